@@ -1,0 +1,228 @@
+/**
+ * Statistics over eval iterations. Pure: no I/O.
+ *
+ * - Pass-rate uncertainty uses the Wilson score interval (good behaviour near
+ *   0 and 1 and for small samples, unlike the normal approximation).
+ * - pass@k is the unbiased estimator from Chen et al. 2021 ("Evaluating Large
+ *   Language Models Trained on Code"): the probability that at least one of k
+ *   attempts drawn without replacement from the n recorded ones passed.
+ * - pass^k ("pass hat k", from tau-bench) is the probability that all k drawn
+ *   attempts passed: C(c, k) / C(n, k). It measures consistency.
+ */
+
+export interface Interval {
+  low: number;
+  high: number;
+}
+
+export interface KEstimate {
+  k: number;
+  value: number;
+}
+
+export interface IterationOutcome {
+  caseId: string;
+  passed: boolean;
+  durationMs: number | null;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+export interface CaseStatistics {
+  caseId: string;
+  total: number;
+  passed: number;
+  /** 0..1 */
+  passRate: number;
+  /** pass@k of this case for the run's k; null when k is null or exceeds this case's iterations. */
+  passAtK: number | null;
+  /** pass^k of this case for the run's k; null when k is null or exceeds this case's iterations. */
+  passHatK: number | null;
+}
+
+export interface RunStatistics {
+  total: number;
+  passed: number;
+  failed: number;
+  /** 0..1; 0 when there are no iterations. */
+  passRate: number;
+  /** Wilson 95% interval of passRate; {0, 1} when there are no iterations. */
+  passRateInterval: Interval;
+  /** Mean over the cases with at least k iterations; null when there is none. */
+  passAtK: KEstimate | null;
+  passHatK: KEstimate | null;
+  tokens: { input: number; output: number; total: number };
+  /** Over iterations with a finite durationMs; all null when there is none. */
+  latencyMs: { p50: number | null; p95: number | null; mean: number | null };
+  /** One entry per case, in order of first appearance. */
+  cases: CaseStatistics[];
+}
+
+export interface SummarizeOptions {
+  /** k for pass@k and pass^k; a positive integer. Default: the fewest iterations of any case. */
+  k?: number;
+}
+
+function assertCount(name: string, value: number): void {
+  if (!Number.isInteger(value) || value < 0) {
+    throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
+  }
+}
+
+function assertSample(n: number, c: number, k: number): void {
+  assertCount('n', n);
+  assertCount('c', c);
+  assertCount('k', k);
+  if (c > n) throw new RangeError(`c (${c}) must not exceed n (${n})`);
+  if (k < 1 || k > n) throw new RangeError(`k (${k}) must be between 1 and n (${n})`);
+}
+
+/**
+ * Wilson score interval for `passed` successes out of `total` trials, clamped
+ * to [0, 1]. `z` defaults to 1.96 (95%). With `total` 0 nothing is known, so
+ * the interval is the whole range {low: 0, high: 1}.
+ * Throws RangeError unless 0 <= passed <= total are integers and z > 0.
+ */
+export function wilsonInterval(passed: number, total: number, z = 1.96): Interval {
+  assertCount('passed', passed);
+  assertCount('total', total);
+  if (passed > total) throw new RangeError(`passed (${passed}) must not exceed total (${total})`);
+  if (!(Number.isFinite(z) && z > 0)) throw new RangeError(`z must be a positive finite number, got ${z}`);
+  if (total === 0) return { low: 0, high: 1 };
+
+  const p = passed / total;
+  const z2 = z * z;
+  const denominator = 1 + z2 / total;
+  const center = (p + z2 / (2 * total)) / denominator;
+  const halfWidth = (z * Math.sqrt((p * (1 - p)) / total + z2 / (4 * total * total))) / denominator;
+  return {
+    low: passed === 0 ? 0 : Math.max(0, center - halfWidth),
+    high: passed === total ? 1 : Math.min(1, center + halfWidth),
+  };
+}
+
+/**
+ * Unbiased pass@k estimator: 1 - C(n-c, k) / C(n, k), computed as the stable
+ * product 1 - prod_{i=n-c+1..n} (1 - k/i). n = iterations of a case, c = the
+ * passed ones. Throws RangeError unless n, c, k are integers with
+ * 0 <= c <= n and 1 <= k <= n.
+ */
+export function passAtK(n: number, c: number, k: number): number {
+  assertSample(n, c, k);
+  if (n - c < k) return 1;
+  let allFail = 1;
+  for (let i = n - c + 1; i <= n; i++) allFail *= 1 - k / i;
+  return 1 - allFail;
+}
+
+/**
+ * pass^k: C(c, k) / C(n, k), the probability that k attempts drawn without
+ * replacement from the n recorded ones all passed, computed as the product
+ * prod_{i=0..k-1} (c-i)/(n-i). Same argument rules as {@link passAtK}.
+ */
+export function passHatK(n: number, c: number, k: number): number {
+  assertSample(n, c, k);
+  if (c < k) return 0;
+  let allPass = 1;
+  for (let i = 0; i < k; i++) allPass *= (c - i) / (n - i);
+  return allPass;
+}
+
+/**
+ * The p-th percentile (p in 0..100) with linear interpolation between closest
+ * ranks (rank = p/100 * (count-1), the default of NumPy and Excel's
+ * PERCENTILE.INC). Non-finite values are ignored; null when none is left.
+ * Throws RangeError when p is outside 0..100.
+ */
+export function percentile(values: number[], p: number): number | null {
+  if (!(p >= 0 && p <= 100)) throw new RangeError(`p must be between 0 and 100, got ${p}`);
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return null;
+  const rank = (p / 100) * (sorted.length - 1);
+  const lower = Math.floor(rank);
+  const upper = Math.ceil(rank);
+  if (lower === upper) return sorted[lower];
+  return sorted[lower] + (sorted[upper] - sorted[lower]) * (rank - lower);
+}
+
+function finiteOrZero(value: number): number {
+  return Number.isFinite(value) ? value : 0;
+}
+
+/**
+ * Aggregates iteration outcomes of a run. k for pass@k / pass^k is `opts.k`
+ * (must be a positive integer, else RangeError) or, by default, the fewest
+ * iterations any case has. The run-level values are the mean over the cases
+ * that have at least k iterations; cases with fewer get null.
+ */
+export function summarizeIterations(iterations: IterationOutcome[], opts: SummarizeOptions = {}): RunStatistics {
+  if (opts.k !== undefined && !(Number.isInteger(opts.k) && opts.k >= 1)) {
+    throw new RangeError(`k must be a positive integer, got ${opts.k}`);
+  }
+
+  const byCase = new Map<string, { total: number; passed: number }>();
+  let passed = 0;
+  const tokens = { input: 0, output: 0, total: 0 };
+  const durations: number[] = [];
+  for (const iteration of iterations) {
+    let entry = byCase.get(iteration.caseId);
+    if (entry === undefined) {
+      entry = { total: 0, passed: 0 };
+      byCase.set(iteration.caseId, entry);
+    }
+    entry.total++;
+    if (iteration.passed) {
+      entry.passed++;
+      passed++;
+    }
+    tokens.input += finiteOrZero(iteration.inputTokens);
+    tokens.output += finiteOrZero(iteration.outputTokens);
+    tokens.total += finiteOrZero(iteration.totalTokens);
+    if (iteration.durationMs !== null && Number.isFinite(iteration.durationMs)) durations.push(iteration.durationMs);
+  }
+
+  const total = iterations.length;
+  const caseEntries = [...byCase.entries()];
+  const fewest = caseEntries.reduce<number | null>(
+    (min, [, entry]) => (min === null || entry.total < min ? entry.total : min),
+    null,
+  );
+  const k = opts.k ?? fewest;
+
+  const cases: CaseStatistics[] = caseEntries.map(([caseId, entry]) => {
+    const usable = k !== null && entry.total >= k;
+    return {
+      caseId,
+      total: entry.total,
+      passed: entry.passed,
+      passRate: entry.passed / entry.total,
+      passAtK: usable ? passAtK(entry.total, entry.passed, k) : null,
+      passHatK: usable ? passHatK(entry.total, entry.passed, k) : null,
+    };
+  });
+
+  const mean = (values: number[]): number | null =>
+    values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
+  const atK = cases.flatMap((entry) => (entry.passAtK === null ? [] : [entry.passAtK]));
+  const hatK = cases.flatMap((entry) => (entry.passHatK === null ? [] : [entry.passHatK]));
+  const meanAtK = mean(atK);
+  const meanHatK = mean(hatK);
+
+  return {
+    total,
+    passed,
+    failed: total - passed,
+    passRate: total === 0 ? 0 : passed / total,
+    passRateInterval: wilsonInterval(passed, total),
+    passAtK: k !== null && meanAtK !== null ? { k, value: meanAtK } : null,
+    passHatK: k !== null && meanHatK !== null ? { k, value: meanHatK } : null,
+    tokens,
+    latencyMs: {
+      p50: percentile(durations, 50),
+      p95: percentile(durations, 95),
+      mean: mean(durations),
+    },
+    cases,
+  };
+}
