@@ -1,0 +1,39 @@
+import type { RequestHandler } from 'express';
+import { lookupApiKey } from '../db/accounts.js';
+import type { Sql } from '../db/connection.js';
+import { ApiError } from './errors.js';
+
+const bearer = /^Bearer[ ]+(\S+)\s*$/i;
+
+export function bearerToken(header: string | undefined): string | undefined {
+  return header ? bearer.exec(header)?.[1] : undefined;
+}
+
+/** API keys cannot manage API keys: the key-management surface always refuses an sk_ bearer. */
+export const keyManagementSurface: RequestHandler = (req) => {
+  if (bearerToken(req.get('authorization'))?.startsWith('sk_')) {
+    throw new ApiError('FORBIDDEN', 'API keys cannot manage API keys; use the app\'s API keys settings page');
+  }
+  throw new ApiError('UNAUTHORIZED', 'the key-management surface needs a signed-in user session, not an API key');
+};
+
+/** Resolves `Authorization: Bearer sk_...` to the principal the key acts as; nothing is cached, so revocation is immediate. */
+export function authenticate(sql: Sql): RequestHandler {
+  return async (req, res, next) => {
+    const token = bearerToken(req.get('authorization'));
+    if (!token) throw new ApiError('UNAUTHORIZED', 'missing bearer API key: send Authorization: Bearer sk_...');
+    if (!token.startsWith('sk_') || token.length > 200) throw new ApiError('UNAUTHORIZED', 'invalid API key');
+    const found = await lookupApiKey(sql, token);
+    switch (found.status) {
+      case 'valid':
+        res.locals.principal = found.principal;
+        return next();
+      case 'orphaned':
+        throw new ApiError('UNAUTHORIZED', 'this API key is no longer bound to an organization', { reason: 'ORPHANED_KEY' });
+      case 'revoked':
+        throw new ApiError('UNAUTHORIZED', 'this API key has been revoked');
+      default:
+        throw new ApiError('UNAUTHORIZED', 'invalid API key');
+    }
+  };
+}

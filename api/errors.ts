@@ -1,0 +1,98 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { z } from 'zod';
+import { OperationFailure } from '../activities/errors.js';
+import type { Logger } from '../activities/logger.js';
+
+/** Stable error codes of the contract; the HTTP status always follows from the code. */
+export const errorStatus = {
+  UNAUTHORIZED: 401,
+  OAUTH_REQUIRED: 401,
+  FORBIDDEN: 403,
+  VALIDATION_ERROR: 400,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  FEATURE_NOT_SUPPORTED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVER_UNREACHABLE: 502,
+  TIMEOUT: 504,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export const errorEnvelopeSchema = z
+  .object({
+    code: z.string().meta({ description: 'one of the stable error codes' }),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: 'Error' });
+
+export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  get status(): number {
+    return errorStatus[this.code];
+  }
+}
+
+export const notFound = (what: string, details?: Record<string, unknown>) => new ApiError('NOT_FOUND', `${what} not found`, details);
+
+export const validationError = (message: string, details?: Record<string, unknown>) =>
+  new ApiError('VALIDATION_ERROR', message, details);
+
+/** Turns zod issues into one readable message plus a machine-readable list. */
+export function fromZodError(error: z.ZodError, where: 'body' | 'query' | 'path'): ApiError {
+  const issues = error.issues.slice(0, 20).map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message }));
+  const first = issues[0];
+  return validationError(first ? `${first.path}: ${first.message}` : `invalid ${where}`, { issues });
+}
+
+/** Maps whatever was thrown to the envelope. Express body-parser, zod and typed operation failures are known. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof OperationFailure) return new ApiError(error.code, error.message, error.details);
+  if (error instanceof z.ZodError) return fromZodError(error, 'body');
+  const e = error as { type?: string; status?: number; limit?: number } | null;
+  if (e?.type === 'entity.too.large') {
+    return validationError(`request body exceeds the limit of ${e.limit} bytes`, { reason: 'BODY_TOO_LARGE', limit: e.limit });
+  }
+  if (e?.type === 'entity.parse.failed' || e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+    return validationError('request body is not valid JSON');
+  }
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return validationError('malformed request');
+  return new ApiError('INTERNAL_ERROR', 'internal error');
+}
+
+export function sendError(res: Parameters<RequestHandler>[1], error: ApiError, extra?: Record<string, unknown>): void {
+  if (error.headers) res.set(error.headers);
+  const body: ErrorEnvelope & Record<string, unknown> = { code: error.code, message: error.message, ...extra };
+  if (error.details) body.details = error.details;
+  res.status(error.status).json(body);
+}
+
+export function errorHandler(log: Logger): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500 && apiError.code === 'INTERNAL_ERROR') {
+      log.error({ err: error, requestId: res.locals.requestId, route: req.path }, 'request failed');
+    }
+    if (res.headersSent) return void res.end();
+    // The /sdk/v1 alias's clients read only an `error` string.
+    sendError(res, apiError, res.locals.errorAsString ? { error: apiError.message } : undefined);
+  };
+}
+
+export const unknownRoute: RequestHandler = (req) => {
+  throw new ApiError('NOT_FOUND', `no route for ${req.method} ${req.path}`);
+};

@@ -1,0 +1,73 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { z } from 'zod';
+import type { Principal } from '../db/accounts.js';
+import { fromZodError, type ErrorCode } from './errors.js';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type AnySchema = z.ZodType;
+type Empty = z.ZodObject<Record<never, never>>;
+
+export interface RouteContext<P extends AnySchema, Q extends AnySchema, B extends AnySchema> {
+  params: z.output<P>;
+  query: z.output<Q>;
+  body: z.output<B>;
+  principal: Principal;
+  req: Request;
+  res: Response;
+}
+
+/**
+ * One route: its zod schemas validate the request, type the handler and generate the OpenAPI document, so the
+ * three can never disagree.
+ */
+export interface RouteSpec<P extends AnySchema = AnySchema, Q extends AnySchema = AnySchema, B extends AnySchema = AnySchema> {
+  method: Method;
+  /** Express path below /api/v1, e.g. `/projects/:projectId/servers` */
+  path: string;
+  summary: string;
+  tag: string;
+  description?: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** success status (default 200) */
+  status?: number;
+  response: AnySchema;
+  /** error codes this route can answer besides the ones every route can (401, 429, 500) */
+  errors: ErrorCode[];
+  /** false for routes without the bearer key (e.g. single-use upload URLs) */
+  auth?: boolean;
+  /** the handler answers with res itself (raw bodies, streams) */
+  raw?: boolean;
+  handler: (ctx: RouteContext<P, Q, B>) => Promise<unknown>;
+}
+
+export function defineRoute<P extends AnySchema = Empty, Q extends AnySchema = Empty, B extends AnySchema = Empty>(
+  spec: RouteSpec<P, Q, B>,
+): RouteSpec {
+  return spec as unknown as RouteSpec;
+}
+
+function parse(schema: AnySchema | undefined, value: unknown, where: 'body' | 'query' | 'path') {
+  if (!schema) return {};
+  const result = schema.safeParse(value ?? {});
+  if (!result.success) throw fromZodError(result.error, where);
+  return result.data;
+}
+
+export function toHandler(spec: RouteSpec): RequestHandler {
+  return async (req, res) => {
+    const params = parse(spec.params, req.params, 'path');
+    const query = parse(spec.query, req.query, 'query');
+    // Path parameters win over same-named body fields.
+    const body = parse(spec.body, spec.body ? { ...(req.body as object), ...pathOverrides(spec, params) } : req.body, 'body');
+    const result = await spec.handler({ params, query, body, principal: res.locals.principal, req, res } as RouteContext<AnySchema, AnySchema, AnySchema>);
+    if (spec.raw) return;
+    res.status(spec.status ?? 200).json(result);
+  };
+}
+
+function pathOverrides(spec: RouteSpec, params: unknown): Record<string, unknown> {
+  const bodyShape = spec.body instanceof z.ZodObject ? spec.body.shape : {};
+  return Object.fromEntries(Object.entries(params as Record<string, unknown>).filter(([k]) => k in bodyShape));
+}

@@ -1,0 +1,30 @@
+import { getAccount } from '../../db/accounts.js';
+import type { RouteDeps } from '../app.js';
+import { defineRoute } from '../route.js';
+import { accountSchema } from '../schemas/account.js';
+
+export function accountRoutes({ sql }: RouteDeps) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/me',
+      tag: 'Catalog',
+      summary: 'The account behind the key',
+      response: accountSchema,
+      errors: [],
+      async handler({ principal }) {
+        const row = await getAccount(sql, principal);
+        return {
+          id: row.id,
+          email: row.email,
+          name: row.name,
+          imageUrl: row.image_url,
+          plan: row.plan,
+          createdAt: row.created_at.getTime(),
+          updatedAt: row.updated_at.getTime(),
+          organization: { id: row.org_id, name: row.org_name },
+        };
+      },
+    }),
+  ];
+}

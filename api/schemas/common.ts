@@ -1,0 +1,21 @@
+import { z } from 'zod';
+
+/** Ids are opaque strings; bounded so a huge path segment is a 400, not a slow query. */
+export const id = z.string().min(1).max(200);
+
+export const epochMs = z.number().meta({ description: 'epoch milliseconds' });
+
+export const toEpochMs = (date: Date | null | undefined): number | null => (date ? date.getTime() : null);
+
+export const projectParams = z.object({ projectId: id });
+
+export const pageQuery = z.object({
+  cursor: z.string().max(2000).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+/** `{ items, nextCursor? }`: nextCursor is omitted on the last page. */
+export function collection<T extends z.ZodType>(item: T, name?: string) {
+  const schema = z.object({ items: z.array(item), nextCursor: z.string().optional() });
+  return name ? schema.meta({ id: name }) : schema;
+}

@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import type { Db } from './connection.js';
+import { newId, randomBase62 } from './ids.js';
+
+export type OrgRole = 'owner' | 'admin' | 'member';
+
+export interface Principal {
+  keyId: string;
+  userId: string;
+  organizationId: string;
+  orgRole: OrgRole;
+}
+
+export type KeyLookup =
+  | { status: 'valid'; principal: Principal }
+  | { status: 'unknown' | 'revoked' | 'orphaned' };
+
+export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+export async function createOrganization(sql: Db, input: { name: string; id?: string }) {
+  const [row] = await sql<{ id: string; name: string }[]>`
+    INSERT INTO organizations (id, name) VALUES (${input.id ?? newId('org')}, ${input.name}) RETURNING id, name`;
+  return row;
+}
+
+export async function createUser(sql: Db, input: { email: string; name: string; imageUrl?: string | null; plan?: string | null }) {
+  const [row] = await sql<{ id: string; email: string; name: string }[]>`
+    INSERT INTO users (id, email, name, image_url, plan)
+    VALUES (${newId('usr')}, ${input.email}, ${input.name}, ${input.imageUrl ?? null}, ${input.plan ?? null})
+    RETURNING id, email, name`;
+  return row;
+}
+
+export async function addMembership(sql: Db, input: { organizationId: string; userId: string; role: OrgRole }) {
+  await sql`
+    INSERT INTO memberships (organization_id, user_id, role) VALUES (${input.organizationId}, ${input.userId}, ${input.role})
+    ON CONFLICT (organization_id, user_id) DO UPDATE SET role = EXCLUDED.role`;
+}
+
+export async function removeMembership(sql: Db, organizationId: string, userId: string) {
+  await sql`DELETE FROM memberships WHERE organization_id = ${organizationId} AND user_id = ${userId}`;
+}
+
+/** Creates a key; the plain value is returned once and only its hash is stored. */
+export async function createApiKey(sql: Db, input: { name: string; organizationId: string; userId: string }) {
+  const key = `sk_${randomBase62(40)}`;
+  const id = newId('key');
+  await sql`
+    INSERT INTO api_keys (id, name, key_hash, key_prefix, organization_id, user_id)
+    VALUES (${id}, ${input.name}, ${hashApiKey(key)}, ${key.slice(0, 7)}, ${input.organizationId}, ${input.userId})`;
+  return { id, key, name: input.name };
+}
+
+export async function revokeApiKey(sql: Db, keyId: string): Promise<boolean> {
+  const rows = await sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${keyId} AND revoked_at IS NULL RETURNING id`;
+  return rows.length === 1;
+}
+
+/** One round trip: the key, its organization binding and the owner's membership in it. */
+export async function lookupApiKey(sql: Db, key: string): Promise<KeyLookup> {
+  const [row] = await sql<{ id: string; user_id: string; organization_id: string | null; revoked: boolean; role: OrgRole | null }[]>`
+    SELECT k.id, k.user_id, k.organization_id, k.revoked_at IS NOT NULL AS revoked, m.role
+    FROM api_keys k
+    LEFT JOIN memberships m ON m.organization_id = k.organization_id AND m.user_id = k.user_id
+    WHERE k.key_hash = ${hashApiKey(key)}`;
+  if (!row) return { status: 'unknown' };
+  if (row.revoked) return { status: 'revoked' };
+  if (!row.organization_id || !row.role) return { status: 'orphaned' };
+  return { status: 'valid', principal: { keyId: row.id, userId: row.user_id, organizationId: row.organization_id, orgRole: row.role } };
+}
+
+export async function getAccount(sql: Db, principal: Principal) {
+  const [row] = await sql<{
+    id: string; email: string; name: string; image_url: string | null; plan: string | null;
+    created_at: Date; updated_at: Date; org_id: string; org_name: string;
+  }[]>`
+    SELECT u.id, u.email, u.name, u.image_url, u.plan, u.created_at, u.updated_at, o.id AS org_id, o.name AS org_name
+    FROM users u, organizations o WHERE u.id = ${principal.userId} AND o.id = ${principal.organizationId}`;
+  return row;
+}

@@ -1,0 +1,114 @@
+import type { Db } from './connection.js';
+import { newId } from './ids.js';
+import type { SecretBox } from './secretBox.js';
+
+export type TransportType = 'stdio' | 'http' | 'sse';
+
+export interface ServerTimeouts {
+  connectMs?: number;
+  initializeMs?: number;
+  requestMs?: number;
+  maxTotalMs?: number;
+}
+
+/** A saved server with its secrets decrypted: only the MCP layer ever sees this. */
+export interface SavedServer {
+  id: string;
+  projectId: string;
+  name: string;
+  enabled: boolean;
+  transportType: TransportType;
+  url: string | null;
+  command: string | null;
+  args: string[];
+  env: Record<string, string>;
+  headers: Record<string, string>;
+  useOAuth: boolean;
+  oauthScopes: string[];
+  oauthClientId: string | null;
+  clientSecret: string | null;
+  timeouts: ServerTimeouts;
+  revision: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ServerInput {
+  projectId: string;
+  name: string;
+  transportType: TransportType;
+  url?: string | null;
+  command?: string | null;
+  args?: string[];
+  env?: Record<string, string>;
+  headers?: Record<string, string>;
+  useOAuth?: boolean;
+  oauthScopes?: string[];
+  oauthClientId?: string | null;
+  clientSecret?: string | null;
+  timeouts?: ServerTimeouts;
+  enabled?: boolean;
+}
+
+interface ServerRow {
+  id: string; project_id: string; name: string; enabled: boolean; transport_type: TransportType; url: string | null;
+  command: string | null; args: string[]; env_enc: string | null; headers_enc: string | null; use_oauth: boolean;
+  oauth_scopes: string[]; oauth_client_id: string | null; client_secret_enc: string | null; timeouts: ServerTimeouts;
+  revision: number; created_at: Date; updated_at: Date;
+}
+
+const encryptMap = (box: SecretBox, value: Record<string, string> | undefined) =>
+  value && Object.keys(value).length > 0 ? box.encryptJson(value) : null;
+
+export async function createServer(sql: Db, box: SecretBox, input: ServerInput) {
+  const [row] = await sql<{ id: string; name: string; transport_type: TransportType }[]>`
+    INSERT INTO servers (id, project_id, name, enabled, transport_type, url, command, args, env_enc, headers_enc,
+                         use_oauth, oauth_scopes, oauth_client_id, client_secret_enc, timeouts)
+    VALUES (${newId('srv')}, ${input.projectId}, ${input.name}, ${input.enabled ?? true}, ${input.transportType},
+            ${input.url ?? null}, ${input.command ?? null}, ${sql.json(input.args ?? [])}, ${encryptMap(box, input.env)},
+            ${encryptMap(box, input.headers)}, ${input.useOAuth ?? false}, ${input.oauthScopes ?? []},
+            ${input.oauthClientId ?? null}, ${input.clientSecret ? box.encrypt(input.clientSecret) : null},
+            ${sql.json((input.timeouts ?? {}) as Record<string, number>)})
+    RETURNING id, name, transport_type`;
+  return { id: row.id, name: row.name, transportType: row.transport_type };
+}
+
+export async function listServerRows(sql: Db, projectId: string): Promise<ServerRow[]> {
+  return await sql<ServerRow[]>`SELECT * FROM servers WHERE project_id = ${projectId} ORDER BY created_at, id`;
+}
+
+/** The saved server of a project (decrypted), or undefined. */
+export async function getSavedServer(sql: Db, box: SecretBox, projectId: string, serverId: string): Promise<SavedServer | undefined> {
+  const [row] = await sql<ServerRow[]>`SELECT * FROM servers WHERE id = ${serverId} AND project_id = ${projectId}`;
+  return row ? toSavedServer(box, row) : undefined;
+}
+
+export async function getSavedServersByIds(sql: Db, box: SecretBox, projectId: string, ids: string[]): Promise<SavedServer[]> {
+  const rows = await sql<ServerRow[]>`SELECT * FROM servers WHERE project_id = ${projectId} AND id = ANY(${ids})`;
+  return rows.map((row) => toSavedServer(box, row));
+}
+
+export function toSavedServer(box: SecretBox, row: ServerRow): SavedServer {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    enabled: row.enabled,
+    transportType: row.transport_type,
+    url: row.url,
+    command: row.command,
+    args: row.args,
+    env: box.decryptJson(row.env_enc, {}),
+    headers: box.decryptJson(row.headers_enc, {}),
+    useOAuth: row.use_oauth,
+    oauthScopes: row.oauth_scopes,
+    oauthClientId: row.oauth_client_id,
+    clientSecret: row.client_secret_enc ? box.decrypt(row.client_secret_enc) : null,
+    timeouts: row.timeouts,
+    revision: row.revision,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export type { ServerRow };

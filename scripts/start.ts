@@ -1,0 +1,124 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serverEverythingEntry, seedDemo } from '../cli/seed.js';
+import { createSql } from '../db/connection.js';
+import { migrate } from '../db/migrate.js';
+import { SecretBox } from '../db/secretBox.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
+import { ensureTemporalCli } from './temporal-cli.js';
+import { startTemporalDevServer, type DevServer } from './temporal-dev-server.js';
+
+// `npm start`: the whole service on one machine with embedded defaults. Every piece honours the same
+// environment variables as production, so an existing Postgres or Temporal can be plugged in.
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dataDir = join(root, '.data');
+mkdirSync(dataDir, { recursive: true });
+const say = (line: string) => console.log(`[runway] ${line}`);
+
+const children: ChildProcess[] = [];
+let temporal: DevServer | undefined;
+let database: EmbeddedDatabase | undefined;
+let stopping = false;
+
+async function stopAll(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    say('stopping...');
+    await Promise.all(children.map(stopChild));
+    await temporal?.stop();
+    await database?.stop().catch(() => {});
+    say('stopped');
+  }
+  process.exit(code);
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+  child.once('exit', (code, signal) => {
+    if (stopping) return;
+    say(`${name} exited (${signal ?? code}); stopping the stack`);
+    void stopAll(1);
+  });
+  children.push(child);
+  return child;
+}
+
+process.on('SIGINT', () => void stopAll(0));
+process.on('SIGTERM', () => void stopAll(0));
+
+function encryptionKey(): string {
+  if (process.env.RUNWAY_ENCRYPTION_KEY) return process.env.RUNWAY_ENCRYPTION_KEY;
+  const file = join(dataDir, 'encryption.key');
+  if (!existsSync(file)) writeFileSync(file, SecretBox.generateKey(), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+try {
+  const key = encryptionKey();
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    const port = Number(process.env.EMBEDDED_POSTGRES_PORT ?? 54329);
+    say(`starting embedded PostgreSQL on port ${port} (data in .data/postgres)`);
+    database = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres'), port, log: say });
+    databaseUrl = database.url;
+  }
+  const sql = createSql(databaseUrl, { max: 2 });
+  const applied = await migrate(sql);
+  if (applied.length) say(`migrations applied: ${applied.join(', ')}`);
+
+  let temporalAddress = process.env.TEMPORAL_ADDRESS;
+  if (!temporalAddress) {
+    const binary = await ensureTemporalCli(say);
+    say('starting the Temporal dev server (data in .data/temporal.db)');
+    temporal = await startTemporalDevServer({
+      binary,
+      port: Number(process.env.TEMPORAL_PORT ?? 7233),
+      uiPort: Number(process.env.TEMPORAL_UI_PORT ?? 8233),
+      dbFile: join(dataDir, 'temporal.db'),
+      log: say,
+    });
+    temporalAddress = temporal.address;
+  }
+
+  const demoPort = Number(process.env.DEMO_MCP_PORT ?? 3001);
+  startChild('demo MCP server', [serverEverythingEntry(), 'streamableHttp'], { PORT: String(demoPort) });
+
+  const [{ count }] = await sql<{ count: number }[]>`SELECT count(*)::int AS count FROM organizations`;
+  let seeded: Awaited<ReturnType<typeof seedDemo>> | undefined;
+  if (count === 0) seeded = await seedDemo(sql, SecretBox.fromBase64(key), { httpUrl: `http://127.0.0.1:${demoPort}/mcp` });
+  await sql.end();
+
+  const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, RUNWAY_ENCRYPTION_KEY: key };
+  startChild('worker', ['--import', 'tsx', 'worker/main.ts'], env);
+  startChild('api', ['--import', 'tsx', 'api/main.ts'], env);
+
+  const port = process.env.PORT ?? '3000';
+  if (seeded) {
+    say('');
+    say('First start: seeded a demo organization, project and two servers (everything over stdio and HTTP).');
+    say(`Demo API key (shown once, keep it): ${seeded.apiKey}`);
+    say(`Try:  curl -s -H "Authorization: Bearer ${seeded.apiKey}" http://localhost:${port}/api/v1/projects/${seeded.projectId}/servers`);
+    say('');
+  } else {
+    say('Existing data found (.data/); create another key with: npm run admin -- keys create --help');
+  }
+  if (temporal?.uiUrl) say(`Temporal Web UI: ${temporal.uiUrl}`);
+  say(`API: http://localhost:${port}/api/v1 — Ctrl-C stops everything`);
+} catch (error) {
+  console.error(error);
+  await stopAll(1);
+}

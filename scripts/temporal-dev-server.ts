@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Connection } from '@temporalio/client';
+import { searchAttributeNames } from '../workflows/definitions.js';
+
+export interface DevServer {
+  address: string;
+  uiUrl: string | null;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface DevServerOptions {
+  binary: string;
+  port: number;
+  /** null: headless (no Web UI) */
+  uiPort: number | null;
+  /** persistent sqlite file; in-memory when omitted */
+  dbFile?: string;
+  ip?: string;
+  log?: (line: string) => void;
+}
+
+/** Starts `temporal server start-dev` with Runway's search attributes registered and waits until it serves. */
+export async function startTemporalDevServer(options: DevServerOptions): Promise<DevServer> {
+  const ip = options.ip ?? '127.0.0.1';
+  const args = ['server', 'start-dev', '--ip', ip, '--port', String(options.port), '--log-level', 'error'];
+  if (options.uiPort === null) args.push('--headless');
+  else args.push('--ui-port', String(options.uiPort));
+  if (options.dbFile) args.push('--db-filename', options.dbFile);
+  for (const name of Object.values(searchAttributeNames)) args.push('--search-attribute', `${name}=Keyword`);
+
+  const child = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const address = `${ip}:${options.port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`temporal dev server exited (${child.exitCode}):\n${output}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      await connection.healthService.check({});
+      await connection.close();
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`temporal dev server did not become ready on ${address}: ${String(error)}\n${output}`);
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  options.log?.(`temporal dev server on ${address}${options.uiPort === null ? '' : `, Web UI http://${ip}:${options.uiPort}`}`);
+
+  return {
+    address,
+    uiUrl: options.uiPort === null ? null : `http://${ip}:${options.uiPort}`,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import type { Server } from 'node:http';
+import { Writable } from 'node:stream';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { inject } from 'vitest';
+import { createActivities } from '../../activities/index.js';
+import { loadConfig, type Config } from '../../activities/config.js';
+import { createLogger, type Logger } from '../../activities/logger.js';
+import { createApp, type App } from '../../api/app.js';
+import { randomBase62 } from '../../db/ids.js';
+import { SecretBox } from '../../db/secretBox.js';
+import { createRunwayWorker } from '../../worker/createWorker.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export interface TestStack {
+  /** http://127.0.0.1:<port>/api/v1 */
+  baseUrl: string;
+  origin: string;
+  db: TestDatabase;
+  sql: TestDatabase['sql'];
+  box: SecretBox;
+  config: Config;
+  app: App;
+  temporal: Client;
+  taskQueue: string;
+  /** every log line the API and the worker wrote */
+  logs: string[];
+  startWorker(): Promise<Worker>;
+  stopWorker(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface TestStackOptions {
+  /** start a worker on the stack's own task queue (default true) */
+  worker?: boolean;
+  config?: Partial<Record<keyof Config, string>>;
+  /** reuse another stack's database (several API instances on one Postgres) */
+  database?: TestDatabase;
+}
+
+// The SDK's own logs only when something is wrong; once per test process.
+Runtime.install({ logger: new DefaultLogger('WARN') });
+
+/** The API in-process on a random port, a worker on a unique task queue, a fresh database, the shared Temporal. */
+export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
+  const db = options.database ?? (await createTestDatabase());
+  const taskQueue = `test-${randomBase62(10)}`;
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    RUNWAY_ENCRYPTION_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    LOG_LEVEL: 'info',
+    PORT: '0',
+    ...options.config,
+  });
+  const logs: string[] = [];
+  const log: Logger = createLogger(config.LOG_LEVEL, new Writable({
+    write(chunk, _enc, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  }));
+  const box = SecretBox.fromBase64(config.RUNWAY_ENCRYPTION_KEY);
+  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const app = createApp({ sql: db.sql, temporal, config, log });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.express.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as { port: number };
+
+  let worker: { worker: Worker; running: Promise<void>; connection: NativeConnection } | undefined;
+  const startWorker = async () => {
+    const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+    const w = await createRunwayWorker({
+      connection: workerConnection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue,
+      activities: createActivities({ sql: db.sql, log }),
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+    });
+    worker = { worker: w, running: w.run(), connection: workerConnection };
+    return w;
+  };
+  const stopWorker = async () => {
+    if (!worker) return;
+    const current = worker;
+    worker = undefined;
+    current.worker.shutdown();
+    await current.running;
+    await current.connection.close();
+  };
+  if (options.worker !== false) await startWorker();
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}/api/v1`,
+    origin: `http://127.0.0.1:${port}`,
+    db,
+    sql: db.sql,
+    box,
+    config,
+    app,
+    temporal,
+    taskQueue,
+    logs,
+    startWorker,
+    stopWorker,
+    async stop() {
+      await stopWorker();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await connection.close();
+      if (!options.database) await db.drop();
+    },
+  };
+}

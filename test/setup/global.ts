@@ -1,0 +1,70 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import postgres from 'postgres';
+import type { TestProject } from 'vitest/node';
+import { createSql } from '../../db/connection.js';
+import { migrate } from '../../db/migrate.js';
+import { ensureTemporalCli } from '../../scripts/temporal-cli.js';
+import { startTemporalDevServer } from '../../scripts/temporal-dev-server.js';
+import { workflowsPath } from '../../worker/createWorker.js';
+import { freePort } from '../helpers/ports.js';
+import { databaseUrl, provideTestPostgres } from './postgres.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgAdminUrl: string;
+    pgTemplate: string;
+    pgDatabasePrefix: string;
+    temporalAddress: string;
+    temporalBinary: string;
+    workflowBundlePath: string;
+  }
+}
+
+/**
+ * Once per `npm test`: one real Temporal dev server (search attributes registered), one migrated template
+ * database that each test file clones, and the workflow bundle that every test worker loads.
+ */
+export default async function setup(project: TestProject) {
+  const say = (line: string) => console.log(`[test setup] ${line}`);
+  const [pg, binary] = await Promise.all([provideTestPostgres(), ensureTemporalCli(say)]);
+  const template = `runway_template_${process.pid}`;
+  const admin = postgres(pg.adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${template}`);
+  const templateSql = createSql(databaseUrl(pg.adminUrl, template), { max: 1 });
+  await migrate(templateSql);
+  await templateSql.end();
+
+  const temporal = await startTemporalDevServer({ binary, port: await freePort(), uiPort: null, log: say });
+  const bundle = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+  const bundleDir = mkdtempSync(join(tmpdir(), 'runway-bundle-'));
+  const workflowBundlePath = join(bundleDir, 'workflows.js');
+  writeFileSync(workflowBundlePath, bundle.code);
+
+  project.provide('pgAdminUrl', pg.adminUrl);
+  project.provide('pgTemplate', template);
+  project.provide('pgDatabasePrefix', `runway_t_${process.pid}_`);
+  project.provide('temporalAddress', temporal.address);
+  project.provide('temporalBinary', binary);
+  project.provide('workflowBundlePath', workflowBundlePath);
+
+  return async () => {
+    await temporal.stop();
+    const leftovers = await admin<{ datname: string }[]>`
+      SELECT datname FROM pg_database WHERE datname LIKE ${`runway_t_${process.pid}_%`} OR datname = ${template}`;
+    for (const { datname } of leftovers) await admin.unsafe(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    await admin.end();
+    await pg.stop();
+  };
+}
+
+const quietLogger = {
+  log: () => {},
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: (message: string) => console.warn(message),
+  error: (message: string) => console.error(message),
+};

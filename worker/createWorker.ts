@@ -1,0 +1,27 @@
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { Activities } from '../activities/index.js';
+
+export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+export interface WorkerSetup {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  activities: Activities;
+  /** a pre-built bundle (tests build it once); else the workflows are bundled at start */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  maxConcurrentActivityTaskExecutions?: number;
+}
+
+export async function createRunwayWorker(setup: WorkerSetup): Promise<Worker> {
+  return await Worker.create({
+    connection: setup.connection,
+    namespace: setup.namespace,
+    taskQueue: setup.taskQueue,
+    activities: setup.activities,
+    ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : { workflowsPath }),
+    maxConcurrentActivityTaskExecutions: setup.maxConcurrentActivityTaskExecutions ?? 32,
+    shutdownGraceTime: '10 seconds',
+  });
+}
