@@ -21,6 +21,9 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     persistent: true,
     // As root, initdb refuses to run; the package then runs postgres as a `postgres` system user it creates.
     createPostgresUser: process.getuid?.() === 0,
+    // The package asks for en_US.UTF-8 messages, which minimal machines lack; C is always there (last flag wins).
+    initdbFlags: ['--locale=C', '--lc-messages=C', '--encoding=UTF8'],
+    postgresFlags: ['-c', 'lc_messages=C'],
     onLog: () => {},
     onError: (e: unknown) => options.log?.(`postgres: ${String(e)}`),
   });
