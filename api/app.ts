@@ -8,6 +8,7 @@ import { authenticate, keyManagementSurface } from './auth.js';
 import { jsonObjectBody } from './body.js';
 import { CursorCodec } from './cursor.js';
 import { errorHandler, unknownRoute } from './errors.js';
+import { healthRoutes } from './health.js';
 import { rateLimit } from './rateLimit.js';
 import { toHandler, type RouteSpec } from './route.js';
 import { allRoutes } from './routes/index.js';
@@ -47,6 +48,7 @@ export function createApp(deps: AppDeps): App {
     v1[route.method](route.path, ...(route.method === 'get' ? [] : bodies), toHandler(route));
   }
 
+  app.use(healthRoutes(deps));
   app.use('/api/v1', v1);
   app.use(unknownRoute);
   app.use(errorHandler(deps.log));

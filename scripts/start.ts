@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dataDir, embeddedPostgresPort, localEncryptionKey } from '../cli/localStack.js';
 import { serverEverythingEntry, seedDemo } from '../cli/seed.js';
 import { createSql } from '../db/connection.js';
 import { migrate } from '../db/migrate.js';
@@ -13,8 +13,6 @@ import { startTemporalDevServer, type DevServer } from './temporal-dev-server.js
 // `npm start`: the whole service on one machine with embedded defaults. Every piece honours the same
 // environment variables as production, so an existing Postgres or Temporal can be plugged in.
 const root = fileURLToPath(new URL('..', import.meta.url));
-const dataDir = join(root, '.data');
-mkdirSync(dataDir, { recursive: true });
 const say = (line: string) => console.log(`[runway] ${line}`);
 
 const children: ChildProcess[] = [];
@@ -60,20 +58,12 @@ function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): Child
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
-function encryptionKey(): string {
-  if (process.env.RUNWAY_ENCRYPTION_KEY) return process.env.RUNWAY_ENCRYPTION_KEY;
-  const file = join(dataDir, 'encryption.key');
-  if (!existsSync(file)) writeFileSync(file, SecretBox.generateKey(), { mode: 0o600 });
-  return readFileSync(file, 'utf8').trim();
-}
-
 try {
-  const key = encryptionKey();
+  const key = localEncryptionKey(true)!;
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
-    const port = Number(process.env.EMBEDDED_POSTGRES_PORT ?? 54329);
-    say(`starting embedded PostgreSQL on port ${port} (data in .data/postgres)`);
-    database = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres'), port, log: say });
+    say(`starting embedded PostgreSQL on port ${embeddedPostgresPort} (data in .data/postgres)`);
+    database = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres'), port: embeddedPostgresPort, log: say });
     databaseUrl = database.url;
   }
   const sql = createSql(databaseUrl, { max: 2 });
@@ -114,7 +104,7 @@ try {
     say(`Try:  curl -s -H "Authorization: Bearer ${seeded.apiKey}" http://localhost:${port}/api/v1/projects/${seeded.projectId}/servers`);
     say('');
   } else {
-    say('Existing data found (.data/); create another key with: npm run admin -- keys create --help');
+    say('Existing data found (.data/); create another key with: npm run admin -- key create --help');
   }
   if (temporal?.uiUrl) say(`Temporal Web UI: ${temporal.uiUrl}`);
   say(`API: http://localhost:${port}/api/v1 — Ctrl-C stops everything`);

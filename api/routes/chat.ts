@@ -1,0 +1,98 @@
+import { listChatboxes, findChatbox, listChatSessions, type ChatboxRow } from '../../db/catalog.js';
+import { requireProject } from '../access.js';
+import type { RouteDeps } from '../app.js';
+import { notFound } from '../errors.js';
+import { defineRoute } from '../route.js';
+import { chatboxDetailSchema, chatboxParams, chatboxSummarySchema, chatSessionSchema, chatSessionsQuery } from '../schemas/catalog.js';
+import { collection, projectParams } from '../schemas/common.js';
+
+export function chatRoutes({ sql, cursors, config }: RouteDeps) {
+  const linkUrl = (path: string, origin: string) => `${config.PUBLIC_URL?.replace(/\/$/, '') ?? origin}${path}`;
+  const summary = (c: ChatboxRow, origin: string) => ({
+    id: c.id,
+    name: c.name,
+    serverCount: c.servers.length,
+    serverNames: c.servers.map((s) => s.name),
+    projectId: c.project_id,
+    description: c.description,
+    hostStyle: c.host_style,
+    hostId: c.host_id ?? '',
+    hostName: c.host_name ?? '',
+    mode: c.mode,
+    link: { path: c.link_path, url: linkUrl(c.link_path, origin) },
+    createdAt: c.created_at.getTime(),
+    updatedAt: c.updated_at.getTime(),
+  });
+  const origin = (req: { protocol: string; get(name: string): string | undefined }) => `${req.protocol}://${req.get('host')}`;
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/chat-sessions',
+      tag: 'Catalog',
+      summary: 'Chat sessions, most recently active first',
+      query: chatSessionsQuery,
+      response: collection(chatSessionSchema),
+      errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
+      async handler({ principal, query }) {
+        if (query.projectId) await requireProject(sql, principal, query.projectId);
+        const scope = `chat-sessions:${query.projectId ?? '*'}:${query.status}`;
+        const after = query.cursor ? cursors.decode<{ lastActivityAt: number; id: string }>(scope, query.cursor) : undefined;
+        const rows = await listChatSessions(sql, principal, { ...query, after, limit: query.limit + 1 });
+        const page = rows.slice(0, query.limit);
+        const last = page.at(-1);
+        return {
+          items: page.map((s) => ({
+            id: s.id,
+            title: s.title,
+            status: s.status,
+            projectId: s.project_id,
+            visibility: s.visibility,
+            lastActivityAt: s.last_activity_at.getTime(),
+            createdAt: s.created_at.getTime(),
+            isPinned: s.is_pinned,
+            isUnread: s.is_unread,
+          })),
+          ...(rows.length > query.limit && last
+            ? { nextCursor: cursors.encode(scope, { lastActivityAt: last.last_activity_at.getTime(), id: last.id }) }
+            : {}),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/projects/:projectId/chatboxes',
+      tag: 'Catalog',
+      summary: "The project's published chatboxes",
+      params: projectParams,
+      response: collection(chatboxSummarySchema),
+      errors: ['NOT_FOUND'],
+      async handler({ principal, params, req }) {
+        const project = await requireProject(sql, principal, params.projectId);
+        return { items: (await listChatboxes(sql, project.id)).map((c) => summary(c, origin(req))) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/projects/:projectId/chatboxes/:chatboxId',
+      tag: 'Catalog',
+      summary: "One chatbox's settings",
+      params: chatboxParams,
+      response: chatboxDetailSchema,
+      errors: ['NOT_FOUND'],
+      async handler({ principal, params, req }) {
+        const project = await requireProject(sql, principal, params.projectId);
+        const chatbox = await findChatbox(sql, project.id, params.chatboxId);
+        if (!chatbox) throw notFound('chatbox', { chatboxId: params.chatboxId });
+        return {
+          ...summary(chatbox, origin(req)),
+          modelId: chatbox.model_id,
+          systemPrompt: chatbox.system_prompt,
+          temperature: chatbox.temperature,
+          requireToolApproval: chatbox.require_tool_approval,
+          servers: chatbox.servers,
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,68 @@
+import { listProjects } from '../../db/projects.js';
+import { listServerRows } from '../../db/servers.js';
+import { requireProject } from '../access.js';
+import type { RouteDeps } from '../app.js';
+import { defineRoute } from '../route.js';
+import { projectSchema, projectsQuery, serverSchema } from '../schemas/catalog.js';
+import { collection, projectParams } from '../schemas/common.js';
+
+export function projectRoutes({ sql }: RouteDeps) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/projects',
+      tag: 'Catalog',
+      summary: 'Projects the key can access',
+      query: projectsQuery,
+      response: collection(projectSchema),
+      errors: ['VALIDATION_ERROR'],
+      async handler({ principal, query }) {
+        // A key acts in one organization: filtering by another one yields nothing, never its projects.
+        if (query.organizationId && query.organizationId !== principal.organizationId) return { items: [] };
+        const rows = await listProjects(sql, principal);
+        return {
+          items: rows.map((p) => ({
+            id: p.id,
+            name: p.name,
+            description: p.description,
+            icon: p.icon,
+            organizationId: p.organization_id,
+            visibility: p.visibility,
+            role: p.role,
+            createdAt: p.created_at.getTime(),
+            updatedAt: p.updated_at.getTime(),
+          })),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/projects/:projectId/servers',
+      tag: 'Catalog',
+      summary: "The project's saved MCP servers",
+      params: projectParams,
+      response: collection(serverSchema),
+      errors: ['NOT_FOUND'],
+      async handler({ principal, params }) {
+        const project = await requireProject(sql, principal, params.projectId);
+        const rows = await listServerRows(sql, project.id);
+        return {
+          items: rows.map((s) => ({
+            id: s.id,
+            name: s.name,
+            enabled: s.enabled,
+            transportType: s.transport_type,
+            useOAuth: s.use_oauth,
+            hasClientSecret: s.client_secret_enc !== null,
+            projectId: s.project_id,
+            url: s.url ?? '',
+            oauthScopes: s.oauth_scopes,
+            createdAt: s.created_at.getTime(),
+            updatedAt: s.updated_at.getTime(),
+          })),
+        };
+      },
+    }),
+  ];
+}
+
