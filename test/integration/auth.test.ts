@@ -16,7 +16,7 @@ describe('authentication', () => {
 
   it.each([
     ['no header', {}],
-    ['another scheme', { authorization: `Basic ${org?.apiKey}` }],
+    ['another scheme', { authorization: 'Basic c2tfdGVzdDpzZWNyZXQ=' }],
     ['a key without the sk_ prefix', { authorization: 'Bearer pk_abcdef' }],
     ['an unknown sk_ key', { authorization: 'Bearer sk_unknownunknownunknownunknown' }],
     ['an empty bearer', { authorization: 'Bearer ' }],

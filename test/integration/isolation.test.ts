@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { templateConfig } from '../../api/hostTemplates.js';
+import { createChatbox, createChatSession } from '../../db/catalog.js';
+import { createHost } from '../../db/hosts.js';
+import { createServer } from '../../db/servers.js';
+import { apiClient } from '../helpers/http.js';
+import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
+import { startTestStack, type TestStack } from '../helpers/stack.js';
+
+/**
+ * A valid request body for each route that takes one, so the request gets past validation and the isolation
+ * rule is what answers. A new route without an entry here fails the matrix: add one.
+ */
+const sampleBodies: Record<string, unknown> = {
+  'POST /projects/:projectId/hosts': { name: 'x', template: 'claude' },
+  'PATCH /projects/:projectId/hosts/:hostId': { name: 'renamed' },
+  'DELETE /projects/:projectId/hosts/:hostId': {},
+  'POST /projects/:projectId/servers/:serverId/tools/call': { toolName: 'echo', parameters: { message: 'hi' } },
+  'POST /projects/:projectId/servers/:serverId/prompts/get': { promptName: 'simple_prompt' },
+  'POST /projects/:projectId/servers/:serverId/resources/read': { uri: 'demo://resource/static/document/architecture.md' },
+  'POST /projects/:projectId/servers/:serverId/oauth/import-tokens': { serverUrl: 'https://x.test/mcp', tokens: { access_token: 'a' } },
+};
+
+describe('isolation: a key of organization A never reaches organization B', () => {
+  let stack: TestStack;
+  let a: SeededOrganization;
+  let b: SeededOrganization;
+  const idsOfB: Record<string, string> = {};
+
+  beforeAll(async () => {
+    stack = await startTestStack({ worker: false, config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000' } });
+    a = await seedOrganization(stack.sql, { name: 'A' });
+    b = await seedOrganization(stack.sql, { name: 'B' });
+    const server = await createServer(stack.sql, stack.box, { projectId: b.projectId, name: 'b-server', transportType: 'http', url: 'http://127.0.0.1:9/mcp' });
+    const chatbox = await createChatbox(stack.sql, { projectId: b.projectId, name: 'b-chatbox', modelId: 'openai/gpt-4.1', serverIds: [server.id] });
+    const host = await createHost(stack.sql, { projectId: b.projectId, name: 'b-host', template: 'claude', config: templateConfig('claude') });
+    await createChatSession(stack.sql, { projectId: b.projectId, userId: b.userId, title: 'b-session', visibility: 'project' });
+    const [suite] = await stack.sql<{ id: string }[]>`
+      INSERT INTO eval_suites (id, project_id, name, server_ids) VALUES ('sui_b', ${b.projectId}, 'b-suite', ${[server.id]}) RETURNING id`;
+    await stack.sql`
+      INSERT INTO eval_runs (id, suite_id, project_id, organization_id, run_number, status, result)
+      VALUES ('run_b', ${suite.id}, ${b.projectId}, ${b.organizationId}, 1, 'completed', 'passed')`;
+    const [iteration] = await stack.sql<{ id: string }[]>`
+      INSERT INTO eval_iterations (id, run_id, title, iteration_number, status) VALUES ('itr_b', 'run_b', 'case', 1, 'completed') RETURNING id`;
+    Object.assign(idsOfB, {
+      projectId: b.projectId, serverId: server.id, chatboxId: chatbox.id, hostId: host.id, suiteId: suite.id, runId: 'run_b', iterationId: iteration.id,
+    });
+  });
+  afterAll(async () => stack?.stop());
+
+  it('every route with path ids answers 404 with B\'s ids, and leaks nothing', async () => {
+    const call = apiClient(stack.baseUrl, a.apiKey);
+    const checked: string[] = [];
+    for (const route of stack.app.routes.filter((r) => r.path.includes(':') && r.auth !== false)) {
+      const key = `${route.method.toUpperCase()} ${route.path}`;
+      const path = route.path.replace(/:(\w+)/g, (_m, name: string) => {
+        if (!idsOfB[name]) throw new Error(`isolation matrix has no id of organization B for :${name} (route ${key})`);
+        return idsOfB[name];
+      });
+      const body = route.method === 'get' ? undefined : route.body ? sampleBodies[key] : {};
+      if (route.body && route.method !== 'get' && body === undefined) throw new Error(`add a sample body for ${key} to the isolation matrix`);
+      const reply = await call(route.method.toUpperCase(), path, body);
+      expect(reply.status, key).toBe(404);
+      expect(reply.body.code, key).toBe('NOT_FOUND');
+      const text = JSON.stringify(reply.body);
+      for (const secretName of ['b-server', 'b-chatbox', 'b-host', 'b-suite', 'b-session']) expect(text, key).not.toContain(secretName);
+      checked.push(key);
+    }
+    expect(checked.length).toBeGreaterThanOrEqual(7);
+  });
+
+  it('listings without path ids show nothing of B', async () => {
+    const call = apiClient(stack.baseUrl, a.apiKey);
+    const listings = await Promise.all([
+      call('GET', '/projects'),
+      call('GET', `/projects?organizationId=${b.organizationId}`),
+      call('GET', '/chat-sessions?limit=200'),
+      call('GET', `/chat-sessions?projectId=${b.projectId}`),
+    ]);
+    expect(listings.map((r) => r.status)).toEqual([200, 200, 200, 404]);
+    const text = JSON.stringify(listings.filter((r) => r.status === 200).map((r) => r.body));
+    for (const leaked of [b.projectId, 'b-session']) expect(text).not.toContain(leaked);
+    expect(listings[1].body.items).toEqual([]);
+  });
+});
