@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { SecretBox } from '../db/secretBox.js';
 
 /** Where `npm start` keeps its embedded state; the CLI finds the same database and key there. */
-export const dataDir = join(fileURLToPath(new URL('..', import.meta.url)), '.data');
+export const dataDir = process.env.RUNWAY_DATA_DIR ?? join(fileURLToPath(new URL('..', import.meta.url)), '.data');
 export const embeddedPostgresPort = Number(process.env.EMBEDDED_POSTGRES_PORT ?? 54329);
 export const embeddedDatabaseUrl = `postgres://runway:runway@127.0.0.1:${embeddedPostgresPort}/runway`;
 

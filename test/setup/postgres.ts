@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -31,6 +31,8 @@ export async function provideTestPostgres(): Promise<TestPostgres> {
     if (url === process.env.TEST_DATABASE_URL) throw new Error(`TEST_DATABASE_URL is set but not reachable: ${url}`);
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'runway-test-pg-'));
+  // As root, embedded Postgres runs as the postgres user, which must be able to enter the folder.
+  chmodSync(dataDir, 0o755);
   const embedded: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'runway_admin' });
   return { adminUrl: embedded.url, stop: () => embedded.stop() };
 }
