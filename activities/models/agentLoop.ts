@@ -1,0 +1,257 @@
+/**
+ * The model side of one eval iteration: the prompt, the MCP tools, and the model calling them until it answers or
+ * runs out of steps. Everything that happened is returned as one JSON-serializable record (messages, tool calls,
+ * steps, usage, spans), also when the loop fails part-way (AgentRunFailure.record).
+ */
+import { generateText, stepCountIs, wrapLanguageModel, type LanguageModelMiddleware, type StepResult, type ToolSet } from 'ai';
+import { classifyModelError, type ModelErrorClassification } from './failures.js';
+import type { ChatModel } from './providers.js';
+import { toArguments, toToolSet, type AgentTool, type ToolExecution, type ToolResult } from './tools.js';
+import { TraceRecorder, type TraceSpan } from './trace.js';
+
+export type { AgentTool, ToolResult } from './tools.js';
+export type { TraceSpan } from './trace.js';
+
+/**
+ * Retries of one model call inside the loop. Small on purpose: the AI SDK's retries are quick (and honour
+ * retry-after), while Temporal retries the whole iteration with its own backoff; the two multiply.
+ */
+export const MODEL_CALL_RETRIES = 2;
+
+export type AgentToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; toolName: string };
+
+export interface AgentRunOptions {
+  model: ChatModel;
+  system?: string;
+  prompt: string;
+  tools: readonly AgentTool[];
+  maxSteps: number;
+  temperature?: number;
+  toolChoice?: AgentToolChoice;
+  /** Cancels the run: aborts the in-flight model request and is passed to every tool call. */
+  signal?: AbortSignal;
+  /** Milliseconds clock (default Date.now). */
+  clock?: () => number;
+  /** Clock reading that span times count from (default: when runAgent starts), e.g. the iteration's start. */
+  startedAt?: number;
+  maxRetries?: number;
+}
+
+export interface AgentToolCall {
+  toolCallId: string;
+  toolName: string;
+  arguments: Record<string, unknown>;
+  isError: boolean;
+  durationMs: number;
+  result: ToolResult;
+  stepIndex: number;
+}
+
+export interface AgentStep {
+  index: number;
+  startMs: number;
+  endMs: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Names of the tools called in this step, in the model's order. */
+  toolCalls: string[];
+  finishReason: string;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+export interface AgentRecord {
+  /** The conversation: system, user, then assistant and tool messages as the AI SDK models them. */
+  messages: unknown[];
+  /** In the order the model made them, across steps. */
+  toolCalls: AgentToolCall[];
+  steps: AgentStep[];
+  usage: TokenUsage;
+  /** The final answer's text ('' when the loop ended on tool calls or failed). */
+  text: string;
+  /** AI SDK finish reason of the last step ('stop', 'tool-calls', 'length', ...), or 'error'. */
+  finishReason: string;
+  /** The model still wanted to call tools when maxSteps ran out. */
+  stepLimitReached: boolean;
+  durationMs: number;
+  spans: TraceSpan[];
+}
+
+/** The loop failed (model/provider error or cancellation); `record` holds what happened up to then. */
+export class AgentRunFailure extends Error {
+  override readonly name = 'AgentRunFailure';
+  readonly retryable: boolean;
+
+  constructor(
+    readonly failure: ModelErrorClassification,
+    readonly record: AgentRecord,
+    options?: { cause?: unknown },
+  ) {
+    super(failure.message, options);
+    this.retryable = failure.retryable;
+  }
+}
+
+export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
+  if (!Number.isInteger(options.maxSteps) || options.maxSteps < 1) throw new RangeError('maxSteps must be an integer >= 1');
+  const clock = options.clock ?? Date.now;
+  const origin = options.startedAt ?? clock();
+  const trace = new TraceRecorder(() => clock() - origin);
+  const startMs = trace.now();
+  const signal = options.signal ?? new AbortController().signal;
+  const executions = new Map<string, ToolExecution>();
+  const steps: StepResult<ToolSet>[] = [];
+  const stepTimes: Array<{ startMs: number; endMs: number }> = [];
+  const prompt = [
+    ...(options.system !== undefined ? [{ role: 'system', content: options.system }] : []),
+    { role: 'user', content: options.prompt },
+  ];
+  const record = (finishReason: string): AgentRecord =>
+    buildRecord({ prompt, steps, stepTimes, executions, trace, startMs, finishReason, maxSteps: options.maxSteps });
+
+  try {
+    const result = await generateText({
+      model: wrapLanguageModel({ model: options.model, middleware: timeModelCalls(trace) }),
+      system: options.system,
+      prompt: options.prompt,
+      tools: toToolSet(options.tools, { signal, trace, executions, stepIndex: () => stepTimes.length - 1 }),
+      toolChoice: options.toolChoice,
+      temperature: options.temperature,
+      maxRetries: options.maxRetries ?? MODEL_CALL_RETRIES,
+      abortSignal: signal,
+      stopWhen: stepCountIs(options.maxSteps),
+      prepareStep: ({ stepNumber }) => {
+        trace.startStep(stepNumber);
+        stepTimes.push({ startMs: trace.now(), endMs: trace.now() });
+        return undefined;
+      },
+      onStepFinish: (step) => {
+        steps.push(step);
+        for (const part of step.content) {
+          // Refused before running (unknown tool, unparseable arguments): a zero-length failed tool span.
+          if (part.type === 'tool-error' && !executions.has(part.toolCallId)) {
+            trace.end(trace.start('tool', part.toolName, { toolName: part.toolName }), 'error');
+          }
+        }
+        stepTimes[stepTimes.length - 1]!.endMs = trace.now();
+        const usage = { inputTokens: step.usage.inputTokens ?? 0, outputTokens: step.usage.outputTokens ?? 0 };
+        trace.endStep(signal.aborted ? 'cancelled' : 'ok', usage);
+      },
+    });
+    return { ...record(result.finishReason), text: result.text };
+  } catch (error) {
+    const failure = classifyModelError(error, signal);
+    trace.fail(failure.message, failure.kind === 'aborted' ? 'cancelled' : 'error');
+    throw new AgentRunFailure(failure, record('error'), { cause: error });
+  }
+}
+
+/** Times every model call attempt as an `llm` span (retries included), under the current step. */
+function timeModelCalls(trace: TraceRecorder): LanguageModelMiddleware {
+  return {
+    specificationVersion: 'v3',
+    wrapGenerate: async ({ doGenerate, model, params }) => {
+      const span = trace.start('llm', model.modelId, { modelId: model.modelId });
+      try {
+        const result = await doGenerate();
+        const { inputTokens, outputTokens } = result.usage;
+        trace.end(span, 'ok', { inputTokens: inputTokens.total, outputTokens: outputTokens.total });
+        return result;
+      } catch (error) {
+        trace.end(span, params.abortSignal?.aborted ? 'cancelled' : 'error');
+        throw error;
+      }
+    },
+  };
+}
+
+interface RecordParts {
+  prompt: unknown[];
+  steps: StepResult<ToolSet>[];
+  stepTimes: Array<{ startMs: number; endMs: number }>;
+  executions: Map<string, ToolExecution>;
+  trace: TraceRecorder;
+  startMs: number;
+  finishReason: string;
+  maxSteps: number;
+}
+
+function buildRecord(parts: RecordParts): AgentRecord {
+  const { steps, trace } = parts;
+  const last = steps.at(-1);
+  const toolCalls = collectToolCalls(parts);
+  const agentSteps = steps.map((step, index): AgentStep => ({
+    index,
+    ...parts.stepTimes[index]!,
+    inputTokens: step.usage.inputTokens ?? 0,
+    outputTokens: step.usage.outputTokens ?? 0,
+    toolCalls: step.toolCalls.map((call) => call.toolName),
+    finishReason: step.finishReason,
+  }));
+  const inputTokens = sum(agentSteps.map((s) => s.inputTokens));
+  const outputTokens = sum(agentSteps.map((s) => s.outputTokens));
+  return {
+    // A JSON round trip: the SDK's message objects may hold class instances or undefined fields.
+    messages: JSON.parse(JSON.stringify([...parts.prompt, ...(last?.response.messages ?? [])])) as unknown[],
+    toolCalls,
+    steps: agentSteps,
+    usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
+    text: '',
+    finishReason: parts.finishReason,
+    stepLimitReached: steps.length >= parts.maxSteps && last?.finishReason === 'tool-calls',
+    durationMs: trace.now() - parts.startMs,
+    spans: trace.spans.map((span) => ({ ...span })),
+  };
+}
+
+/**
+ * Tool calls in the model's order. Calls the SDK refused before running (unknown tool, arguments that are not
+ * JSON) are kept as errors: scoring must see every call the model made. Calls of a step that never finished (the
+ * loop failed during it) come last.
+ */
+function collectToolCalls({ steps, executions }: RecordParts): AgentToolCall[] {
+  const calls: AgentToolCall[] = [];
+  const seen = new Set<string>();
+  const push = (execution: ToolExecution, result: ToolResult): void => {
+    seen.add(execution.toolCallId);
+    calls.push({ ...execution, isError: result.isError === true, result });
+  };
+  steps.forEach((step, stepIndex) => {
+    for (const part of step.content) {
+      if (part.type !== 'tool-call') continue;
+      const ran = executions.get(part.toolCallId);
+      if (ran?.result) {
+        push(ran, ran.result);
+        continue;
+      }
+      // Refused before running, or cut short by cancellation: the SDK's tool-error says why.
+      const error = step.content.find((p) => p.type === 'tool-error' && p.toolCallId === part.toolCallId);
+      const message = error?.type === 'tool-error' ? errorText(error.error) : 'the tool call did not finish';
+      const call = ran ?? {
+        toolCallId: part.toolCallId,
+        toolName: part.toolName,
+        arguments: toArguments(part.input),
+        stepIndex,
+        durationMs: 0,
+      };
+      push(call, { content: [{ type: 'text', text: message }], isError: true });
+    }
+  });
+  for (const execution of executions.values()) {
+    if (seen.has(execution.toolCallId)) continue;
+    push(execution, execution.result ?? { content: [{ type: 'text', text: 'cancelled' }], isError: true });
+  }
+  return calls;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}

@@ -1,0 +1,311 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AgentRunFailure, runAgent, type AgentRecord, type AgentTool } from '../../activities/models/agentLoop.js';
+import { parseHostedModels, resolveModel, type ModelAccess, type ModelRequest } from '../../activities/models/catalog.js';
+import { createLanguageModel } from '../../activities/models/providers.js';
+import { startScriptedModelServer, type ModelScript, type ScriptedModelServer } from '../fixtures/model/server.js';
+
+let server: ScriptedModelServer;
+
+beforeAll(async () => {
+  server = await startScriptedModelServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+beforeEach(() => {
+  server.reset();
+});
+
+/** The production path: catalog rules, then the provider package, pointed at the scripted server. */
+function modelFor(request: ModelRequest, overrides: Partial<ModelAccess> = {}) {
+  const resolved = resolveModel({
+    ...request,
+    catalog: parseHostedModels('openai/scripted-hosted'),
+    orgProviderKeys: {
+      openai: { apiKey: 'org-openai-key', baseUrl: server.url },
+      'openai-compatible': { apiKey: 'org-compat-key', baseUrl: server.url },
+    },
+    modelApiKeys: {},
+    ...overrides,
+  });
+  if (!resolved.ok) throw new Error(resolved.message);
+  return createLanguageModel(resolved);
+}
+
+function script(modelId: string, turns: ModelScript) {
+  server.setScript(modelId, turns);
+}
+
+const seen: Array<{ tool: string; args: Record<string, unknown> }> = [];
+beforeEach(() => {
+  seen.length = 0;
+});
+
+const tools: AgentTool[] = [
+  {
+    name: 'search_docs',
+    description: 'Search the documentation',
+    inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+    call: async (args) => {
+      seen.push({ tool: 'search_docs', args });
+      return { content: [{ type: 'text', text: `3 results for ${String(args.query)}` }] };
+    },
+  },
+  {
+    name: 'get_time',
+    inputSchema: { type: 'object' },
+    call: async (args) => {
+      seen.push({ tool: 'get_time', args });
+      return { content: [{ type: 'text', text: '12:00' }], structuredContent: { time: '12:00' } };
+    },
+  },
+  {
+    name: 'flaky_db',
+    inputSchema: { type: 'object', properties: { id: { type: 'number' } } },
+    call: async () => {
+      throw new Error('database is down');
+    },
+  },
+  {
+    name: 'delete_all',
+    inputSchema: { type: 'object' },
+    call: async () => ({ content: [{ type: 'text', text: 'not allowed' }], isError: true }),
+  },
+  {
+    name: 'wait_forever',
+    inputSchema: { type: 'object' },
+    call: (_args, { signal }) =>
+      new Promise((_resolve, reject) => {
+        signal.addEventListener('abort', () => reject(new Error('tool call aborted')), { once: true });
+      }),
+  },
+];
+
+async function failureOf(run: Promise<AgentRecord>): Promise<AgentRunFailure> {
+  const error = await run.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AgentRunFailure);
+  return error as AgentRunFailure;
+}
+
+describe('runAgent against the scripted model server', () => {
+  it('runs a hosted openai model on the per-run key and records the whole conversation', async () => {
+    script('scripted-hosted', [
+      {
+        toolCalls: [
+          { name: 'search_docs', arguments: { query: 'temporal' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        usage: { prompt_tokens: 10, completion_tokens: 3 },
+      },
+      { text: 'Temporal has 3 results; it is noon.', usage: { prompt_tokens: 20, completion_tokens: 5 } },
+    ]);
+    const model = modelFor({ model: 'openai/scripted-hosted', provider: 'openai' }, { modelApiKeys: { openai: 'run-key-1' } });
+
+    const record = await runAgent({ model, system: 'Be brief.', prompt: 'Search temporal docs', tools, maxSteps: 5 });
+
+    expect(seen).toEqual([
+      { tool: 'search_docs', args: { query: 'temporal' } },
+      { tool: 'get_time', args: {} },
+    ]);
+    expect(record.toolCalls).toEqual([
+      {
+        toolCallId: expect.any(String),
+        toolName: 'search_docs',
+        arguments: { query: 'temporal' },
+        isError: false,
+        durationMs: expect.any(Number),
+        result: { content: [{ type: 'text', text: '3 results for temporal' }] },
+        stepIndex: 0,
+      },
+      expect.objectContaining({ toolName: 'get_time', arguments: {}, isError: false, stepIndex: 0 }),
+    ]);
+    expect(record.text).toBe('Temporal has 3 results; it is noon.');
+    expect(record.finishReason).toBe('stop');
+    expect(record.stepLimitReached).toBe(false);
+    expect(record.usage).toEqual({ inputTokens: 30, outputTokens: 8, totalTokens: 38 });
+    expect(record.steps).toEqual([
+      expect.objectContaining({ index: 0, inputTokens: 10, outputTokens: 3, toolCalls: ['search_docs', 'get_time'], finishReason: 'tool-calls' }),
+      expect.objectContaining({ index: 1, inputTokens: 20, outputTokens: 5, toolCalls: [], finishReason: 'stop' }),
+    ]);
+    expect(record.messages.map((m) => (m as { role: string }).role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
+    expect(JSON.parse(JSON.stringify(record))).toEqual(record);
+
+    // The per-run key, not the organization's, reached the provider; both requests carried the tools.
+    const calls = server.calls('scripted-hosted');
+    expect(calls.map((c) => c.apiKey)).toEqual(['run-key-1', 'run-key-1']);
+    expect(calls[0]!.tools).toEqual(['search_docs', 'get_time', 'flaky_db', 'delete_all', 'wait_forever']);
+    expect(calls[1]!.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['3 results for temporal', '12:00']);
+  });
+
+  it('records spans: a step per model turn holding its llm call and tool calls', async () => {
+    script('scripted-hosted', [
+      { toolCalls: [{ name: 'search_docs', arguments: { query: 'x' } }], usage: { prompt_tokens: 7, completion_tokens: 2 } },
+      { text: 'ok' },
+    ]);
+    const model = modelFor({ model: 'openai/scripted-hosted' });
+    // Span times count from the iteration's start, which came a second before the model part.
+    const record = await runAgent({ model, prompt: 'q', tools, maxSteps: 3, startedAt: Date.now() - 1000 });
+
+    const byCategory = (category: string) => record.spans.filter((s) => s.category === category);
+    const [step1, step2] = byCategory('step');
+    expect(byCategory('step')).toHaveLength(2);
+    expect(step1).toMatchObject({ name: 'step 1', status: 'ok', inputTokens: 7, outputTokens: 2 });
+    expect(step1!.parentId).toBeUndefined();
+    expect(byCategory('llm')).toEqual([
+      expect.objectContaining({ parentId: step1!.id, name: 'scripted-hosted', modelId: 'scripted-hosted', status: 'ok', inputTokens: 7, outputTokens: 2 }),
+      expect.objectContaining({ parentId: step2!.id, modelId: 'scripted-hosted', status: 'ok' }),
+    ]);
+    expect(byCategory('tool')).toEqual([
+      expect.objectContaining({ parentId: step1!.id, name: 'search_docs', toolName: 'search_docs', status: 'ok' }),
+    ]);
+    expect(byCategory('error')).toEqual([]);
+    expect(new Set(record.spans.map((s) => s.id)).size).toBe(record.spans.length);
+    for (const span of record.spans) {
+      expect(span.startMs).toBeGreaterThanOrEqual(1000);
+      expect(span.endMs).toBeGreaterThanOrEqual(span.startMs);
+      expect(span.endMs).toBeLessThanOrEqual(1000 + record.durationMs + 50);
+    }
+    expect(step2!.startMs).toBeGreaterThanOrEqual(step1!.endMs);
+  });
+
+  it('feeds thrown tool errors and isError results back to the model and keeps going (openai-compatible)', async () => {
+    script('compat-model', [
+      { toolCalls: [{ name: 'flaky_db', arguments: { id: 7 } }] },
+      { toolCalls: [{ name: 'delete_all', arguments: {} }] },
+      { toolCalls: [{ name: 'no_such_tool', arguments: { a: 1 } }] },
+      { text: 'I could not do it.' },
+    ]);
+    const model = modelFor(
+      { model: 'compat-model', provider: 'openai-compatible' },
+      { modelApiKeys: { 'openai-compatible': 'run-key-2' } },
+    );
+
+    const record = await runAgent({ model, prompt: 'clean up', tools, maxSteps: 10 });
+
+    expect(record.text).toBe('I could not do it.');
+    expect(record.toolCalls.map((c) => [c.toolName, c.arguments, c.isError])).toEqual([
+      ['flaky_db', { id: 7 }, true],
+      ['delete_all', {}, true],
+      ['no_such_tool', { a: 1 }, true],
+    ]);
+    expect(record.toolCalls[0]!.result).toEqual({ content: [{ type: 'text', text: 'database is down' }], isError: true });
+    expect(record.spans.filter((s) => s.category === 'tool').map((s) => [s.name, s.status])).toEqual([
+      ['flaky_db', 'error'],
+      ['delete_all', 'error'],
+      ['no_such_tool', 'error'],
+    ]);
+
+    const calls = server.calls('compat-model');
+    expect(calls.map((c) => c.apiKey)).toEqual(['run-key-2', 'run-key-2', 'run-key-2', 'run-key-2']);
+    const toolMessages = calls[3]!.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+    expect(toolMessages[0]).toContain('database is down');
+    expect(toolMessages[1]).toContain('not allowed');
+    expect(toolMessages[2]).toMatch(/no_such_tool/);
+  });
+
+  it('stops after maxSteps model turns', async () => {
+    const turn = { toolCalls: [{ name: 'get_time', arguments: {} }] };
+    script('scripted-hosted', [turn, turn, turn, turn, turn]);
+    const model = modelFor({ model: 'openai/scripted-hosted' });
+
+    const record = await runAgent({ model, prompt: 'loop', tools, maxSteps: 2 });
+
+    expect(server.calls('scripted-hosted')).toHaveLength(2);
+    expect(record.steps).toHaveLength(2);
+    expect(record.toolCalls).toHaveLength(2);
+    expect(record.finishReason).toBe('tool-calls');
+    expect(record.stepLimitReached).toBe(true);
+    expect(record.text).toBe('');
+  });
+
+  it('aborts an in-flight model call when the signal fires', async () => {
+    script('scripted-hosted', [{ delayMs: 30_000, text: 'too late' }]);
+    const model = modelFor({ model: 'openai/scripted-hosted' });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const started = Date.now();
+
+    const failure = await failureOf(runAgent({ model, prompt: 'q', tools, maxSteps: 3, signal: controller.signal }));
+
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(failure.failure).toMatchObject({ retryable: false, kind: 'aborted' });
+    expect(failure.retryable).toBe(false);
+    expect(failure.record.finishReason).toBe('error');
+    expect(failure.record.spans.map((s) => [s.category, s.status])).toEqual([
+      ['step', 'cancelled'],
+      ['llm', 'cancelled'],
+      ['error', 'error'],
+    ]);
+    await vi.waitFor(() => expect(server.calls('scripted-hosted')[0]!.outcome).toBe('aborted'));
+  });
+
+  it('aborts an in-flight tool call and keeps what finished before', async () => {
+    script('scripted-hosted', [
+      { toolCalls: [{ name: 'get_time', arguments: {} }] },
+      { toolCalls: [{ name: 'wait_forever', arguments: {} }] },
+      { text: 'never' },
+    ]);
+    const model = modelFor({ model: 'openai/scripted-hosted' });
+    const controller = new AbortController();
+    const run = runAgent({ model, prompt: 'q', tools, maxSteps: 5, signal: controller.signal });
+    await vi.waitFor(() => expect(server.calls('scripted-hosted')).toHaveLength(2));
+    setTimeout(() => controller.abort(), 50);
+
+    const failure = await failureOf(run);
+
+    expect(failure.failure.kind).toBe('aborted');
+    expect(failure.record.toolCalls.map((c) => [c.toolName, c.isError])).toEqual([
+      ['get_time', false],
+      ['wait_forever', true],
+    ]);
+    expect(failure.record.toolCalls[1]!.durationMs).toBeGreaterThan(0);
+    expect(failure.record.spans.find((s) => s.name === 'wait_forever')?.status).toBe('cancelled');
+    expect(failure.record.spans.filter((s) => s.category === 'step').map((s) => s.status)).toEqual(['ok', 'cancelled']);
+    expect(server.calls('scripted-hosted')).toHaveLength(2);
+  });
+
+  it('fails on HTTP 401 without retrying, as non-retryable', async () => {
+    script('scripted-hosted', [{ error: { status: 401, message: 'Incorrect API key provided', code: 'invalid_api_key' } }]);
+    const model = modelFor({ model: 'openai/scripted-hosted' });
+
+    const failure = await failureOf(runAgent({ model, prompt: 'q', tools, maxSteps: 3 }));
+
+    expect(failure.failure).toMatchObject({ retryable: false, kind: 'unauthorized', status: 401 });
+    expect(failure.message).toMatch(/API key.*Incorrect API key provided/);
+    expect(server.calls('scripted-hosted')).toHaveLength(1);
+  });
+
+  it('retries HTTP 503 a little, then fails as retryable with every attempt traced', async () => {
+    script('scripted-hosted', [
+      { toolCalls: [{ name: 'get_time', arguments: {} }] },
+      { error: { status: 503, message: 'overloaded', retryAfterMs: 1 } },
+    ]);
+    const model = modelFor({ model: 'openai/scripted-hosted' });
+
+    const failure = await failureOf(runAgent({ model, prompt: 'q', tools, maxSteps: 3 }));
+
+    expect(failure.failure).toMatchObject({ retryable: true, kind: 'unavailable', status: 503 });
+    expect(failure.message).toMatch(/overloaded \(after 3 attempts\)/);
+    expect(server.calls('scripted-hosted')).toHaveLength(4);
+    // What happened before the failure is kept for the trace.
+    const { record } = failure;
+    expect(record.toolCalls.map((c) => c.toolName)).toEqual(['get_time']);
+    expect(record.steps).toHaveLength(1);
+    expect(record.messages.map((m) => (m as { role: string }).role)).toEqual(['user', 'assistant', 'tool']);
+    expect(record.spans.filter((s) => s.category === 'llm').map((s) => s.status)).toEqual(['ok', 'error', 'error', 'error']);
+    expect(record.spans.at(-1)).toMatchObject({ category: 'error', status: 'error', parentId: expect.stringMatching(/^step-/) });
+  });
+
+  it('recovers when a retry succeeds', async () => {
+    script('scripted-hosted', [{ error: { status: 429, message: 'slow down', retryAfterMs: 1, times: 1 }, text: 'fine' }]);
+    const model = modelFor({ model: 'openai/scripted-hosted' });
+
+    const record = await runAgent({ model, prompt: 'q', tools: [], maxSteps: 1 });
+
+    expect(record.text).toBe('fine');
+    expect(record.spans.filter((s) => s.category === 'llm').map((s) => s.status)).toEqual(['error', 'ok']);
+  });
+});
