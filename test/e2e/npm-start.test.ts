@@ -22,7 +22,7 @@ describe('npm start', () => {
 
   it('runs the whole stack on embedded defaults, prints a working demo key, and Ctrl-C leaves nothing behind', async () => {
     const [port, temporalPort, uiPort, demoPort, pgPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-    const env = { ...process.env, RUNWAY_DATA_DIR: dataDir, PORT: String(port), TEMPORAL_PORT: String(temporalPort), TEMPORAL_UI_PORT: String(uiPort), DEMO_MCP_PORT: String(demoPort), EMBEDDED_POSTGRES_PORT: String(pgPort) };
+    const env: NodeJS.ProcessEnv = { ...process.env, RUNWAY_DATA_DIR: dataDir, PORT: String(port), TEMPORAL_PORT: String(temporalPort), TEMPORAL_UI_PORT: String(uiPort), DEMO_MCP_PORT: String(demoPort), EMBEDDED_POSTGRES_PORT: String(pgPort) };
     for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'RUNWAY_ENCRYPTION_KEY']) delete env[name];
     // Its own process group, so the test can press "Ctrl-C" the way a terminal does: SIGINT to the whole group.
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
