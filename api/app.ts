@@ -3,10 +3,14 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../activities/config.js';
 import type { Logger } from '../activities/logger.js';
+import type { McpOperations } from '../activities/mcp/index.js';
 import type { Sql } from '../db/connection.js';
+import { SecretBox } from '../db/secretBox.js';
+import { parseHostedModels, type HostedModelCatalog } from '../activities/models/catalog.js';
 import { authenticate, keyManagementSurface } from './auth.js';
 import { jsonObjectBody } from './body.js';
 import { CursorCodec } from './cursor.js';
+import { RunLauncher } from './runLauncher.js';
 import { errorHandler, unknownRoute } from './errors.js';
 import { healthRoutes } from './health.js';
 import { rateLimit } from './rateLimit.js';
@@ -18,11 +22,16 @@ export interface AppDeps {
   temporal: Client;
   config: Config;
   log: Logger;
+  /** operations on saved MCP servers (activities/mcp), called directly by the server-operation routes */
+  mcp: McpOperations;
 }
 
 /** What route modules receive: the app's dependencies plus the services built from them once. */
 export interface RouteDeps extends AppDeps {
   cursors: CursorCodec;
+  box: SecretBox;
+  runs: RunLauncher;
+  catalog: HostedModelCatalog;
 }
 
 export interface App {
@@ -31,7 +40,13 @@ export interface App {
 }
 
 export function createApp(deps: AppDeps): App {
-  const routeDeps: RouteDeps = { ...deps, cursors: new CursorCodec(deps.config.RUNWAY_ENCRYPTION_KEY) };
+  const routeDeps: RouteDeps = {
+    ...deps,
+    cursors: new CursorCodec(deps.config.RUNWAY_ENCRYPTION_KEY),
+    box: SecretBox.fromBase64(deps.config.RUNWAY_ENCRYPTION_KEY),
+    runs: new RunLauncher(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
+    catalog: parseHostedModels(deps.config.HOSTED_MODELS),
+  };
   const routes = allRoutes(routeDeps);
   const app = express();
   app.disable('x-powered-by');

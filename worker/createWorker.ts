@@ -23,5 +23,9 @@ export async function createRunwayWorker(setup: WorkerSetup): Promise<Worker> {
     ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : { workflowsPath }),
     maxConcurrentActivityTaskExecutions: setup.maxConcurrentActivityTaskExecutions ?? 32,
     shutdownGraceTime: '10 seconds',
+    // Cancellation reaches an activity through its heartbeat replies: keep them frequent so a cancelled run stops
+    // its model and MCP calls within about a second (the default throttle is 80% of the heartbeat timeout).
+    maxHeartbeatThrottleInterval: '1 second',
+    defaultHeartbeatThrottleInterval: '1 second',
   });
 }

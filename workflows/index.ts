@@ -1,2 +1,3 @@
 // The workflow bundle's entry point: every workflow the worker registers.
 export { healthCheck } from './healthCheck.js';
+export { evalRun } from './evalRun.js';

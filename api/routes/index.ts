@@ -2,10 +2,13 @@ import type { RouteDeps } from '../app.js';
 import type { RouteSpec } from '../route.js';
 import { accountRoutes } from './account.js';
 import { chatRoutes } from './chat.js';
+import { evalRunRoutes } from './evalRuns.js';
+import { evalSuiteRoutes } from './evalSuites.js';
 import { hostRoutes } from './hosts.js';
 import { projectRoutes } from './projects.js';
+import { serverOperationRoutes } from './serverOperations.js';
 
 /** Every route of /api/v1, in one list: the app mounts it and the OpenAPI document describes it. */
 export function allRoutes(deps: RouteDeps): RouteSpec[] {
-  return [...accountRoutes(deps), ...projectRoutes(deps), ...chatRoutes(deps), ...hostRoutes(deps)];
+  return [...accountRoutes(deps), ...projectRoutes(deps), ...chatRoutes(deps), ...hostRoutes(deps), ...evalSuiteRoutes(deps), ...evalRunRoutes(deps), ...serverOperationRoutes(deps)];
 }

@@ -1,10 +1,11 @@
 -- Runway schema. Forward-only: never edit a migration that has shipped; add a new file.
+-- created_at uses clock_timestamp() so rows written in one transaction keep their insertion order.
 -- Secrets live only in *_enc columns (AES-256-GCM envelopes written by db/secretBox.ts).
 
 CREATE TABLE organizations (
   id          text PRIMARY KEY,
   name        text NOT NULL,
-  created_at  timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   updated_at  timestamptz NOT NULL DEFAULT now()
 );
 
@@ -14,7 +15,7 @@ CREATE TABLE users (
   name        text NOT NULL,
   image_url   text,
   plan        text,
-  created_at  timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   updated_at  timestamptz NOT NULL DEFAULT now()
 );
 
@@ -22,7 +23,7 @@ CREATE TABLE memberships (
   organization_id text NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
   user_id         text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   role            text NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
-  created_at      timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   PRIMARY KEY (organization_id, user_id)
 );
 CREATE INDEX memberships_user_idx ON memberships (user_id);
@@ -35,7 +36,7 @@ CREATE TABLE api_keys (
   key_prefix      text NOT NULL,
   organization_id text REFERENCES organizations(id) ON DELETE SET NULL,
   user_id         text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-  created_at      timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   revoked_at      timestamptz,
   last_used_at    timestamptz
 );
@@ -49,7 +50,7 @@ CREATE TABLE projects (
   -- 'organization': every member of the organization; 'private': only project_members.
   visibility      text NOT NULL DEFAULT 'organization' CHECK (visibility IN ('organization', 'private')),
   is_default      boolean NOT NULL DEFAULT false,
-  created_at      timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   updated_at      timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX projects_org_idx ON projects (organization_id, created_at);
@@ -59,7 +60,7 @@ CREATE TABLE project_members (
   project_id  text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   user_id     text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   role        text NOT NULL CHECK (role IN ('owner', 'admin', 'editor', 'viewer')),
-  created_at  timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   PRIMARY KEY (project_id, user_id)
 );
 
@@ -82,7 +83,7 @@ CREATE TABLE servers (
   timeouts          jsonb NOT NULL DEFAULT '{}',
   -- bumped on every edit so the connection pool never reuses a client built from an old configuration.
   revision          integer NOT NULL DEFAULT 1,
-  created_at        timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   updated_at        timestamptz NOT NULL DEFAULT now(),
   CHECK ((transport_type = 'stdio') = (command IS NOT NULL)),
   CHECK ((transport_type = 'stdio') OR url IS NOT NULL)
@@ -105,7 +106,7 @@ CREATE TABLE oauth_tokens (
   generation               integer NOT NULL DEFAULT 1,
   last_refresh_at          timestamptz,
   last_error               text,
-  created_at               timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   updated_at               timestamptz NOT NULL DEFAULT now()
 );
 
@@ -114,7 +115,7 @@ CREATE TABLE provider_keys (
   provider        text NOT NULL,
   api_key_enc     text NOT NULL,
   base_url        text,
-  created_at      timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   updated_at      timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (organization_id, provider)
 );
@@ -125,7 +126,7 @@ CREATE TABLE hosts (
   name        text NOT NULL,
   template    text,
   config      jsonb NOT NULL,
-  created_at  timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   updated_at  timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX hosts_project_idx ON hosts (project_id, created_at);
@@ -140,7 +141,7 @@ CREATE TABLE chat_sessions (
   is_pinned        boolean NOT NULL DEFAULT false,
   is_unread        boolean NOT NULL DEFAULT false,
   last_activity_at timestamptz NOT NULL DEFAULT now(),
-  created_at       timestamptz NOT NULL DEFAULT now()
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 CREATE INDEX chat_sessions_activity_idx ON chat_sessions (project_id, status, last_activity_at DESC, id DESC);
 
@@ -159,7 +160,7 @@ CREATE TABLE chatboxes (
   require_tool_approval boolean NOT NULL DEFAULT false,
   server_ids            text[] NOT NULL DEFAULT '{}',
   link_path             text NOT NULL,
-  created_at            timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   updated_at            timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX chatboxes_project_idx ON chatboxes (project_id, created_at);
@@ -173,7 +174,7 @@ CREATE TABLE eval_suites (
   default_model  text,
   pass_criteria  jsonb NOT NULL DEFAULT '{"minimumPassRate": 100}',
   source         text NOT NULL DEFAULT 'api',
-  created_at     timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   updated_at     timestamptz NOT NULL DEFAULT now(),
   UNIQUE (project_id, name)
 );
@@ -192,7 +193,7 @@ CREATE TABLE eval_cases (
   advanced_config     jsonb,
   match_options       jsonb,
   external_case_id    text,
-  created_at          timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   updated_at          timestamptz NOT NULL DEFAULT now(),
   -- case identity within a suite: title + query
   UNIQUE (suite_id, title, query)
@@ -222,7 +223,7 @@ CREATE TABLE eval_runs (
   expected_iterations integer,
   error               text,
   created_by_key_id   text,
-  created_at          timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   started_at          timestamptz,
   completed_at        timestamptz,
   UNIQUE (suite_id, run_number)
@@ -255,7 +256,7 @@ CREATE TABLE eval_iterations (
   is_negative_test      boolean NOT NULL DEFAULT false,
   external_iteration_id text,
   seq                   bigserial,
-  created_at            timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   updated_at            timestamptz NOT NULL DEFAULT now()
 );
 -- idempotency keys: an executed iteration is (run, case, iteration number); an ingested one its external id
@@ -266,7 +267,7 @@ CREATE INDEX eval_iterations_page_idx ON eval_iterations (run_id, seq);
 CREATE TABLE eval_traces (
   iteration_id text PRIMARY KEY REFERENCES eval_iterations(id) ON DELETE CASCADE,
   trace        jsonb NOT NULL,
-  created_at   timestamptz NOT NULL DEFAULT now()
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 
 CREATE TABLE ingest_artifacts (
@@ -281,7 +282,7 @@ CREATE TABLE ingest_artifacts (
   content_type    text,
   content         bytea,
   run_id          text REFERENCES eval_runs(id) ON DELETE SET NULL,
-  created_at      timestamptz NOT NULL DEFAULT now()
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 
 -- token bucket per API key; shared by every API process

@@ -6,6 +6,7 @@ import { inject } from 'vitest';
 import { createActivities } from '../../activities/index.js';
 import { loadConfig, type Config } from '../../activities/config.js';
 import { createLogger, type Logger } from '../../activities/logger.js';
+import { ConnectionPool, createMcpOperations, type McpOperations } from '../../activities/mcp/index.js';
 import { createApp, type App } from '../../api/app.js';
 import { randomBase62 } from '../../db/ids.js';
 import { SecretBox } from '../../db/secretBox.js';
@@ -21,6 +22,9 @@ export interface TestStack {
   box: SecretBox;
   config: Config;
   app: App;
+  /** the stack's MCP connection pool and the operations on it (shared by the API and the worker) */
+  pool: ConnectionPool;
+  mcp: McpOperations;
   temporal: Client;
   taskQueue: string;
   /** every log line the API and the worker wrote */
@@ -64,7 +68,9 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const box = SecretBox.fromBase64(config.RUNWAY_ENCRYPTION_KEY);
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const app = createApp({ sql: db.sql, temporal, config, log });
+  const pool = new ConnectionPool({ idleTimeoutMs: config.MCP_IDLE_TIMEOUT_MS, log });
+  const mcp = createMcpOperations({ sql: db.sql, box, config, log, pool });
+  const app = createApp({ sql: db.sql, temporal, config, log, mcp });
   const server: Server = await new Promise((resolve) => {
     const s = app.express.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -77,7 +83,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       connection: workerConnection,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue,
-      activities: createActivities({ sql: db.sql, log }),
+      activities: createActivities({ sql: db.sql, box, config, log, mcp }),
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
     worker = { worker: w, running: w.run(), connection: workerConnection };
@@ -101,6 +107,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     box,
     config,
     app,
+    pool,
+    mcp,
     temporal,
     taskQueue,
     logs,
@@ -110,6 +118,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       await stopWorker();
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+      await pool.close();
       await connection.close();
       if (!options.database) await db.drop();
     },

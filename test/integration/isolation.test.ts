@@ -19,6 +19,11 @@ const sampleBodies: Record<string, unknown> = {
   'POST /projects/:projectId/servers/:serverId/prompts/get': { promptName: 'simple_prompt' },
   'POST /projects/:projectId/servers/:serverId/resources/read': { uri: 'demo://resource/static/document/architecture.md' },
   'POST /projects/:projectId/servers/:serverId/oauth/import-tokens': { serverUrl: 'https://x.test/mcp', tokens: { access_token: 'a' } },
+  'POST /projects/:projectId/servers/:serverId/tools': {},
+  'POST /projects/:projectId/servers/:serverId/prompts': {},
+  'POST /projects/:projectId/servers/:serverId/resources': {},
+  'POST /projects/:projectId/eval-suites': { name: 'x', tests: [] },
+  'POST /projects/:projectId/eval-runs': { suiteId: 'sui_b' },
 };
 
 describe('isolation: a key of organization A never reaches organization B', () => {

@@ -1,0 +1,37 @@
+import type { Db } from '../../db/connection.js';
+import { planIterations, type PlannedIteration } from '../../db/evalIterations.js';
+import { getRun, markRunStarted } from '../../db/evalRuns.js';
+import { findSuite, listCases } from '../../db/evalSuites.js';
+
+export interface RunPlan {
+  iterationIds: string[];
+  /** iterations of one activity: small enough for live progress, large enough to amortize activity overhead */
+  batchSize: number;
+  /** batches in flight at once */
+  concurrency: number;
+}
+
+/** Every case × its runs (or the run's iterationOverride), written once as pending iterations. */
+export async function planRun(sql: Db, runId: string, options: { concurrency: number }): Promise<RunPlan> {
+  const run = await getRun(sql, runId);
+  if (!run) throw new Error(`run ${runId} does not exist`);
+  const suite = await findSuite(sql, run.project_id, run.suite_id);
+  const cases = await listCases(sql, run.suite_id);
+  const planned: PlannedIteration[] = cases.flatMap((c) =>
+    Array.from({ length: run.iteration_override ?? c.runs }, (_, i) => ({
+      caseId: c.id,
+      title: c.title,
+      query: c.query,
+      iterationNumber: i + 1,
+      model: c.model ?? suite?.default_model ?? null,
+      provider: c.provider,
+      expectedToolCalls: c.expected_tool_calls,
+      isNegativeTest: c.is_negative_test,
+    })),
+  );
+  const rows = await planIterations(sql, runId, planned);
+  await markRunStarted(sql, runId);
+  const concurrency = Math.max(1, options.concurrency);
+  const batchSize = Math.min(25, Math.max(1, Math.ceil(rows.length / (concurrency * 8))));
+  return { iterationIds: rows.map((r) => r.id), batchSize, concurrency };
+}

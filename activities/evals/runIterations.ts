@@ -1,0 +1,92 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Db } from '../../db/connection.js';
+import { claimIteration, completeIteration, getIterations } from '../../db/evalIterations.js';
+import { listCases } from '../../db/evalSuites.js';
+import type { SecretBox } from '../../db/secretBox.js';
+import type { Logger } from '../logger.js';
+import type { McpOperations } from '../mcp/index.js';
+import type { HostedModelCatalog } from '../models/catalog.js';
+import { collectTools, executeIteration, RetryableIterationError } from './iteration.js';
+import { loadRunContext } from './runContext.js';
+
+export interface BatchInput {
+  runId: string;
+  iterationIds: string[];
+  /** the attempt at which failures are recorded instead of retried (the workflow's maximumAttempts) */
+  lastAttempt: number;
+}
+
+export interface BatchResult {
+  completed: number;
+  passed: number;
+  failed: number;
+}
+
+export interface BatchDeps {
+  sql: Db;
+  box: SecretBox;
+  mcp: McpOperations;
+  catalog: HostedModelCatalog;
+  log: Logger;
+}
+
+// Frequent enough that a cancellation reaches a blocked iteration within about a second.
+const HEARTBEAT_MS = 1_000;
+
+/**
+ * Runs a batch of a run's iterations, one after the other. Idempotent: an iteration that already finished (an
+ * earlier attempt of this batch got that far) is counted, never run again, so the model is not called twice.
+ * Heartbeats carry cancellation: when the run is cancelled the signal aborts the model and MCP calls in flight.
+ */
+export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Promise<BatchResult> {
+  const activity = Context.current();
+  const signal = activity.cancellationSignal;
+  const ctx = await loadRunContext(deps, input.runId);
+  if (!ctx) throw ApplicationFailure.nonRetryable(`run ${input.runId} does not exist`, 'RunNotFound');
+  const result: BatchResult = { completed: 0, passed: 0, failed: 0 };
+  const count = (outcome: 'passed' | 'failed' | null) => {
+    result.completed += 1;
+    if (outcome === 'passed') result.passed += 1;
+    else result.failed += 1;
+  };
+  const [iterations, cases] = await Promise.all([getIterations(deps.sql, input.runId, input.iterationIds), listCases(deps.sql, ctx.suite.id)]);
+  let tools: ReturnType<typeof collectTools> | undefined;
+  // Listed once per batch and shared by its iterations; a failed listing is retried by the next iteration.
+  const toolsOnce = () => (tools ??= collectTools(deps.mcp, ctx.servers, signal).catch((error) => {
+    tools = undefined;
+    throw error;
+  }));
+
+  const beat = setInterval(() => activity.heartbeat(result), HEARTBEAT_MS);
+  try {
+    for (const iteration of iterations) {
+      if (iteration.status === 'completed' || iteration.status === 'failed') {
+        count(iteration.result);
+        continue;
+      }
+      if (iteration.status === 'cancelled' || ctx.run.status !== 'running') continue;
+      if (!(await claimIteration(deps.sql, iteration.id))) continue;
+      try {
+        const outcome = await executeIteration(deps, ctx, iteration, cases.find((c) => c.id === iteration.case_id), {
+          signal,
+          lastAttempt: activity.info.attempt >= input.lastAttempt,
+          tools: toolsOnce,
+        });
+        await completeIteration(deps.sql, iteration.id, outcome);
+        count(outcome.result);
+      } catch (error) {
+        // Whatever the aborted model or MCP call threw, a cancelled run ends this activity as cancelled.
+        if (signal.aborted) throw signal.reason;
+        if (error instanceof RetryableIterationError) {
+          deps.log.warn({ runId: input.runId, iterationId: iteration.id, attempt: activity.info.attempt, err: error.message }, 'iteration will be retried');
+          throw ApplicationFailure.retryable(error.message, 'RetryableIterationError');
+        }
+        throw error;
+      }
+      activity.heartbeat(result);
+    }
+  } finally {
+    clearInterval(beat);
+  }
+  return result;
+}

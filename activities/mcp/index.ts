@@ -1,0 +1,7 @@
+// The MCP layer's public surface: what api/ and the worker compose and call.
+export { ConnectionPool } from './pool.js';
+export { createMcpOperations } from './operations.js';
+export type { CallOptions, ListOptions, McpDeps, McpOperations, ServerSnapshot, ValidateResult } from './operations.js';
+export type { DoctorReport } from './doctor.js';
+export type { OAuthRequirement, TokenImport } from './oauth.js';
+export type { Page, PromptEntry, ResourceEntry, ToolEntry } from './primitives.js';

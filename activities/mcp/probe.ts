@@ -1,0 +1,155 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { delimiter, isAbsolute, join } from 'node:path';
+import {
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+  extractWWWAuthenticateParams,
+} from '@modelcontextprotocol/sdk/client/auth.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import type { SavedServer } from '../../db/servers.js';
+import { CLIENT_INFO } from './connection.js';
+import { requestHeaders } from './transports.js';
+
+/** What the doctor learns about OAuth before connecting (contract-notes: doctor `oauth`). */
+export interface OAuthDiscovery {
+  required: boolean;
+  wwwAuthenticate?: string;
+  resourceMetadataUrl?: string;
+  authorizationServerMetadataUrl?: string;
+  registrationStrategies: ('dcr' | 'cimd' | 'preregistered')[];
+}
+
+export interface ProbeResult {
+  ok: boolean;
+  detail: string;
+  /** null for stdio servers */
+  oauth: OAuthDiscovery | null;
+}
+
+/** stdio: the saved command exists and is executable, found the way spawn will find it (the merged PATH). */
+export async function probeStdio(server: SavedServer): Promise<ProbeResult> {
+  const command = server.command ?? '';
+  const path = { ...getDefaultEnvironment(), ...server.env }.PATH ?? '';
+  const candidates = isAbsolute(command) || command.includes('/') ? [command] : path.split(delimiter).filter(Boolean).map((dir) => join(dir, command));
+  for (const candidate of candidates) {
+    try {
+      await access(candidate, constants.X_OK);
+      return { ok: true, detail: `command found: ${candidate}`, oauth: null };
+    } catch {
+      // keep looking along PATH
+    }
+  }
+  return { ok: false, detail: `command not found or not executable: ${command}`, oauth: null };
+}
+
+/**
+ * HTTP: is the URL reachable, which MCP transport answers there, and does it want OAuth. Sent without the
+ * OAuth token on purpose: the point is to learn whether the server requires one.
+ */
+export async function probeHttp(server: SavedServer, timeoutMs: number): Promise<ProbeResult> {
+  const url = server.url ?? '';
+  const headers = requestHeaders(server);
+  const signal = () => AbortSignal.timeout(timeoutMs);
+  const oauth: OAuthDiscovery = { required: server.useOAuth, registrationStrategies: [] };
+  let detail: string;
+  let ok = true;
+  try {
+    const order = server.transportType === 'sse' ? [openSseStream, postInitialize] : [postInitialize, openSseStream];
+    let answer = await order[0](url, headers, signal());
+    if (!answer.transport && answer.status !== 401) answer = await order[1](url, headers, signal());
+    if (answer.status === 401) {
+      oauth.required = true;
+      oauth.wwwAuthenticate = answer.wwwAuthenticate;
+      oauth.resourceMetadataUrl = answer.resourceMetadataUrl;
+      detail = 'reachable; the server requires OAuth (HTTP 401)';
+    } else if (answer.transport) {
+      detail = `reachable; speaks ${answer.transport === 'sse' ? 'HTTP+SSE (2024-11-05)' : 'streamable HTTP'} (HTTP ${answer.status})`;
+    } else {
+      ok = false;
+      detail = `reachable, but no MCP transport answered (HTTP ${answer.status})`;
+    }
+  } catch (error) {
+    return { ok: false, detail: `unreachable: ${describeFetchError(error)}`, oauth };
+  }
+  if (oauth.required) await discoverOAuth(server, oauth, timeoutMs);
+  return { ok, detail, oauth };
+}
+
+interface ProbeAnswer {
+  status: number;
+  transport?: 'streamable-http' | 'sse';
+  wwwAuthenticate?: string;
+  resourceMetadataUrl?: string;
+}
+
+async function postInitialize(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<ProbeAnswer> {
+  const response = await fetch(url, {
+    method: 'POST',
+    signal,
+    headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { ...CLIENT_INFO, name: 'runway-doctor' } },
+    }),
+  });
+  await response.body?.cancel();
+  const answer = describe(response, response.ok ? 'streamable-http' : undefined);
+  // Don't leave the probe's session behind on the server.
+  const session = response.headers.get('mcp-session-id');
+  if (session) await fetch(url, { method: 'DELETE', signal, headers: { ...headers, 'mcp-session-id': session } }).then((r) => r.body?.cancel(), () => {});
+  return answer;
+}
+
+async function openSseStream(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<ProbeAnswer> {
+  const response = await fetch(url, { method: 'GET', signal, headers: { ...headers, accept: 'text/event-stream' } });
+  await response.body?.cancel();
+  const isSse = response.ok && (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
+  return describe(response, isSse ? 'sse' : undefined);
+}
+
+function describe(response: Response, transport: ProbeAnswer['transport']): ProbeAnswer {
+  const answer: ProbeAnswer = { status: response.status, transport };
+  if (response.status === 401) {
+    answer.wwwAuthenticate = response.headers.get('www-authenticate') ?? undefined;
+    answer.resourceMetadataUrl = extractWWWAuthenticateParams(response).resourceMetadataUrl?.href;
+  }
+  return answer;
+}
+
+/** RFC 9728 protected-resource metadata, then RFC 8414 authorization-server metadata, each via the SDK. */
+async function discoverOAuth(server: SavedServer, oauth: OAuthDiscovery, timeoutMs: number): Promise<void> {
+  // The SDK tries several well-known URLs; remembering the one that answered tells the user where the document is.
+  let answered: string | undefined;
+  const fetchFn: FetchLike = async (url, init) => {
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    if (response.ok) answered = String(url);
+    return response;
+  };
+  let authorizationServer = new URL('/', server.url ?? '').href;
+  try {
+    const resource = await discoverOAuthProtectedResourceMetadata(server.url ?? '', { resourceMetadataUrl: oauth.resourceMetadataUrl }, fetchFn);
+    oauth.resourceMetadataUrl = answered;
+    authorizationServer = resource.authorization_servers?.[0] ?? authorizationServer;
+  } catch {
+    // No RFC 9728 document: the MCP server's origin is the authorization server (2025-03-26 behaviour).
+  }
+  answered = undefined;
+  const metadata = await discoverAuthorizationServerMetadata(authorizationServer, { fetchFn }).catch(() => undefined);
+  if (!metadata) return;
+  oauth.authorizationServerMetadataUrl = answered;
+  if (metadata.registration_endpoint) oauth.registrationStrategies.push('dcr');
+  if ((metadata as { client_id_metadata_document_supported?: boolean }).client_id_metadata_document_supported) oauth.registrationStrategies.push('cimd');
+  // A client registered out of band always works with a standard authorization server.
+  oauth.registrationStrategies.push('preregistered');
+}
+
+function describeFetchError(error: unknown): string {
+  if (error instanceof Error && error.name === 'TimeoutError') return 'no answer in time';
+  const cause = (error as { cause?: { code?: string } } | null)?.cause?.code;
+  return cause ?? (error instanceof Error ? error.message : String(error));
+}

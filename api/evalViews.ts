@@ -1,0 +1,44 @@
+import type { IterationRow } from '../db/evalIterations.js';
+import type { Progress, RunRow } from '../db/evalRuns.js';
+
+/** How runs and iterations look on the wire (contract-notes: Eval suites and runs). */
+export function toEvalRun(run: RunRow, progress: Progress) {
+  return {
+    id: run.id,
+    suiteId: run.suite_id,
+    runNumber: run.run_number,
+    status: run.status,
+    result: run.result,
+    summary: run.summary,
+    progress,
+    source: run.source,
+    notes: run.notes,
+    passCriteria: run.pass_criteria,
+    error: run.error,
+    createdAt: run.created_at.getTime(),
+    startedAt: run.started_at?.getTime() ?? null,
+    completedAt: run.completed_at?.getTime() ?? null,
+  };
+}
+
+export function toIteration(row: IterationRow) {
+  return {
+    id: row.id,
+    testCaseId: row.case_id,
+    title: row.title,
+    iterationNumber: row.iteration_number,
+    status: row.status,
+    result: row.result,
+    model: row.model,
+    provider: row.provider,
+    startedAt: row.started_at?.getTime() ?? null,
+    durationMs: row.duration_ms,
+    tokensUsed: row.total_tokens,
+    usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens, totalTokens: row.total_tokens },
+    actualToolCalls: row.actual_tool_calls,
+    expectedToolCalls: row.expected_tool_calls,
+    error: row.error,
+    ...(row.metadata ? { metadata: row.metadata } : {}),
+    ...(row.external_iteration_id ? { externalIterationId: row.external_iteration_id } : {}),
+  };
+}

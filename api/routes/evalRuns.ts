@@ -1,0 +1,181 @@
+import type { Sql } from '../../db/connection.js';
+import { findIteration, findTrace, listIterationPage } from '../../db/evalIterations.js';
+import { failRunToStart, findRun, insertRun, lockOrganizationRuns, runProgress, type RunRow } from '../../db/evalRuns.js';
+import { findOrCreateSuite, findSuite, listCases, upsertCases, type SuiteRow } from '../../db/evalSuites.js';
+import { getProviderKeys } from '../../db/providerKeys.js';
+import { validateRunModels } from '../../activities/models/catalog.js';
+import { requireProject } from '../access.js';
+import type { RouteDeps } from '../app.js';
+import { ApiError, notFound, validationError } from '../errors.js';
+import { toEvalRun, toIteration } from '../evalViews.js';
+import { defineRoute } from '../route.js';
+import { requireServers } from '../serverSelection.js';
+import { pageQuery, projectParams } from '../schemas/common.js';
+import { createRunBody, evalRunSchema, iterationPage, iterationParams, runCreatedSchema, runParams, traceSchema } from '../schemas/evals.js';
+
+/** Seconds a client is told to wait when the organization's run cap is reached. */
+const CAP_RETRY_AFTER_SECONDS = 10;
+
+export function evalRunRoutes({ sql, box, config, catalog, runs, cursors }: RouteDeps) {
+  // Progress comes from the iteration rows: exact, and one indexed query. Asking the workflow instead (its
+  // progress query, still there for operators) measured 34 ms median while a large run was active and slowed the
+  // run itself by ~15% (bench/eval-run.ts; docs/PERFORMANCE.md).
+  const view = async (run: RunRow) => toEvalRun(run, await runProgress(sql, run.id));
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/projects/:projectId/eval-runs',
+      tag: 'Evals',
+      summary: 'Start an eval run (answers 202 at once; poll the run)',
+      description: 'Rerun a suite by suiteId (optionally upserting inline tests first), or create a suite from suiteName + tests + serverIds and run it.',
+      params: projectParams,
+      body: createRunBody,
+      status: 202,
+      response: runCreatedSchema,
+      errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'RATE_LIMITED'],
+      async handler({ principal, params, body }) {
+        const project = await requireProject(sql, principal, params.projectId);
+        let existing: SuiteRow | undefined;
+        if (body.suiteId) {
+          existing = await findSuite(sql, project.id, body.suiteId);
+          if (!existing) throw notFound('eval suite', { suiteId: body.suiteId });
+        }
+        const serverIds = body.serverIds ?? existing?.server_ids ?? [];
+        if (serverIds.length === 0) {
+          throw validationError('this suite has no saved server selection; pass serverIds', { suiteId: body.suiteId, reason: 'NO_SAVED_SERVER_SELECTION' });
+        }
+        const servers = await requireServers(sql, box, project.id, serverIds);
+        const modelApiKeys = body.modelApiKeys ?? {};
+        const orgProviderKeys = await getProviderKeys(sql, box, principal.organizationId);
+
+        const { run, caseUpsert } = await (sql as Sql).begin(async (tx) => {
+          const active = await lockOrganizationRuns(tx, principal.organizationId);
+          if (active >= config.MAX_CONCURRENT_RUNS) {
+            throw new ApiError(
+              'RATE_LIMITED',
+              `this organization already has ${active} running eval runs (limit ${config.MAX_CONCURRENT_RUNS}); wait for one to finish`,
+              { reason: 'CONCURRENT_RUN_LIMIT', maxConcurrentRuns: config.MAX_CONCURRENT_RUNS },
+              { 'Retry-After': String(CAP_RETRY_AFTER_SECONDS) },
+            );
+          }
+          const suite = existing ?? (await findOrCreateSuite(tx, {
+            projectId: project.id,
+            name: body.suiteName!,
+            description: body.suiteDescription,
+            serverIds: servers.map((s) => s.id),
+            defaultModel: body.model,
+            passCriteria: body.passCriteria,
+            source: 'api',
+          })).suite;
+          const caseUpsert = await upsertCases(tx, suite.id, (body.tests ?? []).map((t) => ({ ...t, model: t.model ?? body.model })));
+          const cases = await listCases(tx, suite.id);
+          if (cases.length === 0) throw validationError('the suite has no tests to run', { suiteId: suite.id });
+          const rejected = validateRunModels(
+            cases.map((c) => ({ model: c.model ?? suite.default_model ?? '', provider: c.provider })),
+            { catalog, orgProviderKeys, modelApiKeys },
+          );
+          if (rejected) throw rejected;
+          const run = await insertRun(tx, {
+            suiteId: suite.id,
+            projectId: project.id,
+            organizationId: principal.organizationId,
+            source: 'api',
+            notes: body.notes,
+            passCriteria: body.passCriteria ?? suite.pass_criteria,
+            serverIds: servers.map((s) => s.id),
+            iterationOverride: body.iterationOverride,
+            modelKeysEnc: Object.keys(modelApiKeys).length > 0 ? box.encryptJson(modelApiKeys) : null,
+            createdByKeyId: principal.keyId,
+          });
+          return { run, caseUpsert };
+        });
+
+        try {
+          await runs.start({ id: run.id, organizationId: run.organization_id, projectId: run.project_id, suiteId: run.suite_id, source: run.source });
+        } catch (error) {
+          await failRunToStart(sql, run.id, 'the run could not be started on Temporal');
+          throw error;
+        }
+        return { runId: run.id, suiteId: run.suite_id, status: 'running' as const, caseUpsert, servers: servers.map((s) => ({ id: s.id, name: s.name })) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/projects/:projectId/eval-runs/:runId',
+      tag: 'Evals',
+      summary: 'Poll a run: status, result, summary and live progress',
+      params: runParams,
+      response: evalRunSchema,
+      errors: ['NOT_FOUND'],
+      async handler({ principal, params }) {
+        const project = await requireProject(sql, principal, params.projectId);
+        const run = await findRun(sql, project.id, params.runId);
+        if (!run) throw notFound('eval run', { runId: params.runId });
+        return await view(run);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/projects/:projectId/eval-runs/:runId/cancel',
+      tag: 'Evals',
+      summary: 'Cancel a running run; what finished is kept',
+      params: runParams,
+      status: 202,
+      response: evalRunSchema,
+      errors: ['NOT_FOUND', 'CONFLICT'],
+      async handler({ principal, params }) {
+        const project = await requireProject(sql, principal, params.projectId);
+        const run = await findRun(sql, project.id, params.runId);
+        if (!run) throw notFound('eval run', { runId: params.runId });
+        if (run.status !== 'running' || run.source !== 'api') {
+          throw new ApiError('CONFLICT', `the run is ${run.status === 'running' ? 'ingested, not executed here' : `already ${run.status}`}; only a running run can be cancelled`, { status: run.status });
+        }
+        await runs.cancel(run.id);
+        return await view(run);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/projects/:projectId/eval-runs/:runId/iterations',
+      tag: 'Evals',
+      summary: "A run's iterations, in plan order (paginated)",
+      params: runParams,
+      query: pageQuery,
+      response: iterationPage,
+      errors: ['NOT_FOUND', 'VALIDATION_ERROR'],
+      async handler({ principal, params, query }) {
+        const project = await requireProject(sql, principal, params.projectId);
+        const run = await findRun(sql, project.id, params.runId);
+        if (!run) throw notFound('eval run', { runId: params.runId });
+        const scope = `iterations:${run.id}`;
+        const after = query.cursor ? cursors.decode<number>(scope, query.cursor) : 0;
+        const rows = await listIterationPage(sql, run.id, after, query.limit + 1);
+        const page = rows.slice(0, query.limit);
+        return {
+          items: page.map(toIteration),
+          ...(rows.length > query.limit ? { nextCursor: cursors.encode(scope, page.at(-1)!.seq) } : {}),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/projects/:projectId/eval-runs/:runId/iterations/:iterationId/trace',
+      tag: 'Evals',
+      summary: "An iteration's full trace: messages, spans, expected vs actual",
+      params: iterationParams,
+      response: traceSchema,
+      errors: ['NOT_FOUND'],
+      async handler({ principal, params }) {
+        const project = await requireProject(sql, principal, params.projectId);
+        const run = await findRun(sql, project.id, params.runId);
+        if (!run) throw notFound('eval run', { runId: params.runId });
+        const iteration = await findIteration(sql, run.id, params.iterationId);
+        if (!iteration) throw notFound('iteration', { iterationId: params.iterationId });
+        const trace = await findTrace(sql, iteration.id);
+        if (!trace) throw notFound('trace', { iterationId: iteration.id, reason: 'TRACE_NOT_AVAILABLE' });
+        return trace;
+      },
+    }),
+  ];
+}

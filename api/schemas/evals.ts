@@ -1,0 +1,230 @@
+import { z } from 'zod';
+import { collection, epochMs, id } from './common.js';
+
+const toolName = z.string().min(1).max(200);
+const args = z.record(z.string(), z.unknown());
+
+export const expectedToolCallSchema = z.object({ toolName, arguments: args.optional() }).meta({ id: 'ExpectedToolCall' });
+
+export const matchOptionsSchema = z
+  .object({
+    toolCallOrder: z.enum(['ignore', 'strict', 'superset']).optional(),
+    maxExtraToolCalls: z.number().int().min(0).max(1000).nullable().optional(),
+    argumentMatching: z.enum(['partial', 'exact', 'ignore']).optional(),
+  })
+  .meta({ id: 'MatchOptions', description: 'defaults: order ignored, extra calls allowed, partial argument matching' });
+
+export const advancedConfigSchema = z
+  .object({
+    system: z.string().max(50_000).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    maxSteps: z.number().int().min(1).max(50).optional(),
+    toolChoice: z.enum(['auto', 'required', 'none']).optional(),
+    failOnToolError: z.boolean().optional(),
+  })
+  .meta({ id: 'AdvancedConfig' });
+
+const testCaseFields = {
+  title: z.string().trim().min(1).max(500),
+  query: z.string().trim().min(1).max(50_000),
+  runs: z.number().int().min(1).max(10).optional(),
+  model: z.string().trim().min(1).max(300).optional(),
+  provider: z.string().trim().min(1).max(100).optional(),
+  isNegativeTest: z.boolean().optional(),
+  expectedOutput: z.string().max(50_000).optional(),
+  advancedConfig: advancedConfigSchema.optional(),
+  matchOptions: matchOptionsSchema.optional(),
+};
+
+export const testCaseSchema = z
+  .object({ ...testCaseFields, expectedToolCalls: z.array(expectedToolCallSchema).max(100).optional() })
+  .meta({ id: 'EvalTestCase' });
+
+/** In POST /eval-suites an expected call may also be a bare tool name. */
+const suiteTestCaseSchema = z
+  .object({
+    ...testCaseFields,
+    expectedToolCalls: z
+      .array(z.union([toolName.transform((name) => ({ toolName: name })), expectedToolCallSchema]))
+      .max(100)
+      .optional(),
+  })
+  .meta({ id: 'EvalSuiteTestCase' });
+
+export type TestCaseInput = z.infer<typeof testCaseSchema>;
+
+export const passCriteriaSchema = z
+  .object({ minimumPassRate: z.number().min(0).max(100).default(100) })
+  .meta({ id: 'PassCriteria', description: 'minimumPassRate is a percentage; a finished run passes when passRate*100 >= it' });
+
+const serverIds = z.array(id).min(1).max(50);
+const modelApiKeys = z
+  .record(z.string().min(1).max(100), z.string().min(1).max(1000))
+  .meta({ description: 'per-provider model keys for this run only; stored encrypted until the run ends, never returned' });
+
+export const createSuiteBody = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    description: z.string().max(5000).optional(),
+    serverIds: serverIds.optional(),
+    model: z.string().trim().min(1).max(300).optional().meta({ description: 'default model of the suite\'s cases' }),
+    provider: z.string().trim().min(1).max(100).optional(),
+    tests: z.array(suiteTestCaseSchema).max(100).default([]),
+    passCriteria: passCriteriaSchema.optional(),
+  })
+  .meta({ id: 'CreateEvalSuite' });
+
+export const createRunBody = z
+  .object({
+    suiteId: id.optional(),
+    suiteName: z.string().trim().max(200).optional(),
+    suiteDescription: z.string().max(5000).optional(),
+    tests: z.array(testCaseSchema).max(100, 'at most 100 inline tests per request').optional(),
+    serverIds: serverIds.optional(),
+    model: z.string().trim().min(1).max(300).optional().meta({ description: 'default model for inline tests without one' }),
+    modelApiKeys: modelApiKeys.optional(),
+    notes: z.string().max(10_000).optional(),
+    passCriteria: passCriteriaSchema.optional(),
+    iterationOverride: z.number().int().min(1).max(10).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.suiteId) return;
+    if (!body.suiteName) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['suiteName'],
+        message: body.tests ? 'inline tests need a suite identity: give suiteId (rerun) or suiteName (new suite)' : 'give suiteId (rerun) or suiteName + tests + serverIds (new suite)',
+      });
+      return;
+    }
+    if (!body.tests || body.tests.length === 0) ctx.addIssue({ code: 'custom', path: ['tests'], message: 'a new suite needs at least one test' });
+    if (!body.serverIds) ctx.addIssue({ code: 'custom', path: ['serverIds'], message: 'a new suite needs serverIds (at least one)' });
+  })
+  .meta({ id: 'CreateEvalRun' });
+
+export type CreateRunBody = z.infer<typeof createRunBody>;
+
+const caseUpsertSchema = z.object({
+  committed: z.array(z.object({ id: z.string().optional(), name: z.string() })),
+  failed: z.array(z.object({ id: z.string().optional(), name: z.string(), error: z.string() })),
+});
+
+const serverRef = z.object({ id: z.string(), name: z.string() });
+
+export const suiteCreatedSchema = z
+  .object({ suiteId: z.string(), name: z.string(), servers: z.array(serverRef), caseUpsert: caseUpsertSchema })
+  .meta({ id: 'EvalSuiteCreated' });
+
+export const runCreatedSchema = z
+  .object({
+    runId: z.string(),
+    suiteId: z.string(),
+    status: z.literal('running'),
+    caseUpsert: caseUpsertSchema,
+    servers: z.array(serverRef),
+  })
+  .meta({ id: 'EvalRunCreated' });
+
+const summarySchema = z
+  .object({
+    total: z.number(),
+    passed: z.number(),
+    failed: z.number(),
+    passRate: z.number().meta({ description: '0..1' }),
+  })
+  .catchall(z.unknown())
+  .meta({ id: 'EvalRunSummary', description: 'plus statistics: passRateInterval (95% Wilson), passAtK, passHatK, tokens, latencyMs, cases' });
+
+export const evalRunSchema = z
+  .object({
+    id: z.string(),
+    suiteId: z.string(),
+    runNumber: z.number(),
+    status: z.enum(['running', 'completed', 'failed', 'cancelled']),
+    result: z.enum(['passed', 'failed', 'pending']).nullable(),
+    summary: summarySchema.nullable(),
+    progress: z.object({ total: z.number(), completed: z.number(), passed: z.number(), failed: z.number() }),
+    source: z.string(),
+    notes: z.string().nullable(),
+    passCriteria: z.object({ minimumPassRate: z.number() }),
+    error: z.string().nullable(),
+    createdAt: epochMs,
+    startedAt: epochMs.nullable(),
+    completedAt: epochMs.nullable(),
+  })
+  .meta({ id: 'EvalRun' });
+
+export const runParams = z.object({ projectId: id, runId: id });
+export const iterationParams = runParams.extend({ iterationId: id });
+export const suiteParams = z.object({ projectId: id, suiteId: id });
+
+export const actualToolCallSchema = z
+  .object({ toolName: z.string(), arguments: args, isError: z.boolean().optional() })
+  .catchall(z.unknown())
+  .meta({ id: 'ActualToolCall' });
+
+export const iterationSchema = z
+  .object({
+    id: z.string(),
+    testCaseId: z.string().nullable(),
+    title: z.string(),
+    iterationNumber: z.number(),
+    status: z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']),
+    result: z.enum(['passed', 'failed']).nullable(),
+    model: z.string().nullable(),
+    provider: z.string().nullable(),
+    startedAt: epochMs.nullable(),
+    durationMs: z.number().nullable(),
+    tokensUsed: z.number(),
+    usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() }),
+    actualToolCalls: z.array(actualToolCallSchema),
+    expectedToolCalls: z.array(expectedToolCallSchema),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'EvalIteration' });
+
+export const iterationPage = collection(iterationSchema, 'EvalIterationPage');
+
+export const traceSchema = z
+  .object({
+    traceVersion: z.literal(1),
+    messages: z.array(z.unknown()),
+    spans: z.array(z.object({
+      id: z.string(),
+      parentId: z.string().optional(),
+      name: z.string(),
+      category: z.enum(['llm', 'tool', 'step', 'error']),
+      startMs: z.number(),
+      endMs: z.number(),
+      status: z.string(),
+    }).catchall(z.unknown())),
+    prompts: z.array(z.object({
+      promptIndex: z.number(),
+      prompt: z.string(),
+      expectedToolCalls: z.array(z.unknown()),
+      actualToolCalls: z.array(z.unknown()),
+      passed: z.boolean(),
+      missing: z.array(z.unknown()),
+      unexpected: z.array(z.unknown()),
+      argumentMismatches: z.array(z.object({ expected: z.unknown(), actual: z.unknown(), mismatchedArguments: z.array(z.string()) })),
+    }).catchall(z.unknown())),
+  })
+  .catchall(z.unknown())
+  .meta({ id: 'EvalTrace' });
+
+export const suiteRunsQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(25) });
+
+export const suiteListItem = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    projectId: z.string(),
+    serverIds: z.array(z.string()),
+    createdAt: epochMs,
+    updatedAt: epochMs,
+    latestRun: z.object({ id: z.string(), status: z.string(), result: z.string().nullable(), passRate: z.number().nullable(), passed: z.number(), failed: z.number(), createdAt: epochMs }).nullable(),
+    totals: z.object({ runs: z.number(), passed: z.number(), failed: z.number() }),
+    passRateTrend: z.array(z.number()).meta({ description: 'pass rates (0..1) of the last 10 finished runs, oldest first' }),
+  })
+  .meta({ id: 'EvalSuite' });

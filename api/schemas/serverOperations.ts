@@ -1,0 +1,180 @@
+import { z } from 'zod';
+import { collection, epochMs, id } from './common.js';
+
+/*
+ * Server operations (api.md "Server operations", contract-notes "Server operations"). Results that the contract
+ * says are MCP results "unchanged" are described loosely: their extra fields pass through.
+ */
+
+export const serverParams = z.object({ projectId: id, serverId: id });
+
+export const listBody = z.object({
+  cursor: z.string().max(4000).optional().meta({ description: 'nextCursor of the previous page, unchanged' }),
+});
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const toolCallBody = z.object({
+  toolName: z.string().min(1).max(500).meta({ description: 'the tool name exactly as listed' }),
+  parameters: jsonObject.default({}).meta({ description: "arguments matching the tool's inputSchema" }),
+});
+
+export const promptGetBody = z.object({
+  promptName: z.string().min(1).max(500),
+  arguments: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .optional()
+    .meta({ description: 'values are sent to the server as strings' }),
+});
+
+export const resourceReadBody = z.object({
+  uri: z.string().min(1).max(4000).meta({ description: 'the uri exactly as returned by the resources list' }),
+});
+
+const tokenText = z.string().min(1).max(16_384);
+
+export const importTokensBody = z.object({
+  serverUrl: z.url().max(2000).meta({ description: "the MCP server URL the tokens were issued for; must match the saved server's" }),
+  tokens: z.object({
+    access_token: tokenText,
+    refresh_token: tokenText.optional(),
+    expires_in: z.number().nonnegative().max(10 * 365 * 24 * 3600).optional().meta({ description: 'seconds from now' }),
+    token_type: z.string().max(100).optional(),
+    scope: z.string().max(4000).optional(),
+  }),
+  clientInformation: z
+    .object({ clientId: z.string().min(1).max(2000), clientSecret: z.string().max(4000).optional() })
+    .optional()
+    .meta({ description: 'the OAuth client the tokens were issued to; without it tokens cannot be refreshed' }),
+  authorizationServerUrl: z.url().max(2000).optional(),
+  oauthResourceUrl: z.url().max(2000).optional().meta({ description: 'RFC 8707 resource indicator sent when refreshing' }),
+});
+
+export const toolSchema = z
+  .object({
+    name: z.string(),
+    title: z.string().optional(),
+    description: z.string(),
+    inputSchema: jsonObject,
+    outputSchema: jsonObject.optional().meta({ description: 'present when the tool declares one' }),
+    annotations: jsonObject.optional(),
+  })
+  .meta({ id: 'Tool' });
+
+export const promptSchema = z
+  .object({
+    name: z.string(),
+    title: z.string().optional(),
+    description: z.string(),
+    arguments: z.array(z.object({ name: z.string(), description: z.string(), required: z.boolean() })),
+  })
+  .meta({ id: 'Prompt' });
+
+export const resourceEntrySchema = z
+  .object({ uri: z.string(), name: z.string(), title: z.string().optional(), description: z.string(), mimeType: z.string() })
+  .meta({ id: 'ResourceEntry' });
+
+const resourceTemplateSchema = z.object({
+  uriTemplate: z.string(),
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string(),
+  mimeType: z.string(),
+});
+
+export const toolListSchema = collection(toolSchema, 'ToolList');
+export const promptListSchema = collection(promptSchema, 'PromptList');
+export const resourceListSchema = collection(resourceEntrySchema, 'ResourceList');
+
+const initInfoSchema = z
+  .object({
+    protocolVersion: z.string().nullable().meta({ description: 'the negotiated MCP protocol revision' }),
+    serverInfo: z.looseObject({ name: z.string(), version: z.string() }).nullable(),
+    capabilities: jsonObject,
+    instructions: z.string().nullable(),
+    transport: z.enum(['stdio', 'streamable-http', 'sse']).meta({ description: 'the transport actually used' }),
+  })
+  .meta({ id: 'InitInfo' });
+
+export const validateResultSchema = z
+  .object({ success: z.literal(true), status: z.literal('connected'), initInfo: initInfoSchema.nullable() })
+  .meta({ id: 'ValidateResult' });
+
+const failureSchema = z.object({ code: z.string(), message: z.string(), details: jsonObject.optional() });
+
+const doctorCheckSchema = z.object({ status: z.enum(['ok', 'error', 'skipped']), detail: z.string(), durationMs: z.number() });
+
+export const doctorReportSchema = z
+  .object({
+    status: z.enum(['ready', 'oauth_required', 'partial', 'error']),
+    generatedAt: z.string().meta({ description: 'ISO 8601' }),
+    target: z.object({ projectId: z.string(), serverId: z.string(), name: z.string(), transportType: z.string(), url: z.string().nullable() }),
+    checks: z.object({
+      probe: doctorCheckSchema,
+      connection: doctorCheckSchema,
+      initialization: doctorCheckSchema,
+      capabilities: doctorCheckSchema,
+      tools: doctorCheckSchema,
+      resources: doctorCheckSchema,
+      resourceTemplates: doctorCheckSchema,
+      prompts: doctorCheckSchema,
+    }),
+    initInfo: initInfoSchema.nullable(),
+    tools: z.array(toolSchema),
+    resources: z.array(resourceEntrySchema),
+    resourceTemplates: z.array(resourceTemplateSchema),
+    prompts: z.array(promptSchema),
+    oauth: z
+      .object({
+        required: z.boolean(),
+        wwwAuthenticate: z.string().optional(),
+        resourceMetadataUrl: z.string().optional().meta({ description: 'RFC 9728 protected-resource metadata that answered' }),
+        authorizationServerMetadataUrl: z.string().optional().meta({ description: 'RFC 8414 / OIDC metadata that answered' }),
+        registrationStrategies: z.array(z.enum(['dcr', 'cimd', 'preregistered'])),
+      })
+      .nullable(),
+    error: failureSchema.nullable(),
+  })
+  .meta({ id: 'DoctorReport' });
+
+export const oauthRequirementSchema = z
+  .object({
+    useOAuth: z.boolean(),
+    serverUrl: z.string().nullable(),
+    tokens: z
+      .object({
+        imported: z.literal(true),
+        expiresAt: epochMs.nullable(),
+        refreshable: z.boolean().meta({ description: 'a refresh token and the client it was issued to are known' }),
+        lastRefreshAt: epochMs.nullable(),
+        lastError: z.string().nullable(),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'OAuthRequirement' });
+
+export const importTokensResultSchema = z.object({ imported: z.literal(true), expiresAt: epochMs.nullable() }).meta({ id: 'ImportTokensResult' });
+
+export const callToolResultSchema = z
+  .looseObject({ content: z.array(z.looseObject({ type: z.string() })), structuredContent: jsonObject.optional(), isError: z.boolean().optional() })
+  .meta({ id: 'CallToolResult', description: 'the MCP CallToolResult, unchanged; isError true is a tool-level failure (still HTTP 200)' });
+
+export const getPromptResultSchema = z
+  .looseObject({ description: z.string().optional(), messages: z.array(z.looseObject({ role: z.string(), content: z.unknown() })) })
+  .meta({ id: 'GetPromptResult', description: 'the MCP GetPromptResult, unchanged' });
+
+export const resourceContentsSchema = z
+  .looseObject({
+    contents: z.array(z.looseObject({ uri: z.string(), mimeType: z.string().optional(), text: z.string().optional(), blob: z.string().optional() })),
+  })
+  .meta({ id: 'ResourceContents' });
+
+export const snapshotSchema = z
+  .object({
+    serverId: z.string(),
+    exportedAt: z.string().meta({ description: 'ISO 8601' }),
+    tools: z.array(toolSchema),
+    resources: z.array(resourceEntrySchema),
+    prompts: z.array(promptSchema),
+  })
+  .meta({ id: 'ServerSnapshot' });

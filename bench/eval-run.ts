@@ -1,0 +1,180 @@
+/**
+ * A whole eval run through Runway (API -> Temporal -> worker -> MCP + model -> Postgres) against a plain in-process
+ * loop doing the same MCP and model work at the same concurrency. DESIGN.md target: within 1.5x.
+ * Also samples GET /eval-runs/{id} while the run is active (target: median under 10 ms) and the worker's peak memory.
+ * As in production, the worker is its own process (`worker/main.ts`); the API runs in this one.
+ *
+ *   npx tsx bench/eval-run.ts [iterations=1000] [repeats=3]     (DATABASE_URL: an admin URL; default the local Postgres)
+ *
+ * Prints one JSON line per figure (bench/run.ts collects them) after a readable report.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client as TemporalClient, Connection } from '@temporalio/client';
+import { loadConfig } from '../activities/config.js';
+import { scoreToolCalls } from '../activities/evals/scoring.js';
+import { createLogger } from '../activities/logger.js';
+import { ConnectionPool, createMcpOperations } from '../activities/mcp/index.js';
+import { runAgent } from '../activities/models/agentLoop.js';
+import { createLanguageModel } from '../activities/models/providers.js';
+import type { AgentTool } from '../activities/models/tools.js';
+import { createApp } from '../api/app.js';
+import { serverEverythingEntry } from '../cli/seed.js';
+import { createSql } from '../db/connection.js';
+import { findOrCreateSuite, upsertCases } from '../db/evalSuites.js';
+import { migrate } from '../db/migrate.js';
+import { setProviderKey } from '../db/providerKeys.js';
+import { SecretBox } from '../db/secretBox.js';
+import { createServer } from '../db/servers.js';
+import { startScriptedModelServer } from '../test/fixtures/model/server.js';
+import { seedOrganization } from '../test/helpers/seed.js';
+import { describe, discard, median, quantile, temporalDevServer, throwawayDatabase } from './harness.js';
+
+const ITERATIONS = Number(process.argv[2] ?? 1000);
+const REPEATS = Number(process.argv[3] ?? 3);
+const CONCURRENCY = 8;
+const RUNS_PER_CASE = 10;
+
+const database = await throwawayDatabase();
+const temporalServer = await temporalDevServer();
+const model = await startScriptedModelServer({ maxRecordedCalls: 100 });
+// Instant model: one tool call, then an answer.
+model.setScript('bench', [{ toolCalls: [{ name: 'echo', arguments: { message: 'bench' } }] }, { text: 'done' }]);
+
+const config = loadConfig({
+  DATABASE_URL: database.url,
+  RUNWAY_ENCRYPTION_KEY: SecretBox.generateKey(),
+  TEMPORAL_ADDRESS: temporalServer.address,
+  TEMPORAL_TASK_QUEUE: 'bench',
+  EVAL_ITERATION_CONCURRENCY: String(CONCURRENCY),
+  MAX_CONCURRENT_RUNS: '1000',
+  RATE_LIMIT_PER_MINUTE: '100000000',
+  RATE_LIMIT_BURST: '100000000',
+  LOG_LEVEL: 'info',
+});
+const sql = createSql(config.DATABASE_URL, { max: 20 });
+await migrate(sql);
+const box = SecretBox.fromBase64(config.RUNWAY_ENCRYPTION_KEY);
+const log = createLogger(config.LOG_LEVEL, discard());
+const pool = new ConnectionPool({ idleTimeoutMs: config.MCP_IDLE_TIMEOUT_MS, log });
+const mcp = createMcpOperations({ sql, box, config, log, pool });
+const temporal = new TemporalClient({ connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }) });
+const app = createApp({ sql, temporal, config, log, mcp });
+const server = app.express.listen(0, '127.0.0.1');
+await once(server, 'listening');
+const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+
+const worker = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+  cwd: new URL('..', import.meta.url).pathname,
+  env: { ...process.env, DATABASE_URL: config.DATABASE_URL, RUNWAY_ENCRYPTION_KEY: config.RUNWAY_ENCRYPTION_KEY, TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS,
+    TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE, EVAL_ITERATION_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'warn' },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+/** Peak resident memory of the worker process so far (Linux VmHWM), in MiB. */
+const workerPeakMiB = () => Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${worker.pid}/status`, 'utf8'))?.[1] ?? 0) / 102.4) / 10;
+
+const org = await seedOrganization(sql);
+await setProviderKey(sql, box, { organizationId: org.organizationId, provider: 'openai', apiKey: 'bench', baseUrl: model.url });
+const stdio = { command: process.execPath, args: [serverEverythingEntry(), 'stdio'] };
+const { id: serverId } = await createServer(sql, box, { projectId: org.projectId, name: 'everything', transportType: 'stdio', ...stdio });
+const cases = Array.from({ length: Math.ceil(ITERATIONS / RUNS_PER_CASE) }, (_, i) => ({
+  title: `case ${i}`, query: `echo something ${i}`, runs: Math.min(RUNS_PER_CASE, ITERATIONS - i * RUNS_PER_CASE), model: 'bench', provider: 'openai',
+  expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'bench' } }],
+}));
+// More cases than one request may carry inline: written once with the db module, then run by suiteId.
+const suiteId = await sql.begin(async (tx) => {
+  const { suite } = await findOrCreateSuite(tx, { projectId: org.projectId, name: 'bench', serverIds: [serverId], source: 'api' });
+  await upsertCases(tx, suite.id, cases);
+  return suite.id;
+});
+const headers = { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' };
+
+/** One run through Runway, timed from POST to completed; polls (and times) GET /eval-runs/{id} meanwhile. */
+async function runThroughRunway(pollLatencies: number[]): Promise<number> {
+  const started = performance.now();
+  const reply = await fetch(`${api}/projects/${org.projectId}/eval-runs`, { method: 'POST', headers, body: JSON.stringify({ suiteId, modelApiKeys: { openai: 'bench' } }) });
+  if (reply.status !== 202) throw new Error(`run not created: ${reply.status} ${await reply.text()}`);
+  const { runId } = (await reply.json()) as { runId: string };
+  for (;;) {
+    const polled = performance.now();
+    const run = (await (await fetch(`${api}/projects/${org.projectId}/eval-runs/${runId}`, { headers })).json()) as { status: string; progress: { completed: number } };
+    pollLatencies.push(performance.now() - polled);
+    if (run.status !== 'running') {
+      if (run.status !== 'completed' || run.progress.completed !== ITERATIONS) throw new Error(`run ended ${JSON.stringify(run)}`);
+      return performance.now() - started;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** The same MCP and model work in a plain loop: direct MCP client, the same agent loop and scorer, no Temporal, no database. */
+async function plainLoop(): Promise<number> {
+  const client = new McpClient({ name: 'bench', version: '1' });
+  await client.connect(new StdioClientTransport(stdio));
+  const started = performance.now();
+  const { tools: listed } = await client.listTools();
+  const tools: AgentTool[] = listed.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema as Record<string, unknown>,
+    call: async (args) => {
+      const result = await client.callTool({ name: t.name, arguments: args });
+      return { content: result.content as unknown[], isError: result.isError === true };
+    },
+  }));
+  const languageModel = createLanguageModel({ provider: 'openai', modelName: 'bench', apiKey: 'bench', baseURL: model.url });
+  const queue = cases.flatMap((c) => Array.from({ length: c.runs }, () => c));
+  let next = 0;
+  const lane = async () => {
+    while (next < queue.length) {
+      const c = queue[next++];
+      const record = await runAgent({ model: languageModel, prompt: c.query, tools, maxSteps: 10 });
+      const score = scoreToolCalls({ expected: c.expectedToolCalls, actual: record.toolCalls });
+      if (!score.passed) throw new Error('baseline iteration failed');
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  const elapsed = performance.now() - started;
+  await client.close();
+  return elapsed;
+}
+
+const ours: number[] = [];
+const baseline: number[] = [];
+const polls: number[] = [];
+await runThroughRunway([]); // warm-up: bundle caches, stdio spawn, JIT
+await plainLoop();
+for (let i = 0; i < REPEATS; i++) {
+  baseline.push(await plainLoop());
+  ours.push(await runThroughRunway(polls));
+}
+const peakMiB = workerPeakMiB();
+
+const o = describe(ours);
+const b = describe(baseline);
+const ratio = o.median / b.median;
+const pollMedian = median(polls);
+console.log(`eval run, ${ITERATIONS} iterations, concurrency ${CONCURRENCY}, ${REPEATS} repeats (after a warm-up of each)`);
+console.log(`  Runway (POST -> completed): median ${(o.median / 1000).toFixed(2)} s  [p25 ${(o.p25 / 1000).toFixed(2)}, p75 ${(o.p75 / 1000).toFixed(2)}]`);
+console.log(`  plain in-process loop:      median ${(b.median / 1000).toFixed(2)} s  [p25 ${(b.p25 / 1000).toFixed(2)}, p75 ${(b.p75 / 1000).toFixed(2)}]`);
+console.log(`  ratio ${ratio.toFixed(2)}x (target <= 1.5x)`);
+console.log(`  GET /eval-runs/{id} while active: median ${pollMedian.toFixed(2)} ms, p95 ${quantile(polls, 0.95).toFixed(2)} ms over ${polls.length} polls (target median < 10 ms)`);
+console.log(`  peak memory of the worker process: ${peakMiB} MiB`);
+const emit = (figure: Record<string, unknown>) => console.log(`BENCH ${JSON.stringify(figure)}`);
+emit({ benchmark: `eval run, ${ITERATIONS} iterations`, ours: o.median, baseline: b.median, unit: 'ms', ratio, target: 'ratio <= 1.5', met: ratio <= 1.5, spread: { ours: [o.p25, o.p75], baseline: [b.p25, b.p75] }, peakMemoryMiB: peakMiB });
+emit({ benchmark: `GET /eval-runs/{id} during a ${ITERATIONS}-iteration run`, ours: pollMedian, baseline: null, unit: 'ms', ratio: null, target: 'median < 10 ms', met: pollMedian < 10 });
+
+worker.kill('SIGTERM');
+await once(worker, 'exit');
+server.closeAllConnections();
+server.close();
+await pool.close();
+await temporal.connection.close();
+await sql.end();
+await model.close();
+await temporalServer.stop();
+await database.drop();

@@ -1,0 +1,161 @@
+/**
+ * tools/call through the API against a direct in-process MCP SDK client, on the same warm server.
+ * DESIGN.md target: under 2 ms median overhead with a warm connection.
+ *
+ *   npx tsx bench/tools-call.ts [iterations]      (DATABASE_URL: an admin URL; default the local Postgres)
+ *
+ * It composes the API the way api/main.ts does (real Postgres, real pool, request logging) on a throwaway
+ * database, but needs no Temporal: the client is lazy and never used. Calls alternate between the two paths so
+ * drift (GC, CPU frequency) hits both alike; the overhead is read from the per-pair differences.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as TemporalClient, Connection } from '@temporalio/client';
+import postgres from 'postgres';
+import { loadConfig } from '../activities/config.js';
+import { createLogger } from '../activities/logger.js';
+import { ConnectionPool, createMcpOperations } from '../activities/mcp/index.js';
+import { createApp } from '../api/app.js';
+import { seedDemo, serverEverythingEntry } from '../cli/seed.js';
+import { createSql } from '../db/connection.js';
+import { randomBase62 } from '../db/ids.js';
+import { migrate } from '../db/migrate.js';
+import { SecretBox } from '../db/secretBox.js';
+
+const ITERATIONS = Number(process.argv[2] ?? 2000);
+const WARMUP = 200;
+const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const ms = (n: number) => `${n.toFixed(3)} ms`;
+const time = async (work: () => Promise<unknown>) => {
+  const started = process.hrtime.bigint();
+  await work();
+  return Number(process.hrtime.bigint() - started) / 1e6;
+};
+
+// A throwaway database, dropped at the end.
+const dbName = `runway_bench_${randomBase62(8).toLowerCase()}`;
+const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+await admin.unsafe(`CREATE DATABASE ${dbName}`);
+const dbUrl = Object.assign(new URL(adminUrl), { pathname: `/${dbName}` }).toString();
+
+// The reference server over streamable HTTP: one process that both paths talk to.
+const httpPort = await new Promise<number>((resolve) => {
+  const probe = createNetServer().listen(0, '127.0.0.1', () => {
+    const { port } = probe.address() as AddressInfo;
+    probe.close(() => resolve(port));
+  });
+});
+const everythingHttp = spawn(process.execPath, [serverEverythingEntry(), 'streamableHttp'], { env: { ...process.env, PORT: String(httpPort) }, stdio: 'ignore' });
+const everythingUrl = `http://127.0.0.1:${httpPort}/mcp`;
+for (let i = 0; !(await fetch(`http://127.0.0.1:${httpPort}/`).then(() => true, () => false)); i++) {
+  if (i > 300) throw new Error('server-everything did not start');
+  await new Promise((r) => setTimeout(r, 50));
+}
+
+const config = loadConfig({
+  DATABASE_URL: dbUrl,
+  RUNWAY_ENCRYPTION_KEY: SecretBox.generateKey(),
+  LOG_LEVEL: 'info',
+  RATE_LIMIT_PER_MINUTE: '100000000',
+  RATE_LIMIT_BURST: '100000000',
+});
+const sql = createSql(config.DATABASE_URL);
+await migrate(sql);
+const box = SecretBox.fromBase64(config.RUNWAY_ENCRYPTION_KEY);
+// Request logs are written, as in production, but to nowhere.
+const log = createLogger(config.LOG_LEVEL, new Writable({ write: (_chunk, _enc, done) => done() }));
+const pool = new ConnectionPool({ idleTimeoutMs: config.MCP_IDLE_TIMEOUT_MS, log });
+const mcp = createMcpOperations({ sql, box, config, log, pool });
+const temporal = new TemporalClient({ connection: Connection.lazy({ address: config.TEMPORAL_ADDRESS }) });
+const app = createApp({ sql, temporal, config, log, mcp });
+const server = app.express.listen(0, '127.0.0.1');
+await once(server, 'listening');
+const apiBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+const seeded = await seedDemo(sql, box, { httpUrl: everythingUrl });
+
+async function bench(label: string, serverId: string, direct: McpClient) {
+  const url = `${apiBase}/projects/${seeded.projectId}/servers/${serverId}/tools/call`;
+  const body = JSON.stringify({ toolName: 'echo', parameters: { message: 'bench' } });
+  const viaApi = async () => {
+    const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json' }, body });
+    if (response.status !== 200) throw new Error(`API answered ${response.status}: ${await response.text()}`);
+    await response.json();
+  };
+  const viaSdk = () => direct.callTool({ name: 'echo', arguments: { message: 'bench' } });
+
+  for (let i = 0; i < WARMUP; i++) await Promise.all([viaApi(), viaSdk()]);
+  const api: number[] = [];
+  const sdk: number[] = [];
+  const diffs: number[] = [];
+  for (let i = 0; i < ITERATIONS; i++) {
+    // Alternate which goes first so neither always runs on a just-woken event loop.
+    let a: number;
+    let d: number;
+    if (i % 2) {
+      a = await time(viaApi);
+      d = await time(viaSdk);
+    } else {
+      d = await time(viaSdk);
+      a = await time(viaApi);
+    }
+    api.push(a);
+    sdk.push(d);
+    diffs.push(a - d);
+  }
+  for (const list of [api, sdk, diffs]) list.sort((x, y) => x - y);
+  const row = (name: string, s: number[]) => `  ${name.padEnd(22)} median ${ms(quantile(s, 0.5))}  p10 ${ms(quantile(s, 0.1))}  p90 ${ms(quantile(s, 0.9))}  p99 ${ms(quantile(s, 0.99))}`;
+  console.log(`\n${label} (${ITERATIONS} calls each, ${WARMUP} warm-up)`);
+  console.log(row('API tools/call', api));
+  console.log(row('direct SDK callTool', sdk));
+  console.log(row('overhead (paired)', diffs));
+  const overhead = quantile(diffs, 0.5);
+  console.log(`  => median overhead ${ms(overhead)} (IQR ${ms(quantile(diffs, 0.25))} .. ${ms(quantile(diffs, 0.75))}); target < 2 ms: ${overhead < 2 ? 'MET' : 'MISSED'}`);
+}
+
+/** Where the overhead lives: a bare HTTP round trip, and the middleware every /api/v1 route pays (auth, rate limit). */
+async function floor() {
+  const headers = { authorization: `Bearer ${seeded.apiKey}` };
+  const origin = apiBase.replace('/api/v1', '');
+  const bare = () => fetch(`${origin}/healthz`).then((r) => r.json());
+  const me = () => fetch(`${apiBase}/me`, { headers }).then((r) => r.json());
+  for (let i = 0; i < WARMUP; i++) await Promise.all([bare(), me()]);
+  const [bareTimes, meTimes]: number[][] = [[], []];
+  for (let i = 0; i < ITERATIONS; i++) {
+    bareTimes.push(await time(bare));
+    meTimes.push(await time(me));
+  }
+  for (const list of [bareTimes, meTimes]) list.sort((x, y) => x - y);
+  console.log(`\nAPI floor, paid by every route (${ITERATIONS} calls each)`);
+  console.log(`  GET /healthz (HTTP round trip, no key)   median ${ms(quantile(bareTimes, 0.5))}  p90 ${ms(quantile(bareTimes, 0.9))}`);
+  console.log(`  GET /me (auth + rate limit + 1 query)     median ${ms(quantile(meTimes, 0.5))}  p90 ${ms(quantile(meTimes, 0.9))}`);
+}
+
+const [stdioServer, httpServer] = seeded.servers;
+const directStdio = new McpClient({ name: 'bench', version: '0' });
+await directStdio.connect(new StdioClientTransport({ command: process.execPath, args: [serverEverythingEntry(), 'stdio'], stderr: 'ignore' }));
+const directHttp = new McpClient({ name: 'bench', version: '0' });
+await directHttp.connect(new StreamableHTTPClientTransport(new URL(everythingUrl)));
+
+try {
+  // stdio: the pool's child and the direct client's child run the same program (a stdio server has one client).
+  await bench('server-everything over stdio', stdioServer.id, directStdio);
+  // streamable HTTP: both paths talk to the very same server process.
+  await bench('server-everything over streamable HTTP', httpServer.id, directHttp);
+  await floor();
+} finally {
+  await Promise.allSettled([directStdio.close(), directHttp.close()]);
+  server.closeAllConnections();
+  server.close();
+  await pool.close();
+  await sql.end({ timeout: 5 });
+  everythingHttp.kill('SIGTERM');
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.end();
+}

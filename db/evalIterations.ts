@@ -1,0 +1,137 @@
+import type { Db } from './connection.js';
+import { newId } from './ids.js';
+
+export type IterationStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+export interface IterationRow {
+  id: string;
+  run_id: string;
+  case_id: string | null;
+  title: string;
+  query: string;
+  iteration_number: number;
+  status: IterationStatus;
+  result: 'passed' | 'failed' | null;
+  model: string | null;
+  provider: string | null;
+  started_at: Date | null;
+  duration_ms: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  expected_tool_calls: unknown[];
+  actual_tool_calls: unknown[];
+  error: string | null;
+  error_details: unknown;
+  metadata: Record<string, unknown> | null;
+  is_negative_test: boolean;
+  external_iteration_id: string | null;
+  seq: number;
+}
+
+export interface PlannedIteration {
+  caseId: string;
+  title: string;
+  query: string;
+  iterationNumber: number;
+  model: string | null;
+  provider: string | null;
+  expectedToolCalls: unknown[];
+  isNegativeTest: boolean;
+}
+
+/** Creates the run's pending iterations once; a repeated plan (a retried activity) inserts nothing new. */
+export async function planIterations(sql: Db, runId: string, planned: PlannedIteration[]): Promise<{ id: string; status: IterationStatus }[]> {
+  if (planned.length > 0) {
+    const rows = planned.map((p) => ({
+      id: newId('itr'),
+      run_id: runId,
+      case_id: p.caseId,
+      title: p.title,
+      query: p.query,
+      iteration_number: p.iterationNumber,
+      status: 'pending',
+      model: p.model,
+      provider: p.provider,
+      expected_tool_calls: sql.json(p.expectedToolCalls as never),
+      is_negative_test: p.isNegativeTest,
+    }));
+    for (let i = 0; i < rows.length; i += 1000) {
+      await sql`
+        INSERT INTO eval_iterations ${sql(rows.slice(i, i + 1000))}
+        ON CONFLICT (run_id, case_id, iteration_number) WHERE case_id IS NOT NULL DO NOTHING`;
+    }
+  }
+  return await sql<{ id: string; status: IterationStatus }[]>`SELECT id, status FROM eval_iterations WHERE run_id = ${runId} ORDER BY seq`;
+}
+
+export async function getIterations(sql: Db, runId: string, ids: string[]): Promise<IterationRow[]> {
+  return await sql<IterationRow[]>`SELECT * FROM eval_iterations WHERE run_id = ${runId} AND id = ANY(${ids}) ORDER BY seq`;
+}
+
+/** Marks an unfinished iteration running; false when it already finished (a retry must not run it again). */
+export async function claimIteration(sql: Db, iterationId: string): Promise<boolean> {
+  const rows = await sql`
+    UPDATE eval_iterations SET status = 'running', started_at = now(), updated_at = now()
+    WHERE id = ${iterationId} AND status IN ('pending', 'running') RETURNING id`;
+  return rows.length === 1;
+}
+
+export interface IterationOutcome {
+  status: 'completed' | 'failed';
+  result: 'passed' | 'failed';
+  model: string | null;
+  provider: string | null;
+  durationMs: number;
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+  actualToolCalls: unknown[];
+  error: string | null;
+  errorDetails?: unknown;
+  trace: object;
+}
+
+/** Writes the result and the trace together, once: the first writer wins, a duplicate execution changes nothing. */
+export async function completeIteration(sql: Db, iterationId: string, outcome: IterationOutcome): Promise<boolean> {
+  return await (sql as import('postgres').Sql).begin(async (tx) => {
+    const rows = await tx`
+      UPDATE eval_iterations SET status = ${outcome.status}, result = ${outcome.result}, model = ${outcome.model},
+        provider = ${outcome.provider}, duration_ms = ${Math.round(outcome.durationMs)},
+        input_tokens = ${outcome.usage.inputTokens}, output_tokens = ${outcome.usage.outputTokens},
+        total_tokens = ${outcome.usage.totalTokens}, actual_tool_calls = ${tx.json(outcome.actualToolCalls as never)},
+        error = ${outcome.error}, error_details = ${outcome.errorDetails === undefined ? null : tx.json(outcome.errorDetails as never)},
+        updated_at = now()
+      WHERE id = ${iterationId} AND status IN ('pending', 'running')
+      RETURNING id`;
+    if (rows.length === 0) return false;
+    await tx`INSERT INTO eval_traces (iteration_id, trace) VALUES (${iterationId}, ${tx.json(outcome.trace as never)}) ON CONFLICT DO NOTHING`;
+    return true;
+  });
+}
+
+/** What a cancelled or failed run did not get to: kept, marked cancelled. */
+export async function cancelUnfinishedIterations(sql: Db, runId: string): Promise<void> {
+  await sql`UPDATE eval_iterations SET status = 'cancelled', updated_at = now() WHERE run_id = ${runId} AND status IN ('pending', 'running')`;
+}
+
+export async function listIterationPage(sql: Db, runId: string, afterSeq: number, limit: number): Promise<IterationRow[]> {
+  return await sql<IterationRow[]>`
+    SELECT * FROM eval_iterations WHERE run_id = ${runId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`;
+}
+
+export async function findIteration(sql: Db, runId: string, iterationId: string): Promise<IterationRow | undefined> {
+  const [row] = await sql<IterationRow[]>`SELECT * FROM eval_iterations WHERE id = ${iterationId} AND run_id = ${runId}`;
+  return row;
+}
+
+export async function findTrace(sql: Db, iterationId: string): Promise<Record<string, unknown> | undefined> {
+  const [row] = await sql<{ trace: Record<string, unknown> }[]>`SELECT trace FROM eval_traces WHERE iteration_id = ${iterationId}`;
+  return row?.trace;
+}
+
+/** The finished iterations' numbers that run statistics are computed from. */
+export async function finishedOutcomes(sql: Db, runId: string) {
+  return await sql<{ caseId: string; passed: boolean; durationMs: number | null; inputTokens: number; outputTokens: number; totalTokens: number }[]>`
+    SELECT COALESCE(case_id, title) AS "caseId", result = 'passed' AS passed, duration_ms AS "durationMs",
+           input_tokens AS "inputTokens", output_tokens AS "outputTokens", total_tokens AS "totalTokens"
+    FROM eval_iterations WHERE run_id = ${runId} AND status IN ('completed', 'failed') ORDER BY seq`;
+}

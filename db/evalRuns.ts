@@ -1,0 +1,115 @@
+import type { Db, Tx } from './connection.js';
+import { newId } from './ids.js';
+
+export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+
+export interface RunRow {
+  id: string;
+  suite_id: string;
+  project_id: string;
+  organization_id: string;
+  run_number: number;
+  status: RunStatus;
+  result: 'passed' | 'failed' | 'pending' | null;
+  summary: ({ total: number; passed: number; failed: number; passRate: number } & Record<string, unknown>) | null;
+  source: string;
+  notes: string | null;
+  pass_criteria: { minimumPassRate: number };
+  server_ids: string[];
+  iteration_override: number | null;
+  model_keys_enc: string | null;
+  external_run_id: string | null;
+  error: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+export interface Progress {
+  total: number;
+  completed: number;
+  passed: number;
+  failed: number;
+}
+
+/** Serializes run creation per organization (transaction-scoped), so the concurrency cap holds across API replicas. */
+export async function lockOrganizationRuns(tx: Tx, organizationId: string): Promise<number> {
+  await tx`SELECT pg_advisory_xact_lock(hashtext('eval-runs'), hashtext(${organizationId}))`;
+  const [{ active }] = await tx<{ active: number }[]>`
+    SELECT count(*)::int AS active FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'running' AND source = 'api'`;
+  return active;
+}
+
+export async function insertRun(
+  tx: Tx,
+  input: {
+    suiteId: string; projectId: string; organizationId: string; source: string; notes?: string | null;
+    passCriteria: { minimumPassRate: number }; serverIds: string[]; iterationOverride?: number | null;
+    modelKeysEnc?: string | null; createdByKeyId?: string | null; externalRunId?: string | null;
+    framework?: string | null; ci?: unknown; tags?: unknown; expectedIterations?: number | null;
+  },
+): Promise<RunRow> {
+  // The suite row lock makes run numbers sequential per suite without gaps or duplicates.
+  await tx`SELECT id FROM eval_suites WHERE id = ${input.suiteId} FOR UPDATE`;
+  const [row] = await tx<RunRow[]>`
+    INSERT INTO eval_runs (id, suite_id, project_id, organization_id, run_number, status, result, source, notes,
+                           pass_criteria, server_ids, iteration_override, model_keys_enc, created_by_key_id,
+                           external_run_id, framework, ci, tags, expected_iterations)
+    VALUES (${newId('run')}, ${input.suiteId}, ${input.projectId}, ${input.organizationId},
+            (SELECT COALESCE(max(run_number), 0) + 1 FROM eval_runs WHERE suite_id = ${input.suiteId}),
+            'running', 'pending', ${input.source}, ${input.notes ?? null}, ${tx.json(input.passCriteria)},
+            ${input.serverIds}, ${input.iterationOverride ?? null}, ${input.modelKeysEnc ?? null}, ${input.createdByKeyId ?? null},
+            ${input.externalRunId ?? null}, ${input.framework ?? null}, ${input.ci ? tx.json(input.ci as never) : null},
+            ${input.tags ? tx.json(input.tags as never) : null}, ${input.expectedIterations ?? null})
+    RETURNING *`;
+  return row;
+}
+
+export async function findRun(sql: Db, projectId: string, runId: string): Promise<RunRow | undefined> {
+  const [row] = await sql<RunRow[]>`SELECT * FROM eval_runs WHERE id = ${runId} AND project_id = ${projectId}`;
+  return row;
+}
+
+export async function getRun(sql: Db, runId: string): Promise<RunRow | undefined> {
+  const [row] = await sql<RunRow[]>`SELECT * FROM eval_runs WHERE id = ${runId}`;
+  return row;
+}
+
+export async function listSuiteRuns(sql: Db, suiteId: string, limit: number): Promise<RunRow[]> {
+  return await sql<RunRow[]>`SELECT * FROM eval_runs WHERE suite_id = ${suiteId} ORDER BY created_at DESC, run_number DESC LIMIT ${limit}`;
+}
+
+/** Progress from the iteration rows themselves: exact, and what polling falls back to without a worker. */
+export async function runProgress(sql: Db, runId: string): Promise<Progress> {
+  const [row] = await sql<Progress[]>`
+    SELECT count(*)::int AS total,
+           count(*) FILTER (WHERE status IN ('completed', 'failed'))::int AS completed,
+           count(*) FILTER (WHERE result = 'passed')::int AS passed,
+           count(*) FILTER (WHERE result = 'failed')::int AS failed
+    FROM eval_iterations WHERE run_id = ${runId}`;
+  return row;
+}
+
+export async function markRunStarted(sql: Db, runId: string): Promise<void> {
+  await sql`UPDATE eval_runs SET started_at = COALESCE(started_at, now()) WHERE id = ${runId}`;
+}
+
+/** Ends a run once: a finished run is never finished again (finalize may be retried). Per-run model keys are dropped. */
+export async function finishRun(
+  sql: Db,
+  runId: string,
+  input: { status: Exclude<RunStatus, 'running'>; result: 'passed' | 'failed' | null; summary: object; error?: string | null },
+): Promise<RunRow | undefined> {
+  const [row] = await sql<RunRow[]>`
+    UPDATE eval_runs SET status = ${input.status}, result = ${input.result}, summary = ${sql.json(input.summary as never)},
+      error = ${input.error ?? null}, completed_at = now(), model_keys_enc = NULL
+    WHERE id = ${runId} AND status = 'running'
+    RETURNING *`;
+  return row;
+}
+
+export async function failRunToStart(sql: Db, runId: string, error: string): Promise<void> {
+  await sql`
+    UPDATE eval_runs SET status = 'failed', result = 'failed', error = ${error}, completed_at = now(), model_keys_enc = NULL
+    WHERE id = ${runId} AND status = 'running'`;
+}

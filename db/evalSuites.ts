@@ -1,0 +1,159 @@
+import type { Db, Tx } from './connection.js';
+import { newId } from './ids.js';
+
+export interface SuiteRow {
+  id: string;
+  project_id: string;
+  name: string;
+  description: string;
+  server_ids: string[];
+  default_model: string | null;
+  pass_criteria: { minimumPassRate: number };
+  source: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface CaseInput {
+  title: string;
+  query: string;
+  runs?: number;
+  model?: string;
+  provider?: string;
+  expectedToolCalls?: { toolName: string; arguments?: Record<string, unknown> }[];
+  isNegativeTest?: boolean;
+  expectedOutput?: string;
+  advancedConfig?: Record<string, unknown>;
+  matchOptions?: Record<string, unknown>;
+  externalCaseId?: string;
+}
+
+export interface CaseRow {
+  id: string;
+  suite_id: string;
+  title: string;
+  query: string;
+  runs: number;
+  model: string | null;
+  provider: string | null;
+  expected_tool_calls: { toolName: string; arguments?: Record<string, unknown> }[];
+  is_negative_test: boolean;
+  expected_output: string | null;
+  advanced_config: { system?: string; temperature?: number; maxSteps?: number; toolChoice?: 'auto' | 'required' | 'none'; failOnToolError?: boolean } | null;
+  match_options: Record<string, unknown> | null;
+}
+
+export interface CaseUpsert {
+  committed: { id: string; name: string }[];
+  failed: { id?: string; name: string; error: string }[];
+}
+
+export async function findSuite(sql: Db, projectId: string, suiteId: string): Promise<SuiteRow | undefined> {
+  const [row] = await sql<SuiteRow[]>`SELECT * FROM eval_suites WHERE id = ${suiteId} AND project_id = ${projectId}`;
+  return row;
+}
+
+/** Suites are unique by name within a project; concurrent creators of one name get the same suite. */
+export async function findOrCreateSuite(
+  sql: Db,
+  input: { projectId: string; name: string; description?: string; serverIds?: string[]; defaultModel?: string | null; passCriteria?: { minimumPassRate: number }; source: string },
+): Promise<{ suite: SuiteRow; created: boolean }> {
+  const [inserted] = await sql<SuiteRow[]>`
+    INSERT INTO eval_suites (id, project_id, name, description, server_ids, default_model, pass_criteria, source)
+    VALUES (${newId('sui')}, ${input.projectId}, ${input.name}, ${input.description ?? ''}, ${input.serverIds ?? []},
+            ${input.defaultModel ?? null}, ${sql.json(input.passCriteria ?? { minimumPassRate: 100 })}, ${input.source})
+    ON CONFLICT (project_id, name) DO NOTHING
+    RETURNING *`;
+  if (inserted) return { suite: inserted, created: true };
+  const [existing] = await sql<SuiteRow[]>`SELECT * FROM eval_suites WHERE project_id = ${input.projectId} AND name = ${input.name}`;
+  return { suite: existing, created: false };
+}
+
+/**
+ * Inserts or updates each case by its identity (title + query, or externalCaseId when given). Each case has its own
+ * savepoint, so one bad case is reported in `failed` and the others still commit.
+ */
+export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): Promise<CaseUpsert> {
+  const outcome: CaseUpsert = { committed: [], failed: [] };
+  const seen = new Map<string, number>();
+  for (const [index, c] of cases.entries()) {
+    const identity = c.externalCaseId ? `ext:${c.externalCaseId}` : `${c.title}\u0000${c.query}`;
+    const duplicateOf = seen.get(identity);
+    if (duplicateOf !== undefined) {
+      outcome.failed.push({ name: c.title, error: `duplicate of tests[${duplicateOf}] (same title and query)` });
+      continue;
+    }
+    seen.set(identity, index);
+    try {
+      const row = await tx.savepoint(async (sp) => {
+        const values = {
+          runs: c.runs ?? 1,
+          model: c.model ?? null,
+          provider: c.provider ?? null,
+          expected: sp.json((c.expectedToolCalls ?? []) as never),
+          negative: c.isNegativeTest ?? false,
+          output: c.expectedOutput ?? null,
+          advanced: c.advancedConfig ? sp.json(c.advancedConfig as never) : null,
+          match: c.matchOptions ? sp.json(c.matchOptions as never) : null,
+        };
+        const [inserted] = c.externalCaseId
+          ? await sp<{ id: string }[]>`
+              INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
+                                      expected_output, advanced_config, match_options, external_case_id)
+              VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${values.runs}, ${values.model}, ${values.provider},
+                      ${values.expected}, ${values.negative}, ${values.output}, ${values.advanced}, ${values.match}, ${c.externalCaseId})
+              ON CONFLICT (suite_id, external_case_id) WHERE external_case_id IS NOT NULL DO UPDATE SET
+                title = EXCLUDED.title, query = EXCLUDED.query, runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
+                expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
+                expected_output = EXCLUDED.expected_output, advanced_config = EXCLUDED.advanced_config,
+                match_options = EXCLUDED.match_options, updated_at = now()
+              RETURNING id`
+          : await sp<{ id: string }[]>`
+              INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
+                                      expected_output, advanced_config, match_options)
+              VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${values.runs}, ${values.model}, ${values.provider},
+                      ${values.expected}, ${values.negative}, ${values.output}, ${values.advanced}, ${values.match})
+              ON CONFLICT (suite_id, title, query) DO UPDATE SET
+                runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
+                expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
+                expected_output = EXCLUDED.expected_output, advanced_config = EXCLUDED.advanced_config,
+                match_options = EXCLUDED.match_options, updated_at = now()
+              RETURNING id`;
+        return inserted;
+      });
+      outcome.committed.push({ id: row.id, name: c.title });
+    } catch (error) {
+      outcome.failed.push({ name: c.title, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return outcome;
+}
+
+export async function listCases(sql: Db, suiteId: string): Promise<CaseRow[]> {
+  return await sql<CaseRow[]>`SELECT * FROM eval_cases WHERE suite_id = ${suiteId} ORDER BY created_at, id`;
+}
+
+export interface SuiteListRow extends SuiteRow {
+  latest_run: { id: string; status: string; result: string | null; summary: { passRate?: number; passed?: number; failed?: number } | null; created_at: string } | null;
+  runs: number;
+  runs_passed: number;
+  runs_failed: number;
+  trend: number[];
+}
+
+/** Suites with their latest run, run totals and the pass-rate trend of the last 10 finished runs, in one query. */
+export async function listSuitesWithStats(sql: Db, projectId: string): Promise<SuiteListRow[]> {
+  return await sql<SuiteListRow[]>`
+    SELECT s.*,
+      (SELECT row_to_json(r) FROM (SELECT id, status, result, summary, created_at FROM eval_runs
+        WHERE suite_id = s.id ORDER BY created_at DESC, run_number DESC LIMIT 1) r) AS latest_run,
+      (SELECT count(*)::int FROM eval_runs WHERE suite_id = s.id) AS runs,
+      (SELECT count(*)::int FROM eval_runs WHERE suite_id = s.id AND result = 'passed') AS runs_passed,
+      (SELECT count(*)::int FROM eval_runs WHERE suite_id = s.id AND result = 'failed') AS runs_failed,
+      COALESCE((SELECT array_agg(rate ORDER BY created_at) FROM (
+        SELECT (summary->>'passRate')::float8 AS rate, created_at FROM eval_runs
+        WHERE suite_id = s.id AND status <> 'running' AND summary IS NOT NULL
+        ORDER BY created_at DESC LIMIT 10) t), '{}') AS trend
+    FROM eval_suites s WHERE s.project_id = ${projectId}
+    ORDER BY s.created_at, s.id`;
+}

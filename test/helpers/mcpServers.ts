@@ -1,0 +1,60 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { serverEverythingEntry } from '../../cli/seed.js';
+import type { Db } from '../../db/connection.js';
+import type { SecretBox } from '../../db/secretBox.js';
+import { createServer, type ServerInput } from '../../db/servers.js';
+import { freePort } from './ports.js';
+
+/** Saved-server fields for a fixture in test/fixtures/mcp run as a stdio child (the way Runway runs stdio servers). */
+export function fixtureOverStdio(name: 'crashy' | 'paginated' | 'slow' | 'tools-only') {
+  return {
+    transportType: 'stdio' as const,
+    command: process.execPath,
+    args: ['--import', 'tsx', fileURLToPath(new URL(`../fixtures/mcp/${name}.ts`, import.meta.url))],
+  };
+}
+
+/** Saved-server fields for the reference server over stdio. */
+export function everythingOverStdio() {
+  return { transportType: 'stdio' as const, command: process.execPath, args: [serverEverythingEntry(), 'stdio'] };
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** The reference server as its own process over streamable HTTP (…/mcp) or legacy SSE (…/sse). */
+export async function startEverythingOverHttp(kind: 'streamableHttp' | 'sse', options: { port?: number } = {}): Promise<RunningServer> {
+  const port = options.port ?? (await freePort());
+  const child: ChildProcess = spawn(process.execPath, [serverEverythingEntry(), kind], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: 'ignore',
+  });
+  const url = `http://127.0.0.1:${port}/${kind === 'sse' ? 'sse' : 'mcp'}`;
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    // Any HTTP answer means it listens.
+    const answered = await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+    if (answered) break;
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server-everything (${kind}) did not start`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    port,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+/** Saves a server in a project with the same db module the CLI uses; returns its id. */
+export async function saveServer(sql: Db, box: SecretBox, input: ServerInput): Promise<string> {
+  return (await createServer(sql, box, input)).id;
+}

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setProviderKey } from '../../db/providerKeys.js';
+import { startScriptedModelServer, type ScriptedModelServer } from '../fixtures/model/server.js';
+import { allIterations, waitForRun } from '../helpers/evals.js';
+import { apiClient } from '../helpers/http.js';
+import { everythingOverStdio, saveServer } from '../helpers/mcpServers.js';
+import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
+import { startTestStack, type TestStack } from '../helpers/stack.js';
+
+describe('a worker restarted mid-run', () => {
+  let stack: TestStack;
+  let model: ScriptedModelServer;
+  let org: SeededOrganization;
+  let call: ReturnType<typeof apiClient>;
+  let serverId: string;
+
+  beforeAll(async () => {
+    model = await startScriptedModelServer();
+    stack = await startTestStack({ config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000', EVAL_ITERATION_CONCURRENCY: '2' } });
+    org = await seedOrganization(stack.sql);
+    call = apiClient(stack.baseUrl, org.apiKey);
+    await setProviderKey(stack.sql, stack.box, { organizationId: org.organizationId, provider: 'openai', apiKey: 'org-key', baseUrl: model.url });
+    serverId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'everything', ...everythingOverStdio() });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await model?.close();
+  });
+
+  it('finishes the run with every iteration exactly once, and no finished iteration runs again', async () => {
+    const queries = Array.from({ length: 24 }, (_, i) => `question ${String(i).padStart(2, '0')}`);
+    model.setScript('steady', { byQuery: Object.fromEntries(queries.map((q) => [q, [{ toolCalls: [{ name: 'echo', arguments: { message: q } }], delayMs: 60 }, { text: 'ok', delayMs: 60 }]])) });
+    const created = await call('POST', `/projects/${org.projectId}/eval-runs`, {
+      suiteName: 'Restart', serverIds: [serverId], modelApiKeys: { openai: 'sk-run' },
+      tests: queries.map((q) => ({ title: q, query: q, model: 'steady', provider: 'openai', expectedToolCalls: [{ toolName: 'echo', arguments: { message: q } }] })),
+    });
+    expect(created.status).toBe(202);
+    const runId = created.body.runId;
+
+    await waitForRun(call, org.projectId, runId, (r) => r.progress.completed >= 6);
+    await stack.stopWorker();
+    const finishedBefore = (await allIterations(call, org.projectId, runId)).filter((i) => i.status === 'completed').map((i) => i.title);
+    expect(finishedBefore.length).toBeGreaterThanOrEqual(6);
+    expect(finishedBefore.length).toBeLessThan(24);
+
+    // No worker answers the progress query: polling falls back to the database and still answers quickly.
+    const started = Date.now();
+    const polled = await call('GET', `/projects/${org.projectId}/eval-runs/${runId}`);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(polled.body).toMatchObject({ status: 'running', progress: { total: 24, completed: finishedBefore.length } });
+
+    await stack.startWorker();
+    const run = await waitForRun(call, org.projectId, runId);
+    expect(run).toMatchObject({ status: 'completed', result: 'passed', summary: { total: 24, passed: 24 }, progress: { total: 24, completed: 24 } });
+
+    const rows = await stack.sql<{ title: string; n: number }[]>`
+      SELECT title, count(*)::int AS n FROM eval_iterations WHERE run_id = ${runId} GROUP BY title`;
+    expect(rows).toHaveLength(24);
+    expect(rows.every((r) => r.n === 1)).toBe(true);
+    // An iteration that had finished before the restart asked the model exactly once per turn.
+    for (const title of finishedBefore) {
+      const turns = model.calls('steady').filter((c) => c.lastUserText === title).map((c) => c.turnIndex);
+      expect(turns, title).toEqual([0, 1]);
+    }
+  });
+});

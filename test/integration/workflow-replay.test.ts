@@ -1,0 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+
+// Histories recorded from real runs (a completed run and a cancelled one). Replaying them against today's workflow
+// code fails when a change would make running workflows non-deterministic: such a change needs versioning (patched()).
+const histories = ['eval-run-completed', 'eval-run-cancelled'];
+
+describe('evalRun workflow replay', () => {
+  it.each(histories)('replays the committed %s history deterministically', async (name) => {
+    const history = JSON.parse(readFileSync(new URL(`../fixtures/histories/${name}.json`, import.meta.url), 'utf8'));
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, `${name}-replay`),
+    ).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,66 @@
+import { ActivityCancellationType, CancellationScope, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import { progressQuery, type EvalRunInput, type EvalRunProgress } from './definitions.js';
+
+/** Attempts per batch of iterations; on the last one, failures are recorded as failed iterations instead. */
+const ITERATION_ATTEMPTS = 5;
+
+const { planRun, finalizeRun } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 30 },
+});
+
+const { runIterationBatch } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 hour',
+  heartbeatTimeout: '30 seconds',
+  // wait for the activity to stop its model and MCP calls before finalizing
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: {
+    initialInterval: '1 second',
+    maximumInterval: '20 seconds',
+    maximumAttempts: ITERATION_ATTEMPTS,
+    nonRetryableErrorTypes: ['RunNotFound'],
+  },
+});
+
+/**
+ * One eval run: plan the iterations, run them in batches with bounded parallelism, and always finalize — also
+ * after a failure or a cancellation. Everything large lives in Postgres; history holds ids and counts only.
+ */
+export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string; result: string | null }> {
+  const progress: EvalRunProgress = { total: 0, completed: 0, passed: 0, failed: 0 };
+  setHandler(progressQuery, () => progress);
+
+  let outcome: 'completed' | 'failed' | 'cancelled' = 'completed';
+  let error: string | undefined;
+  let failure: unknown;
+  try {
+    const plan = await planRun({ runId });
+    progress.total = plan.iterationIds.length;
+    const batches: string[][] = [];
+    for (let i = 0; i < plan.iterationIds.length; i += plan.batchSize) batches.push(plan.iterationIds.slice(i, i + plan.batchSize));
+    let next = 0;
+    const lane = async () => {
+      while (next < batches.length) {
+        const batch = batches[next++];
+        const done = await runIterationBatch({ runId, iterationIds: batch, lastAttempt: ITERATION_ATTEMPTS });
+        progress.completed += done.completed;
+        progress.passed += done.passed;
+        progress.failed += done.failed;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(plan.concurrency, batches.length) }, lane));
+  } catch (err) {
+    failure = err;
+    if (isCancellation(err)) outcome = 'cancelled';
+    else {
+      outcome = 'failed';
+      error = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+    }
+  }
+
+  const finished = await CancellationScope.nonCancellable(() => finalizeRun({ runId, outcome, error }));
+  // Cancelled and failed runs also end that way in Temporal, so the Web UI tells the same story.
+  if (failure) throw failure;
+  return { status: finished.status, result: finished.result };
+}
