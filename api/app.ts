@@ -10,10 +10,12 @@ import { parseHostedModels, type HostedModelCatalog } from '../activities/models
 import { authenticate, keyManagementSurface } from './auth.js';
 import { jsonObjectBody } from './body.js';
 import { CursorCodec } from './cursor.js';
+import { docsRoutes } from './docs.js';
 import { RunLauncher } from './runLauncher.js';
 import { errorHandler, unknownRoute } from './errors.js';
 import { healthRoutes } from './health.js';
-import { rateLimit } from './rateLimit.js';
+import { createMetrics, httpMetrics, instrumentMcp, metricsRoute, registerActiveRuns, type Metrics } from './metrics.js';
+import { openApiRoute } from './openapi.js';
 import { toHandler, type RouteSpec } from './route.js';
 import { allRoutes } from './routes/index.js';
 
@@ -24,6 +26,8 @@ export interface AppDeps {
   log: Logger;
   /** operations on saved MCP servers (activities/mcp), called directly by the server-operation routes */
   mcp: McpOperations;
+  /** this process's Prometheus registry and instruments (default: a fresh one), served at /metrics */
+  metrics?: Metrics;
 }
 
 /** What route modules receive: the app's dependencies plus the services built from them once. */
@@ -37,37 +41,43 @@ export interface RouteDeps extends AppDeps {
 export interface App {
   express: Express;
   routes: RouteSpec[];
+  metrics: Metrics;
 }
 
 export function createApp(deps: AppDeps): App {
+  const metrics = deps.metrics ?? createMetrics();
+  registerActiveRuns(metrics, deps.sql);
   const routeDeps: RouteDeps = {
     ...deps,
+    mcp: instrumentMcp(deps.mcp, metrics),
     cursors: new CursorCodec(deps.config.RUNWAY_ENCRYPTION_KEY),
     box: SecretBox.fromBase64(deps.config.RUNWAY_ENCRYPTION_KEY),
     runs: new RunLauncher(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
     catalog: parseHostedModels(deps.config.HOSTED_MODELS),
   };
-  const routes = allRoutes(routeDeps);
+  const routes: RouteSpec[] = [...allRoutes(routeDeps), openApiRoute(() => routes)];
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(requestLog(deps.log));
+  app.use(httpMetrics(metrics, () => app));
 
   const v1 = express.Router();
   v1.all(['/api-keys', '/api-keys/*rest'], keyManagementSurface);
   for (const route of routes.filter((r) => r.auth === false)) v1[route.method](route.path, toHandler(route));
-  v1.use(authenticate(deps.sql));
-  v1.use(rateLimit(deps.sql, { perMinute: deps.config.RATE_LIMIT_PER_MINUTE, burst: deps.config.RATE_LIMIT_BURST }));
+  v1.use(authenticate(deps.sql, { perMinute: deps.config.RATE_LIMIT_PER_MINUTE, burst: deps.config.RATE_LIMIT_BURST, onReject: () => metrics.rateLimitRejections.inc() }));
   const bodies = jsonObjectBody();
   for (const route of routes.filter((r) => r.auth !== false)) {
     v1[route.method](route.path, ...(route.method === 'get' ? [] : bodies), toHandler(route));
   }
 
   app.use(healthRoutes(deps));
+  app.get('/metrics', metricsRoute(metrics, deps.config.METRICS_TOKEN));
+  app.use(docsRoutes());
   app.use('/api/v1', v1);
   app.use(unknownRoute);
   app.use(errorHandler(deps.log));
-  return { express: app, routes };
+  return { express: app, routes, metrics };
 }
 
 function requestLog(log: Logger): RequestHandler {

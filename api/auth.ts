@@ -1,7 +1,8 @@
 import type { RequestHandler } from 'express';
-import { lookupApiKey } from '../db/accounts.js';
+import { admitApiKey } from '../db/accounts.js';
 import type { Sql } from '../db/connection.js';
 import { ApiError } from './errors.js';
+import { bucketSettings, enforceRateLimit, type RateLimitSettings } from './rateLimit.js';
 
 const bearer = /^Bearer[ ]+(\S+)\s*$/i;
 
@@ -17,16 +18,21 @@ export const keyManagementSurface: RequestHandler = (req) => {
   throw new ApiError('UNAUTHORIZED', 'the key-management surface needs a signed-in user session, not an API key');
 };
 
-/** Resolves `Authorization: Bearer sk_...` to the principal the key acts as; nothing is cached, so revocation is immediate. */
-export function authenticate(sql: Sql): RequestHandler {
+/**
+ * Resolves `Authorization: Bearer sk_...` to the principal the key acts as and takes a token from the key's
+ * rate-limit bucket, in one database round trip. Nothing is cached, so revocation is immediate.
+ */
+export function authenticate(sql: Sql, limits: RateLimitSettings): RequestHandler {
+  const bucket = bucketSettings(limits);
   return async (req, res, next) => {
     const token = bearerToken(req.get('authorization'));
     if (!token) throw new ApiError('UNAUTHORIZED', 'missing bearer API key: send Authorization: Bearer sk_...');
     if (!token.startsWith('sk_') || token.length > 200) throw new ApiError('UNAUTHORIZED', 'invalid API key');
-    const found = await lookupApiKey(sql, token);
+    const found = await admitApiKey(sql, token, bucket);
     switch (found.status) {
       case 'valid':
         res.locals.principal = found.principal;
+        enforceRateLimit(res, found.principal, found.rateLimit, limits);
         return next();
       case 'orphaned':
         throw new ApiError('UNAUTHORIZED', 'this API key is no longer bound to an organization', { reason: 'ORPHANED_KEY' });

@@ -10,28 +10,24 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
+import type { AddressInfo } from 'node:net';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as TemporalClient, Connection } from '@temporalio/client';
-import postgres from 'postgres';
 import { loadConfig } from '../activities/config.js';
 import { createLogger } from '../activities/logger.js';
-import { ConnectionPool, createMcpOperations } from '../activities/mcp/index.js';
+import { createServices } from '../activities/services.js';
 import { createApp } from '../api/app.js';
 import { seedDemo, serverEverythingEntry } from '../cli/seed.js';
-import { createSql } from '../db/connection.js';
-import { randomBase62 } from '../db/ids.js';
 import { migrate } from '../db/migrate.js';
 import { SecretBox } from '../db/secretBox.js';
+import { freePort } from '../test/helpers/ports.js';
+import { discard, quantile, throwawayDatabase } from './harness.js';
 
 const ITERATIONS = Number(process.argv[2] ?? 2000);
 const WARMUP = 200;
-const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const ms = (n: number) => `${n.toFixed(3)} ms`;
 const time = async (work: () => Promise<unknown>) => {
   const started = process.hrtime.bigint();
@@ -39,19 +35,10 @@ const time = async (work: () => Promise<unknown>) => {
   return Number(process.hrtime.bigint() - started) / 1e6;
 };
 
-// A throwaway database, dropped at the end.
-const dbName = `runway_bench_${randomBase62(8).toLowerCase()}`;
-const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-await admin.unsafe(`CREATE DATABASE ${dbName}`);
-const dbUrl = Object.assign(new URL(adminUrl), { pathname: `/${dbName}` }).toString();
+const database = await throwawayDatabase();
 
 // The reference server over streamable HTTP: one process that both paths talk to.
-const httpPort = await new Promise<number>((resolve) => {
-  const probe = createNetServer().listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as AddressInfo;
-    probe.close(() => resolve(port));
-  });
-});
+const httpPort = await freePort();
 const everythingHttp = spawn(process.execPath, [serverEverythingEntry(), 'streamableHttp'], { env: { ...process.env, PORT: String(httpPort) }, stdio: 'ignore' });
 const everythingUrl = `http://127.0.0.1:${httpPort}/mcp`;
 for (let i = 0; !(await fetch(`http://127.0.0.1:${httpPort}/`).then(() => true, () => false)); i++) {
@@ -60,19 +47,17 @@ for (let i = 0; !(await fetch(`http://127.0.0.1:${httpPort}/`).then(() => true, 
 }
 
 const config = loadConfig({
-  DATABASE_URL: dbUrl,
+  DATABASE_URL: database.url,
   RUNWAY_ENCRYPTION_KEY: SecretBox.generateKey(),
   LOG_LEVEL: 'info',
   RATE_LIMIT_PER_MINUTE: '100000000',
   RATE_LIMIT_BURST: '100000000',
 });
-const sql = createSql(config.DATABASE_URL);
-await migrate(sql);
-const box = SecretBox.fromBase64(config.RUNWAY_ENCRYPTION_KEY);
 // Request logs are written, as in production, but to nowhere.
-const log = createLogger(config.LOG_LEVEL, new Writable({ write: (_chunk, _enc, done) => done() }));
-const pool = new ConnectionPool({ idleTimeoutMs: config.MCP_IDLE_TIMEOUT_MS, log });
-const mcp = createMcpOperations({ sql, box, config, log, pool });
+const log = createLogger(config.LOG_LEVEL, discard());
+const services = createServices(config, log);
+const { sql, box, mcp } = services;
+await migrate(sql);
 const temporal = new TemporalClient({ connection: Connection.lazy({ address: config.TEMPORAL_ADDRESS }) });
 const app = createApp({ sql, temporal, config, log, mcp });
 const server = app.express.listen(0, '127.0.0.1');
@@ -117,6 +102,9 @@ async function bench(label: string, serverId: string, direct: McpClient) {
   console.log(row('overhead (paired)', diffs));
   const overhead = quantile(diffs, 0.5);
   console.log(`  => median overhead ${ms(overhead)} (IQR ${ms(quantile(diffs, 0.25))} .. ${ms(quantile(diffs, 0.75))}); target < 2 ms: ${overhead < 2 ? 'MET' : 'MISSED'}`);
+  const apiMedian = quantile(api, 0.5);
+  const sdkMedian = quantile(sdk, 0.5);
+  console.log(`BENCH ${JSON.stringify({ benchmark: `tools/call overhead, ${label}`, ours: apiMedian, baseline: sdkMedian, unit: 'ms', ratio: apiMedian / sdkMedian, target: 'median overhead < 2 ms', met: overhead < 2, overhead, spread: { overhead: [quantile(diffs, 0.25), quantile(diffs, 0.75)] } })}`);
 }
 
 /** Where the overhead lives: a bare HTTP round trip, and the middleware every /api/v1 route pays (auth, rate limit). */
@@ -153,9 +141,7 @@ try {
   await Promise.allSettled([directStdio.close(), directHttp.close()]);
   server.closeAllConnections();
   server.close();
-  await pool.close();
-  await sql.end({ timeout: 5 });
+  await services.close();
   everythingHttp.kill('SIGTERM');
-  await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
+  await database.drop();
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from './connection.js';
 import { newId, randomBase62 } from './ids.js';
+import { takeTokenStatement, toTakeResult, type BucketSettings, type TakeResult } from './rateLimits.js';
 
 export type OrgRole = 'owner' | 'admin' | 'member';
 
@@ -12,7 +13,7 @@ export interface Principal {
 }
 
 export type KeyLookup =
-  | { status: 'valid'; principal: Principal }
+  | { status: 'valid'; principal: Principal; rateLimit: TakeResult }
   | { status: 'unknown' | 'revoked' | 'orphaned' };
 
 export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
@@ -56,17 +57,29 @@ export async function revokeApiKey(sql: Db, keyId: string): Promise<boolean> {
   return rows.length === 1;
 }
 
-/** One round trip: the key, its organization binding and the owner's membership in it. */
-export async function lookupApiKey(sql: Db, key: string): Promise<KeyLookup> {
-  const [row] = await sql<{ id: string; user_id: string; organization_id: string | null; revoked: boolean; role: OrgRole | null }[]>`
-    SELECT k.id, k.user_id, k.organization_id, k.revoked_at IS NOT NULL AS revoked, m.role
-    FROM api_keys k
-    LEFT JOIN memberships m ON m.organization_id = k.organization_id AND m.user_id = k.user_id
-    WHERE k.key_hash = ${hashApiKey(key)}`;
+/**
+ * Admits a request in one round trip: the key, its organization binding, the owner's membership in it, and —
+ * for a usable key only — a token from its rate-limit bucket. Every request pays this, so it is one statement.
+ */
+export async function admitApiKey(sql: Db, key: string, bucket: BucketSettings): Promise<KeyLookup> {
+  const [row] = await sql<{ id: string; user_id: string; organization_id: string | null; revoked: boolean; role: OrgRole | null; tokens: number | null; last_allowed: boolean | null }[]>`
+    WITH api_key AS (
+      SELECT k.id, k.user_id, k.organization_id, k.revoked_at IS NOT NULL AS revoked, m.role
+      FROM api_keys k
+      LEFT JOIN memberships m ON m.organization_id = k.organization_id AND m.user_id = k.user_id
+      WHERE k.key_hash = ${hashApiKey(key)}
+    ), bucket AS (
+      ${takeTokenStatement(sql, sql`SELECT id AS key_id FROM api_key WHERE NOT revoked AND role IS NOT NULL`, bucket)}
+    )
+    SELECT api_key.*, bucket.tokens, bucket.last_allowed FROM api_key LEFT JOIN bucket ON true`;
   if (!row) return { status: 'unknown' };
   if (row.revoked) return { status: 'revoked' };
-  if (!row.organization_id || !row.role) return { status: 'orphaned' };
-  return { status: 'valid', principal: { keyId: row.id, userId: row.user_id, organizationId: row.organization_id, orgRole: row.role } };
+  if (!row.organization_id || !row.role || row.tokens === null || row.last_allowed === null) return { status: 'orphaned' };
+  return {
+    status: 'valid',
+    principal: { keyId: row.id, userId: row.user_id, organizationId: row.organization_id, orgRole: row.role },
+    rateLimit: toTakeResult({ tokens: row.tokens, last_allowed: row.last_allowed }, bucket),
+  };
 }
 
 export async function getAccount(sql: Db, principal: Principal) {

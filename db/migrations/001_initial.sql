@@ -285,8 +285,9 @@ CREATE TABLE ingest_artifacts (
   created_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 
--- token bucket per API key; shared by every API process
-CREATE TABLE rate_limit_buckets (
+-- token bucket per API key; shared by every API process. UNLOGGED: written on every request, so it skips the
+-- WAL flush at commit; after a database crash the buckets start full again, which is harmless.
+CREATE UNLOGGED TABLE rate_limit_buckets (
   key_id      text PRIMARY KEY,
   tokens      double precision NOT NULL,
   -- whether the request that last touched the bucket was let through

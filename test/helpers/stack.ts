@@ -6,10 +6,11 @@ import { inject } from 'vitest';
 import { createActivities } from '../../activities/index.js';
 import { loadConfig, type Config } from '../../activities/config.js';
 import { createLogger, type Logger } from '../../activities/logger.js';
-import { ConnectionPool, createMcpOperations, type McpOperations } from '../../activities/mcp/index.js';
+import type { ConnectionPool, McpOperations } from '../../activities/mcp/index.js';
+import { createServices } from '../../activities/services.js';
 import { createApp, type App } from '../../api/app.js';
 import { randomBase62 } from '../../db/ids.js';
-import { SecretBox } from '../../db/secretBox.js';
+import type { SecretBox } from '../../db/secretBox.js';
 import { createRunwayWorker } from '../../worker/createWorker.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
@@ -65,11 +66,10 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       done();
     },
   }));
-  const box = SecretBox.fromBase64(config.RUNWAY_ENCRYPTION_KEY);
+  const services = createServices(config, log, db.sql);
+  const { box, pool, mcp } = services;
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const pool = new ConnectionPool({ idleTimeoutMs: config.MCP_IDLE_TIMEOUT_MS, log });
-  const mcp = createMcpOperations({ sql: db.sql, box, config, log, pool });
   const app = createApp({ sql: db.sql, temporal, config, log, mcp });
   const server: Server = await new Promise((resolve) => {
     const s = app.express.listen(0, '127.0.0.1', () => resolve(s));
@@ -83,7 +83,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       connection: workerConnection,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue,
-      activities: createActivities({ sql: db.sql, box, config, log, mcp }),
+      activities: createActivities({ ...services, config, log }),
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
     worker = { worker: w, running: w.run(), connection: workerConnection };
