@@ -1,6 +1,6 @@
 /**
- * tools/call through the API against a direct in-process MCP SDK client, on the same warm server.
- * DESIGN.md target: under 2 ms median overhead with a warm connection.
+ * tools/call through the API against a direct in-process MCP SDK client, on the same warm server (DESIGN.md target:
+ * under 2 ms median overhead with a warm connection), and against the MCP Inspector CLI doing the same call.
  *
  *   npx tsx bench/tools-call.ts [iterations]      (DATABASE_URL: an admin URL; default the local Postgres)
  *
@@ -10,7 +10,9 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -27,6 +29,7 @@ import { discard, quantile, throwawayDatabase } from './harness.js';
 
 const ITERATIONS = Number(process.argv[2] ?? 2000);
 const WARMUP = 200;
+const INSPECTOR_CALLS = 10;
 
 const ms = (n: number) => `${n.toFixed(3)} ms`;
 const time = async (work: () => Promise<unknown>) => {
@@ -65,7 +68,26 @@ await once(server, 'listening');
 const apiBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
 const seeded = await seedDemo(sql, box, { httpUrl: everythingUrl });
 
-async function bench(label: string, serverId: string, direct: McpClient) {
+const inspectorCli = createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/build/cli.js');
+
+/**
+ * The tool a user would pick instead: the MCP Inspector in CLI mode, one process per call (it connects, calls,
+ * prints and exits). Its cwd is its own build folder because it looks for its package.json relative to cwd.
+ */
+async function inspectorCall(target: string[]): Promise<number> {
+  return await time(async () => {
+    const child = spawn(process.execPath, [inspectorCli, '--cli', ...target, '--method', 'tools/call', '--tool-name', 'echo', '--tool-arg', 'message=bench'], {
+      cwd: dirname(inspectorCli),
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    const [code] = await once(child, 'exit');
+    if (code !== 0 || !out.includes('Echo: bench')) throw new Error(`inspector CLI failed (${code}): ${out}`);
+  });
+}
+
+async function bench(label: string, serverId: string, direct: McpClient, inspectorTarget: string[]) {
   const url = `${apiBase}/projects/${seeded.projectId}/servers/${serverId}/tools/call`;
   const body = JSON.stringify({ toolName: 'echo', parameters: { message: 'bench' } });
   const viaApi = async () => {
@@ -104,6 +126,11 @@ async function bench(label: string, serverId: string, direct: McpClient) {
   console.log(`  => median overhead ${ms(overhead)} (IQR ${ms(quantile(diffs, 0.25))} .. ${ms(quantile(diffs, 0.75))}); target < 2 ms: ${overhead < 2 ? 'MET' : 'MISSED'}`);
   const apiMedian = quantile(api, 0.5);
   const sdkMedian = quantile(sdk, 0.5);
+  const inspector: number[] = [];
+  for (let i = 0; i < INSPECTOR_CALLS; i++) inspector.push(await inspectorCall(inspectorTarget));
+  const inspectorMedian = quantile(inspector, 0.5);
+  console.log(`  MCP Inspector CLI (one process per call, ${INSPECTOR_CALLS} calls) median ${ms(inspectorMedian)}: Runway is ${(inspectorMedian / quantile(api, 0.5)).toFixed(0)}x faster`);
+  console.log(`BENCH ${JSON.stringify({ benchmark: `tools/call vs MCP Inspector CLI, ${label}`, ours: quantile(api, 0.5), baseline: inspectorMedian, unit: 'ms', ratio: quantile(api, 0.5) / inspectorMedian, target: 'faster than the Inspector CLI', met: quantile(api, 0.5) < inspectorMedian })}`);
   console.log(`BENCH ${JSON.stringify({ benchmark: `tools/call overhead, ${label}`, ours: apiMedian, baseline: sdkMedian, unit: 'ms', ratio: apiMedian / sdkMedian, target: 'median overhead < 2 ms', met: overhead < 2, overhead, spread: { overhead: [quantile(diffs, 0.25), quantile(diffs, 0.75)] } })}`);
 }
 
@@ -133,9 +160,9 @@ await directHttp.connect(new StreamableHTTPClientTransport(new URL(everythingUrl
 
 try {
   // stdio: the pool's child and the direct client's child run the same program (a stdio server has one client).
-  await bench('server-everything over stdio', stdioServer.id, directStdio);
+  await bench('server-everything over stdio', stdioServer.id, directStdio, [process.execPath, serverEverythingEntry(), 'stdio']);
   // streamable HTTP: both paths talk to the very same server process.
-  await bench('server-everything over streamable HTTP', httpServer.id, directHttp);
+  await bench('server-everything over streamable HTTP', httpServer.id, directHttp, [everythingUrl, '--transport', 'http']);
   await floor();
 } finally {
   await Promise.allSettled([directStdio.close(), directHttp.close()]);
