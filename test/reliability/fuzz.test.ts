@@ -65,6 +65,7 @@ const malformedBody = fc.oneof(
   }),
   fc.constantFrom('{', '{"a":', '[1,2', 'null', 'true', '42', '"text"', '[]', '{"a":1}}', '\u0000', 'NaN', "{'single': 1}"),
   deepNesting,
+  deepObject,
   fc.constant('x'.repeat(1024 * 1024 + 10)),
   fc.constant(JSON.stringify({ pad: 'y'.repeat(7 * 1024 * 1024) })),
   fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 5 }).map((a) => JSON.stringify(a)),
