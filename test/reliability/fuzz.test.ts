@@ -73,7 +73,7 @@ const contentType = fc.constantFrom('application/json', 'text/plain', 'applicati
 const garbageSegment = fc.oneof(
   fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent),
   fc.constant('x'.repeat(5000)),
-  fc.constantFrom('%00', '..%2F..%2Fetc', '%E2%80%AE', 'default', 'null', '-1', '%ZZ', "1'%20OR%20'1'%3D'1"),
+  fc.constantFrom('%00', '..%2F..%2Fetc', '%E2%80%AE', 'null', '-1', '%ZZ', "1'%20OR%20'1'%3D'1"),
 );
 const garbageQuery = fc
   .dictionary(fc.constantFrom('limit', 'cursor', 'status', 'before', 'projectId', 'organizationId', 'x'), fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('-1', '0', '201', '1e309', 'abc', 'x'.repeat(3000), '[]')), { maxKeys: 4 })
