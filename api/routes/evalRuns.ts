@@ -1,3 +1,4 @@
+import type { Principal } from '../../db/accounts.js';
 import type { Sql } from '../../db/connection.js';
 import { findIteration, findTrace, listIterationPage } from '../../db/evalIterations.js';
 import { failRunToStart, findRun, insertRun, lockOrganizationRuns, runProgress, type RunRow } from '../../db/evalRuns.js';
@@ -21,6 +22,13 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, cursors }: Rout
   // progress query, still there for operators) measured 34 ms median while a large run was active and slowed the
   // run itself by ~15% (bench/eval-run.ts; docs/PERFORMANCE.md).
   const view = async (run: RunRow) => toEvalRun(run, await runProgress(sql, run.id));
+  /** The run a request names, in a project the key may see; 404 otherwise. */
+  const requireRun = async (principal: Principal, params: { projectId: string; runId: string }) => {
+    const project = await requireProject(sql, principal, params.projectId);
+    const run = await findRun(sql, project.id, params.runId);
+    if (!run) throw notFound('eval run', { runId: params.runId });
+    return run;
+  };
 
   return [
     defineRoute({
@@ -109,9 +117,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, cursors }: Rout
       response: evalRunSchema,
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        const run = await findRun(sql, project.id, params.runId);
-        if (!run) throw notFound('eval run', { runId: params.runId });
+        const run = await requireRun(principal, params);
         return await view(run);
       },
     }),
@@ -125,9 +131,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, cursors }: Rout
       response: evalRunSchema,
       errors: ['NOT_FOUND', 'CONFLICT'],
       async handler({ principal, params }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        const run = await findRun(sql, project.id, params.runId);
-        if (!run) throw notFound('eval run', { runId: params.runId });
+        const run = await requireRun(principal, params);
         if (run.status !== 'running' || run.source !== 'api') {
           throw new ApiError('CONFLICT', `the run is ${run.status === 'running' ? 'ingested, not executed here' : `already ${run.status}`}; only a running run can be cancelled`, { status: run.status });
         }
@@ -145,9 +149,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, cursors }: Rout
       response: iterationPage,
       errors: ['NOT_FOUND', 'VALIDATION_ERROR'],
       async handler({ principal, params, query }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        const run = await findRun(sql, project.id, params.runId);
-        if (!run) throw notFound('eval run', { runId: params.runId });
+        const run = await requireRun(principal, params);
         const scope = `iterations:${run.id}`;
         const after = query.cursor ? cursors.decode<number>(scope, query.cursor) : 0;
         const rows = await listIterationPage(sql, run.id, after, query.limit + 1);
@@ -167,9 +169,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, cursors }: Rout
       response: traceSchema,
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        const run = await findRun(sql, project.id, params.runId);
-        if (!run) throw notFound('eval run', { runId: params.runId });
+        const run = await requireRun(principal, params);
         const iteration = await findIteration(sql, run.id, params.iterationId);
         if (!iteration) throw notFound('iteration', { iterationId: params.iterationId });
         const trace = await findTrace(sql, iteration.id);

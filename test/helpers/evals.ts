@@ -1,5 +1,11 @@
 import { expect } from 'vitest';
-import type { apiClient } from './http.js';
+import type { Config } from '../../activities/config.js';
+import { setProviderKey } from '../../db/providerKeys.js';
+import { startScriptedModelServer } from '../fixtures/model/server.js';
+import { apiClient } from './http.js';
+import { everythingOverStdio, saveServer } from './mcpServers.js';
+import { seedOrganization } from './seed.js';
+import { startTestStack } from './stack.js';
 
 type Call = ReturnType<typeof apiClient>;
 
@@ -27,3 +33,28 @@ export async function allIterations(call: Call, projectId: string, runId: string
   } while (cursor);
   return items;
 }
+
+/**
+ * The usual eval-test world: a stack, the scripted model server behind the organization's `openai` provider
+ * (runs use bare model ids with provider `openai` and modelApiKeys), and server-everything over stdio saved.
+ */
+export async function startEvalWorld(config: Partial<Record<keyof Config, string>> = {}) {
+  const model = await startScriptedModelServer();
+  const stack = await startTestStack({ config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000', ...config } });
+  const org = await seedOrganization(stack.sql);
+  await setProviderKey(stack.sql, stack.box, { organizationId: org.organizationId, provider: 'openai', apiKey: 'org-key', baseUrl: model.url });
+  const serverId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'everything', ...everythingOverStdio() });
+  return {
+    stack,
+    model,
+    org,
+    serverId,
+    call: apiClient(stack.baseUrl, org.apiKey),
+    async stop() {
+      await stack.stop();
+      await model.close();
+    },
+  };
+}
+
+export type EvalWorld = Awaited<ReturnType<typeof startEvalWorld>>;

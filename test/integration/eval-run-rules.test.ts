@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setProviderKey } from '../../db/providerKeys.js';
-import { startScriptedModelServer, type ScriptedModelServer } from '../fixtures/model/server.js';
-import { allIterations, waitForRun } from '../helpers/evals.js';
-import { apiClient } from '../helpers/http.js';
-import { everythingOverStdio, saveServer } from '../helpers/mcpServers.js';
-import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
-import { startTestStack, type TestStack } from '../helpers/stack.js';
+import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
+import type { apiClient } from '../helpers/http.js';
+import type { ScriptedModelServer } from '../fixtures/model/server.js';
+import type { SeededOrganization } from '../helpers/seed.js';
+import type { TestStack } from '../helpers/stack.js';
 
 describe('eval run rules: validation, the concurrency cap, cancellation', () => {
+  let world: EvalWorld;
   let stack: TestStack;
   let model: ScriptedModelServer;
   let org: SeededOrganization;
@@ -16,17 +15,10 @@ describe('eval run rules: validation, the concurrency cap, cancellation', () => 
   const keys = { openai: 'sk-run' };
 
   beforeAll(async () => {
-    model = await startScriptedModelServer();
-    stack = await startTestStack({ config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000', HOSTED_MODELS: 'openai/gpt-4.1-mini anthropic/claude-sonnet-4-5', MAX_CONCURRENT_RUNS: '2' } });
-    org = await seedOrganization(stack.sql);
-    call = apiClient(stack.baseUrl, org.apiKey);
-    await setProviderKey(stack.sql, stack.box, { organizationId: org.organizationId, provider: 'openai', apiKey: 'org-key', baseUrl: model.url });
-    serverId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'everything', ...everythingOverStdio() });
+    world = await startEvalWorld({ HOSTED_MODELS: 'openai/gpt-4.1-mini anthropic/claude-sonnet-4-5', MAX_CONCURRENT_RUNS: '2' });
+    ({ stack, model, org, call, serverId } = world);
   });
-  afterAll(async () => {
-    await stack?.stop();
-    await model?.close();
-  });
+  afterAll(async () => world?.stop());
 
   const runs = () => call('POST', `/projects/${org.projectId}/eval-runs`, undefined);
   const newRun = (body: unknown) => call('POST', `/projects/${org.projectId}/eval-runs`, body);

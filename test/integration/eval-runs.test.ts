@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setProviderKey } from '../../db/providerKeys.js';
 import { progressQuery } from '../../workflows/definitions.js';
-import { startScriptedModelServer, type ScriptedModelServer } from '../fixtures/model/server.js';
-import { allIterations, waitForRun } from '../helpers/evals.js';
-import { apiClient } from '../helpers/http.js';
-import { everythingOverStdio, saveServer } from '../helpers/mcpServers.js';
-import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
-import { startTestStack, type TestStack } from '../helpers/stack.js';
+import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
+import type { apiClient } from '../helpers/http.js';
+import type { ScriptedModelServer } from '../fixtures/model/server.js';
+import type { SeededOrganization } from '../helpers/seed.js';
+import type { TestStack } from '../helpers/stack.js';
 
 const RUN_KEY = 'sk-run-secret-7f3a';
 
 describe('eval runs through the HTTP API', () => {
+  let world: EvalWorld;
   let stack: TestStack;
   let model: ScriptedModelServer;
   let org: SeededOrganization;
@@ -18,20 +17,10 @@ describe('eval runs through the HTTP API', () => {
   let serverId: string;
 
   beforeAll(async () => {
-    model = await startScriptedModelServer();
-    stack = await startTestStack({
-      config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000', HOSTED_MODELS: 'openai/hosted-mini', MAX_CONCURRENT_RUNS: '5' },
-    });
-    org = await seedOrganization(stack.sql);
-    call = apiClient(stack.baseUrl, org.apiKey);
-    // The organization's OpenAI provider points at the scripted model server, as an operator would point it at a proxy.
-    await setProviderKey(stack.sql, stack.box, { organizationId: org.organizationId, provider: 'openai', apiKey: 'org-key', baseUrl: model.url });
-    serverId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'everything', ...everythingOverStdio() });
+    world = await startEvalWorld({ HOSTED_MODELS: 'openai/hosted-mini', MAX_CONCURRENT_RUNS: '5' });
+    ({ stack, model, org, call, serverId } = world);
   });
-  afterAll(async () => {
-    await stack?.stop();
-    await model?.close();
-  });
+  afterAll(async () => world?.stop());
 
   const newRun = (body: Record<string, unknown>) => call('POST', `/projects/${org.projectId}/eval-runs`, body);
 

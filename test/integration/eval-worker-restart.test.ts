@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setProviderKey } from '../../db/providerKeys.js';
-import { startScriptedModelServer, type ScriptedModelServer } from '../fixtures/model/server.js';
-import { allIterations, waitForRun } from '../helpers/evals.js';
-import { apiClient } from '../helpers/http.js';
-import { everythingOverStdio, saveServer } from '../helpers/mcpServers.js';
-import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
-import { startTestStack, type TestStack } from '../helpers/stack.js';
+import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
+import type { apiClient } from '../helpers/http.js';
+import type { ScriptedModelServer } from '../fixtures/model/server.js';
+import type { SeededOrganization } from '../helpers/seed.js';
+import type { TestStack } from '../helpers/stack.js';
 
 describe('a worker restarted mid-run', () => {
+  let world: EvalWorld;
   let stack: TestStack;
   let model: ScriptedModelServer;
   let org: SeededOrganization;
@@ -15,17 +14,10 @@ describe('a worker restarted mid-run', () => {
   let serverId: string;
 
   beforeAll(async () => {
-    model = await startScriptedModelServer();
-    stack = await startTestStack({ config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000', EVAL_ITERATION_CONCURRENCY: '2' } });
-    org = await seedOrganization(stack.sql);
-    call = apiClient(stack.baseUrl, org.apiKey);
-    await setProviderKey(stack.sql, stack.box, { organizationId: org.organizationId, provider: 'openai', apiKey: 'org-key', baseUrl: model.url });
-    serverId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'everything', ...everythingOverStdio() });
+    world = await startEvalWorld({ EVAL_ITERATION_CONCURRENCY: '2' });
+    ({ stack, model, org, call, serverId } = world);
   });
-  afterAll(async () => {
-    await stack?.stop();
-    await model?.close();
-  });
+  afterAll(async () => world?.stop());
 
   it('finishes the run with every iteration exactly once, and no finished iteration runs again', async () => {
     const queries = Array.from({ length: 24 }, (_, i) => `question ${String(i).padStart(2, '0')}`);
