@@ -2,7 +2,7 @@ import { ActivityCancellationType, CancellationScope, isCancellation, proxyActiv
 import type { Activities } from '../activities/index.js';
 import { progressQuery, type EvalRunInput, type EvalRunProgress } from './definitions.js';
 
-/** Attempts per batch of iterations; on the last one, failures are recorded as failed iterations instead. */
+/** The attempt of a batch from which model and MCP failures are recorded as failed iterations, not retried. */
 const ITERATION_ATTEMPTS = 5;
 
 const { planRun, finalizeRun } = proxyActivities<Activities>({
@@ -12,13 +12,16 @@ const { planRun, finalizeRun } = proxyActivities<Activities>({
 
 const { runIterationBatch } = proxyActivities<Activities>({
   startToCloseTimeout: '1 hour',
-  heartbeatTimeout: '30 seconds',
+  // Heartbeats go out every second: a worker that died is noticed within 15 s and its batch moves on.
+  heartbeatTimeout: '15 seconds',
+  // Attempts are not capped, time is: a database or Temporal outage only delays the batch. Model and MCP failures
+  // stop being retried at ITERATION_ATTEMPTS, where the activity records them as failed iterations instead.
+  scheduleToCloseTimeout: '6 hours',
   // wait for the activity to stop its model and MCP calls before finalizing
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: {
     initialInterval: '1 second',
-    maximumInterval: '20 seconds',
-    maximumAttempts: ITERATION_ATTEMPTS,
+    maximumInterval: '30 seconds',
     nonRetryableErrorTypes: ['RunNotFound'],
   },
 });

@@ -12,7 +12,7 @@ import { loadRunContext } from './runContext.js';
 export interface BatchInput {
   runId: string;
   iterationIds: string[];
-  /** the attempt at which failures are recorded instead of retried (the workflow's maximumAttempts) */
+  /** from this attempt on, model and MCP failures are recorded as failed iterations instead of retried */
   lastAttempt: number;
 }
 
@@ -22,12 +22,18 @@ export interface BatchResult {
   failed: number;
 }
 
+/** Told about every iteration this process finishes (the worker's metrics); passed in, optional. */
+export interface IterationRecorder {
+  iterationFinished(outcome: { status: string; result: string | null }): void;
+}
+
 export interface BatchDeps {
   sql: Db;
   box: SecretBox;
   mcp: McpOperations;
   catalog: HostedModelCatalog;
   log: Logger;
+  metrics?: IterationRecorder;
 }
 
 // Frequent enough that a cancellation reaches a blocked iteration within about a second.
@@ -73,6 +79,7 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
           tools: toolsOnce,
         });
         await completeIteration(deps.sql, iteration.id, outcome);
+        deps.metrics?.iterationFinished(outcome);
         count(outcome.result);
       } catch (error) {
         // Whatever the aborted model or MCP call threw, a cancelled run ends this activity as cancelled.
