@@ -26,6 +26,10 @@ export const configSchema = z.object({
   MCP_IDLE_TIMEOUT_MS: int(300_000),
   EVAL_ITERATION_CONCURRENCY: int(8),
   HOSTED_MODELS: z.string().default(''),
+  /** when set, GET /metrics (API and worker) needs `Authorization: Bearer <METRICS_TOKEN>` */
+  METRICS_TOKEN: z.string().min(1).optional(),
+  /** the worker serves GET /metrics on this port when set (the API serves it on PORT) */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

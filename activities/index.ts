@@ -5,7 +5,7 @@ import type { SecretBox } from '../db/secretBox.js';
 import type { Config } from './config.js';
 import { finalizeRun, type FinalizeInput } from './evals/finalize.js';
 import { planRun } from './evals/plan.js';
-import { runIterationBatch, type BatchInput } from './evals/runIterations.js';
+import { runIterationBatch, type BatchInput, type IterationRecorder } from './evals/runIterations.js';
 import type { Logger } from './logger.js';
 import type { McpOperations } from './mcp/index.js';
 import { parseHostedModels } from './models/catalog.js';
@@ -17,6 +17,8 @@ export interface ActivityDeps {
   log: Logger;
   /** the same MCP operations the API calls (listAllTools, callTool, ...), on this process's connection pool */
   mcp: McpOperations;
+  /** counts finished iterations (the worker's Prometheus metrics); optional */
+  metrics?: IterationRecorder;
 }
 
 /** The worker's activities, built from dependencies passed in (tests compose real ones the same way). */

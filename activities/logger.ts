@@ -2,29 +2,23 @@ import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
-/** Paths whose values are secrets; pino replaces them before a line is written. */
-const redact = [
+/** Field names whose values are secrets, wherever they appear in a logged object (up to three levels deep). */
+const secretFields = [
   'authorization',
-  '*.authorization',
-  'req.headers.authorization',
   'headers',
-  '*.headers',
   'env',
-  '*.env',
   'apiKey',
-  '*.apiKey',
   'modelApiKeys',
-  '*.modelApiKeys',
   'tokens',
-  '*.tokens',
   'access_token',
-  '*.access_token',
   'refresh_token',
-  '*.refresh_token',
   'clientSecret',
-  '*.clientSecret',
+  'client_secret',
 ];
 
+/** pino replaces these paths before a line is written; `*` matches any one key. */
+export const redactedPaths = secretFields.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]);
+
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
-  return pino({ level, redact: { paths: redact, censor: '[redacted]' }, base: undefined }, destination ?? process.stdout);
+  return pino({ level, redact: { paths: redactedPaths, censor: '[redacted]' }, base: undefined }, destination ?? process.stdout);
 }

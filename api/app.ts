@@ -15,9 +15,10 @@ import { RunLauncher } from './runLauncher.js';
 import { errorHandler, unknownRoute } from './errors.js';
 import { healthRoutes } from './health.js';
 import { createMetrics, httpMetrics, instrumentMcp, metricsRoute, registerActiveRuns, type Metrics } from './metrics.js';
-import { openApiRoute } from './openapi.js';
+import { mountedRoutes, openApiRoute } from './openapi.js';
 import { toHandler, type RouteSpec } from './route.js';
 import { allRoutes } from './routes/index.js';
+import { sdkRouter } from './routes/ingestSdk.js';
 
 export interface AppDeps {
   sql: Sql;
@@ -60,21 +61,23 @@ export function createApp(deps: AppDeps): App {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(requestLog(deps.log));
-  app.use(httpMetrics(metrics, () => app));
+  app.use(httpMetrics(metrics, () => mountedRoutes(app)));
 
   const v1 = express.Router();
   v1.all(['/api-keys', '/api-keys/*rest'], keyManagementSurface);
   for (const route of routes.filter((r) => r.auth === false)) v1[route.method](route.path, toHandler(route));
-  v1.use(authenticate(deps.sql, { perMinute: deps.config.RATE_LIMIT_PER_MINUTE, burst: deps.config.RATE_LIMIT_BURST, onReject: () => metrics.rateLimitRejections.inc() }));
+  const admit = authenticate(deps.sql, { perMinute: deps.config.RATE_LIMIT_PER_MINUTE, burst: deps.config.RATE_LIMIT_BURST, onReject: () => metrics.rateLimitRejections.inc() });
+  v1.use(admit);
   const bodies = jsonObjectBody();
   for (const route of routes.filter((r) => r.auth !== false)) {
-    v1[route.method](route.path, ...(route.method === 'get' ? [] : bodies), toHandler(route));
+    v1[route.method](route.path, ...(route.method === 'get' ? [] : route.bodyLimit ? jsonObjectBody(route.bodyLimit) : bodies), toHandler(route));
   }
 
   app.use(healthRoutes(deps));
   app.get('/metrics', metricsRoute(metrics, deps.config.METRICS_TOKEN));
   app.use(docsRoutes());
   app.use('/api/v1', v1);
+  app.use('/sdk/v1', sdkRouter(routes, admit));
   app.use(unknownRoute);
   app.use(errorHandler(deps.log));
   return { express: app, routes, metrics };
@@ -86,9 +89,11 @@ function requestLog(log: Logger): RequestHandler {
     res.locals.requestId = requestId;
     res.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
+    // Read now: once a router has the request, req.path is relative to its mount point (`/me`, not `/api/v1/me`).
+    const path = req.path;
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info({ requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+      log.info({ requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
     });
     next();
   };

@@ -4,6 +4,7 @@ import { createLogger } from '../activities/logger.js';
 import { createServices } from '../activities/services.js';
 import { migrate } from '../db/migrate.js';
 import { createApp } from './app.js';
+import { createMetrics } from './metrics.js';
 
 // Production entry point (`npm run api`): real dependencies, configured by the environment.
 const config = loadConfig();
@@ -12,7 +13,7 @@ const services = createServices(config, log);
 await migrate(services.sql);
 const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
 const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-const app = createApp({ sql: services.sql, temporal, config, log, mcp: services.mcp });
+const app = createApp({ sql: services.sql, temporal, config, log, mcp: services.mcp, metrics: createMetrics({ processMetrics: true }) });
 const server = app.express.listen(config.PORT, config.HOST, () => {
   log.info({ port: config.PORT }, `API listening on http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}/api/v1`);
 });

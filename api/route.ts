@@ -39,6 +39,8 @@ export interface RouteSpec<P extends AnySchema = AnySchema, Q extends AnySchema 
   auth?: boolean;
   /** the handler answers with res itself (raw bodies, streams) */
   raw?: boolean;
+  /** largest JSON body in bytes, when not the default 1 MiB (eval ingest takes 6 MiB) */
+  bodyLimit?: number;
   handler: (ctx: RouteContext<P, Q, B>) => Promise<unknown>;
 }
 

@@ -3,6 +3,7 @@ import { createActivities } from '../activities/index.js';
 import { loadConfig } from '../activities/config.js';
 import { createLogger } from '../activities/logger.js';
 import { createServices } from '../activities/services.js';
+import { createMetrics, instrumentMcp, serveMetrics } from '../api/metrics.js';
 import { createRunwayWorker } from './createWorker.js';
 
 // Production entry point (`npm run worker`): real dependencies, configured by the environment.
@@ -10,16 +11,21 @@ const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL);
 Runtime.install({ logger: new DefaultLogger(config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace' ? 'DEBUG' : 'WARN') });
 const services = createServices(config, log);
+// Iterations by result and MCP latency are recorded here, where the work happens; METRICS_PORT serves them.
+const metrics = createMetrics({ processMetrics: true });
+const metricsServer = config.METRICS_PORT === undefined ? undefined : await serveMetrics(metrics, { port: config.METRICS_PORT, host: config.HOST, token: config.METRICS_TOKEN });
+if (metricsServer) log.info({ port: config.METRICS_PORT }, 'worker metrics at /metrics');
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
 const worker = await createRunwayWorker({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
-  activities: createActivities({ ...services, config, log }),
+  activities: createActivities({ ...services, mcp: instrumentMcp(services.mcp, metrics), metrics, config, log }),
 });
 log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
 // The Temporal runtime stops the worker on SIGINT/SIGTERM; run() then resolves after in-flight work drained.
 await worker.run();
 await services.close(); // ends every stdio child process
 await connection.close();
+metricsServer?.close();
 log.info('worker stopped');

@@ -5,10 +5,12 @@ import { chatRoutes } from './chat.js';
 import { evalRunRoutes } from './evalRuns.js';
 import { evalSuiteRoutes } from './evalSuites.js';
 import { hostRoutes } from './hosts.js';
+import { ingestRoutes } from './ingest.js';
+import { ingestUploadRoutes } from './ingestUploads.js';
 import { projectRoutes } from './projects.js';
 import { serverOperationRoutes } from './serverOperations.js';
 
 /** Every route of /api/v1, in one list: the app mounts it and the OpenAPI document describes it. */
 export function allRoutes(deps: RouteDeps): RouteSpec[] {
-  return [...accountRoutes(deps), ...projectRoutes(deps), ...chatRoutes(deps), ...hostRoutes(deps), ...evalSuiteRoutes(deps), ...evalRunRoutes(deps), ...serverOperationRoutes(deps)];
+  return [...accountRoutes(deps), ...projectRoutes(deps), ...chatRoutes(deps), ...hostRoutes(deps), ...evalSuiteRoutes(deps), ...evalRunRoutes(deps), ...ingestRoutes(deps), ...ingestUploadRoutes(deps), ...serverOperationRoutes(deps)];
 }

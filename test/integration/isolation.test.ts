@@ -24,6 +24,11 @@ const sampleBodies: Record<string, unknown> = {
   'POST /projects/:projectId/servers/:serverId/resources': {},
   'POST /projects/:projectId/eval-suites': { name: 'x', tests: [] },
   'POST /projects/:projectId/eval-runs': { suiteId: 'sui_b' },
+  'POST /projects/:projectId/eval-ingest/report': { suiteName: 'b-suite', externalRunId: 'x', results: [{ caseTitle: 'c', passed: true }] },
+  'POST /projects/:projectId/eval-ingest/runs/start': { suiteName: 'b-suite', externalRunId: 'x' },
+  'POST /projects/:projectId/eval-ingest/runs/iterations': { runId: 'run_b', results: [{ caseTitle: 'c', passed: true }] },
+  'POST /projects/:projectId/eval-ingest/runs/finalize': { runId: 'run_b' },
+  'POST /projects/:projectId/eval-ingest/artifacts/upload-url': { format: 'junit-xml' },
 };
 
 describe('isolation: a key of organization A never reaches organization B', () => {

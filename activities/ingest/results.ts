@@ -1,0 +1,85 @@
+import type { CaseInput } from '../../db/evalSuites.js';
+import type { IngestedIteration } from '../../db/ingestIterations.js';
+import { newId } from '../../db/ids.js';
+import { normalizeTrace, type TraceInput } from './trace.js';
+
+export interface ToolCallInput {
+  toolName: string;
+  arguments?: Record<string, unknown>;
+  [extra: string]: unknown;
+}
+
+/** One reported result: contract-notes `EvalResultInput`, after the HTTP edge validated it. */
+export interface IngestResult {
+  caseTitle: string;
+  query?: string;
+  passed: boolean;
+  durationMs?: number;
+  provider?: string;
+  model?: string;
+  expectedToolCalls?: ToolCallInput[];
+  actualToolCalls?: ToolCallInput[];
+  tokens?: { input?: number; output?: number; total?: number };
+  error?: string;
+  errorDetails?: unknown;
+  trace?: TraceInput;
+  externalIterationId?: string;
+  externalCaseId?: string;
+  metadata?: Record<string, string | number | boolean>;
+  isNegativeTest?: boolean;
+  /**
+   * Ours, set only by the artifact parsers: a test its framework skipped. It is kept as a `cancelled` iteration
+   * (visible in the iteration list) and stays out of the summary, so it neither passes nor fails the run.
+   */
+  skipped?: boolean;
+}
+
+/** A case's identity within its suite: the external id when given, else title + query. */
+export function caseIdentity(c: Pick<IngestResult, 'caseTitle' | 'query' | 'externalCaseId'>): string {
+  return c.externalCaseId !== undefined ? `ext:${c.externalCaseId}` : `tq:${c.caseTitle}\u0000${c.query ?? ''}`;
+}
+
+/** The suite case a result belongs to, in the shape upsertCases takes. */
+export function toCaseInput(result: IngestResult): CaseInput {
+  return {
+    title: result.caseTitle,
+    query: result.query ?? '',
+    model: result.model,
+    provider: result.provider,
+    expectedToolCalls: result.expectedToolCalls?.map(({ toolName, arguments: args }) => ({ toolName, ...(args !== undefined && { arguments: args }) })),
+    isNegativeTest: result.isNegativeTest,
+    externalCaseId: result.externalCaseId,
+  };
+}
+
+const whole = (value: number | undefined) => (value === undefined ? undefined : Math.round(value));
+
+/**
+ * The stored iteration of a reported result. The reporter's `passed` is the result, as reported: it is not
+ * re-scored. An `error` makes the iteration `failed` (it broke), otherwise it is `completed`.
+ */
+export function toIngestedIteration(result: IngestResult, caseId: string | null, iterationNumber: number): IngestedIteration {
+  const input = whole(result.tokens?.input) ?? 0;
+  const output = whole(result.tokens?.output) ?? 0;
+  return {
+    id: newId('itr'),
+    caseId,
+    title: result.caseTitle,
+    query: result.query ?? '',
+    iterationNumber,
+    status: result.skipped ? 'cancelled' : result.error !== undefined ? 'failed' : 'completed',
+    result: result.skipped ? null : result.passed ? 'passed' : 'failed',
+    model: result.model ?? null,
+    provider: result.provider ?? null,
+    durationMs: whole(result.durationMs) ?? null,
+    usage: { inputTokens: input, outputTokens: output, totalTokens: whole(result.tokens?.total) ?? input + output },
+    expectedToolCalls: result.expectedToolCalls ?? [],
+    actualToolCalls: (result.actualToolCalls ?? []).map((call) => ({ ...call, arguments: call.arguments ?? {} })),
+    error: result.error ?? null,
+    errorDetails: result.errorDetails ?? null,
+    metadata: result.metadata ?? null,
+    isNegativeTest: result.isNegativeTest ?? false,
+    externalIterationId: result.externalIterationId ?? null,
+    trace: normalizeTrace(result),
+  };
+}

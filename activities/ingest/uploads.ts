@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import type { Sql, Tx } from '../../db/connection.js';
+import { randomBase62 } from '../../db/ids.js';
+import { claimArtifactSlot, createArtifactSlot, findArtifactSlot, recordArtifactReply, type ArtifactFormat, type ArtifactRow } from '../../db/ingestArtifacts.js';
+import { artifactSource, parseArtifact } from './artifacts/index.js';
+import { reportRun, runOutcome } from './runs.js';
+
+/** How long an upload URL stays usable: long enough for a CI step, short enough that a leaked one soon dies. */
+export const UPLOAD_URL_TTL_MS = 15 * 60 * 1000;
+
+/** 256 bits of randomness: the token is the whole capability, so it must not be guessable. */
+const TOKEN_LENGTH = 43;
+
+export const hashUploadToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** Opens a single-use upload slot; the caller turns the token into a URL. Only its hash is stored. */
+export async function openUploadSlot(
+  sql: Sql,
+  input: { organizationId: string; projectId: string; keyId: string; format: ArtifactFormat | null; suiteName: string | null },
+): Promise<{ token: string; expiresAt: Date }> {
+  const token = randomBase62(TOKEN_LENGTH);
+  const slot = await createArtifactSlot(sql, { ...input, tokenHash: hashUploadToken(token), ttlMs: UPLOAD_URL_TTL_MS, createdByKeyId: input.keyId });
+  return { token, expiresAt: slot.expires_at };
+}
+
+export type UploadOutcome =
+  | { kind: 'stored'; reply: Record<string, unknown> }
+  /** no slot has this token: forged, mistyped or truncated */
+  | { kind: 'unknown' }
+  | { kind: 'expired'; expiredAt: Date }
+  /** used before, for other content */
+  | { kind: 'used'; usedAt: Date };
+
+/**
+ * Stores an uploaded blob in its slot and, when the slot was opened with a format, ingests it as a finalized
+ * run, all in one transaction: an artifact that cannot be read leaves the URL unused, so a fixed file can be sent
+ * to it again. The same bytes sent again (a client retrying a reply it lost) get the first reply back.
+ */
+export async function receiveUpload(sql: Sql, token: string, blob: { content: Buffer; contentType: string | null }): Promise<UploadOutcome> {
+  const tokenHash = hashUploadToken(token);
+  const sha256 = createHash('sha256').update(blob.content).digest('hex');
+  const reply = await sql.begin(async (tx) => {
+    const slot = await claimArtifactSlot(tx, tokenHash, { ...blob, sha256 });
+    if (!slot) return undefined;
+    const ingested = slot.format ? await ingestArtifact(tx, slot, slot.format, blob.content) : undefined;
+    const stored = { ok: true, storageId: slot.id, ...ingested };
+    await recordArtifactReply(tx, slot.id, { runId: ingested?.runId ?? null, reply: stored });
+    return stored;
+  });
+  if (reply) return { kind: 'stored', reply };
+
+  const slot = await findArtifactSlot(sql, tokenHash);
+  if (!slot) return { kind: 'unknown' };
+  if (slot.used_at) return slot.content_sha256 === sha256 && slot.reply ? { kind: 'stored', reply: slot.reply } : { kind: 'used', usedAt: slot.used_at };
+  return { kind: 'expired', expiredAt: slot.expires_at };
+}
+
+async function ingestArtifact(tx: Tx, slot: ArtifactRow, format: ArtifactFormat, content: Buffer) {
+  const results = parseArtifact(format, content);
+  const run = await reportRun(tx, {
+    projectId: slot.project_id,
+    organizationId: slot.organization_id,
+    keyId: slot.created_by_key_id,
+    suiteName: slot.suite_name ?? artifactSource[format].suiteName,
+    // The artifact is the run: uploading it can never make two.
+    externalRunId: `artifact:${slot.id}`,
+    framework: artifactSource[format].framework,
+  }, results);
+  return { ...runOutcome(run), skipped: results.filter((r) => r.skipped).length };
+}

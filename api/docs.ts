@@ -1,0 +1,42 @@
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import express, { Router } from 'express';
+import { API_PREFIX, OPENAPI_PATH } from './openapi.js';
+
+export const DOCS_PATH = '/docs';
+
+// The package's directory only: importing swagger-ui-dist itself would load its browser bundle into the API.
+const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+/**
+ * Swagger UI's own initializer, pointed at our document. Everything else (index.html, scripts, styles) is the
+ * library's distribution served from node_modules, so the page works offline. `validatorUrl: null` keeps the
+ * page from sending the document to the public validator.
+ */
+const initializer = `window.onload = function () {
+  document.title = 'Runway API reference';
+  window.ui = SwaggerUIBundle({
+    url: ${JSON.stringify(API_PREFIX + OPENAPI_PATH)},
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    validatorUrl: null,
+    persistAuthorization: false,
+    tryItOutEnabled: false,
+    displayRequestDuration: true,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    plugins: [SwaggerUIBundle.plugins.DownloadUrl],
+    layout: 'StandaloneLayout'
+  });
+};
+`;
+
+/** `GET /docs`: the interactive API reference (Swagger UI), no key needed; "Authorize" takes an sk_ key for "Try it out". */
+export function docsRoutes(): Router {
+  const router = Router();
+  router.get(`${DOCS_PATH}/swagger-initializer.js`, (_req, res) => {
+    res.type('application/javascript').set('Cache-Control', 'no-cache').send(initializer);
+  });
+  // `/docs` redirects to `/docs/` (the page's asset links are relative).
+  router.use(DOCS_PATH, express.static(swaggerUiDir, { index: 'index.html', redirect: true, maxAge: '1h' }));
+  return router;
+}

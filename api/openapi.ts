@@ -1,0 +1,290 @@
+import { readFileSync } from 'node:fs';
+import type { Express } from 'express';
+import { z } from 'zod';
+import {
+  createDocument,
+  type oas31,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponsesObject,
+} from 'zod-openapi';
+import { errorEnvelopeSchema, errorStatus, type ErrorCode } from './errors.js';
+import { defineRoute, type RouteSpec } from './route.js';
+
+export type OpenApiDocument = oas31.OpenAPIObject;
+
+/** Where the document sits; its `servers` entry is this prefix, so paths read exactly as in api.md. */
+export const API_PREFIX = '/api/v1';
+export const OPENAPI_PATH = '/openapi.json';
+
+const SECURITY_SCHEME = 'apiKey';
+
+/** What each code means, shown in every error reply's description (api.md "Errors"). */
+const errorMeaning: Record<ErrorCode, string> = {
+  UNAUTHORIZED: 'missing, invalid, revoked or orphaned key (details.reason ORPHANED_KEY)',
+  OAUTH_REQUIRED: 'the target MCP server needs an OAuth grant: import tokens with /oauth/import-tokens',
+  FORBIDDEN: 'the key is valid but may never use this surface',
+  VALIDATION_ERROR: 'malformed body, query or path parameters (details.issues lists them)',
+  NOT_FOUND: 'no such resource within the key\'s reach (other organizations\' resources look the same)',
+  CONFLICT: 'the resource is not in a state that allows this',
+  FEATURE_NOT_SUPPORTED: 'the target server lacks the MCP capability',
+  RATE_LIMITED: 'per-key rate limit or the organization\'s concurrent-run cap; wait Retry-After seconds',
+  INTERNAL_ERROR: 'failure on the service side',
+  SERVER_UNREACHABLE: 'could not connect to the target MCP server',
+  TIMEOUT: 'the target server connected but did not answer in time',
+};
+
+const tagDescriptions: Record<string, string> = {
+  Catalog: 'The account, projects and saved servers the key can reach.',
+  'Server operations': 'MCP operations on a saved server, answered synchronously. MCP results come back unchanged.',
+  Evals: 'Eval suites and asynchronous eval runs: create a run (202), then poll it.',
+  Hosts: 'Model plus client-capability profiles.',
+  Chat: 'Chat sessions and published chatboxes (read-only).',
+  'Eval ingest': 'Save eval results produced elsewhere (CI, the MCPJam SDK reporter); every call is idempotent.',
+  Meta: 'This document.',
+  'API keys': 'The key-management surface, which API keys can never use.',
+};
+
+const retryAfter = {
+  'Retry-After': { description: 'whole seconds to wait before retrying (at least 1)', schema: { type: 'integer', minimum: 1 } },
+} satisfies Record<string, oas31.HeaderObject>;
+
+/** The body of a POST/PATCH/DELETE whose route reads none: any JSON object (or nothing) is accepted and ignored. */
+const ignoredBody = z.object({}).meta({ description: 'ignored: send `{}` or no body' });
+
+const packageVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** `/projects/:projectId/servers` -> `/projects/{projectId}/servers`. Other Express path syntax is refused, not guessed. */
+export function toOpenApiPath(expressPath: string): string {
+  return expressPath
+    .split('/')
+    .map((segment) => {
+      const param = /^[:*]([A-Za-z_][A-Za-z0-9_]*)$/.exec(segment);
+      if (param) return `{${param[1]}}`;
+      if (/[:*{}()?+]/.test(segment)) throw new Error(`cannot document the Express path segment "${segment}" in ${expressPath}`);
+      return segment;
+    })
+    .join('/');
+}
+
+function pathParamNames(expressPath: string): string[] {
+  return expressPath.split('/').flatMap((s) => (/^[:*]/.test(s) ? [s.slice(1)] : []));
+}
+
+const singular = (word: string) =>
+  word.endsWith('ies') ? `${word.slice(0, -3)}y` : /(x|s|ch|sh)es$/.test(word) ? word.slice(0, -2) : word.endsWith('s') ? word.slice(0, -1) : word;
+
+/** `post /projects/:projectId/eval-runs/:runId/cancel` -> `postEvalRunCancel`; unique per route, stable across releases. */
+export function operationId(route: Pick<RouteSpec, 'method' | 'path'>): string {
+  const segments = route.path.split('/').filter(Boolean);
+  const words: string[] = [];
+  segments.forEach((segment, i) => {
+    const isParam = segment.startsWith(':') || segment.startsWith('*');
+    if (isParam) {
+      // A parameter after a collection names one member of it: `eval-runs/:runId` reads `EvalRun`.
+      const previous = words.at(-1);
+      if (previous && i > 0) words[words.length - 1] = singular(previous);
+      return;
+    }
+    if (segment === 'projects' && segments[i + 1]?.startsWith(':') && i + 2 < segments.length) return; // every project-scoped route
+    words.push(segment);
+  });
+  const name = words
+    .flatMap((w) => w.split(/[-_.]/))
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+  return route.method + name;
+}
+
+/**
+ * Every error code a route can answer: the ones it declares, those of every authenticated route (401, 429), 500
+ * always, and 400 wherever something is validated (params, query, a body, or a JSON body on any non-GET route).
+ */
+export function answerableErrors(route: RouteSpec): ErrorCode[] {
+  const codes = new Set<ErrorCode>(route.errors);
+  if (route.auth !== false) {
+    codes.add('UNAUTHORIZED');
+    codes.add('RATE_LIMITED');
+  }
+  if (route.params || route.query || route.body || (route.method !== 'get' && route.auth !== false)) codes.add('VALIDATION_ERROR');
+  codes.add('INTERNAL_ERROR');
+  return [...codes];
+}
+
+function errorResponses(codes: ErrorCode[]): ZodOpenApiResponsesObject {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
+  const responses: ZodOpenApiResponsesObject = {};
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status) as `${1 | 2 | 3 | 4 | 5}${string}`] = {
+      description: list.map((code) => `\`${code}\`: ${errorMeaning[code]}`).join('. '),
+      ...(status === 429 ? { headers: retryAfter } : {}),
+      content: { 'application/json': { schema: errorEnvelopeSchema } },
+    };
+  }
+  return responses;
+}
+
+const statusText: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted' };
+
+function operation(route: RouteSpec): ZodOpenApiOperationObject {
+  const params = route.params;
+  const declared = params instanceof z.ZodObject ? Object.keys(params.shape) : [];
+  const missing = pathParamNames(route.path).filter((name) => !declared.includes(name));
+  if (missing.length > 0) throw new Error(`${route.method.toUpperCase()} ${route.path}: path parameters without a schema: ${missing.join(', ')}`);
+  const status = route.status ?? 200;
+  const requestParams: NonNullable<ZodOpenApiOperationObject['requestParams']> = {};
+  if (params) requestParams.path = params as never;
+  if (route.query) requestParams.query = route.query as never;
+  const bodySchema = route.body ?? (route.method === 'get' ? undefined : ignoredBody);
+  // A body schema that is not JSON-shaped (z.unknown) means raw bytes of any type, read by the handler itself.
+  const mediaType = bodySchema instanceof z.ZodUnknown || bodySchema instanceof z.ZodAny ? '*/*' : 'application/json';
+  return {
+    operationId: operationId(route),
+    tags: [route.tag],
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    ...(route.auth === false ? { security: [] } : {}),
+    ...(params || route.query ? { requestParams } : {}),
+    ...(bodySchema
+      ? {
+          requestBody: {
+            // An empty body counts as `{}`, so a body is required only when `{}` would not do.
+            required: !bodySchema.safeParse({}).success,
+            content: { [mediaType]: { schema: bodySchema } },
+          },
+        }
+      : {}),
+    responses: {
+      [String(status)]: { description: statusText[status] ?? 'Success', content: { 'application/json': { schema: route.response } } },
+      ...errorResponses(answerableErrors(route)),
+    },
+  };
+}
+
+/**
+ * The key-management surface is mounted outside the registry (it has no handler of its own: every request is
+ * refused), so it is described here; the drift test holds this description to the router.
+ */
+function keyManagementPaths(): ZodOpenApiPathsObject {
+  const refused = (summary: string, method: string, path: string): ZodOpenApiOperationObject => ({
+    operationId: operationId({ method: method as RouteSpec['method'], path }),
+    ...(path.includes(':keyId') ? { requestParams: { path: z.object({ keyId: z.string() }) } } : {}),
+    tags: ['API keys'],
+    summary,
+    description: 'API keys cannot manage API keys: an `sk_` bearer gets 403 FORBIDDEN; keys are created and revoked in the app\'s settings page.',
+    responses: errorResponses(['FORBIDDEN', 'UNAUTHORIZED']),
+  });
+  return {
+    '/api-keys': { get: refused('List API keys (not available to API keys)', 'get', '/api-keys'), post: refused('Create an API key (not available to API keys)', 'post', '/api-keys') },
+    '/api-keys/{keyId}': { delete: refused('Revoke an API key (not available to API keys)', 'delete', '/api-keys/:keyId') },
+  };
+}
+
+const overview = `Runway operates the MCP servers saved in your projects and runs LLM evals against them.
+
+**Authentication.** Every request carries \`Authorization: Bearer sk_...\`. A key is bound to one organization.
+
+**Errors.** Every error reply is \`{ code, message, details? }\`; the HTTP status follows from the code. Codes are
+stable, messages are not.
+
+**Limits.** 60 requests per minute per key with bursts of 10 (\`429 RATE_LIMITED\` with \`Retry-After\`); retry with
+jitter. Unknown response fields must be ignored.
+
+**Pagination.** Collections are \`{ items, nextCursor? }\`; pass \`nextCursor\` back as \`cursor\`.
+
+**MCPJam SDK.** \`/sdk/v1/evals/...\` (outside this document's base path) serves the eval-ingest operations below for
+the key organization's default project, for the MCPJam SDK reporter (\`MCPJAM_BASE_URL\`); its errors also carry an
+\`error\` string.`;
+
+/** The OpenAPI 3.1 document of /api/v1, generated from the zod schemas that validate each route's requests and replies. */
+export function buildOpenApiDocument(routes: RouteSpec[]): OpenApiDocument {
+  const paths: ZodOpenApiPathsObject = keyManagementPaths();
+  for (const route of routes) {
+    const path = toOpenApiPath(route.path);
+    const item = (paths[path] ??= {});
+    if (item[route.method]) throw new Error(`two routes for ${route.method.toUpperCase()} ${route.path}`);
+    item[route.method] = operation(route);
+  }
+  const tags = [...new Set([...routes.map((r) => r.tag), 'API keys'])].map((name) => ({
+    name,
+    ...(tagDescriptions[name] ? { description: tagDescriptions[name] } : {}),
+  }));
+  return createDocument({
+    openapi: '3.1.0',
+    info: { title: 'Runway API', version: packageVersion, description: overview },
+    servers: [{ url: API_PREFIX, description: 'this Runway instance' }],
+    security: [{ [SECURITY_SCHEME]: [] }],
+    tags,
+    paths,
+    components: {
+      securitySchemes: {
+        [SECURITY_SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'sk_...',
+          description: 'An API key (`sk_...`) created in the app\'s API keys settings page, sent as `Authorization: Bearer sk_...`.',
+        },
+      },
+    },
+  });
+}
+
+/**
+ * `GET /openapi.json` (no key): a route of the registry like any other, so the document describes itself. It is
+ * built once, on first request, from the app's complete route list.
+ */
+export function openApiRoute(allRoutes: () => RouteSpec[]): RouteSpec {
+  let document: OpenApiDocument | undefined;
+  return defineRoute({
+    method: 'get',
+    path: OPENAPI_PATH,
+    tag: 'Meta',
+    summary: 'This OpenAPI 3.1 document',
+    auth: false,
+    response: z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }).meta({ id: 'OpenApiDocument' }),
+    errors: [],
+    handler: async () => (document ??= buildOpenApiDocument(allRoutes())),
+  });
+}
+
+export interface MountedRoute {
+  /** GET, POST, ... or ALL */
+  method: string;
+  /** the full Express path, e.g. `/api/v1/projects/:projectId/servers` */
+  path: string;
+  /** a route answers its path; a mount (static files, a handler without a route) answers everything below it */
+  kind: 'route' | 'mount';
+}
+
+interface RouterLayer {
+  rawPath?: string | string[] | RegExp;
+  route?: { path: string | string[]; methods: Record<string, boolean> };
+  handle: { stack?: RouterLayer[] };
+}
+
+/**
+ * What the Express app really serves, read from its router stack (not from the route registry), so that a route
+ * mounted by hand anywhere is seen: the drift test compares this with the document, and the HTTP metrics label
+ * requests with these patterns.
+ */
+export function mountedRoutes(app: Express): MountedRoute[] {
+  const found: MountedRoute[] = [];
+  const paths = (p: string | string[] | RegExp | undefined) => (p === undefined ? ['/'] : Array.isArray(p) ? p : [p instanceof RegExp ? String(p) : p]);
+  const join = (prefix: string, path: string) => (path === '/' ? prefix || '/' : prefix + path);
+  const walk = (stack: RouterLayer[], prefix: string) => {
+    for (const layer of stack) {
+      if (layer.route) {
+        const methods = Object.keys(layer.route.methods).filter((m) => layer.route!.methods[m]).map((m) => (m === '_all' ? 'ALL' : m.toUpperCase()));
+        for (const path of paths(layer.route.path)) for (const method of methods) found.push({ method, path: join(prefix, path), kind: 'route' });
+      } else if (layer.handle.stack) {
+        for (const path of paths(layer.rawPath)) walk(layer.handle.stack, join(prefix, path) === '/' ? '' : join(prefix, path));
+      } else {
+        // Middleware mounted at the root (logging, auth, the error handler) serves nothing of its own.
+        for (const path of paths(layer.rawPath)) if (path !== '/') found.push({ method: 'ALL', path: join(prefix, path), kind: 'mount' });
+      }
+    }
+  };
+  walk((app.router as unknown as { stack: RouterLayer[] }).stack, '');
+  return found;
+}

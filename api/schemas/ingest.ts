@@ -1,0 +1,160 @@
+import { z } from 'zod';
+import { artifactFormats } from '../../activities/ingest/artifacts/index.js';
+import { epochMs, id } from './common.js';
+import { evalRunSchema, passCriteriaSchema } from './evals.js';
+
+/** Results per `report` or `runs/iterations` call; the MCPJam SDK reporter never sends more in one. */
+export const MAX_RESULTS_PER_CALL = 200;
+
+/** Ingest bodies carry traces and artifacts: 6 MiB per request, against 1 MiB elsewhere. Beyond it: 400 BODY_TOO_LARGE. */
+export const INGEST_BODY_LIMIT = 6 * 1024 * 1024;
+
+const name = z.string().trim().min(1).max(500);
+const shortText = z.string().max(1000);
+const count = z.number().min(0).max(1e12);
+const toolCall = z.looseObject({ toolName: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).optional() });
+
+/** Free-form JSON (traces, error details, tool arguments) nested deeper than this is refused. */
+export const MAX_JSON_DEPTH = 100;
+
+/** Iterative, so that checking a hostile depth cannot itself overflow the stack the way serializing it would. */
+function withinDepth(value: unknown, limit = MAX_JSON_DEPTH): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [next, depth] = pending.pop()!;
+    if (typeof next !== 'object' || next === null) continue;
+    if (depth > limit) return false;
+    for (const inner of Object.values(next)) pending.push([inner, depth + 1]);
+  }
+  return true;
+}
+
+const traceMessage = z.looseObject({ role: z.string().max(100), content: z.unknown() });
+const traceSpan = z.looseObject({
+  id: z.string().max(200),
+  parentId: z.string().max(200).optional(),
+  name: z.string().max(1000),
+  category: z.enum(['llm', 'tool', 'step', 'error']),
+  startMs: z.number(),
+  endMs: z.number(),
+  status: z.string().max(100).optional(),
+});
+
+export const evalResultSchema = z
+  .object({
+    caseTitle: name,
+    query: z.string().max(50_000).optional(),
+    passed: z.boolean(),
+    durationMs: count.optional(),
+    provider: z.string().max(100).optional(),
+    model: z.string().max(300).optional(),
+    expectedToolCalls: z.array(toolCall).max(1000).optional(),
+    actualToolCalls: z.array(toolCall).max(1000).optional(),
+    tokens: z.object({ input: count.optional(), output: count.optional(), total: count.optional() }).optional(),
+    error: z.string().max(100_000).optional(),
+    errorDetails: z.unknown().optional(),
+    trace: z
+      .union([
+        z.string(),
+        z.array(traceMessage),
+        z.looseObject({ messages: z.array(traceMessage).optional(), spans: z.array(traceSpan).optional(), prompts: z.array(z.record(z.string(), z.unknown())).optional() }),
+      ])
+      .optional()
+      .meta({ description: 'plain text, a message list, or { messages, spans, prompts }; stored in the shape GET .../trace answers' }),
+    externalIterationId: z.string().min(1).max(500).optional().meta({ description: 'the idempotency key of this result within its run' }),
+    externalCaseId: z.string().min(1).max(500).optional().meta({ description: 'the case\'s identity in the suite; without it, title + query' }),
+    metadata: z.record(z.string().max(200), z.union([z.string().max(10_000), z.number(), z.boolean()])).optional(),
+    isNegativeTest: z.boolean().optional(),
+  })
+  .refine((result) => withinDepth(result), { message: `nested deeper than ${MAX_JSON_DEPTH} levels` })
+  .meta({ id: 'EvalResultInput' });
+
+const results = z
+  .array(evalResultSchema)
+  .min(1, 'give at least one result')
+  .max(MAX_RESULTS_PER_CALL, `at most ${MAX_RESULTS_PER_CALL} results per call: send more through runs/start, runs/iterations (${MAX_RESULTS_PER_CALL} at a time) and runs/finalize`);
+
+export const ingestRunBody = z
+  .object({
+    suiteName: z.string().trim().min(1).max(200),
+    suiteDescription: z.string().max(5000).optional(),
+    serverNames: z.array(z.string().max(200)).max(50).optional().meta({ description: 'names of saved servers in the project; unknown names are ignored' }),
+    notes: z.string().max(10_000).optional(),
+    passCriteria: passCriteriaSchema.optional(),
+    externalRunId: z.string().trim().min(1).max(500).meta({ description: 'the reporter\'s id for the run: the idempotency key of start and report' }),
+    framework: z.string().max(100).optional(),
+    ci: z
+      .object({ provider: shortText, pipelineId: shortText, jobId: shortText, runUrl: z.string().max(2000), branch: shortText, commitSha: shortText })
+      .partial()
+      .optional(),
+    expectedIterations: z.number().int().min(0).max(10_000_000).optional(),
+    tags: z.array(z.string().max(200)).max(100).optional(),
+  })
+  .meta({ id: 'IngestRunStart' });
+
+export const reportBody = ingestRunBody.extend({ results }).meta({ id: 'IngestReport' });
+
+export const iterationsBody = z.object({ runId: id, results }).meta({ id: 'IngestIterations' });
+
+export const finalizeBody = z
+  .object({ runId: id.optional(), externalRunId: z.string().trim().min(1).max(500).optional() })
+  .refine((body) => body.runId !== undefined || body.externalRunId !== undefined, { message: 'give runId or externalRunId (the SDK sends both)', path: ['runId'] })
+  .meta({ id: 'IngestFinalize' });
+
+export const uploadUrlBody = z
+  .object({
+    format: z.enum(artifactFormats).optional().meta({ description: 'parse the upload into a finalized run; without it the blob is only stored' }),
+    suiteName: z.string().trim().min(1).max(200).optional(),
+  })
+  .meta({ id: 'IngestUploadUrlRequest' });
+
+const summary = evalRunSchema.shape.summary;
+const status = evalRunSchema.shape.status;
+const result = evalRunSchema.shape.result;
+
+export const finishedRunReply = z
+  .object({ ok: z.literal(true), suiteId: z.string(), runId: z.string(), status, result, summary })
+  .meta({ id: 'IngestRunFinished' });
+
+export const startReply = z
+  .object({
+    ok: z.literal(true),
+    reused: z.boolean().meta({ description: 'the externalRunId named an existing run; a finished one comes with its summary' }),
+    suiteId: z.string(),
+    runId: z.string(),
+    status,
+    result,
+    summary: summary.optional(),
+  })
+  .meta({ id: 'IngestRunStarted' });
+
+export const iterationsReply = z
+  .object({
+    ok: z.literal(true),
+    inserted: z.number(),
+    skipped: z.number().meta({ description: 'results the run already had (same externalIterationId)' }),
+    total: z.number().meta({ description: 'iterations the run holds now' }),
+  })
+  .meta({ id: 'IngestIterationsAppended' });
+
+export const uploadUrlReply = z
+  .object({ ok: z.literal(true), uploadUrl: z.string(), expiresAt: epochMs })
+  .meta({ id: 'IngestUploadUrl', description: 'POST or PUT the raw artifact to uploadUrl, without a key, once, before expiresAt' });
+
+// A missing or malformed token is answered like an unknown one (404 UPLOAD_URL_UNKNOWN), not as a bad request.
+export const uploadQuery = z.object({ token: z.string().max(1000).catch('') });
+
+export const uploadBody = z.unknown().meta({ description: 'the raw artifact, any content type (not JSON-decoded); at most 6 MiB' });
+
+export const uploadReply = z
+  .object({
+    ok: z.literal(true),
+    storageId: z.string(),
+    runId: z.string().optional(),
+    suiteId: z.string().optional(),
+    status: status.optional(),
+    result: result.optional(),
+    summary: summary.optional(),
+    skipped: z.number().optional().meta({ description: 'tests the framework skipped: listed as cancelled iterations, outside the pass rate' }),
+  })
+  .meta({ id: 'IngestUpload' });

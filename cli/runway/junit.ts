@@ -1,0 +1,83 @@
+import { XMLBuilder } from 'fast-xml-parser';
+import type { EvalIteration, EvalRun } from '../../api/client.js';
+
+/*
+ * An eval run as JUnit XML, the format every CI system reads: one <testsuite> per run, one <testcase> per
+ * iteration ("<case title> #<iteration>"). A failed expectation is a <failure>, an iteration that broke (model or
+ * server error) is an <error>, a cancelled or unfinished one is <skipped>.
+ */
+
+// XML 1.0 forbids most control characters; model output may contain them.
+// eslint-disable-next-line no-control-regex
+const xmlText = (text: string) => text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '');
+
+const seconds = (ms: number | null | undefined) => ((ms ?? 0) / 1000).toFixed(3);
+
+const describeCall = (call: { toolName: string; arguments?: Record<string, unknown> }) =>
+  `${call.toolName}${call.arguments && Object.keys(call.arguments).length > 0 ? ` ${JSON.stringify(call.arguments)}` : ''}`;
+
+function callsText(iteration: EvalIteration): string {
+  const expected = iteration.expectedToolCalls.map(describeCall);
+  const actual = iteration.actualToolCalls.map((c) => `${describeCall(c)}${c.isError ? ' (tool error)' : ''}`);
+  return [`expected tool calls: ${expected.length ? expected.join('; ') : '(none)'}`, `actual tool calls: ${actual.length ? actual.join('; ') : '(none)'}`].join('\n');
+}
+
+function testcase(iteration: EvalIteration, suiteName: string) {
+  const node: Record<string, unknown> = {
+    '@_name': xmlText(`${iteration.title} #${iteration.iterationNumber}`),
+    '@_classname': xmlText(suiteName),
+    '@_time': seconds(iteration.durationMs),
+  };
+  const model = [iteration.provider, iteration.model].filter(Boolean).join('/');
+  const out = `${callsText(iteration)}\nmodel: ${model || '-'}\ntokens: ${iteration.usage.totalTokens}`;
+  if (iteration.status === 'failed') {
+    node.error = { '@_message': xmlText(iteration.error ?? 'the iteration failed'), '@_type': 'IterationError', '#text': xmlText(out) };
+  } else if (iteration.status !== 'completed') {
+    node.skipped = { '@_message': `iteration ${iteration.status}` };
+  } else if (iteration.result === 'failed') {
+    node.failure = { '@_message': 'the tool calls did not match the expectations', '@_type': 'ToolCallMismatch', '#text': xmlText(out) };
+  } else {
+    node['system-out'] = xmlText(out);
+  }
+  return node;
+}
+
+export function toJunitXml(input: { suiteName: string; run: EvalRun; iterations: EvalIteration[] }): string {
+  const { run, iterations, suiteName } = input;
+  const count = (predicate: (i: EvalIteration) => boolean) => iterations.filter(predicate).length;
+  const errors = count((i) => i.status === 'failed');
+  const skipped = count((i) => i.status !== 'completed' && i.status !== 'failed');
+  const failures = count((i) => i.status === 'completed' && i.result === 'failed');
+  const totals = {
+    '@_tests': iterations.length,
+    '@_failures': failures,
+    '@_errors': errors,
+    '@_skipped': skipped,
+    '@_time': seconds(run.completedAt && run.createdAt ? run.completedAt - run.createdAt : iterations.reduce((sum, i) => sum + (i.durationMs ?? 0), 0)),
+  };
+  const properties = [
+    ['runway.runId', run.id],
+    ['runway.suiteId', run.suiteId],
+    ['runway.status', run.status],
+    ['runway.result', run.result ?? 'pending'],
+    ['runway.passRate', run.summary ? String(run.summary.passRate) : ''],
+    ['runway.minimumPassRate', String(run.passCriteria.minimumPassRate)],
+  ].map(([name, value]) => ({ '@_name': name, '@_value': xmlText(value) }));
+  const document = {
+    '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
+    testsuites: {
+      '@_name': 'runway',
+      ...totals,
+      testsuite: {
+        '@_name': xmlText(suiteName),
+        '@_id': run.id,
+        '@_timestamp': new Date(run.createdAt).toISOString(),
+        ...totals,
+        properties: { property: properties },
+        testcase: iterations.map((i) => testcase(i, suiteName)),
+      },
+    },
+  };
+  const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', textNodeName: '#text', format: true, suppressEmptyNode: true });
+  return builder.build(document) as string;
+}

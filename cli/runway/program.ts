@@ -1,0 +1,123 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { createRunwayClient, RunwayApiError, type RunwayClient } from '../../api/client.js';
+import { evalCommands } from './evals.js';
+import { ingestCommand } from './ingest.js';
+import { serverCommands } from './servers.js';
+
+/** What the process exits with; CI jobs gate on it. */
+export const ExitCode = {
+  /** the command did what was asked and, for a run, the run passed */
+  ok: 0,
+  /** the command worked but the outcome is a failure: a failed run, a tool error, a server that is not ready */
+  failed: 1,
+  /** the command could not do its work: usage, configuration, or an error reply from the API */
+  error: 2,
+  /** stopped by SIGINT/SIGTERM (a run being waited for is cancelled first) */
+  interrupted: 130,
+} as const;
+
+/** A mistake in how the command was called or configured (exit 2, no stack trace). */
+export class UsageError extends Error {}
+
+export interface GlobalOptions {
+  url?: string;
+  project?: string;
+  json?: boolean;
+}
+
+/** Everything a command needs: the API client, the project, and where to write. */
+export interface CliContext {
+  client: RunwayClient;
+  projectId: string;
+  json: boolean;
+  env: NodeJS.ProcessEnv;
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  /** human output (tables, summaries) */
+  print(line?: string): void;
+  /** progress and notices, on stderr so that stdout stays clean for --json */
+  note(line: string): void;
+}
+
+export type Action = (ctx: CliContext, command: Command) => Promise<number>;
+
+const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export function contextFor(command: Command, io: Pick<CliContext, 'env' | 'stdout' | 'stderr'>): CliContext {
+  const options = command.optsWithGlobals<GlobalOptions>();
+  const apiKey = io.env.RUNWAY_API_KEY;
+  if (!apiKey) throw new UsageError('RUNWAY_API_KEY is not set: export an sk_ key created in the app\'s API keys settings page');
+  if (!apiKey.startsWith('sk_')) throw new UsageError('RUNWAY_API_KEY does not look like an API key (it should start with sk_)');
+  const note = (line: string) => void io.stderr.write(`${line}\n`);
+  const client = createRunwayClient({
+    baseUrl: options.url ?? io.env.RUNWAY_URL ?? 'http://localhost:3000',
+    apiKey,
+    userAgent: `runway-cli/${version}`,
+    onRetry: (event) => note(`[runway] ${event.reason}; retrying in ${(event.delayMs / 1000).toFixed(1)}s`),
+  });
+  return {
+    client,
+    // `default` is the organization's default project on every route.
+    projectId: options.project ?? io.env.RUNWAY_PROJECT_ID ?? 'default',
+    json: options.json === true,
+    ...io,
+    print: (line = '') => void io.stdout.write(`${line}\n`),
+    note,
+  };
+}
+
+export function createProgram(io: Pick<CliContext, 'env' | 'stdout' | 'stderr'>, setExitCode: (code: number) => void): Command {
+  const program = new Command('runway')
+    .description('Runway from the command line and CI: operate saved MCP servers, run evals, ingest test results.\n' +
+      'Configured by RUNWAY_URL (default http://localhost:3000), RUNWAY_API_KEY (an sk_ key) and RUNWAY_PROJECT_ID.')
+    .version(version)
+    .addOption(new Option('--url <url>', 'Runway URL (env RUNWAY_URL)'))
+    .addOption(new Option('-p, --project <projectId>', 'project id, or `default` for the organization\'s default project (env RUNWAY_PROJECT_ID)'))
+    .addOption(new Option('--json', 'print machine-readable JSON on stdout'))
+    .showHelpAfterError()
+    .configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s) })
+    .exitOverride();
+
+  /** Wraps a command's work: builds the context, maps errors to exit codes. */
+  const run = (action: Action) => async (...received: unknown[]) => {
+    const command = received.at(-1) as Command;
+    setExitCode(await action(contextFor(command, io), command));
+  };
+  serverCommands(program, run);
+  evalCommands(program, run);
+  ingestCommand(program, run);
+  return program;
+}
+
+/** Parses argv, runs the command, and answers the exit code (never throws). */
+export async function runCli(
+  argv: string[],
+  io: Pick<CliContext, 'env' | 'stdout' | 'stderr'> = { env: process.env, stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
+  let exitCode: number = ExitCode.ok;
+  const program = createProgram(io, (code) => (exitCode = code));
+  try {
+    await program.parseAsync(argv);
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end through here too.
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.error;
+    }
+    io.stderr.write(`error: ${describeError(error)}\n`);
+    return ExitCode.error;
+  }
+}
+
+export function describeError(error: unknown): string {
+  if (error instanceof RunwayApiError) {
+    const details = error.details ? ` ${JSON.stringify(error.details)}` : '';
+    return `${error.code} (HTTP ${error.status}): ${error.message}${details}${error.requestId ? ` [request ${error.requestId}]` : ''}`;
+  }
+  if (error instanceof UsageError) return error.message;
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  if (error instanceof TypeError && error.message === 'fetch failed') return `cannot reach Runway (${cause?.code ?? cause?.message ?? 'network error'}); check RUNWAY_URL`;
+  if (error instanceof DOMException && error.name === 'TimeoutError') return 'Runway did not answer in time';
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,17 @@
+/** A plain text table: a header row, a rule, then rows, columns padded to their widest cell. */
+export function formatTable(headers: string[], rows: (string | number)[][], options: { align?: ('left' | 'right')[]; maxWidth?: number } = {}): string {
+  const cells = rows.map((row) => row.map((cell) => truncate(String(cell).replace(/\s+/g, ' '), options.maxWidth ?? 60)));
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]?.length ?? 0)));
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => (options.align?.[i] === 'right' ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+export const percent = (rate: number | null | undefined) => (rate === null || rate === undefined ? '-' : `${(rate * 100).toFixed(1)}%`);

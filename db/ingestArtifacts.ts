@@ -1,0 +1,63 @@
+import type { Db, Tx } from './connection.js';
+import { newId } from './ids.js';
+
+export type ArtifactFormat = 'junit-xml' | 'jest-json' | 'vitest-json';
+
+/** An upload slot and, once used, what was uploaded (the blob itself is never read back here). */
+export interface ArtifactRow {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  format: ArtifactFormat | null;
+  suite_name: string | null;
+  expires_at: Date;
+  used_at: Date | null;
+  created_by_key_id: string | null;
+  content_sha256: string | null;
+  reply: Record<string, unknown> | null;
+}
+
+const columns = (sql: Db) => sql`id, organization_id, project_id, format, suite_name, expires_at, used_at, created_by_key_id, content_sha256, reply`;
+
+/**
+ * A slot an upload URL points at. Only the token's hash is stored: the database alone cannot mint a usable URL.
+ * Expiry uses the database clock, like the check in claimArtifactSlot.
+ */
+export async function createArtifactSlot(
+  sql: Db,
+  input: { organizationId: string; projectId: string; tokenHash: string; format: ArtifactFormat | null; suiteName: string | null; ttlMs: number; createdByKeyId: string },
+): Promise<ArtifactRow> {
+  const [row] = await sql<ArtifactRow[]>`
+    INSERT INTO ingest_artifacts (id, organization_id, project_id, token_hash, format, suite_name, expires_at, created_by_key_id)
+    VALUES (${newId('art')}, ${input.organizationId}, ${input.projectId}, ${input.tokenHash}, ${input.format}, ${input.suiteName},
+            now() + ${input.ttlMs} * interval '1 millisecond', ${input.createdByKeyId})
+    RETURNING ${columns(sql)}`;
+  return row;
+}
+
+/**
+ * Stores the blob in an unused, unexpired slot and marks it used, in one statement. Two concurrent uploads to
+ * one URL meet on the row lock: the second re-checks `used_at` after the first commits and claims nothing.
+ */
+export async function claimArtifactSlot(
+  tx: Tx,
+  tokenHash: string,
+  blob: { content: Buffer; contentType: string | null; sha256: string },
+): Promise<ArtifactRow | undefined> {
+  const [row] = await tx<ArtifactRow[]>`
+    UPDATE ingest_artifacts
+    SET used_at = now(), content = ${blob.content}, content_type = ${blob.contentType}, content_sha256 = ${blob.sha256}
+    WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > now()
+    RETURNING ${columns(tx)}`;
+  return row;
+}
+
+export async function findArtifactSlot(sql: Db, tokenHash: string): Promise<ArtifactRow | undefined> {
+  const [row] = await sql<ArtifactRow[]>`SELECT ${columns(sql)} FROM ingest_artifacts WHERE token_hash = ${tokenHash}`;
+  return row;
+}
+
+/** The reply the upload got (replayed to a client that retries with the same bytes) and the run it became. */
+export async function recordArtifactReply(tx: Tx, artifactId: string, outcome: { runId: string | null; reply: object }): Promise<void> {
+  await tx`UPDATE ingest_artifacts SET run_id = ${outcome.runId}, reply = ${tx.json(outcome.reply as never)} WHERE id = ${artifactId}`;
+}

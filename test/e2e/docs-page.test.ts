@@ -1,0 +1,73 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OpenApiDocument } from '../../api/openapi.js';
+import { startTestStack, type TestStack } from '../helpers/stack.js';
+
+// Debian's chromium (.ci/run installs it). The test fails, never skips, when it cannot start.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOT = 'test-results/docs-page.png';
+
+async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is not installed at ${CHROMIUM}: run \`apt-get update && apt-get install -y chromium\` (or set CHROMIUM_PATH)`);
+  }
+  try {
+    return await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      timeout: 60_000,
+    });
+  } catch (error) {
+    throw new Error(`Chromium at ${CHROMIUM} could not start: ${(error as Error).message}`);
+  }
+}
+
+describe('the API reference page at /docs', () => {
+  let stack: TestStack;
+  let browser: Browser | undefined;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ worker: false });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  it('renders every operation of the document in a real browser, offline, and keeps a screenshot', async () => {
+    const document = (await (await fetch(`${stack.baseUrl}/openapi.json`)).json()) as OpenApiDocument;
+    const operations = Object.values(document.paths ?? {}).flatMap((item) => ['get', 'post', 'put', 'patch', 'delete'].filter((m) => item?.[m as 'get']));
+
+    browser = await launchChromium();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    // Offline: every asset comes from this server; anything else is refused and reported.
+    const outside: string[] = [];
+    await page.route('**/*', async (route) => {
+      const url = new URL(route.request().url());
+      if (url.origin === stack.origin) return await route.continue();
+      outside.push(url.href);
+      await route.abort();
+    });
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+
+    const response = await page.goto(`${stack.origin}/docs`);
+    expect(response?.status()).toBe(200);
+    await page.locator('.opblock').first().waitFor({ state: 'visible', timeout: 30_000 });
+    await expect.poll(() => page.locator('.opblock').count(), { timeout: 15_000 }).toBe(operations.length);
+
+    expect(await page.title()).toBe('Runway API reference');
+    expect(await page.locator('.info .title').innerText()).toContain('Runway API');
+    const summaries = await page.locator('.opblock-summary-path').allInnerTexts();
+    expect(summaries.map((s) => s.replace(/\u200b/g, ''))).toEqual(expect.arrayContaining(['/projects/{projectId}/eval-runs', '/projects/{projectId}/servers/{serverId}/tools/call']));
+    // The bearer scheme is offered ("Authorize").
+    await expect.poll(() => page.locator('button.authorize').count()).toBeGreaterThan(0);
+
+    mkdirSync('test-results', { recursive: true });
+    await page.screenshot({ path: SCREENSHOT });
+    expect(existsSync(SCREENSHOT)).toBe(true);
+    expect(outside, 'requests that left the server').toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});

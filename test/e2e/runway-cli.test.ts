@@ -1,0 +1,298 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import { XMLParser } from 'fast-xml-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setProviderKey } from '../../db/providerKeys.js';
+import { startScriptedModelServer, type ScriptedModelServer } from '../fixtures/model/server.js';
+import { everythingOverStdio, saveServer } from '../helpers/mcpServers.js';
+import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
+import { startTestStack, type TestStack } from '../helpers/stack.js';
+
+// The installed executable (package.json "bin"), run as a user or a CI job runs it.
+const RUNWAY_BIN = fileURLToPath(new URL('../../cli/runway/bin.js', import.meta.url));
+const MODEL_KEY = 'sk-model-cli-secret-51c2';
+const MODEL = 'scripted-cli';
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+function runway(args: string[], env: Record<string, string | undefined>, cwd: string): Promise<Finished> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RUNWAY_BIN, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+const junit = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name) });
+
+interface JUnitCase {
+  name: string;
+  classname: string;
+  time: string;
+  failure?: { message: string; '#text': string };
+  error?: unknown;
+}
+
+function readJunit(path: string) {
+  const parsed = junit.parse(readFileSync(path, 'utf8')) as {
+    testsuites: { tests: string; failures: string; testsuite: { name: string; tests: string; failures: string; errors: string; testcase: JUnitCase[]; properties: { property: { name: string; value: string }[] } }[] };
+  };
+  return parsed.testsuites;
+}
+
+describe('runway CLI end to end', () => {
+  let stack: TestStack;
+  let model: ScriptedModelServer;
+  let org: SeededOrganization;
+  let serverId: string;
+  let dir: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    model = await startScriptedModelServer();
+    stack = await startTestStack({ config: { RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_MINUTE: '6000000', MAX_CONCURRENT_RUNS: '5' } });
+    org = await seedOrganization(stack.sql);
+    await setProviderKey(stack.sql, stack.box, { organizationId: org.organizationId, provider: 'openai', apiKey: 'org-key', baseUrl: model.url });
+    serverId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'everything', ...everythingOverStdio() });
+    model.setScript(MODEL, {
+      byQuery: {
+        'echo hello': [{ toolCalls: [{ name: 'echo', arguments: { message: 'hello' } }] }, { text: 'It said hello.' }],
+        'echo wrong': [{ toolCalls: [{ name: 'echo', arguments: { message: 'bye' } }] }, { text: 'done' }],
+      },
+    });
+    dir = mkdtempSync(join(tmpdir(), 'runway-cli-'));
+    env = { RUNWAY_URL: stack.origin, RUNWAY_API_KEY: org.apiKey, RUN_MODEL_KEY: MODEL_KEY };
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await model?.close();
+  });
+
+  const suiteFile = (name: string, tests: object[]) => {
+    const path = join(dir, `${name}.json`);
+    writeFileSync(path, JSON.stringify({ suiteName: name, servers: ['everything'], tests }, null, 2));
+    return path;
+  };
+  const testCase = (title: string, query: string, message = 'hello') => ({
+    title, query, model: MODEL, provider: 'openai', runs: 2, expectedToolCalls: [{ toolName: 'echo', arguments: { message } }],
+  });
+
+  it('servers list, tools, call and doctor', async () => {
+    const list = await runway(['servers', 'list'], env, dir);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(new RegExp(`${serverId}\\s+everything\\s+stdio\\s+yes`));
+
+    const tools = await runway(['servers', 'tools', 'everything'], env, dir);
+    expect(tools.code, tools.stderr).toBe(0);
+    expect(tools.stdout).toMatch(/^echo\s/m);
+
+    const call = await runway(['servers', 'call', serverId, 'echo', '--param', 'message=hello from the CLI'], env, dir);
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stdout.trim()).toBe('Echo: hello from the CLI');
+
+    const json = await runway(['--json', 'servers', 'call', 'everything', 'get-sum', '--params', '{"a":2,"b":3}'], env, dir);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ content: [{ type: 'text', text: expect.stringContaining('5') }] });
+
+    const doctor = await runway(['servers', 'doctor', 'everything'], env, dir);
+    expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
+    expect(doctor.stdout).toMatch(/status: ready/);
+    expect(doctor.stdout).toMatch(/^tools\s+ok/m);
+
+    const missing = await runway(['servers', 'tools', 'nope'], env, dir);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no server "nope"');
+  });
+
+  let passingRunId: string;
+
+  it('evals run: a passing run exits 0, prints the summary and writes JUnit XML a parser reads back', async () => {
+    const file = suiteFile('CLI passing', [testCase('echo hello', 'echo hello')]);
+    const out = join(dir, 'reports', 'pass.xml');
+    const run = await runway(['evals', 'run', '--suite-file', file, '--junit', out, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'], env, dir);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    // Not a terminal: plain progress lines, no bar.
+    expect(run.stderr).toMatch(/\[runway\] run run_\w+ started/);
+    expect(run.stderr).toContain('[runway] 2/2 iterations finished: 2 passed, 0 failed');
+    expect(run.stdout).toMatch(/^echo hello\s+2\s+2\s+0\s+100\.0%/m);
+    expect(run.stdout).toContain('Result: PASSED, 2 of 2 iterations passed (100.0%; needs 100%)');
+    passingRunId = /Run: (run_\w+)/.exec(run.stdout)![1];
+
+    const report = readJunit(out);
+    expect(report).toMatchObject({ tests: '2', failures: '0' });
+    const [suite] = report.testsuite;
+    expect(suite).toMatchObject({ name: 'CLI passing', tests: '2', failures: '0', errors: '0' });
+    expect(suite.testcase.map((c) => c.name)).toEqual(['echo hello #1', 'echo hello #2']);
+    expect(suite.testcase.every((c) => c.classname === 'CLI passing' && c.failure === undefined && Number(c.time) > 0)).toBe(true);
+    expect(suite.properties.property).toEqual(expect.arrayContaining([{ name: 'runway.runId', value: passingRunId }, { name: 'runway.result', value: 'passed' }]));
+    // The run used the key from the environment variable, and only that one.
+    expect(new Set(model.calls(MODEL).map((c) => c.apiKey))).toEqual(new Set([MODEL_KEY]));
+  });
+
+  it('evals run: a failing run exits 1 and its JUnit file lists the failures', async () => {
+    const file = suiteFile('CLI failing', [testCase('echo hello', 'echo hello'), testCase('echo mismatch', 'echo wrong')]);
+    const out = join(dir, 'fail.xml');
+    const run = await runway(['evals', 'run', '-f', file, '--junit', out, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'], env, dir);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stdout).toContain('Result: FAILED, 2 of 4 iterations passed (50.0%; needs 100%)');
+    expect(run.stdout).toMatch(/^echo mismatch\s+2\s+0\s+2\s+0\.0%/m);
+
+    const [suite] = readJunit(out).testsuite;
+    expect(suite).toMatchObject({ name: 'CLI failing', tests: '4', failures: '2', errors: '0' });
+    const failed = suite.testcase.filter((c) => c.failure);
+    expect(failed.map((c) => c.name).sort()).toEqual(['echo mismatch #1', 'echo mismatch #2']);
+    expect(failed[0].failure).toMatchObject({ message: 'the tool calls did not match the expectations' });
+    expect(failed[0].failure!['#text']).toContain('expected tool calls: echo {"message":"hello"}');
+    expect(failed[0].failure!['#text']).toContain('actual tool calls: echo {"message":"bye"}');
+  });
+
+  it('evals run on a terminal shows a live progress bar instead of lines', async () => {
+    // `script` gives the CLI a pseudo-terminal, as an interactive shell would.
+    const file = suiteFile('CLI terminal', [testCase('echo hello', 'echo hello')]);
+    const command = [process.execPath, RUNWAY_BIN, 'evals', 'run', '-f', file, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200']
+      .map((arg) => `'${arg.replace(/'/g, "'\\''")}'`)
+      .join(' ');
+    const started = Date.now();
+    const result = await new Promise<Finished>((resolve, reject) => {
+      const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr: '', ms: Date.now() - started }));
+    });
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).toMatch(/█+ 2\/2 iterations \| 2 passed, 0 failed/);
+    expect(result.stdout).not.toContain('[runway] 2/2 iterations finished');
+    expect(result.stdout).toContain('Result: PASSED');
+  });
+
+  it('evals run cancels its run when the job is stopped (SIGTERM) and exits 130', async () => {
+    model.setScript('scripted-slow', [{ delayMs: 30_000, text: 'too late' }]);
+    const file = suiteFile('CLI stopped', [{ title: 'slow', query: 'take your time', model: 'scripted-slow', provider: 'openai', runs: 1 }]);
+    const child = spawn(process.execPath, [RUNWAY_BIN, 'evals', 'run', '-f', file, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'], {
+      cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    const started = new Promise<string>((resolve) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const id = /run (run_\w+) started/.exec(stderr)?.[1];
+        if (id && stderr.includes('iterations finished')) resolve(id);
+      });
+    });
+    const runId = await started;
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain(`[runway] interrupted: cancelling run ${runId}`);
+    const show = await runway(['--json', 'evals', 'show', runId], env, dir);
+    expect(JSON.parse(show.stdout).status).toMatch(/^(running|cancelled)$/);
+    const deadline = Date.now() + 30_000;
+    let status = JSON.parse(show.stdout).status as string;
+    while (status === 'running' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+      status = ((await (await fetch(`${stack.baseUrl}/projects/default/eval-runs/${runId}`, { headers: { authorization: `Bearer ${org.apiKey}` } })).json()) as { status: string }).status;
+    }
+    expect(status).toBe('cancelled');
+  });
+
+  it('evals show prints a run; --json gives the run with its iterations', async () => {
+    const show = await runway(['evals', 'show', passingRunId], env, dir);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(`Run: ${passingRunId} (#1)   Status: completed`);
+    const json = await runway(['evals', 'show', passingRunId, '--json'], env, dir);
+    expect(JSON.parse(json.stdout)).toMatchObject({ id: passingRunId, status: 'completed', result: 'passed', suiteName: 'CLI passing', iterations: [{}, {}] });
+  });
+
+  it('ingest uploads a results file through a minted upload URL and saves it as a run', async () => {
+    const ingest = await runway(['ingest', join(dir, 'fail.xml'), '--format', 'junit-xml', '--suite-name', 'CLI ingest'], env, dir);
+    expect(ingest.code, ingest.stdout + ingest.stderr).toBe(0);
+    const [, runId] = /run (run_\w+)/.exec(ingest.stdout) ?? [];
+    expect(runId, ingest.stdout).toBeDefined();
+    const show = await runway(['--json', 'evals', 'show', runId], env, dir);
+    expect(JSON.parse(show.stdout)).toMatchObject({ id: runId, source: 'sdk', status: 'completed', result: 'failed', summary: { total: 4, passed: 2, failed: 2 } });
+  });
+
+  it('fails clearly (exit 2) without a key, with a bad key, and with a bad suite file', async () => {
+    const noKey = await runway(['servers', 'list'], { RUNWAY_URL: stack.origin }, dir);
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain('RUNWAY_API_KEY is not set');
+    const badKey = await runway(['servers', 'list'], { ...env, RUNWAY_API_KEY: 'sk_not_a_real_key' }, dir);
+    expect(badKey.code).toBe(2);
+    expect(badKey.stderr).toMatch(/UNAUTHORIZED \(HTTP 401\)/);
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ suiteName: 'x', servers: ['everything'], tests: [{ title: 'no query' }] }));
+    const invalid = await runway(['evals', 'run', '-f', bad], env, dir);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain('tests.0.query');
+    const missingEnv = await runway(['evals', 'run', '-f', suiteFile('x', [testCase('a', 'b')]), '--model-key-env', 'openai=NOT_SET_ANYWHERE'], env, dir);
+    expect(missingEnv.code).toBe(2);
+    expect(missingEnv.stderr).toContain('NOT_SET_ANYWHERE is not set');
+  });
+
+  it('never lets the API key or the model key reach the logs', () => {
+    const logs = stack.logs.join('');
+    expect(logs).toContain('"requestId"');
+    expect(logs).not.toContain(org.apiKey);
+    expect(logs).not.toContain(MODEL_KEY);
+  });
+});
+
+describe('runway CLI retries', () => {
+  let server: Server;
+  let origin: string;
+  const seen: { at: number; status: number }[] = [];
+
+  beforeAll(async () => {
+    // A stand-in API: 429 with Retry-After: 1, then 503, then the answer.
+    const replies = [429, 503, 200];
+    const app = express();
+    app.get('/api/v1/projects/default/servers', (_req, res) => {
+      const status = replies.shift() ?? 200;
+      seen.push({ at: Date.now(), status });
+      if (status === 429) return void res.status(429).set('Retry-After', '1').json({ code: 'RATE_LIMITED', message: 'slow down' });
+      if (status === 503) return void res.status(503).send('upstream unavailable');
+      res.json({ items: [{ id: 'srv_1', name: 'one', enabled: true, transportType: 'stdio', useOAuth: false, url: '' }] });
+    });
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+  });
+
+  it('waits at least Retry-After on 429, retries a 503, then succeeds', async () => {
+    const result = await runway(['servers', 'list'], { RUNWAY_URL: origin, RUNWAY_API_KEY: 'sk_test' }, tmpdir());
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/srv_1\s+one/);
+    expect(seen.map((s) => s.status)).toEqual([429, 503, 200]);
+    expect(seen[1].at - seen[0].at).toBeGreaterThanOrEqual(1000);
+    expect(result.stderr).toMatch(/rate limited; retrying in 1\.\ds/);
+    expect(result.stderr).toMatch(/HTTP 503; retrying in/);
+  });
+});
