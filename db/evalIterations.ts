@@ -90,22 +90,26 @@ export interface IterationOutcome {
   trace: object;
 }
 
-/** Writes the result and the trace together, once: the first writer wins, a duplicate execution changes nothing. */
+/**
+ * Writes the result and the trace together, once, in one statement (so one round trip, atomically): the first
+ * writer wins, a duplicate execution changes nothing.
+ */
 export async function completeIteration(sql: Db, iterationId: string, outcome: IterationOutcome): Promise<boolean> {
-  return await (sql as import('postgres').Sql).begin(async (tx) => {
-    const rows = await tx`
+  const rows = await sql`
+    WITH finished AS (
       UPDATE eval_iterations SET status = ${outcome.status}, result = ${outcome.result}, model = ${outcome.model},
         provider = ${outcome.provider}, duration_ms = ${Math.round(outcome.durationMs)},
         input_tokens = ${outcome.usage.inputTokens}, output_tokens = ${outcome.usage.outputTokens},
-        total_tokens = ${outcome.usage.totalTokens}, actual_tool_calls = ${tx.json(outcome.actualToolCalls as never)},
-        error = ${outcome.error}, error_details = ${outcome.errorDetails === undefined ? null : tx.json(outcome.errorDetails as never)},
+        total_tokens = ${outcome.usage.totalTokens}, actual_tool_calls = ${sql.json(outcome.actualToolCalls as never)},
+        error = ${outcome.error}, error_details = ${outcome.errorDetails === undefined ? null : sql.json(outcome.errorDetails as never)},
         updated_at = now()
       WHERE id = ${iterationId} AND status IN ('pending', 'running')
-      RETURNING id`;
-    if (rows.length === 0) return false;
-    await tx`INSERT INTO eval_traces (iteration_id, trace) VALUES (${iterationId}, ${tx.json(outcome.trace as never)}) ON CONFLICT DO NOTHING`;
-    return true;
-  });
+      RETURNING id
+    )
+    INSERT INTO eval_traces (iteration_id, trace) SELECT id, ${sql.json(outcome.trace as never)} FROM finished
+    ON CONFLICT DO NOTHING
+    RETURNING iteration_id`;
+  return rows.length === 1;
 }
 
 /** What a cancelled or failed run did not get to: kept, marked cancelled. */

@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../../db/connection.js';
 import { claimIteration, completeIteration, getIterations } from '../../db/evalIterations.js';
-import { listCases } from '../../db/evalSuites.js';
+import { findCases } from '../../db/evalSuites.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import type { Logger } from '../logger.js';
 import type { McpOperations } from '../mcp/index.js';
@@ -55,7 +55,8 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
     if (outcome === 'passed') result.passed += 1;
     else result.failed += 1;
   };
-  const [iterations, cases] = await Promise.all([getIterations(deps.sql, input.runId, input.iterationIds), listCases(deps.sql, ctx.suite.id)]);
+  const iterations = await getIterations(deps.sql, input.runId, input.iterationIds);
+  const cases = await findCases(deps.sql, ctx.suite.id, [...new Set(iterations.flatMap((i) => (i.case_id ? [i.case_id] : [])))]);
   let tools: ReturnType<typeof collectTools> | undefined;
   // Listed once per batch and shared by its iterations; a failed listing is retried by the next iteration.
   const toolsOnce = () => (tools ??= collectTools(deps.mcp, ctx.servers, signal).catch((error) => {

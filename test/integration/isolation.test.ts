@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { templateConfig } from '../../api/hostTemplates.js';
 import { createChatbox, createChatSession } from '../../db/catalog.js';
@@ -77,6 +78,8 @@ describe('isolation: a key of organization A never reaches organization B', () =
       checked.push(key);
     }
     expect(checked.length).toBeGreaterThanOrEqual(7);
+    mkdirSync('test-results/reliability', { recursive: true });
+    writeFileSync('test-results/reliability/isolation.json', JSON.stringify({ routes: checked.length, checked: checked.length, idKinds: Object.keys(idsOfB), routeList: checked }, null, 2));
   });
 
   it('listings without path ids show nothing of B', async () => {
