@@ -1,8 +1,7 @@
 import type { Db, Sql } from './connection.js';
 import type { SecretBox } from './secretBox.js';
 
-/** A server's OAuth grant with its secrets decrypted: only activities/mcp ever sees this. */
-export interface StoredTokens {
+export interface ImportedTokens {
   serverId: string;
   serverUrl: string;
   accessToken: string;
@@ -14,6 +13,10 @@ export interface StoredTokens {
   clientSecret: string | null;
   authorizationServerUrl: string | null;
   resourceUrl: string | null;
+}
+
+/** A server's OAuth grant with its secrets decrypted: only activities/mcp ever sees this. */
+export interface StoredTokens extends ImportedTokens {
   /** bumped on import and on every refresh: the pool key, and the guard that makes refresh happen once */
   generation: number;
   lastRefreshAt: Date | null;
@@ -27,20 +30,6 @@ export interface TokenHealth {
   hasClientId: boolean;
   lastRefreshAt: Date | null;
   lastError: string | null;
-}
-
-export interface ImportedTokens {
-  serverId: string;
-  serverUrl: string;
-  accessToken: string;
-  refreshToken: string | null;
-  tokenType: string;
-  scope: string | null;
-  expiresAt: Date | null;
-  clientId: string | null;
-  clientSecret: string | null;
-  authorizationServerUrl: string | null;
-  resourceUrl: string | null;
 }
 
 export interface RefreshedTokens {

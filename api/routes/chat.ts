@@ -2,12 +2,12 @@ import { listChatboxes, findChatbox, listChatSessions, type ChatboxRow } from '.
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { notFound } from '../errors.js';
+import { publicOrigin } from '../publicUrl.js';
 import { defineRoute } from '../route.js';
 import { chatboxDetailSchema, chatboxParams, chatboxSummarySchema, chatSessionSchema, chatSessionsQuery } from '../schemas/catalog.js';
 import { collection, projectParams } from '../schemas/common.js';
 
 export function chatRoutes({ sql, cursors, config }: RouteDeps) {
-  const linkUrl = (path: string, origin: string) => `${config.PUBLIC_URL?.replace(/\/$/, '') ?? origin}${path}`;
   const summary = (c: ChatboxRow, origin: string) => ({
     id: c.id,
     name: c.name,
@@ -19,11 +19,10 @@ export function chatRoutes({ sql, cursors, config }: RouteDeps) {
     hostId: c.host_id ?? '',
     hostName: c.host_name ?? '',
     mode: c.mode,
-    link: { path: c.link_path, url: linkUrl(c.link_path, origin) },
+    link: { path: c.link_path, url: `${origin}${c.link_path}` },
     createdAt: c.created_at.getTime(),
     updatedAt: c.updated_at.getTime(),
   });
-  const origin = (req: { protocol: string; get(name: string): string | undefined }) => `${req.protocol}://${req.get('host')}`;
 
   return [
     defineRoute({
@@ -69,7 +68,7 @@ export function chatRoutes({ sql, cursors, config }: RouteDeps) {
       errors: ['NOT_FOUND'],
       async handler({ principal, params, req }) {
         const project = await requireProject(sql, principal, params.projectId);
-        return { items: (await listChatboxes(sql, project.id)).map((c) => summary(c, origin(req))) };
+        return { items: (await listChatboxes(sql, project.id)).map((c) => summary(c, publicOrigin(config, req))) };
       },
     }),
     defineRoute({
@@ -85,7 +84,7 @@ export function chatRoutes({ sql, cursors, config }: RouteDeps) {
         const chatbox = await findChatbox(sql, project.id, params.chatboxId);
         if (!chatbox) throw notFound('chatbox', { chatboxId: params.chatboxId });
         return {
-          ...summary(chatbox, origin(req)),
+          ...summary(chatbox, publicOrigin(config, req)),
           modelId: chatbox.model_id,
           systemPrompt: chatbox.system_prompt,
           temperature: chatbox.temperature,

@@ -7,6 +7,7 @@ import type { ProjectRow } from '../../db/projects.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { ApiError, notFound } from '../errors.js';
+import { publicOrigin } from '../publicUrl.js';
 import { defineRoute } from '../route.js';
 import { projectParams } from '../schemas/common.js';
 import {
@@ -109,7 +110,7 @@ export function ingestRoutes({ sql, config }: RouteDeps) {
           format: body.format ?? null,
           suiteName: body.suiteName ?? null,
         });
-        const origin = config.PUBLIC_URL?.replace(/\/$/, '') ?? `${req.protocol}://${req.get('host')}`;
+        const origin = publicOrigin(config, req);
         return { ok: true as const, uploadUrl: `${origin}${uploadPath(token)}`, expiresAt: expiresAt.getTime() };
       },
     }),
