@@ -131,7 +131,8 @@ async function bench(label: string, serverId: string, direct: McpClient, inspect
   const inspectorMedian = quantile(inspector, 0.5);
   console.log(`  MCP Inspector CLI (one process per call, ${INSPECTOR_CALLS} calls) median ${ms(inspectorMedian)}: Runway is ${(inspectorMedian / quantile(api, 0.5)).toFixed(0)}x faster`);
   console.log(`BENCH ${JSON.stringify({ benchmark: `tools/call vs MCP Inspector CLI, ${label}`, ours: quantile(api, 0.5), baseline: inspectorMedian, unit: 'ms', ratio: quantile(api, 0.5) / inspectorMedian, target: 'faster than the Inspector CLI', met: quantile(api, 0.5) < inspectorMedian })}`);
-  console.log(`BENCH ${JSON.stringify({ benchmark: `tools/call overhead, ${label}`, ours: apiMedian, baseline: sdkMedian, unit: 'ms', ratio: apiMedian / sdkMedian, target: 'median overhead < 2 ms', met: overhead < 2, overhead, spread: { overhead: [quantile(diffs, 0.25), quantile(diffs, 0.75)] } })}`);
+  // "ours" is the overhead itself (paired median of API minus direct SDK); the medians of each side ride along.
+  console.log(`BENCH ${JSON.stringify({ benchmark: `tools/call overhead over a direct SDK call, ${label}`, ours: overhead, baseline: null, unit: 'ms', ratio: null, target: 'median overhead < 2 ms', met: overhead < 2, apiMedian, sdkMedian, spread: { overhead: [quantile(diffs, 0.25), quantile(diffs, 0.75)] } })}`);
 }
 
 /** Where the overhead lives: a bare HTTP round trip, and the middleware every /api/v1 route pays (auth, rate limit). */
