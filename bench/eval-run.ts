@@ -11,59 +11,39 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { Client as TemporalClient, Connection } from '@temporalio/client';
-import { loadConfig } from '../activities/config.js';
 import { scoreToolCalls } from '../activities/evals/scoring.js';
-import { createLogger } from '../activities/logger.js';
-import { createServices } from '../activities/services.js';
 import { runAgent } from '../activities/models/agentLoop.js';
 import { createLanguageModel } from '../activities/models/providers.js';
 import type { AgentTool } from '../activities/models/tools.js';
-import { createApp } from '../api/app.js';
 import { serverEverythingEntry } from '../cli/seed.js';
 import { findOrCreateSuite, upsertCases } from '../db/evalSuites.js';
-import { migrate } from '../db/migrate.js';
 import { setProviderKey } from '../db/providerKeys.js';
-import { SecretBox } from '../db/secretBox.js';
 import { createServer } from '../db/servers.js';
 import { startScriptedModelServer } from '../test/fixtures/model/server.js';
 import { seedOrganization } from '../test/helpers/seed.js';
-import { describe, discard, median, quantile, temporalDevServer, throwawayDatabase } from './harness.js';
+import { describe, median, quantile, startBenchApi, temporalDevServer } from './harness.js';
 
 const ITERATIONS = Number(process.argv[2] ?? 1000);
 const REPEATS = Number(process.argv[3] ?? 3);
 const CONCURRENCY = 8;
 const RUNS_PER_CASE = 10;
 
-const database = await throwawayDatabase();
 const temporalServer = await temporalDevServer();
 const model = await startScriptedModelServer({ maxRecordedCalls: 100 });
 // Instant model: one tool call, then an answer.
 model.setScript('bench', [{ toolCalls: [{ name: 'echo', arguments: { message: 'bench' } }] }, { text: 'done' }]);
 
-const config = loadConfig({
-  DATABASE_URL: database.url,
-  RUNWAY_ENCRYPTION_KEY: SecretBox.generateKey(),
+const bench = await startBenchApi({
   TEMPORAL_ADDRESS: temporalServer.address,
   TEMPORAL_TASK_QUEUE: 'bench',
   EVAL_ITERATION_CONCURRENCY: String(CONCURRENCY),
   MAX_CONCURRENT_RUNS: '1000',
-  RATE_LIMIT_PER_MINUTE: '100000000',
-  RATE_LIMIT_BURST: '100000000',
-  LOG_LEVEL: 'info',
 });
-const log = createLogger(config.LOG_LEVEL, discard());
-const services = createServices(config, log);
-const { sql, box, mcp } = services;
-await migrate(sql);
-const temporal = new TemporalClient({ connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }) });
-const app = createApp({ sql, temporal, config, log, mcp });
-const server = app.express.listen(0, '127.0.0.1');
-await once(server, 'listening');
-const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+const { config } = bench;
+const { sql, box } = bench.services;
+const api = bench.apiBase;
 
 const worker = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
   cwd: new URL('..', import.meta.url).pathname,
@@ -167,10 +147,6 @@ emit({ benchmark: `GET /eval-runs/{id} during a ${ITERATIONS}-iteration run`, ou
 
 worker.kill('SIGTERM');
 await once(worker, 'exit');
-server.closeAllConnections();
-server.close();
-await services.close();
-await temporal.connection.close();
+await bench.close();
 await model.close();
 await temporalServer.stop();
-await database.drop();

@@ -8,20 +8,11 @@
  *
  * Prints one JSON line per figure (bench/run.ts collects them) after a readable report.
  */
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import { Client as TemporalClient, Connection } from '@temporalio/client';
-import { loadConfig } from '../activities/config.js';
 import { summarizeRun } from '../activities/evals/summary.js';
-import { createLogger } from '../activities/logger.js';
-import { createServices } from '../activities/services.js';
-import { createApp } from '../api/app.js';
 import type { Sql } from '../db/connection.js';
 import { newId } from '../db/ids.js';
-import { migrate } from '../db/migrate.js';
-import { SecretBox } from '../db/secretBox.js';
 import { seedOrganization } from '../test/helpers/seed.js';
-import { describe, discard, throwawayDatabase } from './harness.js';
+import { describe, startBenchApi } from './harness.js';
 
 const ITERATIONS = Number(process.argv[2] ?? 10_000);
 const REPEATS = Number(process.argv[3] ?? 3);
@@ -29,24 +20,10 @@ const CHUNK = 200;
 const CASES = 500;
 const TARGET_MS = 10_000;
 
-const database = await throwawayDatabase();
-const config = loadConfig({
-  DATABASE_URL: database.url,
-  RUNWAY_ENCRYPTION_KEY: SecretBox.generateKey(),
-  RATE_LIMIT_PER_MINUTE: '100000000',
-  RATE_LIMIT_BURST: '100000000',
-  LOG_LEVEL: 'info',
-});
-const log = createLogger(config.LOG_LEVEL, discard());
-const services = createServices(config, log);
-const { sql, mcp } = services;
-await migrate(sql);
-// Ingest never touches Temporal; the app only needs a client to exist, and a lazy one never connects.
-const temporal = new TemporalClient({ connection: Connection.lazy({ address: '127.0.0.1:7233' }) });
-const app = createApp({ sql, temporal, config, log, mcp });
-const server = app.express.listen(0, '127.0.0.1');
-await once(server, 'listening');
-const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+// Ingest never touches Temporal: the API's client stays lazy and never connects.
+const bench = await startBenchApi();
+const { sql } = bench.services;
+const api = bench.apiBase;
 const org = await seedOrganization(sql);
 const headers = { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' };
 
@@ -159,7 +136,4 @@ console.log(`BENCH ${JSON.stringify({
   target: `under ${TARGET_MS / 1000} s`, met: o.median < TARGET_MS, spread: { ours: [o.p25, o.p75], baseline: [b.p25, b.p75] },
 })}`);
 
-server.closeAllConnections();
-server.close();
-await services.close();
-await database.drop();
+await bench.close();

@@ -11,21 +11,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client as TemporalClient, Connection } from '@temporalio/client';
-import { loadConfig } from '../activities/config.js';
-import { createLogger } from '../activities/logger.js';
-import { createServices } from '../activities/services.js';
-import { createApp } from '../api/app.js';
 import { seedDemo, serverEverythingEntry } from '../cli/seed.js';
-import { migrate } from '../db/migrate.js';
-import { SecretBox } from '../db/secretBox.js';
-import { freePort } from '../test/helpers/ports.js';
-import { discard, quantile, throwawayDatabase } from './harness.js';
+import { startEverythingOverHttp } from '../test/helpers/mcpServers.js';
+import { quantile, startBenchApi } from './harness.js';
 
 const ITERATIONS = Number(process.argv[2] ?? 2000);
 const WARMUP = 200;
@@ -38,34 +30,12 @@ const time = async (work: () => Promise<unknown>) => {
   return Number(process.hrtime.bigint() - started) / 1e6;
 };
 
-const database = await throwawayDatabase();
-
 // The reference server over streamable HTTP: one process that both paths talk to.
-const httpPort = await freePort();
-const everythingHttp = spawn(process.execPath, [serverEverythingEntry(), 'streamableHttp'], { env: { ...process.env, PORT: String(httpPort) }, stdio: 'ignore' });
-const everythingUrl = `http://127.0.0.1:${httpPort}/mcp`;
-for (let i = 0; !(await fetch(`http://127.0.0.1:${httpPort}/`).then(() => true, () => false)); i++) {
-  if (i > 300) throw new Error('server-everything did not start');
-  await new Promise((r) => setTimeout(r, 50));
-}
-
-const config = loadConfig({
-  DATABASE_URL: database.url,
-  RUNWAY_ENCRYPTION_KEY: SecretBox.generateKey(),
-  LOG_LEVEL: 'info',
-  RATE_LIMIT_PER_MINUTE: '100000000',
-  RATE_LIMIT_BURST: '100000000',
-});
-// Request logs are written, as in production, but to nowhere.
-const log = createLogger(config.LOG_LEVEL, discard());
-const services = createServices(config, log);
-const { sql, box, mcp } = services;
-await migrate(sql);
-const temporal = new TemporalClient({ connection: Connection.lazy({ address: config.TEMPORAL_ADDRESS }) });
-const app = createApp({ sql, temporal, config, log, mcp });
-const server = app.express.listen(0, '127.0.0.1');
-await once(server, 'listening');
-const apiBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+const everythingHttp = await startEverythingOverHttp('streamableHttp');
+const everythingUrl = everythingHttp.url;
+const runway = await startBenchApi();
+const { sql, box } = runway.services;
+const apiBase = runway.apiBase;
 const seeded = await seedDemo(sql, box, { httpUrl: everythingUrl });
 
 const inspectorCli = createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/build/cli.js');
@@ -167,9 +137,6 @@ try {
   await floor();
 } finally {
   await Promise.allSettled([directStdio.close(), directHttp.close()]);
-  server.closeAllConnections();
-  server.close();
-  await services.close();
-  everythingHttp.kill('SIGTERM');
-  await database.drop();
+  await runway.close();
+  await everythingHttp.stop();
 }
