@@ -98,14 +98,3 @@ export function describe(values: number[]): { median: number; p25: number; p75: 
   return { median: median(values), p25: quantile(values, 0.25), p75: quantile(values, 0.75), min: Math.min(...values), max: Math.max(...values) };
 }
 
-/** Samples the process's resident memory until stopped; returns the peak in MiB. */
-export function peakMemory(intervalMs = 50): () => number {
-  let peak = process.memoryUsage().rss;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, intervalMs);
-  return () => {
-    clearInterval(timer);
-    return Math.round((Math.max(peak, process.memoryUsage().rss) / 1024 / 1024) * 10) / 10;
-  };
-}

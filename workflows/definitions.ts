@@ -1,8 +1,6 @@
 // Shared between workflow code and the API: names, queries and small types only (no I/O, no Node builtins).
 import { defineQuery } from '@temporalio/workflow';
 
-export const DEFAULT_TASK_QUEUE = 'runway-evals';
-
 export const evalRunWorkflowId = (runId: string): string => `eval-run:${runId}`;
 
 /** Search attributes (all Keyword) registered on the Temporal namespace; operators filter runs by them. */
