@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', '.tools/', 'test-results/', 'bench/results/'] },
+  { ignores: ['node_modules/', '.data/', '.tools/', '.scratch/', 'test-results/', 'bench/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,4 +1,5 @@
 import type { Db } from './connection.js';
+import type { CaseRow } from './evalSuites.js';
 import { newId } from './ids.js';
 
 export type IterationStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -65,8 +66,18 @@ export async function planIterations(sql: Db, runId: string, planned: PlannedIte
   return await sql<{ id: string; status: IterationStatus }[]>`SELECT id, status FROM eval_iterations WHERE run_id = ${runId} ORDER BY seq`;
 }
 
-export async function getIterations(sql: Db, runId: string, ids: string[]): Promise<IterationRow[]> {
-  return await sql<IterationRow[]>`SELECT * FROM eval_iterations WHERE run_id = ${runId} AND id = ANY(${ids}) ORDER BY seq`;
+/** An iteration about to run, with what its case adds (its advanced config and match options; null without a case). */
+export interface BatchIteration extends IterationRow {
+  advanced_config: CaseRow['advanced_config'];
+  match_options: CaseRow['match_options'];
+}
+
+/** A batch's iterations in run order, each with its case's settings: one query for the whole batch. */
+export async function getBatchIterations(sql: Db, runId: string, ids: string[]): Promise<BatchIteration[]> {
+  return await sql<BatchIteration[]>`
+    SELECT i.*, c.advanced_config, c.match_options
+    FROM eval_iterations i LEFT JOIN eval_cases c ON c.id = i.case_id
+    WHERE i.run_id = ${runId} AND i.id = ANY(${ids}) ORDER BY i.seq`;
 }
 
 /** Marks an unfinished iteration running; false when it already finished (a retry must not run it again). */
@@ -92,10 +103,16 @@ export interface IterationOutcome {
 
 /**
  * Writes the result and the trace together, once, in one statement (so one round trip, atomically): the first
- * writer wins, a duplicate execution changes nothing.
+ * writer wins, a duplicate execution changes nothing. The same statement claims the batch's next iteration, as
+ * claimIteration would, so running an iteration costs one round trip.
  */
-export async function completeIteration(sql: Db, iterationId: string, outcome: IterationOutcome): Promise<boolean> {
-  const rows = await sql`
+export async function completeIteration(
+  sql: Db,
+  iterationId: string,
+  outcome: IterationOutcome,
+  options: { claimNext?: string } = {},
+): Promise<{ completed: boolean; nextClaimed: boolean }> {
+  const [row] = await sql<{ completed: boolean; nextClaimed: boolean }[]>`
     WITH finished AS (
       UPDATE eval_iterations SET status = ${outcome.status}, result = ${outcome.result}, model = ${outcome.model},
         provider = ${outcome.provider}, duration_ms = ${Math.round(outcome.durationMs)},
@@ -105,11 +122,17 @@ export async function completeIteration(sql: Db, iterationId: string, outcome: I
         updated_at = now()
       WHERE id = ${iterationId} AND status IN ('pending', 'running')
       RETURNING id
+    ), traced AS (
+      INSERT INTO eval_traces (iteration_id, trace) SELECT id, ${sql.json(outcome.trace as never)} FROM finished
+      ON CONFLICT DO NOTHING
+      RETURNING iteration_id
+    ), claimed AS (
+      UPDATE eval_iterations SET status = 'running', started_at = now(), updated_at = now()
+      WHERE id = ${options.claimNext ?? null} AND status IN ('pending', 'running')
+      RETURNING id
     )
-    INSERT INTO eval_traces (iteration_id, trace) SELECT id, ${sql.json(outcome.trace as never)} FROM finished
-    ON CONFLICT DO NOTHING
-    RETURNING iteration_id`;
-  return rows.length === 1;
+    SELECT EXISTS (SELECT 1 FROM traced) AS completed, EXISTS (SELECT 1 FROM claimed) AS "nextClaimed"`;
+  return row;
 }
 
 /** What a cancelled or failed run did not get to: kept, marked cancelled. */

@@ -129,10 +129,6 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
   return outcome;
 }
 
-export async function findCases(sql: Db, suiteId: string, caseIds: string[]): Promise<CaseRow[]> {
-  return await sql<CaseRow[]>`SELECT * FROM eval_cases WHERE suite_id = ${suiteId} AND id = ANY(${caseIds})`;
-}
-
 export async function listCases(sql: Db, suiteId: string): Promise<CaseRow[]> {
   return await sql<CaseRow[]>`SELECT * FROM eval_cases WHERE suite_id = ${suiteId} ORDER BY created_at, id`;
 }

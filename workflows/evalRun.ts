@@ -1,5 +1,6 @@
-import { ActivityCancellationType, CancellationScope, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityCancellationType, CancellationScope, isCancellation, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import { BatchScheduler, defaultSizing } from './batching.js';
 import { progressQuery, type EvalRunInput, type EvalRunProgress } from './definitions.js';
 
 /** The attempt of a batch from which model and MCP failures are recorded as failed iterations, not retried. */
@@ -40,19 +41,34 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
   try {
     const plan = await planRun({ runId });
     progress.total = plan.iterationIds.length;
-    const batches: string[][] = [];
-    for (let i = 0; i < plan.iterationIds.length; i += plan.batchSize) batches.push(plan.iterationIds.slice(i, i + plan.batchSize));
-    let next = 0;
-    const lane = async () => {
-      while (next < batches.length) {
-        const batch = batches[next++];
-        const done = await runIterationBatch({ runId, iterationIds: batch, lastAttempt: ITERATION_ATTEMPTS });
-        progress.completed += done.completed;
-        progress.passed += done.passed;
-        progress.failed += done.failed;
-      }
+    const runBatch = async (iterationIds: string[]) => {
+      const done = await runIterationBatch({ runId, iterationIds, lastAttempt: ITERATION_ATTEMPTS });
+      progress.completed += done.completed;
+      progress.passed += done.passed;
+      progress.failed += done.failed;
     };
-    await Promise.all(Array.from({ length: Math.min(plan.concurrency, batches.length) }, lane));
+    const lanes = Math.min(plan.concurrency, plan.iterationIds.length);
+    if (patched('adaptive-batches')) {
+      // Batches sized by how long iterations take (workflows/batching.ts).
+      const scheduler = new BatchScheduler(plan.iterationIds, { ...defaultSizing, lanes, initialSize: plan.batchSize });
+      const lane = async () => {
+        for (let batch = scheduler.take(); batch; batch = scheduler.take()) {
+          const startedAt = Date.now();
+          await runBatch(batch);
+          scheduler.observe(batch.length, Date.now() - startedAt);
+        }
+      };
+      await Promise.all(Array.from({ length: lanes }, lane));
+    } else {
+      // Runs started before adaptive batches: fixed-size batches, as their histories recorded.
+      const batches: string[][] = [];
+      for (let i = 0; i < plan.iterationIds.length; i += plan.batchSize) batches.push(plan.iterationIds.slice(i, i + plan.batchSize));
+      let next = 0;
+      const lane = async () => {
+        while (next < batches.length) await runBatch(batches[next++]);
+      };
+      await Promise.all(Array.from({ length: Math.min(plan.concurrency, batches.length) }, lane));
+    }
   } catch (err) {
     failure = err;
     if (isCancellation(err)) outcome = 'cancelled';

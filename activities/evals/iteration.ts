@@ -1,5 +1,4 @@
-import type { IterationOutcome, IterationRow } from '../../db/evalIterations.js';
-import type { CaseRow } from '../../db/evalSuites.js';
+import type { BatchIteration, IterationOutcome } from '../../db/evalIterations.js';
 import type { SavedServer } from '../../db/servers.js';
 import type { McpOperations } from '../mcp/index.js';
 import { AgentRunFailure, runAgent, type AgentRecord } from '../models/agentLoop.js';
@@ -75,13 +74,12 @@ function buildTrace(query: string, record: AgentRecord, expected: ExpectedToolCa
 export async function executeIteration(
   deps: { mcp: McpOperations },
   ctx: RunContext,
-  iteration: IterationRow,
-  testCase: CaseRow | undefined,
+  iteration: BatchIteration,
   options: { signal: AbortSignal; lastAttempt: boolean; tools: () => Promise<{ tools: AgentTool[]; mcpName: Map<string, string> }> },
 ): Promise<IterationOutcome> {
   const startedAt = Date.now();
   const expected = (iteration.expected_tool_calls ?? []) as ExpectedToolCall[];
-  const advanced = testCase?.advanced_config ?? {};
+  const advanced = iteration.advanced_config ?? {};
   const failed = (error: string, record?: AgentRecord, errorDetails?: unknown): IterationOutcome => ({
     status: 'failed',
     result: 'failed',
@@ -136,7 +134,7 @@ export async function executeIteration(
     expected,
     actual,
     isNegativeTest: iteration.is_negative_test,
-    matchOptions: testCase?.match_options ?? undefined,
+    matchOptions: iteration.match_options ?? undefined,
     failOnToolError: advanced.failOnToolError,
   });
   return {

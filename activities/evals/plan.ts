@@ -5,7 +5,7 @@ import { findSuite, listCases } from '../../db/evalSuites.js';
 
 export interface RunPlan {
   iterationIds: string[];
-  /** iterations of one activity: small enough for live progress, large enough to amortize activity overhead */
+  /** iterations of each of the first batches; the workflow sizes later ones by how long iterations take */
   batchSize: number;
   /** batches in flight at once */
   concurrency: number;

@@ -1,6 +1,5 @@
 import type { Db } from '../../db/connection.js';
 import { getRun, type RunRow } from '../../db/evalRuns.js';
-import { findSuite, type SuiteRow } from '../../db/evalSuites.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import { getSavedServersByIds, type SavedServer } from '../../db/servers.js';
@@ -9,7 +8,6 @@ import type { HostedModelCatalog, ModelAccess } from '../models/catalog.js';
 /** Everything an iteration of a run needs besides its own case, loaded once per batch of iterations. */
 export interface RunContext {
   run: RunRow;
-  suite: SuiteRow;
   servers: SavedServer[];
   modelAccess: ModelAccess;
 }
@@ -17,15 +15,12 @@ export interface RunContext {
 export async function loadRunContext(deps: { sql: Db; box: SecretBox; catalog: HostedModelCatalog }, runId: string): Promise<RunContext | undefined> {
   const run = await getRun(deps.sql, runId);
   if (!run) return undefined;
-  const suite = await findSuite(deps.sql, run.project_id, run.suite_id);
-  if (!suite) return undefined;
   const [servers, orgProviderKeys] = await Promise.all([
     getSavedServersByIds(deps.sql, deps.box, run.project_id, run.server_ids),
     getProviderKeys(deps.sql, deps.box, run.organization_id),
   ]);
   return {
     run,
-    suite,
     // keep the run's server order: the first server wins a tool-name clash
     servers: run.server_ids.map((id) => servers.find((s) => s.id === id)).filter((s): s is SavedServer => s !== undefined),
     modelAccess: { catalog: deps.catalog, orgProviderKeys, modelApiKeys: deps.box.decryptJson(run.model_keys_enc, {}) },

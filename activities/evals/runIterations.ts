@@ -1,7 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../../db/connection.js';
-import { claimIteration, completeIteration, getIterations } from '../../db/evalIterations.js';
-import { findCases } from '../../db/evalSuites.js';
+import { claimIteration, completeIteration, getBatchIterations } from '../../db/evalIterations.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import type { Logger } from '../logger.js';
 import type { McpOperations } from '../mcp/index.js';
@@ -55,8 +54,10 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
     if (outcome === 'passed') result.passed += 1;
     else result.failed += 1;
   };
-  const iterations = await getIterations(deps.sql, input.runId, input.iterationIds);
-  const cases = await findCases(deps.sql, ctx.suite.id, [...new Set(iterations.flatMap((i) => (i.case_id ? [i.case_id] : [])))]);
+  const iterations = await getBatchIterations(deps.sql, input.runId, input.iterationIds);
+  // What an earlier attempt of this batch finished is counted, never run again.
+  for (const iteration of iterations) if (iteration.status === 'completed' || iteration.status === 'failed') count(iteration.result);
+  const toRun = ctx.run.status === 'running' ? iterations.filter((i) => i.status === 'pending' || i.status === 'running') : [];
   let tools: ReturnType<typeof collectTools> | undefined;
   // Listed once per batch and shared by its iterations; a failed listing is retried by the next iteration.
   const toolsOnce = () => (tools ??= collectTools(deps.mcp, ctx.servers, signal).catch((error) => {
@@ -64,22 +65,25 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
     throw error;
   }));
 
+  // The heartbeat (throttled by the worker) proves liveness and brings cancellation; the details are for operators.
   const beat = setInterval(() => activity.heartbeat(result), HEARTBEAT_MS);
   try {
-    for (const iteration of iterations) {
-      if (iteration.status === 'completed' || iteration.status === 'failed') {
-        count(iteration.result);
+    // Each iteration is claimed (marked running) before it runs: the first one here, every next one by the
+    // statement that completes the one before it. A claim that finds the iteration finished skips it.
+    let claimed = toRun.length > 0 && (await claimIteration(deps.sql, toRun[0].id));
+    for (const [index, iteration] of toRun.entries()) {
+      const next = toRun[index + 1];
+      if (!claimed) {
+        claimed = next !== undefined && (await claimIteration(deps.sql, next.id));
         continue;
       }
-      if (iteration.status === 'cancelled' || ctx.run.status !== 'running') continue;
-      if (!(await claimIteration(deps.sql, iteration.id))) continue;
       try {
-        const outcome = await executeIteration(deps, ctx, iteration, cases.find((c) => c.id === iteration.case_id), {
+        const outcome = await executeIteration(deps, ctx, iteration, {
           signal,
           lastAttempt: activity.info.attempt >= input.lastAttempt,
           tools: toolsOnce,
         });
-        await completeIteration(deps.sql, iteration.id, outcome);
+        ({ nextClaimed: claimed } = await completeIteration(deps.sql, iteration.id, outcome, { claimNext: next?.id }));
         deps.metrics?.iterationFinished(outcome);
         count(outcome.result);
       } catch (error) {
@@ -91,7 +95,6 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
         }
         throw error;
       }
-      activity.heartbeat(result);
     }
   } finally {
     clearInterval(beat);

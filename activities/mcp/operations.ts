@@ -4,6 +4,7 @@ import {
   ErrorCode,
   GetPromptResultSchema,
   McpError,
+  ListToolsResultSchema,
   ReadResourceResultSchema,
   type CallToolResult,
   type GetPromptResult,
@@ -150,7 +151,9 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
   const lists = {
     tools: async (server: SavedServer, c: McpConnection, t: McpTimeouts, cursor?: string, signal?: AbortSignal): Promise<Page<ToolEntry>> => {
       requireCapability(server, c, 'tools');
-      const page = await c.client.listTools(cursor ? { cursor } : {}, requestOptions(t, signal));
+      // client.request rather than client.listTools: that one compiles a JSON Schema validator for every tool's
+      // output schema on each listing, for client.callTool, which is never used here (see callTool below).
+      const page = await c.client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsResultSchema, requestOptions(t, signal));
       return { items: page.tools.map(toToolEntry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
     prompts: async (server: SavedServer, c: McpConnection, t: McpTimeouts, cursor?: string, signal?: AbortSignal): Promise<Page<PromptEntry>> => {

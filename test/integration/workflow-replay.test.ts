@@ -3,9 +3,10 @@ import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 
-// Histories recorded from real runs (a completed run and a cancelled one). Replaying them against today's workflow
-// code fails when a change would make running workflows non-deterministic: such a change needs versioning (patched()).
-const histories = ['eval-run-completed', 'eval-run-cancelled'];
+// Histories recorded from real runs (a completed run and a cancelled one), from before the adaptive-batches patch
+// (fixed-size batches) and after it. Replaying them against today's workflow code fails when a change would make
+// running workflows non-deterministic: such a change needs versioning (patched()).
+const histories = ['eval-run-completed', 'eval-run-cancelled', 'eval-run-adaptive-completed', 'eval-run-adaptive-cancelled'];
 
 describe('evalRun workflow replay', () => {
   it.each(histories)('replays the committed %s history deterministically', async (name) => {

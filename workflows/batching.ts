@@ -1,0 +1,68 @@
+// Pure and deterministic (workflow code): how a run's iterations are cut into batches as the run goes.
+
+export interface BatchSizing {
+  /** batches in flight at once */
+  lanes: number;
+  /** size of the first batches, before any batch has been timed */
+  initialSize: number;
+  /** a batch aims at about this much work: its fixed cost (an activity, a few queries: ~10-20 ms) stays well under 1% */
+  targetMs: number;
+  /** once less than this much work per lane is left, the rest is cut into one last batch per lane */
+  minMs: number;
+  /** never more iterations than this in one batch */
+  maxSize: number;
+}
+
+// Changing these changes the batches, hence the activities, of workflows already running: that needs a new patch.
+export const defaultSizing = { targetMs: 5_000, minMs: 500, maxSize: 100 } as const;
+
+/**
+ * Hands out the run's iterations batch by batch, sized by how long iterations have taken so far: about
+ * `targetMs` of work per batch, and towards the end no more than an equal share of what is left per lane
+ * (guided self-scheduling), so the lanes finish together instead of one lane running a long last batch alone.
+ * Fast iterations get large batches (few activities), slow ones small batches (a fair tail).
+ */
+export class BatchScheduler {
+  readonly #ids: string[];
+  readonly #sizing: BatchSizing;
+  #next = 0;
+  /** milliseconds per iteration, smoothed over the batches timed so far */
+  #perIterationMs: number | undefined;
+  /** once in the tail, the size every remaining batch has */
+  #tailSize: number | undefined;
+
+  constructor(ids: string[], sizing: BatchSizing) {
+    this.#ids = ids;
+    this.#sizing = sizing;
+  }
+
+  /** The next batch, or undefined when every iteration has been handed out. */
+  take(): string[] | undefined {
+    const remaining = this.#ids.length - this.#next;
+    if (remaining <= 0) return undefined;
+    const size = Math.min(remaining, this.#size(remaining));
+    const batch = this.#ids.slice(this.#next, this.#next + size);
+    this.#next += size;
+    return batch;
+  }
+
+  /** A batch of `count` iterations took `elapsedMs` (workflow time, so replay sees the same numbers). */
+  observe(count: number, elapsedMs: number): void {
+    if (count <= 0) return;
+    const sample = Math.max(elapsedMs, 1) / count;
+    this.#perIterationMs = this.#perIterationMs === undefined ? sample : (this.#perIterationMs + sample) / 2;
+  }
+
+  #size(remaining: number): number {
+    const { lanes, initialSize, targetMs, minMs, maxSize } = this.#sizing;
+    if (this.#perIterationMs === undefined) return Math.max(1, Math.min(initialSize, maxSize));
+    if (this.#tailSize !== undefined) return this.#tailSize;
+    const forTarget = Math.max(1, Math.min(maxSize, Math.floor(targetMs / this.#perIterationMs)));
+    const fairShare = Math.ceil(remaining / lanes);
+    if (fairShare * this.#perIterationMs >= minMs) return Math.min(forTarget, fairShare);
+    // The tail: less than minMs of work per lane is left. It is cut once into one batch per lane, instead of
+    // ever smaller batches that would cost more activities than they save.
+    this.#tailSize = Math.min(forTarget, fairShare);
+    return this.#tailSize;
+  }
+}
