@@ -1,6 +1,6 @@
 import type { Principal } from '../db/accounts.js';
 import type { Db } from '../db/connection.js';
-import { findDefaultProject, findProject, type ProjectRow } from '../db/projects.js';
+import { findProject, type ProjectRow } from '../db/projects.js';
 import { notFound } from './errors.js';
 
 /**
@@ -8,7 +8,7 @@ import { notFound } from './errors.js';
  * 404 so that ids in other organizations reveal nothing. `default` is the organization's default project.
  */
 export async function requireProject(sql: Db, principal: Principal, projectId: string): Promise<ProjectRow> {
-  const project = projectId === 'default' ? await findDefaultProject(sql, principal) : await findProject(sql, principal, projectId);
+  const project = await findProject(sql, principal, projectId);
   if (!project) throw notFound('project', { projectId });
   return project;
 }

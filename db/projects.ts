@@ -50,18 +50,20 @@ export async function listProjects(sql: Db, principal: Principal): Promise<Proje
     ORDER BY p.created_at, p.id`;
 }
 
+/**
+ * The project `projectId` names, with the key owner's role in it, when the key may see it (no row otherwise): a
+ * query to select from or nest. `default` names the organization's default project (its oldest when none is marked).
+ */
+export const visibleProject = (sql: Db, principal: Principal, projectId: string) => sql`
+  SELECT p.*, COALESCE(pm.role, ${principal.orgRole}) AS role
+  FROM projects p LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = ${principal.userId}
+  WHERE p.id = ${projectId === 'default'
+    ? sql`(SELECT id FROM projects WHERE organization_id = ${principal.organizationId} ORDER BY is_default DESC, created_at, id LIMIT 1)`
+    : projectId}
+    AND ${accessible(sql, principal)}`;
+
 /** The project when the key may see it, else undefined (the caller answers 404 either way). */
 export async function findProject(sql: Db, principal: Principal, projectId: string): Promise<ProjectRow | undefined> {
-  const [row] = await sql<ProjectRow[]>`
-    SELECT p.*, COALESCE(pm.role, ${principal.orgRole}) AS role
-    FROM projects p LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = ${principal.userId}
-    WHERE p.id = ${projectId} AND ${accessible(sql, principal)}`;
+  const [row] = await sql<ProjectRow[]>`${visibleProject(sql, principal, projectId)}`;
   return row;
-}
-
-export async function findDefaultProject(sql: Db, principal: Principal): Promise<ProjectRow | undefined> {
-  const [row] = await sql<{ id: string }[]>`
-    SELECT id FROM projects WHERE organization_id = ${principal.organizationId}
-    ORDER BY is_default DESC, created_at, id LIMIT 1`;
-  return row ? await findProject(sql, principal, row.id) : undefined;
 }

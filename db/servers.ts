@@ -1,5 +1,7 @@
+import type { Principal } from './accounts.js';
 import type { Db } from './connection.js';
 import { newId } from './ids.js';
+import { visibleProject } from './projects.js';
 import type { SecretBox } from './secretBox.js';
 
 export type TransportType = 'stdio' | 'http' | 'sse';
@@ -81,6 +83,25 @@ export async function listServerRows(sql: Db, projectId: string): Promise<Server
 export async function getSavedServer(sql: Db, box: SecretBox, projectId: string, serverId: string): Promise<SavedServer | undefined> {
   const [row] = await sql<ServerRow[]>`SELECT * FROM servers WHERE id = ${serverId} AND project_id = ${projectId}`;
   return row ? toSavedServer(box, row) : undefined;
+}
+
+/**
+ * A server of a project the key may see (projects.ts has the rule), in one statement: `projectVisible` false when
+ * the project is not visible (or does not exist), `server` undefined when the project has no such server.
+ */
+export async function findServerInVisibleProject(
+  sql: Db,
+  box: SecretBox,
+  principal: Principal,
+  projectId: string,
+  serverId: string,
+): Promise<{ projectVisible: boolean; server?: SavedServer }> {
+  const [row] = await sql<(ServerRow & { visible_project_id: string })[]>`
+    WITH project AS (${visibleProject(sql, principal, projectId)})
+    SELECT project.id AS visible_project_id, s.*
+    FROM project LEFT JOIN servers s ON s.project_id = project.id AND s.id = ${serverId}`;
+  if (!row) return { projectVisible: false };
+  return { projectVisible: true, server: row.id === null ? undefined : toSavedServer(box, row) };
 }
 
 export async function getSavedServersByIds(sql: Db, box: SecretBox, projectId: string, ids: string[]): Promise<SavedServer[]> {

@@ -1,8 +1,7 @@
 import type { z } from 'zod';
 import type { Page } from '../../activities/mcp/index.js';
 import type { Principal } from '../../db/accounts.js';
-import { getSavedServer, type SavedServer } from '../../db/servers.js';
-import { requireProject } from '../access.js';
+import { findServerInVisibleProject, type SavedServer } from '../../db/servers.js';
 import type { RouteDeps } from '../app.js';
 import { notFound, validationError, type ErrorCode } from '../errors.js';
 import { defineRoute } from '../route.js';
@@ -41,13 +40,9 @@ type ServerParams = z.output<typeof serverParams>;
  */
 export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
   async function findServer(principal: Principal, params: ServerParams, options: { enabledOnly: boolean }): Promise<SavedServer> {
-    // Both lookups at once (this is on every tools/call); the server counts only once its project passed the
-    // access rule. A project given by alias (`default`) needs the second lookup with its real id.
-    const [project, found] = await Promise.all([
-      requireProject(sql, principal, params.projectId),
-      getSavedServer(sql, box, params.projectId, params.serverId),
-    ]);
-    const server = found ?? (project.id !== params.projectId ? await getSavedServer(sql, box, project.id, params.serverId) : undefined);
+    // The project's access rule and the server in one statement: this is on every tools/call.
+    const { projectVisible, server } = await findServerInVisibleProject(sql, box, principal, params.projectId, params.serverId);
+    if (!projectVisible) throw notFound('project', { projectId: params.projectId });
     if (!server) throw notFound('server', { serverId: params.serverId });
     if (options.enabledOnly && !server.enabled) {
       throw validationError(`server '${server.name}' is disabled; enable it to run operations on it`, { reason: 'SERVER_DISABLED', serverId: server.id });

@@ -178,6 +178,12 @@ describe('server operations on server-everything', () => {
         expect(JSON.stringify(reply.body)).not.toContain('theirs');
       }
     }
+    // `default` is the key's own default project: its servers are found, another organization's are not.
+    const own = await call('POST', `/projects/default/servers/${servers.stdio}/tools/call`, { toolName: 'echo', parameters: { message: 'via default' } });
+    expect(own.status).toBe(200);
+    expect(own.body.content[0].text).toContain('via default');
+    const theirs = await call('POST', `/projects/default/servers/${otherServer}/tools/call`, { toolName: 'echo', parameters: { message: 'x' } });
+    expect(theirs).toMatchObject({ status: 404, body: { code: 'NOT_FOUND', details: { serverId: otherServer } } });
   });
 
   it('request bodies are validated at the edge', async () => {
