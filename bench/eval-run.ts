@@ -13,6 +13,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { scoreToolCalls } from '../activities/evals/scoring.js';
 import { runAgent } from '../activities/models/agentLoop.js';
 import { createLanguageModel } from '../activities/models/providers.js';
@@ -22,6 +23,7 @@ import { findOrCreateSuite, upsertCases } from '../db/evalSuites.js';
 import { setProviderKey } from '../db/providerKeys.js';
 import { createServer } from '../db/servers.js';
 import { startScriptedModelServer } from '../test/fixtures/model/server.js';
+import { evalRunWorkflowId } from '../workflows/definitions.js';
 import { seedOrganization } from '../test/helpers/seed.js';
 import { describe, median, quantile, startBenchApi, temporalDevServer } from './harness.js';
 
@@ -70,8 +72,32 @@ const suiteId = await sql.begin(async (tx) => {
 });
 const headers = { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' };
 
+/** Where a run's time goes, from the rows it wrote (one clock: Postgres's) and its workflow history. */
+interface Phases {
+  /** POST answered -> first iteration claimed: workflow start, plan, first batch picked up */
+  startMs: number;
+  /** first iteration claimed -> last iteration written */
+  iterationsMs: number;
+  /** last iteration written -> run completed: the last batch's completion and finalize (statistics) */
+  finishMs: number;
+  /** activities that ran iterations */
+  batches: number;
+}
+const temporal = new TemporalClient({ connection: await Connection.connect({ address: temporalServer.address }), namespace: config.TEMPORAL_NAMESPACE });
+
+async function phasesOf(runId: string): Promise<Phases> {
+  const [t] = await sql<{ created: Date; first: Date; last: Date; completed: Date }[]>`
+    SELECT r.created_at AS created, r.completed_at AS completed,
+           (SELECT min(started_at) FROM eval_iterations WHERE run_id = r.id) AS first,
+           (SELECT max(updated_at) FROM eval_iterations WHERE run_id = r.id) AS last
+    FROM eval_runs r WHERE r.id = ${runId}`;
+  const history = await temporal.workflow.getHandle(evalRunWorkflowId(runId)).fetchHistory();
+  const batches = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runIterationBatch').length;
+  return { startMs: +t.first - +t.created, iterationsMs: +t.last - +t.first, finishMs: +t.completed - +t.last, batches };
+}
+
 /** One run through Runway, timed from POST to completed; polls (and times) GET /eval-runs/{id} meanwhile. */
-async function runThroughRunway(pollLatencies: number[]): Promise<number> {
+async function runThroughRunway(pollLatencies: number[], phases: Phases[] = []): Promise<number> {
   const started = performance.now();
   const reply = await fetch(`${api}/projects/${org.projectId}/eval-runs`, { method: 'POST', headers, body: JSON.stringify({ suiteId, modelApiKeys: { openai: 'bench' } }) });
   if (reply.status !== 202) throw new Error(`run not created: ${reply.status} ${await reply.text()}`);
@@ -82,7 +108,9 @@ async function runThroughRunway(pollLatencies: number[]): Promise<number> {
     pollLatencies.push(performance.now() - polled);
     if (run.status !== 'running') {
       if (run.status !== 'completed' || run.progress.completed !== ITERATIONS) throw new Error(`run ended ${JSON.stringify(run)}`);
-      return performance.now() - started;
+      const elapsed = performance.now() - started;
+      phases.push(await phasesOf(runId));
+      return elapsed;
     }
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -123,11 +151,12 @@ async function plainLoop(): Promise<number> {
 const ours: number[] = [];
 const baseline: number[] = [];
 const polls: number[] = [];
+const phases: Phases[] = [];
 await runThroughRunway([]); // warm-up: bundle caches, stdio spawn, JIT
 await plainLoop();
 for (let i = 0; i < REPEATS; i++) {
   baseline.push(await plainLoop());
-  ours.push(await runThroughRunway(polls));
+  ours.push(await runThroughRunway(polls, phases));
 }
 const peakMiB = workerPeakMiB();
 
@@ -135,18 +164,29 @@ const o = describe(ours);
 const b = describe(baseline);
 const ratio = o.median / b.median;
 const pollMedian = median(polls);
+const phase = (key: keyof Phases) => median(phases.map((p) => p[key]));
+// The target is set for 1,000 iterations; the other sizes show how the figure grows.
+const hasTarget = ITERATIONS === 1000;
 console.log(`eval run, ${ITERATIONS} iterations, concurrency ${CONCURRENCY}, ${REPEATS} repeats (after a warm-up of each)`);
 console.log(`  Runway (POST -> completed): median ${(o.median / 1000).toFixed(2)} s  [p25 ${(o.p25 / 1000).toFixed(2)}, p75 ${(o.p75 / 1000).toFixed(2)}]`);
 console.log(`  plain in-process loop:      median ${(b.median / 1000).toFixed(2)} s  [p25 ${(b.p25 / 1000).toFixed(2)}, p75 ${(b.p75 / 1000).toFixed(2)}]`);
-console.log(`  ratio ${ratio.toFixed(2)}x (target <= 1.5x)`);
+console.log(`  ratio ${ratio.toFixed(2)}x ${hasTarget ? '(target <= 1.5x)' : '(the target is set at 1,000 iterations)'}`);
+console.log(`  where Runway's time goes (medians): start ${phase('startMs').toFixed(0)} ms (POST -> first iteration: workflow start, plan, first batch),` +
+  ` iterations ${phase('iterationsMs').toFixed(0)} ms in ${phase('batches')} batches, finish ${phase('finishMs').toFixed(0)} ms (last iteration -> completed: finalize)`);
 console.log(`  GET /eval-runs/{id} while active: median ${pollMedian.toFixed(2)} ms, p95 ${quantile(polls, 0.95).toFixed(2)} ms over ${polls.length} polls (target median < 10 ms)`);
 console.log(`  peak memory of the worker process: ${peakMiB} MiB`);
 const emit = (figure: Record<string, unknown>) => console.log(`BENCH ${JSON.stringify(figure)}`);
-emit({ benchmark: `eval run, ${ITERATIONS} iterations`, ours: o.median, baseline: b.median, unit: 'ms', ratio, target: 'ratio <= 1.5', met: ratio <= 1.5, spread: { ours: [o.p25, o.p75], baseline: [b.p25, b.p75] }, peakMemoryMiB: peakMiB });
+emit({
+  benchmark: `eval run, ${ITERATIONS} iterations`, ours: o.median, baseline: b.median, unit: 'ms', ratio,
+  target: hasTarget ? 'ratio <= 1.5' : 'growth (target at 1,000)', met: hasTarget ? ratio <= 1.5 : null,
+  spread: { ours: [o.p25, o.p75], baseline: [b.p25, b.p75] }, peakMemoryMiB: peakMiB,
+  phases: { startMs: phase('startMs'), iterationsMs: phase('iterationsMs'), finishMs: phase('finishMs'), batches: phase('batches') },
+});
 emit({ benchmark: `GET /eval-runs/{id} during a ${ITERATIONS}-iteration run`, ours: pollMedian, baseline: null, unit: 'ms', ratio: null, target: 'median < 10 ms', met: pollMedian < 10 });
 
 worker.kill('SIGTERM');
 await once(worker, 'exit');
+await temporal.connection.close();
 await bench.close();
 await model.close();
 await temporalServer.stop();
