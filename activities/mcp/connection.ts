@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type Implementation, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SavedServer } from '../../db/servers.js';
@@ -129,9 +130,17 @@ async function connectOver(kind: TransportKind, { server, credentials, timeouts 
       instructions: client.getInstructions() ?? null,
       transport: kind,
     },
-    close: () => client.close(),
+    close: async () => {
+      // A streamable HTTP session is ended on the server too (the spec's DELETE with the session id), briefly:
+      // a server that does not answer must not hold up closing. A server without the feature answers 405.
+      if (transport instanceof StreamableHTTPClientTransport) await withDeadline(transport.terminateSession(), SESSION_END_MS).catch(() => {});
+      await client.close();
+    },
   };
 }
+
+/** How long closing waits for a streamable HTTP server to acknowledge the end of its session. */
+const SESSION_END_MS = 2_000;
 
 function streamBroke(error: Error): boolean {
   return error instanceof SseError || /^SSE stream disconnected|^Failed to reconnect|^Maximum reconnection attempts/.test(error.message) || httpStatus(error) === 404;

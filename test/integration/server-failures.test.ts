@@ -4,7 +4,7 @@ import { createLogger } from '../../activities/logger.js';
 import { ConnectionPool, createMcpOperations } from '../../activities/mcp/index.js';
 import { getSavedServer } from '../../db/servers.js';
 import { startCrashyServer } from '../fixtures/mcp/crashy.js';
-import type { StartedServer } from '../fixtures/mcp/serve.js';
+import type { StartedHttpServer, StartedServer } from '../fixtures/mcp/serve.js';
 import { startSlowServer } from '../fixtures/mcp/slow.js';
 import { apiClient } from '../helpers/http.js';
 import { fixtureOverStdio, saveServer, startEverythingOverHttp } from '../helpers/mcpServers.js';
@@ -35,7 +35,7 @@ describe('server operation failures', () => {
   let stack: TestStack;
   let org: SeededOrganization;
   let call: ReturnType<typeof apiClient>;
-  let slow: StartedServer;
+  let slow: StartedHttpServer;
   let slowInit: StartedServer;
   let crashyHttp: StartedServer;
   const servers: Record<string, string> = {};
@@ -190,5 +190,17 @@ describe('server operation failures', () => {
     await pool.close();
     expect(alive(pids[0])).toBe(false);
     await expect(mcp.callTool(server, 'pid', {})).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });
+  });
+
+  it('closing the pool ends its streamable HTTP sessions on the server (DELETE)', async () => {
+    const log = createLogger('silent');
+    const pool = new ConnectionPool({ idleTimeoutMs: 60_000, log });
+    const mcp = createMcpOperations({ sql: stack.sql, box: stack.box, config: stack.config, log, pool });
+    const server = (await getSavedServer(stack.sql, stack.box, org.projectId, servers.slow))!;
+    const before = slow.openSessions();
+    await mcp.listTools(server);
+    expect(slow.openSessions()).toBe(before + 1);
+    await pool.close();
+    expect(slow.openSessions()).toBe(before);
   });
 });
