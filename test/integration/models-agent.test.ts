@@ -24,6 +24,8 @@ function modelFor(request: ModelRequest, overrides: Partial<ModelAccess> = {}) {
     orgProviderKeys: {
       openai: { apiKey: 'org-openai-key', baseUrl: server.url },
       'openai-compatible': { apiKey: 'org-compat-key', baseUrl: server.url },
+      anthropic: { apiKey: 'org-anthropic-key', baseUrl: server.url },
+      google: { apiKey: 'org-google-key', baseUrl: `${server.origin}/v1beta` },
     },
     modelApiKeys: {},
     ...overrides,
@@ -307,5 +309,131 @@ describe('runAgent against the scripted model server', () => {
 
     expect(record.text).toBe('fine');
     expect(record.spans.filter((s) => s.category === 'llm').map((s) => s.status)).toEqual(['error', 'ok']);
+  });
+
+  it('runs a hosted anthropic model on the organization key through the Messages API', async () => {
+    script('claude-scripted', [
+      {
+        toolCalls: [
+          { name: 'search_docs', arguments: { query: 'temporal' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        usage: { prompt_tokens: 10, completion_tokens: 3 },
+      },
+      { text: 'Temporal has 3 results; it is noon.', usage: { prompt_tokens: 20, completion_tokens: 5 } },
+    ]);
+    const model = modelFor(
+      { model: 'anthropic/claude-scripted' },
+      { catalog: parseHostedModels('anthropic/claude-scripted'), modelApiKeys: {} },
+    );
+
+    const record = await runAgent({ model, system: 'Be brief.', prompt: 'Search temporal docs', tools, maxSteps: 5 });
+
+    expect(seen).toEqual([
+      { tool: 'search_docs', args: { query: 'temporal' } },
+      { tool: 'get_time', args: {} },
+    ]);
+    expect(record.toolCalls).toEqual([
+      {
+        toolCallId: expect.stringMatching(/^toolu_/),
+        toolName: 'search_docs',
+        arguments: { query: 'temporal' },
+        isError: false,
+        durationMs: expect.any(Number),
+        result: { content: [{ type: 'text', text: '3 results for temporal' }] },
+        stepIndex: 0,
+      },
+      expect.objectContaining({ toolName: 'get_time', arguments: {}, isError: false, stepIndex: 0 }),
+    ]);
+    expect(record.text).toBe('Temporal has 3 results; it is noon.');
+    expect(record.finishReason).toBe('stop');
+    expect(record.usage).toEqual({ inputTokens: 30, outputTokens: 8, totalTokens: 38 });
+    expect(record.steps).toEqual([
+      expect.objectContaining({ index: 0, inputTokens: 10, outputTokens: 3, toolCalls: ['search_docs', 'get_time'], finishReason: 'tool-calls' }),
+      expect.objectContaining({ index: 1, inputTokens: 20, outputTokens: 5, toolCalls: [], finishReason: 'stop' }),
+    ]);
+    expect(JSON.parse(JSON.stringify(record))).toEqual(record);
+
+    const calls = server.calls('claude-scripted');
+    expect(calls.map((c) => [c.protocol, c.apiKey, c.turnIndex])).toEqual([
+      ['anthropic', 'org-anthropic-key', 0],
+      ['anthropic', 'org-anthropic-key', 1],
+    ]);
+    expect(calls[0]!.tools).toEqual(['search_docs', 'get_time', 'flaky_db', 'delete_all', 'wait_forever']);
+    expect(calls[0]!.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
+    const toolMessages = calls[1]!.messages.filter((m) => m.role === 'tool');
+    expect(toolMessages.map((m) => m.content)).toEqual(['3 results for temporal', '12:00']);
+    expect(toolMessages.map((m) => m.tool_call_id)).toEqual(record.toolCalls.map((c) => c.toolCallId));
+  });
+
+  it('runs a google model on the per-run key through the Gemini API, feeding tool errors back', async () => {
+    script('gemini-scripted', [
+      { toolCalls: [{ name: 'search_docs', arguments: { query: 'mcp' } }], usage: { prompt_tokens: 8, completion_tokens: 2 } },
+      { toolCalls: [{ name: 'flaky_db', arguments: { id: 7 } }], usage: { prompt_tokens: 12, completion_tokens: 3 } },
+      { text: 'Found 3 results; the database is down.', usage: { prompt_tokens: 16, completion_tokens: 6 } },
+    ]);
+    const model = modelFor({ model: 'gemini-scripted', provider: 'google' }, { modelApiKeys: { google: 'run-key-g' } });
+
+    const record = await runAgent({ model, system: 'Be brief.', prompt: 'Search mcp docs', tools, maxSteps: 5 });
+
+    expect(record.toolCalls.map((c) => [c.toolName, c.arguments, c.isError, c.stepIndex])).toEqual([
+      ['search_docs', { query: 'mcp' }, false, 0],
+      ['flaky_db', { id: 7 }, true, 1],
+    ]);
+    expect(record.toolCalls[1]!.result).toEqual({ content: [{ type: 'text', text: 'database is down' }], isError: true });
+    expect(record.text).toBe('Found 3 results; the database is down.');
+    expect(record.finishReason).toBe('stop');
+    expect(record.usage).toEqual({ inputTokens: 36, outputTokens: 11, totalTokens: 47 });
+    expect(record.steps.map((s) => [s.inputTokens, s.outputTokens, s.finishReason])).toEqual([
+      [8, 2, 'tool-calls'],
+      [12, 3, 'tool-calls'],
+      [16, 6, 'stop'],
+    ]);
+
+    const calls = server.calls('gemini-scripted');
+    expect(calls.map((c) => [c.protocol, c.apiKey, c.turnIndex])).toEqual([
+      ['google', 'run-key-g', 0],
+      ['google', 'run-key-g', 1],
+      ['google', 'run-key-g', 2],
+    ]);
+    expect(calls[0]!.tools).toEqual(['search_docs', 'get_time', 'flaky_db', 'delete_all', 'wait_forever']);
+    expect(calls[0]!.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
+    expect(calls[2]!.messages.filter((m) => m.role === 'tool').map((m) => [m.name, m.content])).toEqual([
+      ['search_docs', '3 results for mcp'],
+      ['flaky_db', 'database is down'],
+    ]);
+    expect(calls[2]!.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(
+      record.toolCalls.map((c) => c.toolCallId),
+    );
+    // Each replayed function call carries the thought signature the server gave it (Gemini 3 rejects calls without).
+    const replayed = calls[2]!.messages.flatMap((m) => m.tool_calls ?? []) as Array<{ thought_signature?: string }>;
+    expect(replayed.map((c) => Buffer.from(c.thought_signature ?? '', 'base64').toString())).toEqual([
+      expect.stringMatching(/^scripted-thought-signature-\d+$/),
+      expect.stringMatching(/^scripted-thought-signature-\d+$/),
+    ]);
+  });
+
+  it('classifies anthropic and google provider errors', async () => {
+    script('claude-scripted', [{ error: { status: 529, message: 'Overloaded', retryAfterMs: 1 } }]);
+    const claude = modelFor({ model: 'claude-scripted', provider: 'anthropic' }, { modelApiKeys: { anthropic: 'run-key-a' } });
+    const overloaded = await failureOf(runAgent({ model: claude, prompt: 'q', tools, maxSteps: 3 }));
+    expect(overloaded.failure).toMatchObject({ retryable: true, kind: 'unavailable', status: 529 });
+    expect(overloaded.message).toMatch(/Overloaded \(after 3 attempts\)/);
+    expect(server.calls('claude-scripted').map((c) => [c.protocol, c.apiKey, c.status])).toEqual([
+      ['anthropic', 'run-key-a', 529],
+      ['anthropic', 'run-key-a', 529],
+      ['anthropic', 'run-key-a', 529],
+    ]);
+
+    script('gemini-scripted', [{ error: { status: 429, message: 'Resource has been exhausted', retryAfterMs: 1, times: 1 }, text: 'fine' }]);
+    const gemini = modelFor({ model: 'gemini-scripted', provider: 'google' }, { modelApiKeys: { google: 'run-key-g' } });
+    const recovered = await runAgent({ model: gemini, prompt: 'q', tools: [], maxSteps: 1 });
+    expect(recovered.text).toBe('fine');
+    expect(recovered.spans.filter((s) => s.category === 'llm').map((s) => s.status)).toEqual(['error', 'ok']);
+
+    script('gemini-scripted', [{ error: { status: 400, message: 'API key not valid. Please pass a valid API key.', code: 'API_KEY_INVALID' } }]);
+    const rejected = await failureOf(runAgent({ model: gemini, prompt: 'q', tools, maxSteps: 3 }));
+    expect(rejected.failure).toMatchObject({ retryable: false, kind: 'rejected', status: 400 });
+    expect(rejected.message).toMatch(/API key not valid/);
   });
 });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { APICallError, RetryError, generateText, stepCountIs, streamText, tool } from "ai";
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { z } from "zod";
@@ -311,5 +313,464 @@ describe("script selection (pure)", () => {
     expect(() => parseModelScript({ byQuery: { a: [{ error: { status: 200, message: "x" } }] } })).toThrow(/status/);
     expect(() => parseModelScript({ turns: [] })).toThrow(/unknown field/);
     expect(() => parseModelScript([{ toolCalls: [{ name: "t", arguments: "{}" }] }])).toThrow(/arguments/);
+  });
+});
+
+describe("scripted model server: Anthropic Messages API", () => {
+  const anthropic = (apiKey = "sk-ant-run-1") => createAnthropic({ baseURL: server.url, apiKey });
+
+  it("drives generateText through a tool call and a text answer", async () => {
+    server.setScript("claude-1", [
+      { toolCalls: [{ name: "get_weather", arguments: { city: "Paris" } }], usage: { prompt_tokens: 11, completion_tokens: 7 } },
+      { text: "It is sunny in Paris.", usage: { prompt_tokens: 30, completion_tokens: 9 } },
+    ]);
+    const seen: Array<{ city: string }> = [];
+
+    const result = await generateText({
+      model: anthropic()("claude-1"),
+      maxOutputTokens: 1000,
+      system: "Be brief.",
+      tools: { get_weather: weatherTool(seen) },
+      stopWhen: stepCountIs(5),
+      prompt: "What's the weather in Paris?",
+    });
+
+    expect(seen).toEqual([{ city: "Paris" }]);
+    expect(result.text).toBe("It is sunny in Paris.");
+    expect(result.steps.map((s) => [s.finishReason, s.rawFinishReason])).toEqual([
+      ["tool-calls", "tool_use"],
+      ["stop", "end_turn"],
+    ]);
+    expect(result.steps[0]!.toolCalls[0]).toMatchObject({ toolName: "get_weather", input: { city: "Paris" } });
+    expect(result.steps[0]!.toolCalls[0]!.toolCallId).toMatch(/^toolu_\d+$/);
+    expect(result.steps[0]!.usage).toMatchObject({ inputTokens: 11, outputTokens: 7 });
+    expect(result.totalUsage).toMatchObject({ inputTokens: 41, outputTokens: 16, totalTokens: 57 });
+
+    const calls = server.calls("claude-1");
+    expect(calls.map((c) => [c.protocol, c.apiKey, c.turnIndex, c.stream, c.outcome])).toEqual([
+      ["anthropic", "sk-ant-run-1", 0, false, "tool_calls"],
+      ["anthropic", "sk-ant-run-1", 1, false, "stop"],
+    ]);
+    expect(calls[0]!.tools).toEqual(["get_weather"]);
+    expect(calls[0]!.lastUserText).toBe("What's the weather in Paris?");
+    // The tool_result blocks Anthropic sends in a user message are recorded as a tool message,
+    // so the second request plays turn 1 instead of restarting at turn 0.
+    expect(calls[1]!.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
+    expect(calls[1]!.messages[0]!.content).toBe("Be brief.");
+    expect(calls[1]!.messages[2]!.tool_calls).toEqual([
+      { id: calls[0]!.toolCallIds[0], type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+    ]);
+    expect(calls[1]!.messages[3]).toMatchObject({ tool_call_id: calls[0]!.toolCallIds[0] });
+    expect(JSON.parse(String(calls[1]!.messages[3]!.content))).toEqual({ city: "Paris", forecast: "sunny", tempC: 21 });
+  });
+
+  it("speaks the Messages wire format: blocks in, message out, SSE event sequence", async () => {
+    server.setScript("claude-raw", [{ toolCalls: [{ name: "lookup", arguments: { q: "x" }, id: "toolu_fixed" }], text: "Let me look." }]);
+    const post = (body: unknown) =>
+      fetch(`${server.url}/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": "k", "anthropic-version": "2023-06-01" },
+        body: JSON.stringify(body),
+      });
+    const request = {
+      model: "claude-raw",
+      max_tokens: 100,
+      system: [{ type: "text", text: "sys" }],
+      tools: [{ name: "lookup", description: "d", input_schema: { type: "object" } }],
+      tool_choice: { type: "auto" },
+      messages: [
+        { role: "user", content: "first question" },
+        { role: "assistant", content: [{ type: "tool_use", id: "toolu_a", name: "lookup", input: { q: "a" } }] },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "toolu_a", content: [{ type: "text", text: "result a" }], is_error: true },
+            { type: "text", text: "second question" },
+          ],
+        },
+      ],
+    };
+
+    const res = await post(request);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      id: expect.stringMatching(/^msg_/),
+      type: "message",
+      role: "assistant",
+      model: "claude-raw",
+      content: [
+        { type: "text", text: "Let me look." },
+        { type: "tool_use", id: "toolu_fixed", name: "lookup", input: { q: "x" } },
+      ],
+      stop_reason: "tool_use",
+      stop_sequence: null,
+      usage: expect.objectContaining({ input_tokens: expect.any(Number), output_tokens: expect.any(Number) }),
+    });
+    const [call] = server.calls("claude-raw");
+    // A user message mixing tool results and text: the tool result first, then a new user query (turn 0).
+    expect(call!.messages).toEqual([
+      { role: "system", content: "sys" },
+      { role: "user", content: "first question" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "toolu_a", type: "function", function: { name: "lookup", arguments: '{"q":"a"}' } }],
+      },
+      { role: "tool", tool_call_id: "toolu_a", content: "result a", is_error: true },
+      { role: "user", content: [{ type: "text", text: "second question" }] },
+    ]);
+    expect(call).toMatchObject({ turnIndex: 0, lastUserText: "second question", tools: ["lookup"], toolChoice: { type: "auto" } });
+
+    const streamed = await post({ ...request, stream: true });
+    expect(streamed.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const events = (await streamed.text())
+      .trim()
+      .split("\n\n")
+      .map((frame) => {
+        const [eventLine, dataLine] = frame.split("\n");
+        const data = JSON.parse(dataLine!.replace(/^data: /, "")) as { type: string; delta?: { type?: string } };
+        expect(eventLine).toBe(`event: ${data.type}`);
+        return data.delta?.type ? `${data.type}:${data.delta.type}` : data.type;
+      });
+    expect(events).toEqual([
+      "message_start",
+      "ping",
+      "content_block_start",
+      "content_block_delta:text_delta",
+      "content_block_delta:text_delta",
+      "content_block_delta:text_delta",
+      "content_block_stop",
+      "content_block_start",
+      "content_block_delta:input_json_delta",
+      "content_block_delta:input_json_delta",
+      "content_block_delta:input_json_delta",
+      "content_block_stop",
+      "message_delta",
+      "message_stop",
+    ]);
+
+    const noVersion = await fetch(`${server.url}/messages`, {
+      method: "POST",
+      headers: { "x-api-key": "k" },
+      body: JSON.stringify(request),
+    });
+    expect(noVersion.status).toBe(400);
+    expect(await noVersion.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error" } });
+  });
+
+  it("retries a scripted 429 (times: 1, retry-after-ms) and succeeds", async () => {
+    server.setScript("claude-flaky", [
+      { error: { status: 429, message: "Number of requests has exceeded your rate limit", retryAfterMs: 1, times: 1 }, text: "recovered" },
+    ]);
+    const result = await generateText({ model: anthropic()("claude-flaky"), maxOutputTokens: 1000, prompt: "x", maxRetries: 2 });
+    expect(result.text).toBe("recovered");
+    expect(server.calls("claude-flaky").map((c) => [c.turnIndex, c.outcome, c.status])).toEqual([
+      [0, "error", 429],
+      [0, "stop", 200],
+    ]);
+  });
+
+  it("answers scripted errors in Anthropic's shape with the error type for the status", async () => {
+    server.setScript("claude-bad", [{ error: { status: 400, message: "prompt is too long" } }]);
+    const err = await generateText({ model: anthropic()("claude-bad"), maxOutputTokens: 1000, prompt: "x" }).catch(
+      (e: unknown) => e,
+    );
+    expect(APICallError.isInstance(err)).toBe(true);
+    expect(err).toMatchObject({ statusCode: 400, message: "prompt is too long", isRetryable: false });
+    expect((err as APICallError).data).toEqual({ type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } });
+
+    server.setScript("claude-overloaded", [{ error: { status: 529, message: "Overloaded", retryAfterMs: 1 } }]);
+    const retried = await generateText({
+      model: anthropic()("claude-overloaded"),
+      maxOutputTokens: 1000,
+      prompt: "x",
+      maxRetries: 1,
+    }).catch((e: unknown) => e);
+    expect(RetryError.isInstance(retried)).toBe(true);
+    const last = (retried as RetryError).lastError as APICallError;
+    expect(last.statusCode).toBe(529);
+    expect(last.data).toEqual({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } });
+    expect(server.calls("claude-overloaded")).toHaveLength(2);
+  });
+
+  it("requires x-api-key (401 authentication_error)", async () => {
+    const res = await fetch(`${server.url}/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" },
+      body: JSON.stringify({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ type: "error", error: { type: "authentication_error" } });
+
+    // An empty apiKey is sent as an empty x-api-key header
+    const err = await generateText({ model: anthropic("")("m"), maxOutputTokens: 1000, prompt: "x" }).catch(
+      (e: unknown) => e,
+    );
+    expect(APICallError.isInstance(err) && err.statusCode).toBe(401);
+    expect((err as APICallError).data).toMatchObject({ type: "error", error: { type: "authentication_error" } });
+    expect(server.calls()).toHaveLength(0);
+  });
+
+  it("stops a delayed turn when the client aborts", async () => {
+    server.setScript("claude-slow", [{ delayMs: 30_000, text: "too late" }]);
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 100);
+    const started = Date.now();
+    const err = await generateText({
+      model: anthropic()("claude-slow"),
+      maxOutputTokens: 1000,
+      prompt: "x",
+      abortSignal: ac.signal,
+    }).catch((e: unknown) => e);
+    expect((err as Error).name).toBe("AbortError");
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await vi.waitFor(() => expect(server.calls("claude-slow")[0]).toMatchObject({ protocol: "anthropic", outcome: "aborted", status: null }));
+  });
+});
+
+describe("scripted model server: Google Gemini API", () => {
+  const google = (apiKey = "goog-run-1") => createGoogleGenerativeAI({ baseURL: `${server.origin}/v1beta`, apiKey });
+
+  it("drives generateText through a tool call and a text answer", async () => {
+    server.setScript("gemini-1", [
+      { toolCalls: [{ name: "get_weather", arguments: { city: "Paris" } }], usage: { prompt_tokens: 11, completion_tokens: 7 } },
+      { text: "It is sunny in Paris.", usage: { prompt_tokens: 30, completion_tokens: 9 } },
+    ]);
+    const seen: Array<{ city: string }> = [];
+
+    const result = await generateText({
+      model: google()("gemini-1"),
+      system: "Be brief.",
+      tools: { get_weather: weatherTool(seen) },
+      stopWhen: stepCountIs(5),
+      prompt: "What's the weather in Paris?",
+    });
+
+    expect(seen).toEqual([{ city: "Paris" }]);
+    expect(result.text).toBe("It is sunny in Paris.");
+    expect(result.steps.map((s) => [s.finishReason, s.rawFinishReason])).toEqual([
+      ["tool-calls", "STOP"],
+      ["stop", "STOP"],
+    ]);
+    expect(result.steps[0]!.toolCalls[0]).toMatchObject({ toolName: "get_weather", input: { city: "Paris" } });
+    expect(result.steps[0]!.usage).toMatchObject({ inputTokens: 11, outputTokens: 7 });
+    expect(result.totalUsage).toMatchObject({ inputTokens: 41, outputTokens: 16, totalTokens: 57 });
+
+    const calls = server.calls("gemini-1");
+    expect(calls.map((c) => [c.protocol, c.apiKey, c.turnIndex, c.stream, c.outcome])).toEqual([
+      ["google", "goog-run-1", 0, false, "tool_calls"],
+      ["google", "goog-run-1", 1, false, "stop"],
+    ]);
+    expect(calls[0]!.tools).toEqual(["get_weather"]);
+    // The tool call id the server gave is the SDK's tool call id, and comes back with the result.
+    expect(result.steps[0]!.toolCalls[0]!.toolCallId).toBe(calls[0]!.toolCallIds[0]);
+    // functionResponse parts (sent in a user content) are recorded as a tool message: turn 1, not 0.
+    expect(calls[1]!.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
+    expect(calls[1]!.messages[0]!.content).toBe("Be brief.");
+    // The SDK replays the call with the thoughtSignature the server sent (Gemini 3 rejects calls without).
+    expect(calls[1]!.messages[2]!.tool_calls).toEqual([
+      {
+        id: calls[0]!.toolCallIds[0],
+        type: "function",
+        function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+        thought_signature: expect.any(String),
+      },
+    ]);
+    const signature = String((calls[1]!.messages[2]!.tool_calls![0] as { thought_signature: string }).thought_signature);
+    expect(Buffer.from(signature, "base64").toString()).toMatch(/^scripted-thought-signature-\d+$/);
+    expect(calls[1]!.messages[3]).toMatchObject({ tool_call_id: calls[0]!.toolCallIds[0], name: "get_weather" });
+    expect(JSON.parse(String(calls[1]!.messages[3]!.content))).toEqual({ city: "Paris", forecast: "sunny", tempC: 21 });
+  });
+
+  it("speaks the generateContent wire format", async () => {
+    server.setScript("gemini-raw", [{ toolCalls: [{ name: "lookup", arguments: { q: "x" }, id: "fc-1" }], text: "Let me look." }]);
+    const request = {
+      systemInstruction: { parts: [{ text: "sys" }] },
+      tools: [{ functionDeclarations: [{ name: "lookup", description: "d", parameters: { type: "OBJECT" } }] }],
+      toolConfig: { functionCallingConfig: { mode: "AUTO" } },
+      generationConfig: { temperature: 0 },
+      contents: [
+        { role: "user", parts: [{ text: "first question" }] },
+        { role: "model", parts: [{ functionCall: { name: "lookup", args: { q: "a" } }, thoughtSignature: "c2ln" }] },
+        {
+          role: "user",
+          parts: [{ functionResponse: { name: "lookup", response: { result: 42 } } }, { text: "second question" }],
+        },
+      ],
+    };
+    const res = await fetch(`${server.origin}/v1beta/models/gemini-raw:generateContent`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-goog-api-key": "k" },
+      body: JSON.stringify(request),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      candidates: [
+        {
+          content: {
+            role: "model",
+            parts: [
+              { text: "Let me look." },
+              { functionCall: { id: "fc-1", name: "lookup", args: { q: "x" } }, thoughtSignature: expect.any(String) },
+            ],
+          },
+          finishReason: "STOP",
+          index: 0,
+        },
+      ],
+      usageMetadata: { promptTokenCount: expect.any(Number), candidatesTokenCount: expect.any(Number), totalTokenCount: expect.any(Number) },
+      modelVersion: "gemini-raw",
+      responseId: expect.any(String),
+    });
+    const [call] = server.calls("gemini-raw");
+    expect(call!.messages).toEqual([
+      { role: "system", content: "sys" },
+      { role: "user", content: [{ text: "first question" }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ type: "function", function: { name: "lookup", arguments: '{"q":"a"}' }, thought_signature: "c2ln" }],
+      },
+      { role: "tool", name: "lookup", content: '{"result":42}' },
+      { role: "user", content: [{ text: "second question" }] },
+    ]);
+    expect(call).toMatchObject({
+      turnIndex: 0,
+      lastUserText: "second question",
+      tools: ["lookup"],
+      toolChoice: { functionCallingConfig: { mode: "AUTO" } },
+    });
+
+    const streamed = await fetch(`${server.origin}/v1beta/models/gemini-raw:streamGenerateContent?alt=sse`, {
+      method: "POST",
+      headers: { "x-goog-api-key": "k" },
+      body: JSON.stringify(request),
+    });
+    const chunks = (await streamed.text())
+      .trim()
+      .split("\n\n")
+      .map((frame) => JSON.parse(frame.replace(/^data: /, "")) as { candidates: Array<{ finishReason?: string; content: { parts: unknown[] } }> });
+    expect(chunks.map((c) => c.candidates[0]!.finishReason ?? null)).toEqual([null, null, null, "STOP"]);
+    expect(chunks.flatMap((c) => c.candidates[0]!.content.parts)).toEqual([
+      { text: "Let " },
+      { text: "me l" },
+      { text: "ook." },
+      { functionCall: { id: "fc-1", name: "lookup", args: { q: "x" } }, thoughtSignature: expect.any(String) },
+    ]);
+
+    const unknownMethod = await fetch(`${server.origin}/v1beta/models/gemini-raw:countTokens`, {
+      method: "POST",
+      headers: { "x-goog-api-key": "k" },
+      body: JSON.stringify(request),
+    });
+    expect(unknownMethod.status).toBe(404);
+    expect(await unknownMethod.json()).toMatchObject({ error: { code: 404, status: "NOT_FOUND" } });
+  });
+
+  it("retries a scripted 429 (times: 1, retry-after-ms) and succeeds", async () => {
+    server.setScript("gemini-flaky", [
+      { error: { status: 429, message: "Resource has been exhausted", retryAfterMs: 1, times: 1 }, text: "recovered" },
+    ]);
+    const result = await generateText({ model: google()("gemini-flaky"), prompt: "x", maxRetries: 2 });
+    expect(result.text).toBe("recovered");
+    expect(server.calls("gemini-flaky").map((c) => [c.turnIndex, c.outcome, c.status])).toEqual([
+      [0, "error", 429],
+      [0, "stop", 200],
+    ]);
+  });
+
+  it("answers scripted errors in Google's shape", async () => {
+    server.setScript("gemini-bad", [{ error: { status: 400, message: "Request contains an invalid argument.", code: "BAD_THING" } }]);
+    const err = await generateText({ model: google()("gemini-bad"), prompt: "x" }).catch((e: unknown) => e);
+    expect(APICallError.isInstance(err)).toBe(true);
+    expect(err).toMatchObject({ statusCode: 400, message: "Request contains an invalid argument.", isRetryable: false });
+    expect((err as APICallError).data).toMatchObject({
+      error: { code: 400, status: "INVALID_ARGUMENT", details: [{ reason: "BAD_THING" }] },
+    });
+  });
+
+  it("requires x-goog-api-key (403 PERMISSION_DENIED, as Google answers)", async () => {
+    const res = await fetch(`${server.origin}/v1beta/models/m:generateContent`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }),
+    });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ error: { code: 403, status: "PERMISSION_DENIED" } });
+
+    const err = await generateText({ model: google("")("m"), prompt: "x" }).catch((e: unknown) => e);
+    expect(APICallError.isInstance(err) && err.statusCode).toBe(403);
+    expect(server.calls()).toHaveLength(0);
+  });
+
+  it("stops a delayed turn when the client aborts", async () => {
+    server.setScript("gemini-slow", [{ delayMs: 30_000, text: "too late" }]);
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 100);
+    const started = Date.now();
+    const stream = streamText({ model: google()("gemini-slow"), prompt: "x", abortSignal: ac.signal, onError: () => {} });
+    const parts: string[] = [];
+    for await (const p of stream.fullStream) parts.push(p.type);
+    expect(parts).toContain("abort");
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await vi.waitFor(() => expect(server.calls("gemini-slow")[0]).toMatchObject({ protocol: "google", stream: true, outcome: "aborted" }));
+
+    const ac2 = new AbortController();
+    setTimeout(() => ac2.abort(), 100);
+    const err = await generateText({ model: google()("gemini-slow"), prompt: "x", abortSignal: ac2.signal }).catch(
+      (e: unknown) => e,
+    );
+    expect((err as Error).name).toBe("AbortError");
+    await vi.waitFor(() => expect(server.calls("gemini-slow")[1]).toMatchObject({ stream: false, outcome: "aborted" }));
+  });
+});
+
+describe("scripted model server: streaming through the Anthropic and Google providers", () => {
+  it.each([
+    ["anthropic", (apiKey: string) => createAnthropic({ baseURL: server.url, apiKey })("claude-2"), "claude-2"],
+    ["google", (apiKey: string) => createGoogleGenerativeAI({ baseURL: `${server.origin}/v1beta`, apiKey })("gemini-2"), "gemini-2"],
+  ] as const)("%s: drives streamText through a tool call and a text answer", async (protocol, model, modelId) => {
+    server.setScript(modelId, [
+      { toolCalls: [{ name: "get_weather", arguments: { city: "Oslo" } }], usage: { prompt_tokens: 12, completion_tokens: 4 } },
+      { text: "Oslo: sunny, 21C. Have a nice day!", usage: { prompt_tokens: 25, completion_tokens: 10 } },
+    ]);
+    const seen: Array<{ city: string }> = [];
+
+    const result = streamText({
+      model: model("key-s"),
+      maxOutputTokens: 1000,
+      tools: { get_weather: weatherTool(seen) },
+      stopWhen: stepCountIs(5),
+      prompt: "Weather in Oslo?",
+    });
+    let text = "";
+    let textDeltas = 0;
+    const toolInputs: unknown[] = [];
+    for await (const part of result.fullStream) {
+      if (part.type === "text-delta") {
+        text += part.text;
+        textDeltas++;
+      }
+      if (part.type === "tool-call") toolInputs.push(part.input);
+      if (part.type === "error") throw part.error;
+    }
+
+    expect(seen).toEqual([{ city: "Oslo" }]);
+    expect(toolInputs).toEqual([{ city: "Oslo" }]);
+    expect(text).toBe("Oslo: sunny, 21C. Have a nice day!");
+    // the server streams the text in three pieces; each arrives as its own delta
+    expect(textDeltas).toBe(3);
+    const steps = await result.steps;
+    expect(steps.map((s) => [s.finishReason, s.usage.inputTokens, s.usage.outputTokens])).toEqual([
+      ["tool-calls", 12, 4],
+      ["stop", 25, 10],
+    ]);
+    expect(await result.totalUsage).toMatchObject({ inputTokens: 37, outputTokens: 14 });
+
+    const calls = server.calls(modelId);
+    expect(calls.map((c) => [c.protocol, c.turnIndex, c.stream, c.includeUsage, c.apiKey, c.outcome])).toEqual([
+      [protocol, 0, true, true, "key-s", "tool_calls"],
+      [protocol, 1, true, true, "key-s", "stop"],
+    ]);
   });
 });
