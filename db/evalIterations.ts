@@ -80,12 +80,14 @@ export async function getBatchIterations(sql: Db, runId: string, ids: string[]):
     WHERE i.run_id = ${runId} AND i.id = ANY(${ids}) ORDER BY i.seq`;
 }
 
+/** The claim: marks an unfinished iteration running (no row when it already finished). */
+const claim = (sql: Db, iterationId: string | null) => sql`
+  UPDATE eval_iterations SET status = 'running', started_at = now(), updated_at = now()
+  WHERE id = ${iterationId} AND status IN ('pending', 'running') RETURNING id`;
+
 /** Marks an unfinished iteration running; false when it already finished (a retry must not run it again). */
 export async function claimIteration(sql: Db, iterationId: string): Promise<boolean> {
-  const rows = await sql`
-    UPDATE eval_iterations SET status = 'running', started_at = now(), updated_at = now()
-    WHERE id = ${iterationId} AND status IN ('pending', 'running') RETURNING id`;
-  return rows.length === 1;
+  return (await claim(sql, iterationId)).length === 1;
 }
 
 export interface IterationOutcome {
@@ -126,11 +128,7 @@ export async function completeIteration(
       INSERT INTO eval_traces (iteration_id, trace) SELECT id, ${sql.json(outcome.trace as never)} FROM finished
       ON CONFLICT DO NOTHING
       RETURNING iteration_id
-    ), claimed AS (
-      UPDATE eval_iterations SET status = 'running', started_at = now(), updated_at = now()
-      WHERE id = ${options.claimNext ?? null} AND status IN ('pending', 'running')
-      RETURNING id
-    )
+    ), claimed AS (${claim(sql, options.claimNext ?? null)})
     SELECT EXISTS (SELECT 1 FROM traced) AS completed, EXISTS (SELECT 1 FROM claimed) AS "nextClaimed"`;
   return row;
 }
