@@ -79,12 +79,6 @@ export async function listServerRows(sql: Db, projectId: string): Promise<Server
   return await sql<ServerRow[]>`SELECT * FROM servers WHERE project_id = ${projectId} ORDER BY created_at, id`;
 }
 
-/** The saved server of a project (decrypted), or undefined. */
-export async function getSavedServer(sql: Db, box: SecretBox, projectId: string, serverId: string): Promise<SavedServer | undefined> {
-  const [row] = await sql<ServerRow[]>`SELECT * FROM servers WHERE id = ${serverId} AND project_id = ${projectId}`;
-  return row ? toSavedServer(box, row) : undefined;
-}
-
 /**
  * A server of a project the key may see (projects.ts has the rule), in one statement: `projectVisible` false when
  * the project is not visible (or does not exist), `server` undefined when the project has no such server.

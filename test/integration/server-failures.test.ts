@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../activities/logger.js';
 import { ConnectionPool, createMcpOperations } from '../../activities/mcp/index.js';
-import { getSavedServer } from '../../db/servers.js';
+import { getSavedServersByIds } from '../../db/servers.js';
 import { startCrashyServer } from '../fixtures/mcp/crashy.js';
 import type { StartedHttpServer, StartedServer } from '../fixtures/mcp/serve.js';
 import { startSlowServer } from '../fixtures/mcp/slow.js';
@@ -182,7 +182,7 @@ describe('server operation failures', () => {
     const log = createLogger('silent');
     const pool = new ConnectionPool({ idleTimeoutMs: 60_000, log });
     const mcp = createMcpOperations({ sql: stack.sql, box: stack.box, config: stack.config, log, pool });
-    const server = (await getSavedServer(stack.sql, stack.box, org.projectId, servers['crashy-idle']))!;
+    const [server] = await getSavedServersByIds(stack.sql, stack.box, org.projectId, [servers['crashy-idle']]);
     const pids = await Promise.all([1, 2, 3].map(() => mcp.callTool(server, 'pid', {}).then((r) => Number((r.content[0] as { text: string }).text))));
     // Three concurrent first calls share one connect: one process.
     expect(new Set(pids).size).toBe(1);
@@ -196,7 +196,7 @@ describe('server operation failures', () => {
     const log = createLogger('silent');
     const pool = new ConnectionPool({ idleTimeoutMs: 60_000, log });
     const mcp = createMcpOperations({ sql: stack.sql, box: stack.box, config: stack.config, log, pool });
-    const server = (await getSavedServer(stack.sql, stack.box, org.projectId, servers.slow))!;
+    const [server] = await getSavedServersByIds(stack.sql, stack.box, org.projectId, [servers.slow]);
     const before = slow.openSessions();
     await mcp.listTools(server);
     expect(slow.openSessions()).toBe(before + 1);
