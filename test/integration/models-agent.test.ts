@@ -83,6 +83,45 @@ const tools: AgentTool[] = [
   },
 ];
 
+/** Two tool calls in one turn, then the answer: the conversation the per-provider runAgent tests play. */
+const temporalSearch: ModelScript = [
+  {
+    toolCalls: [
+      { name: 'search_docs', arguments: { query: 'temporal' } },
+      { name: 'get_time', arguments: {} },
+    ],
+    usage: { prompt_tokens: 10, completion_tokens: 3 },
+  },
+  { text: 'Temporal has 3 results; it is noon.', usage: { prompt_tokens: 20, completion_tokens: 5 } },
+];
+
+/** What runAgent recorded of temporalSearch, whichever provider played it (`toolCallId`: the provider's id form). */
+function expectTemporalSearch(record: AgentRecord, toolCallId: unknown) {
+  expect(seen).toEqual([
+    { tool: 'search_docs', args: { query: 'temporal' } },
+    { tool: 'get_time', args: {} },
+  ]);
+  expect(record.toolCalls).toEqual([
+    {
+      toolCallId,
+      toolName: 'search_docs',
+      arguments: { query: 'temporal' },
+      isError: false,
+      durationMs: expect.any(Number),
+      result: { content: [{ type: 'text', text: '3 results for temporal' }] },
+      stepIndex: 0,
+    },
+    expect.objectContaining({ toolName: 'get_time', arguments: {}, isError: false, stepIndex: 0 }),
+  ]);
+  expect(record.text).toBe('Temporal has 3 results; it is noon.');
+  expect(record.finishReason).toBe('stop');
+  expect(record.usage).toEqual({ inputTokens: 30, outputTokens: 8, totalTokens: 38 });
+  expect(record.steps).toEqual([
+    expect.objectContaining({ index: 0, inputTokens: 10, outputTokens: 3, toolCalls: ['search_docs', 'get_time'], finishReason: 'tool-calls' }),
+    expect.objectContaining({ index: 1, inputTokens: 20, outputTokens: 5, toolCalls: [], finishReason: 'stop' }),
+  ]);
+}
+
 async function failureOf(run: Promise<AgentRecord>): Promise<AgentRunFailure> {
   const error = await run.then(
     () => undefined,
@@ -94,44 +133,13 @@ async function failureOf(run: Promise<AgentRecord>): Promise<AgentRunFailure> {
 
 describe('runAgent against the scripted model server', () => {
   it('runs a hosted openai model on the per-run key and records the whole conversation', async () => {
-    script('scripted-hosted', [
-      {
-        toolCalls: [
-          { name: 'search_docs', arguments: { query: 'temporal' } },
-          { name: 'get_time', arguments: {} },
-        ],
-        usage: { prompt_tokens: 10, completion_tokens: 3 },
-      },
-      { text: 'Temporal has 3 results; it is noon.', usage: { prompt_tokens: 20, completion_tokens: 5 } },
-    ]);
+    script('scripted-hosted', temporalSearch);
     const model = modelFor({ model: 'openai/scripted-hosted', provider: 'openai' }, { modelApiKeys: { openai: 'run-key-1' } });
 
     const record = await runAgent({ model, system: 'Be brief.', prompt: 'Search temporal docs', tools, maxSteps: 5 });
 
-    expect(seen).toEqual([
-      { tool: 'search_docs', args: { query: 'temporal' } },
-      { tool: 'get_time', args: {} },
-    ]);
-    expect(record.toolCalls).toEqual([
-      {
-        toolCallId: expect.any(String),
-        toolName: 'search_docs',
-        arguments: { query: 'temporal' },
-        isError: false,
-        durationMs: expect.any(Number),
-        result: { content: [{ type: 'text', text: '3 results for temporal' }] },
-        stepIndex: 0,
-      },
-      expect.objectContaining({ toolName: 'get_time', arguments: {}, isError: false, stepIndex: 0 }),
-    ]);
-    expect(record.text).toBe('Temporal has 3 results; it is noon.');
-    expect(record.finishReason).toBe('stop');
+    expectTemporalSearch(record, expect.any(String));
     expect(record.stepLimitReached).toBe(false);
-    expect(record.usage).toEqual({ inputTokens: 30, outputTokens: 8, totalTokens: 38 });
-    expect(record.steps).toEqual([
-      expect.objectContaining({ index: 0, inputTokens: 10, outputTokens: 3, toolCalls: ['search_docs', 'get_time'], finishReason: 'tool-calls' }),
-      expect.objectContaining({ index: 1, inputTokens: 20, outputTokens: 5, toolCalls: [], finishReason: 'stop' }),
-    ]);
     expect(record.messages.map((m) => (m as { role: string }).role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
     expect(JSON.parse(JSON.stringify(record))).toEqual(record);
 
@@ -312,16 +320,7 @@ describe('runAgent against the scripted model server', () => {
   });
 
   it('runs a hosted anthropic model on the organization key through the Messages API', async () => {
-    script('claude-scripted', [
-      {
-        toolCalls: [
-          { name: 'search_docs', arguments: { query: 'temporal' } },
-          { name: 'get_time', arguments: {} },
-        ],
-        usage: { prompt_tokens: 10, completion_tokens: 3 },
-      },
-      { text: 'Temporal has 3 results; it is noon.', usage: { prompt_tokens: 20, completion_tokens: 5 } },
-    ]);
+    script('claude-scripted', temporalSearch);
     const model = modelFor(
       { model: 'anthropic/claude-scripted' },
       { catalog: parseHostedModels('anthropic/claude-scripted'), modelApiKeys: {} },
@@ -329,29 +328,7 @@ describe('runAgent against the scripted model server', () => {
 
     const record = await runAgent({ model, system: 'Be brief.', prompt: 'Search temporal docs', tools, maxSteps: 5 });
 
-    expect(seen).toEqual([
-      { tool: 'search_docs', args: { query: 'temporal' } },
-      { tool: 'get_time', args: {} },
-    ]);
-    expect(record.toolCalls).toEqual([
-      {
-        toolCallId: expect.stringMatching(/^toolu_/),
-        toolName: 'search_docs',
-        arguments: { query: 'temporal' },
-        isError: false,
-        durationMs: expect.any(Number),
-        result: { content: [{ type: 'text', text: '3 results for temporal' }] },
-        stepIndex: 0,
-      },
-      expect.objectContaining({ toolName: 'get_time', arguments: {}, isError: false, stepIndex: 0 }),
-    ]);
-    expect(record.text).toBe('Temporal has 3 results; it is noon.');
-    expect(record.finishReason).toBe('stop');
-    expect(record.usage).toEqual({ inputTokens: 30, outputTokens: 8, totalTokens: 38 });
-    expect(record.steps).toEqual([
-      expect.objectContaining({ index: 0, inputTokens: 10, outputTokens: 3, toolCalls: ['search_docs', 'get_time'], finishReason: 'tool-calls' }),
-      expect.objectContaining({ index: 1, inputTokens: 20, outputTokens: 5, toolCalls: [], finishReason: 'stop' }),
-    ]);
+    expectTemporalSearch(record, expect.stringMatching(/^toolu_/));
     expect(JSON.parse(JSON.stringify(record))).toEqual(record);
 
     const calls = server.calls('claude-scripted');

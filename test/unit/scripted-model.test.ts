@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { APICallError, RetryError, generateText, stepCountIs, streamText, tool } from "ai";
+import { APICallError, RetryError, generateText, stepCountIs, streamText, tool, type LanguageModel } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
@@ -316,35 +316,42 @@ describe("script selection (pure)", () => {
   });
 });
 
+/**
+ * generateText through a tool call and a text answer, with a system prompt, and the checks every protocol shares;
+ * the caller checks what its protocol put on the wire.
+ */
+async function generateWeather(model: LanguageModel, modelId: string, settings: { maxOutputTokens?: number } = {}) {
+  server.setScript(modelId, [
+    { toolCalls: [{ name: "get_weather", arguments: { city: "Paris" } }], usage: { prompt_tokens: 11, completion_tokens: 7 } },
+    { text: "It is sunny in Paris.", usage: { prompt_tokens: 30, completion_tokens: 9 } },
+  ]);
+  const seen: Array<{ city: string }> = [];
+  const result = await generateText({
+    model,
+    ...settings,
+    system: "Be brief.",
+    tools: { get_weather: weatherTool(seen) },
+    stopWhen: stepCountIs(5),
+    prompt: "What's the weather in Paris?",
+  });
+  expect(seen).toEqual([{ city: "Paris" }]);
+  expect(result.text).toBe("It is sunny in Paris.");
+  expect(result.steps[0]!.toolCalls[0]).toMatchObject({ toolName: "get_weather", input: { city: "Paris" } });
+  expect(result.steps[0]!.usage).toMatchObject({ inputTokens: 11, outputTokens: 7 });
+  expect(result.totalUsage).toMatchObject({ inputTokens: 41, outputTokens: 16, totalTokens: 57 });
+  return result;
+}
+
 describe("scripted model server: Anthropic Messages API", () => {
   const anthropic = (apiKey = "sk-ant-run-1") => createAnthropic({ baseURL: server.url, apiKey });
 
   it("drives generateText through a tool call and a text answer", async () => {
-    server.setScript("claude-1", [
-      { toolCalls: [{ name: "get_weather", arguments: { city: "Paris" } }], usage: { prompt_tokens: 11, completion_tokens: 7 } },
-      { text: "It is sunny in Paris.", usage: { prompt_tokens: 30, completion_tokens: 9 } },
-    ]);
-    const seen: Array<{ city: string }> = [];
-
-    const result = await generateText({
-      model: anthropic()("claude-1"),
-      maxOutputTokens: 1000,
-      system: "Be brief.",
-      tools: { get_weather: weatherTool(seen) },
-      stopWhen: stepCountIs(5),
-      prompt: "What's the weather in Paris?",
-    });
-
-    expect(seen).toEqual([{ city: "Paris" }]);
-    expect(result.text).toBe("It is sunny in Paris.");
+    const result = await generateWeather(anthropic()("claude-1"), "claude-1", { maxOutputTokens: 1000 });
     expect(result.steps.map((s) => [s.finishReason, s.rawFinishReason])).toEqual([
       ["tool-calls", "tool_use"],
       ["stop", "end_turn"],
     ]);
-    expect(result.steps[0]!.toolCalls[0]).toMatchObject({ toolName: "get_weather", input: { city: "Paris" } });
     expect(result.steps[0]!.toolCalls[0]!.toolCallId).toMatch(/^toolu_\d+$/);
-    expect(result.steps[0]!.usage).toMatchObject({ inputTokens: 11, outputTokens: 7 });
-    expect(result.totalUsage).toMatchObject({ inputTokens: 41, outputTokens: 16, totalTokens: 57 });
 
     const calls = server.calls("claude-1");
     expect(calls.map((c) => [c.protocol, c.apiKey, c.turnIndex, c.stream, c.outcome])).toEqual([
@@ -532,29 +539,11 @@ describe("scripted model server: Google Gemini API", () => {
   const google = (apiKey = "goog-run-1") => createGoogleGenerativeAI({ baseURL: `${server.origin}/v1beta`, apiKey });
 
   it("drives generateText through a tool call and a text answer", async () => {
-    server.setScript("gemini-1", [
-      { toolCalls: [{ name: "get_weather", arguments: { city: "Paris" } }], usage: { prompt_tokens: 11, completion_tokens: 7 } },
-      { text: "It is sunny in Paris.", usage: { prompt_tokens: 30, completion_tokens: 9 } },
-    ]);
-    const seen: Array<{ city: string }> = [];
-
-    const result = await generateText({
-      model: google()("gemini-1"),
-      system: "Be brief.",
-      tools: { get_weather: weatherTool(seen) },
-      stopWhen: stepCountIs(5),
-      prompt: "What's the weather in Paris?",
-    });
-
-    expect(seen).toEqual([{ city: "Paris" }]);
-    expect(result.text).toBe("It is sunny in Paris.");
+    const result = await generateWeather(google()("gemini-1"), "gemini-1");
     expect(result.steps.map((s) => [s.finishReason, s.rawFinishReason])).toEqual([
       ["tool-calls", "STOP"],
       ["stop", "STOP"],
     ]);
-    expect(result.steps[0]!.toolCalls[0]).toMatchObject({ toolName: "get_weather", input: { city: "Paris" } });
-    expect(result.steps[0]!.usage).toMatchObject({ inputTokens: 11, outputTokens: 7 });
-    expect(result.totalUsage).toMatchObject({ inputTokens: 41, outputTokens: 16, totalTokens: 57 });
 
     const calls = server.calls("gemini-1");
     expect(calls.map((c) => [c.protocol, c.apiKey, c.turnIndex, c.stream, c.outcome])).toEqual([
