@@ -26,7 +26,7 @@ const benches: { script: string; args: string[] }[] = [
   { script: 'tools-call.ts', args: ['2000'] },
   { script: 'eval-run.ts', args: ['100', '3'] },
   { script: 'eval-run.ts', args: ['1000', '3'] },
-  { script: 'eval-run.ts', args: ['5000', '1'] },
+  { script: 'eval-run.ts', args: ['5000', '3'] },
   { script: 'ingest.ts', args: [] },
 ];
 
