@@ -270,6 +270,20 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
       expect(fromB).toEqual(fromA);
       expect(lines.join('\n')).not.toContain(fromA!.accessToken);
     });
+
+    it('a refresh lease left behind by a process that died has run out: the next refresh goes ahead', async () => {
+      const fixture = await oauthFixture();
+      const serverId = await savedServer(fixture);
+      await importTokens(serverId, fixture);
+      await stack.sql`
+        UPDATE oauth_tokens SET refresh_lease_owner = 'a-process-that-died', refresh_lease_until = now() - interval '1 second'
+        WHERE server_id = ${serverId}`;
+      fixture.expireAccessTokens();
+      expect((await whoami(serverId)).status).toBe(200);
+      expect(fixture.stats.refreshes).toBe(1);
+      const [row] = await stack.sql`SELECT refresh_lease_owner, last_error FROM oauth_tokens WHERE server_id = ${serverId}`;
+      expect(row).toEqual({ refresh_lease_owner: null, last_error: null });
+    });
   });
 
   describe("doctor's probe", () => {
