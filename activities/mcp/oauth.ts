@@ -188,9 +188,13 @@ export class OAuthGrants {
     };
   }
 
-  /** The operator's authorization server, else what the server advertises; a failed discovery as its code. */
+  /**
+   * The operator's authorization server, else what the server advertises; a failed discovery as its code. A disabled
+   * server is not contacted (its grant is pinned at its first refresh instead).
+   */
   async #authorizationOf(server: SavedServer, serverUrl: string): Promise<AdvertisedAuthorization | { failure: string }> {
     if (server.authorizationServerUrl) return { authorizationServers: [server.authorizationServerUrl] };
+    if (!server.enabled) return { failure: 'server_disabled' };
     const outbound = await Outbound.forServer(serverUrl, { signal: AbortSignal.timeout(this.deps.requestTimeoutMs) });
     try {
       return await discover(server, serverUrl, outbound.fetch);

@@ -105,6 +105,18 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
       expect(await everythingVisible()).not.toContain(fixture.clientSecret);
     });
 
+    it('import does not contact a disabled server: a caller\'s authorizationServerUrl then cannot be checked', async () => {
+      const disabled = await listener();
+      const serverId = await saveServer(stack.sql, stack.box, {
+        projectId: org.projectId, name: `disabled-${++serverCount}`, transportType: 'http', url: `${disabled.origin}/mcp`, useOAuth: true, enabled: false,
+      });
+      const body = { serverUrl: `${disabled.origin}/mcp`, tokens: { access_token: 'at', refresh_token: 'rt' } };
+      const unchecked = await op(serverId, 'oauth/import-tokens', { ...body, authorizationServerUrl: disabled.origin });
+      expect(unchecked).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', details: { reason: 'AUTHORIZATION_SERVER_UNVERIFIED' } } });
+      expect((await op(serverId, 'oauth/import-tokens', body)).status).toBe(200);
+      expect(disabled.requests).toEqual([]);
+    });
+
     it('the authorization server the saved server advertises is accepted, spelled either way, and used for refresh', async () => {
       const fixture = await oauthFixture();
       const serverId = await savedServer(fixture);
