@@ -128,7 +128,7 @@ export class OAuthGrants {
       if ('failure' in authorization) {
         throw new OperationFailure(
           'VALIDATION_ERROR',
-          `authorizationServerUrl cannot be checked: discovering the saved server's authorization server failed (${authorization.failure}); send the tokens without it, or have an operator set the server's authorization server`,
+          `authorizationServerUrl cannot be checked: ${authorization.failure === 'server_disabled' ? 'the server is disabled, so it is not asked for its metadata' : `discovering the saved server's authorization server failed (${authorization.failure})`}; send the tokens without it, or have an operator set the server's authorization server`,
           { reason: 'AUTHORIZATION_SERVER_UNVERIFIED', discovery: authorization.failure },
         );
       }
