@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { addMembership, createApiKey, createOrganization, createUser, revokeApiKey } from '../db/accounts.js';
 import { createChatbox, createChatSession } from '../db/catalog.js';
 import { createSql, type Sql } from '../db/connection.js';
@@ -6,7 +6,7 @@ import { migrate } from '../db/migrate.js';
 import { createProject } from '../db/projects.js';
 import { setProviderKey } from '../db/providerKeys.js';
 import { SecretBox } from '../db/secretBox.js';
-import { createServer } from '../db/servers.js';
+import { createServer, setAuthorizationServer } from '../db/servers.js';
 import { embeddedDatabaseUrl, localEncryptionKey } from './localStack.js';
 import { seedDemo } from './seed.js';
 
@@ -27,6 +27,22 @@ const pairs = (values: string[] | undefined): Record<string, string> =>
     if (at < 1) throw new Error(`expected KEY=VALUE, got "${pair}"`);
     return [pair.slice(0, at), pair.slice(at + 1)];
   }));
+
+/** An http(s) URL, as an option value (an authorization server's issuer URL). */
+const httpUrl = (value: string): string => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http or https URL');
+  return value;
+};
+
+const AUTHORIZATION_SERVER_HELP =
+  "OAuth: the server's authorization server (issuer URL). Grants are then imported only for it and refreshed only at " +
+  "the token endpoint its metadata names; without it, the server's own protected-resource metadata decides";
 
 /** Runs a command against the database and prints its result: JSON with --json, else readable lines. */
 function action<O extends object>(run: (ctx: Context, options: O, args: string[]) => Promise<Record<string, unknown>>, describe: (result: any) => string) {
@@ -99,9 +115,8 @@ program
     createProject(sql, { organizationId: o.org, name: o.name, description: o.description, visibility: o.private ? 'private' : 'organization', isDefault: o.default }),
   (r) => `project ${r.id} (${r.name})`));
 
-program
-  .command('server')
-  .description('saved MCP servers')
+const server = program.command('server').description('saved MCP servers');
+server
   .command('create')
   .requiredOption('--project <projectId>')
   .requiredOption('--name <name>')
@@ -115,21 +130,36 @@ program
   .option('--scope <scope>', 'OAuth scope (repeat)', collect)
   .option('--client-id <id>', 'OAuth client id')
   .option('--client-secret <secret>', 'OAuth client secret (stored encrypted)')
+  .option('--authorization-server-url <url>', AUTHORIZATION_SERVER_HELP, httpUrl)
   .option('--request-timeout-ms <ms>', 'per-server request timeout', Number)
   .option('--disabled', 'save it disabled')
   .addOption(json)
   .action(action<{
     project: string; name: string; transport: 'stdio' | 'http' | 'sse'; command?: string; arg?: string[]; env?: string[]; url?: string;
-    header?: string[]; oauth?: boolean; scope?: string[]; clientId?: string; clientSecret?: string; requestTimeoutMs?: number; disabled?: boolean;
+    header?: string[]; oauth?: boolean; scope?: string[]; clientId?: string; clientSecret?: string; authorizationServerUrl?: string;
+    requestTimeoutMs?: number; disabled?: boolean;
   }>(async ({ sql, box }, o) => {
     if (o.transport === 'stdio' && !o.command) throw new Error('--command is required for stdio servers');
     if (o.transport !== 'stdio' && !o.url) throw new Error('--url is required for http and sse servers');
     return await createServer(sql, box, {
       projectId: o.project, name: o.name, transportType: o.transport, command: o.command, args: o.arg, env: pairs(o.env),
       url: o.url, headers: pairs(o.header), useOAuth: o.oauth, oauthScopes: o.scope, oauthClientId: o.clientId,
-      clientSecret: o.clientSecret, enabled: !o.disabled, timeouts: o.requestTimeoutMs ? { requestMs: o.requestTimeoutMs } : {},
+      clientSecret: o.clientSecret, authorizationServerUrl: o.authorizationServerUrl, enabled: !o.disabled, timeouts: o.requestTimeoutMs ? { requestMs: o.requestTimeoutMs } : {},
     });
   }, (r) => `server ${r.id} (${r.name}, ${r.transportType})`));
+server
+  .command('update')
+  .description("change a saved server's OAuth authorization server (grants already imported are refreshed there from now on)")
+  .argument('<serverId>')
+  .option('--authorization-server-url <url>', AUTHORIZATION_SERVER_HELP, httpUrl)
+  .option('--clear-authorization-server', "forget it: the server's own metadata decides again")
+  .addOption(json)
+  .action(action<{ authorizationServerUrl?: string; clearAuthorizationServer?: boolean }>(async ({ sql }, o, [serverId]) => {
+    if (Boolean(o.authorizationServerUrl) === Boolean(o.clearAuthorizationServer)) throw new Error('give exactly one of --authorization-server-url and --clear-authorization-server');
+    const updated = await setAuthorizationServer(sql, serverId, o.authorizationServerUrl ?? null);
+    if (!updated) throw new Error(`no server ${serverId}`);
+    return updated;
+  }, (r) => `server ${r.id} (${r.name}): authorization server ${r.authorizationServerUrl ?? 'from its own metadata'}`));
 
 const key = program.command('key').description('API keys');
 key

@@ -1,4 +1,4 @@
-import type { Db, Sql } from './connection.js';
+import type { Db } from './connection.js';
 import type { SecretBox } from './secretBox.js';
 
 export interface ImportedTokens {
@@ -11,7 +11,9 @@ export interface ImportedTokens {
   expiresAt: Date | null;
   clientId: string | null;
   clientSecret: string | null;
+  /** the authorization server pinned for this grant (discovered or set by an operator, never a caller's word) */
   authorizationServerUrl: string | null;
+  /** the RFC 8707 resource, checked against the saved server's URL */
   resourceUrl: string | null;
 }
 
@@ -64,7 +66,8 @@ export async function saveImportedTokens(sql: Db, box: SecretBox, input: Importe
       refresh_token_enc = EXCLUDED.refresh_token_enc, token_type = EXCLUDED.token_type, scope = EXCLUDED.scope,
       expires_at = EXCLUDED.expires_at, client_id = EXCLUDED.client_id, client_secret_enc = EXCLUDED.client_secret_enc,
       authorization_server_url = EXCLUDED.authorization_server_url, resource_url = EXCLUDED.resource_url,
-      generation = oauth_tokens.generation + 1, last_refresh_at = NULL, last_error = NULL, updated_at = now()
+      generation = oauth_tokens.generation + 1, last_refresh_at = NULL, last_error = NULL,
+      refresh_lease_owner = NULL, refresh_lease_until = NULL, updated_at = now()
     RETURNING generation`;
   return row;
 }
@@ -104,31 +107,67 @@ export async function getTokenHealth(sql: Db, serverId: string): Promise<TokenHe
   };
 }
 
+export type RefreshClaim = 'claimed' | 'changed' | 'busy' | 'gone';
+
 /**
- * Runs `fn` holding the server's refresh lock: a transaction-scoped advisory lock, so exactly one process (API or
- * worker) refreshes a grant at a time and the lock can never outlive a crashed holder.
+ * Claims the refresh of the grant at `generation` for `leaseMs`: one statement, no transaction left open while
+ * the authorization server is called. 'changed': the grant is no longer at that generation (someone refreshed or
+ * re-imported); 'busy': another process holds an unexpired lease; 'gone': the grant was deleted.
  */
-export async function withRefreshLock<T>(sql: Sql, serverId: string, fn: (tx: Db) => Promise<T>): Promise<T> {
-  return (await sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`oauth-refresh:${serverId}`}, 0))`;
-    return await fn(tx);
-  })) as T;
+export async function claimRefresh(sql: Db, serverId: string, generation: number, owner: string, leaseMs: number): Promise<RefreshClaim> {
+  const claimed = await sql`
+    UPDATE oauth_tokens SET refresh_lease_owner = ${owner}, refresh_lease_until = now() + ${leaseMs} * interval '1 millisecond'
+    WHERE server_id = ${serverId} AND generation = ${generation} AND (refresh_lease_until IS NULL OR refresh_lease_until <= now())`;
+  if (claimed.count === 1) return 'claimed';
+  const state = await refreshState(sql, serverId);
+  if (!state) return 'gone';
+  return state.generation !== generation ? 'changed' : 'busy';
 }
 
-/** Stores a refreshed grant; the rotated refresh token replaces the used one in the same write. */
-export async function saveRefreshedTokens(sql: Db, box: SecretBox, serverId: string, tokens: RefreshedTokens): Promise<number> {
+/** The grant's generation and whether a refresh lease is running on it (what a process waiting for another reads). */
+export async function refreshState(sql: Db, serverId: string): Promise<{ generation: number; leased: boolean } | undefined> {
+  const [row] = await sql<{ generation: number; leased: boolean }[]>`
+    SELECT generation, COALESCE(refresh_lease_until > now(), false) AS leased FROM oauth_tokens WHERE server_id = ${serverId}`;
+  return row;
+}
+
+/**
+ * Stores a refreshed grant, compare-and-swap: only while `owner` still holds the lease on `generation`. The rotated
+ * refresh token replaces the used one in the same write; the authorization server used is pinned if none was.
+ * Undefined when the lease was lost (the grant was re-imported meanwhile): these tokens are not stored.
+ */
+export async function saveRefreshedTokens(
+  sql: Db,
+  box: SecretBox,
+  lease: { serverId: string; generation: number; owner: string },
+  tokens: RefreshedTokens,
+  authorizationServerUrl: string,
+): Promise<number | undefined> {
   const [row] = await sql<{ generation: number }[]>`
     UPDATE oauth_tokens SET
       access_token_enc = ${box.encrypt(tokens.accessToken)},
       refresh_token_enc = COALESCE(${tokens.refreshToken ? box.encrypt(tokens.refreshToken) : null}, refresh_token_enc),
       token_type = ${tokens.tokenType}, scope = COALESCE(${tokens.scope}, scope), expires_at = ${tokens.expiresAt},
-      generation = generation + 1, last_refresh_at = now(), last_error = NULL, updated_at = now()
-    WHERE server_id = ${serverId}
+      authorization_server_url = COALESCE(authorization_server_url, ${authorizationServerUrl}),
+      generation = generation + 1, last_refresh_at = now(), last_error = NULL,
+      refresh_lease_owner = NULL, refresh_lease_until = NULL, updated_at = now()
+    WHERE server_id = ${lease.serverId} AND generation = ${lease.generation} AND refresh_lease_owner = ${lease.owner}
     RETURNING generation`;
-  return row.generation;
+  return row?.generation;
 }
 
-/** A failed refresh is remembered for check-oauth; the grant itself is left as it was. */
-export async function recordRefreshError(sql: Db, serverId: string, message: string): Promise<void> {
-  await sql`UPDATE oauth_tokens SET last_error = ${message.slice(0, 500)}, updated_at = now() WHERE server_id = ${serverId}`;
+/**
+ * A failed refresh is remembered for check-oauth as a fixed code (never a remote server's words); the grant itself
+ * is left as it was. Written only to the grant at `generation` (a re-import meanwhile starts clean) and, with
+ * `owner`, only while that lease is held, which it releases.
+ */
+export async function recordRefreshError(sql: Db, grant: { serverId: string; generation: number; owner?: string }, code: string): Promise<void> {
+  const owner = grant.owner ?? null;
+  await sql`
+    UPDATE oauth_tokens SET last_error = ${code.slice(0, 100)}, updated_at = now(),
+      -- the lease is released only by its owner
+      refresh_lease_owner = CASE WHEN ${owner}::text IS NULL THEN refresh_lease_owner END,
+      refresh_lease_until = CASE WHEN ${owner}::text IS NULL THEN refresh_lease_until END
+    WHERE server_id = ${grant.serverId} AND generation = ${grant.generation}
+      AND (${owner}::text IS NULL OR refresh_lease_owner = ${owner})`;
 }

@@ -29,6 +29,8 @@ export interface SavedServer {
   oauthScopes: string[];
   oauthClientId: string | null;
   clientSecret: string | null;
+  /** set by an operator: the only authorization server this server's grants are imported for and refreshed at */
+  authorizationServerUrl: string | null;
   timeouts: ServerTimeouts;
   revision: number;
   createdAt: Date;
@@ -48,6 +50,7 @@ export interface ServerInput {
   oauthScopes?: string[];
   oauthClientId?: string | null;
   clientSecret?: string | null;
+  authorizationServerUrl?: string | null;
   timeouts?: ServerTimeouts;
   enabled?: boolean;
 }
@@ -55,7 +58,8 @@ export interface ServerInput {
 interface ServerRow {
   id: string; project_id: string; name: string; enabled: boolean; transport_type: TransportType; url: string | null;
   command: string | null; args: string[]; env_enc: string | null; headers_enc: string | null; use_oauth: boolean;
-  oauth_scopes: string[]; oauth_client_id: string | null; client_secret_enc: string | null; timeouts: ServerTimeouts;
+  oauth_scopes: string[]; oauth_client_id: string | null; client_secret_enc: string | null;
+  authorization_server_url: string | null; timeouts: ServerTimeouts;
   revision: number; created_at: Date; updated_at: Date;
 }
 
@@ -65,14 +69,31 @@ const encryptMap = (box: SecretBox, value: Record<string, string> | undefined) =
 export async function createServer(sql: Db, box: SecretBox, input: ServerInput) {
   const [row] = await sql<{ id: string; name: string; transport_type: TransportType }[]>`
     INSERT INTO servers (id, project_id, name, enabled, transport_type, url, command, args, env_enc, headers_enc,
-                         use_oauth, oauth_scopes, oauth_client_id, client_secret_enc, timeouts)
+                         use_oauth, oauth_scopes, oauth_client_id, client_secret_enc, authorization_server_url, timeouts)
     VALUES (${newId('srv')}, ${input.projectId}, ${input.name}, ${input.enabled ?? true}, ${input.transportType},
             ${input.url ?? null}, ${input.command ?? null}, ${sql.json(input.args ?? [])}, ${encryptMap(box, input.env)},
             ${encryptMap(box, input.headers)}, ${input.useOAuth ?? false}, ${input.oauthScopes ?? []},
             ${input.oauthClientId ?? null}, ${input.clientSecret ? box.encrypt(input.clientSecret) : null},
-            ${sql.json((input.timeouts ?? {}) as Record<string, number>)})
+            ${input.authorizationServerUrl ?? null}, ${sql.json((input.timeouts ?? {}) as Record<string, number>)})
     RETURNING id, name, transport_type`;
   return { id: row.id, name: row.name, transportType: row.transport_type };
+}
+
+/**
+ * An operator sets (or, with null, clears) the authorization server of a saved server. Grants already imported
+ * lose their pinned authorization server, so their next refresh goes to this one. Undefined: no such server.
+ */
+export async function setAuthorizationServer(sql: Db, serverId: string, url: string | null): Promise<{ id: string; name: string; authorizationServerUrl: string | null } | undefined> {
+  const [row] = await sql<{ id: string; name: string; authorization_server_url: string | null }[]>`
+    WITH server AS (
+      UPDATE servers SET authorization_server_url = ${url}, revision = revision + 1, updated_at = now()
+      WHERE id = ${serverId} RETURNING id, name, authorization_server_url
+    ), unpinned AS (
+      UPDATE oauth_tokens SET authorization_server_url = NULL, updated_at = now() WHERE server_id IN (SELECT id FROM server)
+    )
+    SELECT * FROM server`;
+  if (!row) return undefined;
+  return { id: row.id, name: row.name, authorizationServerUrl: row.authorization_server_url };
 }
 
 export async function listServerRows(sql: Db, projectId: string): Promise<ServerRow[]> {
@@ -119,6 +140,7 @@ export function toSavedServer(box: SecretBox, row: ServerRow): SavedServer {
     oauthScopes: row.oauth_scopes,
     oauthClientId: row.oauth_client_id,
     clientSecret: row.client_secret_enc ? box.decrypt(row.client_secret_enc) : null,
+    authorizationServerUrl: row.authorization_server_url,
     timeouts: row.timeouts,
     revision: row.revision,
     createdAt: row.created_at,

@@ -1,16 +1,14 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
-import {
-  discoverAuthorizationServerMetadata,
-  discoverOAuthProtectedResourceMetadata,
-  extractWWWAuthenticateParams,
-} from '@modelcontextprotocol/sdk/client/auth.js';
+import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import type { SavedServer } from '../../db/servers.js';
 import { CLIENT_INFO } from './connection.js';
+import { advertisedAuthorization, fetchAuthorizationServerMetadata } from './discovery.js';
+import { Outbound, OutboundError } from './outbound.js';
 import { requestHeaders } from './transports.js';
 
 /** What the doctor learns about OAuth before connecting (contract-notes: doctor `oauth`). */
@@ -47,35 +45,50 @@ export async function probeStdio(server: SavedServer): Promise<ProbeResult> {
 
 /**
  * HTTP: is the URL reachable, which MCP transport answers there, and does it want OAuth. Sent without the
- * OAuth token on purpose: the point is to learn whether the server requires one.
+ * OAuth token on purpose: the point is to learn whether the server requires one. Every request goes through the
+ * outbound guard: a redirect to another origin is not followed, so the saved headers stay with the saved server.
  */
 export async function probeHttp(server: SavedServer, timeoutMs: number): Promise<ProbeResult> {
-  const url = server.url ?? '';
-  const headers = requestHeaders(server);
-  const signal = () => AbortSignal.timeout(timeoutMs);
   const oauth: OAuthDiscovery = { required: server.useOAuth, registrationStrategies: [] };
-  let detail: string;
-  let ok = true;
+  const outbound = await Outbound.forServer(server.url ?? '');
+  const fetch: FetchLike = (url, init) => outbound.fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
   try {
-    const order = server.transportType === 'sse' ? [openSseStream, postInitialize] : [postInitialize, openSseStream];
-    let answer = await order[0](url, headers, signal());
-    if (!answer.transport && answer.status !== 401) answer = await order[1](url, headers, signal());
-    if (answer.status === 401) {
-      oauth.required = true;
-      oauth.wwwAuthenticate = answer.wwwAuthenticate;
-      oauth.resourceMetadataUrl = answer.resourceMetadataUrl;
-      detail = 'reachable; the server requires OAuth (HTTP 401)';
-    } else if (answer.transport) {
-      detail = `reachable; speaks ${answer.transport === 'sse' ? 'HTTP+SSE (2024-11-05)' : 'streamable HTTP'} (HTTP ${answer.status})`;
-    } else {
-      ok = false;
-      detail = `reachable, but no MCP transport answered (HTTP ${answer.status})`;
+    let detail: string;
+    let ok = true;
+    try {
+      const answer = await knock(server, fetch);
+      if (answer.status === 401) {
+        oauth.required = true;
+        oauth.wwwAuthenticate = answer.wwwAuthenticate;
+        oauth.resourceMetadataUrl = answer.resourceMetadataUrl;
+        detail = 'reachable; the server requires OAuth (HTTP 401)';
+      } else if (answer.transport) {
+        detail = `reachable; speaks ${answer.transport === 'sse' ? 'HTTP+SSE (2024-11-05)' : 'streamable HTTP'} (HTTP ${answer.status})`;
+      } else {
+        ok = false;
+        detail = `reachable, but no MCP transport answered (HTTP ${answer.status})`;
+      }
+    } catch (error) {
+      return { ok: false, detail: `${error instanceof OutboundError && error.kind !== 'unreachable' && error.kind !== 'timeout' ? 'refused' : 'unreachable'}: ${describeFetchError(error)}`, oauth };
     }
-  } catch (error) {
-    return { ok: false, detail: `unreachable: ${describeFetchError(error)}`, oauth };
+    if (oauth.required) await discoverOAuth(server, oauth, fetch);
+    return { ok, detail, oauth };
+  } finally {
+    await outbound.close();
   }
-  if (oauth.required) await discoverOAuth(server, oauth, timeoutMs);
-  return { ok, detail, oauth };
+}
+
+/**
+ * The resource_metadata pointer of the server's 401 challenge (RFC 9728 §5.1), when it gives one: what refresh and
+ * import start discovery from. Any failure here only means the well-known URLs are tried instead.
+ */
+export async function resourceMetadataPointer(server: SavedServer, fetch: FetchLike): Promise<string | undefined> {
+  try {
+    const answer = await knock(server, fetch);
+    return answer.status === 401 ? answer.resourceMetadataUrl : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 interface ProbeAnswer {
@@ -85,10 +98,18 @@ interface ProbeAnswer {
   resourceMetadataUrl?: string;
 }
 
-async function postInitialize(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<ProbeAnswer> {
+/** An unauthenticated request in the server's transport (the other one if that says nothing useful). */
+async function knock(server: SavedServer, fetch: FetchLike): Promise<ProbeAnswer> {
+  const url = server.url ?? '';
+  const headers = requestHeaders(server);
+  const order = server.transportType === 'sse' ? [openSseStream, postInitialize] : [postInitialize, openSseStream];
+  const answer = await order[0](url, headers, fetch);
+  return answer.transport || answer.status === 401 ? answer : await order[1](url, headers, fetch);
+}
+
+async function postInitialize(url: string, headers: Record<string, string>, fetch: FetchLike): Promise<ProbeAnswer> {
   const response = await fetch(url, {
     method: 'POST',
-    signal,
     headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: JSON.stringify({
       jsonrpc: '2.0',
@@ -101,12 +122,12 @@ async function postInitialize(url: string, headers: Record<string, string>, sign
   const answer = describe(response, response.ok ? 'streamable-http' : undefined);
   // Don't leave the probe's session behind on the server.
   const session = response.headers.get('mcp-session-id');
-  if (session) await fetch(url, { method: 'DELETE', signal, headers: { ...headers, 'mcp-session-id': session } }).then((r) => r.body?.cancel(), () => {});
+  if (session) await fetch(url, { method: 'DELETE', headers: { ...headers, 'mcp-session-id': session } }).then((r) => r.body?.cancel(), () => {});
   return answer;
 }
 
-async function openSseStream(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<ProbeAnswer> {
-  const response = await fetch(url, { method: 'GET', signal, headers: { ...headers, accept: 'text/event-stream' } });
+async function openSseStream(url: string, headers: Record<string, string>, fetch: FetchLike): Promise<ProbeAnswer> {
+  const response = await fetch(url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream' } });
   await response.body?.cancel();
   const isSse = response.ok && (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
   return describe(response, isSse ? 'sse' : undefined);
@@ -121,27 +142,22 @@ function describe(response: Response, transport: ProbeAnswer['transport']): Prob
   return answer;
 }
 
-/** RFC 9728 protected-resource metadata, then RFC 8414 authorization-server metadata, each via the SDK. */
-async function discoverOAuth(server: SavedServer, oauth: OAuthDiscovery, timeoutMs: number): Promise<void> {
-  // The SDK tries several well-known URLs; remembering the one that answered tells the user where the document is.
-  let answered: string | undefined;
-  const fetchFn: FetchLike = async (url, init) => {
-    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-    if (response.ok) answered = String(url);
-    return response;
-  };
-  let authorizationServer = new URL('/', server.url ?? '').href;
+/** RFC 9728 protected-resource metadata, then RFC 8414 / OIDC authorization-server metadata (discovery.ts). */
+async function discoverOAuth(server: SavedServer, oauth: OAuthDiscovery, fetch: FetchLike): Promise<void> {
+  const serverUrl = server.url ?? '';
+  // No usable RFC 9728 document: the MCP server's origin is the authorization server (2025-03-26 behaviour).
+  let authorizationServer = new URL('/', serverUrl).href;
   try {
-    const resource = await discoverOAuthProtectedResourceMetadata(server.url ?? '', { resourceMetadataUrl: oauth.resourceMetadataUrl }, fetchFn);
-    oauth.resourceMetadataUrl = answered;
-    authorizationServer = resource.authorization_servers?.[0] ?? authorizationServer;
+    const advertised = await advertisedAuthorization(serverUrl, oauth.resourceMetadataUrl, fetch);
+    oauth.resourceMetadataUrl = advertised.resourceMetadataUrl ?? oauth.resourceMetadataUrl;
+    authorizationServer = advertised.authorizationServers[0];
   } catch {
-    // No RFC 9728 document: the MCP server's origin is the authorization server (2025-03-26 behaviour).
+    // reported as found so far; the origin is still worth a look
   }
-  answered = undefined;
-  const metadata = await discoverAuthorizationServerMetadata(authorizationServer, { fetchFn }).catch(() => undefined);
-  if (!metadata) return;
-  oauth.authorizationServerMetadataUrl = answered;
+  const found = await fetchAuthorizationServerMetadata(authorizationServer, fetch).catch(() => undefined);
+  if (!found) return;
+  const { metadata } = found;
+  oauth.authorizationServerMetadataUrl = found.url;
   if (metadata.registration_endpoint) oauth.registrationStrategies.push('dcr');
   if ((metadata as { client_id_metadata_document_supported?: boolean }).client_id_metadata_document_supported) oauth.registrationStrategies.push('cimd');
   // A client registered out of band always works with a standard authorization server.
@@ -149,6 +165,7 @@ async function discoverOAuth(server: SavedServer, oauth: OAuthDiscovery, timeout
 }
 
 function describeFetchError(error: unknown): string {
+  if (error instanceof OutboundError) return error.message;
   if (error instanceof Error && error.name === 'TimeoutError') return 'no answer in time';
   const cause = (error as { cause?: { code?: string } } | null)?.cause?.code;
   return cause ?? (error instanceof Error ? error.message : String(error));

@@ -46,8 +46,16 @@ export const importTokensBody = z.object({
     .object({ clientId: z.string().min(1).max(2000), clientSecret: z.string().max(4000).optional() })
     .optional()
     .meta({ description: 'the OAuth client the tokens were issued to; without it tokens cannot be refreshed' }),
-  authorizationServerUrl: z.url().max(2000).optional(),
-  oauthResourceUrl: z.url().max(2000).optional().meta({ description: 'RFC 8707 resource indicator sent when refreshing' }),
+  authorizationServerUrl: z
+    .url()
+    .max(2000)
+    .optional()
+    .meta({ description: "the authorization server that issued the tokens; must be one the saved server advertises (or the one an operator set), else 400 AUTHORIZATION_SERVER_MISMATCH" }),
+  oauthResourceUrl: z
+    .url()
+    .max(2000)
+    .optional()
+    .meta({ description: "RFC 8707 resource indicator sent when refreshing; must be the saved server's URL or the resource its metadata names, else 400 RESOURCE_MISMATCH" }),
 });
 
 export const toolSchema = z
@@ -147,7 +155,10 @@ export const oauthRequirementSchema = z
         expiresAt: epochMs.nullable(),
         refreshable: z.boolean().meta({ description: 'a refresh token and the client it was issued to are known' }),
         lastRefreshAt: epochMs.nullable(),
-        lastError: z.string().nullable(),
+        lastError: z
+          .string()
+          .nullable()
+          .meta({ description: 'why the last refresh failed, as a fixed code (e.g. invalid_grant, token_endpoint_http_403, metadata_unreachable); never the remote reply' }),
       })
       .nullable(),
   })
