@@ -18,7 +18,7 @@ export interface Services {
 export function createServices(config: Config, log: Logger, sql?: Sql): Services {
   const ownSql = sql === undefined;
   const database = sql ?? createSql(config.DATABASE_URL);
-  const box = SecretBox.fromBase64(config.RUNWAY_ENCRYPTION_KEY);
+  const box = SecretBox.fromSetting(config.RUNWAY_ENCRYPTION_KEY);
   const pool = new ConnectionPool({ idleTimeoutMs: config.MCP_IDLE_TIMEOUT_MS, log });
   const mcp = createMcpOperations({ sql: database, box, config, log, pool });
   return {

@@ -39,7 +39,7 @@ function action<O extends object>(run: (ctx: Context, options: O, args: string[]
     const sql = createSql(databaseUrl, { max: 2 });
     try {
       await migrate(sql);
-      const result = await run({ sql, box: SecretBox.fromBase64(key) }, options, command.args);
+      const result = await run({ sql, box: SecretBox.fromSetting(key) }, options, command.args);
       console.log(options.json ? JSON.stringify(result, null, 2) : describe(result));
     } finally {
       await sql.end({ timeout: 5 });

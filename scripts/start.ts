@@ -95,7 +95,7 @@ try {
 
   const [{ count }] = await sql<{ count: number }[]>`SELECT count(*)::int AS count FROM organizations`;
   let seeded: Awaited<ReturnType<typeof seedDemo>> | undefined;
-  if (count === 0) seeded = await seedDemo(sql, SecretBox.fromBase64(key), { httpUrl: `http://127.0.0.1:${demoPort}/mcp` });
+  if (count === 0) seeded = await seedDemo(sql, SecretBox.fromSetting(key), { httpUrl: `http://127.0.0.1:${demoPort}/mcp` });
   await sql.end();
 
   const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, RUNWAY_ENCRYPTION_KEY: key };
