@@ -282,3 +282,22 @@ export async function encryptedColumns(sql: Db): Promise<{ table: string; column
 
 /** A quoted SQL identifier (names come from the catalog, quoted all the same). */
 export const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * Retires every recorded key but the newest, once `left` (run under the record's lock) finds no secret sealed with
+ * another key; `secrets rekey` calls it after re-sealing. Returns the retired ids and what `left` counted.
+ */
+export async function retireOlderKeys(sql: Sql, keyring: Keyring, left: (tx: Db) => Promise<number>): Promise<{ retired: string[]; remaining: number }> {
+  return (await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${KEY_RECORD_LOCK})`;
+    const remaining = await left(tx);
+    if (remaining > 0) return { retired: [], remaining };
+    const { id, fingerprint } = keyring.newest;
+    await tx`
+      INSERT INTO encryption_keys (key_id, fingerprint) VALUES (${id}, ${fingerprint})
+      ON CONFLICT (key_id) DO UPDATE SET retired_at = NULL`;
+    const retired = await tx<{ key_id: string }[]>`
+      UPDATE encryption_keys SET retired_at = now() WHERE key_id <> ${id} AND retired_at IS NULL RETURNING key_id`;
+    return { retired: retired.map((r) => r.key_id), remaining };
+  })) as { retired: string[]; remaining: number };
+}
