@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EncryptionKeyError, Keyring } from '../db/keyring.js';
 
 const int = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -8,7 +9,15 @@ const int = (fallback: number) => z.coerce.number().int().positive().default(fal
  */
 export const configSchema = z.object({
   DATABASE_URL: z.string().min(1),
-  RUNWAY_ENCRYPTION_KEY: z.string().min(1),
+  /** one base64 key (32 bytes), or several separated by commas, newest first (db/keyring.ts) */
+  RUNWAY_ENCRYPTION_KEY: z.string().min(1).superRefine((value, ctx) => {
+    try {
+      Keyring.fromSetting(value);
+    } catch (error) {
+      if (!(error instanceof EncryptionKeyError)) throw error;
+      ctx.addIssue({ code: 'custom', message: error.message });
+    }
+  }),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('runway-evals'),

@@ -52,7 +52,7 @@ export function createApp(deps: AppDeps): App {
     ...deps,
     mcp: instrumentMcp(deps.mcp, metrics),
     cursors: new CursorCodec(deps.config.RUNWAY_ENCRYPTION_KEY),
-    box: SecretBox.fromBase64(deps.config.RUNWAY_ENCRYPTION_KEY),
+    box: SecretBox.fromSetting(deps.config.RUNWAY_ENCRYPTION_KEY),
     runs: new RunLauncher(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
     catalog: parseHostedModels(deps.config.HOSTED_MODELS),
   };

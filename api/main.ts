@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../activities/config.js';
 import { createLogger } from '../activities/logger.js';
-import { createServices } from '../activities/services.js';
+import { checkKeysAtStart, createServices } from '../activities/services.js';
 import { migrate } from '../db/migrate.js';
 import { createApp } from './app.js';
 import { createMetrics } from './metrics.js';
@@ -11,6 +11,7 @@ const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL);
 const services = createServices(config, log);
 await migrate(services.sql);
+await checkKeysAtStart(services, log);
 const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
 const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 const app = createApp({ sql: services.sql, temporal, config, log, mcp: services.mcp, metrics: createMetrics({ processMetrics: true }) });

@@ -2,12 +2,16 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { addMembership, createApiKey, createOrganization, createUser, revokeApiKey } from '../db/accounts.js';
 import { createChatbox, createChatSession } from '../db/catalog.js';
 import { createSql, type Sql } from '../db/connection.js';
+import { recordedKeys } from '../db/keyring.js';
 import { migrate } from '../db/migrate.js';
 import { createProject } from '../db/projects.js';
 import { setProviderKey } from '../db/providerKeys.js';
+import { rekeySecrets, secretsByKey } from '../db/rekey.js';
 import { SecretBox } from '../db/secretBox.js';
 import { createServer, setAuthorizationServer } from '../db/servers.js';
-import { embeddedDatabaseUrl, localEncryptionKey } from './localStack.js';
+import { checkSecretsAtStart } from '../db/startupCheck.js';
+import { embeddedDatabaseUrl, requireLocalKey } from './localStack.js';
+import { pairedSecrets, secretsHelp, singleSecret, StandardInput } from './secretInput.js';
 import { seedDemo } from './seed.js';
 
 // Operator CLI: `npm run admin -- <command>`. Talks to Postgres directly (DATABASE_URL, else the database of
@@ -21,12 +25,7 @@ interface Context {
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-const pairs = (values: string[] | undefined): Record<string, string> =>
-  Object.fromEntries((values ?? []).map((pair) => {
-    const at = pair.indexOf('=');
-    if (at < 1) throw new Error(`expected KEY=VALUE, got "${pair}"`);
-    return [pair.slice(0, at), pair.slice(at + 1)];
-  }));
+const visible = 'visible in ps and shell history';
 
 /** An http(s) URL, as an option value (an authorization server's issuer URL). */
 const httpUrl = (value: string): string => {
@@ -44,18 +43,23 @@ const AUTHORIZATION_SERVER_HELP =
   "OAuth: the server's authorization server (issuer URL). Grants are then imported only for it and refreshed only at " +
   "the token endpoint its metadata names; without it, the server's own protected-resource metadata decides";
 
-/** Runs a command against the database and prints its result: JSON with --json, else readable lines. */
+/**
+ * Runs a command against the database and prints its result: JSON with --json, else readable lines. Like every
+ * process, it first checks its encryption key against the database's record and refuses on a mismatch; it never
+ * creates a key (`npm start` does, for a database that has none).
+ */
 function action<O extends object>(run: (ctx: Context, options: O, args: string[]) => Promise<Record<string, unknown>>, describe: (result: any) => string) {
   return async (...received: unknown[]) => {
     const command = received.at(-1) as Command;
     const options = command.opts<O & { json?: boolean }>();
-    const databaseUrl = process.env.DATABASE_URL ?? embeddedDatabaseUrl;
-    const key = localEncryptionKey(!process.env.DATABASE_URL);
-    if (!key) throw new Error('RUNWAY_ENCRYPTION_KEY is not set');
-    const sql = createSql(databaseUrl, { max: 2 });
+    const sql = createSql(process.env.DATABASE_URL ?? embeddedDatabaseUrl, { max: 2 });
     try {
       await migrate(sql);
-      const result = await run({ sql, box: SecretBox.fromBase64(key) }, options, command.args);
+      const key = await requireLocalKey(sql, { create: false });
+      const box = SecretBox.fromSetting(key.value, key.source.name);
+      const check = await checkSecretsAtStart(sql, box, key.source);
+      for (const warning of check.warnings) console.error(`warning: ${warning}`);
+      const result = await run({ sql, box }, options, command.args);
       console.log(options.json ? JSON.stringify(result, null, 2) : describe(result));
     } finally {
       await sql.end({ timeout: 5 });
@@ -123,28 +127,40 @@ server
   .addOption(new Option('--transport <type>').choices(['stdio', 'http', 'sse']).makeOptionMandatory())
   .option('--command <command>', 'stdio: the program to spawn')
   .option('--arg <arg>', 'stdio: an argument (repeat)', collect)
-  .option('--env <KEY=VALUE>', 'stdio: an environment variable (repeat; stored encrypted)', collect)
+  .option('--env-stdin', 'stdio: environment variables as KEY=VALUE lines on standard input (stored encrypted)')
+  .option('--env-env <KEY=NAME>', "stdio: environment variable KEY, valued as this shell's variable NAME (repeat; stored encrypted)", collect)
+  .option('--env <KEY=VALUE>', `stdio: an environment variable (repeat; stored encrypted; ${visible})`, collect)
   .option('--url <url>', 'http/sse: the server URL')
-  .option('--header <KEY=VALUE>', 'http/sse: a header sent on every request (repeat; stored encrypted)', collect)
+  .option('--header-stdin', 'http/sse: headers sent on every request, as KEY=VALUE lines on standard input (stored encrypted)')
+  .option('--header-env <KEY=NAME>', "http/sse: header KEY, valued as this shell's variable NAME (repeat; stored encrypted)", collect)
+  .option('--header <KEY=VALUE>', `http/sse: a header sent on every request (repeat; stored encrypted; ${visible})`, collect)
   .option('--oauth', 'the server requires an OAuth grant')
   .option('--scope <scope>', 'OAuth scope (repeat)', collect)
   .option('--client-id <id>', 'OAuth client id')
-  .option('--client-secret <secret>', 'OAuth client secret (stored encrypted)')
+  .option('--client-secret-stdin', 'OAuth client secret, read from standard input (stored encrypted)')
+  .option('--client-secret-env <NAME>', 'OAuth client secret, from the environment variable NAME (stored encrypted)')
+  .option('--client-secret <secret>', `OAuth client secret (stored encrypted; ${visible})`)
   .option('--authorization-server-url <url>', AUTHORIZATION_SERVER_HELP, httpUrl)
   .option('--request-timeout-ms <ms>', 'per-server request timeout', Number)
   .option('--disabled', 'save it disabled')
   .addOption(json)
+  .addHelpText('after', secretsHelp)
   .action(action<{
-    project: string; name: string; transport: 'stdio' | 'http' | 'sse'; command?: string; arg?: string[]; env?: string[]; url?: string;
-    header?: string[]; oauth?: boolean; scope?: string[]; clientId?: string; clientSecret?: string; authorizationServerUrl?: string;
+    project: string; name: string; transport: 'stdio' | 'http' | 'sse'; command?: string; arg?: string[]; url?: string;
+    env?: string[]; envEnv?: string[]; envStdin?: boolean; header?: string[]; headerEnv?: string[]; headerStdin?: boolean;
+    oauth?: boolean; scope?: string[]; clientId?: string; clientSecret?: string; clientSecretEnv?: string; clientSecretStdin?: boolean; authorizationServerUrl?: string;
     requestTimeoutMs?: number; disabled?: boolean;
   }>(async ({ sql, box }, o) => {
     if (o.transport === 'stdio' && !o.command) throw new Error('--command is required for stdio servers');
     if (o.transport !== 'stdio' && !o.url) throw new Error('--url is required for http and sse servers');
+    const input = new StandardInput({ '--env-stdin': o.envStdin, '--header-stdin': o.headerStdin, '--client-secret-stdin': o.clientSecretStdin });
+    const env = await pairedSecrets('env', { pairs: o.env, env: o.envEnv, stdin: o.envStdin }, input);
+    const headers = await pairedSecrets('header', { pairs: o.header, env: o.headerEnv, stdin: o.headerStdin }, input);
+    const clientSecret = await singleSecret('client-secret', { value: o.clientSecret, env: o.clientSecretEnv, stdin: o.clientSecretStdin }, input);
     return await createServer(sql, box, {
-      projectId: o.project, name: o.name, transportType: o.transport, command: o.command, args: o.arg, env: pairs(o.env),
-      url: o.url, headers: pairs(o.header), useOAuth: o.oauth, oauthScopes: o.scope, oauthClientId: o.clientId,
-      clientSecret: o.clientSecret, authorizationServerUrl: o.authorizationServerUrl, enabled: !o.disabled, timeouts: o.requestTimeoutMs ? { requestMs: o.requestTimeoutMs } : {},
+      projectId: o.project, name: o.name, transportType: o.transport, command: o.command, args: o.arg, env,
+      url: o.url, headers, useOAuth: o.oauth, oauthScopes: o.scope, oauthClientId: o.clientId,
+      clientSecret, authorizationServerUrl: o.authorizationServerUrl, enabled: !o.disabled, timeouts: o.requestTimeoutMs ? { requestMs: o.requestTimeoutMs } : {},
     });
   }, (r) => `server ${r.id} (${r.name}, ${r.transportType})`));
 server
@@ -187,11 +203,17 @@ program
   .command('set')
   .requiredOption('--org <organizationId>')
   .requiredOption('--provider <provider>', 'openai, anthropic, google, openrouter, ollama or openai-compatible')
-  .requiredOption('--api-key <key>', 'stored encrypted')
+  .option('--api-key-stdin', 'the API key, read from standard input (stored encrypted)')
+  .option('--api-key-env <NAME>', 'the API key, from the environment variable NAME (stored encrypted)')
+  .option('--api-key <key>', `the API key (stored encrypted; ${visible})`)
   .option('--base-url <url>', 'an OpenAI-compatible endpoint, a proxy or a local model server')
   .addOption(json)
-  .action(action<{ org: string; provider: string; apiKey: string; baseUrl?: string }>(async ({ sql, box }, o) => {
-    await setProviderKey(sql, box, { organizationId: o.org, provider: o.provider, apiKey: o.apiKey, baseUrl: o.baseUrl });
+  .addHelpText('after', secretsHelp)
+  .action(action<{ org: string; provider: string; apiKey?: string; apiKeyEnv?: string; apiKeyStdin?: boolean; baseUrl?: string }>(async ({ sql, box }, o) => {
+    const input = new StandardInput({ '--api-key-stdin': o.apiKeyStdin });
+    const apiKey = await singleSecret('api-key', { value: o.apiKey, env: o.apiKeyEnv, stdin: o.apiKeyStdin }, input);
+    if (apiKey === undefined) throw new Error('give the API key with --api-key-stdin, --api-key-env <NAME> or --api-key <key>');
+    await setProviderKey(sql, box, { organizationId: o.org, provider: o.provider, apiKey, baseUrl: o.baseUrl });
     return { organizationId: o.org, provider: o.provider, baseUrl: o.baseUrl ?? null };
   }, (r) => `provider ${r.provider} configured for ${r.organizationId}`));
 
@@ -235,6 +257,42 @@ program
   .addOption(json)
   .action(action<{ httpUrl: string }>(async ({ sql, box }, o) => ({ ...(await seedDemo(sql, box, { httpUrl: o.httpUrl })) }),
     (r) => `demo organization ${r.organizationId}, project ${r.projectId}\nAPI key (shown once): ${r.apiKey}`));
+
+const secrets = program.command('secrets').description('secrets at rest and the keys that seal them (RUNWAY_ENCRYPTION_KEY)');
+secrets
+  .command('rekey')
+  .description(
+    'Re-seal every stored secret with the newest key (the first in RUNWAY_ENCRYPTION_KEY), then retire the older keys. ' +
+      'Works in batches, each committed: safe to interrupt and run again; a secret already under the newest key is skipped.',
+  )
+  .addOption(new Option('--batch-size <rows>', 'rows per batch').argParser(positiveInt).default(500))
+  .addOption(new Option('--max-batches <n>', 'stop after n batches (run again to carry on)').argParser(positiveInt))
+  .addOption(json)
+  .action(action<{ batchSize: number; maxBatches?: number }>(async ({ sql, box }, o) => ({ ...(await rekeySecrets(sql, box, { batchSize: o.batchSize, maxBatches: o.maxBatches })) }),
+    (r) => (r.complete
+      ? `every secret is sealed with key ${r.keyId} (${r.resealed} re-sealed now)${r.retired.length ? `; retired key ${r.retired.join(', ')}: it can be dropped from RUNWAY_ENCRYPTION_KEY` : ''}`
+      : `${r.resealed} secrets re-sealed with key ${r.keyId}; ${r.remaining} still sealed with an older key: run \`secrets rekey\` again to finish`)));
+secrets
+  .command('status')
+  .description('The keys this database records as in use, the keys this process holds, and how many secrets each key seals')
+  .addOption(json)
+  .action(action<object>(async ({ sql, box }) => ({
+    newest: box.newest.id,
+    holds: box.keys.map((k) => k.id),
+    recorded: (await recordedKeys(sql)).map((k) => ({ id: k.id, recordedAt: k.recordedAt.toISOString(), retiredAt: k.retiredAt?.toISOString() ?? null })),
+    secrets: await secretsByKey(sql),
+  }), (r) => [
+    `newest key ${r.newest}; this process holds ${r.holds.join(', ')}`,
+    ...r.recorded.map((k: { id: string; recordedAt: string; retiredAt: string | null }) => `key ${k.id}: recorded ${k.recordedAt}${k.retiredAt ? `, retired ${k.retiredAt}` : ', in use'}`),
+    ...Object.entries(r.secrets as Record<string, Record<string, number>>).map(([column, byKey]) =>
+      `${column}: ${Object.entries(byKey).map(([k, n]) => `${n} under ${k}`).join(', ')}`),
+  ].join('\n')));
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of at least 1');
+  return n;
+}
 
 try {
   await program.parseAsync();

@@ -1,21 +1,67 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SecretBox } from '../db/secretBox.js';
+import type { Sql } from '../db/connection.js';
+import { encryptedColumns, environmentKeySource, ident, KeyMismatchError, Keyring, recordedKeys, type KeySource } from '../db/keyring.js';
 
 /** Where `npm start` keeps its embedded state; the CLI finds the same database and key there. */
 export const dataDir = process.env.RUNWAY_DATA_DIR ?? join(fileURLToPath(new URL('..', import.meta.url)), '.data');
 export const embeddedPostgresPort = Number(process.env.EMBEDDED_POSTGRES_PORT ?? 54329);
 export const embeddedDatabaseUrl = `postgres://runway:runway@127.0.0.1:${embeddedPostgresPort}/runway`;
 
-/** RUNWAY_ENCRYPTION_KEY, else the key `npm start` generated in .data/ (created on first use). */
-export function localEncryptionKey(create: boolean): string | undefined {
-  if (process.env.RUNWAY_ENCRYPTION_KEY) return process.env.RUNWAY_ENCRYPTION_KEY;
-  const file = join(dataDir, 'encryption.key');
-  if (!existsSync(file)) {
-    if (!create) return undefined;
-    mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, SecretBox.generateKey(), { mode: 0o600 });
+/** The key `npm start` generates for a database that has none, kept beside its data. */
+export const keyFile = join(dataDir, 'encryption.key');
+
+const keyFileSource: KeySource = {
+  name: `the key file ${keyFile}`,
+  fix:
+    `Put that key in ${keyFile} (copy the encryption.key of the data folder whose \`npm start\` created this database), ` +
+    'or set RUNWAY_ENCRYPTION_KEY to it.',
+};
+
+export interface LocalKey {
+  /** the setting's value: one base64 key, or several separated by commas, newest first */
+  value: string;
+  source: KeySource;
+}
+
+/** RUNWAY_ENCRYPTION_KEY, else the key file in the data folder; undefined when there is neither. */
+export function localEncryptionKey(): LocalKey | undefined {
+  if (process.env.RUNWAY_ENCRYPTION_KEY) return { value: process.env.RUNWAY_ENCRYPTION_KEY, source: environmentKeySource };
+  if (!existsSync(keyFile)) return undefined;
+  return { value: readFileSync(keyFile, 'utf8').trim(), source: keyFileSource };
+}
+
+/**
+ * The key of this process (see localEncryptionKey). When there is none: `npm start` (`create`) generates the key
+ * file, but only for a database that holds no secrets and records no key; anyone else, and `npm start` facing such
+ * a database (a second checkout pointed at the first one's database), is refused with what to do instead.
+ */
+export async function requireLocalKey(sql: Sql, options: { create: boolean }): Promise<LocalKey> {
+  const found = localEncryptionKey();
+  if (found) return found;
+  const inUse = (await recordedKeys(sql)).filter((k) => k.retiredAt === null);
+  if (inUse.length > 0 || (await holdsSecrets(sql))) {
+    const sealedWith = inUse.length > 0 ? `already sealed with key ${inUse.map((k) => k.id).join(', ')}` : 'already sealed with another key';
+    throw new KeyMismatchError(
+      `no encryption key: RUNWAY_ENCRYPTION_KEY is not set and ${keyFile} does not exist, and this database's secrets are ${sealedWith}. ` +
+        `Refusing to create a new key for it. Set RUNWAY_ENCRYPTION_KEY to that key, or copy the encryption.key of the data folder whose ` +
+        `\`npm start\` created this database to ${keyFile}.`,
+    );
   }
-  return readFileSync(file, 'utf8').trim();
+  if (!options.create) {
+    throw new KeyMismatchError(
+      `no encryption key: set RUNWAY_ENCRYPTION_KEY (base64 of 32 random bytes: openssl rand -base64 32), or run \`npm start\` once: it creates ${keyFile}.`,
+    );
+  }
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(keyFile, `${Keyring.generateKey()}\n`, { mode: 0o600, flag: 'wx' });
+  return localEncryptionKey()!;
+}
+
+async function holdsSecrets(sql: Sql): Promise<boolean> {
+  for (const { table, column } of await encryptedColumns(sql)) {
+    if ((await sql.unsafe(`SELECT 1 FROM ${ident(table)} WHERE ${ident(column)} IS NOT NULL LIMIT 1`)).length > 0) return true;
+  }
+  return false;
 }

@@ -1,15 +1,76 @@
-import type { Db } from './connection.js';
+import type { Db, Sql } from './connection.js';
 import { newId } from './ids.js';
+import type { SecretBox } from './secretBox.js';
+
+/**
+ * Hosts. Header values in `connectionDefaults.headers` are secrets: they are sealed in `headers_enc`, and the stored
+ * config keeps only the header names, each with the redaction marker as its value, which is also what callers see.
+ * A config that gives the marker for a header keeps that header's stored value (so read-modify-write works).
+ */
+
+/** What a header value reads as, and what a caller sends back to keep the stored value. */
+export const REDACTED = '[redacted]';
+
+export type HostHeaders = Record<string, string>;
 
 export interface HostRow {
   id: string;
   project_id: string;
   name: string;
   template: string | null;
-  config: Record<string, unknown> & { modelId?: string; serverIds?: string[] };
+  config: Record<string, unknown> & { modelId?: string; serverIds?: string[]; connectionDefaults?: { headers?: HostHeaders } };
+  headers_enc: string | null;
   created_at: Date;
   updated_at: Date;
 }
+
+interface ConfigWithHeaders {
+  connectionDefaults?: { headers?: HostHeaders };
+}
+
+const headersOf = (config: ConfigWithHeaders): HostHeaders => {
+  const headers = config.connectionDefaults?.headers;
+  return headers && typeof headers === 'object' ? headers : {};
+};
+
+/** The config with every header value replaced by the marker (headers live apart from the rest of the config). */
+function redactConfig<T extends ConfigWithHeaders>(config: T): T {
+  if (!config.connectionDefaults || typeof config.connectionDefaults !== 'object') return config;
+  const headers = Object.fromEntries(Object.keys(headersOf(config)).map((name) => [name, REDACTED]));
+  return { ...config, connectionDefaults: { ...config.connectionDefaults, headers } };
+}
+
+/**
+ * The headers a config asks for, with each marker replaced by the stored value of that header (same name, else the
+ * same name in another case: header names are case-insensitive). `withoutValue` lists markers with nothing stored.
+ */
+export function resolveHeaders(given: HostHeaders, stored: HostHeaders): { headers: HostHeaders; withoutValue: string[] } {
+  const headers: HostHeaders = {};
+  const withoutValue: string[] = [];
+  for (const [name, value] of Object.entries(given)) {
+    if (value !== REDACTED) {
+      headers[name] = value;
+      continue;
+    }
+    const storedName = name in stored ? name : Object.keys(stored).find((s) => s.toLowerCase() === name.toLowerCase());
+    if (storedName === undefined) withoutValue.push(name);
+    else headers[name] = stored[storedName];
+  }
+  return { headers, withoutValue };
+}
+
+/** The config as callers see it: header values redacted. */
+export const visibleConfig = (row: HostRow): HostRow['config'] => redactConfig(row.config);
+
+/**
+ * The header values to send. A config written before headers were sealed (or by an older process) still holds plain
+ * values: those win, and markers in it stand for the sealed values.
+ */
+export function hostHeaders(box: SecretBox, row: Pick<HostRow, 'config' | 'headers_enc'>): HostHeaders {
+  return resolveHeaders(headersOf(row.config), box.decryptJson<HostHeaders>(row.headers_enc, {})).headers;
+}
+
+const sealHeaders = (box: SecretBox, headers: HostHeaders) => (Object.keys(headers).length > 0 ? box.encryptJson(headers) : null);
 
 export async function listHosts(sql: Db, projectId: string): Promise<HostRow[]> {
   return await sql<HostRow[]>`SELECT * FROM hosts WHERE project_id = ${projectId} ORDER BY created_at, id`;
@@ -20,26 +81,84 @@ export async function findHost(sql: Db, projectId: string, hostId: string): Prom
   return row;
 }
 
-export async function createHost(sql: Db, input: { projectId: string; name: string; template: string | null; config: object }): Promise<HostRow> {
+/** The header values of a host, decrypted (undefined when there is no such host). */
+export async function findHostHeaders(sql: Db, box: SecretBox, projectId: string, hostId: string): Promise<HostHeaders | undefined> {
+  const row = await findHost(sql, projectId, hostId);
+  return row && hostHeaders(box, row);
+}
+
+/** The config gave the marker for headers with no stored value to keep: the caller must give those values. */
+export class HeadersWithoutValueError extends Error {
+  override name = 'HeadersWithoutValueError';
+  constructor(readonly names: string[]) {
+    super(`"${REDACTED}" keeps a header's stored value, and ${names.join(', ')} ${names.length > 1 ? 'have' : 'has'} none; give the value`);
+  }
+}
+
+export async function createHost(
+  sql: Db,
+  box: SecretBox,
+  input: { projectId: string; name: string; template: string | null; config: ConfigWithHeaders },
+): Promise<HostRow> {
+  const { headers, withoutValue } = resolveHeaders(headersOf(input.config), {});
+  if (withoutValue.length > 0) throw new HeadersWithoutValueError(withoutValue);
   const [row] = await sql<HostRow[]>`
-    INSERT INTO hosts (id, project_id, name, template, config)
-    VALUES (${newId('host')}, ${input.projectId}, ${input.name}, ${input.template}, ${sql.json(input.config as never)})
+    INSERT INTO hosts (id, project_id, name, template, config, headers_enc)
+    VALUES (${newId('host')}, ${input.projectId}, ${input.name}, ${input.template}, ${sql.json(redactConfig(input.config) as never)},
+            ${sealHeaders(box, headers)})
     RETURNING *`;
   return row;
 }
 
-export async function updateHost(sql: Db, projectId: string, hostId: string, input: { name?: string; config?: object }): Promise<HostRow | undefined> {
-  const [row] = await sql<HostRow[]>`
-    UPDATE hosts SET
-      name = COALESCE(${input.name ?? null}, name),
-      config = COALESCE(${input.config ? sql.json(input.config as never) : null}::jsonb, config),
-      updated_at = now()
-    WHERE id = ${hostId} AND project_id = ${projectId}
-    RETURNING *`;
-  return row;
+/** Renames and/or replaces the config; markers keep stored values, headers the config leaves out are dropped. */
+export async function updateHost(
+  sql: Sql,
+  box: SecretBox,
+  projectId: string,
+  hostId: string,
+  input: { name?: string; config?: ConfigWithHeaders },
+): Promise<HostRow | undefined> {
+  return (await sql.begin(async (tx) => {
+    const [current] = await tx<HostRow[]>`SELECT * FROM hosts WHERE id = ${hostId} AND project_id = ${projectId} FOR UPDATE`;
+    if (!current) return undefined;
+    let config = current.config;
+    let headersEnc = current.headers_enc;
+    if (input.config) {
+      const { headers, withoutValue } = resolveHeaders(headersOf(input.config), hostHeaders(box, current));
+      if (withoutValue.length > 0) throw new HeadersWithoutValueError(withoutValue);
+      config = redactConfig(input.config) as HostRow['config'];
+      headersEnc = sealHeaders(box, headers);
+    }
+    const [row] = await tx<HostRow[]>`
+      UPDATE hosts SET name = ${input.name ?? current.name}, config = ${tx.json(config as never)}, headers_enc = ${headersEnc}, updated_at = now()
+      WHERE id = ${hostId}
+      RETURNING *`;
+    return row;
+  })) as HostRow | undefined;
 }
 
 export async function deleteHost(sql: Db, projectId: string, hostId: string): Promise<boolean> {
   const rows = await sql`DELETE FROM hosts WHERE id = ${hostId} AND project_id = ${projectId} RETURNING id`;
   return rows.length === 1;
+}
+
+/**
+ * Seals header values still held in plain text in a config (hosts saved before migration 004, which plain SQL could
+ * not encrypt, or written by an older process). Every process runs it at start and `secrets rekey` runs it first;
+ * it is a no-op once done. Returns how many hosts it sealed.
+ */
+export async function sealLegacyHostHeaders(sql: Sql, box: SecretBox): Promise<number> {
+  return (await sql.begin(async (tx) => {
+    const rows = await tx<HostRow[]>`
+      SELECT * FROM hosts
+      WHERE jsonb_typeof(config #> '{connectionDefaults,headers}') = 'object'
+        AND EXISTS (SELECT 1 FROM jsonb_each_text(config #> '{connectionDefaults,headers}') h WHERE h.value <> ${REDACTED})
+      FOR UPDATE SKIP LOCKED`;
+    for (const row of rows) {
+      await tx`
+        UPDATE hosts SET config = ${tx.json(redactConfig(row.config) as never)}, headers_enc = ${sealHeaders(box, hostHeaders(box, row))}
+        WHERE id = ${row.id}`;
+    }
+    return rows.length;
+  })) as number;
 }

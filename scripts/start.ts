@@ -2,11 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { dataDir, embeddedPostgresPort, localEncryptionKey } from '../cli/localStack.js';
+import { dataDir, embeddedPostgresPort, requireLocalKey } from '../cli/localStack.js';
 import { serverEverythingEntry, seedDemo } from '../cli/seed.js';
 import { createSql } from '../db/connection.js';
+import { EncryptionKeyError, KeyMismatchError } from '../db/keyring.js';
 import { migrate } from '../db/migrate.js';
 import { SecretBox } from '../db/secretBox.js';
+import { checkSecretsAtStart } from '../db/startupCheck.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
 import { ensureTemporalCli } from './temporal-cli.js';
 import { startTemporalDevServer, type DevServer } from './temporal-dev-server.js';
@@ -65,7 +67,6 @@ process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
 try {
-  const key = localEncryptionKey(true)!;
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
     say(`starting embedded PostgreSQL on port ${embeddedPostgresPort} (data in ${join(dataDir, 'postgres')})`);
@@ -75,6 +76,12 @@ try {
   const sql = createSql(databaseUrl, { max: 2 });
   const applied = await migrate(sql);
   if (applied.length) say(`migrations applied: ${applied.join(', ')}`);
+  // RUNWAY_ENCRYPTION_KEY, else .data/encryption.key, generated here only for a database that has no key yet.
+  const key = await requireLocalKey(sql, { create: true });
+  const box = SecretBox.fromSetting(key.value, key.source.name);
+  const keyCheck = await checkSecretsAtStart(sql, box, key.source);
+  if (keyCheck.firstRecord) say(`secrets in this database are sealed with key ${box.newest.id} (from ${key.source.name})`);
+  for (const warning of keyCheck.warnings) say(`warning: ${warning}`);
 
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
@@ -95,10 +102,10 @@ try {
 
   const [{ count }] = await sql<{ count: number }[]>`SELECT count(*)::int AS count FROM organizations`;
   let seeded: Awaited<ReturnType<typeof seedDemo>> | undefined;
-  if (count === 0) seeded = await seedDemo(sql, SecretBox.fromBase64(key), { httpUrl: `http://127.0.0.1:${demoPort}/mcp` });
+  if (count === 0) seeded = await seedDemo(sql, box, { httpUrl: `http://127.0.0.1:${demoPort}/mcp` });
   await sql.end();
 
-  const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, RUNWAY_ENCRYPTION_KEY: key };
+  const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, RUNWAY_ENCRYPTION_KEY: key.value };
   startChild('worker', ['--import', 'tsx', 'worker/main.ts'], env);
   startChild('api', ['--import', 'tsx', 'api/main.ts'], env);
 
@@ -115,6 +122,7 @@ try {
   if (temporal?.uiUrl) say(`Temporal Web UI: ${temporal.uiUrl}`);
   say(`API: http://localhost:${port}/api/v1 — Ctrl-C stops everything`);
 } catch (error) {
-  console.error(error);
+  // A key problem is the operator's to fix, and its message says how: no stack trace.
+  console.error(error instanceof KeyMismatchError || error instanceof EncryptionKeyError ? `[runway] ${error.message}` : error);
   await stopAll(1);
 }

@@ -2,8 +2,9 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import { loadConfig } from '../activities/config.js';
 import { createLogger } from '../activities/logger.js';
-import { createServices } from '../activities/services.js';
+import { checkKeysAtStart, createServices } from '../activities/services.js';
 import { createMetrics, instrumentMcp, serveMetrics } from '../api/metrics.js';
+import { migrate } from '../db/migrate.js';
 import { createRunwayWorker } from './createWorker.js';
 
 // Production entry point (`npm run worker`): real dependencies, configured by the environment.
@@ -11,6 +12,9 @@ const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL);
 Runtime.install({ logger: new DefaultLogger(config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace' ? 'DEBUG' : 'WARN') });
 const services = createServices(config, log);
+// The key check needs the schema; migrating is idempotent and locked, so the worker may start before the API.
+await migrate(services.sql);
+await checkKeysAtStart(services, log);
 // Iterations by result and MCP latency are recorded here, where the work happens; METRICS_PORT serves them.
 const metrics = createMetrics({ processMetrics: true });
 const metricsServer = config.METRICS_PORT === undefined ? undefined : await serveMetrics(metrics, { port: config.METRICS_PORT, host: config.HOST, token: config.METRICS_TOKEN });

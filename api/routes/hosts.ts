@@ -1,4 +1,4 @@
-import { createHost, deleteHost, findHost, listHosts, updateHost, type HostRow } from '../../db/hosts.js';
+import { createHost, deleteHost, findHost, HeadersWithoutValueError, listHosts, updateHost, visibleConfig, type HostRow } from '../../db/hosts.js';
 import type { Db } from '../../db/connection.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
@@ -10,7 +10,17 @@ import {
   createHostBody, hostDeletedSchema, hostDetailSchema, hostListSchema, hostParams, updateHostBody, type HostConfig,
 } from '../schemas/hosts.js';
 
-const detail = (h: HostRow) => ({ id: h.id, name: h.name, config: h.config, createdAt: h.created_at.getTime(), updatedAt: h.updated_at.getTime() });
+const detail = (h: HostRow) => ({ id: h.id, name: h.name, config: visibleConfig(h), createdAt: h.created_at.getTime(), updatedAt: h.updated_at.getTime() });
+
+/** A redaction marker for a header with no stored value is the caller's mistake: 400, naming the headers. */
+async function saving<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (error instanceof HeadersWithoutValueError) throw validationError(`config.connectionDefaults.headers: ${error.message}`, { headers: error.names });
+    throw error;
+  }
+}
 
 /** A host may only attach servers of its own project. */
 async function checkServers(sql: Db, projectId: string, config: HostConfig): Promise<void> {
@@ -21,7 +31,7 @@ async function checkServers(sql: Db, projectId: string, config: HostConfig): Pro
   if (unknown.length > 0) throw validationError(`config.serverIds: no such server in this project: ${unknown.join(', ')}`, { serverIds: unknown });
 }
 
-export function hostRoutes({ sql }: RouteDeps) {
+export function hostRoutes({ sql, box }: RouteDeps) {
   return [
     defineRoute({
       method: 'get',
@@ -60,14 +70,14 @@ export function hostRoutes({ sql }: RouteDeps) {
         const project = await requireProject(sql, principal, params.projectId);
         const config = body.template ? templateConfig(body.template) : (body.config as HostConfig);
         await checkServers(sql, project.id, config);
-        return detail(await createHost(sql, { projectId: project.id, name: body.name, template: body.template ?? null, config }));
+        return detail(await saving(createHost(sql, box, { projectId: project.id, name: body.name, template: body.template ?? null, config })));
       },
     }),
     defineRoute({
       method: 'get',
       path: '/projects/:projectId/hosts/:hostId',
       tag: 'Hosts',
-      summary: 'One host with its full config',
+      summary: 'One host with its full config (header values redacted)',
       params: hostParams,
       response: hostDetailSchema,
       errors: ['NOT_FOUND'],
@@ -82,7 +92,7 @@ export function hostRoutes({ sql }: RouteDeps) {
       method: 'patch',
       path: '/projects/:projectId/hosts/:hostId',
       tag: 'Hosts',
-      summary: 'Rename a host or replace its config',
+      summary: 'Rename a host or replace its config (a header value of "[redacted]" keeps the stored value)',
       params: hostParams,
       body: updateHostBody,
       response: hostDetailSchema,
@@ -90,7 +100,7 @@ export function hostRoutes({ sql }: RouteDeps) {
       async handler({ principal, params, body }) {
         const project = await requireProject(sql, principal, params.projectId);
         if (body.config) await checkServers(sql, project.id, body.config);
-        const host = await updateHost(sql, project.id, params.hostId, { name: body.name, config: body.config });
+        const host = await saving(updateHost(sql, box, project.id, params.hostId, { name: body.name, config: body.config }));
         if (!host) throw notFound('host', { hostId: params.hostId });
         return detail(host);
       },

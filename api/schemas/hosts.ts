@@ -102,7 +102,11 @@ export const hostConnectionDefaultsSchema = z
           }
         }
       })
-      .meta({ description: 'extra HTTP headers sent to HTTP MCP servers' }),
+      .meta({
+        description:
+          'extra HTTP headers sent to HTTP MCP servers. Values are secrets: stored encrypted and returned as `"[redacted]"`; ' +
+          'sending `"[redacted]"` back keeps the stored value, a header left out is removed.',
+      }),
     requestTimeoutMs: z.number().int().min(1_000).max(MAX_REQUEST_TIMEOUT_MS),
   })
   .meta({ id: 'HostConnectionDefaults' });

@@ -1,18 +1,46 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getProviderKeys } from '../../db/providerKeys.js';
+import { SecretBox } from '../../db/secretBox.js';
+import { getSavedServersByIds } from '../../db/servers.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { apiClient } from '../helpers/http.js';
 import { startTestStack, type TestStack } from '../helpers/stack.js';
 
 const run = promisify(execFile);
 const root = new URL('../..', import.meta.url).pathname;
 
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI as a process with `input` on its standard input; the environment is the test's, minus any key. */
+function runAdmin(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<Outcome> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.RUNWAY_ENCRYPTION_KEY;
+  delete env.RUNWAY_DATA_DIR;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/admin.ts', ...args], { cwd: root, env: { ...env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => (stdout += c));
+  child.stderr.on('data', (c) => (stderr += c));
+  child.stdin.end(options.input ?? '');
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
 describe('operator CLI (npm run admin)', () => {
   let stack: TestStack;
+  const dataDir = mkdtempSync(join(tmpdir(), 'runway-admin-'));
   const admin = async (...args: string[]) => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'cli/admin.ts', ...args], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: stack.db.url, RUNWAY_ENCRYPTION_KEY: stack.config.RUNWAY_ENCRYPTION_KEY },
+      env: { ...process.env, DATABASE_URL: stack.db.url, RUNWAY_ENCRYPTION_KEY: stack.config.RUNWAY_ENCRYPTION_KEY, RUNWAY_DATA_DIR: dataDir },
     });
     return args.includes('--json') ? JSON.parse(stdout) : stdout;
   };
@@ -20,7 +48,10 @@ describe('operator CLI (npm run admin)', () => {
   beforeAll(async () => {
     stack = await startTestStack({ worker: false });
   });
-  afterAll(async () => stack?.stop());
+  afterAll(async () => {
+    await stack?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('seed --demo --json prints the demo key, organization, project and servers', async () => {
     const seeded = await admin('seed', '--demo', '--json');
@@ -62,5 +93,174 @@ describe('operator CLI (npm run admin)', () => {
       stderr: expect.stringContaining('--command is required for stdio servers'),
     });
     await expect(admin('key', 'revoke', 'key_missing')).rejects.toMatchObject({ stderr: expect.stringContaining('no active key') });
+  });
+
+  describe('secrets never need to be arguments', () => {
+    const env = () => ({ DATABASE_URL: stack.db.url, RUNWAY_ENCRYPTION_KEY: stack.config.RUNWAY_ENCRYPTION_KEY });
+    let org: { id: string };
+    let project: { id: string };
+    beforeAll(async () => {
+      org = await admin('org', 'create', '--name', 'Quiet', '--json');
+      project = await admin('project', 'create', '--org', org.id, '--name', 'Quiet tools', '--json');
+    });
+    const savedServer = async (id: string) => (await getSavedServersByIds(stack.sql, stack.box, project.id, [id]))[0];
+
+    it('server create reads the client secret and the headers from standard input or from the environment', async () => {
+      const fromStdin = await runAdmin(['server', 'create', '--project', project.id, '--name', 'a', '--transport', 'http', '--url', 'https://a.example/mcp',
+        '--client-id', 'cid', '--client-secret-stdin', '--json'], { env: env(), input: 'client-secret-STDIN-1\n' });
+      expect(fromStdin).toMatchObject({ code: 0, stderr: '' });
+      expect(await savedServer(JSON.parse(fromStdin.stdout).id)).toMatchObject({ oauthClientId: 'cid', clientSecret: 'client-secret-STDIN-1' });
+
+      const fromEnv = await runAdmin(['server', 'create', '--project', project.id, '--name', 'b', '--transport', 'http', '--url', 'https://b.example/mcp',
+        '--client-secret-env', 'MY_CLIENT_SECRET', '--header-env', 'x-api-key=MY_API_HEADER', '--header', 'x-team=blue', '--json'],
+      { env: { ...env(), MY_CLIENT_SECRET: 'client-secret-ENV-2', MY_API_HEADER: 'header-ENV-3' } });
+      expect(fromEnv).toMatchObject({ code: 0, stderr: '' });
+      expect(await savedServer(JSON.parse(fromEnv.stdout).id)).toMatchObject({ clientSecret: 'client-secret-ENV-2', headers: { 'x-api-key': 'header-ENV-3', 'x-team': 'blue' } });
+
+      const headersFromStdin = await runAdmin(['server', 'create', '--project', project.id, '--name', 'c', '--transport', 'sse', '--url', 'https://c.example/sse',
+        '--header-stdin', '--json'], { env: env(), input: '# saved headers\nx-api-key=header-STDIN-4\n\nauthorization=Bearer a=b\n' });
+      expect(headersFromStdin).toMatchObject({ code: 0, stderr: '' });
+      expect((await savedServer(JSON.parse(headersFromStdin.stdout).id)).headers).toEqual({ 'x-api-key': 'header-STDIN-4', authorization: 'Bearer a=b' });
+    });
+
+    it('server create reads stdio env values from standard input or from the environment', async () => {
+      const fromStdin = await runAdmin(['server', 'create', '--project', project.id, '--name', 'd', '--transport', 'stdio', '--command', 'node',
+        '--env-stdin', '--json'], { env: env(), input: 'TOKEN=env-STDIN-5\r\nREGION=eu\r\n' });
+      expect(fromStdin).toMatchObject({ code: 0, stderr: '' });
+      expect((await savedServer(JSON.parse(fromStdin.stdout).id)).env).toEqual({ TOKEN: 'env-STDIN-5', REGION: 'eu' });
+
+      const fromEnv = await runAdmin(['server', 'create', '--project', project.id, '--name', 'e', '--transport', 'stdio', '--command', 'node',
+        '--env-env', 'TOKEN=HOLDS_THE_TOKEN', '--env', 'REGION=us', '--json'], { env: { ...env(), HOLDS_THE_TOKEN: 'env-ENV-6' } });
+      expect(fromEnv).toMatchObject({ code: 0, stderr: '' });
+      expect((await savedServer(JSON.parse(fromEnv.stdout).id)).env).toEqual({ TOKEN: 'env-ENV-6', REGION: 'us' });
+    });
+
+    it('provider-key set reads the API key from standard input or from the environment', async () => {
+      const fromStdin = await runAdmin(['provider-key', 'set', '--org', org.id, '--provider', 'openai', '--api-key-stdin'], { env: env(), input: 'sk-openai-STDIN-7\n' });
+      expect(fromStdin).toMatchObject({ code: 0, stderr: '' });
+      const fromEnv = await runAdmin(['provider-key', 'set', '--org', org.id, '--provider', 'anthropic', '--api-key-env', 'ANTHROPIC_KEY'], { env: { ...env(), ANTHROPIC_KEY: 'sk-ant-ENV-8' } });
+      expect(fromEnv).toMatchObject({ code: 0, stderr: '' });
+      expect(await getProviderKeys(stack.sql, stack.box, org.id)).toEqual({ openai: { apiKey: 'sk-openai-STDIN-7' }, anthropic: { apiKey: 'sk-ant-ENV-8' } });
+    });
+
+    it('refuses a missing, empty or doubly given secret, and two readers of standard input', async () => {
+      const setKey = (args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}) =>
+        runAdmin(['provider-key', 'set', '--org', org.id, '--provider', 'google', ...args], { ...options, env: { ...env(), ...options.env } });
+      expect((await setKey([])).stderr).toContain('give the API key with --api-key-stdin, --api-key-env <NAME> or --api-key <key>');
+      expect((await setKey(['--api-key-env', 'NOT_SET_ANYWHERE'])).stderr).toContain('environment variable NOT_SET_ANYWHERE is not set');
+      expect((await setKey(['--api-key-stdin'], { input: '\n' })).stderr).toContain('standard input is empty');
+      expect((await setKey(['--api-key', 'x', '--api-key-env', 'HOME'])).stderr).toContain('give only one of');
+      const both = await runAdmin(['server', 'create', '--project', project.id, '--name', 'f', '--transport', 'http', '--url', 'https://f.example/mcp',
+        '--client-secret-stdin', '--header-stdin'], { env: env(), input: 'x' });
+      expect(both).toMatchObject({ code: 1, stderr: expect.stringContaining('only one option can read standard input') });
+      expect(await getProviderKeys(stack.sql, stack.box, org.id)).not.toHaveProperty('google');
+    });
+
+    it('--help offers standard input and the environment, and marks the argument forms as visible', async () => {
+      const flat = async (args: string[]) => (await runAdmin([...args, '--help'])).stdout.replace(/\s+/g, ' ');
+      const server = await flat(['server', 'create']);
+      for (const option of ['--client-secret-stdin', '--client-secret-env <NAME>', '--header-stdin', '--header-env <KEY=NAME>', '--env-stdin', '--env-env <KEY=NAME>']) {
+        expect(server).toContain(option);
+      }
+      expect(server).toContain('--client-secret <secret> OAuth client secret (stored encrypted; visible in ps and shell history)');
+      expect(server).toContain('--header <KEY=VALUE> http/sse: a header sent on every request (repeat; stored encrypted; visible in ps and shell history)');
+      expect(server).toContain('--env <KEY=VALUE> stdio: an environment variable (repeat; stored encrypted; visible in ps and shell history)');
+      const providerKey = await flat(['provider-key', 'set']);
+      expect(providerKey).toContain('--api-key-stdin the API key, read from standard input');
+      expect(providerKey).toContain('--api-key-env <NAME> the API key, from the environment variable NAME');
+      expect(providerKey).toContain('--api-key <key> the API key (stored encrypted; visible in ps and shell history)');
+    });
+  });
+
+  describe('the encryption key', () => {
+    const keyA = SecretBox.generateKey();
+    const keyB = SecretBox.generateKey();
+    let db: TestDatabase;
+    beforeAll(async () => {
+      db = await createTestDatabase();
+    });
+    afterAll(async () => db?.drop());
+
+    it('refuses to start with a key the database was not sealed with, naming the setting to fix', async () => {
+      const first = await admin('org', 'create', '--name', 'Recorded', '--json');
+      expect(first.id).toMatch(/^org_/);
+      const wrong = await runAdmin(['org', 'create', '--name', 'Wrong'], { env: { DATABASE_URL: stack.db.url, RUNWAY_ENCRYPTION_KEY: keyA } });
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toMatch(/RUNWAY_ENCRYPTION_KEY does not hold the key[\s\S]*sealed with/);
+      expect(await stack.sql`SELECT 1 FROM organizations WHERE name = 'Wrong'`).toHaveLength(0);
+    });
+
+    it('in a second checkout (no key file), refuses instead of creating a key; a wrong key file is named', async () => {
+      const secondCheckout = mkdtempSync(join(tmpdir(), 'runway-second-'));
+      chmodSync(secondCheckout, 0o755);
+      try {
+        const refused = await runAdmin(['provider-key', 'set', '--org', 'org_x', '--provider', 'openai', '--api-key-env', 'HOME'],
+          { env: { DATABASE_URL: stack.db.url, RUNWAY_DATA_DIR: secondCheckout } });
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toContain('already sealed with key');
+        expect(refused.stderr).toContain(join(secondCheckout, 'encryption.key'));
+        expect(refused.stderr).toContain('RUNWAY_ENCRYPTION_KEY');
+        expect(readdirSync(secondCheckout)).toEqual([]);
+
+        writeFileSync(join(secondCheckout, 'encryption.key'), `${keyB}\n`);
+        const wrongFile = await runAdmin(['org', 'create', '--name', 'Wrong file'], { env: { DATABASE_URL: stack.db.url, RUNWAY_DATA_DIR: secondCheckout } });
+        expect(wrongFile.code).toBe(1);
+        expect(wrongFile.stderr).toContain(`the key file ${join(secondCheckout, 'encryption.key')} does not hold the key`);
+      } finally {
+        rmSync(secondCheckout, { recursive: true, force: true });
+      }
+      expect(existsSync(join(dataDir, 'encryption.key'))).toBe(false);
+    });
+
+    it('rotation: secrets sealed with A stay readable under "B,A"; secrets rekey re-seals them in resumable batches; then "B" alone is enough', async () => {
+      const as = (key: string) => ({ DATABASE_URL: db.url, RUNWAY_ENCRYPTION_KEY: key });
+      const json = async (args: string[], env: NodeJS.ProcessEnv, input?: string) => {
+        const outcome = await runAdmin([...args, '--json'], { env, input });
+        expect(outcome).toMatchObject({ code: 0, stderr: expect.not.stringContaining('error') });
+        return JSON.parse(outcome.stdout);
+      };
+      const org = await json(['org', 'create', '--name', 'Rotating'], as(keyA));
+      const project = await json(['project', 'create', '--org', org.id, '--name', 'p'], as(keyA));
+      const servers = [];
+      for (const n of [1, 2, 3]) {
+        servers.push((await json(['server', 'create', '--project', project.id, '--name', `s${n}`, '--transport', 'http', '--url', `https://s${n}.example/mcp`,
+          '--header-stdin', '--client-secret-env', 'SECRET'], { ...as(keyA), SECRET: `client-${n}` }, `x-api-key=header-${n}\n`)).id);
+      }
+      await json(['provider-key', 'set', '--org', org.id, '--provider', 'openai', '--api-key-env', 'KEY'], { ...as(keyA), KEY: 'sk-provider' });
+
+      // "B,A": everything still opens, new secrets are sealed with B.
+      const rotating = await runAdmin(['server', 'create', '--project', project.id, '--name', 's4', '--transport', 'http', '--url', 'https://s4.example/mcp',
+        '--header-env', 'x-api-key=H', '--json'], { env: { ...as(`${keyB},${keyA}`), H: 'header-4' } });
+      expect(rotating.code).toBe(0);
+      expect(rotating.stderr).toContain('secrets rekey');
+      servers.push(JSON.parse(rotating.stdout).id);
+
+      // "B" alone is refused while secrets sealed with A remain; so is "A" alone, now that B seals secrets too.
+      for (const key of [keyB, keyA]) {
+        const refused = await runAdmin(['org', 'create', '--name', 'too early'], { env: as(key) });
+        expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('RUNWAY_ENCRYPTION_KEY does not hold') });
+      }
+
+      // An interrupted rekey (two batches of one row), then a re-run that finishes, then one with nothing to do.
+      // Sealed with A: 3 servers x (headers, client secret) + 1 provider key.
+      const partial = await json(['secrets', 'rekey', '--batch-size', '1', '--max-batches', '2'], as(`${keyB},${keyA}`));
+      expect(partial).toMatchObject({ complete: false, remaining: 7 - partial.resealed, retired: [] });
+      expect(partial.resealed).toBeGreaterThan(0);
+      const rest = await json(['secrets', 'rekey', '--batch-size', '2'], as(`${keyB},${keyA}`));
+      expect(rest).toMatchObject({ complete: true, resealed: partial.remaining, remaining: 0, retired: [SecretBox.fromSetting(keyA).newest.id] });
+      const again = await json(['secrets', 'rekey'], as(`${keyB},${keyA}`));
+      expect(again).toMatchObject({ complete: true, resealed: 0 });
+
+      const onlyB = await runAdmin(['org', 'create', '--name', 'after', '--json'], { env: as(keyB) });
+      expect(onlyB).toMatchObject({ code: 0, stderr: '' });
+      expect((await runAdmin(['org', 'create', '--name', 'old key'], { env: as(keyA) })).code).toBe(1);
+
+      const boxB = SecretBox.fromSetting(keyB);
+      const saved = await getSavedServersByIds(db.sql, boxB, project.id, servers);
+      expect(saved.map((s) => [s.name, s.headers['x-api-key'], s.clientSecret]).sort()).toEqual([
+        ['s1', 'header-1', 'client-1'], ['s2', 'header-2', 'client-2'], ['s3', 'header-3', 'client-3'], ['s4', 'header-4', null],
+      ]);
+      expect(await getProviderKeys(db.sql, boxB, org.id)).toEqual({ openai: { apiKey: 'sk-provider' } });
+    });
   });
 });

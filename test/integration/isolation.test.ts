@@ -44,7 +44,7 @@ describe('isolation: a key of organization A never reaches organization B', () =
     b = await seedOrganization(stack.sql, { name: 'B' });
     const server = await createServer(stack.sql, stack.box, { projectId: b.projectId, name: 'b-server', transportType: 'http', url: 'http://127.0.0.1:9/mcp' });
     const chatbox = await createChatbox(stack.sql, { projectId: b.projectId, name: 'b-chatbox', modelId: 'openai/gpt-4.1', serverIds: [server.id] });
-    const host = await createHost(stack.sql, { projectId: b.projectId, name: 'b-host', template: 'claude', config: templateConfig('claude') });
+    const host = await createHost(stack.sql, stack.box, { projectId: b.projectId, name: 'b-host', template: 'claude', config: templateConfig('claude') });
     await createChatSession(stack.sql, { projectId: b.projectId, userId: b.userId, title: 'b-session', visibility: 'project' });
     const [suite] = await stack.sql<{ id: string }[]>`
       INSERT INTO eval_suites (id, project_id, name, server_ids) VALUES ('sui_b', ${b.projectId}, 'b-suite', ${[server.id]}) RETURNING id`;

@@ -121,7 +121,7 @@ describe('fuzzing every route with malformed requests', () => {
     org = await seedOrganization(stack.sql);
     // a disabled server: no fuzzed request can make Runway connect anywhere
     const server = await createServer(stack.sql, stack.box, { projectId: org.projectId, name: 'fuzz', transportType: 'http', url: 'http://127.0.0.1:9/mcp', enabled: false });
-    const host = await createHost(stack.sql, { projectId: org.projectId, name: 'h', template: 'claude', config: templateConfig('claude') });
+    const host = await createHost(stack.sql, stack.box, { projectId: org.projectId, name: 'h', template: 'claude', config: templateConfig('claude') });
     const chatbox = await createChatbox(stack.sql, { projectId: org.projectId, name: 'c', modelId: 'openai/gpt-4.1', serverIds: [server.id] });
     await stack.sql`INSERT INTO eval_suites (id, project_id, name, server_ids) VALUES ('sui_fuzz', ${org.projectId}, 'fuzz', ${[server.id]})`;
     await stack.sql`INSERT INTO eval_runs (id, suite_id, project_id, organization_id, run_number, status, result) VALUES ('run_fuzz', 'sui_fuzz', ${org.projectId}, ${org.organizationId}, 1, 'completed', 'passed')`;

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { templateConfig } from '../../api/hostTemplates.js';
 import { setProviderKey } from '../../db/providerKeys.js';
 import { startOAuthServer, type OAuthFixture } from '../fixtures/mcp/oauth.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../fixtures/model/server.js';
@@ -10,8 +11,8 @@ import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
 import { startTestStack, type TestStack } from '../helpers/stack.js';
 
 /**
- * After a full run with per-run model keys, imported OAuth tokens and saved headers and env, none of the secret
- * values appears in the run's Temporal history, the logs, any API reply, or any plain database column.
+ * After a full run with per-run model keys, imported OAuth tokens, saved headers and env, and a host's header values,
+ * none of the secret values appears in the run's Temporal history, the logs, any API reply, or any plain database column.
  */
 describe('secrets stay secret', () => {
   let stack: TestStack;
@@ -25,6 +26,7 @@ describe('secrets stay secret', () => {
     orgProviderKey: 'org-provider-key-SECRET-4242',
     savedHeader: 'header-value-SECRET-2718',
     savedEnv: 'env-value-SECRET-1618',
+    hostHeader: 'host-header-SECRET-1414',
   };
 
   beforeAll(async () => {
@@ -71,7 +73,14 @@ describe('secrets stay secret', () => {
     const whoami = await call('POST', `/projects/${org.projectId}/servers/${oauthId}/tools/call`, { toolName: 'whoami' });
     expect(JSON.stringify(whoami.body.content)).toContain('alice');
     expect((await call('POST', `/projects/${org.projectId}/servers/${oauthId}/check-oauth`, {})).status).toBe(200);
-    for (const path of ['/me', '/projects', `/projects/${org.projectId}/servers`]) expect((await call('GET', path)).status).toBe(200);
+    const hostConfig = templateConfig('claude');
+    hostConfig.connectionDefaults.headers = { ...hostConfig.connectionDefaults.headers, authorization: `Bearer ${secrets.hostHeader}` };
+    const host = await call('POST', `/projects/${org.projectId}/hosts`, { name: 'claude with a key', config: hostConfig });
+    expect(host.status).toBe(201);
+    expect(host.body.config.connectionDefaults.headers.authorization).toBe('[redacted]');
+    for (const path of ['/me', '/projects', `/projects/${org.projectId}/servers`, `/projects/${org.projectId}/hosts`, `/projects/${org.projectId}/hosts/${host.body.id}`]) {
+      expect((await call('GET', path)).status).toBe(200);
+    }
 
     // The run's model calls the OAuth-protected tool through the worker, with the run's own model key.
     model.setScript('leaky', [{ toolCalls: [{ name: 'whoami', arguments: {} }] }, { text: 'done' }]);

@@ -135,7 +135,7 @@ export async function startProcessStack(options: ProcessStackOptions = {}): Prom
       postgres,
       temporal,
       sql,
-      box: SecretBox.fromBase64(ENCRYPTION_KEY),
+      box: SecretBox.fromSetting(ENCRYPTION_KEY),
       apis,
       workers,
       async restartApi(i, signal = 'SIGKILL') {
