@@ -28,6 +28,8 @@ export const configSchema = z.object({
   RATE_LIMIT_PER_MINUTE: int(60),
   RATE_LIMIT_BURST: int(10),
   MAX_CONCURRENT_RUNS: int(2),
+  /** every API process checks runs quiet this long against Temporal this often (docs/OPERATIONS.md) */
+  RUN_SWEEP_INTERVAL_MS: int(30_000),
   MCP_CONNECT_TIMEOUT_MS: int(10_000),
   MCP_INITIALIZE_TIMEOUT_MS: int(10_000),
   MCP_REQUEST_TIMEOUT_MS: int(30_000),

@@ -12,6 +12,7 @@ import { jsonObjectBody } from './body.js';
 import { CursorCodec } from './cursor.js';
 import { docsRoutes } from './docs.js';
 import { RunLauncher } from './runLauncher.js';
+import { RunReconciler } from './runReconciler.js';
 import { errorHandler, unknownRoute } from './errors.js';
 import { healthRoutes } from './health.js';
 import { createMetrics, httpMetrics, instrumentMcp, metricsRoute, registerActiveRuns, type Metrics } from './metrics.js';
@@ -36,6 +37,8 @@ export interface RouteDeps extends AppDeps {
   cursors: CursorCodec;
   box: SecretBox;
   runs: RunLauncher;
+  /** ends runs whose workflow closed in Temporal without finalizing them (terminated, timed out, deleted) */
+  reconciler: RunReconciler;
   catalog: HostedModelCatalog;
 }
 
@@ -43,6 +46,8 @@ export interface App {
   express: Express;
   routes: RouteSpec[];
   metrics: Metrics;
+  /** the routes' run reconciler; the process entry point also runs its periodic sweep (startRunSweep) */
+  reconciler: RunReconciler;
 }
 
 export function createApp(deps: AppDeps): App {
@@ -54,6 +59,7 @@ export function createApp(deps: AppDeps): App {
     cursors: new CursorCodec(deps.config.RUNWAY_ENCRYPTION_KEY),
     box: SecretBox.fromSetting(deps.config.RUNWAY_ENCRYPTION_KEY),
     runs: new RunLauncher(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
+    reconciler: new RunReconciler({ sql: deps.sql, temporal: deps.temporal, log: deps.log }),
     catalog: parseHostedModels(deps.config.HOSTED_MODELS),
   };
   const routes: RouteSpec[] = [...allRoutes(routeDeps), openApiRoute(() => routes)];
@@ -80,7 +86,7 @@ export function createApp(deps: AppDeps): App {
   app.use('/sdk/v1', sdkRouter(routes, admit));
   app.use(unknownRoute);
   app.use(errorHandler(deps.log));
-  return { express: app, routes, metrics };
+  return { express: app, routes, metrics, reconciler: routeDeps.reconciler };
 }
 
 function requestLog(log: Logger): RequestHandler {

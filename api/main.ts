@@ -5,6 +5,7 @@ import { checkKeysAtStart, createServices } from '../activities/services.js';
 import { migrate } from '../db/migrate.js';
 import { createApp } from './app.js';
 import { createMetrics } from './metrics.js';
+import { startRunSweep } from './runReconciler.js';
 
 // Production entry point (`npm run api`): real dependencies, configured by the environment.
 const config = loadConfig();
@@ -15,6 +16,8 @@ await checkKeysAtStart(services, log);
 const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
 const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 const app = createApp({ sql: services.sql, temporal, config, log, mcp: services.mcp, metrics: createMetrics({ processMetrics: true }) });
+// Runs whose workflow was terminated (or timed out, or deleted) in Temporal are ended even when nobody reads them.
+const sweep = startRunSweep(app.reconciler, { intervalMs: config.RUN_SWEEP_INTERVAL_MS, log });
 const server = app.express.listen(config.PORT, config.HOST, () => {
   log.info({ port: config.PORT }, `API listening on http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}/api/v1`);
 });
@@ -26,6 +29,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     stopping = true;
     log.info({ signal }, 'API stopping');
     server.close(async () => {
+      await sweep.stop();
       await services.close(); // ends every stdio child process
       await connection.close();
       process.exit(0);

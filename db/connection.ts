@@ -6,6 +6,11 @@ export type Db = postgres.Sql | postgres.TransactionSql;
 /** A transaction, for modules that need savepoints or must run inside one. */
 export type Tx = postgres.TransactionSql;
 
+/** Runs fn in one transaction: the caller's, when db already is one, else a new one. */
+export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return 'savepoint' in db ? await fn(db) : ((await db.begin(fn)) as T);
+}
+
 /** One pool per process; callers pass it down (createApp, createActivities). */
 export function createSql(databaseUrl: string, options: { max?: number } = {}): Sql {
   return postgres(databaseUrl, {

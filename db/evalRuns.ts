@@ -40,6 +40,25 @@ export async function lockOrganizationRuns(tx: Tx, organizationId: string): Prom
   return active;
 }
 
+/** The runs the concurrency cap counts for an organization (as lockOrganizationRuns counts them). */
+export async function listActiveRuns(sql: Db, organizationId: string): Promise<RunRow[]> {
+  return await sql<RunRow[]>`
+    SELECT * FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'running' AND source = 'api' ORDER BY created_at`;
+}
+
+/**
+ * Executed runs still running with nothing written for quietMs (no iteration claimed or finished, nor the run
+ * created): the ones worth asking Temporal about. A run whose workflow was stopped goes quiet; a busy one does not.
+ */
+export async function listQuietRuns(sql: Db, quietMs: number, limit: number): Promise<RunRow[]> {
+  const since = sql`now() - make_interval(secs => ${quietMs / 1000})`;
+  return await sql<RunRow[]>`
+    SELECT * FROM eval_runs r
+    WHERE r.status = 'running' AND r.source = 'api' AND r.created_at < ${since}
+      AND NOT EXISTS (SELECT 1 FROM eval_iterations i WHERE i.run_id = r.id AND i.updated_at >= ${since})
+    ORDER BY r.created_at LIMIT ${limit}`;
+}
+
 export async function insertRun(
   tx: Tx,
   input: {
@@ -72,6 +91,12 @@ export async function findRun(sql: Db, projectId: string, runId: string): Promis
 
 export async function getRun(sql: Db, runId: string): Promise<RunRow | undefined> {
   const [row] = await sql<RunRow[]>`SELECT * FROM eval_runs WHERE id = ${runId}`;
+  return row;
+}
+
+/** The run, its row locked until the transaction ends: planning and finalizing a run never interleave. */
+export async function lockRunById(tx: Tx, runId: string): Promise<RunRow | undefined> {
+  const [row] = await tx<RunRow[]>`SELECT * FROM eval_runs WHERE id = ${runId} FOR UPDATE`;
   return row;
 }
 

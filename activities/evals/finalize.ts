@@ -1,6 +1,6 @@
-import type { Db } from '../../db/connection.js';
+import { inTransaction, type Db } from '../../db/connection.js';
 import { cancelUnfinishedIterations, finishedOutcomes } from '../../db/evalIterations.js';
-import { finishRun, getRun } from '../../db/evalRuns.js';
+import { finishRun, lockRunById } from '../../db/evalRuns.js';
 import { summarizeRun } from './summary.js';
 
 export interface FinalizeInput {
@@ -18,20 +18,23 @@ export interface FinalizeResult {
 /**
  * Ends the run whatever happened before: unfinished iterations are kept as cancelled, the summary covers what
  * finished, and per-run model keys are dropped. Idempotent: an already finished run is returned as it is.
+ * The one way a run ends: its workflow's last activity, ingest, and the API's reconciler (api/runReconciler.ts,
+ * for a workflow that closed without getting here). The run row stays locked throughout, so a plan in flight
+ * never adds iterations to a run that has just ended.
  */
 export async function finalizeRun(sql: Db, input: FinalizeInput): Promise<FinalizeResult> {
-  const run = await getRun(sql, input.runId);
-  if (!run) throw new Error(`run ${input.runId} does not exist`);
-  if (run.status !== 'running') return { status: run.status, result: run.result, passRate: run.summary?.passRate ?? null };
-
-  await cancelUnfinishedIterations(sql, input.runId);
-  const { summary, result } = summarizeRun(await finishedOutcomes(sql, input.runId), run.pass_criteria);
-  const finished = await finishRun(sql, input.runId, {
-    status: input.outcome,
-    result: input.outcome === 'completed' ? result : input.outcome === 'failed' ? 'failed' : null,
-    summary,
-    error: input.error ?? null,
+  const row = await inTransaction(sql, async (tx) => {
+    const run = await lockRunById(tx, input.runId);
+    if (!run) throw new Error(`run ${input.runId} does not exist`);
+    if (run.status !== 'running') return run;
+    await cancelUnfinishedIterations(tx, input.runId);
+    const { summary, result } = summarizeRun(await finishedOutcomes(tx, input.runId), run.pass_criteria);
+    return (await finishRun(tx, input.runId, {
+      status: input.outcome,
+      result: input.outcome === 'completed' ? result : input.outcome === 'failed' ? 'failed' : null,
+      summary,
+      error: input.error ?? null,
+    }))!;
   });
-  const row = finished ?? (await getRun(sql, input.runId))!;
   return { status: row.status, result: row.result, passRate: row.summary?.passRate ?? null };
 }

@@ -1,6 +1,6 @@
-import type { Db } from '../../db/connection.js';
+import { inTransaction, type Db } from '../../db/connection.js';
 import { planIterations, type PlannedIteration } from '../../db/evalIterations.js';
-import { getRun, markRunStarted } from '../../db/evalRuns.js';
+import { lockRunById, markRunStarted } from '../../db/evalRuns.js';
 import { findSuite, listCases } from '../../db/evalSuites.js';
 
 export interface RunPlan {
@@ -11,26 +11,35 @@ export interface RunPlan {
   concurrency: number;
 }
 
-/** Every case × its runs (or the run's iterationOverride), written once as pending iterations. */
+/**
+ * Every case × its runs (or the run's iterationOverride), written once as pending iterations. A run is planned
+ * once, while it runs: a retried plan, or one re-executed by a workflow reset in Temporal Web UI, finds the plan
+ * (or the run already ended) and adds nothing, even when the suite gained cases since.
+ */
 export async function planRun(sql: Db, runId: string, options: { concurrency: number }): Promise<RunPlan> {
-  const run = await getRun(sql, runId);
-  if (!run) throw new Error(`run ${runId} does not exist`);
-  const suite = await findSuite(sql, run.project_id, run.suite_id);
-  const cases = await listCases(sql, run.suite_id);
-  const planned: PlannedIteration[] = cases.flatMap((c) =>
-    Array.from({ length: run.iteration_override ?? c.runs }, (_, i) => ({
-      caseId: c.id,
-      title: c.title,
-      query: c.query,
-      iterationNumber: i + 1,
-      model: c.model ?? suite?.default_model ?? null,
-      provider: c.provider,
-      expectedToolCalls: c.expected_tool_calls,
-      isNegativeTest: c.is_negative_test,
-    })),
-  );
-  const rows = await planIterations(sql, runId, planned);
-  await markRunStarted(sql, runId);
+  // The run row is locked while planning, so a run ended meanwhile (api/runReconciler.ts) gets no new iterations.
+  const rows = await inTransaction(sql, async (tx) => {
+    const run = await lockRunById(tx, runId);
+    if (!run) throw new Error(`run ${runId} does not exist`);
+    if (run.status !== 'running' || run.started_at !== null) return await planIterations(tx, runId, []);
+    const suite = await findSuite(tx, run.project_id, run.suite_id);
+    const cases = await listCases(tx, run.suite_id);
+    const planned: PlannedIteration[] = cases.flatMap((c) =>
+      Array.from({ length: run.iteration_override ?? c.runs }, (_, i) => ({
+        caseId: c.id,
+        title: c.title,
+        query: c.query,
+        iterationNumber: i + 1,
+        model: c.model ?? suite?.default_model ?? null,
+        provider: c.provider,
+        expectedToolCalls: c.expected_tool_calls,
+        isNegativeTest: c.is_negative_test,
+      })),
+    );
+    const written = await planIterations(tx, runId, planned);
+    await markRunStarted(tx, runId);
+    return written;
+  });
   const concurrency = Math.max(1, options.concurrency);
   const batchSize = Math.min(25, Math.max(1, Math.ceil(rows.length / (concurrency * 8))));
   return { iterationIds: rows.map((r) => r.id), batchSize, concurrency };

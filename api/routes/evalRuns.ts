@@ -17,7 +17,14 @@ import { createRunBody, evalRunSchema, iterationPage, iterationParams, runCreate
 /** Seconds a client is told to wait when the organization's run cap is reached. */
 const CAP_RETRY_AFTER_SECONDS = 10;
 
-export function evalRunRoutes({ sql, box, config, catalog, runs, cursors }: RouteDeps) {
+/** The cap refused inside the transaction; the handler may first end runs whose workflow already closed. */
+class RunCapReached extends Error {
+  constructor(readonly active: number) {
+    super('concurrent run limit reached');
+  }
+}
+
+export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cursors }: RouteDeps) {
   // Progress comes from the iteration rows: exact, and one indexed query. Asking the workflow instead (its
   // progress query, still there for operators) measured 34 ms median while a large run was active and slowed the
   // run itself by ~15% (bench/eval-run.ts; docs/PERFORMANCE.md).
@@ -57,16 +64,9 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, cursors }: Rout
         const modelApiKeys = body.modelApiKeys ?? {};
         const orgProviderKeys = await getProviderKeys(sql, box, principal.organizationId);
 
-        const { run, caseUpsert } = await (sql as Sql).begin(async (tx) => {
+        const create = () => (sql as Sql).begin(async (tx) => {
           const active = await lockOrganizationRuns(tx, principal.organizationId);
-          if (active >= config.MAX_CONCURRENT_RUNS) {
-            throw new ApiError(
-              'RATE_LIMITED',
-              `this organization already has ${active} running eval runs (limit ${config.MAX_CONCURRENT_RUNS}); wait for one to finish`,
-              { reason: 'CONCURRENT_RUN_LIMIT', maxConcurrentRuns: config.MAX_CONCURRENT_RUNS },
-              { 'Retry-After': String(CAP_RETRY_AFTER_SECONDS) },
-            );
-          }
+          if (active >= config.MAX_CONCURRENT_RUNS) throw new RunCapReached(active);
           const suite = existing ?? (await findOrCreateSuite(tx, {
             projectId: project.id,
             name: body.suiteName!,
@@ -98,6 +98,23 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, cursors }: Rout
           });
           return { run, caseUpsert };
         });
+        // At the cap, the counted runs are checked against Temporal (outside the transaction: no network call holds
+        // the lock): a run whose workflow was terminated in Web UI frees its slot here, not only when someone reads it.
+        const capped = (error: unknown) => {
+          if (error instanceof RunCapReached) return error;
+          throw error;
+        };
+        let created = await create().catch(capped);
+        if (created instanceof RunCapReached && (await reconciler.reconcileOrganization(principal.organizationId)) > 0) created = await create().catch(capped);
+        if (created instanceof RunCapReached) {
+          throw new ApiError(
+            'RATE_LIMITED',
+            `this organization already has ${created.active} running eval runs (limit ${config.MAX_CONCURRENT_RUNS}); wait for one to finish`,
+            { reason: 'CONCURRENT_RUN_LIMIT', maxConcurrentRuns: config.MAX_CONCURRENT_RUNS },
+            { 'Retry-After': String(CAP_RETRY_AFTER_SECONDS) },
+          );
+        }
+        const { run, caseUpsert } = created;
 
         try {
           await runs.start({ id: run.id, organizationId: run.organization_id, projectId: run.project_id, suiteId: run.suite_id, source: run.source });
@@ -117,7 +134,9 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, cursors }: Rout
       response: evalRunSchema,
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
-        const run = await requireRun(principal, params);
+        // A row that says running is checked against its workflow now and then (RunReconciler.onRead): one
+        // terminated in Temporal Web UI reads as failed, not running for good.
+        const run = await reconciler.onRead(await requireRun(principal, params));
         return await view(run);
       },
     }),
@@ -131,7 +150,8 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, cursors }: Rout
       response: evalRunSchema,
       errors: ['NOT_FOUND', 'CONFLICT'],
       async handler({ principal, params }) {
-        const run = await requireRun(principal, params);
+        // A run whose workflow already closed in Temporal cannot be cancelled there: it is ended, and 409 says how.
+        const run = await reconciler.reconcile(await requireRun(principal, params), 'cancel');
         if (run.status !== 'running' || run.source !== 'api') {
           throw new ApiError('CONFLICT', `the run is ${run.status === 'running' ? 'ingested, not executed here' : `already ${run.status}`}; only a running run can be cancelled`, { status: run.status });
         }
