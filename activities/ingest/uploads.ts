@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Sql, Tx } from '../../db/connection.js';
 import { randomBase62 } from '../../db/ids.js';
 import { claimArtifactSlot, createArtifactSlot, findArtifactSlot, recordArtifactReply, type ArtifactFormat, type ArtifactRow } from '../../db/ingestArtifacts.js';
+import { checkArtifactResults } from '../limits.js';
 import { artifactSource, parseArtifact } from './artifacts/index.js';
 import type { IngestResult } from './results.js';
 import { reportRun, runOutcome } from './runs.js';
@@ -51,8 +52,8 @@ export async function findUploadSlot(sql: Sql, token: string): Promise<{ kind: '
 /**
  * Stores an uploaded blob in the slot findUploadSlot found and, when the slot was opened with a format, ingests
  * it as a finalized run, all in one transaction: an artifact that cannot be read leaves the URL unused, so a
- * fixed file can be sent to it again. The artifact is read before the transaction opens, so parsing holds no
- * connection and an unreadable one writes nothing. The same bytes sent again (a client retrying a reply it lost)
+ * fixed file can be sent to it again. The artifact is read (and held to the bound on its tests) before the
+ * transaction opens, so parsing holds no connection and an artifact refused writes nothing. The same bytes sent again (a client retrying a reply it lost)
  * get the first reply back.
  */
 export async function receiveUpload(sql: Sql, token: string, found: ArtifactRow, blob: { content: Buffer; contentType: string | null }): Promise<UploadOutcome> {
@@ -60,6 +61,7 @@ export async function receiveUpload(sql: Sql, token: string, found: ArtifactRow,
   const sha256 = createHash('sha256').update(blob.content).digest('hex');
   if (found.used_at) return refusalOf(found, sha256);
   const results = found.format ? parseArtifact(found.format, blob.content) : undefined;
+  if (found.format && results) checkArtifactResults(results.length, found.format);
   const reply = await sql.begin(async (tx) => {
     const slot = await claimArtifactSlot(tx, tokenHash, { ...blob, sha256 });
     if (!slot) return undefined;

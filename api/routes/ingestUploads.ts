@@ -1,5 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import { findUploadSlot, receiveUpload, type UploadRefusal } from '../../activities/ingest/uploads.js';
+import { formatCount, limits } from '../../activities/limits.js';
 import type { RouteDeps } from '../app.js';
 import { ApiError } from '../errors.js';
 import { defineRoute } from '../route.js';
@@ -62,6 +63,7 @@ export function ingestUploadRoutes({ sql, addressLimit }: RouteDeps) {
       summary: `Upload an artifact to a minted URL (${method.toUpperCase()} the raw bytes; no key)`,
       description:
         'Replies { storageId }; a URL minted with a format also parses the artifact into a finalized run and adds its ids and summary. Sending the same bytes again returns the same reply. ' +
+        `An artifact holds at most ${formatCount(limits.resultsPerArtifact)} tests (past it: 400 TOO_MANY_RESULTS) and is held to the bounds of ingested runs and suites. ` +
         'The body is sent uncompressed (a Content-Encoding other than identity is a 400). Requests count against the per-address limit on work without a key (429 with Retry-After).',
       query: uploadQuery,
       body: uploadBody,

@@ -39,7 +39,7 @@ describe('bounds on the work a caller can trigger: results per artifact, cases p
   const seedCases = async (suiteId: string, count: number, from = 0) => {
     await stack.sql`
       INSERT INTO eval_cases (id, suite_id, title, query, runs)
-      SELECT 'case_seed_' || ${suiteId} || '_' || g, ${suiteId}, 'case ' || g, 'query ' || g, 1 FROM generate_series(${from}, ${from + count - 1}) AS g`;
+      SELECT 'case_seed_' || ${suiteId} || '_' || g, ${suiteId}, 'case ' || g, 'query ' || g, 1 FROM generate_series(${from}::int, ${from + count - 1}::int) AS g`;
   };
   const test = (i: number, extra: Record<string, unknown> = {}) => ({ title: `case ${i}`, query: `query ${i}`, model: 'quick', provider: 'openai', isNegativeTest: true, ...extra });
 
