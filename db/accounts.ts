@@ -66,7 +66,7 @@ export async function revokeApiKey(sql: Db, keyId: string): Promise<boolean> {
  */
 export async function admitApiKey(sql: Db, key: string, buckets: { key: BucketSettings; address: { name: string; settings: BucketSettings } }): Promise<KeyLookup> {
   type Row = {
-    id: string | null; user_id: string; organization_id: string | null; revoked: boolean | null; role: OrgRole | null;
+    id: string | null; user_id: string | null; organization_id: string | null; revoked: boolean | null; role: OrgRole | null;
     tokens: number | null; last_allowed: boolean | null; address_tokens: number | null; address_last_allowed: boolean | null;
   };
   const [row] = await sql<Row[]>`
@@ -85,7 +85,7 @@ export async function admitApiKey(sql: Db, key: string, buckets: { key: BucketSe
     SELECT api_key.*, bucket.tokens, bucket.last_allowed, address_bucket.tokens AS address_tokens, address_bucket.last_allowed AS address_last_allowed
     FROM (VALUES (1)) AS one (x)
     LEFT JOIN api_key ON true LEFT JOIN bucket ON true LEFT JOIN address_bucket ON true`;
-  if (row.id === null || !row.organization_id || !row.role || row.tokens === null || row.last_allowed === null) {
+  if (row.id === null || !row.user_id || !row.organization_id || !row.role || row.tokens === null || row.last_allowed === null) {
     const addressLimit = toTakeResult({ tokens: row.address_tokens!, last_allowed: row.address_last_allowed! }, buckets.address.settings);
     return { status: row.id === null ? 'unknown' : row.revoked ? 'revoked' : 'orphaned', addressLimit };
   }

@@ -53,15 +53,14 @@ export async function findUploadSlot(sql: Sql, token: string): Promise<{ kind: '
  * Stores an uploaded blob in the slot findUploadSlot found and, when the slot was opened with a format, ingests
  * it as a finalized run, all in one transaction: an artifact that cannot be read leaves the URL unused, so a
  * fixed file can be sent to it again. The artifact is read (and held to the bound on its tests) before the
- * transaction opens, so parsing holds no connection and an artifact refused writes nothing. The same bytes sent again (a client retrying a reply it lost)
- * get the first reply back.
+ * transaction opens, so parsing holds no connection and an artifact refused writes nothing. The same bytes sent
+ * again (a client retrying a reply it lost) get the first reply back.
  */
 export async function receiveUpload(sql: Sql, token: string, found: ArtifactRow, blob: { content: Buffer; contentType: string | null }): Promise<UploadOutcome> {
   const tokenHash = hashUploadToken(token);
   const sha256 = createHash('sha256').update(blob.content).digest('hex');
   if (found.used_at) return refusalOf(found, sha256);
-  const results = found.format ? parseArtifact(found.format, blob.content) : undefined;
-  if (found.format && results) checkArtifactResults(results.length, found.format);
+  const results = found.format ? readArtifact(found.format, blob.content) : undefined;
   const reply = await sql.begin(async (tx) => {
     const slot = await claimArtifactSlot(tx, tokenHash, { ...blob, sha256 });
     if (!slot) return undefined;
@@ -81,6 +80,13 @@ function refusalOf(slot: ArtifactRow | undefined, sha256?: string): UploadOutcom
   if (!slot.minting_key_usable) return { kind: 'revoked' };
   if (slot.used_at) return slot.content_sha256 === sha256 && slot.reply ? { kind: 'stored', reply: slot.reply } : { kind: 'used', usedAt: slot.used_at };
   return { kind: 'expired', expiredAt: slot.expires_at };
+}
+
+/** The results of an artifact, within the bound on what one upload may hold; else a VALIDATION_ERROR. */
+function readArtifact(format: ArtifactFormat, content: Buffer): IngestResult[] {
+  const results = parseArtifact(format, content);
+  checkArtifactResults(results.length, format);
+  return results;
 }
 
 async function ingestArtifact(tx: Tx, slot: ArtifactRow, format: ArtifactFormat, results: IngestResult[]) {
