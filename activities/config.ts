@@ -1,7 +1,30 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { EncryptionKeyError, Keyring } from '../db/keyring.js';
 
 const int = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** Express's names for address ranges, usable in TRUST_PROXY next to addresses and CIDR ranges. */
+const namedRanges = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * Express's `trust proxy`: which proxies' X-Forwarded-For (and -Proto, -Host) to believe, and so which address
+ * is the client's. `false` (the default) believes none: the peer's address is the client's. `true` believes any
+ * (only behind a proxy that overwrites the header), a number the nth hop, else a comma-separated list of
+ * addresses, CIDR ranges and the names above.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .default('false')
+  .transform((value, ctx): boolean | number | string => {
+    if (value === '' || value === 'false') return false;
+    if (value === 'true') return true;
+    if (/^\d+$/.test(value)) return Number(value);
+    const wrong = value.split(',').map((entry) => entry.trim()).filter((entry) => !namedRanges.has(entry) && !ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry));
+    if (wrong.length > 0) ctx.addIssue({ code: 'custom', message: `not an address, CIDR range or one of ${[...namedRanges].join(', ')}: ${wrong.join(', ')}` });
+    return value;
+  });
 
 /**
  * Everything the processes read from the environment, in one schema (documented in the README's table).
@@ -27,6 +50,10 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RATE_LIMIT_PER_MINUTE: int(60),
   RATE_LIMIT_BURST: int(10),
+  /** per client address, for work without a usable key: bad or missing keys, uploads to single-use URLs */
+  RATE_LIMIT_ANON_PER_MINUTE: int(60),
+  RATE_LIMIT_ANON_BURST: int(20),
+  TRUST_PROXY: trustProxy,
   MAX_CONCURRENT_RUNS: int(2),
   /** every API process checks runs quiet this long against Temporal this often (docs/OPERATIONS.md) */
   RUN_SWEEP_INTERVAL_MS: int(30_000),

@@ -17,6 +17,7 @@ import { errorHandler, unknownRoute } from './errors.js';
 import { healthRoutes } from './health.js';
 import { createMetrics, httpMetrics, instrumentMcp, metricsRoute, registerActiveRuns, type Metrics } from './metrics.js';
 import { mountedRoutes, openApiRoute } from './openapi.js';
+import { AddressLimit } from './rateLimit.js';
 import { toHandler, type RouteSpec } from './route.js';
 import { allRoutes } from './routes/index.js';
 import { sdkRouter } from './routes/ingestSdk.js';
@@ -40,6 +41,8 @@ export interface RouteDeps extends AppDeps {
   /** ends runs whose workflow closed in Temporal without finalizing them (terminated, timed out, deleted) */
   reconciler: RunReconciler;
   catalog: HostedModelCatalog;
+  /** the per-address limit on work without a usable key (bad keys, upload URLs) */
+  addressLimit: AddressLimit;
 }
 
 export interface App {
@@ -61,18 +64,29 @@ export function createApp(deps: AppDeps): App {
     runs: new RunLauncher(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
     reconciler: new RunReconciler({ sql: deps.sql, temporal: deps.temporal, log: deps.log }),
     catalog: parseHostedModels(deps.config.HOSTED_MODELS),
+    addressLimit: new AddressLimit(deps.sql, {
+      perMinute: deps.config.RATE_LIMIT_ANON_PER_MINUTE,
+      burst: deps.config.RATE_LIMIT_ANON_BURST,
+      onReject: () => metrics.rateLimitRejections.inc(),
+    }),
   };
   const routes: RouteSpec[] = [...allRoutes(routeDeps), openApiRoute(() => routes)];
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  // Which address is the client's (req.ip, req.protocol): the peer's unless the operator trusts a proxy in front.
+  app.set('trust proxy', deps.config.TRUST_PROXY);
   app.use(requestLog(deps.log));
   app.use(httpMetrics(metrics, () => mountedRoutes(app)));
 
   const v1 = express.Router();
   v1.all(['/api-keys', '/api-keys/*rest'], keyManagementSurface);
   for (const route of routes.filter((r) => r.auth === false)) v1[route.method](route.path, toHandler(route));
-  const admit = authenticate(deps.sql, { perMinute: deps.config.RATE_LIMIT_PER_MINUTE, burst: deps.config.RATE_LIMIT_BURST, onReject: () => metrics.rateLimitRejections.inc() });
+  const admit = authenticate(
+    deps.sql,
+    { perMinute: deps.config.RATE_LIMIT_PER_MINUTE, burst: deps.config.RATE_LIMIT_BURST, onReject: () => metrics.rateLimitRejections.inc() },
+    routeDeps.addressLimit,
+  );
   v1.use(admit);
   const bodies = jsonObjectBody();
   for (const route of routes.filter((r) => r.auth !== false)) {

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { admitApiKey } from '../db/accounts.js';
 import type { Sql } from '../db/connection.js';
 import { ApiError } from './errors.js';
-import { bucketSettings, enforceRateLimit, type RateLimitSettings } from './rateLimit.js';
+import { bucketSettings, enforceRateLimit, type AddressLimit, type RateLimitSettings } from './rateLimit.js';
 
 const bearer = /^Bearer[ ]+(\S+)\s*$/i;
 
@@ -20,20 +20,26 @@ export const keyManagementSurface: RequestHandler = (req) => {
 
 /**
  * Resolves `Authorization: Bearer sk_...` to the principal the key acts as and takes a token from the key's
- * rate-limit bucket, in one database round trip. Nothing is cached, so revocation is immediate.
+ * rate-limit bucket, in one database round trip. Nothing is cached, so revocation is immediate. A request
+ * without a usable key takes its token from its address's bucket instead (in the same round trip when it had to
+ * look the key up), so it is answered 401 until that bucket is empty, then 429.
  */
-export function authenticate(sql: Sql, limits: RateLimitSettings): RequestHandler {
+export function authenticate(sql: Sql, limits: RateLimitSettings, addressLimit: AddressLimit): RequestHandler {
   const bucket = bucketSettings(limits);
   return async (req, res, next) => {
     const token = bearerToken(req.get('authorization'));
-    if (!token) throw new ApiError('UNAUTHORIZED', 'missing bearer API key: send Authorization: Bearer sk_...');
-    if (!token.startsWith('sk_') || token.length > 200) throw new ApiError('UNAUTHORIZED', 'invalid API key');
-    const found = await admitApiKey(sql, token, bucket);
+    if (!token || !token.startsWith('sk_') || token.length > 200) {
+      await addressLimit.take(req, res);
+      throw new ApiError('UNAUTHORIZED', token ? 'invalid API key' : 'missing bearer API key: send Authorization: Bearer sk_...');
+    }
+    const found = await admitApiKey(sql, token, { key: bucket, address: addressLimit.bucketOf(req) });
+    if (found.status === 'valid') {
+      res.locals.principal = found.principal;
+      enforceRateLimit(res, found.principal, found.rateLimit, limits);
+      return next();
+    }
+    addressLimit.enforce(res, found.addressLimit);
     switch (found.status) {
-      case 'valid':
-        res.locals.principal = found.principal;
-        enforceRateLimit(res, found.principal, found.rateLimit, limits);
-        return next();
       case 'orphaned':
         throw new ApiError('UNAUTHORIZED', 'this API key is no longer bound to an organization', { reason: 'ORPHANED_KEY' });
       case 'revoked':

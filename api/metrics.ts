@@ -43,7 +43,7 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     }),
     rateLimitRejections: new Counter({
       name: 'runway_rate_limit_rejections_total',
-      help: 'Requests refused with 429 by the per-key rate limit',
+      help: 'Requests refused with 429 by the per-key rate limit or the per-address limit on work without a usable key',
       registers: [registry],
     }),
     mcpCallDuration: new Histogram({

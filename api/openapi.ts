@@ -8,6 +8,7 @@ import {
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
+import { formatCount, limits } from '../activities/limits.js';
 import { errorEnvelopeSchema, errorStatus, type ErrorCode } from './errors.js';
 import { defineRoute, type RouteSpec } from './route.js';
 
@@ -23,12 +24,12 @@ const SECURITY_SCHEME = 'apiKey';
 const errorMeaning: Record<ErrorCode, string> = {
   UNAUTHORIZED: 'missing, invalid, revoked or orphaned key (details.reason ORPHANED_KEY)',
   OAUTH_REQUIRED: 'the target MCP server needs an OAuth grant: import tokens with /oauth/import-tokens',
-  FORBIDDEN: 'the key is valid but may never use this surface',
+  FORBIDDEN: 'the key is valid but may never use this surface (an upload URL: expired, or its key was revoked)',
   VALIDATION_ERROR: 'malformed body, query or path parameters (details.issues lists them)',
   NOT_FOUND: 'no such resource within the key\'s reach (other organizations\' resources look the same)',
   CONFLICT: 'the resource is not in a state that allows this',
   FEATURE_NOT_SUPPORTED: 'the target server lacks the MCP capability',
-  RATE_LIMITED: 'per-key rate limit or the organization\'s concurrent-run cap; wait Retry-After seconds',
+  RATE_LIMITED: 'per-key rate limit, the per-address limit on work without a usable key, or the organization\'s concurrent-run cap; wait Retry-After seconds',
   INTERNAL_ERROR: 'failure on the service side',
   SERVER_UNREACHABLE: 'could not connect to the target MCP server',
   TIMEOUT: 'the target server connected but did not answer in time',
@@ -181,6 +182,16 @@ function keyManagementPaths(): ZodOpenApiPathsObject {
   };
 }
 
+const bounds = [
+  `${formatCount(limits.testsPerRequest)} inline tests per request`,
+  `${formatCount(limits.runsPerTest)} runs per test`,
+  `${formatCount(limits.iterationsPerRun)} iterations per run (TOO_MANY_ITERATIONS)`,
+  `${formatCount(limits.casesPerSuite)} cases per suite (TOO_MANY_CASES)`,
+  `${formatCount(limits.resultsPerCall)} results per ingest call`,
+  `${formatCount(limits.iterationsPerIngestedRun)} iterations per ingested run (TOO_MANY_ITERATIONS)`,
+  `${formatCount(limits.resultsPerArtifact)} tests per artifact (TOO_MANY_RESULTS)`,
+].join(', ');
+
 const overview = `Runway operates the MCP servers saved in your projects and runs LLM evals against them.
 
 **Authentication.** Every request carries \`Authorization: Bearer sk_...\`. A key is bound to one organization.
@@ -189,7 +200,9 @@ const overview = `Runway operates the MCP servers saved in your projects and run
 stable, messages are not.
 
 **Limits.** 60 requests per minute per key with bursts of 10 (\`429 RATE_LIMITED\` with \`Retry-After\`); retry with
-jitter. Unknown response fields must be ignored.
+jitter. Requests without a usable key (missing, invalid or revoked keys, upload URLs) are limited per client address.
+The work one request can trigger is bounded, each bound a \`400 VALIDATION_ERROR\` with \`details.reason\` and
+\`details.limit\`: ${bounds}. Unknown response fields must be ignored.
 
 **Pagination.** Collections are \`{ items, nextCursor? }\`; pass \`nextCursor\` back as \`cursor\`.
 

@@ -14,7 +14,8 @@ export interface Principal {
 
 export type KeyLookup =
   | { status: 'valid'; principal: Principal; rateLimit: TakeResult }
-  | { status: 'unknown' | 'revoked' | 'orphaned' };
+  /** a key that cannot act: its token came from the bucket of the caller's address instead */
+  | { status: 'unknown' | 'revoked' | 'orphaned'; addressLimit: TakeResult };
 
 export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
@@ -58,27 +59,40 @@ export async function revokeApiKey(sql: Db, keyId: string): Promise<boolean> {
 }
 
 /**
- * Admits a request in one round trip: the key, its organization binding, the owner's membership in it, and —
- * for a usable key only — a token from its rate-limit bucket. Every request pays this, so it is one statement.
+ * Admits a request in one round trip: the key, its organization binding, the owner's membership in it, and a
+ * token from a rate-limit bucket: the key's own for a usable key, else the one of the caller's address (so
+ * guessing or replaying keys is limited too, at no extra round trip). Every request pays this, so it is one
+ * statement.
  */
-export async function admitApiKey(sql: Db, key: string, bucket: BucketSettings): Promise<KeyLookup> {
-  const [row] = await sql<{ id: string; user_id: string; organization_id: string | null; revoked: boolean; role: OrgRole | null; tokens: number | null; last_allowed: boolean | null }[]>`
+export async function admitApiKey(sql: Db, key: string, buckets: { key: BucketSettings; address: { name: string; settings: BucketSettings } }): Promise<KeyLookup> {
+  type Row = {
+    id: string | null; user_id: string | null; organization_id: string | null; revoked: boolean | null; role: OrgRole | null;
+    tokens: number | null; last_allowed: boolean | null; address_tokens: number | null; address_last_allowed: boolean | null;
+  };
+  const [row] = await sql<Row[]>`
     WITH api_key AS (
       SELECT k.id, k.user_id, k.organization_id, k.revoked_at IS NOT NULL AS revoked, m.role
       FROM api_keys k
       LEFT JOIN memberships m ON m.organization_id = k.organization_id AND m.user_id = k.user_id
       WHERE k.key_hash = ${hashApiKey(key)}
+    ), usable AS (
+      SELECT id AS key_id FROM api_key WHERE NOT revoked AND role IS NOT NULL
     ), bucket AS (
-      ${takeTokenStatement(sql, sql`SELECT id AS key_id FROM api_key WHERE NOT revoked AND role IS NOT NULL`, bucket)}
+      ${takeTokenStatement(sql, sql`SELECT key_id FROM usable`, buckets.key)}
+    ), address_bucket AS (
+      ${takeTokenStatement(sql, sql`SELECT ${buckets.address.name}::text AS key_id WHERE NOT EXISTS (SELECT FROM usable)`, buckets.address.settings)}
     )
-    SELECT api_key.*, bucket.tokens, bucket.last_allowed FROM api_key LEFT JOIN bucket ON true`;
-  if (!row) return { status: 'unknown' };
-  if (row.revoked) return { status: 'revoked' };
-  if (!row.organization_id || !row.role || row.tokens === null || row.last_allowed === null) return { status: 'orphaned' };
+    SELECT api_key.*, bucket.tokens, bucket.last_allowed, address_bucket.tokens AS address_tokens, address_bucket.last_allowed AS address_last_allowed
+    FROM (VALUES (1)) AS one (x)
+    LEFT JOIN api_key ON true LEFT JOIN bucket ON true LEFT JOIN address_bucket ON true`;
+  if (row.id === null || !row.user_id || !row.organization_id || !row.role || row.tokens === null || row.last_allowed === null) {
+    const addressLimit = toTakeResult({ tokens: row.address_tokens!, last_allowed: row.address_last_allowed! }, buckets.address.settings);
+    return { status: row.id === null ? 'unknown' : row.revoked ? 'revoked' : 'orphaned', addressLimit };
+  }
   return {
     status: 'valid',
     principal: { keyId: row.id, userId: row.user_id, organizationId: row.organization_id, orgRole: row.role },
-    rateLimit: toTakeResult({ tokens: row.tokens, last_allowed: row.last_allowed }, bucket),
+    rateLimit: toTakeResult({ tokens: row.tokens, last_allowed: row.last_allowed }, buckets.key),
   };
 }
 

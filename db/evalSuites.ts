@@ -129,6 +129,19 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
   return outcome;
 }
 
+/**
+ * Locks the suite against concurrent case creation (the row lock insertRun takes too) and counts its cases and,
+ * of `incoming` (identified by title + query), the ones it does not hold yet.
+ */
+export async function lockSuiteCases(tx: Tx, suiteId: string, incoming: { title: string; query: string }[] = []): Promise<{ cases: number; adding: number }> {
+  await tx`SELECT id FROM eval_suites WHERE id = ${suiteId} FOR UPDATE`;
+  const [row] = await tx<{ cases: number; adding: number }[]>`
+    SELECT (SELECT count(*) FROM eval_cases WHERE suite_id = ${suiteId})::int AS cases,
+           (SELECT count(*) FROM (SELECT DISTINCT title, query FROM unnest(${incoming.map((c) => c.title)}::text[], ${incoming.map((c) => c.query)}::text[]) AS t (title, query)) t
+             WHERE NOT EXISTS (SELECT FROM eval_cases c WHERE c.suite_id = ${suiteId} AND c.title = t.title AND c.query = t.query))::int AS adding`;
+  return row;
+}
+
 export async function listCases(sql: Db, suiteId: string): Promise<CaseRow[]> {
   return await sql<CaseRow[]>`SELECT * FROM eval_cases WHERE suite_id = ${suiteId} ORDER BY created_at, id`;
 }

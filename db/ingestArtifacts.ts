@@ -15,9 +15,20 @@ export interface ArtifactRow {
   created_by_key_id: string | null;
   content_sha256: string | null;
   reply: Record<string, unknown> | null;
+  /** past expires_at, by the database's clock */
+  expired: boolean;
+  /** the key that minted the URL can still act for its organization: not revoked, its owner still a member */
+  minting_key_usable: boolean;
 }
 
-const columns = (sql: Db) => sql`id, organization_id, project_id, format, suite_name, expires_at, used_at, created_by_key_id, content_sha256, reply`;
+/** The URL is the minting key's capability, delegated: it lapses with the key (revoked, or its owner gone). */
+const mintingKeyUsable = (sql: Db) => sql`EXISTS (
+  SELECT FROM api_keys k JOIN memberships m ON m.organization_id = k.organization_id AND m.user_id = k.user_id
+  WHERE k.id = ingest_artifacts.created_by_key_id AND k.organization_id = ingest_artifacts.organization_id AND k.revoked_at IS NULL)`;
+
+const columns = (sql: Db) =>
+  sql`id, organization_id, project_id, format, suite_name, expires_at, used_at, created_by_key_id, content_sha256, reply,
+      expires_at <= now() AS expired, ${mintingKeyUsable(sql)} AS minting_key_usable`;
 
 /**
  * A slot an upload URL points at. Only the token's hash is stored: the database alone cannot mint a usable URL.
@@ -36,8 +47,9 @@ export async function createArtifactSlot(
 }
 
 /**
- * Stores the blob in an unused, unexpired slot and marks it used, in one statement. Two concurrent uploads to
- * one URL meet on the row lock: the second re-checks `used_at` after the first commits and claims nothing.
+ * Stores the blob in an unused, unexpired slot whose minting key is still usable and marks it used, in one
+ * statement. Two concurrent uploads to one URL meet on the row lock: the second re-checks `used_at` after the
+ * first commits and claims nothing.
  */
 export async function claimArtifactSlot(
   tx: Tx,
@@ -47,7 +59,7 @@ export async function claimArtifactSlot(
   const [row] = await tx<ArtifactRow[]>`
     UPDATE ingest_artifacts
     SET used_at = now(), content = ${blob.content}, content_type = ${blob.contentType}, content_sha256 = ${blob.sha256}
-    WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > now()
+    WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > now() AND ${mintingKeyUsable(tx)}
     RETURNING ${columns(tx)}`;
   return row;
 }

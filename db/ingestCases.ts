@@ -1,4 +1,6 @@
 import type { Db } from './connection.js';
+import type { CaseInput } from './evalSuites.js';
+import { newId } from './ids.js';
 
 export interface CaseIdentityRow {
   id: string;
@@ -19,4 +21,26 @@ export async function findCasesByIdentity(
     WHERE suite_id = ${suiteId}
       AND (external_case_id = ANY(${identities.externalCaseIds})
            OR (title, query) IN (SELECT * FROM unnest(${identities.titles}::text[], ${identities.queries}::text[])))`;
+}
+
+/**
+ * Creates reported cases in one statement, skipping any whose identity (title + query, or external id) the suite
+ * already holds: a case keeps what first reported it. The caller finds the ids afterwards (findCasesByIdentity).
+ */
+export async function insertReportedCases(sql: Db, suiteId: string, cases: CaseInput[]): Promise<void> {
+  if (cases.length === 0) return;
+  const rows = cases.map((c) => ({
+    id: newId('case'),
+    suite_id: suiteId,
+    title: c.title,
+    query: c.query,
+    model: c.model ?? null,
+    provider: c.provider ?? null,
+    expected_tool_calls: sql.json((c.expectedToolCalls ?? []) as never),
+    is_negative_test: c.isNegativeTest ?? false,
+    external_case_id: c.externalCaseId ?? null,
+  }));
+  for (let i = 0; i < rows.length; i += 1000) {
+    await sql`INSERT INTO eval_cases ${sql(rows.slice(i, i + 1000))} ON CONFLICT DO NOTHING`;
+  }
 }

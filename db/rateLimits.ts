@@ -16,9 +16,10 @@ export interface TakeResult {
 }
 
 /**
- * The token-bucket statement for the key ids that `keys` selects (a column `key_id`), atomic per bucket: the row
- * lock of INSERT ... ON CONFLICT serializes concurrent requests from any number of API processes, and
- * clock_timestamp() gives every process the database's clock. A rejected request consumes nothing.
+ * The token-bucket statement for the buckets that `keys` selects (a column `key_id`: an API key's id, or another
+ * bucket's name such as a client address's), atomic per bucket: the row lock of INSERT ... ON CONFLICT serializes
+ * concurrent requests from any number of API processes, and clock_timestamp() gives every process the database's
+ * clock. A rejected request consumes nothing.
  * Returns `tokens, last_allowed` per bucket; read them with toTakeResult.
  */
 export function takeTokenStatement(sql: Db, keys: ReturnType<Db>, settings: BucketSettings) {
@@ -37,4 +38,10 @@ export function takeTokenStatement(sql: Db, keys: ReturnType<Db>, settings: Buck
 export function toTakeResult(row: { tokens: number; last_allowed: boolean }, settings: BucketSettings): TakeResult {
   if (row.last_allowed) return { allowed: true, remaining: Math.floor(row.tokens), retryAfterSeconds: 0 };
   return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((1 - row.tokens) / settings.ratePerSecond)) };
+}
+
+/** Takes a token from one bucket, named by the caller (e.g. a client address's, see api/rateLimit.ts), in one statement. */
+export async function takeToken(sql: Db, bucketKey: string, settings: BucketSettings): Promise<TakeResult> {
+  const [row] = await sql<{ tokens: number; last_allowed: boolean }[]>`${takeTokenStatement(sql, sql`SELECT ${bucketKey}::text AS key_id`, settings)}`;
+  return toTakeResult(row, settings);
 }

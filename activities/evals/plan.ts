@@ -1,7 +1,9 @@
+import { ApplicationFailure } from '@temporalio/activity';
 import { inTransaction, type Db } from '../../db/connection.js';
 import { planIterations, type PlannedIteration } from '../../db/evalIterations.js';
 import { lockRunById, markRunStarted } from '../../db/evalRuns.js';
 import { findSuite, listCases } from '../../db/evalSuites.js';
+import { formatCount, limits } from '../limits.js';
 
 export interface RunPlan {
   iterationIds: string[];
@@ -36,6 +38,14 @@ export async function planRun(sql: Db, runId: string, options: { concurrency: nu
         isNegativeTest: c.is_negative_test,
       })),
     );
+    if (planned.length > limits.iterationsPerRun) {
+      // POST /eval-runs checked the bound, but the suite grew since (ingest adds cases to suites it shares): the run
+      // fails here, with nothing planned, rather than run past it. Retrying could not change that.
+      throw ApplicationFailure.nonRetryable(
+        `the suite grew to ${formatCount(planned.length)} iterations after this run was started, past the ${formatCount(limits.iterationsPerRun)} a run may plan`,
+        'TooManyIterations',
+      );
+    }
     const written = await planIterations(tx, runId, planned);
     await markRunStarted(tx, runId);
     return written;

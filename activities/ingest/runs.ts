@@ -1,12 +1,13 @@
 import type { Tx } from '../../db/connection.js';
 import { getRun, insertRun, markRunStarted, type RunRow } from '../../db/evalRuns.js';
-import { findOrCreateSuite, upsertCases } from '../../db/evalSuites.js';
-import { findCasesByIdentity } from '../../db/ingestCases.js';
+import { findOrCreateSuite, lockSuiteCases } from '../../db/evalSuites.js';
+import { findCasesByIdentity, insertReportedCases } from '../../db/ingestCases.js';
 import { countIterations, insertIngestedIterations, knownExternalIterationIds, lastIterationNumbers } from '../../db/ingestIterations.js';
 import { findRunByExternalId, isExternalRunConflict, lockRun } from '../../db/ingestRuns.js';
 import { listServerRows } from '../../db/servers.js';
 import { OperationFailure } from '../errors.js';
 import { finalizeRun } from '../evals/finalize.js';
+import { checkIngestedIterations, checkSuiteCases } from '../limits.js';
 import { caseIdentity, toCaseInput, toIngestedIteration, type IngestResult } from './results.js';
 
 /** Runs reported from outside (the SDK reporter, CI, uploaded artifacts) carry this source. */
@@ -92,7 +93,8 @@ export interface AppendOutcome {
 
 /**
  * Appends results to a run the caller has locked (lockRun). A result whose externalIterationId the run already
- * holds is skipped; so is a repeat within the call. Adding anything new to a finished run is a CONFLICT.
+ * holds is skipped; so is a repeat within the call. Adding anything new to a finished run is a CONFLICT, and
+ * past the bounds on a run's iterations and a suite's cases a VALIDATION_ERROR, before anything is written.
  */
 export async function appendResults(tx: Tx, run: RunRow, results: IngestResult[]): Promise<AppendOutcome> {
   const ids = new Set<string>();
@@ -104,13 +106,15 @@ export async function appendResults(tx: Tx, run: RunRow, results: IngestResult[]
   });
   const known = await knownExternalIterationIds(tx, run.id, [...ids]);
   const fresh = unique.filter((r) => r.externalIterationId === undefined || !known.has(r.externalIterationId));
-  if (fresh.length > 0 && run.status !== 'running') {
-    throw new OperationFailure('CONFLICT', `run ${run.id} is already ${run.status}; start a new run (another externalRunId) to report more results`, {
-      runId: run.id, status: run.status, reason: 'RUN_FINALIZED',
-    });
-  }
+  const held = await countIterations(tx, run.id);
   let inserted = 0;
   if (fresh.length > 0) {
+    if (run.status !== 'running') {
+      throw new OperationFailure('CONFLICT', `run ${run.id} is already ${run.status}; start a new run (another externalRunId) to report more results`, {
+        runId: run.id, status: run.status, reason: 'RUN_FINALIZED',
+      });
+    }
+    checkIngestedIterations(run.id, held, fresh.length);
     const caseIds = await storeCases(tx, run.suite_id, fresh);
     const caseIdOf = (r: IngestResult) => caseIds.get(caseIdentity(r)) ?? null;
     const caseless = fresh.filter((r) => caseIdOf(r) === null).map((r) => r.caseTitle);
@@ -124,7 +128,8 @@ export async function appendResults(tx: Tx, run: RunRow, results: IngestResult[]
     });
     inserted = (await insertIngestedIterations(tx, run.id, iterations)).size;
   }
-  return { inserted, skipped: results.length - inserted, total: await countIterations(tx, run.id) };
+  // The run is locked: nothing else adds to it meanwhile.
+  return { inserted, skipped: results.length - inserted, total: held + inserted };
 }
 
 /**
@@ -133,17 +138,21 @@ export async function appendResults(tx: Tx, run: RunRow, results: IngestResult[]
  * executes cannot change how it runs, and a suite reported into every night costs no case writes. Each iteration
  * keeps its own title, model and tool calls. A case that cannot be created (e.g. its external id and its title
  * collide with two different cases) leaves its iterations without a case, still recorded under their title.
+ * Creating cases locks the suite, so that concurrent reports cannot together pass the bound on its cases.
  */
 async function storeCases(tx: Tx, suiteId: string, results: IngestResult[]): Promise<Map<string, string>> {
   const byIdentity = new Map<string, IngestResult>();
   for (const r of results) if (!byIdentity.has(caseIdentity(r))) byIdentity.set(caseIdentity(r), r);
   const found = await findReportedCases(tx, suiteId, [...byIdentity.values()]);
-  const missing = [...byIdentity.entries()].filter(([identity]) => !found.has(identity));
-  if (missing.length > 0) {
-    // In a fixed order, so concurrent calls creating the same cases lock their rows in the same order.
-    missing.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    await upsertCases(tx, suiteId, missing.map(([, r]) => toCaseInput(r)));
-    for (const [identity, id] of await findReportedCases(tx, suiteId, missing.map(([, r]) => r))) found.set(identity, id);
+  const unfound = () => [...byIdentity].filter(([identity]) => !found.has(identity)).map(([, r]) => r);
+  if (unfound().length > 0) {
+    const { cases } = await lockSuiteCases(tx, suiteId);
+    // Looked up again under the lock: another report may have created some meanwhile.
+    for (const [identity, id] of await findReportedCases(tx, suiteId, unfound())) found.set(identity, id);
+    const missing = unfound();
+    checkSuiteCases(suiteId, cases, missing.length);
+    await insertReportedCases(tx, suiteId, missing.map(toCaseInput));
+    for (const [identity, id] of await findReportedCases(tx, suiteId, missing)) found.set(identity, id);
   }
   return found;
 }

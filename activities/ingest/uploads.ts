@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Sql, Tx } from '../../db/connection.js';
 import { randomBase62 } from '../../db/ids.js';
 import { claimArtifactSlot, createArtifactSlot, findArtifactSlot, recordArtifactReply, type ArtifactFormat, type ArtifactRow } from '../../db/ingestArtifacts.js';
+import { checkArtifactResults } from '../limits.js';
 import { artifactSource, parseArtifact } from './artifacts/index.js';
+import type { IngestResult } from './results.js';
 import { reportRun, runOutcome } from './runs.js';
 
 /** How long an upload URL stays usable: long enough for a CI step, short enough that a leaked one soon dies. */
@@ -23,40 +25,71 @@ export async function openUploadSlot(
   return { token, expiresAt: slot.expires_at };
 }
 
-export type UploadOutcome =
-  | { kind: 'stored'; reply: Record<string, unknown> }
+/** Why a URL takes no upload. */
+export type UploadRefusal =
   /** no slot has this token: forged, mistyped or truncated */
   | { kind: 'unknown' }
+  /** the key that minted it was revoked since, or its owner left the organization */
+  | { kind: 'revoked' }
   | { kind: 'expired'; expiredAt: Date }
   /** used before, for other content */
   | { kind: 'used'; usedAt: Date };
 
+export type UploadOutcome = { kind: 'stored'; reply: Record<string, unknown> } | UploadRefusal;
+
 /**
- * Stores an uploaded blob in its slot and, when the slot was opened with a format, ingests it as a finalized
- * run, all in one transaction: an artifact that cannot be read leaves the URL unused, so a fixed file can be sent
- * to it again. The same bytes sent again (a client retrying a reply it lost) get the first reply back.
+ * The slot a token names, looked up before a byte of the body is read, or why the URL takes no upload. A used
+ * slot is returned too: whether the upload is a retry of the same bytes depends on the body.
  */
-export async function receiveUpload(sql: Sql, token: string, blob: { content: Buffer; contentType: string | null }): Promise<UploadOutcome> {
+export async function findUploadSlot(sql: Sql, token: string): Promise<{ kind: 'slot'; slot: ArtifactRow } | UploadRefusal> {
+  const slot = await findArtifactSlot(sql, hashUploadToken(token));
+  if (!slot) return { kind: 'unknown' };
+  if (!slot.minting_key_usable) return { kind: 'revoked' };
+  if (!slot.used_at && slot.expired) return { kind: 'expired', expiredAt: slot.expires_at };
+  return { kind: 'slot', slot };
+}
+
+/**
+ * Stores an uploaded blob in the slot findUploadSlot found and, when the slot was opened with a format, ingests
+ * it as a finalized run, all in one transaction: an artifact that cannot be read leaves the URL unused, so a
+ * fixed file can be sent to it again. The artifact is read (and held to the bound on its tests) before the
+ * transaction opens, so parsing holds no connection and an artifact refused writes nothing. The same bytes sent
+ * again (a client retrying a reply it lost) get the first reply back.
+ */
+export async function receiveUpload(sql: Sql, token: string, found: ArtifactRow, blob: { content: Buffer; contentType: string | null }): Promise<UploadOutcome> {
   const tokenHash = hashUploadToken(token);
   const sha256 = createHash('sha256').update(blob.content).digest('hex');
+  if (found.used_at) return refusalOf(found, sha256);
+  const results = found.format ? readArtifact(found.format, blob.content) : undefined;
   const reply = await sql.begin(async (tx) => {
     const slot = await claimArtifactSlot(tx, tokenHash, { ...blob, sha256 });
     if (!slot) return undefined;
-    const ingested = slot.format ? await ingestArtifact(tx, slot, slot.format, blob.content) : undefined;
+    const ingested = slot.format && results ? await ingestArtifact(tx, slot, slot.format, results) : undefined;
     const stored = { ok: true, storageId: slot.id, ...ingested };
     await recordArtifactReply(tx, slot.id, { runId: ingested?.runId ?? null, reply: stored });
     return stored;
   });
   if (reply) return { kind: 'stored', reply };
+  // Another upload, the expiry or a revocation came first: say which.
+  return refusalOf(await findArtifactSlot(sql, tokenHash), sha256);
+}
 
-  const slot = await findArtifactSlot(sql, tokenHash);
+/** Why a slot takes no upload; a used one replays its reply to the bytes it took (`sha256`, once the body is read). */
+function refusalOf(slot: ArtifactRow | undefined, sha256?: string): UploadOutcome {
   if (!slot) return { kind: 'unknown' };
+  if (!slot.minting_key_usable) return { kind: 'revoked' };
   if (slot.used_at) return slot.content_sha256 === sha256 && slot.reply ? { kind: 'stored', reply: slot.reply } : { kind: 'used', usedAt: slot.used_at };
   return { kind: 'expired', expiredAt: slot.expires_at };
 }
 
-async function ingestArtifact(tx: Tx, slot: ArtifactRow, format: ArtifactFormat, content: Buffer) {
+/** The results of an artifact, within the bound on what one upload may hold; else a VALIDATION_ERROR. */
+function readArtifact(format: ArtifactFormat, content: Buffer): IngestResult[] {
   const results = parseArtifact(format, content);
+  checkArtifactResults(results.length, format);
+  return results;
+}
+
+async function ingestArtifact(tx: Tx, slot: ArtifactRow, format: ArtifactFormat, results: IngestResult[]) {
   const run = await reportRun(tx, {
     projectId: slot.project_id,
     organizationId: slot.organization_id,

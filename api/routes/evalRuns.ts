@@ -2,8 +2,9 @@ import type { Principal } from '../../db/accounts.js';
 import type { Sql } from '../../db/connection.js';
 import { findIteration, findTrace, listIterationPage } from '../../db/evalIterations.js';
 import { failRunToStart, findRun, insertRun, lockOrganizationRuns, runProgress, type RunRow } from '../../db/evalRuns.js';
-import { findOrCreateSuite, findSuite, listCases, upsertCases, type SuiteRow } from '../../db/evalSuites.js';
+import { findOrCreateSuite, findSuite, listCases, lockSuiteCases, upsertCases, type SuiteRow } from '../../db/evalSuites.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
+import { checkPlannedIterations, checkSuiteCases, formatCount, limits } from '../../activities/limits.js';
 import { validateRunModels } from '../../activities/models/catalog.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
@@ -43,7 +44,10 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
       path: '/projects/:projectId/eval-runs',
       tag: 'Evals',
       summary: 'Start an eval run (answers 202 at once; poll the run)',
-      description: 'Rerun a suite by suiteId (optionally upserting inline tests first), or create a suite from suiteName + tests + serverIds and run it.',
+      description:
+        'Rerun a suite by suiteId (optionally upserting inline tests first), or create a suite from suiteName + tests + serverIds and run it. ' +
+        `A run plans at most ${formatCount(limits.iterationsPerRun)} iterations (each case's runs, or iterationOverride, summed over the suite's cases) and a suite holds at most ${formatCount(limits.casesPerSuite)} cases: ` +
+        'past either, 400 VALIDATION_ERROR with details.reason TOO_MANY_ITERATIONS or TOO_MANY_CASES and details.limit, and nothing is written.',
       params: projectParams,
       body: createRunBody,
       status: 202,
@@ -76,9 +80,16 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
             passCriteria: body.passCriteria,
             source: 'api',
           })).suite;
-          const caseUpsert = await upsertCases(tx, suite.id, (body.tests ?? []).map((t) => ({ ...t, model: t.model ?? body.model })));
+          const tests = body.tests ?? [];
+          if (tests.length > 0) {
+            const { cases, adding } = await lockSuiteCases(tx, suite.id, tests);
+            checkSuiteCases(suite.id, cases, adding);
+          }
+          const caseUpsert = await upsertCases(tx, suite.id, tests.map((t) => ({ ...t, model: t.model ?? body.model })));
           const cases = await listCases(tx, suite.id);
           if (cases.length === 0) throw validationError('the suite has no tests to run', { suiteId: suite.id });
+          // Refused here, the transaction takes back the inline tests (and a suite it created) with it.
+          checkPlannedIterations(suite.id, cases.reduce((planned, c) => planned + (body.iterationOverride ?? c.runs), 0));
           const rejected = validateRunModels(
             cases.map((c) => ({ model: c.model ?? suite.default_model ?? '', provider: c.provider })),
             { catalog, orgProviderKeys, modelApiKeys },

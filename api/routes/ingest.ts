@@ -1,5 +1,6 @@
 import { appendResults, finalizeIngestRun, reportRun, runOutcome, startIngestRun, type IngestRunInput } from '../../activities/ingest/runs.js';
 import { openUploadSlot, UPLOAD_URL_TTL_MS } from '../../activities/ingest/uploads.js';
+import { formatCount, limits } from '../../activities/limits.js';
 import type { Principal } from '../../db/accounts.js';
 import type { Tx } from '../../db/connection.js';
 import { lockRun } from '../../db/ingestRuns.js';
@@ -30,13 +31,16 @@ export function ingestRoutes({ sql, config }: RouteDeps) {
     keyId: principal.keyId,
   });
   const common = { tag: 'Eval ingest', method: 'post', params: projectParams, bodyLimit: INGEST_BODY_LIMIT } as const;
+  const bounds =
+    `A run holds at most ${formatCount(limits.iterationsPerIngestedRun)} iterations and a suite at most ${formatCount(limits.casesPerSuite)} cases: results past either are a 400 ` +
+    'VALIDATION_ERROR (details.reason TOO_MANY_ITERATIONS or TOO_MANY_CASES, details.limit) and none of the call\'s results is written.';
 
   return [
     defineRoute({
       ...common,
       path: '/projects/:projectId/eval-ingest/report',
       summary: 'One shot: save finished results as a completed run',
-      description: `Up to ${MAX_RESULTS_PER_CALL} results. A known externalRunId returns its run as it is (a run still being uploaded in chunks gets these results and is finalized).`,
+      description: `Up to ${MAX_RESULTS_PER_CALL} results. A known externalRunId returns its run as it is (a run still being uploaded in chunks gets these results and is finalized). ${bounds}`,
       body: reportBody,
       response: finishedRunReply,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
@@ -51,6 +55,7 @@ export function ingestRoutes({ sql, config }: RouteDeps) {
       ...common,
       path: '/projects/:projectId/eval-ingest/runs/start',
       summary: 'Chunked upload: create the run named by externalRunId, or reuse it',
+      description: bounds,
       body: ingestRunBody,
       response: startReply,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
@@ -65,6 +70,7 @@ export function ingestRoutes({ sql, config }: RouteDeps) {
       ...common,
       path: '/projects/:projectId/eval-ingest/runs/iterations',
       summary: `Chunked upload: append up to ${MAX_RESULTS_PER_CALL} results; results already received are skipped`,
+      description: bounds,
       body: iterationsBody,
       response: iterationsReply,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'CONFLICT'],
@@ -97,7 +103,9 @@ export function ingestRoutes({ sql, config }: RouteDeps) {
       ...common,
       path: '/projects/:projectId/eval-ingest/artifacts/upload-url',
       summary: 'Mint a single-use URL to upload an artifact to (JUnit XML, Jest JSON, Vitest JSON, or any blob)',
-      description: `The URL is valid for ${UPLOAD_URL_TTL_MS / 60_000} minutes, once, and needs no key. With a format, the upload is parsed into a finalized run.`,
+      description:
+        `The URL is valid for ${UPLOAD_URL_TTL_MS / 60_000} minutes, once, while the key that minted it is, and needs no key. With a format, the upload is parsed into a finalized run ` +
+        `(at most ${formatCount(limits.resultsPerArtifact)} tests per artifact).`,
       body: uploadUrlBody,
       response: uploadUrlReply,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limits } from '../../activities/limits.js';
 import { collection, epochMs, id } from './common.js';
 
 const toolName = z.string().min(1).max(200);
@@ -27,7 +28,7 @@ export const advancedConfigSchema = z
 const testCaseFields = {
   title: z.string().trim().min(1).max(500),
   query: z.string().trim().min(1).max(50_000),
-  runs: z.number().int().min(1).max(10).optional(),
+  runs: z.number().int().min(1).max(limits.runsPerTest).optional(),
   model: z.string().trim().min(1).max(300).optional(),
   provider: z.string().trim().min(1).max(100).optional(),
   isNegativeTest: z.boolean().optional(),
@@ -69,7 +70,7 @@ export const createSuiteBody = z
     serverIds: serverIds.optional(),
     model: z.string().trim().min(1).max(300).optional().meta({ description: 'default model of the suite\'s cases' }),
     provider: z.string().trim().min(1).max(100).optional(),
-    tests: z.array(suiteTestCaseSchema).max(100).default([]),
+    tests: z.array(suiteTestCaseSchema).max(limits.testsPerRequest).default([]),
     passCriteria: passCriteriaSchema.optional(),
   })
   .meta({ id: 'CreateEvalSuite' });
@@ -79,13 +80,13 @@ export const createRunBody = z
     suiteId: id.optional(),
     suiteName: z.string().trim().max(200).optional(),
     suiteDescription: z.string().max(5000).optional(),
-    tests: z.array(testCaseSchema).max(100, 'at most 100 inline tests per request').optional(),
+    tests: z.array(testCaseSchema).max(limits.testsPerRequest, `at most ${limits.testsPerRequest} inline tests per request`).optional(),
     serverIds: serverIds.optional(),
     model: z.string().trim().min(1).max(300).optional().meta({ description: 'default model for inline tests without one' }),
     modelApiKeys: modelApiKeys.optional(),
     notes: z.string().max(10_000).optional(),
     passCriteria: passCriteriaSchema.optional(),
-    iterationOverride: z.number().int().min(1).max(10).optional(),
+    iterationOverride: z.number().int().min(1).max(limits.runsPerTest).optional(),
   })
   .superRefine((body, ctx) => {
     if (body.suiteId) return;

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { artifactFormats } from '../../activities/ingest/artifacts/index.js';
+import { limits } from '../../activities/limits.js';
 import { epochMs, id } from './common.js';
 import { evalRunSchema, passCriteriaSchema } from './evals.js';
 
 /** Results per `report` or `runs/iterations` call; the MCPJam SDK reporter never sends more in one. */
-export const MAX_RESULTS_PER_CALL = 200;
+export const MAX_RESULTS_PER_CALL = limits.resultsPerCall;
 
 /** Ingest bodies carry traces and artifacts: 6 MiB per request, against 1 MiB elsewhere. Beyond it: 400 BODY_TOO_LARGE. */
 export const INGEST_BODY_LIMIT = 6 * 1024 * 1024;
@@ -87,7 +88,7 @@ export const ingestRunBody = z
       .object({ provider: shortText, pipelineId: shortText, jobId: shortText, runUrl: z.string().max(2000), branch: shortText, commitSha: shortText })
       .partial()
       .optional(),
-    expectedIterations: z.number().int().min(0).max(10_000_000).optional(),
+    expectedIterations: z.number().int().min(0).max(limits.iterationsPerIngestedRun).optional(),
     tags: z.array(z.string().max(200)).max(100).optional(),
   })
   .meta({ id: 'IngestRunStart' });
