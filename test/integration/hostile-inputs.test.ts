@@ -179,6 +179,39 @@ describe('hostile inputs', () => {
     });
   });
 
+  describe('long text in an indexed identity', () => {
+    // Random text does not compress: 20,000 characters once overflowed the btree entry of the (suite, title, query)
+    // unique index (at most 2,704 bytes), so the case was not stored and Postgres' error came back in the reply.
+    const longQuery = Array.from({ length: 20_000 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20_000))).join('');
+
+    it('a case with a 20,000-character query is stored, authored or reported', async () => {
+      const suite = await call('POST', `/projects/${org.projectId}/eval-suites`, {
+        name: 'long prompts', serverIds: [serverId], model: 'openai/gpt-4.1', tests: [{ title: 'long', query: longQuery }],
+      });
+      expect(suite.status).toBe(201);
+      expect(suite.body.caseUpsert).toEqual({ committed: [{ id: expect.any(String), name: 'long' }], failed: [] });
+
+      const [result] = sampleResults(1);
+      const reported = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, { suiteName: 'long reported', externalRunId: 'long-1', results: [{ ...result, caseTitle: 'long', query: longQuery }] });
+      expect(reported.status).toBe(200);
+      const { body: page } = await call('GET', `/projects/${org.projectId}/eval-runs/${reported.body.runId}/iterations`);
+      expect(page.items[0].testCaseId).toEqual(expect.any(String));
+      const [row] = await stack.sql`SELECT query FROM eval_cases WHERE id = ${page.items[0].testCaseId}`;
+      expect(row.query).toBe(longQuery);
+    });
+
+    it('the same long title and query reported again are the same case', async () => {
+      const [result] = sampleResults(1);
+      const caseOf = async (externalRunId: string) => {
+        const reported = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, { suiteName: 'long again', externalRunId, results: [{ ...result, caseTitle: 'long', query: longQuery }] });
+        return (await call('GET', `/projects/${org.projectId}/eval-runs/${reported.body.runId}/iterations`)).body.items[0].testCaseId;
+      };
+      const ids = [await caseOf('again-1'), await caseOf('again-2')];
+      expect(ids[0]).toEqual(expect.any(String));
+      expect(ids[1]).toBe(ids[0]);
+    });
+  });
+
   describe('wrong types inside a Jest report', () => {
     const mintJest = async () => (await call('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, { format: 'jest-json' })).body.uploadUrl as string;
 
