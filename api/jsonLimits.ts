@@ -15,9 +15,10 @@ export type JsonProblem =
   /** `inKey`: the character is in a key of the object at `path`, not in a value */
   | { kind: 'character'; character: UnstorableCharacter; path: JsonPath; inKey: boolean };
 
+/** A container still to look into, and how it was reached (its path is only built when a problem is found). */
 interface Pending {
-  value: unknown;
-  /** containers above this value */
+  value: object;
+  /** containers above this one */
   depth: number;
   key: string | number;
   parent: Pending | undefined;
@@ -31,37 +32,41 @@ const pathOf = (entry: Pending | undefined): JsonPath => {
 
 /**
  * The first thing in a parsed JSON value that the service will not take: nesting past `maxDepth`, more than
- * `maxValues` values, or a string or key Postgres cannot store (NUL, a lone surrogate). Iterative, in document
- * order, and it stops at the first problem, so a hostile value costs no more than the bound to check and can
- * never overflow the stack the way a recursive walk (or JSON.stringify) of it would.
+ * `maxValues` values, or a string or key Postgres cannot store (NUL, a lone surrogate). Iterative, and it stops at
+ * the first problem it meets, so a hostile value costs no more than the bound to check and can never overflow the
+ * stack the way a recursive walk (or JSON.stringify) of it would. Only containers are queued: a flat array of a
+ * million numbers is one loop.
  */
 export function inspectJson(value: unknown, { maxDepth = MAX_JSON_DEPTH, maxValues = MAX_JSON_VALUES } = {}): JsonProblem | undefined {
+  if (typeof value === 'string') {
+    const character = unstorableCharacter(value);
+    return character ? { kind: 'character', character, path: [], inKey: false } : undefined;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
   const pending: Pending[] = [{ value, depth: 0, key: '', parent: undefined }];
   let values = 1;
   while (pending.length > 0) {
     const entry = pending.pop()!;
-    const current = entry.value;
-    if (typeof current === 'string') {
-      const character = unstorableCharacter(current);
-      if (character) return { kind: 'character', character, path: pathOf(entry), inKey: false };
-      continue;
-    }
-    if (current === null || typeof current !== 'object') continue;
     if (entry.depth >= maxDepth) return { kind: 'depth', path: pathOf(entry) };
-    const depth = entry.depth + 1;
-    if (Array.isArray(current)) {
-      values += current.length;
-      if (values > maxValues) return { kind: 'values' };
-      for (let i = current.length - 1; i >= 0; i--) pending.push({ value: current[i], depth, key: i, parent: entry });
-      continue;
-    }
-    const keys = Object.keys(current);
-    values += keys.length;
+    const isArray = Array.isArray(entry.value);
+    const keys = isArray ? undefined : Object.keys(entry.value);
+    const children: unknown[] = isArray ? (entry.value as unknown[]) : keys!.map((k) => (entry.value as Record<string, unknown>)[k]);
+    values += children.length;
     if (values > maxValues) return { kind: 'values' };
-    for (let i = keys.length - 1; i >= 0; i--) {
-      const character = unstorableCharacter(keys[i]);
-      if (character) return { kind: 'character', character, path: pathOf(entry), inKey: true };
-      pending.push({ value: (current as Record<string, unknown>)[keys[i]], depth, key: keys[i], parent: entry });
+    // Backwards, so that containers come off the stack in document order.
+    for (let i = children.length - 1; i >= 0; i--) {
+      const key = isArray ? i : keys![i];
+      if (typeof key === 'string') {
+        const character = unstorableCharacter(key);
+        if (character) return { kind: 'character', character, path: pathOf(entry), inKey: true };
+      }
+      const child = children[i];
+      if (typeof child === 'string') {
+        const character = unstorableCharacter(child);
+        if (character) return { kind: 'character', character, path: [...pathOf(entry), key], inKey: false };
+      } else if (child !== null && typeof child === 'object') {
+        pending.push({ value: child, depth: entry.depth + 1, key, parent: entry });
+      }
     }
   }
   return undefined;

@@ -47,9 +47,10 @@ describe('inspectJson: the one bounded walk over a request', () => {
     expect(inspectJson({ 'clé 😀': ['日本語', 'é', '\ud83d\ude00', 'Z\u0301'] })).toBeUndefined();
   });
 
-  it('reports the first problem in document order', () => {
-    expect(inspectJson({ first: 'a\u0000', second: nested(100) })).toMatchObject({ kind: 'character', path: ['first'] });
-    expect(inspectJson({ first: nested(100), second: 'a\u0000' })).toMatchObject({ kind: 'depth', path: expect.arrayContaining(['first']) });
+  it('stops at the first problem it meets: a container\'s own text before what is nested in it', () => {
+    expect(inspectJson({ first: nested(100), second: 'a\u0000' })).toMatchObject({ kind: 'character', path: ['second'] });
+    expect(inspectJson({ first: nested(100), second: nested(100, 'a\u0000') })).toMatchObject({ kind: 'depth', path: expect.arrayContaining(['first']) });
+    expect(inspectJson('top \ud800')).toEqual({ kind: 'character', character: 'lone surrogate', path: [], inKey: false });
   });
 
   it('passes numbers, booleans and null of any size through: bounding them is the schemas\' work', () => {
