@@ -4,6 +4,7 @@ import { createLogger } from '../activities/logger.js';
 import { createServices } from '../activities/services.js';
 import { migrate } from '../db/migrate.js';
 import { createApp } from './app.js';
+import { answerClientErrors } from './errors.js';
 import { createMetrics } from './metrics.js';
 
 // Production entry point (`npm run api`): real dependencies, configured by the environment.
@@ -17,6 +18,7 @@ const app = createApp({ sql: services.sql, temporal, config, log, mcp: services.
 const server = app.express.listen(config.PORT, config.HOST, () => {
   log.info({ port: config.PORT }, `API listening on http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}/api/v1`);
 });
+answerClientErrors(server);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

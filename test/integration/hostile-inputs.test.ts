@@ -212,6 +212,14 @@ describe('hostile inputs', () => {
     });
   });
 
+  describe('requests Node itself refuses', () => {
+    it('a URL past the 16 KB header limit gets the envelope (400), not a bare status line', async () => {
+      const response = await fetch(`${stack.baseUrl}/chat-sessions?cursor=${'%C3%A9'.repeat(4_000)}`, { headers: { authorization: `Bearer ${org.apiKey}` } });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('16 KB'), details: { reason: 'REQUEST_HEADERS_TOO_LARGE' } });
+    });
+  });
+
   describe('wrong types inside a Jest report', () => {
     const mintJest = async () => (await call('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, { format: 'jest-json' })).body.uploadUrl as string;
 
