@@ -114,7 +114,8 @@ schemas that name the wrong field (e.g. \`testResults[3].assertionResults[0]\`).
 Bugs this class of input found, all fixed: a NUL byte in an id or a body reached Postgres as a 500; and (issue 13)
 a cursor with a multi-byte signature, a body nested 200,000 levels, a \`before\` past the year 9999, ingest token
 counts past int4, lone surrogates in jsonb fields, wrong types inside Jest reports and a case whose prompt was too
-long for its btree index each answered 500 or lost the case.
+long for its btree index each answered 500 or lost the case; a URL past Node's 16 KB header limit got a bare 431
+without the envelope.
 `);
 } else sections.push(missing('fuzz', 'npx vitest run test/reliability/fuzz.test.ts'));
 
