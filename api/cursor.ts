@@ -17,14 +17,24 @@ export class CursorCodec {
     return `${payload}.${this.#sign(payload)}`;
   }
 
+  /** Anything but a cursor this codec encoded for this scope is a 400 INVALID_CURSOR, whatever its bytes. */
   decode<T>(scope: string, cursor: string): T {
-    const [payload, signature] = cursor.split('.');
-    if (!payload || !signature || signature.length !== 43) throw invalid();
+    const parts = cursor.split('.');
+    if (parts.length !== 2) throw invalid();
+    const [payload, signature] = parts;
     const expected = Buffer.from(this.#sign(payload));
-    if (!timingSafeEqual(expected, Buffer.from(signature))) throw invalid();
-    const [cursorScope, position] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as [string, T];
-    if (cursorScope !== scope) throw invalid();
-    return position;
+    // Compared as bytes: a signature of 43 characters may be more than 43 bytes (`é`), and timingSafeEqual
+    // throws on buffers of unequal length.
+    const given = Buffer.from(signature);
+    if (given.length !== expected.length || !timingSafeEqual(expected, given)) throw invalid();
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      throw invalid();
+    }
+    if (!Array.isArray(decoded) || decoded.length !== 2 || decoded[0] !== scope) throw invalid();
+    return decoded[1] as T;
   }
 
   #sign(payload: string): string {

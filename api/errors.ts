@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { z } from 'zod';
 import { OperationFailure } from '../activities/errors.js';
@@ -96,3 +98,23 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
 export const unknownRoute: RequestHandler = (req) => {
   throw new ApiError('NOT_FOUND', `no route for ${req.method} ${req.path}`);
 };
+
+/**
+ * Requests Node's HTTP parser refuses before Express sees them (a request line and headers past its 16 KB limit,
+ * bytes that are not HTTP) get the envelope too, instead of Node's bare status line. Attach to every API server.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // As Node's own handler: never write into a response already under way.
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) return void socket.destroy();
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return void socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify({
+      code: 'VALIDATION_ERROR',
+      message: tooLarge ? 'the request line and headers exceed 16 KB; shorten the URL (pass long values in a body)' : 'malformed HTTP request',
+      details: { reason: tooLarge ? 'REQUEST_HEADERS_TOO_LARGE' : 'MALFORMED_HTTP_REQUEST' },
+    });
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+}

@@ -4,6 +4,7 @@ import { createLogger } from '../activities/logger.js';
 import { checkKeysAtStart, createServices } from '../activities/services.js';
 import { migrate } from '../db/migrate.js';
 import { createApp } from './app.js';
+import { answerClientErrors } from './errors.js';
 import { createMetrics } from './metrics.js';
 import { startRunSweep } from './runReconciler.js';
 
@@ -21,6 +22,7 @@ const sweep = startRunSweep(app.reconciler, { intervalMs: config.RUN_SWEEP_INTER
 const server = app.express.listen(config.PORT, config.HOST, () => {
   log.info({ port: config.PORT }, `API listening on http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}/api/v1`);
 });
+answerClientErrors(server);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { Principal } from '../db/accounts.js';
 import { fromZodError, type ErrorCode } from './errors.js';
+import { refuseUnfitJson } from './jsonLimits.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnySchema = z.ZodType;
@@ -52,6 +53,8 @@ export function defineRoute<P extends AnySchema = Empty, Q extends AnySchema = E
 
 function parse(schema: AnySchema | undefined, value: unknown, where: 'body' | 'query' | 'path') {
   if (!schema) return {};
+  // The body was checked as it was read (body.ts); a query or path can carry a NUL too (`%00`).
+  if (where !== 'body') refuseUnfitJson(value, where);
   const result = schema.safeParse(value ?? {});
   if (!result.success) throw fromZodError(result.error, where);
   return result.data;

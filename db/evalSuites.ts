@@ -113,7 +113,7 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
                                       expected_output, advanced_config, match_options)
               VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${values.runs}, ${values.model}, ${values.provider},
                       ${values.expected}, ${values.negative}, ${values.output}, ${values.advanced}, ${values.match})
-              ON CONFLICT (suite_id, title, query) DO UPDATE SET
+              ON CONFLICT (suite_id, md5(title), md5(query)) DO UPDATE SET
                 runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
                 expected_output = EXCLUDED.expected_output, advanced_config = EXCLUDED.advanced_config,

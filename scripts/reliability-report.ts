@@ -72,15 +72,50 @@ with ${load.workerProcesses} worker processes and a cap of ${load.maxConcurrentR
 `);
 } else sections.push(missing('load', 'npx vitest run test/load'));
 
-sections.push('## Malformed requests (test/reliability/fuzz.test.ts)\n');
+sections.push('## Malformed and hostile requests (test/reliability/fuzz.test.ts)\n');
 if (fuzz) {
-  const statuses = Object.entries(fuzz.statuses as Record<string, number>).map(([s, n]) => `${s}: ${n}`).join(', ');
-  sections.push(`${fuzz.requests.toLocaleString('en')} generated requests (fast-check, fixed seed) over all ${fuzz.routes} routes plus unknown ones: wrong types for
-every typed body field, invalid JSON, non-object bodies, 1,000–100,000-deep nesting, bodies over the size limits,
-huge and hostile path segments, bad query values and cursors, wrong content types, missing and forged keys.
-Replies: ${statuses}. **No 5xx, no hang (10 s limit each), every error in the envelope, and the database unchanged**
-(a digest of every table before and after). The fuzzer found one bug, fixed: a NUL byte in an id or a body reached
-Postgres as a 500; ids are now validated at the edge and NUL in a body is a 400.
+  const statuses = (counts: Record<string, number>) => Object.entries(counts).map(([s, n]) => `${s}: ${n}`).join(', ');
+  const classes = Object.entries((fuzz.classes ?? {}) as Record<string, { requests: number; statuses: Record<string, number> }>)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, c]) => `| ${name} | ${c.requests} | ${statuses(c.statuses)} |`);
+  sections.push(`${fuzz.requests.toLocaleString('en')} generated requests (fast-check, fixed seed) over all ${fuzz.routes} routes plus unknown ones. The fields
+come from each route's own body and query schema (nested ones too), so a new field is fuzzed without being listed:
+
+- **malformed requests:** invalid JSON, non-object bodies, bodies over the size limits, wrong content types, missing
+  and forged keys, huge and hostile path segments (invalid UTF-8, NUL), unknown routes;
+- **wrong types** for every typed field, top-level and nested;
+- **text:** lone surrogates and NUL in every string and object key (refused with a 400 naming the field);
+  multi-byte, astral, combining, bidi and noncharacter text, and long text that does not compress, in every
+  string (stored as given); \`__proto__\`-style keys;
+- **numbers** at and past 2^31 and 2^53, both signs, epoch milliseconds past the year 9999, and JSON numbers beyond
+  a double (\`1e400\`), in every number field and numeric query parameter;
+- **nesting** from 1 to 100,000 levels, arrays and objects, inside otherwise valid bodies (tool parameters, host
+  capability objects, trace content) and beside them;
+- **cursors:** multi-byte signatures, wrong shapes, valid-looking payloads under a forged signature;
+- **artifacts:** Jest, Vitest and JUnit reports with wrong types, hostile text and numbers, deep nesting and broken
+  structure, each uploaded (${fuzz.artifactUploads ?? 0} in all) to an upload URL of its own, minted through the API.
+
+| class | requests | replies |
+|---|---|---|
+${classes.join('\n')}
+
+All replies: ${statuses(fuzz.statuses)}. Requests that may legitimately succeed (a boundary value in an otherwise valid
+body) go to a sandbox organization, so that they reach the handlers and the database; the others aim at real ids
+with a value that must be refused, or at ids that do not exist. **No 5xx, no hang (10 s limit each), every error
+in the envelope; outside the sandbox the database is unchanged (a digest of every table before and after); inside
+it every new host, suite and run belongs to a 2xx reply, and every refused upload left its URL unused.**
+
+What the edge holds every request to: JSON nested at most 64 levels and at most 1,000,000 values per body (one
+iterative walk, api/jsonLimits.ts); no NUL or lone surrogate in any string or key of a body, query or path (a 400;
+a test report's captured output instead gets U+FFFD, as the text a tool wrote); integers bounded to what their
+column holds (int4) and epoch milliseconds to years 1 to 9999 (db/columnLimits.ts); uploaded reports checked by
+schemas that name the wrong field (e.g. \`testResults[3].assertionResults[0]\`).
+
+Bugs this class of input found, all fixed: a NUL byte in an id or a body reached Postgres as a 500; and (issue 13)
+a cursor with a multi-byte signature, a body nested 200,000 levels, a \`before\` past the year 9999, ingest token
+counts past int4, lone surrogates in jsonb fields, wrong types inside Jest reports and a case whose prompt was too
+long for its btree index each answered 500 or lost the case; a URL past Node's 16 KB header limit got a bare 431
+without the envelope.
 `);
 } else sections.push(missing('fuzz', 'npx vitest run test/reliability/fuzz.test.ts'));
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { epochMsQuery, int4Query } from '../../db/columnLimits.js';
 import { epochMs, id } from './common.js';
 
 export const projectSchema = z
@@ -50,8 +51,8 @@ export const chatSessionSchema = z
 export const chatSessionsQuery = z.object({
   projectId: id.optional(),
   status: z.enum(['active', 'archived']).default('active'),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  before: z.coerce.number().int().min(0).optional().meta({ description: 'epoch-ms upper bound on lastActivityAt' }),
+  limit: int4Query({ min: 1, max: 200 }).default(50),
+  before: epochMsQuery().optional().meta({ description: 'epoch-ms upper bound on lastActivityAt (years 1 to 9999)' }),
   cursor: z.string().max(2000).optional(),
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { int4Query } from '../../db/columnLimits.js';
 
 /**
  * Ids are opaque strings of letters, digits, `_` and `-` (the `default` project alias included); bounded so a huge
@@ -14,7 +15,7 @@ export const projectParams = z.object({ projectId: id });
 
 export const pageQuery = z.object({
   cursor: z.string().max(2000).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: int4Query({ min: 1, max: 200 }).default(50),
 });
 
 /** `{ items, nextCursor? }`: nextCursor is omitted on the last page. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { limits } from '../../activities/limits.js';
+import { int4, int4Query } from '../../db/columnLimits.js';
 import { collection, epochMs, id } from './common.js';
 
 const toolName = z.string().min(1).max(200);
@@ -28,7 +29,7 @@ export const advancedConfigSchema = z
 const testCaseFields = {
   title: z.string().trim().min(1).max(500),
   query: z.string().trim().min(1).max(50_000),
-  runs: z.number().int().min(1).max(limits.runsPerTest).optional(),
+  runs: int4({ min: 1, max: limits.runsPerTest }).optional(),
   model: z.string().trim().min(1).max(300).optional(),
   provider: z.string().trim().min(1).max(100).optional(),
   isNegativeTest: z.boolean().optional(),
@@ -86,7 +87,7 @@ export const createRunBody = z
     modelApiKeys: modelApiKeys.optional(),
     notes: z.string().max(10_000).optional(),
     passCriteria: passCriteriaSchema.optional(),
-    iterationOverride: z.number().int().min(1).max(limits.runsPerTest).optional(),
+    iterationOverride: int4({ min: 1, max: limits.runsPerTest }).optional(),
   })
   .superRefine((body, ctx) => {
     if (body.suiteId) return;
@@ -213,7 +214,7 @@ export const traceSchema = z
   .catchall(z.unknown())
   .meta({ id: 'EvalTrace' });
 
-export const suiteRunsQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(25) });
+export const suiteRunsQuery = z.object({ limit: int4Query({ min: 1, max: 100 }).default(25) });
 
 export const suiteListItem = z
   .object({

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { artifactFormats } from '../../activities/ingest/artifacts/index.js';
 import { limits } from '../../activities/limits.js';
+import { INT4_MAX, int4, int4Amount } from '../../db/columnLimits.js';
+import { describeJsonProblem, inspectJson } from '../jsonLimits.js';
 import { epochMs, id } from './common.js';
 import { evalRunSchema, passCriteriaSchema } from './evals.js';
 
@@ -12,23 +14,16 @@ export const INGEST_BODY_LIMIT = 6 * 1024 * 1024;
 
 const name = z.string().trim().min(1).max(500);
 const shortText = z.string().max(1000);
-const count = z.number().min(0).max(1e12);
+/** Tokens and milliseconds: stored rounded, in integer columns. */
+const amount = int4Amount();
 const toolCall = z.looseObject({ toolName: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).optional() });
 
-/** Free-form JSON (traces, error details, tool arguments) nested deeper than this is refused. */
-export const MAX_JSON_DEPTH = 100;
-
-/** Iterative, so that checking a hostile depth cannot itself overflow the stack the way serializing it would. */
-function withinDepth(value: unknown, limit = MAX_JSON_DEPTH): boolean {
-  const pending: [unknown, number][] = [[value, 0]];
-  while (pending.length > 0) {
-    const [next, depth] = pending.pop()!;
-    if (typeof next !== 'object' || next === null) continue;
-    if (depth > limit) return false;
-    for (const inner of Object.values(next)) pending.push([inner, depth + 1]);
-  }
-  return true;
-}
+/** Without a total, the stored total is input + output, which must fit its column too. */
+const tokens = z
+  .object({ input: amount.optional(), output: amount.optional(), total: amount.optional() })
+  .refine((t) => t.total !== undefined || Math.round(t.input ?? 0) + Math.round(t.output ?? 0) <= INT4_MAX, {
+    message: `input + output is more than ${INT4_MAX}, the most a total can be; give total`,
+  });
 
 const traceMessage = z.looseObject({ role: z.string().max(100), content: z.unknown() });
 const traceSpan = z.looseObject({
@@ -46,12 +41,12 @@ export const evalResultSchema = z
     caseTitle: name,
     query: z.string().max(50_000).optional(),
     passed: z.boolean(),
-    durationMs: count.optional(),
+    durationMs: amount.optional(),
     provider: z.string().max(100).optional(),
     model: z.string().max(300).optional(),
     expectedToolCalls: z.array(toolCall).max(1000).optional(),
     actualToolCalls: z.array(toolCall).max(1000).optional(),
-    tokens: z.object({ input: count.optional(), output: count.optional(), total: count.optional() }).optional(),
+    tokens: tokens.optional(),
     error: z.string().max(100_000).optional(),
     errorDetails: z.unknown().optional(),
     trace: z
@@ -67,7 +62,12 @@ export const evalResultSchema = z
     metadata: z.record(z.string().max(200), z.union([z.string().max(10_000), z.number(), z.boolean()])).optional(),
     isNegativeTest: z.boolean().optional(),
   })
-  .refine((result) => withinDepth(result), { message: `nested deeper than ${MAX_JSON_DEPTH} levels` })
+  // Free-form JSON (traces, error details, tool arguments) is bounded by the edge's check of the whole body; the
+  // schema applies the same check to each result, for one that reaches it another way.
+  .superRefine((result, ctx) => {
+    const problem = inspectJson(result);
+    if (problem) ctx.addIssue({ code: 'custom', ...describeJsonProblem(problem) });
+  })
   .meta({ id: 'EvalResultInput' });
 
 const results = z
@@ -88,7 +88,7 @@ export const ingestRunBody = z
       .object({ provider: shortText, pipelineId: shortText, jobId: shortText, runUrl: z.string().max(2000), branch: shortText, commitSha: shortText })
       .partial()
       .optional(),
-    expectedIterations: z.number().int().min(0).max(limits.iterationsPerIngestedRun).optional(),
+    expectedIterations: int4({ min: 0, max: limits.iterationsPerIngestedRun }).optional(),
     tags: z.array(z.string().max(200)).max(100).optional(),
   })
   .meta({ id: 'IngestRunStart' });

@@ -9,6 +9,7 @@ import { createLogger, type Logger } from '../../activities/logger.js';
 import type { ConnectionPool, McpOperations } from '../../activities/mcp/index.js';
 import { createServices } from '../../activities/services.js';
 import { createApp, type App } from '../../api/app.js';
+import { answerClientErrors } from '../../api/errors.js';
 import { randomBase62 } from '../../db/ids.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import { createRunwayWorker } from '../../worker/createWorker.js';
@@ -78,6 +79,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const server: Server = await new Promise((resolve) => {
     const s = app.express.listen(0, '127.0.0.1', () => resolve(s));
   });
+  answerClientErrors(server);
   const { port } = server.address() as { port: number };
 
   let worker: { worker: Worker; running: Promise<void>; connection: NativeConnection } | undefined;

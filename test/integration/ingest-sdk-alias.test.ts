@@ -112,6 +112,6 @@ describe('eval ingest: the /sdk/v1 alias and the request limits', () => {
     // JSON nested so deep that serializing it would overflow the stack is a 400, not a 500.
     const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
     const tooDeep = await sdk('POST', '/evals/report', `{"suiteName":"Bad","externalRunId":"bad-3","results":[{"caseTitle":"x","passed":true,"trace":[{"role":"tool","content":${deep}}]}]}`);
-    expect(tooDeep).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', details: { issues: [{ path: 'body.results.0', message: 'nested deeper than 100 levels' }] } } });
+    expect(tooDeep).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', error: expect.stringContaining('nested deeper than 64 levels'), details: { reason: 'BODY_TOO_DEEP', limit: 64, path: 'body.results.0.trace.0' } } });
   });
 });

@@ -1,23 +1,34 @@
+import { z } from 'zod';
+import { INT4_MAX } from '../../../db/columnLimits.js';
 import { OperationFailure } from '../../errors.js';
+import { readReport } from './reportSchema.js';
 import { cleanText, firstLine, type TestOutcome, type TestRecord } from './testRecords.js';
 
-/** The parts of Jest's `--json` report we read; Vitest's `--reporter=json` writes the same shape. */
-interface AssertionResult {
-  title?: string;
-  fullName?: string;
-  ancestorTitles?: string[];
-  status?: string;
-  duration?: number | null;
-  failureMessages?: string[];
-  failureDetails?: unknown[];
-}
+/**
+ * The parts of Jest's `--json` report we read; Vitest's `--reporter=json` writes the same shape. Everything else
+ * in the report is left as it is; what we read must have the type the tools write (null where they write it).
+ */
+const assertionResultSchema = z.looseObject({
+  title: z.string().optional(),
+  fullName: z.string().nullish(),
+  ancestorTitles: z.array(z.string()).nullish(),
+  status: z.string().optional(),
+  // Stored rounded in the iteration's integer duration column; a negative one (clock skew) is stored as 0.
+  duration: z.number().max(INT4_MAX).nullish(),
+  failureMessages: z.array(z.string()).nullish(),
+  failureDetails: z.array(z.unknown()).nullish(),
+});
 
-interface FileResult {
-  name?: string;
-  status?: string;
-  message?: string;
-  assertionResults?: AssertionResult[];
-}
+const fileResultSchema = z.looseObject({
+  name: z.string().optional(),
+  status: z.string().optional(),
+  message: z.string().nullish(),
+  assertionResults: z.array(assertionResultSchema).nullish(),
+});
+
+const reportSchema = z.looseObject({ testResults: z.array(fileResultSchema) });
+
+type AssertionResult = z.infer<typeof assertionResultSchema>;
 
 export type JestShapedFormat = 'jest-json' | 'vitest-json';
 
@@ -35,11 +46,12 @@ export function parseJestShapedJson(report: unknown, format: JestShapedFormat): 
     throw new OperationFailure('VALIDATION_ERROR', `the artifact is not ${tool} report: it has no testResults array`, { reason: 'ARTIFACT_UNREADABLE', format });
   }
   const records: TestRecord[] = [];
-  for (const file of files as FileResult[]) {
-    const location = file?.name ?? '';
-    const assertions = Array.isArray(file?.assertionResults) ? file.assertionResults : [];
-    if (assertions.length === 0 && file?.status === 'failed') {
-      records.push({ title: location || '(test file)', location, outcome: 'errored', message: firstLine(file.message) ?? 'the test file failed to run', details: cleanText(file.message) });
+  for (const file of readReport(reportSchema, report, format).testResults) {
+    const location = file.name ?? '';
+    const assertions = file.assertionResults ?? [];
+    if (assertions.length === 0 && file.status === 'failed') {
+      const message = file.message ?? undefined;
+      records.push({ title: location || '(test file)', location, outcome: 'errored', message: firstLine(message) ?? 'the test file failed to run', details: cleanText(message) });
       continue;
     }
     for (const assertion of assertions) {

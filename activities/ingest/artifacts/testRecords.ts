@@ -1,3 +1,4 @@
+import { storableText } from '../../../db/columnLimits.js';
 import type { IngestResult } from '../results.js';
 
 /**
@@ -72,8 +73,11 @@ export function toIngestResults(records: TestRecord[]): IngestResult[] {
   });
 }
 
-/** Postgres text cannot hold NUL, which a JSON report may carry (`\u0000` in a captured output). */
+/**
+ * A report is text a test framework wrote, captured output included: a NUL or a lone surrogate in it (`\u0000`,
+ * `\ud83d` of a cut emoji) becomes U+FFFD rather than failing the upload. (A request's own fields are refused
+ * with a 400 instead: their sender can fix them.)
+ */
 function storable(record: TestRecord): TestRecord {
-  const clean = (text: string) => text.replaceAll('\u0000', '\uFFFD');
-  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, typeof value === 'string' ? clean(value) : value])) as TestRecord;
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, typeof value === 'string' ? storableText(value) : value])) as TestRecord;
 }
