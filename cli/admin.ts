@@ -187,10 +187,10 @@ const serverCreate = server
   .option('--client-secret <secret>', `OAuth client secret (stored encrypted; ${visible})`)
   .option('--authorization-server-url <url>', AUTHORIZATION_SERVER_HELP, httpUrl)
   .option('--cwd <dir>', CWD_HELP, absolutePath)
-  .option('--disabled', 'save it disabled')
-  .addOption(json)
-  .addHelpText('after', secretsHelp);
+  .option('--disabled', 'save it disabled');
 withTimeoutOptions(serverCreate)
+  .addOption(json)
+  .addHelpText('after', secretsHelp)
   .action(action<{
     project: string; name: string; transport: 'stdio' | 'http' | 'sse'; command?: string; arg?: string[]; url?: string;
     env?: string[]; envEnv?: string[]; envStdin?: boolean; header?: string[]; headerEnv?: string[]; headerStdin?: boolean;
@@ -222,9 +222,9 @@ const serverUpdate = server
   .option('--clear-authorization-server', "forget it: the server's own metadata decides again")
   .option('--cwd <dir>', CWD_HELP, absolutePath)
   .option('--clear-cwd', 'stdio: run in its own directory under the data folder again')
-  .option('--clear-timeouts', "forget every per-server timeout (the service's defaults apply again) before setting the ones given")
-  .addOption(json);
+  .option('--clear-timeouts', "forget every per-server timeout (the service's defaults apply again) before setting the ones given");
 withTimeoutOptions(serverUpdate)
+  .addOption(json)
   .action(action<{ authorizationServerUrl?: string; clearAuthorizationServer?: boolean; cwd?: string; clearCwd?: boolean; clearTimeouts?: boolean } & TimeoutFlags>(async ({ sql }, o, [serverId]) => {
     if (o.authorizationServerUrl && o.clearAuthorizationServer) throw new Error('give only one of --authorization-server-url and --clear-authorization-server');
     if (o.cwd && o.clearCwd) throw new Error('give only one of --cwd and --clear-cwd');
