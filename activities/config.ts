@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { EncryptionKeyError, Keyring } from '../db/keyring.js';
@@ -25,6 +27,9 @@ const trustProxy = z
     if (wrong.length > 0) ctx.addIssue({ code: 'custom', message: `not an address, CIDR range or one of ${[...namedRanges].join(', ')}: ${wrong.join(', ')}` });
     return value;
   });
+
+/** The checkout's `.data`, where `npm start` keeps its state too (cli/localStack.ts). */
+const projectDataDir = fileURLToPath(new URL('../.data', import.meta.url));
 
 /**
  * Everything the processes read from the environment, in one schema (documented in the README's table).
@@ -62,6 +67,8 @@ export const configSchema = z.object({
   MCP_REQUEST_TIMEOUT_MS: int(30_000),
   MCP_MAX_TOTAL_TIMEOUT_MS: int(120_000),
   MCP_IDLE_TIMEOUT_MS: int(300_000),
+  /** files of Runway's own: each stdio server runs in servers/<serverId> below it unless saved with a cwd */
+  DATA_DIR: z.string().min(1).default(projectDataDir).transform((dir) => resolve(dir)),
   EVAL_ITERATION_CONCURRENCY: int(8),
   HOSTED_MODELS: z.string().default(''),
   /** when set, GET /metrics (API and worker) needs `Authorization: Bearer <METRICS_TOKEN>` */

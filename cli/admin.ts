@@ -1,3 +1,4 @@
+import { isAbsolute, normalize } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { addMembership, createApiKey, createOrganization, createUser, revokeApiKey } from '../db/accounts.js';
 import { createChatbox, createChatSession } from '../db/catalog.js';
@@ -8,7 +9,7 @@ import { createProject } from '../db/projects.js';
 import { setProviderKey } from '../db/providerKeys.js';
 import { rekeySecrets, secretsByKey } from '../db/rekey.js';
 import { SecretBox } from '../db/secretBox.js';
-import { createServer, setAuthorizationServer } from '../db/servers.js';
+import { createServer, getServerSettings, setAuthorizationServer, updateServerSettings, type ServerSettings, type ServerTimeouts } from '../db/servers.js';
 import { checkSecretsAtStart } from '../db/startupCheck.js';
 import { embeddedDatabaseUrl, requireLocalKey } from './localStack.js';
 import { pairedSecrets, secretsHelp, singleSecret, StandardInput } from './secretInput.js';
@@ -37,6 +38,50 @@ const httpUrl = (value: string): string => {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http or https URL');
   return value;
+};
+
+/** A stdio server's working directory: absolute, or it would depend on where the service happens to run. */
+const absolutePath = (value: string): string => {
+  if (!isAbsolute(value)) throw new InvalidArgumentError('must be an absolute path');
+  return normalize(value).replace(/(.)\/+$/, '$1');
+};
+
+const CWD_HELP = 'stdio: the working directory of the server process (absolute; it must exist). Default: a private directory of its own under the data folder (DATA_DIR/servers/<serverId>)';
+
+/** The per-server timeouts (servers.timeouts), each overriding the service's MCP_*_TIMEOUT_MS. */
+const TIMEOUT_OPTIONS = [
+  ['--connect-timeout-ms <ms>', 'connectMs', 'spawning the process or opening the connection (MCP_CONNECT_TIMEOUT_MS)'],
+  ['--initialize-timeout-ms <ms>', 'initializeMs', 'the initialize handshake; raise it for npx/uvx/docker servers, whose first start downloads (MCP_INITIALIZE_TIMEOUT_MS)'],
+  ['--request-timeout-ms <ms>', 'requestMs', 'one request; progress notifications restart it (MCP_REQUEST_TIMEOUT_MS)'],
+  ['--max-total-timeout-ms <ms>', 'maxTotalMs', 'how far progress may stretch one request (MCP_MAX_TOTAL_TIMEOUT_MS)'],
+] as const;
+
+type TimeoutFlags = { connectTimeoutMs?: number; initializeTimeoutMs?: number; requestTimeoutMs?: number; maxTotalTimeoutMs?: number };
+
+function withTimeoutOptions(command: Command): Command {
+  for (const [flags, , help] of TIMEOUT_OPTIONS) command.addOption(new Option(flags, `per-server timeout: ${help}`).argParser(positiveInt));
+  return command;
+}
+
+/** The timeouts given on the command line, as saved (servers.timeouts). */
+function timeoutsFrom(o: TimeoutFlags): ServerTimeouts {
+  const given: ServerTimeouts = {};
+  if (o.connectTimeoutMs !== undefined) given.connectMs = o.connectTimeoutMs;
+  if (o.initializeTimeoutMs !== undefined) given.initializeMs = o.initializeTimeoutMs;
+  if (o.requestTimeoutMs !== undefined) given.requestMs = o.requestTimeoutMs;
+  if (o.maxTotalTimeoutMs !== undefined) given.maxTotalMs = o.maxTotalTimeoutMs;
+  return given;
+}
+
+const describeSettings = (r: ServerSettings) => {
+  const timeouts = Object.entries(r.timeouts).map(([name, ms]) => `${name} ${ms}`).join(', ');
+  return [
+    `server ${r.id} (${r.name}, ${r.transportType})`,
+    r.transportType === 'stdio'
+      ? `  working directory: ${r.cwd ?? 'its own, under the data folder'}`
+      : `  authorization server: ${r.authorizationServerUrl ?? 'from its own metadata'}`,
+    `  timeouts: ${timeouts || "the service's defaults"}`,
+  ].join('\n');
 };
 
 const AUTHORIZATION_SERVER_HELP =
@@ -120,7 +165,7 @@ program
   (r) => `project ${r.id} (${r.name})`));
 
 const server = program.command('server').description('saved MCP servers');
-server
+const serverCreate = server
   .command('create')
   .requiredOption('--project <projectId>')
   .requiredOption('--name <name>')
@@ -141,18 +186,20 @@ server
   .option('--client-secret-env <NAME>', 'OAuth client secret, from the environment variable NAME (stored encrypted)')
   .option('--client-secret <secret>', `OAuth client secret (stored encrypted; ${visible})`)
   .option('--authorization-server-url <url>', AUTHORIZATION_SERVER_HELP, httpUrl)
-  .option('--request-timeout-ms <ms>', 'per-server request timeout', Number)
-  .option('--disabled', 'save it disabled')
+  .option('--cwd <dir>', CWD_HELP, absolutePath)
+  .option('--disabled', 'save it disabled');
+withTimeoutOptions(serverCreate)
   .addOption(json)
   .addHelpText('after', secretsHelp)
   .action(action<{
     project: string; name: string; transport: 'stdio' | 'http' | 'sse'; command?: string; arg?: string[]; url?: string;
     env?: string[]; envEnv?: string[]; envStdin?: boolean; header?: string[]; headerEnv?: string[]; headerStdin?: boolean;
     oauth?: boolean; scope?: string[]; clientId?: string; clientSecret?: string; clientSecretEnv?: string; clientSecretStdin?: boolean; authorizationServerUrl?: string;
-    requestTimeoutMs?: number; disabled?: boolean;
-  }>(async ({ sql, box }, o) => {
+    cwd?: string; disabled?: boolean;
+  } & TimeoutFlags>(async ({ sql, box }, o) => {
     if (o.transport === 'stdio' && !o.command) throw new Error('--command is required for stdio servers');
     if (o.transport !== 'stdio' && !o.url) throw new Error('--url is required for http and sse servers');
+    if (o.transport !== 'stdio' && o.cwd) throw new Error('--cwd is for stdio servers');
     const input = new StandardInput({ '--env-stdin': o.envStdin, '--header-stdin': o.headerStdin, '--client-secret-stdin': o.clientSecretStdin });
     const env = await pairedSecrets('env', { pairs: o.env, env: o.envEnv, stdin: o.envStdin }, input);
     const headers = await pairedSecrets('header', { pairs: o.header, env: o.headerEnv, stdin: o.headerStdin }, input);
@@ -160,22 +207,42 @@ server
     return await createServer(sql, box, {
       projectId: o.project, name: o.name, transportType: o.transport, command: o.command, args: o.arg, env,
       url: o.url, headers, useOAuth: o.oauth, oauthScopes: o.scope, oauthClientId: o.clientId,
-      clientSecret, authorizationServerUrl: o.authorizationServerUrl, enabled: !o.disabled, timeouts: o.requestTimeoutMs ? { requestMs: o.requestTimeoutMs } : {},
+      clientSecret, authorizationServerUrl: o.authorizationServerUrl, cwd: o.cwd, enabled: !o.disabled, timeouts: timeoutsFrom(o),
     });
   }, (r) => `server ${r.id} (${r.name}, ${r.transportType})`));
-server
+const serverUpdate = server
   .command('update')
-  .description("change a saved server's OAuth authorization server (grants already imported are refreshed there from now on)")
+  .description(
+    "change a saved server's OAuth authorization server (grants already imported are refreshed there from now on), " +
+      'its working directory (stdio) or its timeouts (each given one replaces the saved one; the others are kept). ' +
+      'The next operation starts a new session with them.',
+  )
   .argument('<serverId>')
   .option('--authorization-server-url <url>', AUTHORIZATION_SERVER_HELP, httpUrl)
   .option('--clear-authorization-server', "forget it: the server's own metadata decides again")
+  .option('--cwd <dir>', CWD_HELP, absolutePath)
+  .option('--clear-cwd', 'stdio: run in its own directory under the data folder again')
+  .option('--clear-timeouts', "forget every per-server timeout (the service's defaults apply again) before setting the ones given");
+withTimeoutOptions(serverUpdate)
   .addOption(json)
-  .action(action<{ authorizationServerUrl?: string; clearAuthorizationServer?: boolean }>(async ({ sql }, o, [serverId]) => {
-    if (Boolean(o.authorizationServerUrl) === Boolean(o.clearAuthorizationServer)) throw new Error('give exactly one of --authorization-server-url and --clear-authorization-server');
-    const updated = await setAuthorizationServer(sql, serverId, o.authorizationServerUrl ?? null);
-    if (!updated) throw new Error(`no server ${serverId}`);
-    return updated;
-  }, (r) => `server ${r.id} (${r.name}): authorization server ${r.authorizationServerUrl ?? 'from its own metadata'}`));
+  .action(action<{ authorizationServerUrl?: string; clearAuthorizationServer?: boolean; cwd?: string; clearCwd?: boolean; clearTimeouts?: boolean } & TimeoutFlags>(async ({ sql }, o, [serverId]) => {
+    if (o.authorizationServerUrl && o.clearAuthorizationServer) throw new Error('give only one of --authorization-server-url and --clear-authorization-server');
+    if (o.cwd && o.clearCwd) throw new Error('give only one of --cwd and --clear-cwd');
+    const timeouts = timeoutsFrom(o);
+    const authorization = o.authorizationServerUrl !== undefined || o.clearAuthorizationServer;
+    const settings = o.cwd !== undefined || o.clearCwd || o.clearTimeouts || Object.keys(timeouts).length > 0;
+    if (!authorization && !settings) {
+      throw new Error('nothing to change: give --authorization-server-url, --cwd, a timeout option, or one of the --clear options (see --help)');
+    }
+    return await sql.begin(async (tx) => {
+      const found =
+        (!authorization || (await setAuthorizationServer(tx, serverId, o.authorizationServerUrl ?? null)) !== undefined) &&
+        (!settings || (await updateServerSettings(tx, serverId, { cwd: o.clearCwd ? null : o.cwd, clearTimeouts: o.clearTimeouts, timeouts })));
+      const updated = found ? await getServerSettings(tx, serverId) : undefined;
+      if (!updated) throw new Error(`no server ${serverId}`);
+      return { ...updated };
+    });
+  }, describeSettings));
 
 const key = program.command('key').description('API keys');
 key

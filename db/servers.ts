@@ -24,6 +24,8 @@ export interface SavedServer {
   command: string | null;
   args: string[];
   env: Record<string, string>;
+  /** stdio: the absolute working directory an operator chose; null: the server's own under DATA_DIR */
+  cwd: string | null;
   headers: Record<string, string>;
   useOAuth: boolean;
   oauthScopes: string[];
@@ -45,6 +47,7 @@ export interface ServerInput {
   command?: string | null;
   args?: string[];
   env?: Record<string, string>;
+  cwd?: string | null;
   headers?: Record<string, string>;
   useOAuth?: boolean;
   oauthScopes?: string[];
@@ -57,7 +60,7 @@ export interface ServerInput {
 
 interface ServerRow {
   id: string; project_id: string; name: string; enabled: boolean; transport_type: TransportType; url: string | null;
-  command: string | null; args: string[]; env_enc: string | null; headers_enc: string | null; use_oauth: boolean;
+  command: string | null; args: string[]; env_enc: string | null; cwd: string | null; headers_enc: string | null; use_oauth: boolean;
   oauth_scopes: string[]; oauth_client_id: string | null; client_secret_enc: string | null;
   authorization_server_url: string | null; timeouts: ServerTimeouts;
   revision: number; created_at: Date; updated_at: Date;
@@ -68,11 +71,11 @@ const encryptMap = (box: SecretBox, value: Record<string, string> | undefined) =
 
 export async function createServer(sql: Db, box: SecretBox, input: ServerInput) {
   const [row] = await sql<{ id: string; name: string; transport_type: TransportType }[]>`
-    INSERT INTO servers (id, project_id, name, enabled, transport_type, url, command, args, env_enc, headers_enc,
+    INSERT INTO servers (id, project_id, name, enabled, transport_type, url, command, args, env_enc, cwd, headers_enc,
                          use_oauth, oauth_scopes, oauth_client_id, client_secret_enc, authorization_server_url, timeouts)
     VALUES (${newId('srv')}, ${input.projectId}, ${input.name}, ${input.enabled ?? true}, ${input.transportType},
             ${input.url ?? null}, ${input.command ?? null}, ${sql.json(input.args ?? [])}, ${encryptMap(box, input.env)},
-            ${encryptMap(box, input.headers)}, ${input.useOAuth ?? false}, ${input.oauthScopes ?? []},
+            ${input.cwd ?? null}, ${encryptMap(box, input.headers)}, ${input.useOAuth ?? false}, ${input.oauthScopes ?? []},
             ${input.oauthClientId ?? null}, ${input.clientSecret ? box.encrypt(input.clientSecret) : null},
             ${input.authorizationServerUrl ?? null}, ${sql.json((input.timeouts ?? {}) as Record<string, number>)})
     RETURNING id, name, transport_type`;
@@ -94,6 +97,55 @@ export async function setAuthorizationServer(sql: Db, serverId: string, url: str
     SELECT * FROM server`;
   if (!row) return undefined;
   return { id: row.id, name: row.name, authorizationServerUrl: row.authorization_server_url };
+}
+
+/** What an operator sees and changes of a saved server with `server update`. */
+export interface ServerSettings {
+  id: string;
+  name: string;
+  transportType: TransportType;
+  authorizationServerUrl: string | null;
+  cwd: string | null;
+  timeouts: ServerTimeouts;
+}
+
+export interface SettingsChange {
+  /** a string sets it, null forgets it (the server's own directory again), undefined leaves it */
+  cwd?: string | null;
+  /** forget every per-server timeout first (the service's defaults apply again) */
+  clearTimeouts?: boolean;
+  /** merged into the saved ones */
+  timeouts?: ServerTimeouts;
+}
+
+/**
+ * An operator changes a saved server's working directory and timeouts. The revision moves on, so the next operation
+ * gets a session started with the new settings. False: no such server.
+ */
+export async function updateServerSettings(sql: Db, serverId: string, change: SettingsChange): Promise<boolean> {
+  const setCwd = change.cwd !== undefined;
+  try {
+    const rows = await sql`
+      UPDATE servers SET
+        cwd = CASE WHEN ${setCwd}::boolean THEN ${change.cwd ?? null}::text ELSE cwd END,
+        timeouts = (CASE WHEN ${change.clearTimeouts ?? false}::boolean THEN '{}'::jsonb ELSE timeouts END) || ${sql.json((change.timeouts ?? {}) as Record<string, number>)}::jsonb,
+        revision = revision + 1, updated_at = now()
+      WHERE id = ${serverId}
+      RETURNING id`;
+    return rows.length > 0;
+  } catch (error) {
+    if ((error as { constraint_name?: string }).constraint_name === 'servers_cwd_stdio_absolute') {
+      throw new Error('a working directory (cwd) is for stdio servers only, and must be an absolute path');
+    }
+    throw error;
+  }
+}
+
+export async function getServerSettings(sql: Db, serverId: string): Promise<ServerSettings | undefined> {
+  const [row] = await sql<Pick<ServerRow, 'id' | 'name' | 'transport_type' | 'authorization_server_url' | 'cwd' | 'timeouts'>[]>`
+    SELECT id, name, transport_type, authorization_server_url, cwd, timeouts FROM servers WHERE id = ${serverId}`;
+  if (!row) return undefined;
+  return { id: row.id, name: row.name, transportType: row.transport_type, authorizationServerUrl: row.authorization_server_url, cwd: row.cwd, timeouts: row.timeouts };
 }
 
 export async function listServerRows(sql: Db, projectId: string): Promise<ServerRow[]> {
@@ -135,6 +187,7 @@ export function toSavedServer(box: SecretBox, row: ServerRow): SavedServer {
     command: row.command,
     args: row.args,
     env: box.decryptJson(row.env_enc, {}),
+    cwd: row.cwd,
     headers: box.decryptJson(row.headers_enc, {}),
     useOAuth: row.use_oauth,
     oauthScopes: row.oauth_scopes,

@@ -105,7 +105,8 @@ try {
   if (count === 0) seeded = await seedDemo(sql, box, { httpUrl: `http://127.0.0.1:${demoPort}/mcp` });
   await sql.end();
 
-  const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, RUNWAY_ENCRYPTION_KEY: key.value };
+  // The API and the worker keep their files (stdio servers' working directories) in the same data folder.
+  const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, RUNWAY_ENCRYPTION_KEY: key.value, DATA_DIR: process.env.DATA_DIR ?? dataDir };
   startChild('worker', ['--import', 'tsx', 'worker/main.ts'], env);
   startChild('api', ['--import', 'tsx', 'api/main.ts'], env);
 

@@ -7,7 +7,7 @@ import type { SavedServer } from '../../db/servers.js';
 import type { OperationFailure } from '../errors.js';
 import { httpStatus, toOperationFailure } from './failures.js';
 import type { McpTimeouts, Phase } from './timeouts.js';
-import { createTransport, transportKindsFor, type Credentials, type TransportKind } from './transports.js';
+import { createTransport, transportKindsFor, type ChildReport, type Credentials, type TransportKind } from './transports.js';
 
 /** What initialization told us about the server (the validate reply's initInfo). */
 export interface InitInfo {
@@ -22,6 +22,8 @@ export interface ConnectTarget {
   server: SavedServer;
   credentials?: Credentials;
   timeouts: McpTimeouts;
+  /** the service's data folder (config DATA_DIR): stdio servers without a saved cwd run below it */
+  dataDir: string;
 }
 
 export interface ConnectTimings {
@@ -35,6 +37,8 @@ export interface McpConnection {
   readonly initInfo: InitInfo;
   /** the child process (stdio), so tests and operators can see that it is reused */
   readonly pid: number | null;
+  /** stdio: the end of the child's stderr and its exit (for a failure's details, never for our logs); else null */
+  child(): ChildReport | null;
   readonly timings: ConnectTimings;
   /** settles once the session is gone: closed by us, the child died, or the stream broke */
   readonly closed: Promise<void>;
@@ -63,7 +67,7 @@ export async function openConnection(target: ConnectTarget, timings: ConnectTimi
 const refusesTransport = (failure: OperationFailure) =>
   failure.code === 'SERVER_UNREACHABLE' && [400, 404, 405].includes(failure.details?.status as number);
 
-async function connectOver(kind: TransportKind, { server, credentials, timeouts }: ConnectTarget, timings: ConnectTimings): Promise<McpConnection> {
+async function connectOver(kind: TransportKind, { server, credentials, timeouts, dataDir }: ConnectTarget, timings: ConnectTimings): Promise<McpConnection> {
   let phase: Phase = 'connect';
   let startedAt = Date.now();
   const enterInitialize = () => {
@@ -79,7 +83,7 @@ async function connectOver(kind: TransportKind, { server, credentials, timeouts 
     enterInitialize();
     return response;
   };
-  const created = createTransport(kind, server, credentials, kind === 'streamable-http' ? observe : undefined);
+  const created = createTransport(kind, server, { credentials, fetch: kind === 'streamable-http' ? observe : undefined, dataDir });
   const { transport } = created;
   const client = new Client(CLIENT_INFO, { capabilities: {} });
 
@@ -111,9 +115,11 @@ async function connectOver(kind: TransportKind, { server, credentials, timeouts 
   try {
     await client.connect(transport, { timeout: timeouts.initializeMs });
   } catch (error) {
+    // Read before closing, which would end a child that is still starting (and make it look as if it had died).
+    const child = created.child();
     await client.close().catch(() => {});
     await transport.close().catch(() => {});
-    throw toOperationFailure(error, { phase, startedAt, server });
+    throw toOperationFailure(error, { phase, startedAt, server, child });
   }
   timings.initializeMs = Date.now() - startedAt;
   initialized = true;
@@ -121,6 +127,7 @@ async function connectOver(kind: TransportKind, { server, credentials, timeouts 
   return {
     client,
     pid: created.pid(),
+    child: created.child,
     timings,
     closed,
     initInfo: {

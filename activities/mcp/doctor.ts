@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../errors.js';
 import type { InitInfo, McpConnection } from './connection.js';
@@ -17,6 +18,8 @@ export interface DoctorReport {
   status: 'ready' | 'oauth_required' | 'partial' | 'error';
   generatedAt: string;
   target: { projectId: string; serverId: string; name: string; transportType: string; url: string | null };
+  /** the timeouts that applied: the service's defaults, overridden by the server's own */
+  timeouts: McpTimeouts;
   checks: Record<CheckName, DoctorCheck>;
   initInfo: InitInfo | null;
   tools: ToolEntry[];
@@ -42,13 +45,15 @@ const skipped = (detail: string): DoctorCheck => ({ status: 'skipped', detail, d
 
 /**
  * probe -> connection -> initialization -> capabilities -> each primitive list, every step timed. It reports
- * instead of throwing: once the server is found the reply is always a report (HTTP 200).
+ * instead of throwing: once the server is found the reply is always a report (HTTP 200). `dataDir` is where a
+ * stdio server without a saved working directory runs.
  */
-export async function runDoctor(server: SavedServer, timeouts: McpTimeouts, steps: DoctorSteps): Promise<DoctorReport> {
+export async function runDoctor(server: SavedServer, { timeouts, dataDir }: { timeouts: McpTimeouts; dataDir: string }, steps: DoctorSteps): Promise<DoctorReport> {
   const report: DoctorReport = {
     status: 'ready',
     generatedAt: new Date().toISOString(),
     target: { projectId: server.projectId, serverId: server.id, name: server.name, transportType: server.transportType, url: server.url },
+    timeouts,
     checks: {
       probe: skipped('not run'),
       connection: skipped('not run'),
@@ -69,7 +74,7 @@ export async function runDoctor(server: SavedServer, timeouts: McpTimeouts, step
   };
 
   const probeStarted = Date.now();
-  const probe = server.transportType === 'stdio' ? await probeStdio(server) : await probeHttp(server, timeouts.connectMs + timeouts.initializeMs);
+  const probe = server.transportType === 'stdio' ? await probeStdio(server, dataDir) : await probeHttp(server, timeouts.connectMs + timeouts.initializeMs);
   report.checks.probe = { status: probe.ok ? 'ok' : 'error', detail: probe.detail, durationMs: Date.now() - probeStarted };
   report.oauth = probe.oauth;
   if (probe.oauth?.required && !(await steps.hasGrant())) {
@@ -86,11 +91,12 @@ export async function runDoctor(server: SavedServer, timeouts: McpTimeouts, step
   } catch (error) {
     const failure = error instanceof OperationFailure ? error : new OperationFailure('INTERNAL_ERROR', 'connecting failed unexpectedly');
     const elapsed = Date.now() - connectStarted;
+    const detail = explainConnectFailure(server, timeouts, failure);
     if (failure.details?.phase === 'initialize' || failure.code === 'OAUTH_REQUIRED') {
       report.checks.connection = { status: 'ok', detail: 'transport started', durationMs: timings.connectMs };
-      report.checks.initialization = { status: 'error', detail: failure.message, durationMs: Math.max(0, elapsed - timings.connectMs) };
+      report.checks.initialization = { status: 'error', detail, durationMs: Math.max(0, elapsed - timings.connectMs) };
     } else {
-      report.checks.connection = { status: 'error', detail: failure.message, durationMs: elapsed };
+      report.checks.connection = { status: 'error', detail, durationMs: elapsed };
     }
     // Without a session nothing else can be checked: that is an unusable server, not a partial one.
     report.status = failure.code === 'OAUTH_REQUIRED' ? 'oauth_required' : 'error';
@@ -140,4 +146,46 @@ async function check<T>(report: DoctorReport, name: CheckName, declared: unknown
     report.checks[name] = { status: 'error', detail: message, durationMs: Date.now() - started };
     report.error ??= error instanceof OperationFailure ? { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } : null;
   }
+}
+
+/**
+ * A failed connect in words an operator can act on: the timeout that ran out (and, for a server started by a package
+ * launcher, why a first start is slow and what to raise), and what a stdio server said before it ended. The stderr
+ * tail is the caller's to see (it is already redacted), like the failure's details.
+ */
+function explainConnectFailure(server: SavedServer, timeouts: McpTimeouts, failure: OperationFailure): string {
+  const parts = [failure.message];
+  const details = failure.details ?? {};
+  if (failure.code === 'TIMEOUT' && (details.phase === 'connect' || details.phase === 'initialize')) {
+    const limit = details.phase === 'connect' ? timeouts.connectMs : timeouts.initializeMs;
+    parts.push(`the ${details.phase} timeout is ${limit} ms`);
+    const launcher = packageLauncher(server);
+    if (details.phase === 'initialize' && launcher) {
+      const fetches = launcher.pullsImages ? 'pull the image' : 'download the package';
+      parts.push(
+        `the first start of ${launcher.name} may ${fetches}, which can take most of a minute, and a timeout stops it midway; ` +
+          `raise the timeout (npm run admin -- server update ${server.id} --initialize-timeout-ms 120000) and run doctor again`,
+      );
+    }
+  }
+  if (typeof details.exitCode === 'number') parts.push(`the server exited with code ${details.exitCode}`);
+  else if (typeof details.signal === 'string') parts.push(`the server was ended by ${details.signal}`);
+  if (typeof details.stderr === 'string' && details.stderr !== '') parts.push(`its stderr ends with:\n${details.stderr}`);
+  return parts.join('; ');
+}
+
+/** Commands that fetch what they run on a first start (a cold cache): their first initialize can be slow. */
+const LAUNCHERS = new Set(['npx', 'pnpx', 'bunx', 'uvx', 'pipx']);
+const IMAGE_RUNNERS = new Set(['docker', 'podman']);
+/** `npm exec`, `pnpm dlx`, `uv tool run`, ...: a package manager's subcommand that does the same. */
+const LAUNCHING_SUBCOMMANDS: Record<string, string[]> = { npm: ['exec', 'x'], pnpm: ['dlx', 'exec'], yarn: ['dlx'], bun: ['x'], uv: ['tool'] };
+
+function packageLauncher(server: SavedServer): { name: string; pullsImages: boolean } | undefined {
+  if (server.transportType !== 'stdio' || !server.command) return undefined;
+  const command = basename(server.command).toLowerCase().replace(/\.(cmd|exe)$/, '');
+  if (LAUNCHERS.has(command)) return { name: command, pullsImages: false };
+  if (IMAGE_RUNNERS.has(command)) return { name: command, pullsImages: true };
+  const subcommand = server.args[0];
+  if (subcommand && LAUNCHING_SUBCOMMANDS[command]?.includes(subcommand)) return { name: `${command} ${subcommand}`, pullsImages: false };
+  return undefined;
 }

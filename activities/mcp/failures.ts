@@ -5,12 +5,15 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../errors.js';
 import type { Phase } from './timeouts.js';
+import type { ChildReport } from './transports.js';
 
 export interface FailureContext {
   phase: Phase;
   /** when the phase started (Date.now()), for details.elapsedMs */
   startedAt: number;
   server: Pick<SavedServer, 'id' | 'name' | 'url'>;
+  /** a stdio server's process: the end of its stderr and its exit, for the caller */
+  child?: ChildReport | null;
 }
 
 /** MCP's "resource not found" (spec, not in the SDK's ErrorCode enum). */
@@ -22,6 +25,24 @@ const RESOURCE_NOT_FOUND = -32002;
  */
 export function toOperationFailure(error: unknown, context: FailureContext): OperationFailure {
   if (error instanceof OperationFailure) return error;
+  return withChildReport(classify(error, context), context);
+}
+
+/**
+ * Why a stdio server failed is usually on its stderr: the tail and the exit go into the details (the caller may
+ * use this server; nothing here is logged). Before the session exists they always help (a crash at start, a
+ * slow first start); on a live session only once the process has ended.
+ */
+function withChildReport(failure: OperationFailure, { phase, child }: FailureContext): OperationFailure {
+  if (!child || (phase === 'request' && !child.exited)) return failure;
+  if (!child.exited && child.stderr === '') return failure;
+  const details: Record<string, unknown> = { ...failure.details };
+  if (child.exited) Object.assign(details, { exitCode: child.exitCode, signal: child.signal });
+  if (child.stderr !== '') details.stderr = child.stderr;
+  return new OperationFailure(failure.code, failure.message, details);
+}
+
+function classify(error: unknown, context: FailureContext): OperationFailure {
   const { phase, server } = context;
   const elapsedMs = Date.now() - context.startedAt;
   const unreachable = (reason: string, message: string, extra: Record<string, unknown> = {}) =>

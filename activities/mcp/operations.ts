@@ -4,7 +4,6 @@ import {
   ErrorCode,
   GetPromptResultSchema,
   McpError,
-  ListToolsResultSchema,
   ReadResourceResultSchema,
   type CallToolResult,
   type GetPromptResult,
@@ -24,6 +23,7 @@ import { endsSession, featureNotSupported, toOperationFailure } from './failures
 import { OAuthGrants, type OAuthRequirement, type TokenImport } from './oauth.js';
 import type { ConnectionPool } from './pool.js';
 import {
+  listResultSchemas,
   toPromptEntry,
   toResourceEntry,
   toResourceTemplateEntry,
@@ -68,6 +68,7 @@ export interface ServerSnapshot {
   exportedAt: string;
   tools: ToolEntry[];
   resources: ResourceEntry[];
+  resourceTemplates: ResourceTemplateEntry[];
   prompts: PromptEntry[];
 }
 
@@ -129,13 +130,13 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
   function run<T>(server: SavedServer, signal: AbortSignal | undefined, work: Work<T>): Promise<T> {
     const timeouts = resolveTimeouts(config, server.timeouts);
     return authorized(server, signal, (credentials) =>
-      pool.use({ server, credentials, timeouts }, async (connection) => {
+      pool.use({ server, credentials, timeouts, dataDir: config.DATA_DIR }, async (connection) => {
         const startedAt = Date.now();
         try {
           return await work(connection, timeouts);
         } catch (error) {
           if (signal?.aborted) throw signal.reason;
-          const failure = toOperationFailure(error, { phase: 'request', startedAt, server });
+          const failure = toOperationFailure(error, { phase: 'request', startedAt, server, child: connection.child() });
           if (endsSession(failure)) pool.discard(connection);
           throw failure;
         }
@@ -147,28 +148,33 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
     if (!connection.initInfo.capabilities[capability]) throw featureNotSupported(server, capability);
   }
 
-  // The list requests, shared by the single-page operations, the export and the doctor.
+  // The list requests, shared by the single-page operations, the export and the doctor. client.request with our
+  // schemas rather than client.listTools and the like: the SDK's schemas drop what they do not know (primitives.ts),
+  // and client.listTools compiles a validator for every tool's output schema, for client.callTool, never used here.
+  const listParams = (cursor?: string) => (cursor ? { cursor } : {});
   const lists = {
     tools: async (server: SavedServer, c: McpConnection, t: McpTimeouts, cursor?: string, signal?: AbortSignal): Promise<Page<ToolEntry>> => {
       requireCapability(server, c, 'tools');
-      // client.request rather than client.listTools: that one compiles a JSON Schema validator for every tool's
-      // output schema on each listing, for client.callTool, which is never used here (see callTool below).
-      const page = await c.client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsResultSchema, requestOptions(t, signal));
+      const page = await c.client.request({ method: 'tools/list', params: listParams(cursor) }, listResultSchemas.tools, requestOptions(t, signal));
       return { items: page.tools.map(toToolEntry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
     prompts: async (server: SavedServer, c: McpConnection, t: McpTimeouts, cursor?: string, signal?: AbortSignal): Promise<Page<PromptEntry>> => {
       requireCapability(server, c, 'prompts');
-      const page = await c.client.listPrompts(cursor ? { cursor } : {}, requestOptions(t, signal));
+      const page = await c.client.request({ method: 'prompts/list', params: listParams(cursor) }, listResultSchemas.prompts, requestOptions(t, signal));
       return { items: page.prompts.map(toPromptEntry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
     resources: async (server: SavedServer, c: McpConnection, t: McpTimeouts, cursor?: string, signal?: AbortSignal): Promise<Page<ResourceEntry>> => {
       requireCapability(server, c, 'resources');
-      const page = await c.client.listResources(cursor ? { cursor } : {}, requestOptions(t, signal));
+      const page = await c.client.request({ method: 'resources/list', params: listParams(cursor) }, listResultSchemas.resources, requestOptions(t, signal));
       return { items: page.resources.map(toResourceEntry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
     resourceTemplates: async (server: SavedServer, c: McpConnection, t: McpTimeouts, cursor?: string, signal?: AbortSignal): Promise<Page<ResourceTemplateEntry>> => {
       requireCapability(server, c, 'resources');
-      const page = await c.client.listResourceTemplates(cursor ? { cursor } : {}, requestOptions(t, signal));
+      const page = await c.client.request(
+        { method: 'resources/templates/list', params: listParams(cursor) },
+        listResultSchemas.resourceTemplates,
+        requestOptions(t, signal),
+      );
       return { items: page.resourceTemplates.map(toResourceTemplateEntry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
   };
@@ -190,6 +196,13 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
   /** A capability the server does not declare is an empty list in the export, not a failure. */
   const ifDeclared = <T>(c: McpConnection, capability: keyof ServerCapabilities, list: () => Promise<T[]>) =>
     c.initInfo.capabilities[capability] ? list() : Promise.resolve([]);
+
+  /** Resource templates are part of the resources capability, yet some servers never answer for them (-32601). */
+  const unlessUnanswered = <T>(list: Promise<T[]>) =>
+    list.catch((error: unknown) => {
+      if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return [];
+      throw error;
+    });
 
   return {
     validate: (server) =>
@@ -213,8 +226,8 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
             throw toOperationFailure(error, { phase: 'request', startedAt, server });
           }
         };
-      return await runDoctor(server, timeouts, {
-        connect: (timings) => authorized(server, undefined, (credentials) => openConnection({ server, credentials, timeouts }, timings)),
+      return await runDoctor(server, { timeouts, dataDir: config.DATA_DIR }, {
+        connect: (timings) => authorized(server, undefined, (credentials) => openConnection({ server, credentials, timeouts, dataDir: config.DATA_DIR }, timings)),
         hasGrant: async () => (await getTokenHealth(deps.sql, server.id)) !== undefined,
         listTools: listed('tools'),
         listResources: listed('resources'),
@@ -257,12 +270,13 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
 
     exportSnapshot: (server, options = {}) =>
       run(server, options.signal, async (c, t) => {
-        const [tools, resources, prompts] = await Promise.all([
+        const [tools, resources, resourceTemplates, prompts] = await Promise.all([
           ifDeclared(c, 'tools', () => allPages('tools', server, c, t, options.signal)),
           ifDeclared(c, 'resources', () => allPages('resources', server, c, t, options.signal)),
+          ifDeclared(c, 'resources', () => unlessUnanswered(allPages('resourceTemplates', server, c, t, options.signal))),
           ifDeclared(c, 'prompts', () => allPages('prompts', server, c, t, options.signal)),
         ]);
-        return { serverId: server.id, exportedAt: new Date().toISOString(), tools, resources, prompts };
+        return { serverId: server.id, exportedAt: new Date().toISOString(), tools, resources, resourceTemplates, prompts };
       }),
   };
 }

@@ -1,10 +1,57 @@
-import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 
-/**
- * The contract's shapes of listed primitives (api.md "Tool", "Prompt", "Resource entry"). Required strings are
- * filled with '' when a server leaves them out; optional MCP fields are passed on only when present.
+/*
+ * Listed primitives go to the caller as the server sent them: the MCP schemas grow (a tool's `execution`, `icons`,
+ * `_meta`, new annotation hints) faster than any client, and clients ignore what they do not know. So the lists
+ * are read with schemas of our own that check the fields the contract relies on and keep every other key, where
+ * the SDK's schemas would drop them. Then the contract's required strings are filled with '' when a server leaves
+ * them out (api.md "Tool", "Prompt", "Resource entry"); nothing else is added or removed.
  */
-export interface ToolEntry {
+
+const jsonObject = z.record(z.string(), z.unknown());
+const text = z.string().optional();
+
+const listedTool = z.looseObject({
+  name: z.string(),
+  title: text,
+  description: text,
+  inputSchema: jsonObject,
+  outputSchema: jsonObject.optional(),
+  annotations: jsonObject.optional(),
+});
+
+const listedPrompt = z.looseObject({
+  name: z.string(),
+  title: text,
+  description: text,
+  arguments: z.array(z.looseObject({ name: z.string(), description: text, required: z.boolean().optional() })).optional(),
+});
+
+const listedResource = z.looseObject({ uri: z.string(), name: z.string(), title: text, description: text, mimeType: text });
+
+const listedResourceTemplate = z.looseObject({ uriTemplate: z.string(), name: z.string(), title: text, description: text, mimeType: text });
+
+const nextCursor = z.string().optional();
+
+/** Results of the list requests (client.request takes them instead of the SDK's ListToolsResultSchema, ...). */
+export const listResultSchemas = {
+  tools: z.looseObject({ tools: z.array(listedTool), nextCursor }),
+  prompts: z.looseObject({ prompts: z.array(listedPrompt), nextCursor }),
+  resources: z.looseObject({ resources: z.array(listedResource), nextCursor }),
+  resourceTemplates: z.looseObject({ resourceTemplates: z.array(listedResourceTemplate), nextCursor }),
+};
+
+type ListedTool = z.output<typeof listedTool>;
+type ListedPrompt = z.output<typeof listedPrompt>;
+type ListedResource = z.output<typeof listedResource>;
+type ListedResourceTemplate = z.output<typeof listedResourceTemplate>;
+
+/** Whatever else the server sent with a primitive, passed on as it came. */
+interface Sent {
+  [key: string]: unknown;
+}
+
+export interface ToolEntry extends Sent {
   name: string;
   title?: string;
   description: string;
@@ -13,14 +60,14 @@ export interface ToolEntry {
   annotations?: Record<string, unknown>;
 }
 
-export interface PromptEntry {
+export interface PromptEntry extends Sent {
   name: string;
   title?: string;
   description: string;
-  arguments: { name: string; description: string; required: boolean }[];
+  arguments: (Sent & { name: string; description: string; required: boolean })[];
 }
 
-export interface ResourceEntry {
+export interface ResourceEntry extends Sent {
   uri: string;
   name: string;
   title?: string;
@@ -28,7 +75,7 @@ export interface ResourceEntry {
   mimeType: string;
 }
 
-export interface ResourceTemplateEntry {
+export interface ResourceTemplateEntry extends Sent {
   uriTemplate: string;
   name: string;
   title?: string;
@@ -42,36 +89,22 @@ export interface Page<T> {
   nextCursor?: string;
 }
 
-const title = (value: { title?: string }) => (value.title !== undefined ? { title: value.title } : {});
+export const toToolEntry = (tool: ListedTool): ToolEntry => ({ ...tool, description: tool.description ?? '' });
 
-export const toToolEntry = (tool: Tool): ToolEntry => ({
-  name: tool.name,
-  ...title(tool),
-  description: tool.description ?? '',
-  inputSchema: tool.inputSchema,
-  ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
-  ...(tool.annotations ? { annotations: tool.annotations } : {}),
-});
-
-export const toPromptEntry = (prompt: Prompt): PromptEntry => ({
-  name: prompt.name,
-  ...title(prompt),
+export const toPromptEntry = (prompt: ListedPrompt): PromptEntry => ({
+  ...prompt,
   description: prompt.description ?? '',
-  arguments: (prompt.arguments ?? []).map((a) => ({ name: a.name, description: a.description ?? '', required: a.required ?? false })),
+  arguments: (prompt.arguments ?? []).map((a) => ({ ...a, description: a.description ?? '', required: a.required ?? false })),
 });
 
-export const toResourceEntry = (resource: Resource): ResourceEntry => ({
-  uri: resource.uri,
-  name: resource.name,
-  ...title(resource),
+export const toResourceEntry = (resource: ListedResource): ResourceEntry => ({
+  ...resource,
   description: resource.description ?? '',
   mimeType: resource.mimeType ?? '',
 });
 
-export const toResourceTemplateEntry = (template: ResourceTemplate): ResourceTemplateEntry => ({
-  uriTemplate: template.uriTemplate,
-  name: template.name,
-  ...title(template),
+export const toResourceTemplateEntry = (template: ListedResourceTemplate): ResourceTemplateEntry => ({
+  ...template,
   description: template.description ?? '',
   mimeType: template.mimeType ?? '',
 });

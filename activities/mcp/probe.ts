@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { access, stat } from 'node:fs/promises';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -9,7 +9,7 @@ import type { SavedServer } from '../../db/servers.js';
 import { CLIENT_INFO } from './connection.js';
 import { advertisedAuthorization, fetchAuthorizationServerMetadata } from './discovery.js';
 import { Outbound, OutboundError } from './outbound.js';
-import { requestHeaders } from './transports.js';
+import { requestHeaders, workingDirectory } from './transports.js';
 
 /** What the doctor learns about OAuth before connecting (contract-notes: doctor `oauth`). */
 export interface OAuthDiscovery {
@@ -27,15 +27,23 @@ export interface ProbeResult {
   oauth: OAuthDiscovery | null;
 }
 
-/** stdio: the saved command exists and is executable, found the way spawn will find it (the merged PATH). */
-export async function probeStdio(server: SavedServer): Promise<ProbeResult> {
+/**
+ * stdio: the saved command exists and is executable, found the way spawn will find it (the merged PATH, or relative
+ * to the server's working directory), and a working directory an operator saved exists (the server's own under
+ * `dataDir` is created at its first start).
+ */
+export async function probeStdio(server: SavedServer, dataDir: string): Promise<ProbeResult> {
+  const cwd = workingDirectory(server, dataDir);
+  if (server.cwd !== null && !(await stat(cwd).then((found) => found.isDirectory(), () => false))) {
+    return { ok: false, detail: `the working directory ${cwd} does not exist`, oauth: null };
+  }
   const command = server.command ?? '';
   const path = { ...getDefaultEnvironment(), ...server.env }.PATH ?? '';
-  const candidates = isAbsolute(command) || command.includes('/') ? [command] : path.split(delimiter).filter(Boolean).map((dir) => join(dir, command));
+  const candidates = isAbsolute(command) || command.includes('/') ? [resolve(cwd, command)] : path.split(delimiter).filter(Boolean).map((dir) => join(dir, command));
   for (const candidate of candidates) {
     try {
       await access(candidate, constants.X_OK);
-      return { ok: true, detail: `command found: ${candidate}`, oauth: null };
+      return { ok: true, detail: `command found: ${candidate}; working directory ${cwd}`, oauth: null };
     } catch {
       // keep looking along PATH
     }

@@ -1,8 +1,12 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SavedServer } from '../../db/servers.js';
+import { StderrTail } from './stderrTail.js';
 
 /** The wire a connection actually uses; an `http` server may end up on `sse` (fallback). */
 export type TransportKind = 'stdio' | 'streamable-http' | 'sse';
@@ -33,27 +37,67 @@ export function requestHeaders(server: Pick<SavedServer, 'headers'>, credentials
 
 const NO_RECONNECTION = { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 };
 
+/** How a stdio server's process is doing: the end of its stderr and, once it ended, how. */
+export interface ChildReport {
+  /** the last lines it wrote to stderr: bounded, without control characters, saved secrets redacted */
+  stderr: string;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  exited: boolean;
+}
+
 export interface CreatedTransport {
   transport: Transport;
   /** the child's pid once started (stdio) */
   pid(): number | null;
+  /** stdio, once spawned: the child's report (for the caller's error details, never for our logs); else null */
+  child(): ChildReport | null;
 }
 
-/** `fetch` lets the caller observe HTTP traffic (the connection uses it to see when the server first answers). */
-export function createTransport(kind: TransportKind, server: SavedServer, credentials?: Credentials, fetch?: FetchLike): CreatedTransport {
+/** Where a stdio server runs: the directory saved with it, else a private one of its own under the data folder. */
+export function workingDirectory(server: Pick<SavedServer, 'id' | 'cwd'>, dataDir: string): string {
+  return server.cwd ?? join(dataDir, 'servers', server.id);
+}
+
+/** Everything saved with a server that must not come back out of its stderr. */
+const savedSecrets = (server: SavedServer) => [...Object.values(server.env), ...Object.values(server.headers), ...(server.clientSecret ? [server.clientSecret] : [])];
+
+/**
+ * `fetch` lets the caller observe HTTP traffic (the connection uses it to see when the server first answers).
+ * `dataDir` is where stdio servers without a saved working directory get theirs.
+ */
+export function createTransport(kind: TransportKind, server: SavedServer, options: { credentials?: Credentials; fetch?: FetchLike; dataDir: string }): CreatedTransport {
+  const { credentials, fetch } = options;
   if (kind === 'stdio') {
     if (!server.command) throw new Error('a stdio server needs a command');
+    const cwd = workingDirectory(server, options.dataDir);
     const transport = new StdioClientTransport({
       command: server.command,
       args: server.args,
       // The SDK's safe defaults (PATH, HOME, ...) with the saved env on top; never this process's whole environment.
       env: { ...getDefaultEnvironment(), ...server.env },
-      // Piped and discarded, not inherited: a server's stderr may echo its secrets and must not reach our logs;
-      // draining it keeps a chatty server from blocking on a full pipe.
+      // Never the service's own directory: relative paths of the server (its arguments, files it writes) land here.
+      cwd,
+      // Piped, not inherited: a server's stderr may echo its secrets and must not reach our logs. Its tail is kept
+      // for the caller; the SDK's copy of the stream is drained so a chatty server never blocks on a full pipe.
       stderr: 'pipe',
     });
     (transport.stderr as NodeJS.ReadableStream | null)?.resume();
-    return { transport, pid: () => transport.pid };
+    const tail = new StderrTail(savedSecrets(server));
+    let child: ChildProcess | undefined;
+    const start = transport.start.bind(transport);
+    transport.start = async () => {
+      await prepareWorkingDirectory(server, cwd);
+      await start();
+      // The SDK keeps the process to itself (and forgets it once it exits); its exit code is only on the process.
+      child = (transport as unknown as { _process?: ChildProcess })._process;
+      child?.stderr?.on('data', (chunk: Buffer) => tail.push(chunk));
+    };
+    return {
+      transport,
+      pid: () => transport.pid,
+      child: () => (child ? { stderr: tail.text(), exitCode: child.exitCode, signal: child.signalCode, exited: child.exitCode !== null || child.signalCode !== null } : null),
+    };
   }
   if (!server.url) throw new Error('an HTTP server needs a url');
   const requestInit: RequestInit = { headers: requestHeaders(server, credentials) };
@@ -63,5 +107,18 @@ export function createTransport(kind: TransportKind, server: SavedServer, creden
       ? new SSEClientTransport(url, { requestInit, fetch })
       : // No automatic GET-stream reconnection: a lost stream ends the connection and the pool opens a new one.
         new StreamableHTTPClientTransport(url, { requestInit, fetch, reconnectionOptions: NO_RECONNECTION });
-  return { transport, pid: () => null };
+  return { transport, pid: () => null, child: () => null };
+}
+
+/**
+ * The server's own directory is created (private to the service's user) when first needed. One an operator saved
+ * must exist: spawning in a missing directory would fail as if the command were missing.
+ */
+async function prepareWorkingDirectory(server: SavedServer, cwd: string): Promise<void> {
+  if (server.cwd === null) {
+    await mkdir(cwd, { recursive: true, mode: 0o700 });
+    return;
+  }
+  const found = await stat(cwd).catch(() => undefined);
+  if (!found?.isDirectory()) throw Object.assign(new Error(`the working directory ${cwd} does not exist`), { code: 'ENOENT' });
 }

@@ -58,37 +58,45 @@ export const importTokensBody = z.object({
     .meta({ description: "RFC 8707 resource indicator sent when refreshing; must be the saved server's URL or the resource its metadata names, else 400 RESOURCE_MISMATCH" }),
 });
 
+/*
+ * Listed primitives are passed on as the server sent them (activities/mcp/primitives.ts): beyond the fields below,
+ * any key the server sent (`_meta`, `icons`, a tool's `execution`, ...) is there too, so these are open objects.
+ */
+const SENT_AS_IS = 'as the server sent it: keys beyond these (e.g. _meta, icons) are passed on unchanged';
+
 export const toolSchema = z
-  .object({
+  .looseObject({
     name: z.string(),
     title: z.string().optional(),
-    description: z.string(),
+    description: z.string().meta({ description: "'' when the server gives none" }),
     inputSchema: jsonObject,
     outputSchema: jsonObject.optional().meta({ description: 'present when the tool declares one' }),
-    annotations: jsonObject.optional(),
+    annotations: jsonObject.optional().meta({ description: 'every hint the server sent, known to MCP or not' }),
   })
-  .meta({ id: 'Tool' });
+  .meta({ id: 'Tool', description: `A tool, ${SENT_AS_IS}, e.g. execution (task support)` });
 
 export const promptSchema = z
-  .object({
+  .looseObject({
     name: z.string(),
     title: z.string().optional(),
     description: z.string(),
-    arguments: z.array(z.object({ name: z.string(), description: z.string(), required: z.boolean() })),
+    arguments: z.array(z.looseObject({ name: z.string(), description: z.string(), required: z.boolean() })),
   })
-  .meta({ id: 'Prompt' });
+  .meta({ id: 'Prompt', description: `A prompt, ${SENT_AS_IS}` });
 
 export const resourceEntrySchema = z
-  .object({ uri: z.string(), name: z.string(), title: z.string().optional(), description: z.string(), mimeType: z.string() })
-  .meta({ id: 'ResourceEntry' });
+  .looseObject({ uri: z.string(), name: z.string(), title: z.string().optional(), description: z.string(), mimeType: z.string() })
+  .meta({ id: 'ResourceEntry', description: `A resource, ${SENT_AS_IS}` });
 
-const resourceTemplateSchema = z.object({
-  uriTemplate: z.string(),
-  name: z.string(),
-  title: z.string().optional(),
-  description: z.string(),
-  mimeType: z.string(),
-});
+const resourceTemplateSchema = z
+  .looseObject({
+    uriTemplate: z.string(),
+    name: z.string(),
+    title: z.string().optional(),
+    description: z.string(),
+    mimeType: z.string(),
+  })
+  .meta({ id: 'ResourceTemplate', description: `A resource template, ${SENT_AS_IS}` });
 
 export const toolListSchema = collection(toolSchema, 'ToolList');
 export const promptListSchema = collection(promptSchema, 'PromptList');
@@ -117,6 +125,9 @@ export const doctorReportSchema = z
     status: z.enum(['ready', 'oauth_required', 'partial', 'error']),
     generatedAt: z.string().meta({ description: 'ISO 8601' }),
     target: z.object({ projectId: z.string(), serverId: z.string(), name: z.string(), transportType: z.string(), url: z.string().nullable() }),
+    timeouts: z
+      .object({ connectMs: z.number(), initializeMs: z.number(), requestMs: z.number(), maxTotalMs: z.number() })
+      .meta({ description: "the timeouts that applied: the service's defaults, overridden by the server's own (admin CLI `server update`)" }),
     checks: z.object({
       probe: doctorCheckSchema,
       connection: doctorCheckSchema,
@@ -186,6 +197,7 @@ export const snapshotSchema = z
     exportedAt: z.string().meta({ description: 'ISO 8601' }),
     tools: z.array(toolSchema),
     resources: z.array(resourceEntrySchema),
+    resourceTemplates: z.array(resourceTemplateSchema).meta({ description: 'every page; empty when the server has none or does not list them' }),
     prompts: z.array(promptSchema),
   })
   .meta({ id: 'ServerSnapshot' });

@@ -95,6 +95,63 @@ describe('operator CLI (npm run admin)', () => {
     await expect(admin('key', 'revoke', 'key_missing')).rejects.toMatchObject({ stderr: expect.stringContaining('no active key') });
   });
 
+  describe('server timeouts and working directory', () => {
+    const env = () => ({ DATABASE_URL: stack.db.url, RUNWAY_ENCRYPTION_KEY: stack.config.RUNWAY_ENCRYPTION_KEY });
+    let project: { id: string };
+    beforeAll(async () => {
+      const org = await admin('org', 'create', '--name', 'Timeouts', '--json');
+      project = await admin('project', 'create', '--org', org.id, '--name', 'Slow starters', '--json');
+    });
+    const savedServer = async (id: string) => (await getSavedServersByIds(stack.sql, stack.box, project.id, [id]))[0];
+    const createStdio = (...args: string[]) => runAdmin(['server', 'create', '--project', project.id, '--transport', 'stdio', '--command', 'npx', ...args, '--json'], { env: env() });
+
+    it('server create takes every per-server timeout and a working directory', async () => {
+      const created = await createStdio('--name', 'playwright', '--arg', '-y', '--arg', '@playwright/mcp', '--cwd', '/srv/mcp/playwright/',
+        '--connect-timeout-ms', '15000', '--initialize-timeout-ms', '60000', '--request-timeout-ms', '45000', '--max-total-timeout-ms', '300000');
+      expect(created).toMatchObject({ code: 0, stderr: '' });
+      expect(await savedServer(JSON.parse(created.stdout).id)).toMatchObject({
+        cwd: '/srv/mcp/playwright',
+        timeouts: { connectMs: 15_000, initializeMs: 60_000, requestMs: 45_000, maxTotalMs: 300_000 },
+      });
+      const plain = await createStdio('--name', 'defaults');
+      expect(await savedServer(JSON.parse(plain.stdout).id)).toMatchObject({ cwd: null, timeouts: {} });
+    });
+
+    it('server update changes timeouts (keeping the others), the working directory, and clears them', async () => {
+      const { id } = JSON.parse((await createStdio('--name', 'cold', '--request-timeout-ms', '5000')).stdout);
+      const before = await savedServer(id);
+      const updated = await runAdmin(['server', 'update', id, '--initialize-timeout-ms', '90000', '--cwd', '/var/lib/cold', '--json'], { env: env() });
+      expect(updated).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(updated.stdout)).toMatchObject({ id, name: 'cold', cwd: '/var/lib/cold', timeouts: { requestMs: 5000, initializeMs: 90_000 } });
+      const after = await savedServer(id);
+      expect(after).toMatchObject({ cwd: '/var/lib/cold', timeouts: { requestMs: 5000, initializeMs: 90_000 } });
+      // An edited server gets a new session.
+      expect(after.revision).toBeGreaterThan(before.revision);
+
+      const human = await runAdmin(['server', 'update', id, '--clear-cwd', '--clear-timeouts', '--connect-timeout-ms', '20000'], { env: env() });
+      expect(human).toMatchObject({ code: 0, stderr: '' });
+      expect(human.stdout).toContain('working directory: its own, under the data folder');
+      expect(await savedServer(id)).toMatchObject({ cwd: null, timeouts: { connectMs: 20_000 } });
+    });
+
+    it('refuses a relative or misplaced working directory, a bad timeout, and an update that changes nothing', async () => {
+      const relative = await createStdio('--name', 'relative', '--cwd', 'servers/playwright');
+      expect(relative).toMatchObject({ code: 1, stderr: expect.stringContaining('must be an absolute path') });
+      const onHttp = await runAdmin(['server', 'create', '--project', project.id, '--name', 'h', '--transport', 'http', '--url', 'https://h.example/mcp', '--cwd', '/tmp'], { env: env() });
+      expect(onHttp).toMatchObject({ code: 1, stderr: expect.stringContaining('--cwd is for stdio servers') });
+      for (const value of ['0', '-5', '1.5', 'soon']) {
+        const bad = await createStdio('--name', 'bad', '--initialize-timeout-ms', value);
+        expect(bad, value).toMatchObject({ code: 1, stderr: expect.stringContaining('a whole number of at least 1') });
+      }
+      const { id } = JSON.parse((await createStdio('--name', 'kept')).stdout);
+      expect(await runAdmin(['server', 'update', id, '--cwd', './here'], { env: env() })).toMatchObject({ code: 1, stderr: expect.stringContaining('must be an absolute path') });
+      expect(await runAdmin(['server', 'update', id], { env: env() })).toMatchObject({ code: 1, stderr: expect.stringContaining('nothing to change') });
+      expect(await runAdmin(['server', 'update', id, '--cwd', '/a', '--clear-cwd'], { env: env() })).toMatchObject({ code: 1, stderr: expect.stringContaining('give only one of --cwd and --clear-cwd') });
+      expect(await runAdmin(['server', 'update', 'srv_missing', '--request-timeout-ms', '10'], { env: env() })).toMatchObject({ code: 1, stderr: expect.stringContaining('no server srv_missing') });
+      expect(await savedServer(id)).toMatchObject({ cwd: null, timeouts: {} });
+    });
+  });
+
   describe('secrets never need to be arguments', () => {
     const env = () => ({ DATABASE_URL: stack.db.url, RUNWAY_ENCRYPTION_KEY: stack.config.RUNWAY_ENCRYPTION_KEY });
     let org: { id: string };

@@ -1,19 +1,27 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serverEverythingEntry } from '../../cli/seed.js';
 import type { Db } from '../../db/connection.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import { createServer, type ServerInput } from '../../db/servers.js';
 import { freePort } from './ports.js';
 
+export type StdioFixture = 'broken-start' | 'crashy' | 'metadata' | 'paginated' | 'slow' | 'tools-only' | 'workdir';
+
+/**
+ * The node arguments that run a fixture of test/fixtures/mcp. Everything is absolute (the tsx loader too): a stdio
+ * server runs in its own working directory, not in the checkout.
+ */
+export function fixtureArgs(name: StdioFixture): string[] {
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return ['--import', tsx, fileURLToPath(new URL(`../fixtures/mcp/${name}.ts`, import.meta.url))];
+}
+
 /** Saved-server fields for a fixture in test/fixtures/mcp run as a stdio child (the way Runway runs stdio servers). */
-export function fixtureOverStdio(name: 'crashy' | 'paginated' | 'slow' | 'tools-only') {
-  return {
-    transportType: 'stdio' as const,
-    command: process.execPath,
-    args: ['--import', 'tsx', fileURLToPath(new URL(`../fixtures/mcp/${name}.ts`, import.meta.url))],
-  };
+export function fixtureOverStdio(name: StdioFixture) {
+  return { transportType: 'stdio' as const, command: process.execPath, args: fixtureArgs(name) };
 }
 
 /** Saved-server fields for the reference server over stdio. */

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
@@ -51,7 +54,10 @@ Runtime.install({ logger: new DefaultLogger('WARN') });
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
   const db = options.database ?? (await createTestDatabase());
   const taskQueue = `test-${randomBase62(10)}`;
+  // Files of the stack's own (stdio servers' working directories) go to a folder of its own, never the checkout.
+  const dataDir = mkdtempSync(join(tmpdir(), 'runway-test-data-'));
   const config = loadConfig({
+    DATA_DIR: dataDir,
     DATABASE_URL: db.url,
     RUNWAY_ENCRYPTION_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
     TEMPORAL_ADDRESS: inject('temporalAddress'),
@@ -127,6 +133,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       await pool.close();
       await connection.close();
       if (!options.database) await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -101,6 +101,7 @@ export async function startProcessStack(options: ProcessStackOptions = {}): Prom
       TEMPORAL_TASK_QUEUE: `faults-${randomBase62(8)}`,
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
+      DATA_DIR: join(dir, 'data'),
       ...options.env,
     };
 
