@@ -24,6 +24,7 @@ import {
   canonicalResource,
   failureCode,
   fetchAuthorizationServerMetadata,
+  fetchResourceMetadata,
   OAuthFailure,
   resourceAllowed,
   sameUrl,
@@ -48,8 +49,11 @@ export interface TokenImport {
 }
 
 export interface OAuthRequirement {
+  /** the saved setting, or the server's own metadata: whether calls treat the server as OAuth-protected */
   useOAuth: boolean;
   serverUrl: string | null;
+  /** whether the server publishes OAuth metadata; null when that was not asked (stdio, disabled) or not learned */
+  advertisesOAuth: boolean | null;
   tokens: { imported: true; expiresAt: number | null; refreshable: boolean; lastRefreshAt: number | null; lastError: string | null } | null;
 }
 
@@ -169,13 +173,18 @@ export class OAuthGrants {
     return { imported: true, expiresAt: expiresAt?.getTime() ?? null };
   }
 
-  /** check-oauth: what the server needs and how healthy its grant is, without connecting to it. */
+  /**
+   * check-oauth: what the server needs and how healthy its grant is, without an MCP connection. Whether the server
+   * advertises OAuth is read from its published metadata (GETs of the well-known URLs, as `advertisesOAuth`), the
+   * same rule calls apply to a 401, so check-oauth and the calls agree on `useOAuth`.
+   */
   async requirement(server: SavedServer): Promise<OAuthRequirement> {
     const serverUrl = server.transportType === 'stdio' ? null : server.url;
-    const health = serverUrl ? await getTokenHealth(this.deps.sql, server.id) : undefined;
+    const [health, advertisesOAuth] = serverUrl ? await Promise.all([getTokenHealth(this.deps.sql, server.id), this.advertisesOAuth(server)]) : [undefined, null];
     return {
-      useOAuth: server.useOAuth,
+      useOAuth: server.useOAuth || advertisesOAuth === true,
       serverUrl,
+      advertisesOAuth,
       tokens: health
         ? {
             imported: true,
@@ -186,6 +195,33 @@ export class OAuthGrants {
           }
         : null,
     };
+  }
+
+  /**
+   * Whether an HTTP server publishes OAuth metadata: an authorization server set by an operator, RFC 9728
+   * protected-resource metadata at its well-known URLs, or (2025-03-26 servers) RFC 8414 / OpenID metadata at its
+   * origin. Null when the server is not asked (stdio, disabled) or the answer could not be had (unreachable,
+   * refused by the outbound rules): "no" only when the server was asked and has none.
+   */
+  async advertisesOAuth(server: SavedServer): Promise<boolean | null> {
+    if (server.transportType === 'stdio' || !server.url) return null;
+    if (server.authorizationServerUrl) return true;
+    if (!server.enabled) return null;
+    const serverUrl = server.url;
+    let outbound: Outbound;
+    try {
+      outbound = await Outbound.forServer(serverUrl, { signal: AbortSignal.timeout(this.deps.requestTimeoutMs) });
+    } catch {
+      return null;
+    }
+    try {
+      if (await fetchResourceMetadata(serverUrl, undefined, outbound.fetch)) return true;
+      return (await fetchAuthorizationServerMetadata(new URL('/', serverUrl).href, outbound.fetch)) !== undefined;
+    } catch {
+      return null;
+    } finally {
+      await outbound.close();
+    }
   }
 
   /**

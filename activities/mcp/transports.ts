@@ -1,8 +1,9 @@
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, type StreamableHTTPReconnectionOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SavedServer } from '../../db/servers.js';
+import type { ResumptionLimits } from './resumption.js';
 
 /** The wire a connection actually uses; an `http` server may end up on `sse` (fallback). */
 export type TransportKind = 'stdio' | 'streamable-http' | 'sse';
@@ -31,7 +32,13 @@ export function requestHeaders(server: Pick<SavedServer, 'headers'>, credentials
   return headers;
 }
 
-const NO_RECONNECTION = { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 };
+/**
+ * The SDK's own resumption of event streams (GET + Last-Event-ID after the server's `retry`, else this backoff),
+ * attempted as often as the resumption limits allow; StreamSupervisor (resumption.ts) enforces the limits.
+ */
+function reconnectionOptions(limits: ResumptionLimits): StreamableHTTPReconnectionOptions {
+  return { maxRetries: limits.maxAttempts, initialReconnectionDelay: 1000, maxReconnectionDelay: 10_000, reconnectionDelayGrowFactor: 1.5 };
+}
 
 export interface CreatedTransport {
   transport: Transport;
@@ -40,7 +47,7 @@ export interface CreatedTransport {
 }
 
 /** `fetch` lets the caller observe HTTP traffic (the connection uses it to see when the server first answers). */
-export function createTransport(kind: TransportKind, server: SavedServer, credentials?: Credentials, fetch?: FetchLike): CreatedTransport {
+export function createTransport(kind: TransportKind, server: SavedServer, credentials: Credentials | undefined, resumption: ResumptionLimits, fetch?: FetchLike): CreatedTransport {
   if (kind === 'stdio') {
     if (!server.command) throw new Error('a stdio server needs a command');
     const transport = new StdioClientTransport({
@@ -61,7 +68,6 @@ export function createTransport(kind: TransportKind, server: SavedServer, creden
   const transport =
     kind === 'sse'
       ? new SSEClientTransport(url, { requestInit, fetch })
-      : // No automatic GET-stream reconnection: a lost stream ends the connection and the pool opens a new one.
-        new StreamableHTTPClientTransport(url, { requestInit, fetch, reconnectionOptions: NO_RECONNECTION });
+      : new StreamableHTTPClientTransport(url, { requestInit, fetch, reconnectionOptions: reconnectionOptions(resumption) });
   return { transport, pid: () => null };
 }
