@@ -37,13 +37,14 @@ export function toOperationFailure(error: unknown, context: FailureContext): Ope
   if (error instanceof UnauthorizedError) return oauthRequired(server, `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens`);
   if (error instanceof McpError) {
     if (error.data instanceof LostStream) {
-      return unreachable('STREAM_LOST', `the response stream broke before the answer arrived: ${error.data.why}`, { attempts: error.data.attempts });
+      return unreachable('STREAM_LOST', `the response stream broke before the answer arrived: ${error.data.why}`, { resumptions: error.data.resumptions });
     }
     if (error.code === ErrorCode.RequestTimeout) {
       return new OperationFailure('TIMEOUT', `server '${server.name}' did not answer in time (${phase})`, { phase, elapsedMs });
     }
     if (error.code === ErrorCode.ConnectionClosed && error.message === CLOSED_LOCALLY) return unreachable('CONNECTION_CLOSED', `the connection closed (${phase})`);
-    const mcpError = { code: error.code, message: error.message.replace(/^MCP error -?\d+: /, '') };
+    // The SDK prefixes "MCP error <code>: " on each side; what is left is the server's, so it is cleaned like any.
+    const mcpError = { code: error.code, message: serverWords(error.message.replace(/^(MCP error -?\d+: )+/, '')) ?? '' };
     // Our initialize is not the caller's request: whatever the server objects to there is the server's answer.
     if (phase === 'request') {
       if (error.code === ErrorCode.MethodNotFound) return featureNotSupported(server, 'the requested method', { mcpError });

@@ -33,7 +33,7 @@ import {
 } from './discovery.js';
 import { oauthRequired } from './failures.js';
 import { Outbound, OutboundError } from './outbound.js';
-import { resourceMetadataPointer } from './probe.js';
+import { challengesForOAuth, resourceMetadataPointer } from './probe.js';
 import type { Credentials } from './transports.js';
 
 /** Refresh this long before the access token expires, so no call goes out with a token about to die. */
@@ -175,8 +175,8 @@ export class OAuthGrants {
 
   /**
    * check-oauth: what the server needs and how healthy its grant is, without an MCP connection. Whether the server
-   * advertises OAuth is read from its published metadata (GETs of the well-known URLs, as `advertisesOAuth`), the
-   * same rule calls apply to a 401, so check-oauth and the calls agree on `useOAuth`.
+   * advertises OAuth (`advertisesOAuth`) is learned the way calls learn it after a 401, so check-oauth's `useOAuth`
+   * is true whenever calls would answer OAUTH_REQUIRED for want of a grant.
    */
   async requirement(server: SavedServer): Promise<OAuthRequirement> {
     const serverUrl = server.transportType === 'stdio' ? null : server.url;
@@ -198,10 +198,11 @@ export class OAuthGrants {
   }
 
   /**
-   * Whether an HTTP server publishes OAuth metadata: an authorization server set by an operator, RFC 9728
-   * protected-resource metadata at its well-known URLs, or (2025-03-26 servers) RFC 8414 / OpenID metadata at its
-   * origin. Null when the server is not asked (stdio, disabled) or the answer could not be had (unreachable,
-   * refused by the outbound rules): "no" only when the server was asked and has none.
+   * Whether an HTTP server advertises OAuth: an authorization server set by an operator, RFC 9728 protected-resource
+   * metadata at its well-known URLs, (2025-03-26 servers) RFC 8414 / OpenID metadata at its origin, or else a 401
+   * challenge pointing at its metadata (one GET of its URL without a token). No MCP request is made. Null when the
+   * server is not asked (stdio, disabled) or the answer could not be had (unreachable, refused by the outbound
+   * rules): "no" only when the server was asked and has none.
    */
   async advertisesOAuth(server: SavedServer): Promise<boolean | null> {
     if (server.transportType === 'stdio' || !server.url) return null;
@@ -216,7 +217,8 @@ export class OAuthGrants {
     }
     try {
       if (await fetchResourceMetadata(serverUrl, undefined, outbound.fetch)) return true;
-      return (await fetchAuthorizationServerMetadata(new URL('/', serverUrl).href, outbound.fetch)) !== undefined;
+      if (await fetchAuthorizationServerMetadata(new URL('/', serverUrl).href, outbound.fetch)) return true;
+      return await challengesForOAuth(server, outbound.fetch);
     } catch {
       return null;
     } finally {

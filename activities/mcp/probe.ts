@@ -90,6 +90,16 @@ export async function resourceMetadataPointer(server: SavedServer, fetch: FetchL
   }
 }
 
+/**
+ * Whether the server's answer to an unauthenticated GET of its URL (saved headers, no token, no session; the body
+ * is not read) is a 401 whose challenge points at protected-resource metadata: how a server that publishes its
+ * metadata nowhere else advertises OAuth. Not an MCP request.
+ */
+export async function challengesForOAuth(server: SavedServer, fetch: FetchLike): Promise<boolean> {
+  const answer = await openSseStream(server.url ?? '', requestHeaders(server), fetch);
+  return answer.status === 401 && answer.resourceMetadataUrl !== undefined;
+}
+
 interface ProbeAnswer {
   status: number;
   transport?: 'streamable-http' | 'sse';

@@ -21,7 +21,8 @@ export interface ResumptionLimits {
 export class LostStream {
   constructor(
     readonly why: string,
-    readonly attempts: number,
+    /** resumptions tried in a row without a message */
+    readonly resumptions: number,
   ) {}
 }
 
@@ -114,11 +115,11 @@ export class StreamSupervisor {
       }
       return response;
     }
-    stream.attempts++;
-    if (stream.attempts > this.limits.maxAttempts) {
-      this.#giveUp(stream, `it was resumed ${this.limits.maxAttempts} times in a row without delivering anything`);
+    if (stream.attempts >= this.limits.maxAttempts) {
+      this.#giveUp(stream, `it was resumed ${stream.attempts} times in a row without delivering anything`);
       return refused();
     }
+    stream.attempts++;
     let response: Response;
     try {
       response = await fetch(url, init);
@@ -148,9 +149,12 @@ export class StreamSupervisor {
    */
   #watch(response: Response, stream: Stream): Response {
     const source = response.body!.getReader();
+    // The SDK resumes a stream from an event id of that very body, else it reopens without Last-Event-ID.
+    let resumable = false;
     const scanner = new EventFieldScanner({
       onEvent: (id, hasData) => {
         if (id) stream.lastEventId = id;
+        resumable ||= id !== undefined;
         if (hasData) stream.attempts = 0;
       },
       onRetry: (ms) => (stream.retryMs = ms),
@@ -166,7 +170,7 @@ export class StreamSupervisor {
         if (chunk.done || !chunk.value) {
           controller.close();
           // The SDK reads what was enqueued in microtasks; by the next turn it has seen every message of the stream.
-          setImmediate(() => this.#ended(stream));
+          setImmediate(() => this.#ended(stream, resumable));
           return;
         }
         scanner.push(chunk.value);
@@ -178,10 +182,12 @@ export class StreamSupervisor {
   }
 
   /** A stream ended; if requests still wait on it, the SDK will resume it (if it can) within the remaining time. */
-  #ended(stream: Stream): void {
+  #ended(stream: Stream, resumable: boolean): void {
     if (this.#closed || !this.#streams.has(stream) || stream === this.#standalone) return;
     if (stream.pending.size === 0) return this.#forget(stream);
-    if (!stream.lastEventId) return this.#giveUp(stream, 'the server closed it before answering, and it carried no event id to resume from');
+    if (!resumable) {
+      return this.#giveUp(stream, `the server closed ${stream.attempts === 0 ? 'it' : 'the resumed stream'} before answering, without an event id to resume from`);
+    }
     stream.waitingSince = Date.now();
     const remaining = this.limits.maxDelayMs - stream.waitedMs;
     const asked = stream.retryMs !== undefined ? ` (the server asked to wait ${stream.retryMs} ms)` : '';
