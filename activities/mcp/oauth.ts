@@ -49,7 +49,7 @@ export interface TokenImport {
 }
 
 export interface OAuthRequirement {
-  /** the saved setting, or the server's own metadata: whether calls treat the server as OAuth-protected */
+  /** whether calls treat the server as OAuth-protected: saved so, advertised by the server, or a grant imported */
   useOAuth: boolean;
   serverUrl: string | null;
   /** whether the server publishes OAuth metadata; null when that was not asked (stdio, disabled) or not learned */
@@ -176,13 +176,13 @@ export class OAuthGrants {
   /**
    * check-oauth: what the server needs and how healthy its grant is, without an MCP connection. Whether the server
    * advertises OAuth (`advertisesOAuth`) is learned the way calls learn it after a 401, so check-oauth's `useOAuth`
-   * is true whenever calls would answer OAUTH_REQUIRED for want of a grant.
+   * is true whenever calls would answer OAUTH_REQUIRED (for want of a grant, or because the server refused it).
    */
   async requirement(server: SavedServer): Promise<OAuthRequirement> {
     const serverUrl = server.transportType === 'stdio' ? null : server.url;
     const [health, advertisesOAuth] = serverUrl ? await Promise.all([getTokenHealth(this.deps.sql, server.id), this.advertisesOAuth(server)]) : [undefined, null];
     return {
-      useOAuth: server.useOAuth || advertisesOAuth === true,
+      useOAuth: server.useOAuth || advertisesOAuth === true || health !== undefined,
       serverUrl,
       advertisesOAuth,
       tokens: health

@@ -147,7 +147,7 @@ export const doctorReportSchema = z
 
 export const oauthRequirementSchema = z
   .object({
-    useOAuth: z.boolean().meta({ description: 'the server is saved as using OAuth, or advertises it: calls answer OAUTH_REQUIRED without a grant' }),
+    useOAuth: z.boolean().meta({ description: 'the server is saved as using OAuth, advertises it, or has an imported grant: calls send a grant, or answer OAUTH_REQUIRED' }),
     serverUrl: z.string().nullable(),
     advertisesOAuth: z.boolean().nullable().meta({
       description:
