@@ -69,6 +69,10 @@ export const configSchema = z.object({
   MCP_IDLE_TIMEOUT_MS: int(300_000),
   /** files of Runway's own: each stdio server runs in servers/<serverId> below it unless saved with a cwd */
   DATA_DIR: z.string().min(1).default(projectDataDir).transform((dir) => resolve(dir)),
+  /** a response stream the server closes before answering is resumed (GET + Last-Event-ID) at most this often in a row... */
+  MCP_RESUME_MAX_ATTEMPTS: int(5),
+  /** ...and a request waits at most this long, in total, for its stream to come back */
+  MCP_RESUME_MAX_DELAY_MS: int(30_000),
   EVAL_ITERATION_CONCURRENCY: int(8),
   HOSTED_MODELS: z.string().default(''),
   /** when set, GET /metrics (API and worker) needs `Authorization: Bearer <METRICS_TOKEN>` */

@@ -102,9 +102,11 @@ export async function executeIteration(
   } catch (error) {
     if (options.signal.aborted) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    const code = (error as { code?: string }).code;
-    if (!options.lastAttempt && (code === 'SERVER_UNREACHABLE' || code === 'TIMEOUT')) throw new RetryableIterationError(message);
-    return failed(`could not list the servers' tools: ${message}`, undefined, { code });
+    const { code, details } = error as { code?: string; details?: { reason?: unknown; retryable?: unknown } };
+    // An outage may pass; a server that answered with an error (or refused our credentials) will answer the same.
+    const transient = (code === 'SERVER_UNREACHABLE' || code === 'TIMEOUT') && details?.retryable !== false;
+    if (!options.lastAttempt && transient) throw new RetryableIterationError(message);
+    return failed(`could not list the servers' tools: ${message}`, undefined, { code, ...(typeof details?.reason === 'string' ? { reason: details.reason } : {}) });
   }
 
   let record: AgentRecord;

@@ -1,11 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, type Implementation, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type Implementation, type RequestId, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SavedServer } from '../../db/servers.js';
 import type { OperationFailure } from '../errors.js';
-import { httpStatus, toOperationFailure } from './failures.js';
+import { toOperationFailure } from './failures.js';
+import { refusalsAsErrors } from './refusals.js';
+import { StreamSupervisor, type LostStream } from './resumption.js';
 import type { McpTimeouts, Phase } from './timeouts.js';
 import { createTransport, transportKindsFor, type ChildReport, type Credentials, type TransportKind } from './transports.js';
 
@@ -78,14 +80,23 @@ async function connectOver(kind: TransportKind, { server, credentials, timeouts,
   };
   // Streamable HTTP opens no connection until its first request, so there the connect phase ends with the
   // server's first HTTP answer; a refused or unresolvable address is then a connect failure, as for the others.
+  // Inside that: the streams are watched (resumption bounds); outside: an HTTP error answer becomes typed.
+  const supervisor = kind === 'streamable-http' ? new StreamSupervisor(timeouts.resumption, (ids, lost) => failLost(ids, lost)) : undefined;
+  const watched = supervisor?.wrap(fetch) ?? fetch;
   const observe: FetchLike = async (url, init) => {
-    const response = await fetch(url, init);
+    const response = await watched(url, init);
     enterInitialize();
     return response;
   };
-  const created = createTransport(kind, server, { credentials, fetch: kind === 'streamable-http' ? observe : undefined, dataDir });
+  const created = createTransport(kind, server, { credentials, fetch: kind === 'streamable-http' ? refusalsAsErrors(observe) : undefined, dataDir, resumption: timeouts.resumption });
   const { transport } = created;
   const client = new Client(CLIENT_INFO, { capabilities: {} });
+  // A request whose response stream cannot come back fails alone, as if the transport had delivered that answer
+  // (the SDK has no other way to fail one request); its data marks it as ours (failures.ts).
+  const failLost = (ids: RequestId[], lost: LostStream) => {
+    for (const id of ids) transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: lost.why, data: lost } });
+  };
+  if (supervisor) transport.onmessage = (message) => supervisor.delivered(message);
 
   // The SDK starts the transport inside client.connect(); wrapping start() is how the connect phase gets its
   // own deadline and timing (spawning the child, opening the SSE stream).
@@ -105,11 +116,16 @@ async function connectOver(kind: TransportKind, { server, credentials, timeouts,
   let markClosed = () => {};
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
   let initialized = false;
-  client.onclose = () => markClosed();
+  client.onclose = () => {
+    supervisor?.close();
+    markClosed();
+  };
   client.onerror = (error) => {
-    // After initialization a broken stream means the server is gone (crash, restart, network). Closing fails the
-    // requests waiting on it at once (instead of at their timeout) and lets the pool open a fresh session.
-    if (initialized && streamBroke(error)) void client.close();
+    // After initialization a broken legacy SSE stream means the server is gone (crash, restart, network). Closing
+    // fails the requests waiting on it at once (instead of at their timeout) and lets the pool open a new session.
+    // Streamable HTTP needs no such rule: a lost response stream fails its own requests (StreamSupervisor), and
+    // the standalone GET stream is optional, so its failures (404, 405, a drop) never end the session.
+    if (initialized && error instanceof SseError) void client.close();
   };
 
   try {
@@ -148,10 +164,6 @@ async function connectOver(kind: TransportKind, { server, credentials, timeouts,
 
 /** How long closing waits for a streamable HTTP server to acknowledge the end of its session. */
 const SESSION_END_MS = 2_000;
-
-function streamBroke(error: Error): boolean {
-  return error instanceof SseError || /^SSE stream disconnected|^Failed to reconnect|^Maximum reconnection attempts/.test(error.message) || httpStatus(error) === 404;
-}
 
 /** Rejects with an MCP timeout (mapped like any other) when `work` takes longer than `ms`. */
 async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {

@@ -24,6 +24,7 @@ import {
   canonicalResource,
   failureCode,
   fetchAuthorizationServerMetadata,
+  fetchResourceMetadata,
   OAuthFailure,
   resourceAllowed,
   sameUrl,
@@ -32,7 +33,7 @@ import {
 } from './discovery.js';
 import { oauthRequired } from './failures.js';
 import { Outbound, OutboundError } from './outbound.js';
-import { resourceMetadataPointer } from './probe.js';
+import { challengesForOAuth, resourceMetadataPointer } from './probe.js';
 import type { Credentials } from './transports.js';
 
 /** Refresh this long before the access token expires, so no call goes out with a token about to die. */
@@ -48,8 +49,11 @@ export interface TokenImport {
 }
 
 export interface OAuthRequirement {
+  /** whether calls treat the server as OAuth-protected: saved so, advertised by the server, or a grant imported */
   useOAuth: boolean;
   serverUrl: string | null;
+  /** whether the server publishes OAuth metadata; null when that was not asked (stdio, disabled) or not learned */
+  advertisesOAuth: boolean | null;
   tokens: { imported: true; expiresAt: number | null; refreshable: boolean; lastRefreshAt: number | null; lastError: string | null } | null;
 }
 
@@ -169,13 +173,18 @@ export class OAuthGrants {
     return { imported: true, expiresAt: expiresAt?.getTime() ?? null };
   }
 
-  /** check-oauth: what the server needs and how healthy its grant is, without connecting to it. */
+  /**
+   * check-oauth: what the server needs and how healthy its grant is, without an MCP connection. Whether the server
+   * advertises OAuth (`advertisesOAuth`) is learned the way calls learn it after a 401, so check-oauth's `useOAuth`
+   * is true whenever calls would answer OAUTH_REQUIRED (for want of a grant, or because the server refused it).
+   */
   async requirement(server: SavedServer): Promise<OAuthRequirement> {
     const serverUrl = server.transportType === 'stdio' ? null : server.url;
-    const health = serverUrl ? await getTokenHealth(this.deps.sql, server.id) : undefined;
+    const [health, advertisesOAuth] = serverUrl ? await Promise.all([getTokenHealth(this.deps.sql, server.id), this.advertisesOAuth(server)]) : [undefined, null];
     return {
-      useOAuth: server.useOAuth,
+      useOAuth: server.useOAuth || advertisesOAuth === true || health !== undefined,
       serverUrl,
+      advertisesOAuth,
       tokens: health
         ? {
             imported: true,
@@ -186,6 +195,35 @@ export class OAuthGrants {
           }
         : null,
     };
+  }
+
+  /**
+   * Whether an HTTP server advertises OAuth: an authorization server set by an operator, RFC 9728 protected-resource
+   * metadata at its well-known URLs, (2025-03-26 servers) RFC 8414 / OpenID metadata at its origin, or else a 401
+   * challenge pointing at its metadata (one GET of its URL without a token). No MCP request is made. Null when the
+   * server is not asked (stdio, disabled) or the answer could not be had (unreachable, refused by the outbound
+   * rules): "no" only when the server was asked and has none.
+   */
+  async advertisesOAuth(server: SavedServer): Promise<boolean | null> {
+    if (server.transportType === 'stdio' || !server.url) return null;
+    if (server.authorizationServerUrl) return true;
+    if (!server.enabled) return null;
+    const serverUrl = server.url;
+    let outbound: Outbound;
+    try {
+      outbound = await Outbound.forServer(serverUrl, { signal: AbortSignal.timeout(this.deps.requestTimeoutMs) });
+    } catch {
+      return null;
+    }
+    try {
+      if (await fetchResourceMetadata(serverUrl, undefined, outbound.fetch)) return true;
+      if (await fetchAuthorizationServerMetadata(new URL('/', serverUrl).href, outbound.fetch)) return true;
+      return await challengesForOAuth(server, outbound.fetch);
+    } catch {
+      return null;
+    } finally {
+      await outbound.close();
+    }
   }
 
   /**

@@ -19,7 +19,7 @@ import { OperationFailure } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { openConnection, type InitInfo, type McpConnection } from './connection.js';
 import { runDoctor, type DoctorReport } from './doctor.js';
-import { endsSession, featureNotSupported, toOperationFailure } from './failures.js';
+import { endsSession, featureNotSupported, oauthRequired, toOperationFailure } from './failures.js';
 import { OAuthGrants, type OAuthRequirement, type TokenImport } from './oauth.js';
 import type { ConnectionPool } from './pool.js';
 import {
@@ -96,6 +96,14 @@ export interface McpOperations {
 
 type Work<T> = (connection: McpConnection, timeouts: McpTimeouts) => Promise<T>;
 
+/** A 401 from the server, however it was classified (an OAuth challenge, or credentials it refused). */
+const refusedToken = (failure: OperationFailure) =>
+  (failure.code === 'OAUTH_REQUIRED' && failure.details?.reason === undefined) || (failure.details?.reason === 'SERVER_REFUSED_CREDENTIALS' && failure.details?.status === 401);
+
+/** The server refused the grant's token (and no refresh helped): whatever it said, the remedy is new tokens. */
+const asOAuthRequired = (server: SavedServer, failure: OperationFailure) =>
+  failure.code === 'OAUTH_REQUIRED' ? failure : oauthRequired(server, `server '${server.name}' refused the OAuth grant's token: import new tokens with /oauth/import-tokens`);
+
 /** A server repeating a cursor must not keep an "all pages" loop going forever. */
 const MAX_PAGES = 1000;
 
@@ -105,7 +113,9 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
 
   /**
    * Runs `attempt` with the server's OAuth credentials. A refused token (401) gets one refresh and one retry;
-   * so does a session the server forgot (404), on a fresh session.
+   * so does a session the server forgot (404), on a fresh session. A 401 is OAUTH_REQUIRED only for a server that
+   * uses OAuth (a grant was sent, it is configured so, or it advertises it); otherwise the server wants other
+   * credentials and the failure says what it said (failures.ts, refusedCredentials).
    */
   async function authorized<T>(server: SavedServer, signal: AbortSignal | undefined, attempt: (credentials?: Credentials) => Promise<T>): Promise<T> {
     let credentials = await grants.credentialsFor(server);
@@ -114,10 +124,17 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
         return await attempt(credentials);
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        if (retried || !(error instanceof OperationFailure)) throw error;
-        if (error.code === 'OAUTH_REQUIRED') {
-          const next = await grants.afterUnauthorized(server, credentials?.generation);
-          if (!next) throw error;
+        if (!(error instanceof OperationFailure)) throw error;
+        const unauthorized = refusedToken(error);
+        // More scope needs new tokens from the caller: a refresh cannot widen a grant.
+        if (error.details?.reason === 'INSUFFICIENT_SCOPE') throw error;
+        if (unauthorized && !credentials && error.code !== 'OAUTH_REQUIRED' && (server.useOAuth || (await grants.advertisesOAuth(server)))) {
+          throw oauthRequired(server, `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens`);
+        }
+        if (retried) throw unauthorized && credentials ? asOAuthRequired(server, error) : error;
+        if (unauthorized && credentials) {
+          const next = await grants.afterUnauthorized(server, credentials.generation);
+          if (!next) throw asOAuthRequired(server, error);
           credentials = next;
         } else if (error.details?.reason !== 'SESSION_EXPIRED') {
           throw error;

@@ -7,8 +7,9 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import type { SavedServer } from '../../db/servers.js';
 import { CLIENT_INFO } from './connection.js';
-import { advertisedAuthorization, fetchAuthorizationServerMetadata } from './discovery.js';
+import { advertisedAuthorization, fetchAuthorizationServerMetadata, OAuthFailure } from './discovery.js';
 import { Outbound, OutboundError } from './outbound.js';
+import { wordsOf } from './refusals.js';
 import { requestHeaders, workingDirectory } from './transports.js';
 
 /** What the doctor learns about OAuth before connecting (contract-notes: doctor `oauth`). */
@@ -61,26 +62,24 @@ export async function probeHttp(server: SavedServer, timeoutMs: number): Promise
   const outbound = await Outbound.forServer(server.url ?? '');
   const fetch: FetchLike = (url, init) => outbound.fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
   try {
-    let detail: string;
-    let ok = true;
+    let answer: ProbeAnswer;
     try {
-      const answer = await knock(server, fetch);
-      if (answer.status === 401) {
-        oauth.required = true;
-        oauth.wwwAuthenticate = answer.wwwAuthenticate;
-        oauth.resourceMetadataUrl = answer.resourceMetadataUrl;
-        detail = 'reachable; the server requires OAuth (HTTP 401)';
-      } else if (answer.transport) {
-        detail = `reachable; speaks ${answer.transport === 'sse' ? 'HTTP+SSE (2024-11-05)' : 'streamable HTTP'} (HTTP ${answer.status})`;
-      } else {
-        ok = false;
-        detail = `reachable, but no MCP transport answered (HTTP ${answer.status})`;
-      }
+      answer = await knock(server, fetch);
     } catch (error) {
       return { ok: false, detail: `${error instanceof OutboundError && error.kind !== 'unreachable' && error.kind !== 'timeout' ? 'refused' : 'unreachable'}: ${describeFetchError(error)}`, oauth };
     }
-    if (oauth.required) await discoverOAuth(server, oauth, fetch);
-    return { ok, detail, oauth };
+    if (answer.status === 401) {
+      oauth.wwwAuthenticate = answer.wwwAuthenticate;
+      oauth.resourceMetadataUrl = answer.resourceMetadataUrl;
+    }
+    // A 401 means OAuth only from a server that says so (as calls decide it: operations.ts): a challenge pointing
+    // at its metadata, metadata at the well-known URLs, or the saved setting. Else it wants other credentials.
+    const advertised = oauth.required || answer.status === 401 ? await discoverOAuth(server, oauth, fetch) : false;
+    if (answer.status === 401) oauth.required ||= advertised || answer.resourceMetadataUrl !== undefined;
+    if (answer.status === 401 && oauth.required) return { ok: true, detail: 'reachable; the server requires OAuth (HTTP 401)', oauth };
+    if (answer.status === 401) return { ok: false, detail: `reachable; the server refused the request's credentials (HTTP 401)${answer.words ? `: ${answer.words}` : ''}`, oauth };
+    if (answer.transport) return { ok: true, detail: `reachable; speaks ${answer.transport === 'sse' ? 'HTTP+SSE (2024-11-05)' : 'streamable HTTP'} (HTTP ${answer.status})`, oauth };
+    return { ok: false, detail: `reachable, but no MCP transport answered (HTTP ${answer.status})`, oauth };
   } finally {
     await outbound.close();
   }
@@ -99,11 +98,23 @@ export async function resourceMetadataPointer(server: SavedServer, fetch: FetchL
   }
 }
 
+/**
+ * Whether the server's answer to an unauthenticated GET of its URL (saved headers, no token, no session; the body
+ * is not read) is a 401 whose challenge points at protected-resource metadata: how a server that publishes its
+ * metadata nowhere else advertises OAuth. Not an MCP request.
+ */
+export async function challengesForOAuth(server: SavedServer, fetch: FetchLike): Promise<boolean> {
+  const answer = await openSseStream(server.url ?? '', requestHeaders(server), fetch);
+  return answer.status === 401 && answer.resourceMetadataUrl !== undefined;
+}
+
 interface ProbeAnswer {
   status: number;
   transport?: 'streamable-http' | 'sse';
   wwwAuthenticate?: string;
   resourceMetadataUrl?: string;
+  /** what a server that refused the request said */
+  words?: string;
 }
 
 /** An unauthenticated request in the server's transport (the other one if that says nothing useful). */
@@ -126,8 +137,7 @@ async function postInitialize(url: string, headers: Record<string, string>, fetc
       params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { ...CLIENT_INFO, name: 'runway-doctor' } },
     }),
   });
-  await response.body?.cancel();
-  const answer = describe(response, response.ok ? 'streamable-http' : undefined);
+  const answer = await describe(response, response.ok ? 'streamable-http' : undefined);
   // Don't leave the probe's session behind on the server.
   const session = response.headers.get('mcp-session-id');
   if (session) await fetch(url, { method: 'DELETE', headers: { ...headers, 'mcp-session-id': session } }).then((r) => r.body?.cancel(), () => {});
@@ -136,40 +146,50 @@ async function postInitialize(url: string, headers: Record<string, string>, fetc
 
 async function openSseStream(url: string, headers: Record<string, string>, fetch: FetchLike): Promise<ProbeAnswer> {
   const response = await fetch(url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream' } });
-  await response.body?.cancel();
   const isSse = response.ok && (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
-  return describe(response, isSse ? 'sse' : undefined);
+  return await describe(response, isSse ? 'sse' : undefined);
 }
 
-function describe(response: Response, transport: ProbeAnswer['transport']): ProbeAnswer {
+/** Status and challenge of an answer; its body is consumed (read for the server's words when it refused). */
+async function describe(response: Response, transport: ProbeAnswer['transport']): Promise<ProbeAnswer> {
   const answer: ProbeAnswer = { status: response.status, transport };
   if (response.status === 401) {
     answer.wwwAuthenticate = response.headers.get('www-authenticate') ?? undefined;
     answer.resourceMetadataUrl = extractWWWAuthenticateParams(response).resourceMetadataUrl?.href;
+    answer.words = await wordsOf(response).catch(() => undefined);
+  } else {
+    await response.body?.cancel();
   }
   return answer;
 }
 
-/** RFC 9728 protected-resource metadata, then RFC 8414 / OIDC authorization-server metadata (discovery.ts). */
-async function discoverOAuth(server: SavedServer, oauth: OAuthDiscovery, fetch: FetchLike): Promise<void> {
+/**
+ * RFC 9728 protected-resource metadata, then RFC 8414 / OIDC authorization-server metadata (discovery.ts). True
+ * when the server publishes either: it advertises OAuth.
+ */
+async function discoverOAuth(server: SavedServer, oauth: OAuthDiscovery, fetch: FetchLike): Promise<boolean> {
   const serverUrl = server.url ?? '';
   // No usable RFC 9728 document: the MCP server's origin is the authorization server (2025-03-26 behaviour).
   let authorizationServer = new URL('/', serverUrl).href;
+  let published = false;
   try {
     const advertised = await advertisedAuthorization(serverUrl, oauth.resourceMetadataUrl, fetch);
+    published = advertised.resourceMetadataUrl !== undefined;
     oauth.resourceMetadataUrl = advertised.resourceMetadataUrl ?? oauth.resourceMetadataUrl;
     authorizationServer = advertised.authorizationServers[0];
-  } catch {
-    // reported as found so far; the origin is still worth a look
+  } catch (error) {
+    // reported as found so far; the origin is still worth a look. Metadata about another resource is still OAuth.
+    published = error instanceof OAuthFailure && error.code === 'resource_mismatch';
   }
   const found = await fetchAuthorizationServerMetadata(authorizationServer, fetch).catch(() => undefined);
-  if (!found) return;
+  if (!found) return published;
   const { metadata } = found;
   oauth.authorizationServerMetadataUrl = found.url;
   if (metadata.registration_endpoint) oauth.registrationStrategies.push('dcr');
   if ((metadata as { client_id_metadata_document_supported?: boolean }).client_id_metadata_document_supported) oauth.registrationStrategies.push('cimd');
   // A client registered out of band always works with a standard authorization server.
   oauth.registrationStrategies.push('preregistered');
+  return true;
 }
 
 function describeFetchError(error: unknown): string {

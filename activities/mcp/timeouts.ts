@@ -1,6 +1,7 @@
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerTimeouts } from '../../db/servers.js';
 import type { Config } from '../config.js';
+import type { ResumptionLimits } from './resumption.js';
 
 /** The phases an operation can time out in; a 504 names the phase. */
 export type Phase = 'connect' | 'initialize' | 'request';
@@ -11,9 +12,14 @@ export interface McpTimeouts {
   requestMs: number;
   /** how far progress notifications may stretch one request */
   maxTotalMs: number;
+  /** how often and how long a request may wait for its response stream to be resumed */
+  resumption: ResumptionLimits;
 }
 
-type TimeoutConfig = Pick<Config, 'MCP_CONNECT_TIMEOUT_MS' | 'MCP_INITIALIZE_TIMEOUT_MS' | 'MCP_REQUEST_TIMEOUT_MS' | 'MCP_MAX_TOTAL_TIMEOUT_MS'>;
+type TimeoutConfig = Pick<
+  Config,
+  'MCP_CONNECT_TIMEOUT_MS' | 'MCP_INITIALIZE_TIMEOUT_MS' | 'MCP_REQUEST_TIMEOUT_MS' | 'MCP_MAX_TOTAL_TIMEOUT_MS' | 'MCP_RESUME_MAX_ATTEMPTS' | 'MCP_RESUME_MAX_DELAY_MS'
+>;
 
 const positive = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
@@ -27,6 +33,7 @@ export function resolveTimeouts(config: TimeoutConfig, overrides: ServerTimeouts
     requestMs,
     // A maximum below the per-request timeout would make progress shorten a call instead of extending it.
     maxTotalMs: Math.max(positive(overrides?.maxTotalMs) ?? config.MCP_MAX_TOTAL_TIMEOUT_MS, requestMs),
+    resumption: { maxAttempts: config.MCP_RESUME_MAX_ATTEMPTS, maxDelayMs: config.MCP_RESUME_MAX_DELAY_MS },
   };
 }
 

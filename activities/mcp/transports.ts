@@ -3,10 +3,11 @@ import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, type StreamableHTTPReconnectionOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SavedServer } from '../../db/servers.js';
 import { StderrTail } from './stderrTail.js';
+import type { ResumptionLimits } from './resumption.js';
 
 /** The wire a connection actually uses; an `http` server may end up on `sse` (fallback). */
 export type TransportKind = 'stdio' | 'streamable-http' | 'sse';
@@ -35,7 +36,13 @@ export function requestHeaders(server: Pick<SavedServer, 'headers'>, credentials
   return headers;
 }
 
-const NO_RECONNECTION = { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 };
+/**
+ * The SDK's own resumption of event streams (GET + Last-Event-ID after the server's `retry`, else this backoff),
+ * attempted as often as the resumption limits allow; StreamSupervisor (resumption.ts) enforces the limits.
+ */
+function reconnectionOptions(limits: ResumptionLimits): StreamableHTTPReconnectionOptions {
+  return { maxRetries: limits.maxAttempts, initialReconnectionDelay: 1000, maxReconnectionDelay: 10_000, reconnectionDelayGrowFactor: 1.5 };
+}
 
 /** How a stdio server's process is doing: the end of its stderr and, once it ended, how. */
 export interface ChildReport {
@@ -66,7 +73,11 @@ const savedSecrets = (server: SavedServer) => [...Object.values(server.env), ...
  * `fetch` lets the caller observe HTTP traffic (the connection uses it to see when the server first answers).
  * `dataDir` is where stdio servers without a saved working directory get theirs.
  */
-export function createTransport(kind: TransportKind, server: SavedServer, options: { credentials?: Credentials; fetch?: FetchLike; dataDir: string }): CreatedTransport {
+export function createTransport(
+  kind: TransportKind,
+  server: SavedServer,
+  options: { credentials?: Credentials; fetch?: FetchLike; dataDir: string; resumption: ResumptionLimits },
+): CreatedTransport {
   const { credentials, fetch } = options;
   if (kind === 'stdio') {
     if (!server.command) throw new Error('a stdio server needs a command');
@@ -105,8 +116,7 @@ export function createTransport(kind: TransportKind, server: SavedServer, option
   const transport =
     kind === 'sse'
       ? new SSEClientTransport(url, { requestInit, fetch })
-      : // No automatic GET-stream reconnection: a lost stream ends the connection and the pool opens a new one.
-        new StreamableHTTPClientTransport(url, { requestInit, fetch, reconnectionOptions: NO_RECONNECTION });
+      : new StreamableHTTPClientTransport(url, { requestInit, fetch, reconnectionOptions: reconnectionOptions(options.resumption) });
   return { transport, pid: () => null, child: () => null };
 }
 

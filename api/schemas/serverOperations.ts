@@ -158,8 +158,12 @@ export const doctorReportSchema = z
 
 export const oauthRequirementSchema = z
   .object({
-    useOAuth: z.boolean(),
+    useOAuth: z.boolean().meta({ description: 'the server is saved as using OAuth, advertises it, or has an imported grant: calls send a grant, or answer OAUTH_REQUIRED' }),
     serverUrl: z.string().nullable(),
+    advertisesOAuth: z.boolean().nullable().meta({
+      description:
+        "whether the server publishes OAuth metadata (RFC 9728 or RFC 8414 at the well-known URLs, or a 401 challenge pointing at it; no MCP request is made); null for stdio and disabled servers, or when it could not be learned",
+    }),
     tokens: z
       .object({
         imported: z.literal(true),

@@ -68,7 +68,7 @@ describe('server operations with OAuth', () => {
 
   it('check-oauth reports the requirement and token health without connecting', async () => {
     const serverId = await newServer(true);
-    expect((await op(serverId, 'check-oauth')).body).toEqual({ useOAuth: true, serverUrl: fixture.url, tokens: null });
+    expect((await op(serverId, 'check-oauth')).body).toEqual({ useOAuth: true, serverUrl: fixture.url, advertisesOAuth: true, tokens: null });
 
     const imported = await importTokens(serverId);
     expect(imported.status).toBe(200);
@@ -79,6 +79,7 @@ describe('server operations with OAuth', () => {
     expect((await op(serverId, 'check-oauth')).body).toEqual({
       useOAuth: true,
       serverUrl: fixture.url,
+      advertisesOAuth: true,
       tokens: { imported: true, expiresAt: imported.body.expiresAt, refreshable: true, lastRefreshAt: null, lastError: null },
     });
     expect(fixture.stats.mcpRequests).toBe(before);

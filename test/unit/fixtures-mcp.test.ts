@@ -19,6 +19,10 @@ import { startCrashyServer } from '../fixtures/mcp/crashy.js';
 import { startToolsOnlyServer } from '../fixtures/mcp/tools-only.js';
 import { startOAuthServer } from '../fixtures/mcp/oauth.js';
 import type { OAuthFixture } from '../fixtures/mcp/oauth.js';
+import { startFaultyServer } from '../fixtures/mcp/faulty.js';
+import { startGuardedServer } from '../fixtures/mcp/guarded.js';
+import { startPostOnlyServer } from '../fixtures/mcp/post-only.js';
+import { startResumableServer } from '../fixtures/mcp/resumable.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const fixturePath = (name: string) => fileURLToPath(new URL(`../fixtures/mcp/${name}.ts`, import.meta.url));
@@ -369,5 +373,76 @@ describe('oauth fixture', () => {
     await transport.finishAuth(code);
     const authed = await connect(new StreamableHTTPClientTransport(new URL(f.url), { authProvider: fresh }));
     expect(textOf(await authed.callTool({ name: 'whoami' }))).toBe('test-user');
+  });
+});
+
+describe('post-only fixture', () => {
+  it.each(['stateful', 'stateless'] as const)('%s: answers POSTs, refuses GET and DELETE with 404', async (mode) => {
+    const f = await started(startPostOnlyServer({ mode }));
+    const transport = http(f.url);
+    const client = await connect(transport);
+    expect(textOf(await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }))).toBe('5');
+    expect(transport.sessionId === undefined).toBe(mode === 'stateless');
+    expect((await fetch(f.url, { headers: { accept: 'text/event-stream' } })).status).toBe(404);
+    expect(f.stats).toMatchObject({ toolCalls: 1 });
+    expect(f.stats.refused).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('resumable fixture', () => {
+  it('closes each response stream after its priming event; the SDK client resumes and gets the answer', async () => {
+    const f = await started(startResumableServer());
+    const client = await connect(http(f.url));
+    expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'later' } }))).toBe('later');
+    // initialize, and the call
+    expect(f.stats.resumptions).toBeGreaterThanOrEqual(2);
+  });
+
+  it("'never' answers tools/call with priming events only", async () => {
+    const f = await started(startResumableServer({ answer: 'never' }));
+    const client = await connect(http(f.url));
+    await expect(client.callTool({ name: 'echo', arguments: { text: 'x' } }, undefined, { timeout: 500 })).rejects.toMatchObject({ code: ErrorCode.RequestTimeout });
+    expect(f.stats.resumptions).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('faulty fixture', () => {
+  it('answers with JSON-RPC errors of its own', async () => {
+    const f = await started(startFaultyServer());
+    const client = await connect(http(f.url));
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['internal', 'custom', 'echo']);
+    await expect(client.callTool({ name: 'internal' })).rejects.toMatchObject({ code: ErrorCode.InternalError });
+    await expect(client.callTool({ name: 'custom' })).rejects.toMatchObject({ code: -32050, data: { retryAfterSeconds: 3600 } });
+    expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'ok' } }))).toBe('ok');
+    expect(f.stats).toEqual({ toolLists: 1, initializations: 1 });
+  });
+
+  it('fails tools/list when asked to, also as a stdio child', async () => {
+    const f = await started(startFaultyServer({ listFails: true }));
+    await expect((await connect(http(f.url))).listTools()).rejects.toMatchObject({ code: ErrorCode.InternalError });
+    expect(textOf(await (await connect(stdio('faulty'))).callTool({ name: 'echo', arguments: { text: 'hi' } }))).toBe('hi');
+  });
+});
+
+describe('guarded fixture', () => {
+  it('wants its own bearer token; says why not; 403 insufficient_scope for admin', async () => {
+    const f = await started(startGuardedServer());
+    const missing = await fetch(f.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="guarded"');
+    expect(await missing.json()).toEqual({ error: 'unauthorized', message: 'Missing bearer token' });
+    expect((await fetch(`${new URL(f.url).origin}/.well-known/oauth-protected-resource/mcp`)).status).toBe(404);
+
+    const client = await connect(http(f.url, { headers: { Authorization: 'Bearer static-token' } }));
+    expect(textOf(await client.callTool({ name: 'whoami' }))).toBe('token:static');
+    await expect(client.callTool({ name: 'admin' })).rejects.toMatchObject({ code: 403 });
+    expect(f.stats).toMatchObject({ sessions: 1, refused: 2 });
+  });
+
+  it.each(['well-known', 'challenge'] as const)('advertise %s: publishes protected-resource metadata', async (advertise) => {
+    const f = await started(startGuardedServer({ advertise }));
+    expect(await (await fetch(f.resourceMetadataUrl)).json()).toMatchObject({ resource: f.url });
+    const refused = await fetch(f.url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    expect(refused.headers.get('www-authenticate')?.includes(`resource_metadata="${f.resourceMetadataUrl}"`)).toBe(advertise === 'challenge');
   });
 });

@@ -1,0 +1,104 @@
+import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+
+/** What a server's `WWW-Authenticate: Bearer ...` challenge says (RFC 6750 §3, RFC 9728 §5.1). */
+export interface BearerChallenge {
+  error?: string;
+  errorDescription?: string;
+  scope?: string;
+  resourceMetadataUrl?: string;
+}
+
+/**
+ * A server answered one of our MCP POSTs with an HTTP error. Thrown from the transport's fetch (the SDK passes it
+ * through to the request that failed), so failures.ts sees the status, whether the request belonged to a session,
+ * the server's challenge and its own words, instead of the SDK's message with the whole body in it.
+ */
+export class HttpRefusal extends Error {
+  constructor(
+    readonly status: number,
+    /** the request carried an Mcp-Session-Id: only then does a 404 mean the session expired */
+    readonly withSession: boolean,
+    readonly challenge: BearerChallenge | undefined,
+    /** what the server said, bounded and without control characters; undefined when it said nothing usable */
+    readonly serverWords: string | undefined,
+  ) {
+    super(`HTTP ${status}${serverWords ? `: ${serverWords}` : ''}`);
+    this.name = 'HttpRefusal';
+  }
+}
+
+/** How much of an error body is read to find the server's words (the rest is not read). */
+const BODY_LIMIT = 16 * 1024;
+/** How much of the server's words an error message keeps. */
+const WORDS_LIMIT = 200;
+
+/** Wraps the transport's fetch: a POST answered 4xx/5xx becomes an HttpRefusal. Redirects and GETs pass through. */
+export function refusalsAsErrors(fetch: FetchLike): FetchLike {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    if ((init?.method ?? 'GET').toUpperCase() !== 'POST' || response.status < 400) return response;
+    throw new HttpRefusal(response.status, new Headers(init?.headers).has('mcp-session-id'), bearerChallenge(response), await wordsOf(response));
+  };
+}
+
+/** What an error answer says: its challenge's error_description, else the message of its body (consumed). */
+export async function wordsOf(response: Response): Promise<string | undefined> {
+  const described = bearerChallenge(response)?.errorDescription;
+  if (described) {
+    await response.body?.cancel().catch(() => {});
+    return serverWords(described);
+  }
+  return serverWords(wordsOfBody(await readBounded(response), response.headers.get('content-type')));
+}
+
+export function bearerChallenge(response: Response): BearerChallenge | undefined {
+  const header = response.headers.get('www-authenticate');
+  if (!header || !/^\s*bearer\b/i.test(header)) return undefined;
+  const { error, scope, resourceMetadataUrl } = extractWWWAuthenticateParams(response);
+  const description = /error_description=(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/.exec(header);
+  const errorDescription = description ? (description[1] ?? description[2]).replace(/\\(.)/g, '$1') : undefined;
+  return { error, errorDescription, scope, resourceMetadataUrl: resourceMetadataUrl?.href };
+}
+
+/**
+ * What a server said, fit for an error message: control and formatting characters (terminal escapes, bidi
+ * overrides) become spaces, runs of spaces one, and the whole is cut to a short excerpt.
+ */
+export function serverWords(text: string | undefined): string | undefined {
+  const clean = text?.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ').replace(/\s+/g, ' ').trim();
+  if (!clean) return undefined;
+  return clean.length > WORDS_LIMIT ? `${clean.slice(0, WORDS_LIMIT - 1)}…` : clean;
+}
+
+/** The message of a JSON error body (OAuth, JSON-RPC, or a plain `message`), else the text itself. */
+function wordsOfBody(text: string, contentType: string | null): string | undefined {
+  if (!text) return undefined;
+  if (!/json/i.test(contentType ?? '') && !/^\s*[{[]/.test(text)) return text;
+  try {
+    const body = JSON.parse(text) as Record<string, unknown> | null;
+    const candidates = [body?.error_description, (body?.error as { message?: unknown } | null)?.message, body?.message, body?.error, body?.detail];
+    return candidates.find((c): c is string => typeof c === 'string' && c.trim() !== '') ?? text;
+  } catch {
+    return text;
+  }
+}
+
+async function readBounded(response: Response): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    while (text.length < BODY_LIMIT) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    // a body cut short still says something
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return text.slice(0, BODY_LIMIT);
+}
