@@ -8,7 +8,7 @@ import { createServer, type ServerInput } from '../../db/servers.js';
 import { freePort } from './ports.js';
 
 /** Saved-server fields for a fixture in test/fixtures/mcp run as a stdio child (the way Runway runs stdio servers). */
-export function fixtureOverStdio(name: 'crashy' | 'paginated' | 'slow' | 'tools-only') {
+export function fixtureOverStdio(name: 'client-features' | 'crashy' | 'paginated' | 'slow' | 'tools-only') {
   return {
     transportType: 'stdio' as const,
     command: process.execPath,
