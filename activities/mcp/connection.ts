@@ -5,6 +5,8 @@ import { ErrorCode, McpError, type Implementation, type ServerCapabilities } fro
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SavedServer } from '../../db/servers.js';
 import type { OperationFailure } from '../errors.js';
+import { declaredCapabilities, type ClientProfile } from './clientProfile.js';
+import { answerServerRequests, type ClientAnswers } from './clientRequests.js';
 import { httpStatus, toOperationFailure } from './failures.js';
 import type { McpTimeouts, Phase } from './timeouts.js';
 import { createTransport, transportKindsFor, type Credentials, type TransportKind } from './transports.js';
@@ -22,6 +24,8 @@ export interface ConnectTarget {
   server: SavedServer;
   credentials?: Credentials;
   timeouts: McpTimeouts;
+  /** what the client declares and how it answers the server's requests; the server's own profile by default */
+  profile?: ClientProfile;
 }
 
 export interface ConnectTimings {
@@ -38,6 +42,8 @@ export interface McpConnection {
   readonly timings: ConnectTimings;
   /** settles once the session is gone: closed by us, the child died, or the stream broke */
   readonly closed: Promise<void>;
+  /** the answers of the operation the pool lent the session to; the profile's policy answers when unset */
+  lease: ClientAnswers | undefined;
   close(): Promise<void>;
 }
 
@@ -63,7 +69,7 @@ export async function openConnection(target: ConnectTarget, timings: ConnectTimi
 const refusesTransport = (failure: OperationFailure) =>
   failure.code === 'SERVER_UNREACHABLE' && [400, 404, 405].includes(failure.details?.status as number);
 
-async function connectOver(kind: TransportKind, { server, credentials, timeouts }: ConnectTarget, timings: ConnectTimings): Promise<McpConnection> {
+async function connectOver(kind: TransportKind, { server, credentials, timeouts, profile = server.clientProfile }: ConnectTarget, timings: ConnectTimings): Promise<McpConnection> {
   let phase: Phase = 'connect';
   let startedAt = Date.now();
   const enterInitialize = () => {
@@ -81,7 +87,9 @@ async function connectOver(kind: TransportKind, { server, credentials, timeouts 
   };
   const created = createTransport(kind, server, credentials, kind === 'streamable-http' ? observe : undefined);
   const { transport } = created;
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  const client = new Client(CLIENT_INFO, { capabilities: declaredCapabilities(profile) });
+  let lease: ClientAnswers | undefined;
+  answerServerRequests(client, profile, () => lease);
 
   // The SDK starts the transport inside client.connect(); wrapping start() is how the connect phase gets its
   // own deadline and timing (spawning the child, opening the SSE stream).
@@ -120,6 +128,12 @@ async function connectOver(kind: TransportKind, { server, credentials, timeouts 
 
   return {
     client,
+    get lease() {
+      return lease;
+    },
+    set lease(answers) {
+      lease = answers;
+    },
     pid: created.pid(),
     timings,
     closed,
