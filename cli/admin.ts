@@ -197,7 +197,7 @@ server
   .addOption(json)
   .action(action<{ elicitation?: 'decline' | 'cancel' | 'accept' | 'defaults'; elicitationContent?: string; elicitationUrl?: boolean; sampling?: boolean; root?: string[]; clear?: boolean }>(async ({ sql }, o, [serverId]) => {
     const features = o.elicitation !== undefined || o.sampling || o.root !== undefined;
-    if (o.clear === features) throw new Error('give --clear, or the features to declare (--elicitation, --sampling, --root)');
+    if (Boolean(o.clear) === features) throw new Error('give --clear, or the features to declare (--elicitation, --sampling, --root)');
     if ((o.elicitationContent !== undefined || o.elicitationUrl) && o.elicitation === undefined) throw new Error('--elicitation-content and --elicitation-url need --elicitation');
     let profile: ClientProfile | null = null;
     if (!o.clear) {

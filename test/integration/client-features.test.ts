@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../activities/logger.js';
+import { ConnectionPool, createMcpOperations } from '../../activities/mcp/index.js';
+import { getSavedServersByIds, setClientProfile } from '../../db/servers.js';
 import { startClientFeaturesServer } from '../fixtures/mcp/client-features.js';
 import type { StartedHttpServer } from '../fixtures/mcp/serve.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
@@ -44,6 +47,7 @@ describe('MCP client features: elicitation, sampling, roots', () => {
         clientProfile: { elicitation: { answer: { mode: 'defaults' }, url: true }, roots: [{ uri: 'file:///srv/project', name: 'project' }] },
       }),
       save('http', { transportType: 'http', url: http.url }),
+      save('edited', fixtureOverStdio('client-features')),
     ]);
   });
   afterAll(async () => {
@@ -112,6 +116,32 @@ describe('MCP client features: elicitation, sampling, roots', () => {
     const orders = [1, 2, 3, 4].flatMap((shots) => ['small', 'large'].map((size) => ({ size, shots, decaf: shots % 2 === 0 })));
     const answers = await Promise.all(orders.map((content) => callTool('http', 'order_coffee', { elicitation: { action: 'accept', content } })));
     expect(answers.map((reply) => accepted(answerOf(reply)))).toEqual(orders);
+  });
+
+  it('lends at most maxLentSessions sessions of a server and profile at once; other calls wait their turn', async () => {
+    const { stack } = world;
+    // A pool of its own, composed like the API's, lending one session at a time.
+    const log = createLogger('silent');
+    const pool = new ConnectionPool({ idleTimeoutMs: 60_000, log, maxLentSessions: 1 });
+    const mcp = createMcpOperations({ sql: stack.sql, box: stack.box, config: stack.config, log, pool });
+    const [server] = await getSavedServersByIds(stack.sql, stack.box, world.org.projectId, [servers.http]);
+    const before = http.openSessions();
+    try {
+      const orders = [1, 2, 3, 4].map((shots) => ({ size: 'small', shots }));
+      const results = await Promise.all(orders.map((content) => mcp.callTool(server, 'order_coffee', {}, { answers: { elicitation: { action: 'accept', content } } })));
+      expect(results.map((result) => accepted((result.content[0] as { text: string }).text))).toEqual(orders);
+      expect(pool.size).toBe(1);
+      expect(http.openSessions()).toBe(before + 1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("opens a new session when an operator changes a server's profile", async () => {
+    expect(await declared('edited')).toEqual({});
+    await setClientProfile(world.stack.sql, servers.edited, { sampling: {}, roots: [] });
+    expect(await declared('edited')).toEqual({ sampling: {}, roots: { listChanged: false } });
+    expect(answerOf(await callTool('edited', 'list_roots'))).toBe('roots []');
   });
 
   it("runs an eval: the suite's host declares the features, cases script elicitation, the run's model answers sampling", async () => {
