@@ -25,6 +25,7 @@ import type {
   resourceContentsSchema,
   resourceEntrySchema,
   snapshotSchema,
+  toolCallBody,
   toolSchema,
   validateResultSchema,
 } from './schemas/serverOperations.js';
@@ -53,6 +54,7 @@ export type DoctorReport = z.output<typeof doctorReportSchema>;
 export type OAuthRequirement = z.output<typeof oauthRequirementSchema>;
 export type ImportTokens = z.input<typeof importTokensBody>;
 export type ImportTokensResult = z.output<typeof importTokensResultSchema>;
+export type CallTool = z.input<typeof toolCallBody>;
 export type CallToolResult = z.output<typeof callToolResultSchema>;
 export type GetPrompt = z.input<typeof promptGetBody>;
 export type GetPromptResult = z.output<typeof getPromptResultSchema>;
@@ -249,8 +251,8 @@ export function createRunwayClient(options: RunwayClientOptions) {
     tools: (projectId: string, serverId: string, cursor?: string) => request<Collection<Tool>>('POST', `${server(projectId, serverId)}/tools`, { body: { cursor }, ...read }),
     allTools: (projectId: string, serverId: string) => all((cursor) => servers.tools(projectId, serverId, cursor)),
     /** not repeated after a gateway error: a tool call may have effects */
-    callTool: (projectId: string, serverId: string, toolName: string, parameters: Record<string, unknown> = {}) =>
-      request<CallToolResult>('POST', `${server(projectId, serverId)}/tools/call`, { body: { toolName, parameters } }),
+    callTool: (projectId: string, serverId: string, toolName: string, parameters: Record<string, unknown> = {}, options: Pick<CallTool, 'elicitation'> = {}) =>
+      request<CallToolResult>('POST', `${server(projectId, serverId)}/tools/call`, { body: { toolName, parameters, ...options } }),
     prompts: (projectId: string, serverId: string, cursor?: string) => request<Collection<Prompt>>('POST', `${server(projectId, serverId)}/prompts`, { body: { cursor }, ...read }),
     getPrompt: (projectId: string, serverId: string, body: GetPrompt) => request<GetPromptResult>('POST', `${server(projectId, serverId)}/prompts/get`, { body, ...read }),
     resources: (projectId: string, serverId: string, cursor?: string) =>

@@ -14,6 +14,7 @@ export function toEvalRun(run: RunRow, progress: Progress) {
     source: run.source,
     notes: run.notes,
     passCriteria: run.pass_criteria,
+    hostId: run.host_id,
     error: run.error,
     createdAt: run.created_at.getTime(),
     startedAt: run.started_at?.getTime() ?? null,

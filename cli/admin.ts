@@ -1,5 +1,6 @@
 import { isAbsolute, normalize } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { clientProfileSchema } from '../api/schemas/clientProfile.js';
 import { addMembership, createApiKey, createOrganization, createUser, revokeApiKey } from '../db/accounts.js';
 import { createChatbox, createChatSession } from '../db/catalog.js';
 import { createSql, type Sql } from '../db/connection.js';
@@ -9,7 +10,16 @@ import { createProject } from '../db/projects.js';
 import { setProviderKey } from '../db/providerKeys.js';
 import { rekeySecrets, secretsByKey } from '../db/rekey.js';
 import { SecretBox } from '../db/secretBox.js';
-import { createServer, getServerSettings, setAuthorizationServer, updateServerSettings, type ServerSettings, type ServerTimeouts } from '../db/servers.js';
+import {
+  createServer,
+  getServerSettings,
+  setAuthorizationServer,
+  setClientProfile,
+  updateServerSettings,
+  type ClientProfile,
+  type ServerSettings,
+  type ServerTimeouts,
+} from '../db/servers.js';
 import { checkSecretsAtStart } from '../db/startupCheck.js';
 import { embeddedDatabaseUrl, requireLocalKey } from './localStack.js';
 import { pairedSecrets, secretsHelp, singleSecret, StandardInput } from './secretInput.js';
@@ -243,6 +253,73 @@ withTimeoutOptions(serverUpdate)
       return { ...updated };
     });
   }, describeSettings));
+
+server
+  .command('client-profile')
+  .description(
+    "what Runway's MCP client declares to a saved server and how it answers the server's requests (replaces the whole profile; " +
+      'a feature not given is not declared). See docs/MCP-CLIENT.md',
+  )
+  .argument('<serverId>')
+  .addOption(
+    new Option('--elicitation <answer>', "declare form elicitation, answered this way unless a call or test case brings its own answer")
+      .choices(['decline', 'cancel', 'accept', 'defaults']),
+  )
+  .option('--elicitation-content <json>', 'with accept: the form content (a JSON object); with defaults: fields to fill in or override')
+  .option('--elicitation-url', 'also declare URL-mode elicitation (its requests are declined)')
+  .option('--sampling', "declare sampling (server operations decline its requests; an eval run's model answers them)")
+  .option('--root <[name=]uri>', 'declare roots and list this file:// URI (repeat)', collect)
+  .option('--clear', 'declare nothing')
+  .addOption(json)
+  .action(action<{ elicitation?: 'decline' | 'cancel' | 'accept' | 'defaults'; elicitationContent?: string; elicitationUrl?: boolean; sampling?: boolean; root?: string[]; clear?: boolean }>(async ({ sql }, o, [serverId]) => {
+    const features = o.elicitation !== undefined || o.sampling || o.root !== undefined;
+    if (Boolean(o.clear) === features) throw new Error('give --clear, or the features to declare (--elicitation, --sampling, --root)');
+    if ((o.elicitationContent !== undefined || o.elicitationUrl) && o.elicitation === undefined) throw new Error('--elicitation-content and --elicitation-url need --elicitation');
+    let profile: ClientProfile | null = null;
+    if (!o.clear) {
+      const parsed = clientProfileSchema.safeParse({
+        ...(o.elicitation !== undefined ? { elicitation: { answer: elicitationAnswer(o.elicitation, o.elicitationContent), ...(o.elicitationUrl ? { url: true } : {}) } } : {}),
+        ...(o.sampling ? { sampling: {} } : {}),
+        ...(o.root !== undefined ? { roots: o.root.map(rootOption) } : {}),
+      });
+      if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'profile'}: ${issue.message}`).join('; '));
+      profile = parsed.data;
+    }
+    const updated = await setClientProfile(sql, serverId, profile);
+    if (!updated) throw new Error(`no server ${serverId}`);
+    return updated;
+  }, (r) => `server ${r.id} (${r.name}): ${describeProfile(r.clientProfile)}`));
+
+/** The elicitation answer the options describe; the content is checked by the profile's schema. */
+function elicitationAnswer(answer: 'decline' | 'cancel' | 'accept' | 'defaults', content: string | undefined): unknown {
+  let parsed: unknown;
+  if (content !== undefined) {
+    try {
+      parsed = JSON.parse(content);
+    } catch {
+      throw new Error('--elicitation-content is not JSON');
+    }
+  }
+  if (answer === 'accept') return { action: 'accept', content: parsed };
+  if (answer === 'defaults') return { mode: 'defaults', ...(parsed !== undefined ? { content: parsed } : {}) };
+  if (parsed !== undefined) throw new Error(`--elicitation-content goes with accept or defaults, not ${answer}`);
+  return { action: answer };
+}
+
+/** `file:///srv/app` or `app=file:///srv/app`. */
+function rootOption(value: string): { uri: string; name?: string } {
+  const named = /^([^=]+)=(file:.*)$/.exec(value);
+  return named ? { uri: named[2], name: named[1] } : { uri: value };
+}
+
+function describeProfile(profile: ClientProfile): string {
+  const declared = [
+    ...(profile.elicitation ? [`elicitation${profile.elicitation.url ? ' (form, url)' : ''}, answered ${JSON.stringify(profile.elicitation.answer ?? { action: 'decline' })}`] : []),
+    ...(profile.sampling ? ['sampling, declined'] : []),
+    ...(profile.roots ? [`roots ${profile.roots.map((r) => r.uri).join(', ') || '(none)'}`] : []),
+  ];
+  return declared.length ? `declares ${declared.join('; ')}` : 'declares no client features';
+}
 
 const key = program.command('key').description('API keys');
 key

@@ -66,16 +66,17 @@ export async function planIterations(sql: Db, runId: string, planned: PlannedIte
   return await sql<{ id: string; status: IterationStatus }[]>`SELECT id, status FROM eval_iterations WHERE run_id = ${runId} ORDER BY seq`;
 }
 
-/** An iteration about to run, with what its case adds (its advanced config and match options; null without a case). */
+/** An iteration about to run, with what its case adds (advanced config, match options, elicitation; null without a case). */
 export interface BatchIteration extends IterationRow {
   advanced_config: CaseRow['advanced_config'];
   match_options: CaseRow['match_options'];
+  elicitation: CaseRow['elicitation'];
 }
 
 /** A batch's iterations in run order, each with its case's settings: one query for the whole batch. */
 export async function getBatchIterations(sql: Db, runId: string, ids: string[]): Promise<BatchIteration[]> {
   return await sql<BatchIteration[]>`
-    SELECT i.*, c.advanced_config, c.match_options
+    SELECT i.*, c.advanced_config, c.match_options, c.elicitation
     FROM eval_iterations i LEFT JOIN eval_cases c ON c.id = i.case_id
     WHERE i.run_id = ${runId} AND i.id = ANY(${ids}) ORDER BY i.seq`;
 }

@@ -1,5 +1,6 @@
 import type { Db, Tx } from './connection.js';
 import { newId } from './ids.js';
+import type { ClientProfile } from './servers.js';
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 
@@ -19,6 +20,9 @@ export interface RunRow {
   iteration_override: number | null;
   model_keys_enc: string | null;
   external_run_id: string | null;
+  /** the host the run was started with, and the client profile taken from it then (null: each server's own) */
+  host_id: string | null;
+  client_profile: ClientProfile | null;
   error: string | null;
   created_at: Date;
   started_at: Date | null;
@@ -66,6 +70,7 @@ export async function insertRun(
     passCriteria: { minimumPassRate: number }; serverIds: string[]; iterationOverride?: number | null;
     modelKeysEnc?: string | null; createdByKeyId?: string | null; externalRunId?: string | null;
     framework?: string | null; ci?: unknown; tags?: unknown; expectedIterations?: number | null;
+    hostId?: string | null; clientProfile?: ClientProfile | null;
   },
 ): Promise<RunRow> {
   // The suite row lock makes run numbers sequential per suite without gaps or duplicates.
@@ -73,13 +78,14 @@ export async function insertRun(
   const [row] = await tx<RunRow[]>`
     INSERT INTO eval_runs (id, suite_id, project_id, organization_id, run_number, status, result, source, notes,
                            pass_criteria, server_ids, iteration_override, model_keys_enc, created_by_key_id,
-                           external_run_id, framework, ci, tags, expected_iterations)
+                           external_run_id, framework, ci, tags, expected_iterations, host_id, client_profile)
     VALUES (${newId('run')}, ${input.suiteId}, ${input.projectId}, ${input.organizationId},
             (SELECT COALESCE(max(run_number), 0) + 1 FROM eval_runs WHERE suite_id = ${input.suiteId}),
             'running', 'pending', ${input.source}, ${input.notes ?? null}, ${tx.json(input.passCriteria)},
             ${input.serverIds}, ${input.iterationOverride ?? null}, ${input.modelKeysEnc ?? null}, ${input.createdByKeyId ?? null},
             ${input.externalRunId ?? null}, ${input.framework ?? null}, ${input.ci ? tx.json(input.ci as never) : null},
-            ${input.tags ? tx.json(input.tags as never) : null}, ${input.expectedIterations ?? null})
+            ${input.tags ? tx.json(input.tags as never) : null}, ${input.expectedIterations ?? null}, ${input.hostId ?? null},
+            ${input.clientProfile ? tx.json(input.clientProfile as never) : null})
     RETURNING *`;
   return row;
 }

@@ -1,5 +1,6 @@
 import type { Db, Tx } from './connection.js';
 import { newId } from './ids.js';
+import type { ElicitationAnswer } from './servers.js';
 
 export interface SuiteRow {
   id: string;
@@ -10,6 +11,8 @@ export interface SuiteRow {
   default_model: string | null;
   pass_criteria: { minimumPassRate: number };
   source: string;
+  /** the host whose client profile the suite's runs declare */
+  host_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -25,6 +28,7 @@ export interface CaseInput {
   expectedOutput?: string;
   advancedConfig?: Record<string, unknown>;
   matchOptions?: Record<string, unknown>;
+  elicitation?: ElicitationAnswer;
   externalCaseId?: string;
 }
 
@@ -41,6 +45,7 @@ export interface CaseRow {
   expected_output: string | null;
   advanced_config: { system?: string; temperature?: number; maxSteps?: number; toolChoice?: 'auto' | 'required' | 'none'; failOnToolError?: boolean } | null;
   match_options: Record<string, unknown> | null;
+  elicitation: ElicitationAnswer | null;
 }
 
 export interface CaseUpsert {
@@ -56,12 +61,16 @@ export async function findSuite(sql: Db, projectId: string, suiteId: string): Pr
 /** Suites are unique by name within a project; concurrent creators of one name get the same suite. */
 export async function findOrCreateSuite(
   sql: Db,
-  input: { projectId: string; name: string; description?: string; serverIds?: string[]; defaultModel?: string | null; passCriteria?: { minimumPassRate: number }; source: string },
+  input: {
+    projectId: string; name: string; description?: string; serverIds?: string[]; defaultModel?: string | null;
+    passCriteria?: { minimumPassRate: number }; source: string; hostId?: string | null;
+  },
 ): Promise<{ suite: SuiteRow; created: boolean }> {
   const [inserted] = await sql<SuiteRow[]>`
-    INSERT INTO eval_suites (id, project_id, name, description, server_ids, default_model, pass_criteria, source)
+    INSERT INTO eval_suites (id, project_id, name, description, server_ids, default_model, pass_criteria, source, host_id)
     VALUES (${newId('sui')}, ${input.projectId}, ${input.name}, ${input.description ?? ''}, ${input.serverIds ?? []},
-            ${input.defaultModel ?? null}, ${sql.json(input.passCriteria ?? { minimumPassRate: 100 })}, ${input.source})
+            ${input.defaultModel ?? null}, ${sql.json(input.passCriteria ?? { minimumPassRate: 100 })}, ${input.source},
+            ${input.hostId ?? null})
     ON CONFLICT (project_id, name) DO NOTHING
     RETURNING *`;
   if (inserted) return { suite: inserted, created: true };
@@ -95,29 +104,32 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
           output: c.expectedOutput ?? null,
           advanced: c.advancedConfig ? sp.json(c.advancedConfig as never) : null,
           match: c.matchOptions ? sp.json(c.matchOptions as never) : null,
+          elicitation: c.elicitation ? sp.json(c.elicitation as never) : null,
         };
         const [inserted] = c.externalCaseId
           ? await sp<{ id: string }[]>`
               INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
-                                      expected_output, advanced_config, match_options, external_case_id)
+                                      expected_output, advanced_config, match_options, elicitation, external_case_id)
               VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${values.runs}, ${values.model}, ${values.provider},
-                      ${values.expected}, ${values.negative}, ${values.output}, ${values.advanced}, ${values.match}, ${c.externalCaseId})
+                      ${values.expected}, ${values.negative}, ${values.output}, ${values.advanced}, ${values.match},
+                      ${values.elicitation}, ${c.externalCaseId})
               ON CONFLICT (suite_id, external_case_id) WHERE external_case_id IS NOT NULL DO UPDATE SET
                 title = EXCLUDED.title, query = EXCLUDED.query, runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
                 expected_output = EXCLUDED.expected_output, advanced_config = EXCLUDED.advanced_config,
-                match_options = EXCLUDED.match_options, updated_at = now()
+                match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, updated_at = now()
               RETURNING id`
           : await sp<{ id: string }[]>`
               INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
-                                      expected_output, advanced_config, match_options)
+                                      expected_output, advanced_config, match_options, elicitation)
               VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${values.runs}, ${values.model}, ${values.provider},
-                      ${values.expected}, ${values.negative}, ${values.output}, ${values.advanced}, ${values.match})
+                      ${values.expected}, ${values.negative}, ${values.output}, ${values.advanced}, ${values.match},
+                      ${values.elicitation})
               ON CONFLICT (suite_id, md5(title), md5(query)) DO UPDATE SET
                 runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
                 expected_output = EXCLUDED.expected_output, advanced_config = EXCLUDED.advanced_config,
-                match_options = EXCLUDED.match_options, updated_at = now()
+                match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, updated_at = now()
               RETURNING id`;
         return inserted;
       });

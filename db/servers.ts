@@ -13,6 +13,37 @@ export interface ServerTimeouts {
   maxTotalMs?: number;
 }
 
+/** A value of an accepted elicitation form (MCP ElicitResult content). */
+export type ElicitationValue = string | number | boolean | string[];
+
+/**
+ * How Runway answers a server's elicitation/create request: accept with this content, decline, cancel, or accept
+ * the form's defaults (SEP-1034) with `content` filling in or overriding fields.
+ */
+export type ElicitationAnswer =
+  | { action: 'accept'; content: Record<string, ElicitationValue> }
+  | { action: 'decline' | 'cancel' }
+  | { mode: 'defaults'; content?: Record<string, ElicitationValue> };
+
+/** A root the client exposes (MCP roots/list). */
+export interface ClientRoot {
+  uri: string;
+  name?: string;
+}
+
+/**
+ * What Runway's MCP client declares to a server, and how it answers the requests the server sends it. A feature is
+ * declared exactly when its key is present.
+ */
+export interface ClientProfile {
+  /** form mode; `url` also declares URL mode (whose requests are declined); `answer` defaults to decline */
+  elicitation?: { answer?: ElicitationAnswer; url?: boolean };
+  /** sampling requests of a server operation are declined; in an eval run, the run's model answers them */
+  sampling?: Record<string, never>;
+  /** what roots/list answers */
+  roots?: ClientRoot[];
+}
+
 /** A saved server with its secrets decrypted: only the MCP layer ever sees this. */
 export interface SavedServer {
   id: string;
@@ -34,6 +65,8 @@ export interface SavedServer {
   /** set by an operator: the only authorization server this server's grants are imported for and refreshed at */
   authorizationServerUrl: string | null;
   timeouts: ServerTimeouts;
+  /** what the client declares to it and how it answers its requests (`{}`: nothing declared) */
+  clientProfile: ClientProfile;
   revision: number;
   createdAt: Date;
   updatedAt: Date;
@@ -55,6 +88,7 @@ export interface ServerInput {
   clientSecret?: string | null;
   authorizationServerUrl?: string | null;
   timeouts?: ServerTimeouts;
+  clientProfile?: ClientProfile | null;
   enabled?: boolean;
 }
 
@@ -62,7 +96,7 @@ interface ServerRow {
   id: string; project_id: string; name: string; enabled: boolean; transport_type: TransportType; url: string | null;
   command: string | null; args: string[]; env_enc: string | null; cwd: string | null; headers_enc: string | null; use_oauth: boolean;
   oauth_scopes: string[]; oauth_client_id: string | null; client_secret_enc: string | null;
-  authorization_server_url: string | null; timeouts: ServerTimeouts;
+  authorization_server_url: string | null; timeouts: ServerTimeouts; client_profile: ClientProfile | null;
   revision: number; created_at: Date; updated_at: Date;
 }
 
@@ -72,12 +106,14 @@ const encryptMap = (box: SecretBox, value: Record<string, string> | undefined) =
 export async function createServer(sql: Db, box: SecretBox, input: ServerInput) {
   const [row] = await sql<{ id: string; name: string; transport_type: TransportType }[]>`
     INSERT INTO servers (id, project_id, name, enabled, transport_type, url, command, args, env_enc, cwd, headers_enc,
-                         use_oauth, oauth_scopes, oauth_client_id, client_secret_enc, authorization_server_url, timeouts)
+                         use_oauth, oauth_scopes, oauth_client_id, client_secret_enc, authorization_server_url, timeouts,
+                         client_profile)
     VALUES (${newId('srv')}, ${input.projectId}, ${input.name}, ${input.enabled ?? true}, ${input.transportType},
             ${input.url ?? null}, ${input.command ?? null}, ${sql.json(input.args ?? [])}, ${encryptMap(box, input.env)},
             ${input.cwd ?? null}, ${encryptMap(box, input.headers)}, ${input.useOAuth ?? false}, ${input.oauthScopes ?? []},
             ${input.oauthClientId ?? null}, ${input.clientSecret ? box.encrypt(input.clientSecret) : null},
-            ${input.authorizationServerUrl ?? null}, ${sql.json((input.timeouts ?? {}) as Record<string, number>)})
+            ${input.authorizationServerUrl ?? null}, ${sql.json((input.timeouts ?? {}) as Record<string, number>)},
+            ${input.clientProfile ? sql.json(input.clientProfile as never) : null})
     RETURNING id, name, transport_type`;
   return { id: row.id, name: row.name, transportType: row.transport_type };
 }
@@ -148,6 +184,18 @@ export async function getServerSettings(sql: Db, serverId: string): Promise<Serv
   return { id: row.id, name: row.name, transportType: row.transport_type, authorizationServerUrl: row.authorization_server_url, cwd: row.cwd, timeouts: row.timeouts };
 }
 
+/**
+ * An operator sets (or, with null, clears) a saved server's client profile. The revision changes, so sessions opened
+ * with the old profile are replaced. Undefined: no such server.
+ */
+export async function setClientProfile(sql: Db, serverId: string, profile: ClientProfile | null): Promise<{ id: string; name: string; clientProfile: ClientProfile } | undefined> {
+  const [row] = await sql<{ id: string; name: string; client_profile: ClientProfile | null }[]>`
+    UPDATE servers SET client_profile = ${profile ? sql.json(profile as never) : null}, revision = revision + 1, updated_at = now()
+    WHERE id = ${serverId} RETURNING id, name, client_profile`;
+  if (!row) return undefined;
+  return { id: row.id, name: row.name, clientProfile: row.client_profile ?? {} };
+}
+
 export async function listServerRows(sql: Db, projectId: string): Promise<ServerRow[]> {
   return await sql<ServerRow[]>`SELECT * FROM servers WHERE project_id = ${projectId} ORDER BY created_at, id`;
 }
@@ -195,6 +243,7 @@ export function toSavedServer(box: SecretBox, row: ServerRow): SavedServer {
     clientSecret: row.client_secret_enc ? box.decrypt(row.client_secret_enc) : null,
     authorizationServerUrl: row.authorization_server_url,
     timeouts: row.timeouts,
+    clientProfile: row.client_profile ?? {},
     revision: row.revision,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

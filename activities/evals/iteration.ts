@@ -1,6 +1,6 @@
 import type { BatchIteration, IterationOutcome } from '../../db/evalIterations.js';
 import type { SavedServer } from '../../db/servers.js';
-import type { McpOperations } from '../mcp/index.js';
+import type { ClientAnswers, ElicitationAnswer, McpOperations } from '../mcp/index.js';
 import { AgentRunFailure, runAgent, type AgentRecord } from '../models/agentLoop.js';
 import { resolveModel } from '../models/catalog.js';
 import { createLanguageModel } from '../models/providers.js';
@@ -17,12 +17,21 @@ export class RetryableIterationError extends Error {
   override readonly name = 'RetryableIterationError';
 }
 
+/** A tool of one of the run's servers, as the model sees it (`name`) and as its server knows it (`mcpName`). */
+export interface ListedTool {
+  server: SavedServer;
+  name: string;
+  mcpName: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
 /**
  * The tools of every server of the run, as the model sees them. A name used by two servers, or one the providers
  * refuse, is exposed as `<server>__<tool>`; scoring always sees the MCP tool name.
  */
-export async function collectTools(mcp: McpOperations, servers: SavedServer[], signal: AbortSignal): Promise<{ tools: AgentTool[]; mcpName: Map<string, string> }> {
-  const tools: AgentTool[] = [];
+export async function collectTools(mcp: McpOperations, servers: SavedServer[], signal: AbortSignal): Promise<{ tools: ListedTool[]; mcpName: Map<string, string> }> {
+  const tools: ListedTool[] = [];
   const mcpName = new Map<string, string>();
   for (const server of servers) {
     for (const tool of await mcp.listAllTools(server, { signal })) {
@@ -30,18 +39,27 @@ export async function collectTools(mcp: McpOperations, servers: SavedServer[], s
       const exposed = plain ? tool.name : `${server.name.replace(/[^a-zA-Z0-9_-]/g, '_')}__${tool.name.replace(/[^a-zA-Z0-9_-]/g, '_')}`.slice(0, 64);
       if (mcpName.has(exposed)) continue;
       mcpName.set(exposed, tool.name);
-      tools.push({
-        name: exposed,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        call: async (args, { signal: callSignal }) => {
-          const result = await mcp.callTool(server, tool.name, args, { signal: callSignal });
-          return { content: result.content, isError: result.isError === true, structuredContent: result.structuredContent };
-        },
-      });
+      tools.push({ server, name: exposed, mcpName: tool.name, description: tool.description, inputSchema: tool.inputSchema });
     }
   }
   return { tools, mcpName };
+}
+
+/**
+ * The listed tools as one iteration calls them: a server that asks for input during a call is answered with the
+ * case's scripted elicitation (else the profile's policy), and one that asks to sample gets the run's model.
+ */
+function iterationTools(mcp: McpOperations, listed: ListedTool[], elicitation: ElicitationAnswer | null): AgentTool[] {
+  return listed.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    call: async (args, { signal, sample }) => {
+      const answers: ClientAnswers = { sample, ...(elicitation ? { elicitation } : {}) };
+      const result = await mcp.callTool(tool.server, tool.mcpName, args, { signal, answers });
+      return { content: result.content, isError: result.isError === true, structuredContent: result.structuredContent };
+    },
+  }));
 }
 
 function buildTrace(query: string, record: AgentRecord, expected: ExpectedToolCall[], actual: unknown[], score: ToolCallScore) {
@@ -75,7 +93,7 @@ export async function executeIteration(
   deps: { mcp: McpOperations },
   ctx: RunContext,
   iteration: BatchIteration,
-  options: { signal: AbortSignal; lastAttempt: boolean; tools: () => Promise<{ tools: AgentTool[]; mcpName: Map<string, string> }> },
+  options: { signal: AbortSignal; lastAttempt: boolean; tools: () => Promise<{ tools: ListedTool[]; mcpName: Map<string, string> }> },
 ): Promise<IterationOutcome> {
   const startedAt = Date.now();
   const expected = (iteration.expected_tool_calls ?? []) as ExpectedToolCall[];
@@ -115,7 +133,7 @@ export async function executeIteration(
       model: createLanguageModel(resolved),
       system: advanced.system,
       prompt: iteration.query,
-      tools: tools.tools,
+      tools: iterationTools(deps.mcp, tools.tools, iteration.elicitation),
       maxSteps: advanced.maxSteps ?? DEFAULT_MAX_STEPS,
       temperature: advanced.temperature,
       toolChoice: advanced.toolChoice,

@@ -21,8 +21,12 @@ export async function loadRunContext(deps: { sql: Db; box: SecretBox; catalog: H
   ]);
   return {
     run,
-    // keep the run's server order: the first server wins a tool-name clash
-    servers: run.server_ids.map((id) => servers.find((s) => s.id === id)).filter((s): s is SavedServer => s !== undefined),
+    // keep the run's server order: the first server wins a tool-name clash. A run started with a host declares
+    // the host's client profile to every server instead of the server's own.
+    servers: run.server_ids
+      .map((id) => servers.find((s) => s.id === id))
+      .filter((s): s is SavedServer => s !== undefined)
+      .map((server) => (run.client_profile ? { ...server, clientProfile: run.client_profile } : server)),
     modelAccess: { catalog: deps.catalog, orgProviderKeys, modelApiKeys: deps.box.decryptJson(run.model_keys_enc, {}) },
   };
 }

@@ -5,6 +5,8 @@ import { ErrorCode, McpError, type Implementation, type RequestId, type ServerCa
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SavedServer } from '../../db/servers.js';
 import type { OperationFailure } from '../errors.js';
+import { declaredCapabilities, type ClientProfile } from './clientProfile.js';
+import { answerServerRequests, type ClientAnswers } from './clientRequests.js';
 import { toOperationFailure } from './failures.js';
 import { refusalsAsErrors } from './refusals.js';
 import { StreamSupervisor, type LostStream } from './resumption.js';
@@ -26,6 +28,8 @@ export interface ConnectTarget {
   timeouts: McpTimeouts;
   /** the service's data folder (config DATA_DIR): stdio servers without a saved cwd run below it */
   dataDir: string;
+  /** what the client declares and how it answers the server's requests; the server's own profile by default */
+  profile?: ClientProfile;
 }
 
 export interface ConnectTimings {
@@ -44,6 +48,8 @@ export interface McpConnection {
   readonly timings: ConnectTimings;
   /** settles once the session is gone: closed by us, the child died, or the stream broke */
   readonly closed: Promise<void>;
+  /** the answers of the operation the pool lent the session to; the profile's policy answers when unset */
+  lease: ClientAnswers | undefined;
   close(): Promise<void>;
 }
 
@@ -69,7 +75,7 @@ export async function openConnection(target: ConnectTarget, timings: ConnectTimi
 const refusesTransport = (failure: OperationFailure) =>
   failure.code === 'SERVER_UNREACHABLE' && [400, 404, 405].includes(failure.details?.status as number);
 
-async function connectOver(kind: TransportKind, { server, credentials, timeouts, dataDir }: ConnectTarget, timings: ConnectTimings): Promise<McpConnection> {
+async function connectOver(kind: TransportKind, { server, credentials, timeouts, dataDir, profile = server.clientProfile }: ConnectTarget, timings: ConnectTimings): Promise<McpConnection> {
   let phase: Phase = 'connect';
   let startedAt = Date.now();
   const enterInitialize = () => {
@@ -90,7 +96,9 @@ async function connectOver(kind: TransportKind, { server, credentials, timeouts,
   };
   const created = createTransport(kind, server, { credentials, fetch: kind === 'streamable-http' ? refusalsAsErrors(observe) : undefined, dataDir, resumption: timeouts.resumption });
   const { transport } = created;
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  const client = new Client(CLIENT_INFO, { capabilities: declaredCapabilities(profile) });
+  let lease: ClientAnswers | undefined;
+  answerServerRequests(client, profile, () => lease);
   // A request whose response stream cannot come back fails alone, as if the transport had delivered that answer
   // (the SDK has no other way to fail one request); its data marks it as ours (failures.ts).
   const failLost = (ids: RequestId[], lost: LostStream) => {
@@ -142,6 +150,12 @@ async function connectOver(kind: TransportKind, { server, credentials, timeouts,
 
   return {
     client,
+    get lease() {
+      return lease;
+    },
+    set lease(answers) {
+      lease = answers;
+    },
     pid: created.pid(),
     child: created.child,
     timings,

@@ -1,4 +1,7 @@
 // The MCP layer's public surface: what api/ and the worker compose and call.
+export { hostClientProfile } from './clientProfile.js';
+export type { ClientProfile, ElicitationAnswer } from './clientProfile.js';
+export type { ClientAnswers } from './clientRequests.js';
 export { ConnectionPool } from './pool.js';
 export { createMcpOperations } from './operations.js';
 export type { CallOptions, ListOptions, McpDeps, McpOperations, ServerSnapshot, ValidateResult } from './operations.js';

@@ -17,6 +17,8 @@ import type { SavedServer } from '../../db/servers.js';
 import type { Config } from '../config.js';
 import { OperationFailure } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { profileFor } from './clientProfile.js';
+import type { ClientAnswers } from './clientRequests.js';
 import { openConnection, type InitInfo, type McpConnection } from './connection.js';
 import { runDoctor, type DoctorReport } from './doctor.js';
 import { endsSession, featureNotSupported, oauthRequired, toOperationFailure } from './failures.js';
@@ -49,6 +51,11 @@ export interface CallOptions {
   /** aborting cancels the request on the server (notifications/cancelled) and rejects with the signal's reason */
   signal?: AbortSignal;
   onprogress?: RequestOptions['onprogress'];
+  /**
+   * How this call answers the server's requests while it runs (elicitation, sampling), instead of the server's
+   * client profile. An elicitation answer also declares elicitation for the call.
+   */
+  answers?: ClientAnswers;
 }
 
 export interface ListOptions {
@@ -143,11 +150,16 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
     }
   }
 
-  /** One request on the pooled session; a session that failed at the connection level is not reused. */
-  function run<T>(server: SavedServer, signal: AbortSignal | undefined, work: Work<T>): Promise<T> {
+  /**
+   * One request on a pooled session of the server's client profile; a session that failed at the connection level
+   * is not reused. A call with answers of its own is lent a session for itself when the profile lets the server ask.
+   */
+  function run<T>(server: SavedServer, signal: AbortSignal | undefined, work: Work<T>, answers?: ClientAnswers): Promise<T> {
     const timeouts = resolveTimeouts(config, server.timeouts);
+    const profile = profileFor(server.clientProfile, answers);
+    const lease = (answers?.elicitation && profile.elicitation) || (answers?.sample && profile.sampling) ? answers : undefined;
     return authorized(server, signal, (credentials) =>
-      pool.use({ server, credentials, timeouts, dataDir: config.DATA_DIR }, async (connection) => {
+      pool.use({ server, credentials, timeouts, dataDir: config.DATA_DIR, profile }, async (connection) => {
         const startedAt = Date.now();
         try {
           return await work(connection, timeouts);
@@ -157,7 +169,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
           if (endsSession(failure)) pool.discard(connection);
           throw failure;
         }
-      }),
+      }, lease),
     );
   }
 
@@ -267,7 +279,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
         // client.request rather than client.callTool: the result goes back unchanged, without the SDK's
         // client-side output-schema checks turning a server's answer into an exception.
         return c.client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, requestOptions(t, options.signal, options.onprogress));
-      }),
+      }, options.answers),
 
     listPrompts: (server, options = {}) => run(server, options.signal, (c, t) => lists.prompts(server, c, t, options.cursor, options.signal)),
 
@@ -275,7 +287,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
       run(server, options.signal, (c, t) => {
         requireCapability(server, c, 'prompts');
         return c.client.request({ method: 'prompts/get', params: { name, arguments: args } }, GetPromptResultSchema, requestOptions(t, options.signal, options.onprogress));
-      }),
+      }, options.answers),
 
     listResources: (server, options = {}) => run(server, options.signal, (c, t) => lists.resources(server, c, t, options.cursor, options.signal)),
 
@@ -283,7 +295,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
       run(server, options.signal, (c, t) => {
         requireCapability(server, c, 'resources');
         return c.client.request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, requestOptions(t, options.signal, options.onprogress));
-      }),
+      }, options.answers),
 
     exportSnapshot: (server, options = {}) =>
       run(server, options.signal, async (c, t) => {

@@ -3,13 +3,16 @@
  * runs out of steps. Everything that happened is returned as one JSON-serializable record (messages, tool calls,
  * steps, usage, spans), also when the loop fails part-way (AgentRunFailure.record).
  */
+import { ErrorCode, McpError, type CreateMessageRequest, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import { generateText, stepCountIs, wrapLanguageModel, type LanguageModelMiddleware, type StepResult, type ToolSet } from 'ai';
+import { SAMPLING_REJECTED } from '../mcp/clientRequests.js';
 import { classifyModelError, type ModelErrorClassification } from './failures.js';
 import type { ChatModel } from './providers.js';
+import { answerSampling } from './sampling.js';
 import { toArguments, toToolSet, type AgentTool, type ToolExecution, type ToolResult } from './tools.js';
 import { TraceRecorder, type TraceSpan } from './trace.js';
 
-export type { AgentTool, ToolResult } from './tools.js';
+export type { AgentTool, ToolCallOptions, ToolResult } from './tools.js';
 export type { TraceSpan } from './trace.js';
 
 /**
@@ -17,6 +20,9 @@ export type { TraceSpan } from './trace.js';
  * retry-after), while Temporal retries the whole iteration with its own backoff; the two multiply.
  */
 export const MODEL_CALL_RETRIES = 2;
+
+/** Sampling requests the servers of one iteration may have the model answer; a server that loops gets refused. */
+export const MAX_SAMPLING_REQUESTS = 25;
 
 export type AgentToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; toolName: string };
 
@@ -78,6 +84,7 @@ export interface AgentRecord {
   /** The model still wanted to call tools when maxSteps ran out. */
   stepLimitReached: boolean;
   durationMs: number;
+  /** `llm` spans of the model's turns and of the servers' sampling requests (named `sampling`), `tool` and `step` spans */
   spans: TraceSpan[];
 }
 
@@ -110,15 +117,37 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
     ...(options.system !== undefined ? [{ role: 'system', content: options.system }] : []),
     { role: 'user', content: options.prompt },
   ];
+  const sampling = { requests: 0, inputTokens: 0, outputTokens: 0 };
   const record = (finishReason: string): AgentRecord =>
-    buildRecord({ prompt, steps, stepTimes, executions, trace, startMs, finishReason, maxSteps: options.maxSteps });
+    buildRecord({ prompt, steps, stepTimes, executions, trace, startMs, finishReason, maxSteps: options.maxSteps, sampling });
+
+  /** A server's sampling request during a tool call, answered by the run's model: a span, and tokens in the usage. */
+  const sample = async (params: CreateMessageRequest['params'], requestSignal: AbortSignal, parentId: string): Promise<CreateMessageResult> => {
+    if (++sampling.requests > MAX_SAMPLING_REQUESTS) {
+      throw new McpError(SAMPLING_REJECTED, `sampling request declined: at most ${MAX_SAMPLING_REQUESTS} per eval iteration`);
+    }
+    const span = trace.start('llm', 'sampling', { modelId: options.model.modelId }, parentId);
+    const callSignal = AbortSignal.any([signal, requestSignal]);
+    try {
+      const { result, usage } = await answerSampling(options.model, params, { signal: callSignal, maxRetries: options.maxRetries ?? MODEL_CALL_RETRIES });
+      sampling.inputTokens += usage.inputTokens;
+      sampling.outputTokens += usage.outputTokens;
+      trace.end(span, 'ok', usage);
+      return result;
+    } catch (error) {
+      trace.end(span, callSignal.aborted ? 'cancelled' : 'error');
+      if (error instanceof McpError) throw error;
+      // The server is told what kind of failure it was, never the provider's words (they are about our account).
+      throw new McpError(ErrorCode.InternalError, `the run's model could not answer the sampling request (${classifyModelError(error, callSignal).kind})`);
+    }
+  };
 
   try {
     const result = await generateText({
       model: wrapLanguageModel({ model: options.model, middleware: timeModelCalls(trace) }),
       system: options.system,
       prompt: options.prompt,
-      tools: toToolSet(options.tools, { signal, trace, executions, stepIndex: () => stepTimes.length - 1 }),
+      tools: toToolSet(options.tools, { signal, trace, executions, stepIndex: () => stepTimes.length - 1, sample }),
       toolChoice: options.toolChoice,
       temperature: options.temperature,
       maxRetries: options.maxRetries ?? MODEL_CALL_RETRIES,
@@ -178,6 +207,8 @@ interface RecordParts {
   startMs: number;
   finishReason: string;
   maxSteps: number;
+  /** tokens the model spent answering the servers' sampling requests */
+  sampling: { inputTokens: number; outputTokens: number };
 }
 
 function buildRecord(parts: RecordParts): AgentRecord {
@@ -192,8 +223,8 @@ function buildRecord(parts: RecordParts): AgentRecord {
     toolCalls: step.toolCalls.map((call) => call.toolName),
     finishReason: step.finishReason,
   }));
-  const inputTokens = sum(agentSteps.map((s) => s.inputTokens));
-  const outputTokens = sum(agentSteps.map((s) => s.outputTokens));
+  const inputTokens = sum(agentSteps.map((s) => s.inputTokens)) + parts.sampling.inputTokens;
+  const outputTokens = sum(agentSteps.map((s) => s.outputTokens)) + parts.sampling.outputTokens;
   return {
     // A JSON round trip: the SDK's message objects may hold class instances or undefined fields.
     messages: JSON.parse(JSON.stringify([...parts.prompt, ...(last?.response.messages ?? [])])) as unknown[],

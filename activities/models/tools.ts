@@ -3,6 +3,7 @@
  * (what the AI SDK's own MCP client uses) with jsonSchema(): the arguments reach the MCP server as the model wrote
  * them, and the server validates them.
  */
+import type { CreateMessageRequest, CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import { dynamicTool, jsonSchema, type JSONSchema7, type ToolSet } from 'ai';
 import type { TraceRecorder } from './trace.js';
 
@@ -20,7 +21,15 @@ export interface AgentTool {
   /** JSON Schema of the arguments object (MCP `inputSchema`). */
   inputSchema: Record<string, unknown>;
   /** Must honour `signal`: a cancelled run aborts in-flight tool calls through it. */
-  call(args: Record<string, unknown>, options: { signal: AbortSignal }): Promise<ToolResult>;
+  call(args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResult>;
+}
+
+/** Answers a sampling request of the server behind a tool call with the run's model, traced under the call. */
+export type SampleWithModel = (params: CreateMessageRequest['params'], signal: AbortSignal) => Promise<CreateMessageResult>;
+
+export interface ToolCallOptions {
+  signal: AbortSignal;
+  sample: SampleWithModel;
 }
 
 /** One tool call as it ran (or was refused before running). */
@@ -40,6 +49,8 @@ export interface ToolContext {
   /** Filled in as calls start, by tool call id. */
   executions: Map<string, ToolExecution>;
   stepIndex(): number;
+  /** answers sampling requests with the run's model; `parentId` is the span of the tool call they came from */
+  sample(params: CreateMessageRequest['params'], signal: AbortSignal, parentId: string): Promise<CreateMessageResult>;
 }
 
 export function toToolSet(tools: readonly AgentTool[], context: ToolContext): ToolSet {
@@ -76,7 +87,7 @@ async function runTool(tool: AgentTool, toolCallId: string, input: unknown, cont
   context.executions.set(toolCallId, execution);
   let result: ToolResult;
   try {
-    const answer = await tool.call(execution.arguments, { signal });
+    const answer = await tool.call(execution.arguments, { signal, sample: (params, requestSignal) => context.sample(params, requestSignal, span.id) });
     result = { ...answer, content: Array.isArray(answer?.content) ? answer.content : [] };
   } catch (error) {
     if (signal.aborted) {

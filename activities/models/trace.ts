@@ -31,9 +31,9 @@ export class TraceRecorder {
   /** `now` reads ms since the iteration started. */
   constructor(readonly now: () => number) {}
 
-  start(category: SpanCategory, name: string, fields: SpanFields = {}): TraceSpan {
+  /** A span under `parentId`, by default under the current step (a step under nothing). */
+  start(category: SpanCategory, name: string, fields: SpanFields = {}, parentId = category === 'step' ? undefined : this.step?.id): TraceSpan {
     const at = this.now();
-    const parentId = category === 'step' ? undefined : this.step?.id;
     const span: TraceSpan = {
       id: `${category}-${++this.count}`,
       ...(parentId !== undefined && { parentId }),

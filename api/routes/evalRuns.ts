@@ -3,7 +3,9 @@ import type { Sql } from '../../db/connection.js';
 import { findIteration, findTrace, listIterationPage } from '../../db/evalIterations.js';
 import { failRunToStart, findRun, insertRun, lockOrganizationRuns, runProgress, type RunRow } from '../../db/evalRuns.js';
 import { findOrCreateSuite, findSuite, listCases, lockSuiteCases, upsertCases, type SuiteRow } from '../../db/evalSuites.js';
+import { findHost } from '../../db/hosts.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
+import { hostClientProfile } from '../../activities/mcp/index.js';
 import { checkPlannedIterations, checkSuiteCases, formatCount, limits } from '../../activities/limits.js';
 import { validateRunModels } from '../../activities/models/catalog.js';
 import { requireProject } from '../access.js';
@@ -65,6 +67,10 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
           throw validationError('this suite has no saved server selection; pass serverIds', { suiteId: body.suiteId, reason: 'NO_SAVED_SERVER_SELECTION' });
         }
         const servers = await requireServers(sql, box, project.id, serverIds);
+        // The run declares what its host declares, as the host is now (a later edit does not change a running run).
+        const hostId = body.hostId ?? existing?.host_id ?? null;
+        const host = hostId === null ? undefined : await findHost(sql, project.id, hostId);
+        if (hostId !== null && !host) throw notFound('host', { hostId });
         const modelApiKeys = body.modelApiKeys ?? {};
         const orgProviderKeys = await getProviderKeys(sql, box, principal.organizationId);
 
@@ -79,6 +85,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
             defaultModel: body.model,
             passCriteria: body.passCriteria,
             source: 'api',
+            hostId,
           })).suite;
           const tests = body.tests ?? [];
           if (tests.length > 0) {
@@ -106,6 +113,8 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
             iterationOverride: body.iterationOverride,
             modelKeysEnc: Object.keys(modelApiKeys).length > 0 ? box.encryptJson(modelApiKeys) : null,
             createdByKeyId: principal.keyId,
+            hostId,
+            clientProfile: host ? hostClientProfile(host.config) : null,
           });
           return { run, caseUpsert };
         });

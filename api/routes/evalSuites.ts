@@ -1,6 +1,7 @@
 import type { Sql } from '../../db/connection.js';
 import { listSuiteRuns, runProgress } from '../../db/evalRuns.js';
 import { findOrCreateSuite, findSuite, listSuitesWithStats, upsertCases } from '../../db/evalSuites.js';
+import { findHost } from '../../db/hosts.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { ApiError, notFound } from '../errors.js';
@@ -25,6 +26,7 @@ export function evalSuiteRoutes({ sql, box }: RouteDeps) {
       async handler({ principal, params, body }) {
         const project = await requireProject(sql, principal, params.projectId);
         const servers = body.serverIds ? await requireServers(sql, box, project.id, body.serverIds) : [];
+        if (body.hostId && !(await findHost(sql, project.id, body.hostId))) throw notFound('host', { hostId: body.hostId });
         return await (sql as Sql).begin(async (tx) => {
           const { suite, created } = await findOrCreateSuite(tx, {
             projectId: project.id,
@@ -34,6 +36,7 @@ export function evalSuiteRoutes({ sql, box }: RouteDeps) {
             defaultModel: body.model,
             passCriteria: body.passCriteria,
             source: 'api',
+            hostId: body.hostId,
           });
           if (!created) throw new ApiError('CONFLICT', `a suite named "${body.name}" already exists in this project`, { suiteId: suite.id });
           const caseUpsert = await upsertCases(tx, suite.id, body.tests.map((t) => ({ ...t, provider: t.provider ?? body.provider })));
@@ -59,6 +62,7 @@ export function evalSuiteRoutes({ sql, box }: RouteDeps) {
             description: s.description,
             projectId: s.project_id,
             serverIds: s.server_ids,
+            hostId: s.host_id,
             createdAt: s.created_at.getTime(),
             updatedAt: s.updated_at.getTime(),
             latestRun: s.latest_run && {

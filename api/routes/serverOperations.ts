@@ -126,7 +126,11 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
       body: toolCallBody,
       response: callToolResultSchema,
       errors: OPERATION_ERRORS,
-      handler: async ({ principal, params, body }) => await mcp.callTool(await connectable(principal, params), body.toolName, body.parameters),
+      description:
+        "A server that asks for input during the call (elicitation) is answered with `elicitation` when given, else by the server's " +
+        'client profile (decline by default); sampling requests are declined.',
+      handler: async ({ principal, params, body }) =>
+        await mcp.callTool(await connectable(principal, params), body.toolName, body.parameters, body.elicitation ? { answers: { elicitation: body.elicitation } } : {}),
     }),
     listRoute('prompts', promptListSchema, (server, cursor) => mcp.listPrompts(server, { cursor })),
     defineRoute({

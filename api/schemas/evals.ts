@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { limits } from '../../activities/limits.js';
 import { int4, int4Query } from '../../db/columnLimits.js';
+import { elicitationAnswerSchema } from './clientProfile.js';
 import { collection, epochMs, id } from './common.js';
 
 const toolName = z.string().min(1).max(200);
@@ -36,6 +37,9 @@ const testCaseFields = {
   expectedOutput: z.string().max(50_000).optional(),
   advancedConfig: advancedConfigSchema.optional(),
   matchOptions: matchOptionsSchema.optional(),
+  elicitation: elicitationAnswerSchema
+    .optional()
+    .meta({ description: "how the servers' elicitation requests are answered in this case's iterations (declares elicitation); default: decline" }),
 };
 
 export const testCaseSchema = z
@@ -73,6 +77,7 @@ export const createSuiteBody = z
     provider: z.string().trim().min(1).max(100).optional(),
     tests: z.array(suiteTestCaseSchema).max(limits.testsPerRequest).default([]),
     passCriteria: passCriteriaSchema.optional(),
+    hostId: id.optional().meta({ description: "a host of the project: its client capabilities and roots are what the runs declare to the servers (default: each server's own client profile)" }),
   })
   .meta({ id: 'CreateEvalSuite' });
 
@@ -88,6 +93,7 @@ export const createRunBody = z
     notes: z.string().max(10_000).optional(),
     passCriteria: passCriteriaSchema.optional(),
     iterationOverride: int4({ min: 1, max: limits.runsPerTest }).optional(),
+    hostId: id.optional().meta({ description: "the host whose client capabilities and roots this run declares; default: the suite's host (saved for a new suite)" }),
   })
   .superRefine((body, ctx) => {
     if (body.suiteId) return;
@@ -149,6 +155,7 @@ export const evalRunSchema = z
     source: z.string(),
     notes: z.string().nullable(),
     passCriteria: z.object({ minimumPassRate: z.number() }),
+    hostId: z.string().nullable().meta({ description: 'the host whose client profile the run declared, if any' }),
     error: z.string().nullable(),
     createdAt: epochMs,
     startedAt: epochMs.nullable(),
@@ -223,6 +230,7 @@ export const suiteListItem = z
     description: z.string(),
     projectId: z.string(),
     serverIds: z.array(z.string()),
+    hostId: z.string().nullable().meta({ description: "the host whose client profile the suite's runs declare, if any" }),
     createdAt: epochMs,
     updatedAt: epochMs,
     latestRun: z.object({ id: z.string(), status: z.string(), result: z.string().nullable(), passRate: z.number().nullable(), passed: z.number(), failed: z.number(), createdAt: epochMs }).nullable(),

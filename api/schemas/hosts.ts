@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { hostTemplateIds } from '../hostTemplates.js';
+import { clientRootsSchema } from './clientProfile.js';
 import { collection, epochMs, id, projectParams } from './common.js';
 
 /*
@@ -144,6 +145,9 @@ export const hostConfigSchema = z
       .meta({ description: 'MCP protocol revisions the client offers, newest first; the first is sent in `initialize`' }),
     clientCapabilities: hostClientCapabilitiesSchema,
     connectionDefaults: hostConnectionDefaultsSchema,
+    roots: clientRootsSchema
+      .optional()
+      .meta({ description: 'what roots/list answers in eval runs of suites with this host (roots are then declared)' }),
     // Descriptive extras, all optional.
     transports: z
       .array(hostTransportSchema)

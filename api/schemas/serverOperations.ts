@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { elicitationAnswerSchema } from './clientProfile.js';
 import { collection, epochMs, id } from './common.js';
 
 /*
@@ -17,6 +18,9 @@ const jsonObject = z.record(z.string(), z.unknown());
 export const toolCallBody = z.object({
   toolName: z.string().min(1).max(500).meta({ description: 'the tool name exactly as listed' }),
   parameters: jsonObject.default({}).meta({ description: "arguments matching the tool's inputSchema" }),
+  elicitation: elicitationAnswerSchema
+    .optional()
+    .meta({ description: "how to answer the server's elicitation requests during this call (declares elicitation for it); default: the server's client profile" }),
 });
 
 export const promptGetBody = z.object({

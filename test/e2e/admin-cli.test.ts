@@ -152,6 +152,37 @@ describe('operator CLI (npm run admin)', () => {
     });
   });
 
+  it("server client-profile sets what the MCP client declares to a server and how it answers, and clears it", async () => {
+    const org = await admin('org', 'create', '--name', 'Profiles', '--json');
+    const project = await admin('project', 'create', '--org', org.id, '--name', 'Profiled', '--json');
+    const server = await admin('server', 'create', '--project', project.id, '--name', 'forms', '--transport', 'http', '--url', 'https://forms.example/mcp', '--json');
+    const saved = async () => (await getSavedServersByIds(stack.sql, stack.box, project.id, [server.id]))[0];
+    expect((await saved()).clientProfile).toEqual({});
+
+    const set = await admin('server', 'client-profile', server.id, '--elicitation', 'defaults', '--elicitation-content', '{"note":"to go"}',
+      '--sampling', '--root', 'work=file:///srv/work', '--root', 'file:///tmp', '--json');
+    const profile = {
+      elicitation: { answer: { mode: 'defaults', content: { note: 'to go' } } },
+      sampling: {},
+      roots: [{ uri: 'file:///srv/work', name: 'work' }, { uri: 'file:///tmp' }],
+    };
+    expect(set).toEqual({ id: server.id, name: 'forms', clientProfile: profile });
+    expect(await saved()).toMatchObject({ clientProfile: profile, revision: 2 });
+    expect(await admin('server', 'client-profile', server.id, '--elicitation', 'decline')).toMatch(/declares elicitation, answered \{"action":"decline"\}/);
+
+    expect(await admin('server', 'client-profile', server.id, '--clear', '--json')).toEqual({ id: server.id, name: 'forms', clientProfile: {} });
+    expect((await saved()).clientProfile).toEqual({});
+
+    for (const [args, message] of [
+      [['--elicitation', 'accept', '--elicitation-content', '{"size": {"nested": 1}}'], 'elicitation.answer'],
+      [['--root', 'https://example.test/'], 'a root is a file:// URI'],
+      [[], 'give --clear, or the features'],
+    ] as const) {
+      await expect(admin('server', 'client-profile', server.id, ...args), args.join(' ')).rejects.toMatchObject({ stderr: expect.stringContaining(message) });
+    }
+    await expect(admin('server', 'client-profile', 'srv_missing', '--sampling')).rejects.toMatchObject({ stderr: expect.stringContaining('no server srv_missing') });
+  }, 120_000);
+
   describe('secrets never need to be arguments', () => {
     const env = () => ({ DATABASE_URL: stack.db.url, RUNWAY_ENCRYPTION_KEY: stack.config.RUNWAY_ENCRYPTION_KEY });
     let org: { id: string };

@@ -8,7 +8,7 @@ import type { SecretBox } from '../../db/secretBox.js';
 import { createServer, type ServerInput } from '../../db/servers.js';
 import { freePort } from './ports.js';
 
-export type StdioFixture = 'broken-start' | 'crashy' | 'metadata' | 'paginated' | 'slow' | 'tools-only' | 'workdir';
+export type StdioFixture = 'broken-start' | 'client-features' | 'crashy' | 'faulty' | 'metadata' | 'paginated' | 'slow' | 'tools-only' | 'workdir';
 
 /**
  * The node arguments that run a fixture of test/fixtures/mcp. Everything is absolute (the tsx loader too): a stdio

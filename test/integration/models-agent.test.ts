@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AgentRunFailure, runAgent, type AgentRecord, type AgentTool } from '../../activities/models/agentLoop.js';
+import { McpError, type CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
+import { AgentRunFailure, MAX_SAMPLING_REQUESTS, runAgent, type AgentRecord, type AgentTool } from '../../activities/models/agentLoop.js';
 import { parseHostedModels, resolveModel, type ModelAccess, type ModelRequest } from '../../activities/models/catalog.js';
 import { createLanguageModel } from '../../activities/models/providers.js';
 import { startScriptedModelServer, type ModelScript, type ScriptedModelServer } from '../fixtures/model/server.js';
@@ -179,6 +180,52 @@ describe('runAgent against the scripted model server', () => {
       expect(span.endMs).toBeLessThanOrEqual(1000 + record.durationMs + 50);
     }
     expect(step2!.startMs).toBeGreaterThanOrEqual(step1!.endMs);
+  });
+
+  it("answers a tool's sampling requests with the run's model: a span under the tool call, tokens in the usage, failures as JSON-RPC errors", async () => {
+    script('scripted-hosted', {
+      byQuery: {
+        'write a haiku': [{ toolCalls: [{ name: 'poet', arguments: {} }], usage: { prompt_tokens: 5, completion_tokens: 1 } }, { text: 'done', usage: { prompt_tokens: 6, completion_tokens: 1 } }],
+        'Haiku about': [{ text: 'autumn wind', usage: { prompt_tokens: 3, completion_tokens: 2 } }],
+        'Fail please': [{ error: { status: 400, message: 'this request mentions org-openai-key internals' } }],
+      },
+    });
+    const request = (text: string): CreateMessageRequest['params'] => ({
+      messages: [{ role: 'user', content: { type: 'text', text } }],
+      systemPrompt: 'Answer in five words.',
+      maxTokens: 50,
+    });
+    const answers: unknown[] = [];
+    const poet: AgentTool = {
+      name: 'poet',
+      inputSchema: { type: 'object' },
+      call: async (_args, { signal, sample }) => {
+        answers.push(await sample(request('Haiku about autumn'), signal));
+        answers.push(await sample(request('Fail please'), signal).catch((error: unknown) => error));
+        // The bound: 25 requests per iteration (the failed one counts), then the spec's "rejected".
+        for (let n = 2; n <= MAX_SAMPLING_REQUESTS; n++) answers.push(await sample(request('Haiku about more'), signal).catch((error: unknown) => error));
+        return { content: [{ type: 'text', text: 'written' }] };
+      },
+    };
+    const record = await runAgent({ model: modelFor({ model: 'openai/scripted-hosted' }), prompt: 'write a haiku', tools: [poet], maxSteps: 3 });
+
+    expect(answers[0]).toEqual({ role: 'assistant', content: { type: 'text', text: 'autumn wind' }, model: 'scripted-hosted', stopReason: 'endTurn' });
+    expect(answers[1]).toBeInstanceOf(McpError);
+    expect(answers[1]).toMatchObject({ code: -32603, message: expect.stringContaining('rejected') });
+    expect((answers[1] as Error).message).not.toContain('org-openai-key');
+    expect(answers.slice(2, -1).every((a) => (a as { content: { text: string } }).content.text === 'autumn wind')).toBe(true);
+    expect(answers.at(-1)).toMatchObject({ code: -1 });
+    expect(answers).toHaveLength(MAX_SAMPLING_REQUESTS + 1);
+
+    const tool = record.spans.find((s) => s.category === 'tool')!;
+    const sampling = record.spans.filter((s) => s.name === 'sampling');
+    expect(sampling).toHaveLength(MAX_SAMPLING_REQUESTS);
+    expect(sampling.every((s) => s.category === 'llm' && s.parentId === tool.id && s.modelId === 'scripted-hosted')).toBe(true);
+    expect(sampling.map((s) => s.status).filter((status) => status !== 'ok')).toEqual(['error']);
+    const answered = MAX_SAMPLING_REQUESTS - 1;
+    expect(record.usage).toEqual({ inputTokens: 5 + 6 + 3 * answered, outputTokens: 1 + 1 + 2 * answered, totalTokens: 5 + 6 + 1 + 1 + 5 * answered });
+    const sampled = server.calls('scripted-hosted').filter((c) => c.lastUserText.startsWith('Haiku about'));
+    expect(sampled[0]).toMatchObject({ tools: [], messages: [{ role: 'system', content: 'Answer in five words.' }, { role: 'user' }] });
   });
 
   it('feeds thrown tool errors and isError results back to the model and keeps going (openai-compatible)', async () => {

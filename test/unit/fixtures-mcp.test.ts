@@ -11,12 +11,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { startPaginatedServer } from '../fixtures/mcp/paginated.js';
 import { startSlowServer } from '../fixtures/mcp/slow.js';
 import { startCrashyServer } from '../fixtures/mcp/crashy.js';
 import { startToolsOnlyServer } from '../fixtures/mcp/tools-only.js';
+import { startClientFeaturesServer } from '../fixtures/mcp/client-features.js';
 import { startOAuthServer } from '../fixtures/mcp/oauth.js';
 import type { OAuthFixture } from '../fixtures/mcp/oauth.js';
 import { startFaultyServer } from '../fixtures/mcp/faulty.js';
@@ -217,6 +218,31 @@ describe('tools-only fixture', () => {
       expect(error).toMatchObject({ code: ErrorCode.MethodNotFound });
       expect((error as McpError).message).toContain('Method not found');
     }
+  });
+});
+
+describe('client-features fixture', () => {
+  it("relays the client's answers to elicitation, sampling and roots, and its JSON-RPC errors", async () => {
+    const f = await started(startClientFeaturesServer());
+    const client = new Client({ name: 'fixtures-test', version: '0.0.0' }, { capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} } });
+    client.setRequestHandler(ElicitRequestSchema, (request) =>
+      'requestedSchema' in request.params && 'email' in request.params.requestedSchema.properties ? { action: 'decline' } : { action: 'accept', content: { size: 'small', shots: 1 } },
+    );
+    client.setRequestHandler(CreateMessageRequestSchema, (request) => ({
+      role: 'assistant', model: 'm', content: { type: 'text', text: `saw ${(request.params.messages[0].content as { text: string }).text}` },
+    }));
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: 'file:///r' }] }));
+    cleanups.push(() => client.close());
+    await client.connect(http(f.url));
+
+    expect(textOf(await client.callTool({ name: 'order_coffee' }))).toBe('accept {"size":"small","shots":1}');
+    expect(textOf(await client.callTool({ name: 'register_user' }))).toBe('decline');
+    expect(textOf(await client.callTool({ name: 'summarize', arguments: { text: 'abc' } }))).toBe('sampled m: saw Summarize: abc');
+    expect(textOf(await client.callTool({ name: 'list_roots' }))).toBe('roots [{"uri":"file:///r"}]');
+    // Not declared by this client (URL mode): the SDK client's own JSON-RPC error reaches the tool.
+    expect(textOf(await client.callTool({ name: 'open_login' }))).toMatch(/^error -32602 /);
+    expect(textOf(await client.callTool({ name: 'ask_unknown' }))).toMatch(/^error -32601 /);
+    expect(JSON.parse(textOf(await client.callTool({ name: 'client_capabilities' })))).toMatchObject({ elicitation: { form: {} }, sampling: {}, roots: {} });
   });
 });
 

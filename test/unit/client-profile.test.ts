@@ -1,0 +1,112 @@
+import { ErrorCode, McpError, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { declaredCapabilities, hostClientProfile, profileFor, profileKey } from '../../activities/mcp/clientProfile.js';
+import { answerElicitation } from '../../activities/mcp/elicitation.js';
+import { templateConfig } from '../../api/hostTemplates.js';
+import { COFFEE_FORM, REGISTRATION_FORM } from '../fixtures/mcp/client-features.js';
+
+const form = (requestedSchema = COFFEE_FORM): ElicitRequest['params'] => ({ mode: 'form', message: 'How?', requestedSchema });
+const urlRequest: ElicitRequest['params'] = { mode: 'url', message: 'Sign in', url: 'https://login.example.test/', elicitationId: 'e1' };
+
+describe('answering elicitation/create', () => {
+  it('declines and cancels as told, and always declines URL mode', () => {
+    expect(answerElicitation({ action: 'decline' }, form())).toEqual({ action: 'decline' });
+    expect(answerElicitation({ action: 'cancel' }, form())).toEqual({ action: 'cancel' });
+    for (const answer of [{ action: 'accept' as const, content: { size: 'small', shots: 1 } }, { mode: 'defaults' as const }, { action: 'cancel' as const }]) {
+      expect(answerElicitation(answer, urlRequest)).toEqual({ action: 'decline' });
+    }
+  });
+
+  it('accepts with content that fits the form', () => {
+    const content = { size: 'large', shots: 4, decaf: true, note: 'oat milk' };
+    expect(answerElicitation({ action: 'accept', content }, form())).toEqual({ action: 'accept', content });
+  });
+
+  it('never sends content the form does not allow: the server gets InvalidParams naming the field', () => {
+    const refused: Record<string, string | number>[] = [{ size: 'huge', shots: 2 }, { size: 'small', shots: 9 }, { shots: 2 }, { size: 'small', shots: 1.5 }];
+    for (const content of refused) {
+      let thrown: unknown;
+      try {
+        answerElicitation({ action: 'accept', content }, form());
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, JSON.stringify(content)).toBeInstanceOf(McpError);
+      expect((thrown as McpError).code).toBe(ErrorCode.InvalidParams);
+    }
+    expect(() => answerElicitation({ action: 'accept', content: { email: 'not an address' } }, form(REGISTRATION_FORM))).toThrow(/email/);
+  });
+
+  it('accepts the form as pre-filled with its defaults (SEP-1034), the given content filling in or overriding', () => {
+    expect(answerElicitation({ mode: 'defaults' }, form())).toEqual({ action: 'accept', content: { size: 'medium', shots: 2, decaf: false } });
+    expect(answerElicitation({ mode: 'defaults', content: { shots: 3, note: 'to go' } }, form())).toEqual({
+      action: 'accept',
+      content: { size: 'medium', shots: 3, decaf: false, note: 'to go' },
+    });
+    expect(answerElicitation({ mode: 'defaults', content: { email: 'a@example.test' } }, form(REGISTRATION_FORM))).toEqual({
+      action: 'accept',
+      content: { email: 'a@example.test', newsletter: true },
+    });
+  });
+
+  it('cancels a form whose required field has neither a default nor content: it was never submitted', () => {
+    expect(answerElicitation({ mode: 'defaults' }, form(REGISTRATION_FORM))).toEqual({ action: 'cancel' });
+    expect(() => answerElicitation({ mode: 'defaults', content: { shots: 7 } }, form())).toThrow(McpError);
+  });
+});
+
+describe('client profiles', () => {
+  it('declares each feature exactly when the profile has it', () => {
+    expect(declaredCapabilities({})).toEqual({});
+    expect(declaredCapabilities({ elicitation: { answer: { mode: 'defaults' } }, sampling: {}, roots: [] })).toEqual({
+      elicitation: { form: {} },
+      sampling: {},
+      roots: { listChanged: false },
+    });
+    expect(declaredCapabilities({ elicitation: { url: true } })).toEqual({ elicitation: { form: {}, url: {} } });
+  });
+
+  it('names equal profiles alike whatever their key order, and different ones apart', () => {
+    const a = profileKey({ elicitation: { answer: { action: 'accept', content: { size: 'small', shots: 1 } } }, roots: [{ uri: 'file:///a', name: 'a' }] });
+    const b = profileKey({ roots: [{ name: 'a', uri: 'file:///a' }], elicitation: { answer: { content: { shots: 1, size: 'small' }, action: 'accept' } } });
+    expect(a).toBe(b);
+    expect(profileKey({ elicitation: {} })).not.toBe(profileKey({ elicitation: { url: true } }));
+    expect(profileKey({ roots: [{ uri: 'file:///a' }] })).not.toBe(profileKey({ roots: [{ uri: 'file:///b' }] }));
+    expect(profileKey({})).toBe('-');
+  });
+
+  it('declares elicitation for an operation that brings its own answer', () => {
+    expect(profileFor({}, undefined)).toEqual({});
+    expect(profileFor({ roots: [] }, { elicitation: { action: 'decline' } })).toEqual({ roots: [], elicitation: {} });
+    const declared = { elicitation: { url: true } };
+    expect(profileFor(declared, { elicitation: { action: 'decline' } })).toBe(declared);
+  });
+
+  it("takes a host's clientCapabilities and roots, in the built-in templates' shape", () => {
+    expect(hostClientProfile(templateConfig('mcpjam'))).toEqual({ elicitation: { url: true }, sampling: {}, roots: [] });
+    expect(hostClientProfile(templateConfig('claude'))).toEqual({});
+    expect(hostClientProfile({ ...templateConfig('claude-code'), roots: [{ uri: 'file:///repo', name: 'repo' }] })).toEqual({
+      elicitation: {},
+      roots: [{ uri: 'file:///repo', name: 'repo' }],
+    });
+  });
+
+  it("takes them from the product's v2 host config too (client identity under mcpProfile, capabilities top-level)", () => {
+    const v2 = {
+      hostStyle: 'claude',
+      modelId: 'anthropic/claude-haiku-4.5',
+      serverIds: [],
+      connectionDefaults: { headers: {}, requestTimeout: 10_000 },
+      clientCapabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } },
+      mcpProfile: { profileVersion: 1, initialize: { clientInfo: { name: 'claude-ai', version: '0.1.0' } } },
+    };
+    expect(hostClientProfile(v2)).toEqual({});
+    expect(hostClientProfile({ ...v2, clientCapabilities: { sampling: {}, elicitation: { form: {} } }, roots: [{ uri: 'file:///w' }] })).toEqual({
+      sampling: {},
+      elicitation: {},
+      roots: [{ uri: 'file:///w' }],
+    });
+    expect(hostClientProfile(null)).toEqual({});
+    expect(hostClientProfile({ clientCapabilities: 'nonsense', roots: [{ name: 'no uri' }, 'x'] })).toEqual({ roots: [] });
+  });
+});
