@@ -97,6 +97,17 @@ function classify(error: unknown, context: FailureContext): OperationFailure {
   return new OperationFailure('INTERNAL_ERROR', 'the MCP operation failed unexpectedly');
 }
 
+/**
+ * Whether the server no longer knows the session the request belonged to. The spec says 404 ("Session Management");
+ * servers built on the SDK's own examples (server-everything among them) answer a session they forgot with 400
+ * "Bad Request: No valid session ID provided", so a 400 that names the session counts too. Either way the request
+ * was not processed, so it is safe to send again on a new session.
+ */
+function sessionExpired({ status, withSession, serverWords }: HttpRefusal): boolean {
+  if (!withSession) return false;
+  return status === 404 || (status === 400 && /session/i.test(serverWords ?? ''));
+}
+
 /** An HTTP error answer to one of our POSTs (refusals.ts), by what the server meant by it. */
 function fromHttpRefusal(refusal: HttpRefusal, { phase, server }: FailureContext): OperationFailure {
   const { status, challenge, serverWords } = refusal;
@@ -114,8 +125,7 @@ function fromHttpRefusal(refusal: HttpRefusal, { phase, server }: FailureContext
       { reason: 'INSUFFICIENT_SCOPE', scope, ...oauthRequiredDetails(server), ...(serverWords ? { serverMessage: serverWords } : {}) },
     );
   }
-  // A 404 means the session expired only for a request that belonged to one (spec: "Session Management").
-  const reason = status === 404 && refusal.withSession ? 'SESSION_EXPIRED' : 'HTTP_ERROR';
+  const reason = sessionExpired(refusal) ? 'SESSION_EXPIRED' : 'HTTP_ERROR';
   return new OperationFailure('SERVER_UNREACHABLE', `server '${server.name}' answered HTTP ${status}${serverWords ? `: ${serverWords}` : ''}`, {
     reason,
     phase,

@@ -17,7 +17,7 @@ export interface BearerChallenge {
 export class HttpRefusal extends Error {
   constructor(
     readonly status: number,
-    /** the request carried an Mcp-Session-Id: only then does a 404 mean the session expired */
+    /** the request carried an Mcp-Session-Id: only then can a 404 (or a 400 naming the session) mean it expired */
     readonly withSession: boolean,
     readonly challenge: BearerChallenge | undefined,
     /** what the server said, bounded and without control characters; undefined when it said nothing usable */
