@@ -8,8 +8,9 @@ import { createProject } from '../db/projects.js';
 import { setProviderKey } from '../db/providerKeys.js';
 import { rekeySecrets, secretsByKey } from '../db/rekey.js';
 import { SecretBox } from '../db/secretBox.js';
-import { createServer, setAuthorizationServer } from '../db/servers.js';
+import { createServer, oauthClientProblem, setAuthorizationServer, updateOAuthClient, type OAuthClientChanges, type OAuthGrant } from '../db/servers.js';
 import { checkSecretsAtStart } from '../db/startupCheck.js';
+import { readClientKey } from './clientKey.js';
 import { embeddedDatabaseUrl, requireLocalKey } from './localStack.js';
 import { pairedSecrets, secretsHelp, singleSecret, StandardInput } from './secretInput.js';
 import { seedDemo } from './seed.js';
@@ -38,6 +39,39 @@ const httpUrl = (value: string): string => {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http or https URL');
   return value;
 };
+
+const OAUTH_GRANT_HELP =
+  "OAuth: how the server's tokens are obtained. caller (default): a caller completes the browser flow and imports them; " +
+  'client-credentials: Runway obtains and renews them itself (machine-to-machine), with --client-id and either a client ' +
+  'secret (client_secret_basic, or client_secret_post when the authorization server only allows that) or a private key (private_key_jwt)';
+const grantOption = () => new Option('--oauth-grant <grant>', OAUTH_GRANT_HELP).choices(['caller', 'client-credentials']);
+const toGrant = (value: string): OAuthGrant => (value === 'client-credentials' ? 'client_credentials' : 'caller');
+
+interface ClientKeyOptions {
+  privateKeyStdin?: boolean;
+  privateKeyEnv?: string;
+  privateKeyFile?: string;
+  signingAlg?: string;
+}
+
+/** The client's private key, from stdin, the environment or a file (never an argument), checked and normalized. */
+async function clientKey(o: ClientKeyOptions, input: StandardInput): Promise<{ pem: string; alg: string } | undefined> {
+  const text = await singleSecret('private-key', { env: o.privateKeyEnv, file: o.privateKeyFile, stdin: o.privateKeyStdin }, input);
+  if (text === undefined) {
+    if (o.signingAlg) throw new Error('--signing-alg goes with a private key (--private-key-stdin, --private-key-env or --private-key-file)');
+    return undefined;
+  }
+  return readClientKey(text, o.signingAlg);
+}
+
+/** The private-key options of `server create` and `server update`. */
+function withClientKeyOptions(command: Command): Command {
+  return command
+    .option('--private-key-stdin', 'OAuth client_credentials with private_key_jwt: the client\'s private key (PEM or JWK), read from standard input (stored encrypted)')
+    .option('--private-key-env <NAME>', "the client's private key, from the environment variable NAME (stored encrypted)")
+    .option('--private-key-file <PATH>', "the client's private key, read from a file (stored encrypted)")
+    .option('--signing-alg <alg>', 'the JWS algorithm of its client assertions (default: RS256 for RSA keys, ES256/ES384/ES512 for EC keys, EdDSA for Ed25519)');
+}
 
 const AUTHORIZATION_SERVER_HELP =
   "OAuth: the server's authorization server (issuer URL). Grants are then imported only for it and refreshed only at " +
@@ -120,7 +154,7 @@ program
   (r) => `project ${r.id} (${r.name})`));
 
 const server = program.command('server').description('saved MCP servers');
-server
+const create = server
   .command('create')
   .requiredOption('--project <projectId>')
   .requiredOption('--name <name>')
@@ -141,6 +175,8 @@ server
   .option('--client-secret-env <NAME>', 'OAuth client secret, from the environment variable NAME (stored encrypted)')
   .option('--client-secret <secret>', `OAuth client secret (stored encrypted; ${visible})`)
   .option('--authorization-server-url <url>', AUTHORIZATION_SERVER_HELP, httpUrl)
+  .addOption(grantOption().default('caller'));
+withClientKeyOptions(create)
   .option('--request-timeout-ms <ms>', 'per-server request timeout', Number)
   .option('--disabled', 'save it disabled')
   .addOption(json)
@@ -149,33 +185,79 @@ server
     project: string; name: string; transport: 'stdio' | 'http' | 'sse'; command?: string; arg?: string[]; url?: string;
     env?: string[]; envEnv?: string[]; envStdin?: boolean; header?: string[]; headerEnv?: string[]; headerStdin?: boolean;
     oauth?: boolean; scope?: string[]; clientId?: string; clientSecret?: string; clientSecretEnv?: string; clientSecretStdin?: boolean; authorizationServerUrl?: string;
-    requestTimeoutMs?: number; disabled?: boolean;
-  }>(async ({ sql, box }, o) => {
+    oauthGrant: string; requestTimeoutMs?: number; disabled?: boolean;
+  } & ClientKeyOptions>(async ({ sql, box }, o) => {
     if (o.transport === 'stdio' && !o.command) throw new Error('--command is required for stdio servers');
     if (o.transport !== 'stdio' && !o.url) throw new Error('--url is required for http and sse servers');
-    const input = new StandardInput({ '--env-stdin': o.envStdin, '--header-stdin': o.headerStdin, '--client-secret-stdin': o.clientSecretStdin });
+    const input = new StandardInput({ '--env-stdin': o.envStdin, '--header-stdin': o.headerStdin, '--client-secret-stdin': o.clientSecretStdin, '--private-key-stdin': o.privateKeyStdin });
     const env = await pairedSecrets('env', { pairs: o.env, env: o.envEnv, stdin: o.envStdin }, input);
     const headers = await pairedSecrets('header', { pairs: o.header, env: o.headerEnv, stdin: o.headerStdin }, input);
     const clientSecret = await singleSecret('client-secret', { value: o.clientSecret, env: o.clientSecretEnv, stdin: o.clientSecretStdin }, input);
+    const key = await clientKey(o, input);
+    const oauthGrant = toGrant(o.oauthGrant);
+    const problem = oauthClientProblem({ transportType: o.transport, oauthGrant, oauthClientId: o.clientId ?? null, clientSecret: clientSecret ?? null, privateKey: key?.pem ?? null, signingAlg: key?.alg ?? null });
+    if (problem) throw new Error(problem);
     return await createServer(sql, box, {
       projectId: o.project, name: o.name, transportType: o.transport, command: o.command, args: o.arg, env,
-      url: o.url, headers, useOAuth: o.oauth, oauthScopes: o.scope, oauthClientId: o.clientId,
-      clientSecret, authorizationServerUrl: o.authorizationServerUrl, enabled: !o.disabled, timeouts: o.requestTimeoutMs ? { requestMs: o.requestTimeoutMs } : {},
+      url: o.url, headers, useOAuth: o.oauth || oauthGrant === 'client_credentials', oauthScopes: o.scope, oauthClientId: o.clientId,
+      clientSecret, authorizationServerUrl: o.authorizationServerUrl, oauthGrant, privateKey: key?.pem, signingAlg: key?.alg,
+      enabled: !o.disabled, timeouts: o.requestTimeoutMs ? { requestMs: o.requestTimeoutMs } : {},
     });
   }, (r) => `server ${r.id} (${r.name}, ${r.transportType})`));
-server
+const update = server
   .command('update')
-  .description("change a saved server's OAuth authorization server (grants already imported are refreshed there from now on)")
+  .description(
+    "change a saved server's OAuth settings: its authorization server (grants already imported are refreshed there from now on), " +
+      'how its tokens are obtained, and its OAuth client. A server that gets its tokens itself forgets its current ones on any such change',
+  )
   .argument('<serverId>')
   .option('--authorization-server-url <url>', AUTHORIZATION_SERVER_HELP, httpUrl)
   .option('--clear-authorization-server', "forget it: the server's own metadata decides again")
+  .addOption(grantOption())
+  .option('--client-id <id>', 'OAuth client id')
+  .option('--client-secret-stdin', 'OAuth client secret, read from standard input (stored encrypted; replaces a private key)')
+  .option('--client-secret-env <NAME>', 'OAuth client secret, from the environment variable NAME (stored encrypted; replaces a private key)')
+  .option('--client-secret <secret>', `OAuth client secret (stored encrypted; replaces a private key; ${visible})`);
+withClientKeyOptions(update)
+  .option('--scope <scope>', 'OAuth scope (repeat; replaces the saved scopes)', collect)
   .addOption(json)
-  .action(action<{ authorizationServerUrl?: string; clearAuthorizationServer?: boolean }>(async ({ sql }, o, [serverId]) => {
-    if (Boolean(o.authorizationServerUrl) === Boolean(o.clearAuthorizationServer)) throw new Error('give exactly one of --authorization-server-url and --clear-authorization-server');
-    const updated = await setAuthorizationServer(sql, serverId, o.authorizationServerUrl ?? null);
-    if (!updated) throw new Error(`no server ${serverId}`);
-    return updated;
-  }, (r) => `server ${r.id} (${r.name}): authorization server ${r.authorizationServerUrl ?? 'from its own metadata'}`));
+  .addHelpText('after', secretsHelp)
+  .action(action<{
+    authorizationServerUrl?: string; clearAuthorizationServer?: boolean; oauthGrant?: string; clientId?: string;
+    clientSecret?: string; clientSecretEnv?: string; clientSecretStdin?: boolean; scope?: string[];
+  } & ClientKeyOptions>(async ({ sql, box }, o, [serverId]) => {
+    if (o.authorizationServerUrl && o.clearAuthorizationServer) throw new Error('give only one of --authorization-server-url and --clear-authorization-server');
+    const input = new StandardInput({ '--client-secret-stdin': o.clientSecretStdin, '--private-key-stdin': o.privateKeyStdin });
+    const clientSecret = await singleSecret('client-secret', { value: o.clientSecret, env: o.clientSecretEnv, stdin: o.clientSecretStdin }, input);
+    const key = await clientKey(o, input);
+    if (clientSecret !== undefined && key) throw new Error('give the client a secret or a private key, not both');
+    const changes: OAuthClientChanges = {
+      ...(o.oauthGrant ? { oauthGrant: toGrant(o.oauthGrant) } : {}),
+      ...(o.clientId ? { oauthClientId: o.clientId } : {}),
+      // One way for the client to authenticate: a new secret drops the key, a new key drops the secret.
+      ...(clientSecret !== undefined ? { clientSecret, privateKey: null } : {}),
+      ...(key ? { privateKey: key, clientSecret: null } : {}),
+      ...(o.scope ? { oauthScopes: o.scope } : {}),
+    };
+    const authorizationServer = o.authorizationServerUrl ?? (o.clearAuthorizationServer ? null : undefined);
+    if (authorizationServer === undefined && Object.keys(changes).length === 0) throw new Error('nothing to change: give at least one option');
+    let result: Record<string, unknown> = { id: serverId };
+    if (Object.keys(changes).length > 0) {
+      const updated = await updateOAuthClient(sql, box, serverId, changes);
+      if (!updated) throw new Error(`no server ${serverId}`);
+      result = { ...result, ...updated };
+    }
+    if (authorizationServer !== undefined) {
+      const updated = await setAuthorizationServer(sql, serverId, authorizationServer);
+      if (!updated) throw new Error(`no server ${serverId}`);
+      result = { ...result, ...updated };
+    }
+    return result;
+  }, (r) => [
+    `server ${r.id}${r.name ? ` (${r.name})` : ''}:`,
+    ...(r.oauthGrant ? [`OAuth tokens ${r.oauthGrant === 'client_credentials' ? `obtained by Runway (client_credentials, ${r.clientAuthentication})` : 'imported by callers'}`] : []),
+    ...('authorizationServerUrl' in r ? [`authorization server ${r.authorizationServerUrl ?? 'from its own metadata'}`] : []),
+  ].join(' ')));
 
 const key = program.command('key').description('API keys');
 key

@@ -68,7 +68,7 @@ describe('server operations with OAuth', () => {
 
   it('check-oauth reports the requirement and token health without connecting', async () => {
     const serverId = await newServer(true);
-    expect((await op(serverId, 'check-oauth')).body).toEqual({ useOAuth: true, serverUrl: fixture.url, tokens: null });
+    expect((await op(serverId, 'check-oauth')).body).toEqual({ useOAuth: true, serverUrl: fixture.url, tokenSource: 'caller', tokens: null });
 
     const imported = await importTokens(serverId);
     expect(imported.status).toBe(200);
@@ -79,6 +79,7 @@ describe('server operations with OAuth', () => {
     expect((await op(serverId, 'check-oauth')).body).toEqual({
       useOAuth: true,
       serverUrl: fixture.url,
+      tokenSource: 'caller',
       tokens: { imported: true, expiresAt: imported.body.expiresAt, refreshable: true, lastRefreshAt: null, lastError: null },
     });
     expect(fixture.stats.mcpRequests).toBe(before);
@@ -214,6 +215,8 @@ describe('server operations with OAuth', () => {
     expect(secrets.length).toBeGreaterThan(10);
     for (const secret of secrets) expect(seen).not.toContain(secret);
     const [row] = await stack.sql<{ access_token_enc: string }[]>`SELECT access_token_enc FROM oauth_tokens WHERE server_id = ${serverId}`;
-    expect(row.access_token_enc.startsWith('v1.')).toBe(true);
+    // Sealed with the current key (v2.<keyId>.…, since keys have ids), and it opens.
+    expect(row.access_token_enc.startsWith(stack.box.currentPrefix)).toBe(true);
+    expect(stack.box.decrypt(row.access_token_enc)).toEqual(expect.any(String));
   });
 });
