@@ -96,10 +96,20 @@ export class OAuthGrants {
       if (server.useOAuth) throw oauthRequired(server, `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens`);
       return undefined;
     }
-    // A grant whose last refresh failed is not retried on every call; a 401 still forces one more attempt.
-    if (dueForRefresh(stored) && !stored.lastError && refreshable(stored, server)) {
+    // A grant whose last refresh failed is not retried on every call while its token is good; a 401 (or the token
+    // expiring) still forces one more attempt.
+    if (((dueForRefresh(stored) && !stored.lastError) || hasExpired(stored)) && refreshable(stored, server)) {
       const outcome = await this.#refresh(server, stored.generation);
-      if (outcome.tokens) return credentials(outcome.tokens);
+      if (outcome.tokens && !hasExpired(outcome.tokens)) return credentials(outcome.tokens);
+    }
+    // A token known to have expired is not sent anywhere: the caller hears it at once.
+    if (hasExpired(stored)) {
+      const lastError = (await getTokenHealth(this.deps.sql, server.id))?.lastError ?? null;
+      const failure = oauthRequired(
+        server,
+        `the OAuth access token of server '${server.name}' has expired and could not be refreshed${lastError ? ` (${lastError})` : ''}: import new tokens with /oauth/import-tokens`,
+      );
+      throw new OperationFailure(failure.code, failure.message, { ...failure.details, reason: 'TOKEN_EXPIRED', ...(lastError ? { lastError } : {}) });
     }
     return credentials(stored);
   }
@@ -111,12 +121,13 @@ export class OAuthGrants {
    */
   async #machineCredentials(server: SavedServer): Promise<Credentials> {
     const stored = await getStoredTokens(this.deps.sql, this.deps.box, server.id);
-    const usable = stored?.accessToken && !(stored.expiresAt && stored.expiresAt.getTime() <= Date.now());
+    const usable = stored?.accessToken && !hasExpired(stored);
     if (stored && usable && (!dueForRefresh(stored) || stored.lastError)) return credentials(stored)!;
     const generation = stored?.generation ?? (await openMachineGrant(this.deps.sql, server.id, server.url ?? ''));
-    const outcome = await this.#refresh(server, generation);
-    const obtained = outcome.tokens && credentials(outcome.tokens);
-    if (obtained && (outcome.refreshed || outcome.tokens!.generation !== generation || usable)) return obtained;
+    const { tokens: latest, refreshed } = await this.#refresh(server, generation);
+    // New tokens (ours or another process's), else the old ones while they are still good.
+    const obtained = latest && (refreshed || latest.generation !== generation || usable) ? credentials(latest) : undefined;
+    if (obtained) return obtained;
     throw await this.#machineGrantFailed(server);
   }
 
@@ -391,6 +402,9 @@ function tokenFailureCode(error: unknown, status: number | undefined): string {
 
 const credentials = (tokens: StoredTokens): Credentials | undefined =>
   tokens.accessToken === null ? undefined : { accessToken: tokens.accessToken, generation: tokens.generation };
+
+/** Whether the access token has expired (a token without an expiry never does). */
+const hasExpired = (tokens: StoredTokens) => tokens.expiresAt !== null && tokens.expiresAt.getTime() <= Date.now();
 
 /** Whether the access token expires inside the refresh margin (a token without an expiry never does). */
 const dueForRefresh = (tokens: StoredTokens) => tokens.expiresAt !== null && tokens.expiresAt.getTime() - Date.now() < REFRESH_MARGIN_MS;

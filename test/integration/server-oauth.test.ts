@@ -186,6 +186,21 @@ describe('server operations with OAuth', () => {
     expect((await op(serverId, 'check-oauth')).body.tokens.lastError).toBeNull();
   });
 
+  it('an expired token that cannot be refreshed is not sent: 401 OAUTH_REQUIRED with reason TOKEN_EXPIRED at once', async () => {
+    const serverId = await newServer(true);
+    await importTokens(serverId, { tokens: { expires_in: 0 } });
+    fixture.revokeRefreshTokens();
+    const before = fixture.stats.mcpRequests;
+    const reply = await whoami(serverId);
+    expect(reply.status).toBe(401);
+    expect(reply.body).toMatchObject({ code: 'OAUTH_REQUIRED', details: { oauthRequired: true, serverId, reason: 'TOKEN_EXPIRED', lastError: 'invalid_grant' } });
+    expect(fixture.stats.mcpRequests).toBe(before);
+    // Every call still tries the refresh once (the authorization server may have been down), never more.
+    const refreshesBefore = refreshes();
+    expect((await whoami(serverId)).body.details.reason).toBe('TOKEN_EXPIRED');
+    expect(refreshes() - refreshesBefore).toBe(1);
+  });
+
   it('doctor discovers the OAuth metadata and says oauth_required until tokens are imported', async () => {
     const serverId = await newServer(true);
     const before = (await op(serverId, 'doctor')).body;
