@@ -237,6 +237,8 @@ withClientKeyOptions(update)
       // One way for the client to authenticate: a new secret drops the key, a new key drops the secret.
       ...(clientSecret !== undefined ? { clientSecret, privateKey: null } : {}),
       ...(key ? { privateKey: key, clientSecret: null } : {}),
+      // A key serves only the client_credentials grant: back to the caller's grant, it goes.
+      ...(o.oauthGrant === 'caller' && !key ? { privateKey: null } : {}),
       ...(o.scope ? { oauthScopes: o.scope } : {}),
     };
     const authorizationServer = o.authorizationServerUrl ?? (o.clearAuthorizationServer ? null : undefined);
