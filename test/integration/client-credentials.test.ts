@@ -137,7 +137,7 @@ describe('machine-to-machine servers (client_credentials)', () => {
       expect(everythingVisible()).not.toContain(pem.split('\n')[1]);
     });
 
-    it('an RSA key from a file (PKCS#1) or an Ed25519 JWK from the environment; update switches a server to a key', async () => {
+    it('an RSA key from a file (PKCS#1) or an Ed25519 JWK from the environment; update switches a server to a key and back', async () => {
       const fixture = await oauthFixture();
       const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
       fixture.registerJwtClient('rsa-robot', rsa.publicKey);
@@ -161,6 +161,13 @@ describe('machine-to-machine servers (client_credentials)', () => {
         ['rsa-robot', 'private_key_jwt', 'issued'],
         ['ed-robot', 'private_key_jwt', 'issued'],
       ]);
+
+      // And back: the key and the tokens Runway obtained are gone; a caller must import again.
+      const back = await admin(['server', 'update', callerServer, '--oauth-grant', 'caller', '--json']);
+      expect(JSON.parse(back.stdout)).toMatchObject({ oauthGrant: 'caller', clientAuthentication: 'none' });
+      expect((await whoami(callerServer)).body.code).toBe('OAUTH_REQUIRED');
+      expect(await checkOAuth(callerServer)).toMatchObject({ tokenSource: 'caller', tokens: null });
+      expect(await stack.sql`SELECT 1 FROM servers WHERE id = ${callerServer} AND oauth_private_key_enc IS NULL AND oauth_signing_alg IS NULL`).toHaveLength(1);
     });
 
     it('refuses a private key as an argument, an incomplete client, and a key that is not one, without echoing it', async () => {
