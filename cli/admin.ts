@@ -14,13 +14,18 @@ import {
   createServer,
   getServerSettings,
   setAuthorizationServer,
+  oauthClientProblem,
   setClientProfile,
+  updateOAuthClient,
   updateServerSettings,
   type ClientProfile,
+  type OAuthClientChanges,
+  type OAuthGrant,
   type ServerSettings,
   type ServerTimeouts,
 } from '../db/servers.js';
 import { checkSecretsAtStart } from '../db/startupCheck.js';
+import { readClientKey } from './clientKey.js';
 import { embeddedDatabaseUrl, requireLocalKey } from './localStack.js';
 import { pairedSecrets, secretsHelp, singleSecret, StandardInput } from './secretInput.js';
 import { seedDemo } from './seed.js';
@@ -93,6 +98,39 @@ const describeSettings = (r: ServerSettings) => {
     `  timeouts: ${timeouts || "the service's defaults"}`,
   ].join('\n');
 };
+
+const OAUTH_GRANT_HELP =
+  "OAuth: how the server's tokens are obtained. caller (default): a caller completes the browser flow and imports them; " +
+  'client-credentials: Runway obtains and renews them itself (machine-to-machine), with --client-id and either a client ' +
+  'secret (client_secret_basic, or client_secret_post when the authorization server only allows that) or a private key (private_key_jwt)';
+const grantOption = () => new Option('--oauth-grant <grant>', OAUTH_GRANT_HELP).choices(['caller', 'client-credentials']);
+const toGrant = (value: string): OAuthGrant => (value === 'client-credentials' ? 'client_credentials' : 'caller');
+
+interface ClientKeyOptions {
+  privateKeyStdin?: boolean;
+  privateKeyEnv?: string;
+  privateKeyFile?: string;
+  signingAlg?: string;
+}
+
+/** The client's private key, from stdin, the environment or a file (never an argument), checked and normalized. */
+async function clientKey(o: ClientKeyOptions, input: StandardInput): Promise<{ pem: string; alg: string } | undefined> {
+  const text = await singleSecret('private-key', { env: o.privateKeyEnv, file: o.privateKeyFile, stdin: o.privateKeyStdin }, input);
+  if (text === undefined) {
+    if (o.signingAlg) throw new Error('--signing-alg goes with a private key (--private-key-stdin, --private-key-env or --private-key-file)');
+    return undefined;
+  }
+  return readClientKey(text, o.signingAlg);
+}
+
+/** The private-key options of `server create` and `server update`. */
+function withClientKeyOptions(command: Command): Command {
+  return command
+    .option('--private-key-stdin', 'OAuth client_credentials with private_key_jwt: the client\'s private key (PEM or JWK), read from standard input (stored encrypted)')
+    .option('--private-key-env <NAME>', "the client's private key, from the environment variable NAME (stored encrypted)")
+    .option('--private-key-file <PATH>', "the client's private key, read from a file (stored encrypted)")
+    .option('--signing-alg <alg>', 'the JWS algorithm of its client assertions (default: RS256 for RSA keys, ES256/ES384/ES512 for EC keys, EdDSA for Ed25519)');
+}
 
 const AUTHORIZATION_SERVER_HELP =
   "OAuth: the server's authorization server (issuer URL). Grants are then imported only for it and refreshed only at " +
@@ -197,7 +235,9 @@ const serverCreate = server
   .option('--client-secret <secret>', `OAuth client secret (stored encrypted; ${visible})`)
   .option('--authorization-server-url <url>', AUTHORIZATION_SERVER_HELP, httpUrl)
   .option('--cwd <dir>', CWD_HELP, absolutePath)
-  .option('--disabled', 'save it disabled');
+  .option('--disabled', 'save it disabled')
+  .addOption(grantOption().default('caller'));
+withClientKeyOptions(serverCreate);
 withTimeoutOptions(serverCreate)
   .addOption(json)
   .addHelpText('after', secretsHelp)
@@ -205,44 +245,83 @@ withTimeoutOptions(serverCreate)
     project: string; name: string; transport: 'stdio' | 'http' | 'sse'; command?: string; arg?: string[]; url?: string;
     env?: string[]; envEnv?: string[]; envStdin?: boolean; header?: string[]; headerEnv?: string[]; headerStdin?: boolean;
     oauth?: boolean; scope?: string[]; clientId?: string; clientSecret?: string; clientSecretEnv?: string; clientSecretStdin?: boolean; authorizationServerUrl?: string;
-    cwd?: string; disabled?: boolean;
-  } & TimeoutFlags>(async ({ sql, box }, o) => {
+    cwd?: string; disabled?: boolean; oauthGrant: string;
+  } & TimeoutFlags & ClientKeyOptions>(async ({ sql, box }, o) => {
     if (o.transport === 'stdio' && !o.command) throw new Error('--command is required for stdio servers');
     if (o.transport !== 'stdio' && !o.url) throw new Error('--url is required for http and sse servers');
     if (o.transport !== 'stdio' && o.cwd) throw new Error('--cwd is for stdio servers');
-    const input = new StandardInput({ '--env-stdin': o.envStdin, '--header-stdin': o.headerStdin, '--client-secret-stdin': o.clientSecretStdin });
+    const input = new StandardInput({ '--env-stdin': o.envStdin, '--header-stdin': o.headerStdin, '--client-secret-stdin': o.clientSecretStdin, '--private-key-stdin': o.privateKeyStdin });
     const env = await pairedSecrets('env', { pairs: o.env, env: o.envEnv, stdin: o.envStdin }, input);
     const headers = await pairedSecrets('header', { pairs: o.header, env: o.headerEnv, stdin: o.headerStdin }, input);
     const clientSecret = await singleSecret('client-secret', { value: o.clientSecret, env: o.clientSecretEnv, stdin: o.clientSecretStdin }, input);
+    const key = await clientKey(o, input);
+    const oauthGrant = toGrant(o.oauthGrant);
+    const problem = oauthClientProblem({ transportType: o.transport, oauthGrant, oauthClientId: o.clientId ?? null, clientSecret: clientSecret ?? null, privateKey: key?.pem ?? null, signingAlg: key?.alg ?? null });
+    if (problem) throw new Error(problem);
     return await createServer(sql, box, {
       projectId: o.project, name: o.name, transportType: o.transport, command: o.command, args: o.arg, env,
-      url: o.url, headers, useOAuth: o.oauth, oauthScopes: o.scope, oauthClientId: o.clientId,
-      clientSecret, authorizationServerUrl: o.authorizationServerUrl, cwd: o.cwd, enabled: !o.disabled, timeouts: timeoutsFrom(o),
+      url: o.url, headers, useOAuth: o.oauth || oauthGrant === 'client_credentials', oauthScopes: o.scope, oauthClientId: o.clientId,
+      clientSecret, authorizationServerUrl: o.authorizationServerUrl, oauthGrant, privateKey: key?.pem, signingAlg: key?.alg,
+      cwd: o.cwd, enabled: !o.disabled, timeouts: timeoutsFrom(o),
     });
   }, (r) => `server ${r.id} (${r.name}, ${r.transportType})`));
 const serverUpdate = server
   .command('update')
   .description(
-    "change a saved server's OAuth authorization server (grants already imported are refreshed there from now on), " +
-      'its working directory (stdio) or its timeouts (each given one replaces the saved one; the others are kept). ' +
-      'The next operation starts a new session with them.',
+    "change a saved server's OAuth settings (its authorization server: grants already imported are refreshed there from now " +
+      'on; how its tokens are obtained; its OAuth client: a server that gets its tokens itself forgets its current ones on any ' +
+      'such change), its working directory (stdio) or its timeouts (each given one replaces the saved one; the others are ' +
+      'kept). The next operation starts a new session with them.',
   )
   .argument('<serverId>')
   .option('--authorization-server-url <url>', AUTHORIZATION_SERVER_HELP, httpUrl)
   .option('--clear-authorization-server', "forget it: the server's own metadata decides again")
+  .addOption(grantOption())
+  .option('--client-id <id>', 'OAuth client id')
+  .option('--client-secret-stdin', 'OAuth client secret, read from standard input (stored encrypted; replaces a private key)')
+  .option('--client-secret-env <NAME>', 'OAuth client secret, from the environment variable NAME (stored encrypted; replaces a private key)')
+  .option('--client-secret <secret>', `OAuth client secret (stored encrypted; replaces a private key; ${visible})`)
+  .option('--scope <scope>', 'OAuth scope (repeat; replaces the saved scopes)', collect)
   .option('--cwd <dir>', CWD_HELP, absolutePath)
   .option('--clear-cwd', 'stdio: run in its own directory under the data folder again')
   .option('--clear-timeouts', "forget every per-server timeout (the service's defaults apply again) before setting the ones given");
+withClientKeyOptions(serverUpdate);
 withTimeoutOptions(serverUpdate)
   .addOption(json)
-  .action(action<{ authorizationServerUrl?: string; clearAuthorizationServer?: boolean; cwd?: string; clearCwd?: boolean; clearTimeouts?: boolean } & TimeoutFlags>(async ({ sql }, o, [serverId]) => {
+  .addHelpText('after', secretsHelp)
+  .action(action<{
+    authorizationServerUrl?: string; clearAuthorizationServer?: boolean; oauthGrant?: string; clientId?: string;
+    clientSecret?: string; clientSecretEnv?: string; clientSecretStdin?: boolean; scope?: string[];
+    cwd?: string; clearCwd?: boolean; clearTimeouts?: boolean;
+  } & TimeoutFlags & ClientKeyOptions>(async ({ sql, box }, o, [serverId]) => {
     if (o.authorizationServerUrl && o.clearAuthorizationServer) throw new Error('give only one of --authorization-server-url and --clear-authorization-server');
     if (o.cwd && o.clearCwd) throw new Error('give only one of --cwd and --clear-cwd');
+    const input = new StandardInput({ '--client-secret-stdin': o.clientSecretStdin, '--private-key-stdin': o.privateKeyStdin });
+    const clientSecret = await singleSecret('client-secret', { value: o.clientSecret, env: o.clientSecretEnv, stdin: o.clientSecretStdin }, input);
+    const key = await clientKey(o, input);
+    if (clientSecret !== undefined && key) throw new Error('give the client a secret or a private key, not both');
+    const changes: OAuthClientChanges = {
+      ...(o.oauthGrant ? { oauthGrant: toGrant(o.oauthGrant) } : {}),
+      ...(o.clientId ? { oauthClientId: o.clientId } : {}),
+      // One way for the client to authenticate: a new secret drops the key, a new key drops the secret.
+      ...(clientSecret !== undefined ? { clientSecret, privateKey: null } : {}),
+      ...(key ? { privateKey: key, clientSecret: null } : {}),
+      // A key serves only the client_credentials grant: back to the caller's grant, it goes.
+      ...(o.oauthGrant === 'caller' && !key ? { privateKey: null } : {}),
+      ...(o.scope ? { oauthScopes: o.scope } : {}),
+    };
     const timeouts = timeoutsFrom(o);
     const authorization = o.authorizationServerUrl !== undefined || o.clearAuthorizationServer;
     const settings = o.cwd !== undefined || o.clearCwd || o.clearTimeouts || Object.keys(timeouts).length > 0;
-    if (!authorization && !settings) {
-      throw new Error('nothing to change: give --authorization-server-url, --cwd, a timeout option, or one of the --clear options (see --help)');
+    const oauthClient = Object.keys(changes).length > 0;
+    if (!authorization && !settings && !oauthClient) {
+      throw new Error('nothing to change: give an OAuth option, --cwd, a timeout option, or one of the --clear options (see --help)');
+    }
+    let client: Record<string, unknown> = {};
+    if (oauthClient) {
+      const updated = await updateOAuthClient(sql, box, serverId, changes);
+      if (!updated) throw new Error(`no server ${serverId}`);
+      client = updated;
     }
     return await sql.begin(async (tx) => {
       const found =
@@ -250,9 +329,12 @@ withTimeoutOptions(serverUpdate)
         (!settings || (await updateServerSettings(tx, serverId, { cwd: o.clearCwd ? null : o.cwd, clearTimeouts: o.clearTimeouts, timeouts })));
       const updated = found ? await getServerSettings(tx, serverId) : undefined;
       if (!updated) throw new Error(`no server ${serverId}`);
-      return { ...updated };
+      return { ...client, ...updated };
     });
-  }, describeSettings));
+  }, (r) => [
+    describeSettings(r as ServerSettings),
+    ...(r.oauthGrant ? [`  OAuth tokens ${r.oauthGrant === 'client_credentials' ? `obtained by Runway (client_credentials, ${r.clientAuthentication})` : 'imported by callers'}`] : []),
+  ].join('\n')));
 
 server
   .command('client-profile')

@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
+
 /**
  * Secrets for admin CLI options, taken from anywhere but the command line (which lands in shell history and `ps`).
  * Every secret option `--X` has two siblings: `--X-env <NAME>` (the value of this process's environment variable
  * NAME) and `--X-stdin` (read from standard input). Options that take KEY=VALUE pairs (`--env`, `--header`) take
  * `--X-env KEY=NAME` (repeatable) and read `KEY=VALUE` lines on standard input (blank lines and `#` comments
- * skipped). At most one option of a command may read standard input.
+ * skipped). At most one option of a command may read standard input. A private key has no command-line form at
+ * all; it also reads from a file (`--X-file <PATH>`).
  */
 
 export const secretsHelp = `
@@ -11,7 +14,8 @@ Secrets (client secrets, API keys, header and env values) can be given three way
   --X-stdin        read from standard input, e.g. \`printf %s "$SECRET" | npm run admin -- ...\`
                    (KEY=VALUE lines for --env-stdin and --header-stdin; one option per command)
   --X-env NAME     take the value of the environment variable NAME (KEY=NAME for --env-env, --header-env)
-  --X VALUE        as an argument: visible in ps and kept in shell history; avoid for real secrets`;
+  --X VALUE        as an argument: visible in ps and kept in shell history; avoid for real secrets
+A private key (--private-key-stdin, --private-key-env NAME, --private-key-file PATH) is never an argument.`;
 
 /** Standard input, read once, by the one option that asked for it. */
 export class StandardInput {
@@ -42,15 +46,35 @@ function fromEnvironment(name: string, option: string): string {
   return value;
 }
 
-/** A single secret from `--X`, `--X-env NAME` or `--X-stdin` (one trailing newline dropped); undefined if none. */
-export async function singleSecret(option: string, given: { value?: string; env?: string; stdin?: boolean }, input: StandardInput): Promise<string | undefined> {
-  const forms = [given.stdin && `--${option}-stdin`, given.env !== undefined && `--${option}-env`, given.value !== undefined && `--${option}`].filter(Boolean);
+/**
+ * A single secret from `--X`, `--X-env NAME`, `--X-file PATH` or `--X-stdin` (one trailing newline dropped);
+ * undefined if none.
+ */
+export async function singleSecret(option: string, given: { value?: string; env?: string; file?: string; stdin?: boolean }, input: StandardInput): Promise<string | undefined> {
+  const forms = [
+    given.stdin && `--${option}-stdin`,
+    given.env !== undefined && `--${option}-env`,
+    given.file !== undefined && `--${option}-file`,
+    given.value !== undefined && `--${option}`,
+  ].filter(Boolean);
   if (forms.length > 1) throw new Error(`give only one of ${forms.join(', ')}`);
   if (given.value !== undefined) return given.value;
   if (given.env !== undefined) return fromEnvironment(given.env, `--${option}-env`);
+  if (given.file !== undefined) return fromFile(given.file, `--${option}-file`);
   if (!given.stdin) return undefined;
   const text = (await input.read()).replace(/\r?\n$/, '');
   if (!text) throw new Error(`--${option}-stdin: standard input is empty`);
+  return text;
+}
+
+function fromFile(path: string, option: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`${option}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (!text.trim()) throw new Error(`${option}: ${path} is empty`);
   return text;
 }
 

@@ -17,8 +17,14 @@ export interface ImportedTokens {
   resourceUrl: string | null;
 }
 
+/** Where a grant's tokens come from: a caller's import, or Runway's own client_credentials requests. */
+export type TokenSource = 'caller' | 'client_credentials';
+
 /** A server's OAuth grant with its secrets decrypted: only activities/mcp ever sees this. */
-export interface StoredTokens extends ImportedTokens {
+export interface StoredTokens extends Omit<ImportedTokens, 'accessToken'> {
+  /** null only for a machine grant whose first token has not been obtained yet */
+  accessToken: string | null;
+  source: TokenSource;
   /** bumped on import and on every refresh: the pool key, and the guard that makes refresh happen once */
   generation: number;
   lastRefreshAt: Date | null;
@@ -27,6 +33,8 @@ export interface StoredTokens extends ImportedTokens {
 
 /** What check-oauth may show: no secret is read or decrypted. */
 export interface TokenHealth {
+  source: TokenSource;
+  hasAccessToken: boolean;
   expiresAt: Date | null;
   hasRefreshToken: boolean;
   hasClientId: boolean;
@@ -44,10 +52,10 @@ export interface RefreshedTokens {
 }
 
 interface TokenRow {
-  server_id: string; server_url: string; access_token_enc: string; refresh_token_enc: string | null; token_type: string;
+  server_id: string; server_url: string; access_token_enc: string | null; refresh_token_enc: string | null; token_type: string;
   scope: string | null; expires_at: Date | null; client_id: string | null; client_secret_enc: string | null;
   authorization_server_url: string | null; resource_url: string | null; generation: number;
-  last_refresh_at: Date | null; last_error: string | null;
+  last_refresh_at: Date | null; last_error: string | null; source: TokenSource;
 }
 
 const decryptOptional = (box: SecretBox, value: string | null) => (value ? box.decrypt(value) : null);
@@ -66,7 +74,7 @@ export async function saveImportedTokens(sql: Db, box: SecretBox, input: Importe
       refresh_token_enc = EXCLUDED.refresh_token_enc, token_type = EXCLUDED.token_type, scope = EXCLUDED.scope,
       expires_at = EXCLUDED.expires_at, client_id = EXCLUDED.client_id, client_secret_enc = EXCLUDED.client_secret_enc,
       authorization_server_url = EXCLUDED.authorization_server_url, resource_url = EXCLUDED.resource_url,
-      generation = oauth_tokens.generation + 1, last_refresh_at = NULL, last_error = NULL,
+      source = 'caller', generation = oauth_tokens.generation + 1, last_refresh_at = NULL, last_error = NULL,
       refresh_lease_owner = NULL, refresh_lease_until = NULL, updated_at = now()
     RETURNING generation`;
   return row;
@@ -78,7 +86,7 @@ export async function getStoredTokens(sql: Db, box: SecretBox, serverId: string)
   return {
     serverId: row.server_id,
     serverUrl: row.server_url,
-    accessToken: box.decrypt(row.access_token_enc),
+    accessToken: decryptOptional(box, row.access_token_enc),
     refreshToken: decryptOptional(box, row.refresh_token_enc),
     tokenType: row.token_type,
     scope: row.scope,
@@ -90,15 +98,32 @@ export async function getStoredTokens(sql: Db, box: SecretBox, serverId: string)
     generation: row.generation,
     lastRefreshAt: row.last_refresh_at,
     lastError: row.last_error,
+    source: row.source,
   };
 }
 
+/**
+ * The grant row of a machine-to-machine server, created empty (no token yet) if there is none, so that its first
+ * token request is claimed with the same lease as every later one. Its generation.
+ */
+export async function openMachineGrant(sql: Db, serverId: string, serverUrl: string): Promise<number> {
+  await sql`
+    INSERT INTO oauth_tokens (server_id, server_url, access_token_enc, source)
+    VALUES (${serverId}, ${serverUrl}, NULL, 'client_credentials')
+    ON CONFLICT (server_id) DO NOTHING`;
+  const [row] = await sql<{ generation: number }[]>`SELECT generation FROM oauth_tokens WHERE server_id = ${serverId}`;
+  return row.generation;
+}
+
 export async function getTokenHealth(sql: Db, serverId: string): Promise<TokenHealth | undefined> {
-  const [row] = await sql<{ expires_at: Date | null; has_refresh: boolean; has_client: boolean; last_refresh_at: Date | null; last_error: string | null }[]>`
-    SELECT expires_at, refresh_token_enc IS NOT NULL AS has_refresh, client_id IS NOT NULL AS has_client, last_refresh_at, last_error
+  const [row] = await sql<{ source: TokenSource; has_access: boolean; expires_at: Date | null; has_refresh: boolean; has_client: boolean; last_refresh_at: Date | null; last_error: string | null }[]>`
+    SELECT source, access_token_enc IS NOT NULL AS has_access, expires_at, refresh_token_enc IS NOT NULL AS has_refresh,
+           client_id IS NOT NULL AS has_client, last_refresh_at, last_error
     FROM oauth_tokens WHERE server_id = ${serverId}`;
   if (!row) return undefined;
   return {
+    source: row.source,
+    hasAccessToken: row.has_access,
     expiresAt: row.expires_at,
     hasRefreshToken: row.has_refresh,
     hasClientId: row.has_client,
@@ -133,7 +158,8 @@ export async function refreshState(sql: Db, serverId: string): Promise<{ generat
 
 /**
  * Stores a refreshed grant, compare-and-swap: only while `owner` still holds the lease on `generation`. The rotated
- * refresh token replaces the used one in the same write; the authorization server used is pinned if none was.
+ * refresh token replaces the used one in the same write; the authorization server and the resource used are pinned
+ * if none was.
  * Undefined when the lease was lost (the grant was re-imported meanwhile): these tokens are not stored.
  */
 export async function saveRefreshedTokens(
@@ -141,14 +167,15 @@ export async function saveRefreshedTokens(
   box: SecretBox,
   lease: { serverId: string; generation: number; owner: string },
   tokens: RefreshedTokens,
-  authorizationServerUrl: string,
+  used: { authorizationServerUrl: string; resourceUrl: string },
 ): Promise<number | undefined> {
   const [row] = await sql<{ generation: number }[]>`
     UPDATE oauth_tokens SET
       access_token_enc = ${box.encrypt(tokens.accessToken)},
       refresh_token_enc = COALESCE(${tokens.refreshToken ? box.encrypt(tokens.refreshToken) : null}, refresh_token_enc),
       token_type = ${tokens.tokenType}, scope = COALESCE(${tokens.scope}, scope), expires_at = ${tokens.expiresAt},
-      authorization_server_url = COALESCE(authorization_server_url, ${authorizationServerUrl}),
+      authorization_server_url = COALESCE(authorization_server_url, ${used.authorizationServerUrl}),
+      resource_url = COALESCE(resource_url, ${used.resourceUrl}),
       generation = generation + 1, last_refresh_at = now(), last_error = NULL,
       refresh_lease_owner = NULL, refresh_lease_until = NULL, updated_at = now()
     WHERE server_id = ${lease.serverId} AND generation = ${lease.generation} AND refresh_lease_owner = ${lease.owner}

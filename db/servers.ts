@@ -1,10 +1,16 @@
 import type { Principal } from './accounts.js';
-import type { Db } from './connection.js';
+import type { Db, Sql } from './connection.js';
 import { newId } from './ids.js';
 import { visibleProject } from './projects.js';
 import type { SecretBox } from './secretBox.js';
 
 export type TransportType = 'stdio' | 'http' | 'sse';
+
+/**
+ * How a server's OAuth tokens come: imported by a caller who completed the browser flow, or obtained and renewed
+ * by Runway itself with the client_credentials grant (a machine-to-machine server).
+ */
+export type OAuthGrant = 'caller' | 'client_credentials';
 
 export interface ServerTimeouts {
   connectMs?: number;
@@ -64,6 +70,10 @@ export interface SavedServer {
   clientSecret: string | null;
   /** set by an operator: the only authorization server this server's grants are imported for and refreshed at */
   authorizationServerUrl: string | null;
+  oauthGrant: OAuthGrant;
+  /** client_credentials with private_key_jwt: the client's private key (PKCS#8 PEM) and its JWS algorithm */
+  privateKey: string | null;
+  signingAlg: string | null;
   timeouts: ServerTimeouts;
   /** what the client declares to it and how it answers its requests (`{}`: nothing declared) */
   clientProfile: ClientProfile;
@@ -87,6 +97,9 @@ export interface ServerInput {
   oauthClientId?: string | null;
   clientSecret?: string | null;
   authorizationServerUrl?: string | null;
+  oauthGrant?: OAuthGrant;
+  privateKey?: string | null;
+  signingAlg?: string | null;
   timeouts?: ServerTimeouts;
   clientProfile?: ClientProfile | null;
   enabled?: boolean;
@@ -96,7 +109,8 @@ interface ServerRow {
   id: string; project_id: string; name: string; enabled: boolean; transport_type: TransportType; url: string | null;
   command: string | null; args: string[]; env_enc: string | null; cwd: string | null; headers_enc: string | null; use_oauth: boolean;
   oauth_scopes: string[]; oauth_client_id: string | null; client_secret_enc: string | null;
-  authorization_server_url: string | null; timeouts: ServerTimeouts; client_profile: ClientProfile | null;
+  authorization_server_url: string | null; oauth_grant: OAuthGrant; oauth_private_key_enc: string | null;
+  oauth_signing_alg: string | null; timeouts: ServerTimeouts; client_profile: ClientProfile | null;
   revision: number; created_at: Date; updated_at: Date;
 }
 
@@ -106,16 +120,88 @@ const encryptMap = (box: SecretBox, value: Record<string, string> | undefined) =
 export async function createServer(sql: Db, box: SecretBox, input: ServerInput) {
   const [row] = await sql<{ id: string; name: string; transport_type: TransportType }[]>`
     INSERT INTO servers (id, project_id, name, enabled, transport_type, url, command, args, env_enc, cwd, headers_enc,
-                         use_oauth, oauth_scopes, oauth_client_id, client_secret_enc, authorization_server_url, timeouts,
-                         client_profile)
+                         use_oauth, oauth_scopes, oauth_client_id, client_secret_enc, authorization_server_url,
+                         oauth_grant, oauth_private_key_enc, oauth_signing_alg, timeouts, client_profile)
     VALUES (${newId('srv')}, ${input.projectId}, ${input.name}, ${input.enabled ?? true}, ${input.transportType},
             ${input.url ?? null}, ${input.command ?? null}, ${sql.json(input.args ?? [])}, ${encryptMap(box, input.env)},
             ${input.cwd ?? null}, ${encryptMap(box, input.headers)}, ${input.useOAuth ?? false}, ${input.oauthScopes ?? []},
             ${input.oauthClientId ?? null}, ${input.clientSecret ? box.encrypt(input.clientSecret) : null},
-            ${input.authorizationServerUrl ?? null}, ${sql.json((input.timeouts ?? {}) as Record<string, number>)},
+            ${input.authorizationServerUrl ?? null}, ${input.oauthGrant ?? 'caller'},
+            ${input.privateKey ? box.encrypt(input.privateKey) : null}, ${input.signingAlg ?? null},
+            ${sql.json((input.timeouts ?? {}) as Record<string, number>)},
             ${input.clientProfile ? sql.json(input.clientProfile as never) : null})
     RETURNING id, name, transport_type`;
   return { id: row.id, name: row.name, transportType: row.transport_type };
+}
+
+/** The OAuth client fields of a saved server, as an operator sets them (admin CLI). */
+export type OAuthClientConfig = Pick<SavedServer, 'transportType' | 'oauthGrant' | 'oauthClientId' | 'clientSecret' | 'privateKey' | 'signingAlg'>;
+
+/**
+ * What is wrong with a server's OAuth client configuration, in the operator's words; undefined when nothing is.
+ * (The table's constraints say the same; this says it before a write, and clearly.)
+ */
+export function oauthClientProblem(config: OAuthClientConfig): string | undefined {
+  if (config.privateKey && config.oauthGrant !== 'client_credentials') return 'a private key is used only with the client_credentials grant';
+  if (config.oauthGrant !== 'client_credentials') return undefined;
+  if (config.transportType === 'stdio') return 'the client_credentials grant applies to http and sse servers only';
+  if (!config.oauthClientId) return 'the client_credentials grant needs a client id';
+  if (config.clientSecret && config.privateKey) return 'give the client a secret or a private key, not both';
+  if (!config.clientSecret && !config.privateKey) return 'the client_credentials grant needs a client secret or a private key (private_key_jwt)';
+  return undefined;
+}
+
+/** Changes to a server's OAuth client; a field left out stays as it is. */
+export interface OAuthClientChanges {
+  oauthGrant?: OAuthGrant;
+  oauthClientId?: string;
+  /** null removes it */
+  clientSecret?: string | null;
+  /** null removes it (and its algorithm) */
+  privateKey?: { pem: string; alg: string } | null;
+  oauthScopes?: string[];
+}
+
+/**
+ * An operator changes how a server's OAuth tokens are obtained. When the server gets its tokens itself (before or
+ * after the change), its current grant is forgotten: tokens issued to the old client or for the old scopes are not
+ * used again, and the next call obtains new ones. Undefined: no such server. Throws on an invalid result.
+ */
+export async function updateOAuthClient(sql: Sql, box: SecretBox, serverId: string, changes: OAuthClientChanges) {
+  return await sql.begin(async (tx) => {
+    const [row] = await tx<ServerRow[]>`SELECT * FROM servers WHERE id = ${serverId} FOR UPDATE`;
+    if (!row) return undefined;
+    const current = toSavedServer(box, row);
+    const next: OAuthClientConfig & { oauthScopes: string[] } = {
+      transportType: current.transportType,
+      oauthGrant: changes.oauthGrant ?? current.oauthGrant,
+      oauthClientId: changes.oauthClientId ?? current.oauthClientId,
+      clientSecret: changes.clientSecret !== undefined ? changes.clientSecret : current.clientSecret,
+      privateKey: changes.privateKey !== undefined ? (changes.privateKey?.pem ?? null) : current.privateKey,
+      signingAlg: changes.privateKey !== undefined ? (changes.privateKey?.alg ?? null) : current.signingAlg,
+      oauthScopes: changes.oauthScopes ?? current.oauthScopes,
+    };
+    const problem = oauthClientProblem(next);
+    if (problem) throw new Error(problem);
+    const machine = next.oauthGrant === 'client_credentials';
+    await tx`
+      UPDATE servers SET
+        oauth_grant = ${next.oauthGrant}, oauth_client_id = ${next.oauthClientId},
+        client_secret_enc = ${next.clientSecret ? box.encrypt(next.clientSecret) : null},
+        oauth_private_key_enc = ${next.privateKey ? box.encrypt(next.privateKey) : null}, oauth_signing_alg = ${next.signingAlg},
+        oauth_scopes = ${next.oauthScopes}, use_oauth = use_oauth OR ${machine},
+        revision = revision + 1, updated_at = now()
+      WHERE id = ${serverId}`;
+    if (machine || current.oauthGrant === 'client_credentials') await tx`DELETE FROM oauth_tokens WHERE server_id = ${serverId}`;
+    return {
+      id: current.id,
+      name: current.name,
+      oauthGrant: next.oauthGrant,
+      oauthClientId: next.oauthClientId,
+      clientAuthentication: next.privateKey ? `private_key_jwt (${next.signingAlg})` : next.clientSecret ? 'client_secret' : 'none',
+      oauthScopes: next.oauthScopes,
+    };
+  });
 }
 
 /**
@@ -242,6 +328,9 @@ export function toSavedServer(box: SecretBox, row: ServerRow): SavedServer {
     oauthClientId: row.oauth_client_id,
     clientSecret: row.client_secret_enc ? box.decrypt(row.client_secret_enc) : null,
     authorizationServerUrl: row.authorization_server_url,
+    oauthGrant: row.oauth_grant,
+    privateKey: row.oauth_private_key_enc ? box.decrypt(row.oauth_private_key_enc) : null,
+    signingAlg: row.oauth_signing_alg,
     timeouts: row.timeouts,
     clientProfile: row.client_profile ?? {},
     revision: row.revision,

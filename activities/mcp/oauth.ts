@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
+import { fetchToken, refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -9,6 +9,7 @@ import {
   claimRefresh,
   getStoredTokens,
   getTokenHealth,
+  openMachineGrant,
   recordRefreshError,
   refreshState,
   saveImportedTokens,
@@ -19,6 +20,7 @@ import type { SecretBox } from '../../db/secretBox.js';
 import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { machineClient } from './clientCredentials.js';
 import {
   advertisedAuthorization,
   canonicalResource,
@@ -54,7 +56,9 @@ export interface OAuthRequirement {
   serverUrl: string | null;
   /** whether the server publishes OAuth metadata; null when that was not asked (stdio, disabled) or not learned */
   advertisesOAuth: boolean | null;
-  tokens: { imported: true; expiresAt: number | null; refreshable: boolean; lastRefreshAt: number | null; lastError: string | null } | null;
+  /** who obtains the server's tokens: a caller (import-tokens), or Runway itself (client_credentials) */
+  tokenSource: 'caller' | 'client_credentials';
+  tokens: { imported: boolean; expiresAt: number | null; refreshable: boolean; lastRefreshAt: number | null; lastError: string | null } | null;
 }
 
 interface RefreshOutcome {
@@ -70,8 +74,12 @@ const LEASE_MARGIN_MS = 10_000;
 /** How often a process waiting for another one's refresh looks again. */
 const WAIT_POLL_MS = 100;
 
+/** What a token request asks for: a refresh of an imported grant, or a new token for a machine-to-machine server. */
+type TokenRequest = { grant: 'refresh_token'; refreshToken: string; client: OAuthClientInformationMixed } | { grant: 'client_credentials' };
+
 /**
- * The OAuth grants of saved servers: imported by the caller, injected into every connection, refreshed before
+ * The OAuth grants of saved servers: imported by the caller (or, for a machine-to-machine server, obtained by Runway
+ * itself with the client_credentials grant), injected into every connection, refreshed (or obtained anew) before
  * expiry and after a 401. A refresh happens once per server at a time: in-process through a shared promise, across
  * processes (API replicas, workers) through a lease claimed with compare-and-set on the grant's generation, so a
  * rotating refresh token is never spent twice; no database transaction is open while the authorization server is
@@ -86,18 +94,55 @@ export class OAuthGrants {
   /** The token to connect with; undefined when the server has no grant and does not need one. */
   async credentialsFor(server: SavedServer): Promise<Credentials | undefined> {
     if (server.transportType === 'stdio') return undefined;
+    if (isMachineGrant(server)) return await this.#machineCredentials(server);
     const stored = await getStoredTokens(this.deps.sql, this.deps.box, server.id);
     if (!stored) {
       if (server.useOAuth) throw oauthRequired(server, `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens`);
       return undefined;
     }
-    // A grant whose last refresh failed is not retried on every call; a 401 still forces one more attempt.
-    const dueForRefresh = stored.expiresAt !== null && stored.expiresAt.getTime() - Date.now() < REFRESH_MARGIN_MS;
-    if (dueForRefresh && !stored.lastError && refreshable(stored, server)) {
+    // A grant whose last refresh failed is not retried on every call while its token is good; a 401 (or the token
+    // expiring) still forces one more attempt.
+    if (((dueForRefresh(stored) && !stored.lastError) || hasExpired(stored)) && refreshable(stored, server)) {
       const outcome = await this.#refresh(server, stored.generation);
-      if (outcome.tokens) return credentials(outcome.tokens);
+      if (outcome.tokens && !hasExpired(outcome.tokens)) return credentials(outcome.tokens);
+    }
+    // A token known to have expired is not sent anywhere: the caller hears it at once.
+    if (hasExpired(stored)) {
+      const lastError = (await getTokenHealth(this.deps.sql, server.id))?.lastError ?? null;
+      const failure = oauthRequired(
+        server,
+        `the OAuth access token of server '${server.name}' has expired and could not be refreshed${lastError ? ` (${lastError})` : ''}: import new tokens with /oauth/import-tokens`,
+      );
+      throw new OperationFailure(failure.code, failure.message, { ...failure.details, reason: 'TOKEN_EXPIRED', ...(lastError ? { lastError } : {}) });
     }
     return credentials(stored);
+  }
+
+  /**
+   * A machine-to-machine server's token: the stored one while it is good, else a new one from the authorization
+   * server (single flight, one lease across processes). Without any usable token every call asks once more: nobody
+   * else can get one. A token due for renewal whose last renewal failed is still used until it expires or is refused.
+   */
+  async #machineCredentials(server: SavedServer): Promise<Credentials> {
+    const stored = await getStoredTokens(this.deps.sql, this.deps.box, server.id);
+    const usable = stored?.accessToken && !hasExpired(stored);
+    if (stored && usable && (!dueForRefresh(stored) || stored.lastError)) return credentials(stored)!;
+    const generation = stored?.generation ?? (await openMachineGrant(this.deps.sql, server.id, server.url ?? ''));
+    const { tokens: latest, refreshed } = await this.#refresh(server, generation);
+    // New tokens (ours or another process's), else the old ones while they are still good.
+    const obtained = latest && (refreshed || latest.generation !== generation || usable) ? credentials(latest) : undefined;
+    if (obtained) return obtained;
+    throw await this.#machineGrantFailed(server);
+  }
+
+  /** OAUTH_REQUIRED for a machine-to-machine server: no caller can help; the fixed code says what went wrong. */
+  async #machineGrantFailed(server: SavedServer): Promise<OperationFailure> {
+    const lastError = (await getTokenHealth(this.deps.sql, server.id))?.lastError ?? 'no_token';
+    const failure = oauthRequired(
+      server,
+      `server '${server.name}' gets its OAuth tokens with the client_credentials grant, and the authorization server issued none (${lastError}); an operator must check the server's OAuth client`,
+    );
+    return new OperationFailure(failure.code, failure.message, { ...failure.details, reason: 'CLIENT_CREDENTIALS_FAILED', lastError });
   }
 
   /**
@@ -107,10 +152,13 @@ export class OAuthGrants {
   async afterUnauthorized(server: SavedServer, generation: number | undefined): Promise<Credentials | undefined> {
     if (server.transportType === 'stdio') return undefined;
     const stored = await getStoredTokens(this.deps.sql, this.deps.box, server.id);
-    if (!stored) return undefined;
-    if (stored.generation !== generation) return credentials(stored);
-    const outcome = await this.#refresh(server, generation);
-    return outcome.tokens && outcome.tokens.generation !== generation ? credentials(outcome.tokens) : undefined;
+    if (!stored) return isMachineGrant(server) ? await this.#machineCredentials(server) : undefined;
+    if (stored.generation !== generation && stored.accessToken) return credentials(stored);
+    const outcome = await this.#refresh(server, stored.generation);
+    if (outcome.tokens && outcome.tokens.generation !== generation && outcome.tokens.accessToken) return credentials(outcome.tokens);
+    // A machine grant the authorization server would not renew: say so, rather than "import tokens".
+    if (isMachineGrant(server)) throw await this.#machineGrantFailed(server);
+    return undefined;
   }
 
   /**
@@ -121,6 +169,11 @@ export class OAuthGrants {
   async importTokens(server: SavedServer, input: TokenImport): Promise<{ imported: true; expiresAt: number | null }> {
     if (server.transportType === 'stdio' || !server.url) {
       throw new OperationFailure('VALIDATION_ERROR', 'OAuth tokens apply to HTTP and SSE servers only', { reason: 'NOT_AN_HTTP_SERVER' });
+    }
+    if (isMachineGrant(server)) {
+      throw new OperationFailure('VALIDATION_ERROR', `server '${server.name}' gets its OAuth tokens itself (client_credentials grant): there is nothing to import`, {
+        reason: 'CLIENT_CREDENTIALS_SERVER',
+      });
     }
     // Tokens are sent wherever the saved URL points: never accept tokens minted for another server.
     if (!sameUrl(input.serverUrl, server.url)) {
@@ -173,6 +226,11 @@ export class OAuthGrants {
     return { imported: true, expiresAt: expiresAt?.getTime() ?? null };
   }
 
+  /** Whether a connection can carry a grant: one was imported, or Runway obtains them itself (doctor asks first). */
+  async hasGrant(server: SavedServer): Promise<boolean> {
+    return isMachineGrant(server) || (await getTokenHealth(this.deps.sql, server.id)) !== undefined;
+  }
+
   /**
    * check-oauth: what the server needs and how healthy its grant is, without an MCP connection. Whether the server
    * advertises OAuth (`advertisesOAuth`) is learned the way calls learn it after a 401, so check-oauth's `useOAuth`
@@ -181,15 +239,19 @@ export class OAuthGrants {
   async requirement(server: SavedServer): Promise<OAuthRequirement> {
     const serverUrl = server.transportType === 'stdio' ? null : server.url;
     const [health, advertisesOAuth] = serverUrl ? await Promise.all([getTokenHealth(this.deps.sql, server.id), this.advertisesOAuth(server)]) : [undefined, null];
+    const machine = isMachineGrant(server);
+    // A machine grant's row with no token and no error is a first request still under way: nothing to show yet.
+    const shown = health && (health.hasAccessToken || health.lastError !== null);
     return {
       useOAuth: server.useOAuth || advertisesOAuth === true || health !== undefined,
       serverUrl,
       advertisesOAuth,
-      tokens: health
+      tokenSource: machine ? 'client_credentials' : 'caller',
+      tokens: shown
         ? {
-            imported: true,
+            imported: health.source === 'caller',
             expiresAt: health.expiresAt?.getTime() ?? null,
-            refreshable: health.hasRefreshToken && (health.hasClientId || server.oauthClientId !== null),
+            refreshable: machine || (health.hasRefreshToken && (health.hasClientId || server.oauthClientId !== null)),
             lastRefreshAt: health.lastRefreshAt?.getTime() ?? null,
             lastError: health.lastError,
           }
@@ -258,10 +320,16 @@ export class OAuthGrants {
     const stored = await getStoredTokens(sql, box, server.id);
     // Another process refreshed (or the caller re-imported) since the caller looked: use that.
     if (!stored || stored.generation !== seenGeneration || !server.url) return { tokens: stored, refreshed: false };
-    const client = clientInformation(stored, server);
-    if (!stored.refreshToken || !client) {
-      await recordRefreshError(sql, { serverId: server.id, generation: seenGeneration }, stored.refreshToken ? 'no_client_information' : 'no_refresh_token');
-      return { tokens: stored, refreshed: false };
+    let request: TokenRequest;
+    if (isMachineGrant(server)) {
+      request = { grant: 'client_credentials' };
+    } else {
+      const client = clientInformation(stored, server);
+      if (!stored.refreshToken || !client) {
+        await recordRefreshError(sql, { serverId: server.id, generation: seenGeneration }, stored.refreshToken ? 'no_client_information' : 'no_refresh_token');
+        return { tokens: stored, refreshed: false };
+      }
+      request = { grant: 'refresh_token', refreshToken: stored.refreshToken, client };
     }
     const owner = randomUUID();
     const claim = await claimRefresh(sql, server.id, seenGeneration, owner, this.#leaseMs);
@@ -271,20 +339,28 @@ export class OAuthGrants {
     }
     const lease = { serverId: server.id, generation: seenGeneration, owner };
     try {
-      const { tokens: fresh, authorizationServerUrl } = await this.#requestRefresh(server, server.url, stored, stored.refreshToken, client);
+      const { tokens: fresh, authorizationServerUrl, resourceUrl } = await this.#requestTokens(server, server.url, stored, request);
       const expiresAt = fresh.expires_in !== undefined ? new Date(Date.now() + fresh.expires_in * 1000) : null;
       const refreshed = { accessToken: fresh.access_token, refreshToken: fresh.refresh_token ?? null, tokenType: fresh.token_type, scope: fresh.scope ?? null, expiresAt };
-      const generation = await saveRefreshedTokens(sql, box, lease, refreshed, authorizationServerUrl);
+      const generation = await saveRefreshedTokens(sql, box, lease, refreshed, { authorizationServerUrl, resourceUrl });
       // The grant was re-imported meanwhile: the caller's new tokens win over these.
       if (generation === undefined) return { tokens: await getStoredTokens(sql, box, server.id), refreshed: false };
-      log.info({ serverId: server.id, generation }, 'refreshed OAuth tokens');
+      log.info({ serverId: server.id, generation }, request.grant === 'client_credentials' ? 'obtained OAuth tokens (client_credentials)' : 'refreshed OAuth tokens');
       return {
-        tokens: { ...stored, ...refreshed, refreshToken: refreshed.refreshToken ?? stored.refreshToken, authorizationServerUrl: stored.authorizationServerUrl ?? authorizationServerUrl, generation, lastError: null },
+        tokens: {
+          ...stored,
+          ...refreshed,
+          refreshToken: refreshed.refreshToken ?? stored.refreshToken,
+          authorizationServerUrl: stored.authorizationServerUrl ?? authorizationServerUrl,
+          resourceUrl: stored.resourceUrl ?? resourceUrl,
+          generation,
+          lastError: null,
+        },
         refreshed: true,
       };
     } catch (error) {
       const code = error instanceof OAuthFailure ? error.code : 'refresh_failed';
-      log.warn({ serverId: server.id, error: code }, 'OAuth token refresh failed');
+      log.warn({ serverId: server.id, error: code }, request.grant === 'client_credentials' ? 'OAuth token request (client_credentials) failed' : 'OAuth token refresh failed');
       await recordRefreshError(sql, lease, code);
       return { tokens: stored, refreshed: false };
     }
@@ -306,11 +382,12 @@ export class OAuthGrants {
   }
 
   /**
-   * The refresh request, at the pinned authorization server (else the operator's, else the one the saved server
-   * advertises), at the token endpoint its metadata names on its own origin, with the resource checked against the
-   * saved URL. Every request goes through the outbound guard and shares one deadline.
+   * The token request (a refresh, or client_credentials for a machine-to-machine server), at the pinned
+   * authorization server (else the operator's, else the one the saved server advertises), at the token endpoint its
+   * metadata names on its own origin, with the resource checked against the saved URL. Every request goes through
+   * the outbound guard and shares one deadline.
    */
-  async #requestRefresh(server: SavedServer, serverUrl: string, stored: StoredTokens, refreshToken: string, client: OAuthClientInformationMixed): Promise<{ tokens: OAuthTokens; authorizationServerUrl: string }> {
+  async #requestTokens(server: SavedServer, serverUrl: string, stored: StoredTokens, request: TokenRequest): Promise<{ tokens: OAuthTokens; authorizationServerUrl: string; resourceUrl: string }> {
     const outbound = await Outbound.forServer(serverUrl, { signal: AbortSignal.timeout(this.deps.requestTimeoutMs) });
     try {
       let authorizationServerUrl = stored.authorizationServerUrl ?? server.authorizationServerUrl;
@@ -331,14 +408,13 @@ export class OAuthGrants {
         return response;
       };
       try {
-        const tokens = await refreshAuthorization(authorizationServerUrl, {
-          metadata: found?.metadata,
-          clientInformation: client,
-          refreshToken,
-          resource: resource ?? canonicalResource(serverUrl),
-          fetchFn: toTokenEndpoint,
-        });
-        return { tokens, authorizationServerUrl };
+        const metadata = found?.metadata;
+        const target = resource ?? canonicalResource(serverUrl);
+        const tokens =
+          request.grant === 'refresh_token'
+            ? await refreshAuthorization(authorizationServerUrl, { metadata, clientInformation: request.client, refreshToken: request.refreshToken, resource: target, fetchFn: toTokenEndpoint })
+            : await fetchToken(machineClient(server, authorizationServerUrl, metadata), authorizationServerUrl, { metadata, resource: target, fetchFn: toTokenEndpoint });
+        return { tokens, authorizationServerUrl, resourceUrl: target };
       } catch (error) {
         throw new OAuthFailure(tokenFailureCode(error, status));
       }
@@ -362,7 +438,17 @@ function tokenFailureCode(error: unknown, status: number | undefined): string {
   return `token_endpoint_http_${status}`;
 }
 
-const credentials = (tokens: StoredTokens): Credentials => ({ accessToken: tokens.accessToken, generation: tokens.generation });
+const credentials = (tokens: StoredTokens): Credentials | undefined =>
+  tokens.accessToken === null ? undefined : { accessToken: tokens.accessToken, generation: tokens.generation };
+
+/** Whether the access token has expired (a token without an expiry never does). */
+const hasExpired = (tokens: StoredTokens) => tokens.expiresAt !== null && tokens.expiresAt.getTime() <= Date.now();
+
+/** Whether the access token expires inside the refresh margin (a token without an expiry never does). */
+const dueForRefresh = (tokens: StoredTokens) => tokens.expiresAt !== null && tokens.expiresAt.getTime() - Date.now() < REFRESH_MARGIN_MS;
+
+/** A machine-to-machine server: Runway obtains its tokens itself, with the client_credentials grant. */
+const isMachineGrant = (server: SavedServer) => server.oauthGrant === 'client_credentials' && server.transportType !== 'stdio';
 
 /**
  * The client the tokens were imported with, else the one an operator saved with the server (pre-registered). A

@@ -11,7 +11,6 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Sql } from '../../db/connection.js';
-import { getTokenHealth } from '../../db/oauthTokens.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import type { SavedServer } from '../../db/servers.js';
 import type { Config } from '../config.js';
@@ -257,7 +256,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
         };
       return await runDoctor(server, { timeouts, dataDir: config.DATA_DIR }, {
         connect: (timings) => authorized(server, undefined, (credentials) => openConnection({ server, credentials, timeouts, dataDir: config.DATA_DIR }, timings)),
-        hasGrant: async () => (await getTokenHealth(deps.sql, server.id)) !== undefined,
+        hasGrant: () => grants.hasGrant(server),
         listTools: listed('tools'),
         listResources: listed('resources'),
         listResourceTemplates: listed('resourceTemplates'),

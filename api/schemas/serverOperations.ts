@@ -168,16 +168,23 @@ export const oauthRequirementSchema = z
       description:
         "whether the server publishes OAuth metadata (RFC 9728 or RFC 8414 at the well-known URLs, or a 401 challenge pointing at it; no MCP request is made); null for stdio and disabled servers, or when it could not be learned",
     }),
+    tokenSource: z.enum(['caller', 'client_credentials']).meta({
+      description:
+        "who obtains the server's tokens: a caller, who completes the browser flow and imports them (/oauth/import-tokens), or Runway itself with the OAuth client_credentials grant (a machine-to-machine server, set up by an operator)",
+    }),
     tokens: z
       .object({
-        imported: z.literal(true),
+        imported: z.boolean().meta({ description: 'false: Runway obtained these tokens itself (client_credentials)' }),
         expiresAt: epochMs.nullable(),
-        refreshable: z.boolean().meta({ description: 'a refresh token and the client it was issued to are known' }),
+        refreshable: z.boolean().meta({ description: 'a refresh token and the client it was issued to are known, or Runway obtains new tokens itself' }),
         lastRefreshAt: epochMs.nullable(),
         lastError: z
           .string()
           .nullable()
-          .meta({ description: 'why the last refresh failed, as a fixed code (e.g. invalid_grant, token_endpoint_http_403, metadata_unreachable); never the remote reply' }),
+          .meta({
+            description:
+              'why the last refresh (or client_credentials request) failed, as a fixed code (e.g. invalid_grant, invalid_client, token_endpoint_http_403, metadata_unreachable); never the remote reply. A machine grant that never got a token shows here with expiresAt and lastRefreshAt null',
+          }),
       })
       .nullable(),
   })

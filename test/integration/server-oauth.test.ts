@@ -68,7 +68,7 @@ describe('server operations with OAuth', () => {
 
   it('check-oauth reports the requirement and token health without connecting', async () => {
     const serverId = await newServer(true);
-    expect((await op(serverId, 'check-oauth')).body).toEqual({ useOAuth: true, serverUrl: fixture.url, advertisesOAuth: true, tokens: null });
+    expect((await op(serverId, 'check-oauth')).body).toEqual({ useOAuth: true, serverUrl: fixture.url, advertisesOAuth: true, tokenSource: 'caller', tokens: null });
 
     const imported = await importTokens(serverId);
     expect(imported.status).toBe(200);
@@ -80,6 +80,7 @@ describe('server operations with OAuth', () => {
       useOAuth: true,
       serverUrl: fixture.url,
       advertisesOAuth: true,
+      tokenSource: 'caller',
       tokens: { imported: true, expiresAt: imported.body.expiresAt, refreshable: true, lastRefreshAt: null, lastError: null },
     });
     expect(fixture.stats.mcpRequests).toBe(before);
@@ -186,6 +187,21 @@ describe('server operations with OAuth', () => {
     expect((await op(serverId, 'check-oauth')).body.tokens.lastError).toBeNull();
   });
 
+  it('an expired token that cannot be refreshed is not sent: 401 OAUTH_REQUIRED with reason TOKEN_EXPIRED at once', async () => {
+    const serverId = await newServer(true);
+    await importTokens(serverId, { tokens: { expires_in: 0 } });
+    fixture.revokeRefreshTokens();
+    const before = fixture.stats.mcpRequests;
+    const reply = await whoami(serverId);
+    expect(reply.status).toBe(401);
+    expect(reply.body).toMatchObject({ code: 'OAUTH_REQUIRED', details: { oauthRequired: true, serverId, reason: 'TOKEN_EXPIRED', lastError: 'invalid_grant' } });
+    expect(fixture.stats.mcpRequests).toBe(before);
+    // Every call still tries the refresh once (the authorization server may have been down), never more.
+    const refreshesBefore = refreshes();
+    expect((await whoami(serverId)).body.details.reason).toBe('TOKEN_EXPIRED');
+    expect(refreshes() - refreshesBefore).toBe(1);
+  });
+
   it('doctor discovers the OAuth metadata and says oauth_required until tokens are imported', async () => {
     const serverId = await newServer(true);
     const before = (await op(serverId, 'doctor')).body;
@@ -215,6 +231,8 @@ describe('server operations with OAuth', () => {
     expect(secrets.length).toBeGreaterThan(10);
     for (const secret of secrets) expect(seen).not.toContain(secret);
     const [row] = await stack.sql<{ access_token_enc: string }[]>`SELECT access_token_enc FROM oauth_tokens WHERE server_id = ${serverId}`;
-    expect(row.access_token_enc.startsWith('v2.')).toBe(true);
+    // Sealed with the current key (v2.<keyId>.…, since keys have ids), and it opens.
+    expect(row.access_token_enc.startsWith(stack.box.currentPrefix)).toBe(true);
+    expect(stack.box.decrypt(row.access_token_enc)).toEqual(expect.any(String));
   });
 });

@@ -3,6 +3,7 @@
  * Client, so integration tests can trust them.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -399,6 +400,47 @@ describe('oauth fixture', () => {
     await transport.finishAuth(code);
     const authed = await connect(new StreamableHTTPClientTransport(new URL(f.url), { authProvider: fresh }));
     expect(textOf(await authed.callTool({ name: 'whoami' }))).toBe('test-user');
+  });
+
+  it('client_credentials: a secret or a private_key_jwt assertion checked with the public key, never twice', async () => {
+    const f = await started(startOAuthServer());
+    const robot = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    f.registerJwtClient('robot', robot.publicKey);
+    const now = Math.floor(Date.now() / 1000);
+    /** An ES256 client assertion (RFC 7523 §2.2), signed with `key`. */
+    const assertion = (key: KeyObject, claims: Record<string, unknown> = {}) => {
+      const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const signed = `${part({ alg: 'ES256', typ: 'JWT' })}.${part({ iss: 'robot', sub: 'robot', aud: f.issuer, exp: now + 300, iat: now, jti: randomUUID(), ...claims })}`;
+      return `${signed}.${sign('sha256', Buffer.from(signed), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+    };
+    const token = (body: Record<string, string>, headers: Record<string, string> = {}) =>
+      fetch(`${f.issuer}/token`, { method: 'POST', headers, body: new URLSearchParams({ grant_type: 'client_credentials', ...body }) });
+    const withAssertion = (jwt: string) => token({ client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: jwt });
+
+    const good = assertion(robot.privateKey);
+    const issued = await withAssertion(good);
+    expect(issued.status).toBe(200);
+    const body = (await issued.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600 });
+    expect(body).not.toHaveProperty('refresh_token');
+    const client = await connect(http(f.url, bearer(body.access_token as string)));
+    expect(textOf(await client.callTool({ name: 'whoami' }))).toBe('robot');
+
+    expect((await withAssertion(good)).status).toBe(401); // replayed
+    expect((await withAssertion(assertion(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey))).status).toBe(401); // another key
+    expect((await withAssertion(assertion(robot.privateKey, { aud: 'https://elsewhere.example' }))).status).toBe(401);
+    expect((await withAssertion(assertion(robot.privateKey, { exp: now - 10 }))).status).toBe(401);
+    expect((await withAssertion(assertion(robot.privateKey, { sub: 'someone-else' }))).status).toBe(401);
+    // A JWT client cannot use a secret instead; the pre-registered client can, with HTTP Basic.
+    expect((await token({ client_id: 'robot', client_secret: 'guess' })).status).toBe(401);
+    const basic = await token({ scope: 'a b' }, { Authorization: `Basic ${Buffer.from(`${f.clientId}:${f.clientSecret}`).toString('base64')}` });
+    expect(await basic.json()).toMatchObject({ scope: 'a b' });
+    expect(f.stats.clientCredentials.map((r) => [r.clientId, r.authentication, r.outcome])).toEqual([
+      ['robot', 'private_key_jwt', 'issued'],
+      ...Array(5).fill([null, 'private_key_jwt', 'invalid_client']),
+      [null, 'client_secret_post', 'invalid_client'],
+      [f.clientId, 'client_secret_basic', 'issued'],
+    ]);
   });
 });
 
