@@ -1,7 +1,7 @@
 /**
  * The "client command" the MCP conformance suite runs for each client scenario: `adapter.ts <scenario server URL>`,
  * with MCP_CONFORMANCE_SCENARIO (and, for some, MCP_CONFORMANCE_CONTEXT) set. It runs on the suite's Node 22, which
- * strips the types itself (so: erasable TypeScript only, and no imports but Node's own).
+ * strips the types itself (so: erasable TypeScript only, and no runtime imports but Node's own; type-only imports vanish).
  * It never speaks MCP: it saves the URL as a server in the test's Runway stack (the operator's part, through the
  * test's operator endpoint, which writes with the admin CLI's db module) and drives everything else through
  * Runway's HTTP API. Every API call and what it answered is written to the report the test reads; the process
@@ -11,6 +11,7 @@
  * RUNWAY_CONFORMANCE_PROJECT, RUNWAY_CONFORMANCE_OPERATOR (the operator endpoint), RUNWAY_CONFORMANCE_REPORTS (a
  * directory).
  */
+import type { ClientProfile } from '../../db/servers.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -49,6 +50,8 @@ export interface OperatorServer {
   privateKey?: string;
   signingAlg?: string;
   oauthScopes?: string[];
+  /** what Runway's client declares to the server and how it answers its requests (`server client-profile`) */
+  clientProfile?: ClientProfile;
 }
 
 const env = (name: string) => {
@@ -167,7 +170,8 @@ const PLANS: Record<string, Plan> = {
   },
 
   'elicitation-sep1034-client-defaults': async (runway, { url, save }) => {
-    await save({ url });
+    // An operator declares form elicitation for the server, answered with the schema's defaults (SEP-1034).
+    await save({ url, clientProfile: { elicitation: { answer: { mode: 'defaults' } } } });
     await runway.op('tools/call', 'tools/call', { toolName: 'test_client_elicitation_defaults', parameters: {} }, 200, (body) =>
       String(body?.content?.[0]?.text).startsWith('Elicitation completed') ? undefined : `the tool says: ${JSON.stringify(body?.content)}`,
     );

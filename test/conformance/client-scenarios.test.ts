@@ -179,6 +179,7 @@ describe('MCP conformance suite: client scenarios through the API', () => {
               url: input.url,
               useOAuth: input.useOAuth ?? false,
               oauthScopes: input.oauthScopes,
+              clientProfile: input.clientProfile,
             });
             res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: saved.id }));
           } catch (error) {

@@ -92,14 +92,14 @@ describe('machine-to-machine servers (client_credentials)', () => {
         '--oauth-grant', 'client-credentials', '--client-id', fixture.clientId, '--client-secret-env', 'REPORTS_SECRET', '--scope', 'reports:read', '--scope', 'reports:list', '--json'],
       { env: { REPORTS_SECRET: fixture.clientSecret } }));
 
-      expect(await checkOAuth(server.id)).toEqual({ useOAuth: true, serverUrl: fixture.url, tokenSource: 'client_credentials', tokens: null });
+      expect(await checkOAuth(server.id)).toEqual({ useOAuth: true, serverUrl: fixture.url, advertisesOAuth: true, tokenSource: 'client_credentials', tokens: null });
       expect((await whoami(server.id)).body).toEqual({ content: [{ type: 'text', text: fixture.clientId }] });
       expect(fixture.stats.clientCredentials).toEqual([
         { clientId: fixture.clientId, authentication: 'client_secret_basic', scope: 'reports:read reports:list', resource: fixture.url, outcome: 'issued' },
       ]);
       const oauth = await checkOAuth(server.id);
       expect(oauth).toEqual({
-        useOAuth: true, serverUrl: fixture.url, tokenSource: 'client_credentials',
+        useOAuth: true, serverUrl: fixture.url, advertisesOAuth: true, tokenSource: 'client_credentials',
         tokens: { imported: false, expiresAt: expect.any(Number), refreshable: true, lastRefreshAt: expect.any(Number), lastError: null },
       });
       expect(oauth.tokens.expiresAt).toBeGreaterThan(Date.now() + 3500_000);
