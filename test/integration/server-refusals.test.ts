@@ -78,7 +78,7 @@ describe('what a server that refuses or answers with an error is reported as', (
     });
 
     it('check-oauth and doctor agree: no OAuth, and doctor says what the server said', async () => {
-      expect((await op('static-no-header', 'check-oauth')).body).toEqual({ useOAuth: false, serverUrl: guarded.url, advertisesOAuth: false, tokens: null });
+      expect((await op('static-no-header', 'check-oauth')).body).toEqual({ useOAuth: false, serverUrl: guarded.url, advertisesOAuth: false, tokenSource: 'caller', tokens: null });
       const doctor = await op('static-no-header', 'doctor');
       expect(doctor.status).toBe(200);
       expect(doctor.body).toMatchObject({
@@ -103,7 +103,7 @@ describe('what a server that refuses or answers with an error is reported as', (
       const reply = await op(name, 'tools');
       expect(reply.status).toBe(401);
       expect(reply.body).toMatchObject({ code: 'OAUTH_REQUIRED', details: { oauthRequired: true, serverId: servers[name], serverName: name, serverUrl: fixture.url } });
-      expect((await op(name, 'check-oauth')).body).toEqual({ useOAuth: true, serverUrl: fixture.url, advertisesOAuth: true, tokens: null });
+      expect((await op(name, 'check-oauth')).body).toEqual({ useOAuth: true, serverUrl: fixture.url, advertisesOAuth: true, tokenSource: 'caller', tokens: null });
       expect((await op(name, 'doctor')).body).toMatchObject({ status: 'oauth_required', oauth: { required: true, resourceMetadataUrl: fixture.resourceMetadataUrl } });
     });
   });
