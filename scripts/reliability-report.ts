@@ -119,6 +119,23 @@ without the envelope.
 `);
 } else sections.push(missing('fuzz', 'npx vitest run test/reliability/fuzz.test.ts'));
 
+sections.push(`## Outbound requests a caller could steer (test/integration/outbound-requests.test.ts)
+
+No request goes anywhere a caller chose. MCP connections go to the saved server's URL, which only an operator sets.
+OAuth discovery, refresh and machine-to-machine token requests, and doctor's probe, go only to the saved server, the
+protected-resource and authorization-server metadata it advertises (or the authorization server an operator set),
+and the token endpoint that metadata names on that server's own origin; the authorization server is pinned with the
+grant. Every one of these requests is checked against the address it actually connects to, after DNS resolution:
+link-local and cloud-metadata addresses never, loopback and private ranges only when the saved server itself lives
+there; redirects only within the same origin, at most 3. A failed refresh is stored and logged as a fixed code with
+at most an HTTP status, never a remote body; no database transaction is open while the authorization server is
+called. The tests run a fake authorization server and a fake internal service on loopback and assert that neither
+the saved client secret nor any byte of the internal service's reply leaves or comes back, that a caller's
+\`authorizationServerUrl\` gets no request at all, that a token endpoint on another origin gets none, that a
+cross-origin redirect does not carry a saved header, and that no connection stays idle in a transaction during a
+slow refresh. The rules in full: docs/SECURITY.md.
+`);
+
 sections.push('## Isolation matrix (test/integration/isolation.test.ts)\n');
 if (isolation) {
   sections.push(`With a key of organization A, every one of the ${isolation.routes} routes that take ids was called with organization B's ids
