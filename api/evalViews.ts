@@ -39,6 +39,7 @@ export function toIteration(row: IterationRow) {
     actualToolCalls: row.actual_tool_calls,
     expectedToolCalls: row.expected_tool_calls,
     error: row.error,
+    errorDetails: row.error_details ?? null,
     ...(row.metadata ? { metadata: row.metadata } : {}),
     ...(row.external_iteration_id ? { externalIterationId: row.external_iteration_id } : {}),
   };

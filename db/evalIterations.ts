@@ -83,7 +83,7 @@ export async function getBatchIterations(sql: Db, runId: string, ids: string[]):
 
 /** The claim: marks an unfinished iteration running (no row when it already finished). */
 const claim = (sql: Db, iterationId: string | null) => sql`
-  UPDATE eval_iterations SET status = 'running', started_at = now(), updated_at = now()
+  UPDATE eval_iterations SET status = 'running', started_at = now(), updated_at = clock_timestamp()
   WHERE id = ${iterationId} AND status IN ('pending', 'running') RETURNING id`;
 
 /** Marks an unfinished iteration running; false when it already finished (a retry must not run it again). */
@@ -122,7 +122,7 @@ export async function completeIteration(
         input_tokens = ${outcome.usage.inputTokens}, output_tokens = ${outcome.usage.outputTokens},
         total_tokens = ${outcome.usage.totalTokens}, actual_tool_calls = ${sql.json(outcome.actualToolCalls as never)},
         error = ${outcome.error}, error_details = ${outcome.errorDetails === undefined ? null : sql.json(outcome.errorDetails as never)},
-        updated_at = now()
+        updated_at = clock_timestamp()
       WHERE id = ${iterationId} AND status IN ('pending', 'running')
       RETURNING id
     ), traced AS (
@@ -136,7 +136,7 @@ export async function completeIteration(
 
 /** What a cancelled or failed run did not get to: kept, marked cancelled. */
 export async function cancelUnfinishedIterations(sql: Db, runId: string): Promise<void> {
-  await sql`UPDATE eval_iterations SET status = 'cancelled', updated_at = now() WHERE run_id = ${runId} AND status IN ('pending', 'running')`;
+  await sql`UPDATE eval_iterations SET status = 'cancelled', updated_at = clock_timestamp() WHERE run_id = ${runId} AND status IN ('pending', 'running')`;
 }
 
 export async function listIterationPage(sql: Db, runId: string, afterSeq: number, limit: number): Promise<IterationRow[]> {
@@ -156,8 +156,8 @@ export async function findTrace(sql: Db, iterationId: string): Promise<Record<st
 
 /** The finished iterations' numbers that run statistics are computed from. */
 export async function finishedOutcomes(sql: Db, runId: string) {
-  return await sql<{ caseId: string; passed: boolean; durationMs: number | null; inputTokens: number; outputTokens: number; totalTokens: number }[]>`
-    SELECT COALESCE(case_id, title) AS "caseId", result = 'passed' AS passed, duration_ms AS "durationMs",
+  return await sql<{ caseId: string; passed: boolean; errored: boolean; durationMs: number | null; inputTokens: number; outputTokens: number; totalTokens: number }[]>`
+    SELECT COALESCE(case_id, title) AS "caseId", result = 'passed' AS passed, status = 'failed' AS errored, duration_ms AS "durationMs",
            input_tokens AS "inputTokens", output_tokens AS "outputTokens", total_tokens AS "totalTokens"
     FROM eval_iterations WHERE run_id = ${runId} AND status IN ('completed', 'failed') ORDER BY seq`;
 }

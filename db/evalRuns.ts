@@ -34,6 +34,8 @@ export interface Progress {
   completed: number;
   passed: number;
   failed: number;
+  /** of the failed, those that errored (status failed) instead of completing */
+  errored: number;
 }
 
 /** Serializes run creation per organization (transaction-scoped), so the concurrency cap holds across API replicas. */
@@ -116,7 +118,8 @@ export async function runProgress(sql: Db, runId: string): Promise<Progress> {
     SELECT count(*)::int AS total,
            count(*) FILTER (WHERE status IN ('completed', 'failed'))::int AS completed,
            count(*) FILTER (WHERE result = 'passed')::int AS passed,
-           count(*) FILTER (WHERE result = 'failed')::int AS failed
+           count(*) FILTER (WHERE result = 'failed')::int AS failed,
+           count(*) FILTER (WHERE status = 'failed')::int AS errored
     FROM eval_iterations WHERE run_id = ${runId}`;
   return row;
 }

@@ -117,7 +117,7 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
                 title = EXCLUDED.title, query = EXCLUDED.query, runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
                 expected_output = EXCLUDED.expected_output, advanced_config = EXCLUDED.advanced_config,
-                match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, updated_at = now()
+                match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, updated_at = clock_timestamp()
               RETURNING id`
           : await sp<{ id: string }[]>`
               INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
@@ -129,7 +129,7 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
                 runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
                 expected_output = EXCLUDED.expected_output, advanced_config = EXCLUDED.advanced_config,
-                match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, updated_at = now()
+                match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, updated_at = clock_timestamp()
               RETURNING id`;
         return inserted;
       });

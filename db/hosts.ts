@@ -130,7 +130,7 @@ export async function updateHost(
       headersEnc = sealHeaders(box, headers);
     }
     const [row] = await tx<HostRow[]>`
-      UPDATE hosts SET name = ${input.name ?? current.name}, config = ${tx.json(config as never)}, headers_enc = ${headersEnc}, updated_at = now()
+      UPDATE hosts SET name = ${input.name ?? current.name}, config = ${tx.json(config as never)}, headers_enc = ${headersEnc}, updated_at = clock_timestamp()
       WHERE id = ${hostId}
       RETURNING *`;
     return row;

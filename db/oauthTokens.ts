@@ -75,7 +75,7 @@ export async function saveImportedTokens(sql: Db, box: SecretBox, input: Importe
       expires_at = EXCLUDED.expires_at, client_id = EXCLUDED.client_id, client_secret_enc = EXCLUDED.client_secret_enc,
       authorization_server_url = EXCLUDED.authorization_server_url, resource_url = EXCLUDED.resource_url,
       source = 'caller', generation = oauth_tokens.generation + 1, last_refresh_at = NULL, last_error = NULL,
-      refresh_lease_owner = NULL, refresh_lease_until = NULL, updated_at = now()
+      refresh_lease_owner = NULL, refresh_lease_until = NULL, updated_at = clock_timestamp()
     RETURNING generation`;
   return row;
 }
@@ -177,7 +177,7 @@ export async function saveRefreshedTokens(
       authorization_server_url = COALESCE(authorization_server_url, ${used.authorizationServerUrl}),
       resource_url = COALESCE(resource_url, ${used.resourceUrl}),
       generation = generation + 1, last_refresh_at = now(), last_error = NULL,
-      refresh_lease_owner = NULL, refresh_lease_until = NULL, updated_at = now()
+      refresh_lease_owner = NULL, refresh_lease_until = NULL, updated_at = clock_timestamp()
     WHERE server_id = ${lease.serverId} AND generation = ${lease.generation} AND refresh_lease_owner = ${lease.owner}
     RETURNING generation`;
   return row?.generation;
@@ -191,7 +191,7 @@ export async function saveRefreshedTokens(
 export async function recordRefreshError(sql: Db, grant: { serverId: string; generation: number; owner?: string }, code: string): Promise<void> {
   const owner = grant.owner ?? null;
   await sql`
-    UPDATE oauth_tokens SET last_error = ${code.slice(0, 100)}, updated_at = now(),
+    UPDATE oauth_tokens SET last_error = ${code.slice(0, 100)}, updated_at = clock_timestamp(),
       -- the lease is released only by its owner
       refresh_lease_owner = CASE WHEN ${owner}::text IS NULL THEN refresh_lease_owner END,
       refresh_lease_until = CASE WHEN ${owner}::text IS NULL THEN refresh_lease_until END

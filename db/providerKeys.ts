@@ -12,7 +12,7 @@ export async function setProviderKey(sql: Db, box: SecretBox, input: { organizat
     INSERT INTO provider_keys (organization_id, provider, api_key_enc, base_url)
     VALUES (${input.organizationId}, ${input.provider}, ${box.encrypt(input.apiKey)}, ${input.baseUrl ?? null})
     ON CONFLICT (organization_id, provider)
-    DO UPDATE SET api_key_enc = EXCLUDED.api_key_enc, base_url = EXCLUDED.base_url, updated_at = now()`;
+    DO UPDATE SET api_key_enc = EXCLUDED.api_key_enc, base_url = EXCLUDED.base_url, updated_at = clock_timestamp()`;
 }
 
 export async function getProviderKeys(sql: Db, box: SecretBox, organizationId: string): Promise<Record<string, ProviderKey>> {

@@ -190,7 +190,7 @@ export async function updateOAuthClient(sql: Sql, box: SecretBox, serverId: stri
         client_secret_enc = ${next.clientSecret ? box.encrypt(next.clientSecret) : null},
         oauth_private_key_enc = ${next.privateKey ? box.encrypt(next.privateKey) : null}, oauth_signing_alg = ${next.signingAlg},
         oauth_scopes = ${next.oauthScopes}, use_oauth = use_oauth OR ${machine},
-        revision = revision + 1, updated_at = now()
+        revision = revision + 1, updated_at = clock_timestamp()
       WHERE id = ${serverId}`;
     if (machine || current.oauthGrant === 'client_credentials') await tx`DELETE FROM oauth_tokens WHERE server_id = ${serverId}`;
     return {
@@ -211,10 +211,10 @@ export async function updateOAuthClient(sql: Sql, box: SecretBox, serverId: stri
 export async function setAuthorizationServer(sql: Db, serverId: string, url: string | null): Promise<{ id: string; name: string; authorizationServerUrl: string | null } | undefined> {
   const [row] = await sql<{ id: string; name: string; authorization_server_url: string | null }[]>`
     WITH server AS (
-      UPDATE servers SET authorization_server_url = ${url}, revision = revision + 1, updated_at = now()
+      UPDATE servers SET authorization_server_url = ${url}, revision = revision + 1, updated_at = clock_timestamp()
       WHERE id = ${serverId} RETURNING id, name, authorization_server_url
     ), unpinned AS (
-      UPDATE oauth_tokens SET authorization_server_url = NULL, updated_at = now() WHERE server_id IN (SELECT id FROM server)
+      UPDATE oauth_tokens SET authorization_server_url = NULL, updated_at = clock_timestamp() WHERE server_id IN (SELECT id FROM server)
     )
     SELECT * FROM server`;
   if (!row) return undefined;
@@ -251,7 +251,7 @@ export async function updateServerSettings(sql: Db, serverId: string, change: Se
       UPDATE servers SET
         cwd = CASE WHEN ${setCwd}::boolean THEN ${change.cwd ?? null}::text ELSE cwd END,
         timeouts = (CASE WHEN ${change.clearTimeouts ?? false}::boolean THEN '{}'::jsonb ELSE timeouts END) || ${sql.json((change.timeouts ?? {}) as Record<string, number>)}::jsonb,
-        revision = revision + 1, updated_at = now()
+        revision = revision + 1, updated_at = clock_timestamp()
       WHERE id = ${serverId}
       RETURNING id`;
     return rows.length > 0;
@@ -276,7 +276,7 @@ export async function getServerSettings(sql: Db, serverId: string): Promise<Serv
  */
 export async function setClientProfile(sql: Db, serverId: string, profile: ClientProfile | null): Promise<{ id: string; name: string; clientProfile: ClientProfile } | undefined> {
   const [row] = await sql<{ id: string; name: string; client_profile: ClientProfile | null }[]>`
-    UPDATE servers SET client_profile = ${profile ? sql.json(profile as never) : null}, revision = revision + 1, updated_at = now()
+    UPDATE servers SET client_profile = ${profile ? sql.json(profile as never) : null}, revision = revision + 1, updated_at = clock_timestamp()
     WHERE id = ${serverId} RETURNING id, name, client_profile`;
   if (!row) return undefined;
   return { id: row.id, name: row.name, clientProfile: row.client_profile ?? {} };

@@ -3,7 +3,11 @@ import type { Activities } from '../activities/index.js';
 import { BatchScheduler, defaultSizing } from './batching.js';
 import { progressQuery, type EvalRunInput, type EvalRunProgress } from './definitions.js';
 
-/** The attempt of a batch from which model and MCP failures are recorded as failed iterations, not retried. */
+/**
+ * The attempt cap of a batch: from this attempt on, a transient model or MCP failure is recorded as a failed
+ * iteration instead of retried. What is transient, and what fails at once, the retry policy decides
+ * (activities/retryPolicy.ts); the workflow only passes the cap.
+ */
 const ITERATION_ATTEMPTS = 5;
 
 const { planRun, finalizeRun } = proxyActivities<Activities>({
@@ -16,14 +20,14 @@ const { runIterationBatch } = proxyActivities<Activities>({
   // Heartbeats go out every second: a worker that died is noticed within 15 s and its batch moves on.
   heartbeatTimeout: '15 seconds',
   // Attempts are not capped, time is: a database or Temporal outage only delays the batch. Model and MCP failures
-  // stop being retried at ITERATION_ATTEMPTS, where the activity records them as failed iterations instead.
+  // stop being retried at ITERATION_ATTEMPTS, where the activity records them as failed iterations instead; what
+  // cannot be retried (a missing run) fails as non-retryable, and a provider's Retry-After sets the next delay.
   scheduleToCloseTimeout: '6 hours',
   // wait for the activity to stop its model and MCP calls before finalizing
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: {
     initialInterval: '1 second',
     maximumInterval: '30 seconds',
-    nonRetryableErrorTypes: ['RunNotFound'],
   },
 });
 

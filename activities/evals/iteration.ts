@@ -1,7 +1,9 @@
 import type { BatchIteration, IterationOutcome } from '../../db/evalIterations.js';
 import type { SavedServer } from '../../db/servers.js';
+import { OperationFailure } from '../errors.js';
 import type { ClientAnswers, ElicitationAnswer, McpOperations } from '../mcp/index.js';
 import { AgentRunFailure, runAgent, type AgentRecord } from '../models/agentLoop.js';
+import type { FailureDetails } from '../retryPolicy.js';
 import { resolveModel } from '../models/catalog.js';
 import { createLanguageModel } from '../models/providers.js';
 import type { AgentTool } from '../models/tools.js';
@@ -12,9 +14,22 @@ const DEFAULT_MAX_STEPS = 10;
 /** OpenAI's rule for function names; other providers accept a superset. */
 const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 
-/** A failure worth another attempt (the server or the model was unavailable), as opposed to a recorded failed iteration. */
-export class RetryableIterationError extends Error {
-  override readonly name = 'RetryableIterationError';
+/**
+ * Why an iteration could not complete: the model (or the run's model settings) or the servers' tools failed.
+ * `failure` is what failed, for the retry policy; `record` what the model did until then.
+ */
+export class IterationFailure extends Error {
+  override readonly name = 'IterationFailure';
+
+  constructor(
+    readonly stage: 'model' | 'tools',
+    readonly failure: unknown,
+    readonly record?: AgentRecord,
+    /** the provider the model was called through, once known */
+    readonly provider?: string,
+  ) {
+    super(failure instanceof Error ? failure.message : String(failure), { cause: failure });
+  }
 }
 
 /** A tool of one of the run's servers, as the model sees it (`name`) and as its server knows it (`mcpName`). */
@@ -85,46 +100,28 @@ function buildTrace(query: string, record: AgentRecord, expected: ExpectedToolCa
 }
 
 /**
- * Runs one iteration: the model with the servers' tools, then the deterministic scorer. Failures of the model
- * or the servers that another attempt could fix throw RetryableIterationError unless this is the last attempt;
- * everything else becomes a failed iteration with its error and whatever trace exists.
+ * Runs one iteration: the model with the servers' tools, then the deterministic scorer. A completed iteration is
+ * returned (passed or failed by its tool calls); a model or server failure is thrown as an IterationFailure, and the
+ * retry policy decides whether it is retried or recorded (failedOutcome).
  */
 export async function executeIteration(
   deps: { mcp: McpOperations },
   ctx: RunContext,
   iteration: BatchIteration,
-  options: { signal: AbortSignal; lastAttempt: boolean; tools: () => Promise<{ tools: ListedTool[]; mcpName: Map<string, string> }> },
+  options: { signal: AbortSignal; tools: () => Promise<{ tools: ListedTool[]; mcpName: Map<string, string> }> },
 ): Promise<IterationOutcome> {
   const startedAt = Date.now();
   const expected = (iteration.expected_tool_calls ?? []) as ExpectedToolCall[];
   const advanced = iteration.advanced_config ?? {};
-  const failed = (error: string, record?: AgentRecord, errorDetails?: unknown): IterationOutcome => ({
-    status: 'failed',
-    result: 'failed',
-    model: iteration.model,
-    provider: iteration.provider,
-    durationMs: Date.now() - startedAt,
-    usage: record?.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-    actualToolCalls: record?.toolCalls.map((c) => ({ toolName: c.toolName, arguments: c.arguments, isError: c.isError })) ?? [],
-    error,
-    errorDetails,
-    trace: { traceVersion: 1, messages: record?.messages ?? [], spans: record?.spans ?? [], prompts: [], error },
-  });
 
   const resolved = resolveModel({ model: iteration.model ?? '', provider: iteration.provider, ...ctx.modelAccess });
-  if (!resolved.ok) return failed(resolved.message, undefined, resolved.details);
+  if (!resolved.ok) throw new IterationFailure('model', new OperationFailure('VALIDATION_ERROR', resolved.message, resolved.details));
 
   let tools: Awaited<ReturnType<typeof options.tools>>;
   try {
     tools = await options.tools();
   } catch (error) {
-    if (options.signal.aborted) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    const { code, details } = error as { code?: string; details?: { reason?: unknown; retryable?: unknown } };
-    // An outage may pass; a server that answered with an error (or refused our credentials) will answer the same.
-    const transient = (code === 'SERVER_UNREACHABLE' || code === 'TIMEOUT') && details?.retryable !== false;
-    if (!options.lastAttempt && transient) throw new RetryableIterationError(message);
-    return failed(`could not list the servers' tools: ${message}`, undefined, { code, ...(typeof details?.reason === 'string' ? { reason: details.reason } : {}) });
+    throw new IterationFailure('tools', error);
   }
 
   let record: AgentRecord;
@@ -141,12 +138,7 @@ export async function executeIteration(
       startedAt,
     });
   } catch (error) {
-    if (options.signal.aborted) throw error;
-    if (error instanceof AgentRunFailure) {
-      if (error.retryable && !options.lastAttempt) throw new RetryableIterationError(error.message);
-      return failed(error.message, error.record, { kind: error.failure.kind, status: error.failure.status });
-    }
-    throw error;
+    throw new IterationFailure('model', error, error instanceof AgentRunFailure ? error.record : undefined, resolved.provider);
   }
 
   const actual = record.toolCalls.map((c) => ({ toolName: tools.mcpName.get(c.toolName) ?? c.toolName, arguments: c.arguments, isError: c.isError }));
@@ -168,5 +160,34 @@ export async function executeIteration(
     // why a completed iteration failed is in the trace (prompts[].reasons); `error` is for iterations that broke
     error: null,
     trace: buildTrace(iteration.query, record, expected, actual, score),
+  };
+}
+
+/**
+ * An iteration that broke, as recorded once the retry policy said so: status `failed`, the reason in `error` and
+ * `error_details` (the policy's facts, plus the model and provider for a failure of the model), whatever trace
+ * exists.
+ */
+export function failedOutcome(
+  iteration: BatchIteration,
+  failure: IterationFailure,
+  decision: { message: string; details: FailureDetails },
+  durationMs: number,
+): IterationOutcome {
+  const error = failure.stage === 'tools' ? `could not list the servers' tools: ${decision.message}` : decision.message;
+  const record = failure.record;
+  const provider = failure.provider ?? iteration.provider;
+  const errorDetails = failure.stage === 'model' ? { ...decision.details, provider, model: iteration.model } : decision.details;
+  return {
+    status: 'failed',
+    result: 'failed',
+    model: iteration.model,
+    provider,
+    durationMs,
+    usage: record?.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    actualToolCalls: record?.toolCalls.map((c) => ({ toolName: c.toolName, arguments: c.arguments, isError: c.isError })) ?? [],
+    error,
+    errorDetails,
+    trace: { traceVersion: 1, messages: record?.messages ?? [], spans: record?.spans ?? [], prompts: [], error },
   };
 }

@@ -4,6 +4,7 @@ import { planIterations, type PlannedIteration } from '../../db/evalIterations.j
 import { lockRunById, markRunStarted } from '../../db/evalRuns.js';
 import { findSuite, listCases } from '../../db/evalSuites.js';
 import { formatCount, limits } from '../limits.js';
+import { runNotFound } from '../retryPolicy.js';
 
 export interface RunPlan {
   iterationIds: string[];
@@ -22,7 +23,7 @@ export async function planRun(sql: Db, runId: string, options: { concurrency: nu
   // The run row is locked while planning, so a run ended meanwhile (api/runReconciler.ts) gets no new iterations.
   const rows = await inTransaction(sql, async (tx) => {
     const run = await lockRunById(tx, runId);
-    if (!run) throw new Error(`run ${runId} does not exist`);
+    if (!run) throw runNotFound(runId);
     if (run.status !== 'running' || run.started_at !== null) return await planIterations(tx, runId, []);
     const suite = await findSuite(tx, run.project_id, run.suite_id);
     const cases = await listCases(tx, run.suite_id);

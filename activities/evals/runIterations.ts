@@ -1,17 +1,18 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import type { Db } from '../../db/connection.js';
-import { claimIteration, completeIteration, getBatchIterations } from '../../db/evalIterations.js';
+import { claimIteration, completeIteration, getBatchIterations, type IterationOutcome } from '../../db/evalIterations.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import type { Logger } from '../logger.js';
 import type { McpOperations } from '../mcp/index.js';
 import type { HostedModelCatalog } from '../models/catalog.js';
-import { collectTools, executeIteration, RetryableIterationError } from './iteration.js';
+import { decideRetry, retryFailure, runNotFound } from '../retryPolicy.js';
+import { collectTools, executeIteration, failedOutcome, IterationFailure } from './iteration.js';
 import { loadRunContext } from './runContext.js';
 
 export interface BatchInput {
   runId: string;
   iterationIds: string[];
-  /** from this attempt on, model and MCP failures are recorded as failed iterations instead of retried */
+  /** the attempt cap: from this attempt on, transient model and MCP failures are recorded as failed iterations */
   lastAttempt: number;
 }
 
@@ -47,7 +48,7 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
   const activity = Context.current();
   const signal = activity.cancellationSignal;
   const ctx = await loadRunContext(deps, input.runId);
-  if (!ctx) throw ApplicationFailure.nonRetryable(`run ${input.runId} does not exist`, 'RunNotFound');
+  if (!ctx) throw runNotFound(input.runId);
   const result: BatchResult = { completed: 0, passed: 0, failed: 0 };
   const count = (outcome: 'passed' | 'failed' | null) => {
     result.completed += 1;
@@ -77,24 +78,24 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
         claimed = next !== undefined && (await claimIteration(deps.sql, next.id));
         continue;
       }
+      const startedAt = Date.now();
+      let outcome: IterationOutcome;
       try {
-        const outcome = await executeIteration(deps, ctx, iteration, {
-          signal,
-          lastAttempt: activity.info.attempt >= input.lastAttempt,
-          tools: toolsOnce,
-        });
-        ({ nextClaimed: claimed } = await completeIteration(deps.sql, iteration.id, outcome, { claimNext: next?.id }));
-        deps.metrics?.iterationFinished(outcome);
-        count(outcome.result);
+        outcome = await executeIteration(deps, ctx, iteration, { signal, tools: toolsOnce });
       } catch (error) {
+        const failure = error instanceof IterationFailure ? error.failure : error;
+        const decision = decideRetry(failure, { attempt: activity.info.attempt, lastAttempt: input.lastAttempt, signal });
         // Whatever the aborted model or MCP call threw, a cancelled run ends this activity as cancelled.
-        if (signal.aborted) throw signal.reason;
-        if (error instanceof RetryableIterationError) {
-          deps.log.warn({ runId: input.runId, iterationId: iteration.id, attempt: activity.info.attempt, err: error.message }, 'iteration will be retried');
-          throw ApplicationFailure.retryable(error.message, 'RetryableIterationError');
+        if (decision.action === 'cancel') throw signal.aborted ? signal.reason : failure;
+        if (decision.action === 'retry') {
+          deps.log.warn({ runId: input.runId, iterationId: iteration.id, attempt: activity.info.attempt, reason: decision.reason, delayMs: decision.delayMs, err: decision.message }, 'iteration will be retried');
+          throw retryFailure(decision, failure);
         }
-        throw error;
+        outcome = failedOutcome(iteration, error instanceof IterationFailure ? error : new IterationFailure('model', error), decision, Date.now() - startedAt);
       }
+      ({ nextClaimed: claimed } = await completeIteration(deps.sql, iteration.id, outcome, { claimNext: next?.id }));
+      deps.metrics?.iterationFinished(outcome);
+      count(outcome.result);
     }
   } finally {
     clearInterval(beat);

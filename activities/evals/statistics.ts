@@ -23,6 +23,8 @@ export interface KEstimate {
 export interface IterationOutcome {
   caseId: string;
   passed: boolean;
+  /** the iteration broke (a model or server error) instead of completing; it did not pass */
+  errored?: boolean;
   durationMs: number | null;
   inputTokens: number;
   outputTokens: number;
@@ -44,7 +46,10 @@ export interface CaseStatistics {
 export interface RunStatistics {
   total: number;
   passed: number;
+  /** total - passed: the iterations that completed with the wrong tool calls, and those that errored */
   failed: number;
+  /** of the failed, the iterations that errored (a model or server error) instead of completing */
+  errored: number;
   /** 0..1; 0 when there are no iterations. */
   passRate: number;
   /** Wilson 95% interval of passRate; {0, 1} when there are no iterations. */
@@ -163,6 +168,7 @@ export function summarizeIterations(iterations: IterationOutcome[], opts: Summar
 
   const byCase = new Map<string, { total: number; passed: number }>();
   let passed = 0;
+  let errored = 0;
   const tokens = { input: 0, output: 0, total: 0 };
   const durations: number[] = [];
   for (const iteration of iterations) {
@@ -175,6 +181,8 @@ export function summarizeIterations(iterations: IterationOutcome[], opts: Summar
     if (iteration.passed) {
       entry.passed++;
       passed++;
+    } else if (iteration.errored) {
+      errored++;
     }
     tokens.input += finiteOrZero(iteration.inputTokens);
     tokens.output += finiteOrZero(iteration.outputTokens);
@@ -213,6 +221,7 @@ export function summarizeIterations(iterations: IterationOutcome[], opts: Summar
     total,
     passed,
     failed: total - passed,
+    errored,
     passRate: total === 0 ? 0 : passed / total,
     passRateInterval: wilsonInterval(passed, total),
     passAtK: k !== null && meanAtK !== null ? { k, value: meanAtK } : null,

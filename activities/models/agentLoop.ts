@@ -88,10 +88,12 @@ export interface AgentRecord {
   spans: TraceSpan[];
 }
 
-/** The loop failed (model/provider error or cancellation); `record` holds what happened up to then. */
+/**
+ * The loop failed (model/provider error or cancellation); `record` holds what happened up to then. What follows
+ * (retry, or a failed iteration) is the retry policy's decision (activities/retryPolicy.ts), from `failure.kind`.
+ */
 export class AgentRunFailure extends Error {
   override readonly name = 'AgentRunFailure';
-  readonly retryable: boolean;
 
   constructor(
     readonly failure: ModelErrorClassification,
@@ -99,7 +101,6 @@ export class AgentRunFailure extends Error {
     options?: { cause?: unknown },
   ) {
     super(failure.message, options);
-    this.retryable = failure.retryable;
   }
 }
 

@@ -10,17 +10,19 @@
  *   over it (the organization's own setting is the more specific one).
  * Example: `openai/gpt-4.1-mini, anthropic/claude-sonnet-4-5, ollama/llama3.2=http://ollama:11434/v1`
  *
- * Rules for a test case's `model` (contract-notes "Eval suites and runs"):
- * - a hosted id `<provider>/<name>` runs on the per-run key `modelApiKeys[provider]` when given, else on the
- *   organization's key for that provider (Ollama and OpenAI-compatible endpoints may run keyless);
- * - any other id runs only with `provider` set and `modelApiKeys[provider]` present. It is sent to the provider as
- *   is (OpenRouter ids such as `anthropic/claude-3.5-sonnet` stay whole), unless it is spelled `<provider>/<name>`
- *   for the run's own provider: that spelling means the hosted catalog, so a non-hosted one is rejected;
- * - anything else is rejected with the hosted ids the request could use instead.
+ * Rules for a test case's `model` (docs/MODEL-KEYS.md says them for users):
+ * - a hosted id `<provider>/<name>` is one of the catalog's; any other id is the provider's own (sent as is, so
+ *   OpenRouter ids such as `anthropic/claude-3.5-sonnet` stay whole) and needs `provider`. A `<provider>/<name>`
+ *   spelling for the run's own provider means the catalog, so one that is not in it is rejected;
+ * - the key, for either: the run's own key for the provider (`modelApiKeys[provider]`) when the run brings one, else
+ *   the organization's key for that provider; Ollama and OpenAI-compatible endpoints may run with neither;
+ * - the endpoint: the organization's base URL for the provider, else the catalog entry's, else the provider's own.
+ * Anything else is rejected with what to do and the hosted ids the request could use instead.
  * A per-run key is only ever sent to a base URL that the operator or the organization configured.
  */
+import { closestName } from '../closestName.js';
 import { OperationFailure } from '../errors.js';
-import { isModelProvider, PROVIDER_TRAITS, type ModelEndpoint, type ModelProvider } from './providers.js';
+import { isModelProvider, MODEL_PROVIDERS, PROVIDER_TRAITS, type ModelEndpoint, type ModelProvider } from './providers.js';
 
 export interface HostedModel {
   /** `<provider>/<name>`, the id test cases use. */
@@ -85,13 +87,15 @@ export type ModelRejectionReason =
   | 'UNKNOWN_PROVIDER'
   | 'PROVIDER_REQUIRED'
   | 'NOT_HOSTED'
-  | 'API_KEY_REQUIRED'
+  /** neither the run nor the organization has a key for the provider */
+  | 'MODEL_KEY_MISSING'
   | 'BASE_URL_REQUIRED';
 
 export interface ModelRejection {
   ok: false;
   message: string;
-  details: { model: string; provider: string | null; hostedModels: string[]; reason: ModelRejectionReason };
+  /** `providers` (the valid ones) comes with UNKNOWN_PROVIDER */
+  details: { model: string; provider: string | null; hostedModels: string[]; reason: ModelRejectionReason; providers?: string[] };
 }
 
 /** Contains the secret apiKey: never log it, never put it into workflow history. */
@@ -100,7 +104,7 @@ export type ResolvedModel = { ok: true; hosted: boolean; keySource: 'run' | 'org
 export function resolveModel(request: ModelRequest & ModelAccess): ResolvedModel | ModelRejection {
   const model = request.model.trim();
   const provider = request.provider?.trim() || undefined;
-  const reject = (reason: ModelRejectionReason, message: string): ModelRejection => ({
+  const reject = (reason: ModelRejectionReason, message: string, extra: { providers?: string[]; provider?: string } = {}): ModelRejection => ({
     ok: false,
     message,
     details: {
@@ -108,50 +112,53 @@ export function resolveModel(request: ModelRequest & ModelAccess): ResolvedModel
       provider: request.provider ?? null,
       hostedModels: usableHostedIds(model, provider, request),
       reason,
+      ...extra,
     },
   });
 
   if (model === '') return reject('MODEL_REQUIRED', 'model is required');
   const hosted = request.catalog.find((m) => m.id === model && (provider === undefined || m.provider === provider));
   if (hosted) {
-    const endpoint = endpointFor(hosted.provider, hosted.name, hosted.baseURL, request, true);
+    const endpoint = endpointFor(hosted.provider, hosted.name, hosted.baseURL, request);
     if (endpoint.ok) return { ...endpoint, hosted: true };
-    return reject(endpoint.reason, `${endpoint.message} to run the hosted model ${model}`);
+    // the provider the key is missing for, also when the request named none (the CLI names its flag from it)
+    return reject(endpoint.reason, `${model} ${endpoint.message}`, { provider: hosted.provider });
   }
   if (provider !== undefined && !isModelProvider(provider)) {
-    return reject('UNKNOWN_PROVIDER', `unknown model provider "${provider}"`);
+    const meant = closestName(provider, MODEL_PROVIDERS);
+    const message = `unknown model provider "${provider}"${meant ? ` (did you mean "${meant}"?)` : ''}; valid providers: ${MODEL_PROVIDERS.join(', ')}`;
+    return reject('UNKNOWN_PROVIDER', message, { providers: [...MODEL_PROVIDERS] });
   }
   const ownPrefix = provider !== undefined ? model.startsWith(`${provider}/`) : isModelProvider(model.split('/')[0]);
   if (ownPrefix) return reject('NOT_HOSTED', `${model} is not a hosted model`);
   if (provider === undefined) {
-    return reject('PROVIDER_REQUIRED', `${model} is not a hosted model; running it needs provider and modelApiKeys`);
+    return reject('PROVIDER_REQUIRED', `${model} is not a hosted model; give its provider (${MODEL_PROVIDERS.join(', ')})`);
   }
-  const endpoint = endpointFor(provider, model, undefined, request, false);
+  const endpoint = endpointFor(provider, model, undefined, request);
   if (endpoint.ok) return { ...endpoint, hosted: false };
-  return reject(endpoint.reason, `${endpoint.message} to run ${model} (not a hosted model)`);
+  return reject(endpoint.reason, `${model} ${endpoint.message}`);
 }
 
 type EndpointCheck =
   | ({ ok: true; keySource: ResolvedModel['keySource'] } & ModelEndpoint)
   | { ok: false; reason: ModelRejectionReason; message: string };
 
-function endpointFor(
-  provider: ModelProvider,
-  modelName: string,
-  catalogBaseURL: string | undefined,
-  access: ModelAccess,
-  hosted: boolean,
-): EndpointCheck {
+function endpointFor(provider: ModelProvider, modelName: string, catalogBaseURL: string | undefined, access: ModelAccess): EndpointCheck {
   const runKey = present(access.modelApiKeys[provider]);
   const orgKey = access.orgProviderKeys[provider];
-  const apiKey = runKey ?? (hosted ? present(orgKey?.apiKey) : undefined);
-  if (apiKey === undefined && (!hosted || PROVIDER_TRAITS[provider].needsApiKey)) {
-    const where = hosted ? `an organization key or modelApiKeys.${provider}` : `modelApiKeys.${provider}`;
-    return { ok: false, reason: 'API_KEY_REQUIRED', message: `${where} is needed` };
+  // The rule: the run's own key when it brings one, else the organization's.
+  const apiKey = runKey ?? present(orgKey?.apiKey);
+  if (apiKey === undefined && PROVIDER_TRAITS[provider].needsApiKey) {
+    const message =
+      `needs a key for ${provider}: give modelApiKeys.${provider} with the run, or set the organization's key with ` +
+      `\`npm run admin -- provider-key set --org <organizationId> --provider ${provider}\``;
+    return { ok: false, reason: 'MODEL_KEY_MISSING', message };
   }
   const baseURL = present(orgKey?.baseUrl) ?? catalogBaseURL ?? PROVIDER_TRAITS[provider].defaultBaseURL;
   if (provider === 'openai-compatible' && baseURL === undefined) {
-    const message = 'an openai-compatible provider key with a baseUrl is needed';
+    const message =
+      "needs the organization's openai-compatible endpoint: set it with " +
+      '`npm run admin -- provider-key set --org <organizationId> --provider openai-compatible --base-url <url>`';
     return { ok: false, reason: 'BASE_URL_REQUIRED', message };
   }
   const keySource = runKey !== undefined ? 'run' : apiKey !== undefined ? 'organization' : 'none';
@@ -167,7 +174,7 @@ function usableHostedIds(model: string, requested: string | undefined, access: M
   const provider = isModelProvider(requested) ? requested : isModelProvider(prefix) ? prefix : undefined;
   return access.catalog
     .filter((m) => provider === undefined || m.provider === provider)
-    .filter((m) => endpointFor(m.provider, m.name, m.baseURL, access, true).ok)
+    .filter((m) => endpointFor(m.provider, m.name, m.baseURL, access).ok)
     .map((m) => m.id);
 }
 
@@ -177,7 +184,8 @@ function present(value: string | null | undefined): string | undefined {
 
 /**
  * Run creation check: the first test case whose model cannot run, as the 400 VALIDATION_ERROR the API answers
- * (`details: { model, provider, hostedModels, reason }`), or undefined when all can run.
+ * (`details: { model, provider, hostedModels, reason }`; the CLI phrases MODEL_KEY_MISSING with its own flags),
+ * or undefined when all can run.
  */
 export function validateRunModels(requests: readonly ModelRequest[], access: ModelAccess): OperationFailure | undefined {
   const seen = new Set<string>();

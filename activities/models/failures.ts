@@ -1,9 +1,10 @@
 /**
- * Model and provider errors, classified in one place so the iteration activity can tell Temporal whether retrying
- * can help: rate limits, 5xx, timeouts and network trouble can; a bad key, a refused request or a cancelled run
- * cannot.
+ * Model and provider errors, classified in one place: what kind of failure it was, the provider's own words, its
+ * HTTP status and when it asked to be called again. Whether to retry is not decided here but by the retry policy
+ * (activities/retryPolicy.ts), from the kind.
  */
 import {
+  AISDKError,
   APICallError,
   InvalidArgumentError,
   InvalidPromptError,
@@ -18,19 +19,22 @@ export type ModelErrorKind =
   | 'timeout'
   | 'rate_limited'
   | 'unavailable'
+  /** the provider's host name does not resolve (DNS: no such host) */
+  | 'host_not_found'
   | 'unauthorized'
+  /** HTTP 404: the provider does not know the model (or the endpoint) */
+  | 'not_found'
   | 'rejected'
   | 'configuration'
   | 'unknown';
 
 export interface ModelErrorClassification {
-  retryable: boolean;
   kind: ModelErrorKind;
   /** For the iteration's `error` and the trace: the provider's own words, never a key or a URL. */
   message: string;
   /** HTTP status of the provider's answer, when there was one. */
   status?: number;
-  /** What the provider asked for (retry-after-ms / retry-after), for the activity's next retry delay. */
+  /** How long the provider asked us to wait (retry-after-ms, retry-after, rate-limit reset headers). */
   retryAfterMs?: number;
 }
 
@@ -38,64 +42,115 @@ const MAX_PROVIDER_MESSAGE = 500;
 
 /**
  * `signal` is the run's cancellation signal: once it fired, whatever the fetch threw (an AbortError, or the
- * signal's own reason, e.g. Temporal's cancellation) is a cancellation.
+ * signal's own reason, e.g. Temporal's cancellation) is a cancellation. `now` reads HTTP-date Retry-After headers.
  */
-export function classifyModelError(error: unknown, signal?: AbortSignal): ModelErrorClassification {
+export function classifyModelError(error: unknown, signal?: AbortSignal, now = Date.now()): ModelErrorClassification {
   if (signal?.aborted) {
     return errorName(signal.reason) === 'TimeoutError'
-      ? { retryable: true, kind: 'timeout', message: 'model call timed out' }
-      : { retryable: false, kind: 'aborted', message: 'aborted: the run was cancelled' };
+      ? { kind: 'timeout', message: 'model call timed out' }
+      : { kind: 'aborted', message: 'aborted: the run was cancelled' };
   }
   if (RetryError.isInstance(error)) {
-    if (error.reason === 'abort') return { retryable: false, kind: 'aborted', message: 'model call aborted' };
-    const last = classifyModelError(error.lastError);
+    if (error.reason === 'abort') return { kind: 'aborted', message: 'model call aborted' };
+    const last = classifyModelError(error.lastError, undefined, now);
     return { ...last, message: `${last.message} (after ${error.errors.length} attempts)` };
   }
-  if (APICallError.isInstance(error)) return classifyApiCallError(error);
+  if (APICallError.isInstance(error)) return classifyApiCallError(error, now);
   const name = errorName(error);
-  if (name === 'AbortError') return { retryable: false, kind: 'aborted', message: 'model call aborted' };
-  if (name === 'TimeoutError') return { retryable: true, kind: 'timeout', message: 'model call timed out' };
+  if (name === 'AbortError') return { kind: 'aborted', message: 'model call aborted' };
+  if (name === 'TimeoutError') return { kind: 'timeout', message: 'model call timed out' };
   if (LoadAPIKeyError.isInstance(error) || NoSuchModelError.isInstance(error)) {
-    return { retryable: false, kind: 'configuration', message: providerMessage(error) };
+    return { kind: 'configuration', message: providerMessage(error) };
   }
   if (
     InvalidPromptError.isInstance(error) ||
     InvalidArgumentError.isInstance(error) ||
     UnsupportedFunctionalityError.isInstance(error)
   ) {
-    return { retryable: false, kind: 'rejected', message: providerMessage(error) };
+    return { kind: 'rejected', message: providerMessage(error) };
   }
-  // Malformed or empty provider answers and anything unforeseen: worth another try, Temporal bounds the attempts.
-  return { retryable: true, kind: 'unknown', message: `model call failed: ${providerMessage(error)}` };
+  // Malformed or empty provider answers and anything unforeseen.
+  return { kind: 'unknown', message: `model call failed: ${providerMessage(error)}` };
 }
 
-function classifyApiCallError(error: APICallError): ModelErrorClassification {
+/** Whether an error is one of the AI SDK's own (a provider call, its retries, its argument checks). */
+export function isModelError(error: unknown): boolean {
+  return AISDKError.isInstance(error);
+}
+
+function classifyApiCallError(error: APICallError, now: number): ModelErrorClassification {
   const status = error.statusCode;
   const said = providerMessage(error);
   if (status === undefined) {
-    // No answer at all: connection refused, reset, DNS. The SDK marks these retryable.
-    return { retryable: error.isRetryable, kind: 'unavailable', message: `could not reach the model provider: ${said}` };
+    // No answer at all: DNS, connection refused or reset.
+    const kind = networkErrorCode(error) === 'ENOTFOUND' ? 'host_not_found' : 'unavailable';
+    return { kind, message: `could not reach the model provider: ${said}` };
   }
-  const answer = (retryable: boolean, kind: ModelErrorKind, what: string): ModelErrorClassification => {
-    const retryAfterMs = retryAfter(error.responseHeaders);
+  const answer = (kind: ModelErrorKind, what: string): ModelErrorClassification => {
+    const retryAfterMs = providerRetryDelay(error.responseHeaders, now);
     const message = `model provider ${what} (HTTP ${status}): ${said}`;
-    return { retryable, kind, message, status, ...(retryAfterMs !== undefined && { retryAfterMs }) };
+    return { kind, message, status, ...(retryAfterMs !== undefined && { retryAfterMs }) };
   };
-  if (status === 401) return answer(false, 'unauthorized', 'rejected the API key');
-  if (status === 403) return answer(false, 'unauthorized', 'denied access');
-  if (status === 429) return answer(true, 'rate_limited', 'rate limit');
+  if (status === 401) return answer('unauthorized', 'rejected the API key');
+  if (status === 403) return answer('unauthorized', 'denied access');
+  if (status === 404) return answer('not_found', 'does not know the model');
+  if (status === 429) return answer('rate_limited', 'rate limit');
+  // Anthropic's "overloaded"; like a 503.
+  if (status === 529) return answer('unavailable', 'overloaded');
   // The statuses the AI SDK itself retries: timeout, conflict, server errors.
-  if (status === 408 || status === 409 || status >= 500) return answer(true, 'unavailable', 'unavailable');
-  return answer(false, 'rejected', 'rejected the request');
+  if (status === 408 || status === 409 || status >= 500) return answer('unavailable', 'unavailable');
+  return answer('rejected', 'rejected the request');
 }
 
-function retryAfter(headers: Record<string, string> | undefined): number | undefined {
-  const ms = Number(headers?.['retry-after-ms'] ?? NaN);
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  // retry-after may also be an HTTP date; only the seconds form is worth passing on.
-  const seconds = Number(headers?.['retry-after'] ?? NaN);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+/**
+ * The errno of a failed connection (ENOTFOUND, ECONNREFUSED, ...), found along the error's causes: fetch throws
+ * TypeError("fetch failed") with the system error as its cause, and the AI SDK wraps that once more.
+ */
+export function networkErrorCode(error: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  for (let current = error; current instanceof Error && !seen.has(current); current = current.cause) {
+    seen.add(current);
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+  }
   return undefined;
+}
+
+/**
+ * How long a provider asked to wait, in ms: `retry-after-ms` (OpenAI), `retry-after` in seconds or as an HTTP date
+ * (RFC 9110), else the latest of the rate-limit reset headers (OpenAI's `x-ratelimit-reset-*` durations such as
+ * `1s` or `6m0s`, Anthropic's `anthropic-ratelimit-*-reset` timestamps): waiting for the last one to reset is
+ * what makes the next call likely to pass.
+ */
+export function providerRetryDelay(headers: Record<string, string> | undefined, now = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const ms = Number(headers['retry-after-ms'] ?? NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const retryAfter = headers['retry-after']?.trim();
+  if (retryAfter) {
+    if (/^\d+(\.\d+)?$/.test(retryAfter)) return Number(retryAfter) * 1000;
+    const at = Date.parse(retryAfter);
+    if (Number.isFinite(at)) return Math.max(0, at - now);
+  }
+  const resets: number[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (/^x-ratelimit-reset-/.test(name)) {
+      const duration = parseDuration(value);
+      if (duration !== undefined) resets.push(duration);
+    } else if (/^anthropic-ratelimit-.*reset$/.test(name)) {
+      const at = Date.parse(value);
+      if (Number.isFinite(at)) resets.push(Math.max(0, at - now));
+    }
+  }
+  return resets.length > 0 ? Math.max(...resets) : undefined;
+}
+
+/** `1h2m3.5s`, `6m0s`, `20ms`: Go-style durations, as OpenAI's reset headers give them. */
+function parseDuration(value: string): number | undefined {
+  const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+  const parts = [...value.trim().matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== value.trim()) return undefined;
+  return parts.reduce((total, [, amount, unit]) => total + Number(amount) * units[unit!]!, 0);
 }
 
 function providerMessage(error: unknown): string {

@@ -2,7 +2,8 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { wrapLanguageModel } from 'ai';
+import { APICallError, type wrapLanguageModel } from 'ai';
+import { networkErrorCode } from './failures.js';
 
 export const MODEL_PROVIDERS = ['openai', 'anthropic', 'google', 'openrouter', 'ollama', 'openai-compatible'] as const;
 export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
@@ -46,6 +47,27 @@ export interface ModelEndpoint {
   baseURL?: string;
 }
 
+/**
+ * fetch for the provider packages. A host name that does not resolve will not resolve on a retry either: the retry
+ * policy (activities/retryPolicy.ts) fails the iteration at once, so the AI SDK, which retries every network error
+ * with seconds of backoff, is told the same (a non-retryable APICallError) instead of retrying first.
+ */
+const providerFetch: typeof fetch = async (input, init) => {
+  try {
+    return await fetch(input, init);
+  } catch (error) {
+    if (networkErrorCode(error) !== 'ENOTFOUND') throw error;
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+    throw new APICallError({
+      message: `Cannot connect to API: ${cause instanceof Error ? cause.message : String(cause)}`,
+      url: input instanceof Request ? input.url : String(input),
+      requestBodyValues: {},
+      cause: error,
+      isRetryable: false,
+    });
+  }
+};
+
 /** Builds the AI SDK model for a resolved endpoint. Throws on an endpoint resolveModel would never produce. */
 export function createLanguageModel(endpoint: ModelEndpoint): ChatModel {
   const { provider, modelName } = endpoint;
@@ -60,16 +82,16 @@ export function createLanguageModel(endpoint: ModelEndpoint): ChatModel {
     case 'openai':
       // .chat(): Chat Completions, which every OpenAI-compatible endpoint (and the scripted test server) speaks;
       // the default model factory would use the Responses API.
-      return createOpenAI({ apiKey, baseURL }).chat(modelName);
+      return createOpenAI({ apiKey, baseURL, fetch: providerFetch }).chat(modelName);
     case 'anthropic':
-      return createAnthropic({ apiKey, baseURL })(modelName);
+      return createAnthropic({ apiKey, baseURL, fetch: providerFetch })(modelName);
     case 'google':
-      return createGoogleGenerativeAI({ apiKey, baseURL })(modelName);
+      return createGoogleGenerativeAI({ apiKey, baseURL, fetch: providerFetch })(modelName);
     case 'openrouter':
     case 'ollama':
     case 'openai-compatible':
       if (baseURL === undefined) throw new Error(`model provider ${provider} needs a base URL`);
       // includeUsage: without it streaming replies carry no token counts.
-      return createOpenAICompatible({ name: provider, baseURL, apiKey, includeUsage: true })(modelName);
+      return createOpenAICompatible({ name: provider, baseURL, apiKey, includeUsage: true, fetch: providerFetch })(modelName);
   }
 }

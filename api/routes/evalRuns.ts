@@ -6,6 +6,7 @@ import { findOrCreateSuite, findSuite, listCases, lockSuiteCases, upsertCases, t
 import { findHost } from '../../db/hosts.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
 import { hostClientProfile } from '../../activities/mcp/index.js';
+import { checkExpectedTools } from '../../activities/evals/expectedTools.js';
 import { checkPlannedIterations, checkSuiteCases, formatCount, limits } from '../../activities/limits.js';
 import { validateRunModels } from '../../activities/models/catalog.js';
 import { requireProject } from '../access.js';
@@ -27,7 +28,7 @@ class RunCapReached extends Error {
   }
 }
 
-export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cursors }: RouteDeps) {
+export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cursors, mcp }: RouteDeps) {
   // Progress comes from the iteration rows: exact, and one indexed query. Asking the workflow instead (its
   // progress query, still there for operators) measured 34 ms median while a large run was active and slowed the
   // run itself by ~15% (bench/eval-run.ts; docs/PERFORMANCE.md).
@@ -116,7 +117,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
             hostId,
             clientProfile: host ? hostClientProfile(host.config) : null,
           });
-          return { run, caseUpsert };
+          return { run, caseUpsert, cases };
         });
         // At the cap, the counted runs are checked against Temporal (outside the transaction: no network call holds
         // the lock): a run whose workflow was terminated in Web UI frees its slot here, not only when someone reads it.
@@ -134,15 +135,21 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
             { 'Retry-After': String(CAP_RETRY_AFTER_SECONDS) },
           );
         }
-        const { run, caseUpsert } = created;
+        const { run, caseUpsert, cases } = created;
 
+        // Expected tools no server has are worth a warning, never a refusal; checked while the workflow starts.
+        const checked = checkExpectedTools(mcp, servers, cases.map((c) => ({ title: c.title, expectedToolCalls: c.expected_tool_calls as { toolName: string }[] })));
         try {
           await runs.start({ id: run.id, organizationId: run.organization_id, projectId: run.project_id, suiteId: run.suite_id, source: run.source });
         } catch (error) {
           await failRunToStart(sql, run.id, 'the run could not be started on Temporal');
           throw error;
         }
-        return { runId: run.id, suiteId: run.suite_id, status: 'running' as const, caseUpsert, servers: servers.map((s) => ({ id: s.id, name: s.name })) };
+        const warnings = await checked;
+        return {
+          runId: run.id, suiteId: run.suite_id, status: 'running' as const, caseUpsert, servers: servers.map((s) => ({ id: s.id, name: s.name })),
+          ...(warnings.length > 0 && { warnings }),
+        };
       },
     }),
     defineRoute({

@@ -1,3 +1,4 @@
+import { checkExpectedTools } from '../../activities/evals/expectedTools.js';
 import type { Sql } from '../../db/connection.js';
 import { listSuiteRuns, runProgress } from '../../db/evalRuns.js';
 import { findOrCreateSuite, findSuite, listSuitesWithStats, upsertCases } from '../../db/evalSuites.js';
@@ -11,7 +12,7 @@ import { requireServers } from '../serverSelection.js';
 import { collection, projectParams } from '../schemas/common.js';
 import { createSuiteBody, evalRunSchema, suiteCreatedSchema, suiteListItem, suiteParams, suiteRunsQuery } from '../schemas/evals.js';
 
-export function evalSuiteRoutes({ sql, box }: RouteDeps) {
+export function evalSuiteRoutes({ sql, box, mcp }: RouteDeps) {
   return [
     defineRoute({
       method: 'post',
@@ -27,7 +28,9 @@ export function evalSuiteRoutes({ sql, box }: RouteDeps) {
         const project = await requireProject(sql, principal, params.projectId);
         const servers = body.serverIds ? await requireServers(sql, box, project.id, body.serverIds) : [];
         if (body.hostId && !(await findHost(sql, project.id, body.hostId))) throw notFound('host', { hostId: body.hostId });
-        return await (sql as Sql).begin(async (tx) => {
+        // Expected tools no server has are worth a warning, never a refusal; checked while the suite is written.
+        const checked = checkExpectedTools(mcp, servers, body.tests.map((t) => ({ title: t.title, expectedToolCalls: t.expectedToolCalls })));
+        const created = await (sql as Sql).begin(async (tx) => {
           const { suite, created } = await findOrCreateSuite(tx, {
             projectId: project.id,
             name: body.name,
@@ -42,6 +45,8 @@ export function evalSuiteRoutes({ sql, box }: RouteDeps) {
           const caseUpsert = await upsertCases(tx, suite.id, body.tests.map((t) => ({ ...t, provider: t.provider ?? body.provider })));
           return { suiteId: suite.id, name: suite.name, servers: servers.map((s) => ({ id: s.id, name: s.name })), caseUpsert };
         });
+        const warnings = await checked;
+        return { ...created, ...(warnings.length > 0 && { warnings }) };
       },
     }),
     defineRoute({

@@ -119,8 +119,20 @@ const caseUpsertSchema = z.object({
 
 const serverRef = z.object({ id: z.string(), name: z.string() });
 
+const warningsSchema = z
+  .array(
+    z
+      .object({ reason: z.literal('UNKNOWN_TOOL'), toolName: z.string(), testTitle: z.string(), message: z.string() })
+      .meta({ id: 'EvalWarning' }),
+  )
+  .optional()
+  .meta({
+    description:
+      "advice that never refuses the request: expected tools that none of the selected servers lists (checked when every server's tools could be listed within a few seconds); absent when there is none",
+  });
+
 export const suiteCreatedSchema = z
-  .object({ suiteId: z.string(), name: z.string(), servers: z.array(serverRef), caseUpsert: caseUpsertSchema })
+  .object({ suiteId: z.string(), name: z.string(), servers: z.array(serverRef), caseUpsert: caseUpsertSchema, warnings: warningsSchema })
   .meta({ id: 'EvalSuiteCreated' });
 
 export const runCreatedSchema = z
@@ -130,6 +142,7 @@ export const runCreatedSchema = z
     status: z.literal('running'),
     caseUpsert: caseUpsertSchema,
     servers: z.array(serverRef),
+    warnings: warningsSchema,
   })
   .meta({ id: 'EvalRunCreated' });
 
@@ -138,6 +151,10 @@ const summarySchema = z
     total: z.number(),
     passed: z.number(),
     failed: z.number(),
+    errored: z
+      .number()
+      .optional()
+      .meta({ description: 'of the failed iterations, those that errored (a model or server error) instead of completing; absent on runs finished before it was counted' }),
     passRate: z.number().meta({ description: '0..1' }),
   })
   .catchall(z.unknown())
@@ -151,7 +168,13 @@ export const evalRunSchema = z
     status: z.enum(['running', 'completed', 'failed', 'cancelled']),
     result: z.enum(['passed', 'failed', 'pending']).nullable(),
     summary: summarySchema.nullable(),
-    progress: z.object({ total: z.number(), completed: z.number(), passed: z.number(), failed: z.number() }),
+    progress: z.object({
+      total: z.number(),
+      completed: z.number(),
+      passed: z.number(),
+      failed: z.number(),
+      errored: z.number().meta({ description: 'of the failed iterations, those that errored instead of completing' }),
+    }),
     source: z.string(),
     notes: z.string().nullable(),
     passCriteria: z.object({ minimumPassRate: z.number() }),
@@ -189,6 +212,10 @@ export const iterationSchema = z
     actualToolCalls: z.array(actualToolCallSchema),
     expectedToolCalls: z.array(expectedToolCallSchema),
     error: z.string().nullable(),
+    errorDetails: z
+      .unknown()
+      .optional()
+      .meta({ description: 'why an errored iteration failed, e.g. { reason: "PROVIDER_AUTH_FAILED", provider, model, status, attempt }; null when it did not error' }),
   })
   .meta({ id: 'EvalIteration' });
 

@@ -57,9 +57,10 @@ describe('eval run rules: validation, the concurrency cap, cancellation', () => 
     const unknownHosted = await newRun({ suiteName: 'm', serverIds: [serverId], tests: [test({ model: 'openai/gpt-9', provider: undefined })] });
     expect(unknownHosted.status).toBe(400);
     expect(unknownHosted.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { model: 'openai/gpt-9', hostedModels: ['openai/gpt-4.1-mini'] } });
-    const bareWithoutKey = await newRun({ suiteName: 'm', serverIds: [serverId], tests: [test({ model: 'gpt-4o', provider: 'openai' })] });
+    // the organization has an openai key, not an anthropic one
+    const bareWithoutKey = await newRun({ suiteName: 'm', serverIds: [serverId], tests: [test({ model: 'claude-3', provider: 'anthropic' })] });
     expect(bareWithoutKey.status).toBe(400);
-    expect(bareWithoutKey.body.details).toMatchObject({ model: 'gpt-4o', provider: 'openai' });
+    expect(bareWithoutKey.body.details).toMatchObject({ model: 'claude-3', provider: 'anthropic', reason: 'MODEL_KEY_MISSING' });
     const noModel = await newRun({ suiteName: 'm', serverIds: [serverId], tests: [{ title: 'x', query: 'y' }] });
     expect(noModel.status).toBe(400);
     expect(await rowCounts()).toEqual(before);

@@ -39,7 +39,8 @@ describe('eval iterations against servers that say no', () => {
     const [iteration] = await allIterations(call, org.projectId, created.body.runId);
     expect(iteration).toMatchObject({ status: 'failed', error: expect.stringContaining(words) });
     const [row] = await stack.sql<{ error_details: unknown }[]>`SELECT error_details FROM eval_iterations WHERE id = ${iteration.id}`;
-    expect(row.error_details).toEqual({ code: 'SERVER_UNREACHABLE', reason });
+    expect(row.error_details).toEqual({ code: 'SERVER_UNREACHABLE', reason, attempt: 1, ...(reason === 'SERVER_REFUSED_CREDENTIALS' && { status: 401 }) });
+    expect(run.summary.errored).toBe(1);
     // Asked once: an outage would have been retried (with backoff) up to the last attempt.
     expect(listed() - before).toBe(1);
   });

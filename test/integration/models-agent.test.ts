@@ -288,8 +288,7 @@ describe('runAgent against the scripted model server', () => {
     const failure = await failureOf(runAgent({ model, prompt: 'q', tools, maxSteps: 3, signal: controller.signal }));
 
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(failure.failure).toMatchObject({ retryable: false, kind: 'aborted' });
-    expect(failure.retryable).toBe(false);
+    expect(failure.failure).toMatchObject({ kind: 'aborted' });
     expect(failure.record.finishReason).toBe('error');
     expect(failure.record.spans.map((s) => [s.category, s.status])).toEqual([
       ['step', 'cancelled'],
@@ -324,18 +323,18 @@ describe('runAgent against the scripted model server', () => {
     expect(server.calls('scripted-hosted')).toHaveLength(2);
   });
 
-  it('fails on HTTP 401 without retrying, as non-retryable', async () => {
+  it('fails on HTTP 401 without retrying', async () => {
     script('scripted-hosted', [{ error: { status: 401, message: 'Incorrect API key provided', code: 'invalid_api_key' } }]);
     const model = modelFor({ model: 'openai/scripted-hosted' });
 
     const failure = await failureOf(runAgent({ model, prompt: 'q', tools, maxSteps: 3 }));
 
-    expect(failure.failure).toMatchObject({ retryable: false, kind: 'unauthorized', status: 401 });
+    expect(failure.failure).toMatchObject({ kind: 'unauthorized', status: 401 });
     expect(failure.message).toMatch(/API key.*Incorrect API key provided/);
     expect(server.calls('scripted-hosted')).toHaveLength(1);
   });
 
-  it('retries HTTP 503 a little, then fails as retryable with every attempt traced', async () => {
+  it('retries HTTP 503 a little, then fails as unavailable with every attempt traced', async () => {
     script('scripted-hosted', [
       { toolCalls: [{ name: 'get_time', arguments: {} }] },
       { error: { status: 503, message: 'overloaded', retryAfterMs: 1 } },
@@ -344,7 +343,7 @@ describe('runAgent against the scripted model server', () => {
 
     const failure = await failureOf(runAgent({ model, prompt: 'q', tools, maxSteps: 3 }));
 
-    expect(failure.failure).toMatchObject({ retryable: true, kind: 'unavailable', status: 503 });
+    expect(failure.failure).toMatchObject({ kind: 'unavailable', status: 503 });
     expect(failure.message).toMatch(/overloaded \(after 3 attempts\)/);
     expect(server.calls('scripted-hosted')).toHaveLength(4);
     // What happened before the failure is kept for the trace.
@@ -354,6 +353,17 @@ describe('runAgent against the scripted model server', () => {
     expect(record.messages.map((m) => (m as { role: string }).role)).toEqual(['user', 'assistant', 'tool']);
     expect(record.spans.filter((s) => s.category === 'llm').map((s) => s.status)).toEqual(['ok', 'error', 'error', 'error']);
     expect(record.spans.at(-1)).toMatchObject({ category: 'error', status: 'error', parentId: expect.stringMatching(/^step-/) });
+  });
+
+  it('fails at once, without the AI SDK\'s retries, when the provider\'s host does not resolve', async () => {
+    // `.invalid` never resolves (RFC 2606)
+    const model = modelFor({ model: 'some-model', provider: 'openai' }, { orgProviderKeys: { openai: { apiKey: 'k', baseUrl: 'http://runway-no-such-host.invalid/v1' } } });
+
+    const failure = await failureOf(runAgent({ model, prompt: 'q', tools, maxSteps: 3 }));
+
+    expect(failure.failure).toEqual({ kind: 'host_not_found', message: expect.stringMatching(/could not reach the model provider: .*ENOTFOUND runway-no-such-host\.invalid$/) });
+    // one model call attempted, not three
+    expect(failure.record.spans.filter((s) => s.category === 'llm').map((s) => s.status)).toEqual(['error']);
   });
 
   it('recovers when a retry succeeds', async () => {
@@ -441,7 +451,7 @@ describe('runAgent against the scripted model server', () => {
     script('claude-scripted', [{ error: { status: 529, message: 'Overloaded', retryAfterMs: 1 } }]);
     const claude = modelFor({ model: 'claude-scripted', provider: 'anthropic' }, { modelApiKeys: { anthropic: 'run-key-a' } });
     const overloaded = await failureOf(runAgent({ model: claude, prompt: 'q', tools, maxSteps: 3 }));
-    expect(overloaded.failure).toMatchObject({ retryable: true, kind: 'unavailable', status: 529 });
+    expect(overloaded.failure).toMatchObject({ kind: 'unavailable', status: 529 });
     expect(overloaded.message).toMatch(/Overloaded \(after 3 attempts\)/);
     expect(server.calls('claude-scripted').map((c) => [c.protocol, c.apiKey, c.status])).toEqual([
       ['anthropic', 'run-key-a', 529],
@@ -457,7 +467,7 @@ describe('runAgent against the scripted model server', () => {
 
     script('gemini-scripted', [{ error: { status: 400, message: 'API key not valid. Please pass a valid API key.', code: 'API_KEY_INVALID' } }]);
     const rejected = await failureOf(runAgent({ model: gemini, prompt: 'q', tools, maxSteps: 3 }));
-    expect(rejected.failure).toMatchObject({ retryable: false, kind: 'rejected', status: 400 });
+    expect(rejected.failure).toMatchObject({ kind: 'rejected', status: 400 });
     expect(rejected.message).toMatch(/API key not valid/);
   });
 });

@@ -104,7 +104,7 @@ describe('resolveModel: hosted ids', () => {
     );
     expect(rejected).toMatchObject({
       ok: false,
-      details: { model: 'anthropic/claude-sonnet-4-5', provider: 'anthropic', hostedModels: [], reason: 'API_KEY_REQUIRED' },
+      details: { model: 'anthropic/claude-sonnet-4-5', provider: 'anthropic', hostedModels: [], reason: 'MODEL_KEY_MISSING' },
     });
   });
 
@@ -154,7 +154,7 @@ describe('resolveModel: hosted ids', () => {
 });
 
 describe('resolveModel: bare ids', () => {
-  it('run with provider and the per-run key, never on the organization key', () => {
+  it('run with provider on the per-run key when the run brings one, else on the organization key', () => {
     expect(resolve({ model: 'gpt-5-nano', provider: 'openai' }, { modelApiKeys: { openai: 'run-key' } })).toEqual({
       ok: true,
       hosted: false,
@@ -165,33 +165,46 @@ describe('resolveModel: bare ids', () => {
       baseURL: 'http://proxy.internal/v1',
     });
     expect(resolve({ model: 'gpt-5-nano', provider: 'openai' })).toEqual({
-      ok: false,
-      message: expect.stringMatching(/modelApiKeys\.openai/),
-      details: {
-        model: 'gpt-5-nano',
-        provider: 'openai',
-        hostedModels: ['openai/gpt-4.1-mini', 'openai/gpt-4.1'],
-        reason: 'API_KEY_REQUIRED',
-      },
+      ok: true,
+      hosted: false,
+      keySource: 'organization',
+      provider: 'openai',
+      modelName: 'gpt-5-nano',
+      apiKey: 'org-openai',
+      baseURL: 'http://proxy.internal/v1',
     });
   });
 
-  it('need the per-run key even for a keyless provider', () => {
-    expect(resolve({ model: 'llama3.2:3b', provider: 'ollama' })).toMatchObject({
+  it('with neither key are refused with what to do: MODEL_KEY_MISSING', () => {
+    expect(resolve({ model: 'claude-3', provider: 'anthropic' })).toEqual({
       ok: false,
-      details: { reason: 'API_KEY_REQUIRED', hostedModels: ['ollama/llama3.2:3b', 'ollama/qwen3'] },
+      message:
+        "claude-3 needs a key for anthropic: give modelApiKeys.anthropic with the run, or set the organization's key with " +
+        '`npm run admin -- provider-key set --org <organizationId> --provider anthropic`',
+      details: { model: 'claude-3', provider: 'anthropic', hostedModels: [], reason: 'MODEL_KEY_MISSING' },
+    });
+  });
+
+  it('run keyless on a provider that needs no key', () => {
+    expect(resolve({ model: 'llama3.2:3b', provider: 'ollama' })).toMatchObject({
+      ok: true,
+      keySource: 'none',
+      modelName: 'llama3.2:3b',
+      baseURL: 'http://127.0.0.1:11434/v1',
     });
     expect(resolve({ model: 'mistral', provider: 'ollama' }, { modelApiKeys: { ollama: 'x' } })).toMatchObject({
       ok: true,
+      keySource: 'run',
       modelName: 'mistral',
       baseURL: 'http://127.0.0.1:11434/v1',
     });
   });
 
-  it('need a configured base URL for openai-compatible', () => {
+  it('need a configured base URL for openai-compatible, and run on its key unless the run brings one', () => {
     const modelApiKeys = { 'openai-compatible': 'run-key' };
     expect(resolve({ model: 'my-model', provider: 'openai-compatible' }, { modelApiKeys })).toMatchObject({
       ok: false,
+      message: expect.stringContaining('provider-key set --org <organizationId> --provider openai-compatible --base-url <url>'),
       details: { reason: 'BASE_URL_REQUIRED' },
     });
     const orgProviderKeys = { 'openai-compatible': { apiKey: 'org', baseUrl: 'http://vllm:8000/v1' } };
@@ -200,12 +213,18 @@ describe('resolveModel: bare ids', () => {
       apiKey: 'run-key',
       baseURL: 'http://vllm:8000/v1',
     });
+    expect(resolve({ model: 'my-model', provider: 'openai-compatible' }, { orgProviderKeys })).toMatchObject({
+      ok: true,
+      keySource: 'organization',
+      apiKey: 'org',
+      baseURL: 'http://vllm:8000/v1',
+    });
   });
 
   it('need a provider; the rejection lists every usable hosted id', () => {
     expect(resolve({ model: 'gpt-5-nano' }, { modelApiKeys: { openai: 'run-key' } })).toEqual({
       ok: false,
-      message: expect.any(String),
+      message: 'gpt-5-nano is not a hosted model; give its provider (openai, anthropic, google, openrouter, ollama, openai-compatible)',
       details: {
         model: 'gpt-5-nano',
         provider: null,
@@ -228,11 +247,18 @@ describe('resolveModel: not executable', () => {
     });
   });
 
-  it('rejects an unknown provider and an empty model', () => {
-    expect(resolve({ model: 'large', provider: 'mistral' }, { modelApiKeys: { mistral: 'k' } })).toMatchObject({
+  it('rejects an unknown provider, listing the valid ones and the closest', () => {
+    const providers = ['openai', 'anthropic', 'google', 'openrouter', 'ollama', 'openai-compatible'];
+    expect(resolve({ model: 'large', provider: 'mistral' }, { modelApiKeys: { mistral: 'k' } })).toEqual({
       ok: false,
-      details: { provider: 'mistral', reason: 'UNKNOWN_PROVIDER', hostedModels: expect.arrayContaining(['openai/gpt-4.1']) },
+      message: `unknown model provider "mistral"; valid providers: ${providers.join(', ')}`,
+      details: { model: 'large', provider: 'mistral', reason: 'UNKNOWN_PROVIDER', providers, hostedModels: expect.arrayContaining(['openai/gpt-4.1']) },
     });
+    expect(resolve({ model: 'gpt-4.1', provider: 'open-ai' })).toMatchObject({ ok: false, message: expect.stringMatching(/^unknown model provider "open-ai" \(did you mean "openai"\?\); valid providers: openai, /) });
+    expect(resolve({ model: 'c', provider: 'Antropic' })).toMatchObject({ ok: false, message: expect.stringContaining('(did you mean "anthropic"?)') });
+  });
+
+  it('rejects an empty model', () => {
     expect(resolve({ model: ' ', provider: 'openai' })).toMatchObject({ ok: false, details: { reason: 'MODEL_REQUIRED' } });
   });
 
@@ -258,7 +284,7 @@ describe('validateRunModels', () => {
     expect(failure).toBeInstanceOf(OperationFailure);
     expect(failure).toMatchObject({
       code: 'VALIDATION_ERROR',
-      details: { model: 'claude-3', provider: 'anthropic', hostedModels: [], reason: 'API_KEY_REQUIRED' },
+      details: { model: 'claude-3', provider: 'anthropic', hostedModels: [], reason: 'MODEL_KEY_MISSING' },
     });
   });
 });

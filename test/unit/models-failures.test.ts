@@ -14,31 +14,48 @@ const apiError = (statusCode: number | undefined, message = 'provider says no', 
 
 describe('classifyModelError', () => {
   it.each([
-    [401, false, 'unauthorized', /rejected the API key \(HTTP 401\): provider says no/],
-    [403, false, 'unauthorized', /denied access \(HTTP 403\)/],
-    [400, false, 'rejected', /rejected the request \(HTTP 400\)/],
-    [404, false, 'rejected', /HTTP 404/],
-    [408, true, 'unavailable', /HTTP 408/],
-    [429, true, 'rate_limited', /rate limit \(HTTP 429\)/],
-    [500, true, 'unavailable', /unavailable \(HTTP 500\)/],
-    [503, true, 'unavailable', /HTTP 503/],
-  ])('HTTP %i -> retryable %s (%s)', (status, retryable, kind, message) => {
+    [401, 'unauthorized', /rejected the API key \(HTTP 401\): provider says no/],
+    [403, 'unauthorized', /denied access \(HTTP 403\)/],
+    [400, 'rejected', /rejected the request \(HTTP 400\)/],
+    [404, 'not_found', /does not know the model \(HTTP 404\)/],
+    [408, 'unavailable', /HTTP 408/],
+    [409, 'unavailable', /HTTP 409/],
+    [429, 'rate_limited', /rate limit \(HTTP 429\)/],
+    [500, 'unavailable', /unavailable \(HTTP 500\)/],
+    [503, 'unavailable', /HTTP 503/],
+    [529, 'unavailable', /overloaded \(HTTP 529\)/],
+  ])('HTTP %i -> %s', (status, kind, message) => {
     const classified = classifyModelError(apiError(status));
-    expect(classified).toMatchObject({ retryable, kind, status });
+    expect(classified).toMatchObject({ kind, status });
     expect(classified.message).toMatch(message);
     expect(classified.message).not.toMatch(/secret|api\.example/);
   });
 
-  it('treats an unreachable provider as retryable', () => {
+  it('tells a host that does not resolve from a provider that is unreachable for now', () => {
+    const withCause = (code: string) => {
+      const error = apiError(undefined, `Cannot connect to API: getaddrinfo ${code} api.example`);
+      Object.defineProperty(error, 'cause', { value: new TypeError('fetch failed', { cause: Object.assign(new Error(`getaddrinfo ${code}`), { code }) }) });
+      return error;
+    };
+    expect(classifyModelError(withCause('ENOTFOUND'))).toEqual({ kind: 'host_not_found', message: 'could not reach the model provider: Cannot connect to API: getaddrinfo ENOTFOUND api.example' });
+    expect(classifyModelError(withCause('ECONNREFUSED'))).toMatchObject({ kind: 'unavailable' });
     expect(classifyModelError(apiError(undefined, 'Cannot connect to API: fetch failed'))).toEqual({
-      retryable: true,
       kind: 'unavailable',
       message: 'could not reach the model provider: Cannot connect to API: fetch failed',
     });
   });
 
-  it('passes on the retry delay the provider asked for', () => {
-    expect(classifyModelError(apiError(429, 'slow down', { 'retry-after-ms': '250' })).retryAfterMs).toBe(250);
+  it('passes on the retry delay the provider asked for, in any of its forms', () => {
+    const now = Date.UTC(2026, 0, 1);
+    const delay = (headers: Record<string, string>) => classifyModelError(apiError(429, 'slow down', headers), undefined, now).retryAfterMs;
+    expect(delay({ 'retry-after-ms': '250' })).toBe(250);
+    expect(delay({ 'retry-after': '2' })).toBe(2000);
+    expect(delay({ 'retry-after': new Date(now + 90_000).toUTCString() })).toBe(90_000);
+    expect(delay({ 'retry-after': 'soon' })).toBeUndefined();
+    expect(delay({ 'x-ratelimit-reset-requests': '1m30s', 'x-ratelimit-reset-tokens': '250ms' })).toBe(90_000);
+    expect(delay({ 'x-ratelimit-reset-tokens': 'later' })).toBeUndefined();
+    expect(delay({ 'anthropic-ratelimit-input-tokens-reset': new Date(now + 5_000).toISOString() })).toBe(5_000);
+    expect(delay({})).toBeUndefined();
     expect(classifyModelError(apiError(503, 'busy', { 'retry-after': '2' })).retryAfterMs).toBe(2000);
   });
 
@@ -48,26 +65,26 @@ describe('classifyModelError', () => {
       reason: 'maxRetriesExceeded',
       errors: [apiError(503), apiError(503), apiError(503)],
     });
-    expect(classifyModelError(error)).toMatchObject({ retryable: true, status: 503, message: expect.stringMatching(/\(after 3 attempts\)$/) });
+    expect(classifyModelError(error)).toMatchObject({ kind: 'unavailable', status: 503, message: expect.stringMatching(/\(after 3 attempts\)$/) });
   });
 
   it('reads anything thrown after the run was cancelled as a cancellation', () => {
     const controller = new AbortController();
     controller.abort(new Error('activity cancelled'));
-    expect(classifyModelError(new Error('activity cancelled'), controller.signal)).toMatchObject({ retryable: false, kind: 'aborted' });
+    expect(classifyModelError(new Error('activity cancelled'), controller.signal)).toMatchObject({ kind: 'aborted' });
     expect(classifyModelError(new DOMException('This operation was aborted', 'AbortError'))).toMatchObject({ kind: 'aborted' });
-    expect(classifyModelError(apiError(500), AbortSignal.abort())).toMatchObject({ kind: 'aborted', retryable: false });
+    expect(classifyModelError(apiError(500), AbortSignal.abort())).toMatchObject({ kind: 'aborted' });
   });
 
-  it('treats a timed-out signal as a retryable timeout', () => {
+  it('reads a timed-out signal as a timeout', () => {
     const controller = new AbortController();
     controller.abort(new DOMException('timed out', 'TimeoutError'));
-    expect(classifyModelError(new Error('x'), controller.signal)).toMatchObject({ retryable: true, kind: 'timeout' });
+    expect(classifyModelError(new Error('x'), controller.signal)).toMatchObject({ kind: 'timeout' });
   });
 
-  it('does not retry configuration errors, retries the unforeseen', () => {
+  it('tells configuration errors from the unforeseen', () => {
     const missingKey = new LoadAPIKeyError({ message: 'OpenAI API key is missing' });
-    expect(classifyModelError(missingKey)).toMatchObject({ retryable: false, kind: 'configuration' });
-    expect(classifyModelError(new Error('odd'))).toEqual({ retryable: true, kind: 'unknown', message: 'model call failed: odd' });
+    expect(classifyModelError(missingKey)).toMatchObject({ kind: 'configuration' });
+    expect(classifyModelError(new Error('odd'))).toEqual({ kind: 'unknown', message: 'model call failed: odd' });
   });
 });

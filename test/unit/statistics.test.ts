@@ -252,11 +252,18 @@ describe('summarizeIterations', () => {
     expect(stats.cases.every((c) => c.passAtK === null && c.passHatK === null)).toBe(true);
   });
 
+  it('counts the errored iterations among the failed ones', () => {
+    const stats = summarizeIterations([...iterations, { ...it_('b', false), errored: true }, { ...it_('a', true), errored: false }]);
+    expect(stats).toMatchObject({ total: 7, passed: 3, failed: 4, errored: 1 });
+    expect(summarizeIterations(iterations).errored).toBe(0);
+  });
+
   it('handles a run with no iterations', () => {
     expect(summarizeIterations([])).toEqual({
       total: 0,
       passed: 0,
       failed: 0,
+      errored: 0,
       passRate: 0,
       passRateInterval: { low: 0, high: 1 },
       passAtK: null,

@@ -1,0 +1,132 @@
+/**
+ * The one retry policy of eval runs. Whatever an iteration meets (a model provider's error, an MCP server's
+ * OperationFailure, a cancellation, a failure of our own) maps to exactly one decision:
+ * - `retry` now: an outage or a timeout that may pass; Temporal retries the batch with its backoff;
+ * - `retry` after `delayMs`: the provider said when (Retry-After, rate-limit reset headers): the activity fails
+ *   with ApplicationFailure.nextRetryDelay, so Temporal waits that long instead of its backoff;
+ * - `fail` now: retrying cannot help (a host that does not resolve, a refused key, an unknown model, a refused
+ *   request, a server that answered with an error), or the transient failure outlasted the attempt cap: the
+ *   iteration is recorded as failed with the reason;
+ * - `cancel`: the run was cancelled; the cancellation goes on as it is.
+ * A failure that is not the iteration's (the database, a bug) is retried without a cap: it only delays the run.
+ * Callers: runIterations.ts (iterations), the providers' fetch (the AI SDK's own retries), plan/finalize (runNotFound).
+ */
+import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
+import { OperationFailure } from './errors.js';
+import { AgentRunFailure } from './models/agentLoop.js';
+import { classifyModelError, isModelError, type ModelErrorClassification, type ModelErrorKind } from './models/failures.js';
+
+/** Why an iteration failed, in `error_details.reason`. Server failures keep the MCP failure's own reason. */
+export type ModelFailureReason =
+  | 'PROVIDER_HOST_NOT_FOUND'
+  | 'PROVIDER_AUTH_FAILED'
+  | 'MODEL_NOT_FOUND'
+  | 'PROVIDER_REJECTED_REQUEST'
+  | 'MODEL_CONFIGURATION'
+  | 'PROVIDER_RATE_LIMITED'
+  | 'PROVIDER_UNAVAILABLE'
+  | 'MODEL_TIMEOUT'
+  | 'MODEL_ERROR';
+
+/** What an errored iteration's row keeps in `error_details` (besides what the caller adds: provider, model). */
+export interface FailureDetails {
+  reason: string;
+  /** the MCP failure code, for a server's failure */
+  code?: string;
+  /** the provider's or the server's HTTP status */
+  status?: number;
+  /** the attempt (of the iteration's batch) at which the iteration was recorded as failed */
+  attempt: number;
+}
+
+export type RetryDecision =
+  | { action: 'cancel' }
+  | { action: 'retry'; reason: string; message: string; delayMs?: number }
+  | { action: 'fail'; message: string; details: FailureDetails };
+
+export interface FailureContext {
+  /** this attempt of the batch activity (Temporal's, from 1) */
+  attempt: number;
+  /** from this attempt on, a transient model or server failure is recorded as failed instead of retried */
+  lastAttempt: number;
+  /** the run's cancellation signal */
+  signal?: AbortSignal;
+  /** now, in ms (reads HTTP-date Retry-After headers) */
+  now?: number;
+}
+
+/** The longest a provider's Retry-After is honoured; past it the batch retries anyway (and may be told again). */
+export const MAX_RETRY_DELAY_MS = 10 * 60_000;
+
+const modelFailures: Record<Exclude<ModelErrorKind, 'aborted'>, { reason: ModelFailureReason; transient: boolean }> = {
+  host_not_found: { reason: 'PROVIDER_HOST_NOT_FOUND', transient: false },
+  unauthorized: { reason: 'PROVIDER_AUTH_FAILED', transient: false },
+  not_found: { reason: 'MODEL_NOT_FOUND', transient: false },
+  rejected: { reason: 'PROVIDER_REJECTED_REQUEST', transient: false },
+  configuration: { reason: 'MODEL_CONFIGURATION', transient: false },
+  rate_limited: { reason: 'PROVIDER_RATE_LIMITED', transient: true },
+  unavailable: { reason: 'PROVIDER_UNAVAILABLE', transient: true },
+  timeout: { reason: 'MODEL_TIMEOUT', transient: true },
+  // a malformed or empty answer, or anything unforeseen from the provider: worth a few attempts
+  unknown: { reason: 'MODEL_ERROR', transient: true },
+};
+
+export function decideRetry(error: unknown, context: FailureContext): RetryDecision {
+  if (context.signal?.aborted || error instanceof CancelledFailure) return { action: 'cancel' };
+  if (error instanceof OperationFailure) return serverFailure(error, context);
+  const classified = modelClassification(error, context);
+  if (classified) {
+    if (classified.kind === 'aborted') return { action: 'cancel' };
+    const { reason, transient } = modelFailures[classified.kind];
+    const status = classified.status;
+    if (!transient) return fail(classified.message, { reason, ...(status !== undefined && { status }) }, context);
+    return transientFailure(classified.message, { reason, ...(status !== undefined && { status }) }, context, classified.retryAfterMs);
+  }
+  return { action: 'retry', reason: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
+}
+
+function modelClassification(error: unknown, context: FailureContext): ModelErrorClassification | undefined {
+  if (error instanceof AgentRunFailure) return error.failure;
+  if (isModelError(error)) return classifyModelError(error, context.signal, context.now);
+  return undefined;
+}
+
+/**
+ * An MCP server's failure (activities/mcp/failures.ts). An outage or a timeout may pass; a server that answered with
+ * an error or refused our credentials (`retryable: false`), a host that does not resolve, and every other code
+ * (OAuth needed, a missing capability, a refused request, a model the run cannot use) will answer the same.
+ */
+function serverFailure(failure: OperationFailure, context: FailureContext): RetryDecision {
+  const details = failure.details ?? {};
+  const reason = typeof details.reason === 'string' ? details.reason : failure.code;
+  const facts = { reason, code: failure.code, ...(typeof details.status === 'number' && { status: details.status }) };
+  const outage = failure.code === 'SERVER_UNREACHABLE' || failure.code === 'TIMEOUT';
+  if (outage && details.retryable !== false && details.errno !== 'ENOTFOUND') return transientFailure(failure.message, facts, context);
+  return fail(failure.message, facts, context);
+}
+
+function transientFailure(message: string, facts: Omit<FailureDetails, 'attempt'>, context: FailureContext, delayMs?: number): RetryDecision {
+  if (context.attempt >= context.lastAttempt) return fail(`${message} (still failing after ${context.attempt} attempts)`, facts, context);
+  const retry = { action: 'retry' as const, reason: facts.reason, message };
+  return delayMs === undefined ? retry : { ...retry, delayMs: Math.min(Math.max(0, Math.round(delayMs)), MAX_RETRY_DELAY_MS) };
+}
+
+function fail(message: string, facts: Omit<FailureDetails, 'attempt'>, context: FailureContext): RetryDecision {
+  return { action: 'fail', message, details: { ...facts, attempt: context.attempt } };
+}
+
+/** A retry decision as the activity's failure: Temporal retries it, after `delayMs` when the provider said so. */
+export function retryFailure(decision: Extract<RetryDecision, { action: 'retry' }>, cause?: unknown): ApplicationFailure {
+  return ApplicationFailure.create({
+    message: decision.message,
+    type: decision.reason === 'INTERNAL' ? 'IterationInterrupted' : 'RetryableIterationError',
+    details: [{ reason: decision.reason }],
+    ...(decision.delayMs !== undefined && { nextRetryDelay: decision.delayMs }),
+    ...(cause instanceof Error && { cause }),
+  });
+}
+
+/** A run that does not exist will not appear on a retry: the same non-retryable failure wherever it is looked up. */
+export function runNotFound(runId: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(`run ${runId} does not exist`, 'RunNotFound');
+}
