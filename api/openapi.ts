@@ -5,12 +5,13 @@ import {
   createDocument,
   type oas31,
   type ZodOpenApiOperationObject,
+  type ZodOpenApiOverride,
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
 import { formatCount, limits } from '../activities/limits.js';
 import { errorEnvelopeSchema, errorStatus, type ErrorCode } from './errors.js';
-import { defineRoute, type RouteSpec } from './route.js';
+import { defineRoute, noBody, type RouteSpec } from './route.js';
 
 export type OpenApiDocument = oas31.OpenAPIObject;
 
@@ -49,9 +50,6 @@ const tagDescriptions: Record<string, string> = {
 const retryAfter = {
   'Retry-After': { description: 'whole seconds to wait before retrying (at least 1)', schema: { type: 'integer', minimum: 1 } },
 } satisfies Record<string, oas31.HeaderObject>;
-
-/** The body of a POST/PATCH/DELETE whose route reads none: any JSON object (or nothing) is accepted and ignored. */
-const ignoredBody = z.object({}).meta({ description: 'ignored: send `{}` or no body' });
 
 const packageVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -137,7 +135,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
   const requestParams: NonNullable<ZodOpenApiOperationObject['requestParams']> = {};
   if (params) requestParams.path = params as never;
   if (route.query) requestParams.query = route.query as never;
-  const bodySchema = route.body ?? (route.method === 'get' ? undefined : ignoredBody);
+  const bodySchema = route.body ?? (route.method === 'get' ? undefined : noBody);
   // A body schema that is not JSON-shaped (z.unknown) means raw bytes of any type, read by the handler itself.
   const mediaType = bodySchema instanceof z.ZodUnknown || bodySchema instanceof z.ZodAny ? '*/*' : 'application/json';
   return {
@@ -210,6 +208,15 @@ The work one request can trigger is bounded, each bound a \`400 VALIDATION_ERROR
 the key organization's default project, for the MCPJam SDK reporter (\`MCPJAM_BASE_URL\`); its errors also carry an
 \`error\` string.`;
 
+/**
+ * Replies are open to additive fields (clients ignore the ones they do not know), so no reply object says
+ * `additionalProperties: false`, which zod writes for every object it outputs. Request bodies say it exactly where
+ * their schemas are strict (the strict-body rule).
+ */
+const openReplies: ZodOpenApiOverride = ({ jsonSchema, io }) => {
+  if (io === 'output' && jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+};
+
 /** The OpenAPI 3.1 document of /api/v1, generated from the zod schemas that validate each route's requests and replies. */
 export function buildOpenApiDocument(routes: RouteSpec[]): OpenApiDocument {
   const paths: ZodOpenApiPathsObject = keyManagementPaths();
@@ -240,7 +247,7 @@ export function buildOpenApiDocument(routes: RouteSpec[]): OpenApiDocument {
         },
       },
     },
-  });
+  }, { override: openReplies });
 }
 
 /**
