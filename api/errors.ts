@@ -60,7 +60,7 @@ export const validationError = (message: string, details?: Record<string, unknow
  * are often its consequence (`expectedToolcalls` sent, `expectedToolCalls` missing).
  */
 export function fromZodError(error: z.ZodError, where: 'body' | 'query' | 'path', schema?: z.ZodType): ApiError {
-  const unknown = schema ? unknownFields(error, schema, [where]).slice(0, 20) : [];
+  const unknown = schema ? unknownFields(error, schema, [where]) : [];
   if (unknown.length > 0) {
     const more = unknown.length - 1;
     const message = more > 0 ? `${unknown[0].message} (and ${more} more unknown field${more > 1 ? 's' : ''}: see details.issues)` : unknown[0].message;

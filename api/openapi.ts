@@ -197,10 +197,14 @@ const overview = `Runway operates the MCP servers saved in your projects and run
 **Errors.** Every error reply is \`{ code, message, details? }\`; the HTTP status follows from the code. Codes are
 stable, messages are not.
 
+**Requests are strict, replies are open.** A body field or query parameter an operation does not take, at any depth,
+is a \`400 VALIDATION_ERROR\` with \`details.reason: "UNKNOWN_FIELD"\` and \`details.issues\` (\`{ path, field, hint }\`,
+e.g. "did you mean \`expectedToolCalls\`?"), never ignored. Replies may gain fields: ignore the ones you do not know.
+
 **Limits.** 60 requests per minute per key with bursts of 10 (\`429 RATE_LIMITED\` with \`Retry-After\`); retry with
 jitter. Requests without a usable key (missing, invalid or revoked keys, upload URLs) are limited per client address.
 The work one request can trigger is bounded, each bound a \`400 VALIDATION_ERROR\` with \`details.reason\` and
-\`details.limit\`: ${bounds}. Unknown response fields must be ignored.
+\`details.limit\`: ${bounds}.
 
 **Pagination.** Collections are \`{ items, nextCursor? }\`; pass \`nextCursor\` back as \`cursor\`.
 

@@ -58,13 +58,21 @@ const normalized = (name: string) => name.toLowerCase().replace(/[_-]/g, '');
 /** Edits a name of this length may be away from the one meant: none for 1-2 characters, up to 3 for long names. */
 const tolerance = (length: number) => (length <= 2 ? 0 : length <= 5 ? 1 : length <= 9 ? 2 : 3);
 
+/** Longer names are nobody's misspelling: no suggestion is looked for (a hostile key costs nothing). */
+const LONGEST_NAME = 100;
+
 /** The accepted name `name` most likely misspells, if one is close enough. */
 export function suggestName(name: string, accepted: readonly string[]): string | undefined {
+  if (name.length > LONGEST_NAME) return undefined;
   const wanted = normalized(name);
+  const most = tolerance(wanted.length);
   let best: { name: string; distance: number } | undefined;
   for (const candidate of accepted) {
-    const distance = editDistance(wanted, normalized(candidate));
-    if (distance <= tolerance(wanted.length) && (!best || distance < best.distance)) best = { name: candidate, distance };
+    const other = normalized(candidate);
+    // The lengths alone can rule a name out, before the quadratic distance.
+    if (Math.abs(other.length - wanted.length) > most) continue;
+    const distance = editDistance(wanted, other);
+    if (distance <= most && (!best || distance < best.distance)) best = { name: candidate, distance };
   }
   return best?.name;
 }
@@ -164,13 +172,15 @@ function collect(issues: readonly z.core.$ZodIssue[], base: Step[]): Found[] {
 }
 
 /**
- * The keys zod refused as unknown, each with where it is (prefixed with `prefix`, e.g. `body`) and a hint from the
- * names `schema` accepts at that place. Empty when the error has no unknown key.
+ * The keys zod refused as unknown (the first `max`: a body may hold thousands), each with where it is (prefixed
+ * with `prefix`, e.g. `body`) and a hint from the names `schema` accepts at that place. Empty when the error has no
+ * unknown key.
  */
-export function unknownFields(error: z.ZodError, schema: z.ZodType, prefix: string[] = []): UnknownField[] {
+export function unknownFields(error: z.ZodError, schema: z.ZodType, prefix: string[] = [], max = 20): UnknownField[] {
   const seen = new Set<string>();
   const fields: UnknownField[] = [];
   for (const { path, key } of collect(error.issues, [])) {
+    if (fields.length >= max) break;
     const where = [...prefix, ...path.map(String), key].join('.');
     if (seen.has(where)) continue;
     seen.add(where);

@@ -33,7 +33,7 @@ describe('runway evals run --suite-file: the file is checked like the API body, 
 
   it('the issue\'s file (`expectedToolcalls`, `passCritera`) is refused, each field named with the file and a hint', async () => {
     const path = file({ suiteName: 's', servers: ['everything (stdio)'], passCritera: { minimumPassRate: 100 }, tests: [{ ...withoutExpectations, expectedToolcalls: expectedToolCalls }] });
-    const error = await readSuiteFile(ctx, path, []).catch((e: unknown) => e as Error);
+    const error = (await readSuiteFile(ctx, path, []).then(() => undefined, (e: unknown) => e)) as Error;
     expect(error).toBeInstanceOf(Error);
     expect(error.message.startsWith(`${path}: unknown field`)).toBe(true);
     expect(error.message).toContain('unknown field `tests.0.expectedToolcalls`; did you mean `expectedToolCalls`?');

@@ -115,6 +115,14 @@ describe('unknownFields', () => {
     expect(body.safeParse({ name: 'x', data: { anything: 1 }, open: { kept: 'k', extra: 1 } })).toMatchObject({ success: true, data: { open: { extra: 1 } } });
   });
 
+  it('a body of many unknown keys: the first 20 are reported, and long keys are nobody\'s misspelling', () => {
+    const many = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`${'k'.repeat(500)}${i}`, i]));
+    const fields = found({ name: 'x', ...many });
+    expect(fields).toHaveLength(20);
+    expect(fields[0]).toMatchObject({ field: `${'k'.repeat(500)}0`, hint: 'the fields accepted here are `name`, `tests`, `config`, `data`, `open`' });
+    expect(suggestName(`${'name'.repeat(30)}`, ['name'.repeat(30)])).toBeUndefined();
+  });
+
   it('an error without unknown keys has none', () => {
     const result = body.safeParse({ name: 5 });
     expect(unknownFields(result.error!, body)).toEqual([]);
