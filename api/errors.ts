@@ -4,6 +4,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { z } from 'zod';
 import { OperationFailure } from '../activities/errors.js';
 import type { Logger } from '../activities/logger.js';
+import { unknownFields } from './unknownFields.js';
 
 /** Stable error codes of the contract; the HTTP status always follows from the code. */
 export const errorStatus = {
@@ -53,8 +54,18 @@ export const notFound = (what: string, details?: Record<string, unknown>) => new
 export const validationError = (message: string, details?: Record<string, unknown>) =>
   new ApiError('VALIDATION_ERROR', message, details);
 
-/** Turns zod issues into one readable message plus a machine-readable list. */
-export function fromZodError(error: z.ZodError, where: 'body' | 'query' | 'path'): ApiError {
+/**
+ * Turns zod issues into one readable message plus a machine-readable list. An unknown field comes first, with
+ * details.reason UNKNOWN_FIELD and a hint from `schema` (the strict-body rule, unknownFields.ts): the other issues
+ * are often its consequence (`expectedToolcalls` sent, `expectedToolCalls` missing).
+ */
+export function fromZodError(error: z.ZodError, where: 'body' | 'query' | 'path', schema?: z.ZodType): ApiError {
+  const unknown = schema ? unknownFields(error, schema, [where]) : [];
+  if (unknown.length > 0) {
+    const more = unknown.length - 1;
+    const message = more > 0 ? `${unknown[0].message} (and ${more} more unknown field${more > 1 ? 's' : ''}: see details.issues)` : unknown[0].message;
+    return validationError(message, { reason: 'UNKNOWN_FIELD', issues: unknown });
+  }
   const issues = error.issues.slice(0, 20).map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message }));
   const first = issues[0];
   return validationError(first ? `${first.path}: ${first.message}` : `invalid ${where}`, { issues });

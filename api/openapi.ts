@@ -5,12 +5,13 @@ import {
   createDocument,
   type oas31,
   type ZodOpenApiOperationObject,
+  type ZodOpenApiOverride,
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
 import { formatCount, limits } from '../activities/limits.js';
 import { errorEnvelopeSchema, errorStatus, type ErrorCode } from './errors.js';
-import { defineRoute, type RouteSpec } from './route.js';
+import { defineRoute, noBody, type RouteSpec } from './route.js';
 
 export type OpenApiDocument = oas31.OpenAPIObject;
 
@@ -49,9 +50,6 @@ const tagDescriptions: Record<string, string> = {
 const retryAfter = {
   'Retry-After': { description: 'whole seconds to wait before retrying (at least 1)', schema: { type: 'integer', minimum: 1 } },
 } satisfies Record<string, oas31.HeaderObject>;
-
-/** The body of a POST/PATCH/DELETE whose route reads none: any JSON object (or nothing) is accepted and ignored. */
-const ignoredBody = z.object({}).meta({ description: 'ignored: send `{}` or no body' });
 
 const packageVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -137,7 +135,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
   const requestParams: NonNullable<ZodOpenApiOperationObject['requestParams']> = {};
   if (params) requestParams.path = params as never;
   if (route.query) requestParams.query = route.query as never;
-  const bodySchema = route.body ?? (route.method === 'get' ? undefined : ignoredBody);
+  const bodySchema = route.body ?? (route.method === 'get' ? undefined : noBody);
   // A body schema that is not JSON-shaped (z.unknown) means raw bytes of any type, read by the handler itself.
   const mediaType = bodySchema instanceof z.ZodUnknown || bodySchema instanceof z.ZodAny ? '*/*' : 'application/json';
   return {
@@ -199,16 +197,29 @@ const overview = `Runway operates the MCP servers saved in your projects and run
 **Errors.** Every error reply is \`{ code, message, details? }\`; the HTTP status follows from the code. Codes are
 stable, messages are not.
 
+**Requests are strict, replies are open.** A body field or query parameter an operation does not take, at any depth,
+is a \`400 VALIDATION_ERROR\` with \`details.reason: "UNKNOWN_FIELD"\` and \`details.issues\` (\`{ path, field, hint }\`,
+e.g. "did you mean \`expectedToolCalls\`?"), never ignored. Replies may gain fields: ignore the ones you do not know.
+
 **Limits.** 60 requests per minute per key with bursts of 10 (\`429 RATE_LIMITED\` with \`Retry-After\`); retry with
 jitter. Requests without a usable key (missing, invalid or revoked keys, upload URLs) are limited per client address.
 The work one request can trigger is bounded, each bound a \`400 VALIDATION_ERROR\` with \`details.reason\` and
-\`details.limit\`: ${bounds}. Unknown response fields must be ignored.
+\`details.limit\`: ${bounds}.
 
 **Pagination.** Collections are \`{ items, nextCursor? }\`; pass \`nextCursor\` back as \`cursor\`.
 
 **MCPJam SDK.** \`/sdk/v1/evals/...\` (outside this document's base path) serves the eval-ingest operations below for
 the key organization's default project, for the MCPJam SDK reporter (\`MCPJAM_BASE_URL\`); its errors also carry an
 \`error\` string.`;
+
+/**
+ * Replies are open to additive fields (clients ignore the ones they do not know), so no reply object says
+ * `additionalProperties: false`, which zod writes for every object it outputs. Request bodies say it exactly where
+ * their schemas are strict (the strict-body rule).
+ */
+const openReplies: ZodOpenApiOverride = ({ jsonSchema, io }) => {
+  if (io === 'output' && jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+};
 
 /** The OpenAPI 3.1 document of /api/v1, generated from the zod schemas that validate each route's requests and replies. */
 export function buildOpenApiDocument(routes: RouteSpec[]): OpenApiDocument {
@@ -240,7 +251,7 @@ export function buildOpenApiDocument(routes: RouteSpec[]): OpenApiDocument {
         },
       },
     },
-  });
+  }, { override: openReplies });
 }
 
 /**

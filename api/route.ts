@@ -45,6 +45,13 @@ export interface RouteSpec<P extends AnySchema = AnySchema, Q extends AnySchema 
   handler: (ctx: RouteContext<P, Q, B>) => Promise<unknown>;
 }
 
+/**
+ * What a route that declares no body (a POST, PATCH or DELETE) or no query takes: nothing. A field sent there is
+ * refused like any unknown field (the strict-body rule, unknownFields.ts), not ignored.
+ */
+export const noBody = z.strictObject({}).meta({ description: 'no fields: send `{}` or no body' });
+export const noQuery = z.strictObject({});
+
 export function defineRoute<P extends AnySchema = Empty, Q extends AnySchema = Empty, B extends AnySchema = Empty>(
   spec: RouteSpec<P, Q, B>,
 ): RouteSpec {
@@ -56,16 +63,22 @@ function parse(schema: AnySchema | undefined, value: unknown, where: 'body' | 'q
   // The body was checked as it was read (body.ts); a query or path can carry a NUL too (`%00`).
   if (where !== 'body') refuseUnfitJson(value, where);
   const result = schema.safeParse(value ?? {});
-  if (!result.success) throw fromZodError(result.error, where);
+  if (!result.success) throw fromZodError(result.error, where, schema);
   return result.data;
 }
 
 export function toHandler(spec: RouteSpec): RequestHandler {
+  // A GET has no body to check (none is read); every other route reads a JSON object, its own schema's or `{}`.
+  const bodySchema = spec.body ?? (spec.method === 'get' ? undefined : noBody);
   return async (req, res) => {
     const params = parse(spec.params, req.params, 'path');
-    const query = parse(spec.query, req.query, 'query');
+    // Unknown query parameters are refused as body fields are: a misspelt one (`limt`, `projectID`) would
+    // otherwise answer as if it were absent (the default page, every project's sessions). Clients send only the
+    // documented ones (the real product's client does), and no cache-buster is needed: replies carry an ETag and
+    // no freshness lifetime, so caches revalidate. A route whose query is a capability URL declares it open.
+    const query = parse(spec.query ?? noQuery, req.query, 'query');
     // Path parameters win over same-named body fields.
-    const body = parse(spec.body, spec.body ? { ...(req.body as object), ...pathOverrides(spec, params) } : req.body, 'body');
+    const body = parse(bodySchema, spec.body ? { ...(req.body as object), ...pathOverrides(spec, params) } : req.body, 'body');
     const result = await spec.handler({ params, query, body, principal: res.locals.principal, req, res } as RouteContext<AnySchema, AnySchema, AnySchema>);
     if (spec.raw) return;
     res.status(spec.status ?? 200).json(result);

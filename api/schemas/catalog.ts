@@ -16,7 +16,7 @@ export const projectSchema = z
   })
   .meta({ id: 'Project' });
 
-export const projectsQuery = z.object({ organizationId: id.optional() });
+export const projectsQuery = z.strictObject({ organizationId: id.optional() });
 
 export const serverSchema = z
   .object({
@@ -48,7 +48,7 @@ export const chatSessionSchema = z
   })
   .meta({ id: 'ChatSession' });
 
-export const chatSessionsQuery = z.object({
+export const chatSessionsQuery = z.strictObject({
   projectId: id.optional(),
   status: z.enum(['active', 'archived']).default('active'),
   limit: int4Query({ min: 1, max: 200 }).default(50),

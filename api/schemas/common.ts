@@ -13,7 +13,7 @@ export const toEpochMs = (date: Date | null | undefined): number | null => (date
 
 export const projectParams = z.object({ projectId: id });
 
-export const pageQuery = z.object({
+export const pageQuery = z.strictObject({
   cursor: z.string().max(2000).optional(),
   limit: int4Query({ min: 1, max: 200 }).default(50),
 });

@@ -1,31 +1,46 @@
 import { z } from 'zod';
 import { limits } from '../../activities/limits.js';
 import { int4, int4Query } from '../../db/columnLimits.js';
+import { foreignNames } from '../unknownFields.js';
 import { elicitationAnswerSchema } from './clientProfile.js';
 import { collection, epochMs, id } from './common.js';
 
 const toolName = z.string().min(1).max(200);
 const args = z.record(z.string(), z.unknown());
 
-export const expectedToolCallSchema = z.object({ toolName, arguments: args.optional() }).meta({ id: 'ExpectedToolCall' });
+/*
+ * Request objects are strict: an unknown key is a 400 with a hint (unknownFields.ts), never dropped, so that no case
+ * runs without an expectation or an option its writer gave. Replies are open.
+ */
 
-export const matchOptionsSchema = z
-  .object({
-    toolCallOrder: z.enum(['ignore', 'strict', 'superset']).optional(),
-    maxExtraToolCalls: z.number().int().min(0).max(1000).nullable().optional(),
-    argumentMatching: z.enum(['partial', 'exact', 'ignore']).optional(),
-  })
-  .meta({ id: 'MatchOptions', description: 'defaults: order ignored, extra calls allowed, partial argument matching' });
+export const expectedToolCallSchema = z.strictObject({ toolName, arguments: args.optional() }).meta({ id: 'ExpectedToolCall' });
 
-export const advancedConfigSchema = z
-  .object({
-    system: z.string().max(50_000).optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    maxSteps: z.number().int().min(1).max(50).optional(),
-    toolChoice: z.enum(['auto', 'required', 'none']).optional(),
-    failOnToolError: z.boolean().optional(),
-  })
-  .meta({ id: 'AdvancedConfig' });
+export const matchOptionsSchema = foreignNames(
+  z
+    .strictObject({
+      toolCallOrder: z.enum(['ignore', 'strict', 'superset']).optional(),
+      maxExtraToolCalls: z.number().int().min(0).max(1000).nullable().optional(),
+      argumentMatching: z.enum(['partial', 'exact', 'ignore']).optional(),
+    })
+    .meta({ id: 'MatchOptions', description: 'defaults: order ignored, extra calls allowed, partial argument matching' }),
+  {
+    allowExtraToolCalls: { use: 'maxExtraToolCalls', why: '0 for no extra calls, null for any number' },
+    arguments: { use: 'argumentMatching' },
+  },
+);
+
+export const advancedConfigSchema = foreignNames(
+  z
+    .strictObject({
+      system: z.string().max(50_000).optional(),
+      temperature: z.number().min(0).max(2).optional(),
+      maxSteps: z.number().int().min(1).max(50).optional(),
+      toolChoice: z.enum(['auto', 'required', 'none']).optional(),
+      failOnToolError: z.boolean().optional(),
+    })
+    .meta({ id: 'AdvancedConfig' }),
+  { systemPrompt: { use: 'system' } },
+);
 
 const testCaseFields = {
   title: z.string().trim().min(1).max(500),
@@ -43,12 +58,12 @@ const testCaseFields = {
 };
 
 export const testCaseSchema = z
-  .object({ ...testCaseFields, expectedToolCalls: z.array(expectedToolCallSchema).max(100).optional() })
+  .strictObject({ ...testCaseFields, expectedToolCalls: z.array(expectedToolCallSchema).max(100).optional() })
   .meta({ id: 'EvalTestCase' });
 
 /** In POST /eval-suites an expected call may also be a bare tool name. */
 const suiteTestCaseSchema = z
-  .object({
+  .strictObject({
     ...testCaseFields,
     expectedToolCalls: z
       .array(z.union([toolName.transform((name) => ({ toolName: name })), expectedToolCallSchema]))
@@ -60,7 +75,7 @@ const suiteTestCaseSchema = z
 export type TestCaseInput = z.infer<typeof testCaseSchema>;
 
 export const passCriteriaSchema = z
-  .object({ minimumPassRate: z.number().min(0).max(100).default(100) })
+  .strictObject({ minimumPassRate: z.number().min(0).max(100).default(100) })
   .meta({ id: 'PassCriteria', description: 'minimumPassRate is a percentage; a finished run passes when passRate*100 >= it' });
 
 const serverIds = z.array(id).min(1).max(50);
@@ -69,32 +84,40 @@ const modelApiKeys = z
   .meta({ description: 'per-provider model keys for this run only; stored encrypted until the run ends, never returned' });
 
 export const createSuiteBody = z
-  .object({
+  .strictObject({
     name: z.string().trim().min(1).max(200),
     description: z.string().max(5000).optional(),
     serverIds: serverIds.optional(),
+    serverNames: z
+      .array(z.string().max(200))
+      .max(50)
+      .optional()
+      .meta({ description: "display names parallel to serverIds, as the real product takes them; not used: replies name the saved servers" }),
     model: z.string().trim().min(1).max(300).optional().meta({ description: 'default model of the suite\'s cases' }),
     provider: z.string().trim().min(1).max(100).optional(),
     tests: z.array(suiteTestCaseSchema).max(limits.testsPerRequest).default([]),
     passCriteria: passCriteriaSchema.optional(),
     hostId: id.optional().meta({ description: "a host of the project: its client capabilities and roots are what the runs declare to the servers (default: each server's own client profile)" }),
+    tags: z.array(z.string().max(200)).max(100).optional().meta({ description: 'accepted and not stored (as in the real product, where they are a no-op)' }),
   })
   .meta({ id: 'CreateEvalSuite' });
 
-export const createRunBody = z
-  .object({
-    suiteId: id.optional(),
-    suiteName: z.string().trim().max(200).optional(),
-    suiteDescription: z.string().max(5000).optional(),
-    tests: z.array(testCaseSchema).max(limits.testsPerRequest, `at most ${limits.testsPerRequest} inline tests per request`).optional(),
-    serverIds: serverIds.optional(),
-    model: z.string().trim().min(1).max(300).optional().meta({ description: 'default model for inline tests without one' }),
-    modelApiKeys: modelApiKeys.optional(),
-    notes: z.string().max(10_000).optional(),
-    passCriteria: passCriteriaSchema.optional(),
-    iterationOverride: int4({ min: 1, max: limits.runsPerTest }).optional(),
-    hostId: id.optional().meta({ description: "the host whose client capabilities and roots this run declares; default: the suite's host (saved for a new suite)" }),
-  })
+/** The fields of POST /eval-runs; a suite file (cli/runway/suiteFile.ts) is these plus `servers`. */
+export const createRunFields = z.strictObject({
+  suiteId: id.optional(),
+  suiteName: z.string().trim().max(200).optional(),
+  suiteDescription: z.string().max(5000).optional(),
+  tests: z.array(testCaseSchema).max(limits.testsPerRequest, `at most ${limits.testsPerRequest} inline tests per request`).optional(),
+  serverIds: serverIds.optional(),
+  model: z.string().trim().min(1).max(300).optional().meta({ description: 'default model for inline tests without one' }),
+  modelApiKeys: modelApiKeys.optional(),
+  notes: z.string().max(10_000).optional(),
+  passCriteria: passCriteriaSchema.optional(),
+  iterationOverride: int4({ min: 1, max: limits.runsPerTest }).optional(),
+  hostId: id.optional().meta({ description: "the host whose client capabilities and roots this run declares; default: the suite's host (saved for a new suite)" }),
+});
+
+export const createRunBody = createRunFields
   .superRefine((body, ctx) => {
     if (body.suiteId) return;
     if (!body.suiteName) {
@@ -248,7 +271,7 @@ export const traceSchema = z
   .catchall(z.unknown())
   .meta({ id: 'EvalTrace' });
 
-export const suiteRunsQuery = z.object({ limit: int4Query({ min: 1, max: 100 }).default(25) });
+export const suiteRunsQuery = z.strictObject({ limit: int4Query({ min: 1, max: 100 }).default(25) });
 
 export const suiteListItem = z
   .object({

@@ -6,8 +6,8 @@ import { collection, epochMs, id, projectParams } from './common.js';
 /*
  * Hosts: a named profile of an MCP client application (model plus capability profile) that a project uses to test
  * how its MCP servers behave in that client. The config is user input, so every string, array, record and number
- * is bounded. Unknown keys are dropped (zod's default), so a config copied from a richer client round-trips instead
- * of failing; everything listed here is checked.
+ * is bounded. Every object is strict: an unknown key is a 400 with a hint (unknownFields.ts), never dropped, so a
+ * misspelt capability or header setting cannot leave a host declaring less than its writer meant.
  */
 
 const JSON_OBJECT_LIMIT = 8 * 1024;
@@ -34,7 +34,7 @@ export const protocolVersionSchema = z
 
 /** The `clientInfo` (MCP `Implementation`) the host sends in `initialize`. */
 export const hostClientInfoSchema = z
-  .object({
+  .strictObject({
     name: text(200).meta({ description: 'clientInfo.name exactly as the client sends it, e.g. `claude-ai`' }),
     version: text(100),
     title: text(200).optional().meta({ description: 'human-readable name (MCP 2025-06-18 and later)' }),
@@ -50,11 +50,11 @@ const extensionId = z
 
 /** MCP `ClientCapabilities` as the host declares them in `initialize`. */
 export const hostClientCapabilitiesSchema = z
-  .object({
-    roots: z.object({ listChanged: z.boolean().optional() }).optional(),
+  .strictObject({
+    roots: z.strictObject({ listChanged: z.boolean().optional() }).optional(),
     sampling: capabilityObject.optional().meta({ description: 'e.g. `{}` or `{ context: {}, tools: {} }`' }),
     elicitation: z
-      .object({ form: capabilityObject.optional(), url: capabilityObject.optional() })
+      .strictObject({ form: capabilityObject.optional(), url: capabilityObject.optional() })
       .optional()
       .meta({ description: '`{}` means form mode only; `{ form: {}, url: {} }` declares both modes (2025-11-25)' }),
     tasks: capabilityObject.optional().meta({ description: 'task-augmented requests the client supports (2025-11-25)' }),
@@ -92,7 +92,7 @@ const reservedHeaders = new Set([
 export const MAX_REQUEST_TIMEOUT_MS = 600_000;
 
 export const hostConnectionDefaultsSchema = z
-  .object({
+  .strictObject({
     headers: z
       .record(headerName, z.string().max(8192).regex(/^\P{Cc}*$/u, 'header values must not contain control characters'))
       .refine(maxKeys(50), 'at most 50 headers')
@@ -115,7 +115,7 @@ export const hostConnectionDefaultsSchema = z
 export const hostTransportSchema = z.enum(['stdio', 'streamable-http', 'sse']);
 
 export const hostConfigSchema = z
-  .object({
+  .strictObject({
     hostStyle: z
       .string()
       .min(1)
@@ -157,7 +157,7 @@ export const hostConfigSchema = z
       .optional()
       .meta({ description: 'MCP transports the client can use' }),
     ui: z
-      .object({
+      .strictObject({
         mcpApps: z.boolean().optional().meta({ description: 'renders MCP Apps (`ui://` resources, text/html;profile=mcp-app)' }),
         openAiAppsSdk: z.boolean().optional().meta({ description: 'renders OpenAI Apps SDK widgets (`openai/outputTemplate`, window.openai)' }),
         displayModes: z
@@ -168,7 +168,7 @@ export const hostConfigSchema = z
       })
       .optional(),
     limits: z
-      .object({
+      .strictObject({
         maxTools: z.number().int().min(1).max(10_000).optional().meta({ description: 'tools the client passes to the model at most' }),
       })
       .optional(),
@@ -190,14 +190,19 @@ const optionalConfig = z.preprocess((value) => (isEmptyConfig(value) ? undefined
 export const hostParams = projectParams.extend({ hostId: id });
 
 export const createHostBody = z
-  .object({
+  .strictObject({
     name: hostName,
     template: hostTemplateIdSchema.optional().meta({ description: 'a built-in template id; give this or `config`' }),
     config: optionalConfig.meta({ description: 'a full host config; give this or `template`' }),
+    theme: z
+      .enum(['light', 'dark'])
+      .optional()
+      .meta({ description: 'with a template, as the real product takes it; Runway renders no widgets, so it changes nothing' }),
   })
   .superRefine((body, ctx) => {
     const hasTemplate = body.template !== undefined;
     const hasConfig = body.config !== undefined;
+    if (body.theme !== undefined && !hasTemplate) ctx.addIssue({ code: 'custom', path: ['theme'], message: 'theme applies to a template only' });
     if (hasTemplate && hasConfig) {
       ctx.addIssue({ code: 'custom', path: ['template'], message: 'give either template or config, not both' });
     } else if (!hasTemplate && !hasConfig) {
@@ -214,7 +219,7 @@ export type CreateHostBody = z.infer<typeof createHostBody>;
 
 /** PATCH: `config` replaces the whole config, so it is a full config, never a partial one. */
 export const updateHostBody = z
-  .object({
+  .strictObject({
     name: hostName.optional(),
     config: optionalConfig.meta({ description: 'a full host config; replaces the current one' }),
   })

@@ -16,11 +16,23 @@ const name = z.string().trim().min(1).max(500);
 const shortText = z.string().max(1000);
 /** Tokens and milliseconds: stored rounded, in integer columns. */
 const amount = int4Amount();
-const toolCall = z.looseObject({ toolName: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).optional() });
+/*
+ * What a caller writes (a run, a result, expected calls, token counts, CI details) is strict: an unknown key is a 400
+ * with a hint (unknownFields.ts). What a result records as it happened (actual tool calls, traces, metadata) is
+ * kept as sent, extra keys included. Fields the MCPJam SDK reporter sends that Runway has no use for are named, so
+ * they are accepted, and are never stored (its replay credentials among them).
+ */
+
+const expectedCall = z.strictObject({ toolName: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).optional() });
+const actualCall = z.looseObject({ toolName: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).optional() });
+
+/** A field the MCPJam SDK reporter sends and Runway does not use: accepted, never stored. */
+const unusedSdkField = <T extends z.ZodType>(schema: T, what: string) => schema.optional().meta({ description: `sent by the MCPJam SDK reporter (${what}); accepted and not stored` });
+const sdkObject = z.record(z.string(), z.unknown());
 
 /** Without a total, the stored total is input + output, which must fit its column too. */
 const tokens = z
-  .object({ input: amount.optional(), output: amount.optional(), total: amount.optional() })
+  .strictObject({ input: amount.optional(), output: amount.optional(), total: amount.optional() })
   .refine((t) => t.total !== undefined || Math.round(t.input ?? 0) + Math.round(t.output ?? 0) <= INT4_MAX, {
     message: `input + output is more than ${INT4_MAX}, the most a total can be; give total`,
   });
@@ -37,15 +49,15 @@ const traceSpan = z.looseObject({
 });
 
 export const evalResultSchema = z
-  .object({
+  .strictObject({
     caseTitle: name,
     query: z.string().max(50_000).optional(),
     passed: z.boolean(),
     durationMs: amount.optional(),
     provider: z.string().max(100).optional(),
     model: z.string().max(300).optional(),
-    expectedToolCalls: z.array(toolCall).max(1000).optional(),
-    actualToolCalls: z.array(toolCall).max(1000).optional(),
+    expectedToolCalls: z.array(expectedCall).max(1000).optional(),
+    actualToolCalls: z.array(actualCall).max(1000).optional().meta({ description: 'as the calls happened: keys beyond these (e.g. isError) are kept' }),
     tokens: tokens.optional(),
     error: z.string().max(100_000).optional(),
     errorDetails: z.unknown().optional(),
@@ -61,6 +73,10 @@ export const evalResultSchema = z
     externalCaseId: z.string().min(1).max(500).optional().meta({ description: 'the case\'s identity in the suite; without it, title + query' }),
     metadata: z.record(z.string().max(200), z.union([z.string().max(10_000), z.number(), z.boolean()])).optional(),
     isNegativeTest: z.boolean().optional(),
+    advancedConfig: unusedSdkField(sdkObject, "the case's model settings; the reported result is not re-run"),
+    matchOptions: unusedSdkField(sdkObject, 'how the SDK matched tool calls; `passed` is the result, not re-scored'),
+    widgetSnapshots: unusedSdkField(z.array(z.unknown()).max(100), 'MCP App widgets rendered; their HTML is uploaded through artifacts/upload-url'),
+    hostSnapshot: unusedSdkField(sdkObject, 'the host configuration of the iteration'),
   })
   // Free-form JSON (traces, error details, tool arguments) is bounded by the edge's check of the whole body; the
   // schema applies the same check to each result, for one that reaches it another way.
@@ -76,7 +92,7 @@ const results = z
   .max(MAX_RESULTS_PER_CALL, `at most ${MAX_RESULTS_PER_CALL} results per call: send more through runs/start, runs/iterations (${MAX_RESULTS_PER_CALL} at a time) and runs/finalize`);
 
 export const ingestRunBody = z
-  .object({
+  .strictObject({
     suiteName: z.string().trim().min(1).max(200),
     suiteDescription: z.string().max(5000).optional(),
     serverNames: z.array(z.string().max(200)).max(50).optional().meta({ description: 'names of saved servers in the project; unknown names are ignored' }),
@@ -85,25 +101,28 @@ export const ingestRunBody = z
     externalRunId: z.string().trim().min(1).max(500).meta({ description: 'the reporter\'s id for the run: the idempotency key of start and report' }),
     framework: z.string().max(100).optional(),
     ci: z
-      .object({ provider: shortText, pipelineId: shortText, jobId: shortText, runUrl: z.string().max(2000), branch: shortText, commitSha: shortText })
+      .strictObject({ provider: shortText, pipelineId: shortText, jobId: shortText, runUrl: z.string().max(2000), branch: shortText, commitSha: shortText })
       .partial()
       .optional(),
     expectedIterations: int4({ min: 0, max: limits.iterationsPerIngestedRun }).optional(),
     tags: z.array(z.string().max(200)).max(100).optional(),
+    serverReplayConfigs: unusedSdkField(z.array(z.unknown()).max(50), 'how to reconnect to the servers, credentials included'),
+    hostConfig: unusedSdkField(sdkObject, 'only when GET /sdk/v1/info advertises evalsHostConfig, which Runway does not'),
+    hostConfigHash: unusedSdkField(z.string().max(200), 'with hostConfig'),
   })
   .meta({ id: 'IngestRunStart' });
 
 export const reportBody = ingestRunBody.extend({ results }).meta({ id: 'IngestReport' });
 
-export const iterationsBody = z.object({ runId: id, results }).meta({ id: 'IngestIterations' });
+export const iterationsBody = z.strictObject({ runId: id, results }).meta({ id: 'IngestIterations' });
 
 export const finalizeBody = z
-  .object({ runId: id.optional(), externalRunId: z.string().trim().min(1).max(500).optional() })
+  .strictObject({ runId: id.optional(), externalRunId: z.string().trim().min(1).max(500).optional() })
   .refine((body) => body.runId !== undefined || body.externalRunId !== undefined, { message: 'give runId or externalRunId (the SDK sends both)', path: ['runId'] })
   .meta({ id: 'IngestFinalize' });
 
 export const uploadUrlBody = z
-  .object({
+  .strictObject({
     format: z.enum(artifactFormats).optional().meta({ description: 'parse the upload into a finalized run; without it the blob is only stored' }),
     suiteName: z.string().trim().min(1).max(200).optional(),
   })
@@ -142,8 +161,10 @@ export const uploadUrlReply = z
   .object({ ok: z.literal(true), uploadUrl: z.string(), expiresAt: epochMs })
   .meta({ id: 'IngestUploadUrl', description: 'POST or PUT the raw artifact to uploadUrl, without a key, once, before expiresAt' });
 
-// A missing or malformed token is answered like an unknown one (404 UPLOAD_URL_UNKNOWN), not as a bad request.
-export const uploadQuery = z.object({ token: z.string().max(1000).catch('') });
+// A missing or malformed token is answered like an unknown one (404 UPLOAD_URL_UNKNOWN), not as a bad request. The
+// one query that stays open to other parameters: the URL is Runway's own, used as given, and its token is a
+// capability that is checked before anything else.
+export const uploadQuery = z.looseObject({ token: z.string().max(1000).catch('') });
 
 export const uploadBody = z.unknown().meta({ description: 'the raw artifact, any content type (not JSON-decoded); at most 6 MiB' });
 

@@ -1,53 +1,65 @@
 import { z } from 'zod';
+import { foreignNames } from '../unknownFields.js';
 import { elicitationAnswerSchema } from './clientProfile.js';
 import { collection, epochMs, id } from './common.js';
 
 /*
- * Server operations (api.md "Server operations", contract-notes "Server operations"). Results that the contract
- * says are MCP results "unchanged" are described loosely: their extra fields pass through.
+ * Server operations (api.md "Server operations", contract-notes "Server operations"). Request bodies are strict
+ * (an unknown field is a 400, unknownFields.ts). Results that the contract says are MCP results "unchanged" are
+ * described loosely: their extra fields pass through.
  */
 
 export const serverParams = z.object({ projectId: id, serverId: id });
 
-export const listBody = z.object({
+export const listBody = z.strictObject({
   cursor: z.string().max(4000).optional().meta({ description: 'nextCursor of the previous page, unchanged' }),
 });
 
 const jsonObject = z.record(z.string(), z.unknown());
 
-export const toolCallBody = z.object({
-  toolName: z.string().min(1).max(500).meta({ description: 'the tool name exactly as listed' }),
-  parameters: jsonObject.default({}).meta({ description: "arguments matching the tool's inputSchema" }),
-  elicitation: elicitationAnswerSchema
-    .optional()
-    .meta({ description: "how to answer the server's elicitation requests during this call (declares elicitation for it); default: the server's client profile" }),
-});
+export const toolCallBody = foreignNames(
+  z.strictObject({
+    toolName: z.string().min(1).max(500).meta({ description: 'the tool name exactly as listed (MCP: `name`)' }),
+    parameters: jsonObject.default({}).meta({ description: "arguments matching the tool's inputSchema (MCP: `arguments`)" }),
+    elicitation: elicitationAnswerSchema
+      .optional()
+      .meta({ description: "how to answer the server's elicitation requests during this call (declares elicitation for it); default: the server's client profile" }),
+  }),
+  {
+    arguments: { use: 'parameters', why: "Runway's name for the MCP `arguments`" },
+    name: { use: 'toolName', why: "Runway's name for the MCP `name`" },
+  },
+);
 
-export const promptGetBody = z.object({
-  promptName: z.string().min(1).max(500),
-  arguments: z
-    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
-    .optional()
-    .meta({ description: 'values are sent to the server as strings' }),
-});
+export const promptGetBody = foreignNames(
+  z.strictObject({
+    promptName: z.string().min(1).max(500).meta({ description: 'the prompt name exactly as listed (MCP: `name`)' }),
+    arguments: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .optional()
+      .meta({ description: 'values are sent to the server as strings' }),
+  }),
+  { name: { use: 'promptName', why: "Runway's name for the MCP `name`" } },
+);
 
-export const resourceReadBody = z.object({
+export const resourceReadBody = z.strictObject({
   uri: z.string().min(1).max(4000).meta({ description: 'the uri exactly as returned by the resources list' }),
 });
 
 const tokenText = z.string().min(1).max(16_384);
 
-export const importTokensBody = z.object({
+export const importTokensBody = z.strictObject({
   serverUrl: z.url().max(2000).meta({ description: "the MCP server URL the tokens were issued for; must match the saved server's" }),
-  tokens: z.object({
+  tokens: z.strictObject({
     access_token: tokenText,
     refresh_token: tokenText.optional(),
     expires_in: z.number().nonnegative().max(10 * 365 * 24 * 3600).optional().meta({ description: 'seconds from now' }),
     token_type: z.string().max(100).optional(),
     scope: z.string().max(4000).optional(),
+    id_token: tokenText.optional().meta({ description: 'accepted and not stored: Runway sends access tokens only and reads no OpenID identity' }),
   }),
   clientInformation: z
-    .object({ clientId: z.string().min(1).max(2000), clientSecret: z.string().max(4000).optional() })
+    .strictObject({ clientId: z.string().min(1).max(2000), clientSecret: z.string().max(4000).optional() })
     .optional()
     .meta({ description: 'the OAuth client the tokens were issued to; without it tokens cannot be refreshed' }),
   authorizationServerUrl: z

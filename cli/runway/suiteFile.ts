@@ -1,16 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { CreateEvalRun } from '../../api/client.js';
-import { createRunBody } from '../../api/schemas/evals.js';
+import { createRunBody, createRunFields } from '../../api/schemas/evals.js';
+import { unknownFields } from '../../api/unknownFields.js';
 import { UsageError, type CliContext } from './program.js';
 import { resolveServer } from './servers.js';
 
 /**
  * A suite file is the body of `POST /eval-runs` (suiteName, tests, model, passCriteria, ...), checked with the
  * same schema the API validates with, plus one convenience: `servers` may name saved servers by name or id
- * instead of `serverIds`. Model keys do not belong in a file kept in git: pass them with --model-key-env.
+ * instead of `serverIds`. As in the API, an unknown key is refused with a hint, never dropped: a misspelt
+ * `expectedToolCalls` would otherwise run, and pass, a case without its expectations. Model keys do not belong in
+ * a file kept in git: pass them with --model-key-env.
  */
-const suiteFileSchema = z.looseObject({
+const suiteFileSchema = createRunFields.extend({
   servers: z.array(z.string().min(1)).min(1).optional().meta({ description: 'saved server names or ids' }),
 });
 
@@ -33,9 +36,13 @@ export async function readSuiteFile(ctx: CliContext, path: string, modelKeyEnv: 
   } catch (error) {
     throw new UsageError(`${path} is not valid JSON: ${(error as Error).message}`);
   }
+  // Checked as written, before any server is looked up; the body sent is the file as written, less `servers`.
   const parsed = suiteFileSchema.safeParse(json);
-  if (!parsed.success) throw new UsageError(`${path}: ${issues(parsed.error)}`);
-  const { servers, ...rest } = parsed.data;
+  if (!parsed.success) {
+    const unknown = unknownFields(parsed.error, suiteFileSchema);
+    throw new UsageError(`${path}: ${unknown.length > 0 ? unknown.slice(0, 10).map((u) => u.message).join('; ') : issues(parsed.error)}`);
+  }
+  const { servers, ...rest } = json as { servers?: string[] } & Record<string, unknown>;
   const body: Record<string, unknown> = { ...rest };
   if (servers) {
     if (body.serverIds) throw new UsageError(`${path}: give either servers (names or ids) or serverIds, not both`);

@@ -57,10 +57,16 @@ describe('conventions every route follows', () => {
     expect(reply.body.details.issues[0].path).toBe('body.name');
   });
 
-  it('unknown request fields are ignored', async () => {
+  it('an unknown request field is refused with where it is, never ignored (strict-bodies.test.ts has every route)', async () => {
+    const hosts = await hostCount();
     const reply = await call('POST', hostsPath, { name: 'extra', template: 'claude', color: 'blue' });
-    expect(reply.status).toBe(201);
-    expect(reply.body).not.toHaveProperty('color');
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'unknown field `body.color`; the fields accepted here are `name`, `template`, `config`, `theme`',
+      details: { reason: 'UNKNOWN_FIELD', issues: [{ path: 'body.color', field: 'color', hint: 'the fields accepted here are `name`, `template`, `config`, `theme`', message: reply.body.message }] },
+    });
+    expect(await hostCount()).toBe(hosts);
   });
 
   it.each([

@@ -156,13 +156,25 @@ describe('HostConfig schema', () => {
     expect(withPatch((c) => (c.limits = { maxTools: 0 })).success).toBe(false);
   });
 
-  it('accepts custom headers and drops unknown keys', () => {
+  it('accepts custom headers', () => {
     const result = withPatch((c) => {
       c.connectionDefaults.headers = { Authorization: 'Bearer t', 'X-Tenant': 'acme' };
-      c.somethingElse = true;
     });
     expect(result.success, messages(result)).toBe(true);
-    expect(result.data).not.toHaveProperty('somethingElse');
+  });
+
+  it('refuses unknown keys, at any depth, instead of dropping them', () => {
+    for (const patch of [
+      (c: Record<string, any>) => (c.somethingElse = true),
+      (c: Record<string, any>) => (c.clientInfo.vendor = 'x'),
+      (c: Record<string, any>) => (c.clientCapabilities.roots = { listChanged: true, watch: true }),
+      (c: Record<string, any>) => (c.connectionDefaults.requestTimeout = 1000),
+      (c: Record<string, any>) => (c.ui = { mcpApps: true, widgets: true }),
+    ]) {
+      const result = withPatch(patch);
+      expect(result.success).toBe(false);
+      expect(result.error!.issues.map((i) => i.code)).toContain('unrecognized_keys');
+    }
   });
 });
 
@@ -244,7 +256,7 @@ describe('OpenAPI', () => {
     type Defs = { $defs: Record<string, { required?: string[]; properties: Record<string, unknown> }> };
     const create = (z.toJSONSchema(createHostBody, { io: 'input' }) as unknown as Defs).$defs;
     expect(create.CreateHostBody.required).toEqual(['name']);
-    expect(Object.keys(create.CreateHostBody.properties)).toEqual(['name', 'template', 'config']);
+    expect(Object.keys(create.CreateHostBody.properties)).toEqual(['name', 'template', 'config', 'theme']);
     expect(create.HostConfig.required).toEqual([
       'hostStyle', 'modelId', 'systemPrompt', 'temperature', 'requireToolApproval', 'serverIds', 'clientInfo',
       'protocolVersions', 'clientCapabilities', 'connectionDefaults',
