@@ -28,10 +28,29 @@ export function fencedBlocks(markdown: string): FencedBlock[] {
   return blocks;
 }
 
-/** Relative link targets of a Markdown document (`[text](target)`), without their `#anchor`; web and mail links left out. */
-export function relativeLinks(markdown: string): string[] {
+/** Links of a Markdown document to files of the repository or anchors (`[text](target)`): web and mail links left out. */
+export function localLinks(markdown: string): { path: string; anchor?: string }[] {
   return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)]
     .map((m) => m[1])
-    .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith('#'))
-    .map((target) => target.split('#')[0]);
+    .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target))
+    .map((target) => {
+      const [path, anchor] = target.split('#');
+      return anchor === undefined ? { path } : { path, anchor };
+    });
+}
+
+/** The anchors GitHub gives a document's headings: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
+export function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  let inFence = false;
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('```')) inFence = !inFence;
+    const heading = inFence ? null : /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!heading) continue;
+    const base = heading[1].toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    let anchor = base;
+    for (let n = 1; anchors.has(anchor); n++) anchor = `${base}-${n}`;
+    anchors.add(anchor);
+  }
+  return anchors;
 }
