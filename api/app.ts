@@ -70,7 +70,9 @@ export function createApp(deps: AppDeps): App {
       onReject: () => metrics.rateLimitRejections.inc(),
     }),
   };
-  const routes: RouteSpec[] = [...allRoutes(routeDeps), openApiRoute(() => routes)];
+  const { config } = deps;
+  const rate = { perMinute: config.RATE_LIMIT_PER_MINUTE, burst: config.RATE_LIMIT_BURST, anonPerMinute: config.RATE_LIMIT_ANON_PER_MINUTE, anonBurst: config.RATE_LIMIT_ANON_BURST };
+  const routes: RouteSpec[] = [...allRoutes(routeDeps), openApiRoute(() => routes, rate)];
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');

@@ -30,9 +30,13 @@ const initializer = `window.onload = function () {
 };
 `;
 
-/** `GET /docs`: the interactive API reference (Swagger UI), no key needed; "Authorize" takes an sk_ key for "Try it out". */
+/**
+ * `GET /docs`: the interactive API reference (Swagger UI), no key needed; "Authorize" takes an sk_ key for "Try it
+ * out". `GET /` sends a browser there: the service has no other page.
+ */
 export function docsRoutes(): Router {
   const router = Router();
+  router.get('/', (_req, res) => res.redirect(302, DOCS_PATH));
   router.get(`${DOCS_PATH}/swagger-initializer.js`, (_req, res) => {
     res.type('application/javascript').set('Cache-Control', 'no-cache').send(initializer);
   });

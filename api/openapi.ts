@@ -190,7 +190,15 @@ const bounds = [
   `${formatCount(limits.resultsPerArtifact)} tests per artifact (TOO_MANY_RESULTS)`,
 ].join(', ');
 
-const overview = `Runway operates the MCP servers saved in your projects and runs LLM evals against them.
+/** The request limits this instance enforces (its configuration), which the overview states. */
+export interface RequestLimits {
+  perMinute: number;
+  burst: number;
+  anonPerMinute: number;
+  anonBurst: number;
+}
+
+const overview = (rate: RequestLimits) => `Runway operates the MCP servers saved in your projects and runs LLM evals against them.
 
 **Authentication.** Every request carries \`Authorization: Bearer sk_...\`. A key is bound to one organization.
 
@@ -201,8 +209,9 @@ stable, messages are not.
 is a \`400 VALIDATION_ERROR\` with \`details.reason: "UNKNOWN_FIELD"\` and \`details.issues\` (\`{ path, field, hint }\`,
 e.g. "did you mean \`expectedToolCalls\`?"), never ignored. Replies may gain fields: ignore the ones you do not know.
 
-**Limits.** 60 requests per minute per key with bursts of 10 (\`429 RATE_LIMITED\` with \`Retry-After\`); retry with
-jitter. Requests without a usable key (missing, invalid or revoked keys, upload URLs) are limited per client address.
+**Limits.** ${formatCount(rate.perMinute)} requests per minute per key with bursts of ${formatCount(rate.burst)} (\`429 RATE_LIMITED\` with
+\`Retry-After\`); retry with jitter. Requests without a usable key (missing, invalid or revoked keys, upload URLs) are
+limited per client address: ${formatCount(rate.anonPerMinute)} a minute with bursts of ${formatCount(rate.anonBurst)}.
 The work one request can trigger is bounded, each bound a \`400 VALIDATION_ERROR\` with \`details.reason\` and
 \`details.limit\`: ${bounds}.
 
@@ -222,7 +231,7 @@ const openReplies: ZodOpenApiOverride = ({ jsonSchema, io }) => {
 };
 
 /** The OpenAPI 3.1 document of /api/v1, generated from the zod schemas that validate each route's requests and replies. */
-export function buildOpenApiDocument(routes: RouteSpec[]): OpenApiDocument {
+export function buildOpenApiDocument(routes: RouteSpec[], rate: RequestLimits): OpenApiDocument {
   const paths: ZodOpenApiPathsObject = keyManagementPaths();
   for (const route of routes) {
     const path = toOpenApiPath(route.path);
@@ -236,7 +245,7 @@ export function buildOpenApiDocument(routes: RouteSpec[]): OpenApiDocument {
   }));
   return createDocument({
     openapi: '3.1.0',
-    info: { title: 'Runway API', version: packageVersion, description: overview },
+    info: { title: 'Runway API', version: packageVersion, description: overview(rate) },
     servers: [{ url: API_PREFIX, description: 'this Runway instance' }],
     security: [{ [SECURITY_SCHEME]: [] }],
     tags,
@@ -258,7 +267,7 @@ export function buildOpenApiDocument(routes: RouteSpec[]): OpenApiDocument {
  * `GET /openapi.json` (no key): a route of the registry like any other, so the document describes itself. It is
  * built once, on first request, from the app's complete route list.
  */
-export function openApiRoute(allRoutes: () => RouteSpec[]): RouteSpec {
+export function openApiRoute(allRoutes: () => RouteSpec[], rate: RequestLimits): RouteSpec {
   let document: OpenApiDocument | undefined;
   return defineRoute({
     method: 'get',
@@ -268,7 +277,7 @@ export function openApiRoute(allRoutes: () => RouteSpec[]): RouteSpec {
     auth: false,
     response: z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }).meta({ id: 'OpenApiDocument' }),
     errors: [],
-    handler: async () => (document ??= buildOpenApiDocument(allRoutes())),
+    handler: async () => (document ??= buildOpenApiDocument(allRoutes(), rate)),
   });
 }
 

@@ -113,7 +113,7 @@ try {
     say('');
     say('First start: seeded a demo organization, project and two servers (everything over stdio and HTTP).');
     say(`Demo API key (shown once, keep it): ${seeded.apiKey}`);
-    say(`Try:  curl -s -H "Authorization: Bearer ${seeded.apiKey}" http://localhost:${port}/api/v1/projects/${seeded.projectId}/servers`);
+    say(`Try:  curl -sS --fail-with-body -H "Authorization: Bearer ${seeded.apiKey}" http://localhost:${port}/api/v1/projects/${seeded.projectId}/servers`);
     say('');
   } else {
     say(`Existing data found in ${dataDir}; create another key with: npm run admin -- key create --help`);

@@ -28,7 +28,8 @@ describe('the API reference page at /docs', () => {
   let browser: Browser | undefined;
 
   beforeAll(async () => {
-    stack = await startTestStack({ worker: false });
+    // Not the defaults (60 a minute, bursts of 10), so that the page can only show them by reading the configuration.
+    stack = await startTestStack({ worker: false, config: { RATE_LIMIT_PER_MINUTE: '120', RATE_LIMIT_BURST: '15', RATE_LIMIT_ANON_PER_MINUTE: '30', RATE_LIMIT_ANON_BURST: '5' } });
   });
   afterAll(async () => {
     await browser?.close();
@@ -59,6 +60,11 @@ describe('the API reference page at /docs', () => {
 
     expect(await page.title()).toBe('Runway API reference');
     expect(await page.locator('.info .title').innerText()).toContain('Runway API');
+    // The limits this instance enforces, from its configuration.
+    const info = await page.locator('.info').innerText();
+    expect(info).toContain('120 requests per minute per key with bursts of 15');
+    expect(info).toContain('30 a minute with bursts of 5');
+    expect(info).not.toContain('60 requests per minute');
     const summaries = await page.locator('.opblock-summary-path').allInnerTexts();
     expect(summaries.map((s) => s.replace(/\u200b/g, ''))).toEqual(expect.arrayContaining(['/projects/{projectId}/eval-runs', '/projects/{projectId}/servers/{serverId}/tools/call']));
     // The bearer scheme is offered ("Authorize").
@@ -69,5 +75,19 @@ describe('the API reference page at /docs', () => {
     expect(existsSync(SCREENSHOT)).toBe(true);
     expect(outside, 'requests that left the server').toEqual([]);
     expect(pageErrors).toEqual([]);
+  });
+
+  it('is where the root of the service sends a browser', async () => {
+    const reply = await fetch(`${stack.origin}/`, { redirect: 'manual' });
+    expect(reply.status).toBe(302);
+    expect(reply.headers.get('location')).toBe('/docs');
+
+    browser ??= await launchChromium();
+    const page = await browser.newPage();
+    const response = await page.goto(`${stack.origin}/`);
+    expect(response?.status()).toBe(200);
+    expect(new URL(page.url()).pathname).toBe('/docs/');
+    await page.locator('.info .title').waitFor({ state: 'visible', timeout: 30_000 });
+    expect(await page.title()).toBe('Runway API reference');
   });
 });

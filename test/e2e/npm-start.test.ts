@@ -39,7 +39,7 @@ describe('npm start', () => {
       }
       const key = /Demo API key \(shown once, keep it\): (sk_\w+)/.exec(output)?.[1];
       expect(key).toBeDefined();
-      expect(output).toMatch(/curl -s -H "Authorization: Bearer sk_\w+" http:\/\/localhost:\d+\/api\/v1\/projects\/prj_\w+\/servers/);
+      expect(output).toMatch(/curl -sS --fail-with-body -H "Authorization: Bearer sk_\w+" http:\/\/localhost:\d+\/api\/v1\/projects\/prj_\w+\/servers/);
 
       let anonymous = await apiClient(`http://127.0.0.1:${port}/api/v1`)('GET', '/me').catch(() => undefined);
       for (let i = 0; !anonymous && i < 40; i++) {

@@ -18,6 +18,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
  * reason. Anything else the app serves must be in the document.
  */
 const OUTSIDE_THE_API: Record<string, string> = {
+  'GET /': 'redirects to the API reference page, /docs',
   'GET /healthz': 'liveness probe (README, Production)',
   'GET /readyz': 'readiness probe (README, Production)',
   'GET /metrics': 'Prometheus scrape endpoint (README, Operations)',
@@ -108,7 +109,7 @@ describe('the OpenAPI document', () => {
     app.express.use('/api/v1', rogue);
     app.express.get('/admin', (_req, res) => void res.json({}));
     const phantom = defineRoute({ method: 'get', path: '/phantom', tag: 'Meta', summary: 'not mounted', response: z.object({}), errors: [], handler: async () => ({}) });
-    const result = drift(mountedRoutes(app.express), buildOpenApiDocument([...app.routes, phantom]), sdkTarget);
+    const result = drift(mountedRoutes(app.express), buildOpenApiDocument([...app.routes, phantom], { perMinute: 60, burst: 10, anonPerMinute: 60, anonBurst: 20 }), sdkTarget);
     expect(result.undocumented).toEqual(['GET /api/v1/debug/state', 'GET /admin']);
     expect(result.notServed).toEqual(['GET /phantom']);
   });

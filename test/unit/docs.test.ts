@@ -1,0 +1,44 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseModelScript } from '../fixtures/model/script.js';
+import { fencedBlocks, headingAnchors, localLinks } from '../helpers/markdown.js';
+
+// The README and docs/ are for someone who has only a clone: everything they point to must be in it.
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const documents = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+
+describe("the project's documentation", () => {
+  it('points to nothing outside the clone', () => {
+    for (const document of documents) {
+      const text = read(document);
+      for (const outside of ['../shared', 'DESIGN.md', 'contract-notes', 'spec/api.md']) {
+        expect(text.includes(outside), `${document} mentions ${outside}, which a clone does not have`).toBe(false);
+      }
+    }
+  });
+
+  it('links only to files and headings that exist', () => {
+    for (const document of documents) {
+      const text = read(document);
+      for (const link of localLinks(text)) {
+        const target = link.path === '' ? document : relative(root, join(root, dirname(document), link.path));
+        expect(existsSync(join(root, target)), `${document} links to ${link.path}, which does not exist`).toBe(true);
+        if (link.anchor === undefined || !target.endsWith('.md') || !statSync(join(root, target)).isFile()) continue;
+        expect([...headingAnchors(read(target))], `${document} links to ${link.path}#${link.anchor}: no such heading in ${target}`).toContain(link.anchor);
+      }
+    }
+  });
+
+  it("shows the shipped demo suite file as it is, and the scripted model's answers are a valid script", () => {
+    const shown = fencedBlocks(read('README.md')).filter((b) => b.lang === 'json' && b.text.includes('"servers"'));
+    expect(shown).toHaveLength(1);
+    expect(JSON.parse(shown[0].text)).toEqual(JSON.parse(read('examples/demo-suite.json')));
+
+    const scripts = JSON.parse(read('examples/scripted-model.json')) as Record<string, unknown>;
+    expect(Object.keys(scripts)).toEqual(['gpt-4.1-mini']);
+    for (const script of Object.values(scripts)) expect(() => parseModelScript(script)).not.toThrow();
+  });
+});
