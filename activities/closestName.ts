@@ -1,14 +1,25 @@
+export interface Closeness {
+  /** what does not tell two names apart (default: case) */
+  normalize?: (name: string) => string;
+  /** how many edits a word of this length may be away from the name meant (default: a third of it, 1 to 3) */
+  tolerance?: (length: number) => number;
+}
+
+/** A third of the word, at most 3: `ech0` -> `echo`, `open-ai` -> `openai`, but nothing for an unrelated word. */
+const aThird = (length: number) => Math.min(3, Math.max(1, Math.floor(length / 3)));
+
 /**
  * The name a user most likely meant ("did you mean ...?"): the closest of `names` by edit distance (insertions,
- * deletions, substitutions and swaps of neighbours, ignoring case), if it is close enough to be a typo.
+ * deletions, substitutions and swaps of neighbours), if it is close enough to be a typo. The one implementation for
+ * tool names, providers and request fields alike.
  */
-export function closestName(word: string, names: Iterable<string>): string | undefined {
-  const typed = word.toLowerCase();
-  // a third of the word, at most 3: `ech0` -> `echo`, `open-ai` -> `openai`, but nothing for an unrelated word
-  const allowed = Math.min(3, Math.max(1, Math.floor(typed.length / 3)));
+export function closestName(word: string, names: Iterable<string>, closeness: Closeness = {}): string | undefined {
+  const normalize = closeness.normalize ?? ((name: string) => name.toLowerCase());
+  const typed = normalize(word);
+  const allowed = (closeness.tolerance ?? aThird)(typed.length);
   let best: { name: string; distance: number } | undefined;
   for (const name of names) {
-    const distance = editDistance(typed, name.toLowerCase(), allowed);
+    const distance = editDistance(typed, normalize(name), allowed);
     if (distance <= allowed && (best === undefined || distance < best.distance)) best = { name, distance };
   }
   return best?.name;
@@ -19,7 +30,7 @@ export function closestName(word: string, names: Iterable<string>): string | und
  * exceed `limit`. Only the band of cells within `limit` of the diagonal is computed: O(length × limit), so long
  * names cost little.
  */
-function editDistance(a: string, b: string, limit: number): number {
+export function editDistance(a: string, b: string, limit = Infinity): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
   const far = limit + 1;
   let before = Array<number>(b.length + 1).fill(far);

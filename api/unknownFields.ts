@@ -1,3 +1,4 @@
+import { closestName } from '../activities/closestName.js';
 import { z } from 'zod';
 
 /*
@@ -38,20 +39,6 @@ export function foreignNames<T extends z.ZodType>(schema: T, names: Record<strin
   return schema;
 }
 
-/** Edit distance with adjacent transpositions (optimal string alignment): `passCritera` is 1 from `passCriteria`. */
-export function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) rows[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      rows[i][j] = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1);
-    }
-  }
-  return rows[a.length][b.length];
-}
-
 /** Case, `_` and `-` do not tell names apart: `ToolName`, `tool_name` and `toolname` are all `toolName`. */
 const normalized = (name: string) => name.toLowerCase().replace(/[_-]/g, '');
 
@@ -64,17 +51,7 @@ const LONGEST_NAME = 100;
 /** The accepted name `name` most likely misspells, if one is close enough. */
 export function suggestName(name: string, accepted: readonly string[]): string | undefined {
   if (name.length > LONGEST_NAME) return undefined;
-  const wanted = normalized(name);
-  const most = tolerance(wanted.length);
-  let best: { name: string; distance: number } | undefined;
-  for (const candidate of accepted) {
-    const other = normalized(candidate);
-    // The lengths alone can rule a name out, before the quadratic distance.
-    if (Math.abs(other.length - wanted.length) > most) continue;
-    const distance = editDistance(wanted, other);
-    if (distance <= most && (!best || distance < best.distance)) best = { name: candidate, distance };
-  }
-  return best?.name;
+  return closestName(name, accepted, { normalize: normalized, tolerance });
 }
 
 type Step = PropertyKey;

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { RouteDeps } from '../../api/app.js';
 import { noBody, noQuery } from '../../api/route.js';
 import { allRoutes } from '../../api/routes/index.js';
-import { editDistance, foreignNames, suggestName, unknownFields } from '../../api/unknownFields.js';
+import { editDistance } from '../../activities/closestName.js';
+import { foreignNames, suggestName, unknownFields } from '../../api/unknownFields.js';
 
 describe('editDistance', () => {
   it.each([
