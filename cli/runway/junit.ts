@@ -17,7 +17,7 @@ const xmlText = (text: string) => text.replace(/[\u0000-\u0008\u000B\u000C\u000E
 
 const seconds = (ms: number | null | undefined) => ((ms ?? 0) / 1000).toFixed(3);
 
-const describeCall = (call: { toolName: string; arguments?: Record<string, unknown> }) =>
+export const describeCall = (call: { toolName: string; arguments?: Record<string, unknown> }) =>
   `${call.toolName}${call.arguments && Object.keys(call.arguments).length > 0 ? ` ${JSON.stringify(call.arguments)}` : ''}`;
 
 function callsText(iteration: EvalIteration): string {
