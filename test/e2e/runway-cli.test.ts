@@ -393,6 +393,12 @@ describe('runway CLI end to end', () => {
     expect(noKey.stderr).toContain('RUNWAY_API_KEY is not set');
     expect(noKey.stderr).toContain('npm run admin -- key create');
     expect(noKey.stderr).not.toContain('settings page');
+    // The exit codes a CI job gates on are in --help.
+    const help = await runway(['--help'], {}, dir);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Exit codes:\n {2}0 {4}done/m);
+    expect(help.stdout).toMatch(/^ {2}3 {4}evals show: the run has not finished yet$/m);
+    expect((await runway(['ingest', '--help'], {}, dir)).stdout).toContain('1 they were saved and failed');
     const badKey = await runway(['servers', 'list'], { ...env, RUNWAY_API_KEY: 'sk_not_a_real_key' }, dir);
     expect(badKey.code).toBe(2);
     expect(badKey.stderr).toMatch(/UNAUTHORIZED \(HTTP 401\)/);
