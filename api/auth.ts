@@ -6,6 +6,9 @@ import { bucketSettings, enforceRateLimit, type AddressLimit, type RateLimitSett
 
 const bearer = /^Bearer[ ]+(\S+)\s*$/i;
 
+/** What to do about a key that cannot act: a self-hosted Runway's keys come from its operator CLI. */
+const NEW_KEY = 'an operator creates a new one with `npm run -s admin -- key create`';
+
 export function bearerToken(header: string | undefined): string | undefined {
   return header ? bearer.exec(header)?.[1] : undefined;
 }
@@ -13,7 +16,7 @@ export function bearerToken(header: string | undefined): string | undefined {
 /** API keys cannot manage API keys: the key-management surface always refuses an sk_ bearer. */
 export const keyManagementSurface: RequestHandler = (req) => {
   if (bearerToken(req.get('authorization'))?.startsWith('sk_')) {
-    throw new ApiError('FORBIDDEN', 'API keys cannot manage API keys; use the app\'s API keys settings page');
+    throw new ApiError('FORBIDDEN', 'API keys cannot manage API keys; an operator creates, lists and revokes them with `npm run -s admin -- key create` (`key list`, `key revoke`)');
   }
   throw new ApiError('UNAUTHORIZED', 'the key-management surface needs a signed-in user session, not an API key');
 };
@@ -41,9 +44,9 @@ export function authenticate(sql: Sql, limits: RateLimitSettings, addressLimit: 
     addressLimit.enforce(res, found.addressLimit);
     switch (found.status) {
       case 'orphaned':
-        throw new ApiError('UNAUTHORIZED', 'this API key is no longer bound to an organization', { reason: 'ORPHANED_KEY' });
+        throw new ApiError('UNAUTHORIZED', `this API key is no longer bound to an organization (the organization is gone, or the key's user is no longer a member of it); ${NEW_KEY}`, { reason: 'ORPHANED_KEY' });
       case 'revoked':
-        throw new ApiError('UNAUTHORIZED', 'this API key has been revoked');
+        throw new ApiError('UNAUTHORIZED', `this API key has been revoked; ${NEW_KEY}`);
       default:
         throw new ApiError('UNAUTHORIZED', 'invalid API key');
     }

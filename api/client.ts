@@ -84,6 +84,8 @@ export class RunwayApiError extends Error {
     message: string,
     readonly details?: Record<string, unknown>,
     readonly requestId?: string,
+    /** the reply's Retry-After, in milliseconds */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'RunwayApiError';
@@ -96,6 +98,38 @@ export interface RetryEvent {
   status?: number;
   reason: string;
 }
+
+/** The error envelope of a reply, when it has one. */
+function envelopeOf(text: string): Partial<ErrorEnvelope> | undefined {
+  try {
+    const body: unknown = text ? JSON.parse(text) : undefined;
+    return body !== null && typeof body === 'object' ? (body as Partial<ErrorEnvelope>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Host names that do not resolve: a DNS answer, not an outage, so asking again seconds later changes nothing. */
+const UNRESOLVABLE = new Set(['ENOTFOUND']);
+
+/**
+ * Whether a 502/503/504 says the same request will fail the same way: the server marked it `retryable: false`
+ * (a server's own JSON-RPC error, refused credentials), the host name does not resolve, or a stdio server's
+ * command cannot be started. Anything else (a server restarting, a connection reset) is worth another try.
+ */
+export function cannotRecover(envelope: Partial<ErrorEnvelope> | undefined): boolean {
+  const details = envelope?.details;
+  if (!details) return false;
+  if (details.retryable === false) return true;
+  if (details.reason === 'SPAWN_FAILED') return true;
+  return details.reason === 'NETWORK_ERROR' && UNRESOLVABLE.has(String(details.errno));
+}
+
+/**
+ * A 429 that is not about the request rate: the organization's cap on concurrent eval runs. Retrying on a
+ * schedule meant for rate limits gives up after a minute; how long to wait for a slot is the caller's to decide.
+ */
+export const isRunCapReached = (envelope: Partial<ErrorEnvelope> | undefined) => envelope?.details?.reason === 'CONCURRENT_RUN_LIMIT';
 
 export interface RunwayClientOptions {
   /** `http://host:port` or `http://host:port/api/v1` */
@@ -158,6 +192,9 @@ export function createRunwayClient(options: RunwayClientOptions) {
     return Math.round(cap / 2 + random() * (cap / 2));
   };
 
+  /** A reply whose body was read to decide on a retry, whole again for readReply. */
+  const replay = (response: Response, text: string) => new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+
   async function send(url: string, init: RequestInit, idempotent: boolean): Promise<Response> {
     let rateLimited = 0;
     let gateway = 0;
@@ -172,21 +209,24 @@ export function createRunwayClient(options: RunwayClientOptions) {
         await sleep(delayMs);
         continue;
       }
-      if (response.status === 429 && rateLimited < rateLimitRetries) {
+      const retryable429 = response.status === 429 && rateLimited < rateLimitRetries;
+      const retryableGateway = GATEWAY_STATUSES.has(response.status) && idempotent && gateway < gatewayRetries;
+      if (!retryable429 && !retryableGateway) return response;
+      // Error replies are small: the envelope says whether another try can help.
+      const text = await response.text();
+      const envelope = envelopeOf(text);
+      if (retryable429) {
+        if (isRunCapReached(envelope)) return replay(response, text);
         const delayMs = rateLimitDelay(retryAfterMs(response.headers.get('retry-after')), rateLimited++);
-        await response.body?.cancel();
         options.onRetry?.({ attempt, delayMs, status: 429, reason: 'rate limited' });
         await sleep(delayMs);
         continue;
       }
-      if (GATEWAY_STATUSES.has(response.status) && idempotent && gateway < gatewayRetries) {
-        const delayMs = gatewayDelay(gateway++);
-        await response.body?.cancel();
-        options.onRetry?.({ attempt, delayMs, status: response.status, reason: `HTTP ${response.status}` });
-        await sleep(delayMs);
-        continue;
-      }
-      return response;
+      if (cannotRecover(envelope)) return replay(response, text);
+      const delayMs = gatewayDelay(gateway++);
+      const said = typeof envelope?.code === 'string' ? ` ${envelope.code}${typeof envelope.message === 'string' ? `: ${envelope.message}` : ''}` : '';
+      options.onRetry?.({ attempt, delayMs, status: response.status, reason: `HTTP ${response.status}${said}` });
+      await sleep(delayMs);
     }
   }
 
@@ -206,6 +246,7 @@ export function createRunwayClient(options: RunwayClientOptions) {
       typeof envelope?.message === 'string' ? envelope.message : text.slice(0, 500) || response.statusText,
       envelope?.details,
       response.headers.get('x-request-id') ?? undefined,
+      retryAfterMs(response.headers.get('retry-after')),
     );
   }
 

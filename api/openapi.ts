@@ -171,7 +171,7 @@ function keyManagementPaths(): ZodOpenApiPathsObject {
     ...(path.includes(':keyId') ? { requestParams: { path: z.object({ keyId: z.string() }) } } : {}),
     tags: ['API keys'],
     summary,
-    description: 'API keys cannot manage API keys: an `sk_` bearer gets 403 FORBIDDEN; keys are created and revoked in the app\'s settings page.',
+    description: 'API keys cannot manage API keys: an `sk_` bearer gets 403 FORBIDDEN; keys are created, listed and revoked by an operator with `npm run -s admin -- key create` (`key list`, `key revoke`).',
     responses: errorResponses(['FORBIDDEN', 'UNAUTHORIZED']),
   });
   return {
@@ -256,7 +256,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], rate: RequestLimits): 
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'sk_...',
-          description: 'An API key (`sk_...`) created in the app\'s API keys settings page, sent as `Authorization: Bearer sk_...`.',
+          description: 'An API key (`sk_...`) created by an operator with `npm run -s admin -- key create`, sent as `Authorization: Bearer sk_...`.',
         },
       },
     },

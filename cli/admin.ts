@@ -2,6 +2,7 @@ import { isAbsolute, normalize } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { clientProfileSchema } from '../api/schemas/clientProfile.js';
 import { addMembership, createApiKey, createOrganization, createUser, revokeApiKey } from '../db/accounts.js';
+import { listServerEntries } from '../db/directory.js';
 import { createChatbox, createChatSession } from '../db/catalog.js';
 import { createSql, type Sql } from '../db/connection.js';
 import { recordedKeys } from '../db/keyring.js';
@@ -25,12 +26,15 @@ import {
   type ServerTimeouts,
 } from '../db/servers.js';
 import { checkSecretsAtStart } from '../db/startupCheck.js';
+import { requireFreeEmail, requireMember, requireOrganization, requireProject, requireUser } from './adminChecks.js';
+import { addListCommands } from './adminLists.js';
 import { readClientKey } from './clientKey.js';
+import { describeDatabaseError } from './databaseErrors.js';
 import { embeddedDatabaseUrl, requireLocalKey } from './localStack.js';
 import { pairedSecrets, secretsHelp, singleSecret, StandardInput } from './secretInput.js';
 import { seedDemo } from './seed.js';
 
-// Operator CLI: `npm run admin -- <command>`. Talks to Postgres directly (DATABASE_URL, else the database of
+// Operator CLI: `npm run -s admin -- <command>`. Talks to Postgres directly (DATABASE_URL, else the database of
 // `npm start`), so it works before any API key exists. Every command takes --json for machine-readable output.
 
 const program = new Command('runway-admin').description('Runway operator commands').showHelpAfterError();
@@ -141,7 +145,7 @@ const AUTHORIZATION_SERVER_HELP =
  * process, it first checks its encryption key against the database's record and refuses on a mismatch; it never
  * creates a key (`npm start` does, for a database that has none).
  */
-function action<O extends object>(run: (ctx: Context, options: O, args: string[]) => Promise<Record<string, unknown>>, describe: (result: any) => string) {
+function action<O extends object>(run: (ctx: Context, options: O, args: string[]) => Promise<object>, describe: (result: any) => string) {
   return async (...received: unknown[]) => {
     const command = received.at(-1) as Command;
     const options = command.opts<O & { json?: boolean }>();
@@ -162,59 +166,68 @@ function action<O extends object>(run: (ctx: Context, options: O, args: string[]
 
 const json = new Option('--json', 'print machine-readable JSON');
 
-program
-  .command('org')
-  .description('organizations')
+const org = program.command('org').description('organizations');
+org
   .command('create')
+  .description('create an organization (its members, projects and keys come next)')
   .requiredOption('--name <name>')
   .addOption(json)
   .action(action<{ name: string }>(async ({ sql }, o) => createOrganization(sql, { name: o.name }), (r) => `organization ${r.id} (${r.name})`));
 
-program
-  .command('user')
-  .description('users')
+const user = program.command('user').description('users');
+user
   .command('create')
+  .description('create a user, optionally as a member of an organization')
   .requiredOption('--email <email>')
   .requiredOption('--name <name>')
   .option('--org <organizationId>', 'also make the user a member of this organization')
   .addOption(new Option('--role <role>', 'role in --org').choices(['owner', 'admin', 'member']).default('member'))
   .addOption(json)
   .action(action<{ email: string; name: string; org?: string; role: 'owner' | 'admin' | 'member' }>(async ({ sql }, o) => {
-    const user = await createUser(sql, { email: o.email, name: o.name });
-    if (o.org) await addMembership(sql, { organizationId: o.org, userId: user.id, role: o.role });
-    return { ...user, ...(o.org ? { organizationId: o.org, role: o.role } : {}) };
+    if (o.org) await requireOrganization(sql, o.org);
+    await requireFreeEmail(sql, o.email);
+    return await sql.begin(async (tx) => {
+      const created = await createUser(tx, { email: o.email, name: o.name });
+      if (o.org) await addMembership(tx, { organizationId: o.org, userId: created.id, role: o.role });
+      return { ...created, ...(o.org ? { organizationId: o.org, role: o.role } : {}) };
+    });
   }, (r) => `user ${r.id} (${r.email})${r.organizationId ? `, ${r.role} of ${r.organizationId}` : ''}`));
 
 program
   .command('member')
   .description('organization memberships')
   .command('add')
+  .description("make a user a member of an organization, or change their role in it")
   .requiredOption('--org <organizationId>')
   .requiredOption('--user <userId>')
   .addOption(new Option('--role <role>').choices(['owner', 'admin', 'member']).default('member'))
   .addOption(json)
   .action(action<{ org: string; user: string; role: 'owner' | 'admin' | 'member' }>(async ({ sql }, o) => {
+    await requireOrganization(sql, o.org);
+    await requireUser(sql, o.user);
     await addMembership(sql, { organizationId: o.org, userId: o.user, role: o.role });
     return { organizationId: o.org, userId: o.user, role: o.role };
   }, (r) => `${r.userId} is ${r.role} of ${r.organizationId}`));
 
-program
-  .command('project')
-  .description('projects')
+const project = program.command('project').description('projects');
+project
   .command('create')
+  .description("create a project in an organization; its saved servers and eval suites live in it")
   .requiredOption('--org <organizationId>')
   .requiredOption('--name <name>')
   .option('--description <text>', '', '')
   .option('--private', 'visible only to its members and org owners/admins')
   .option('--default', "the organization's default project (used by eval ingest's `default`)")
   .addOption(json)
-  .action(action<{ org: string; name: string; description: string; private?: boolean; default?: boolean }>(async ({ sql }, o) =>
-    createProject(sql, { organizationId: o.org, name: o.name, description: o.description, visibility: o.private ? 'private' : 'organization', isDefault: o.default }),
-  (r) => `project ${r.id} (${r.name})`));
+  .action(action<{ org: string; name: string; description: string; private?: boolean; default?: boolean }>(async ({ sql }, o) => {
+    await requireOrganization(sql, o.org);
+    return await createProject(sql, { organizationId: o.org, name: o.name, description: o.description, visibility: o.private ? 'private' : 'organization', isDefault: o.default });
+  }, (r) => `project ${r.id} (${r.name})`));
 
 const server = program.command('server').description('saved MCP servers');
 const serverCreate = server
   .command('create')
+  .description('save an MCP server in a project: a stdio command, or an HTTP/SSE URL, with its secrets stored encrypted')
   .requiredOption('--project <projectId>')
   .requiredOption('--name <name>')
   .addOption(new Option('--transport <type>').choices(['stdio', 'http', 'sse']).makeOptionMandatory())
@@ -258,6 +271,7 @@ withTimeoutOptions(serverCreate)
     const oauthGrant = toGrant(o.oauthGrant);
     const problem = oauthClientProblem({ transportType: o.transport, oauthGrant, oauthClientId: o.clientId ?? null, clientSecret: clientSecret ?? null, privateKey: key?.pem ?? null, signingAlg: key?.alg ?? null });
     if (problem) throw new Error(problem);
+    await requireProject(sql, o.project);
     return await createServer(sql, box, {
       projectId: o.project, name: o.name, transportType: o.transport, command: o.command, args: o.arg, env,
       url: o.url, headers, useOAuth: o.oauth || oauthGrant === 'client_credentials', oauthScopes: o.scope, oauthClientId: o.clientId,
@@ -403,30 +417,41 @@ function describeProfile(profile: ClientProfile): string {
   return declared.length ? `declares ${declared.join('; ')}` : 'declares no client features';
 }
 
-const key = program.command('key').description('API keys');
+const key = program.command('key').description('API keys: an sk_ key acts as its user inside its organization');
 key
   .command('create')
+  .description('create an API key for a member of an organization; its value is shown once, only its hash is stored')
   .requiredOption('--org <organizationId>')
-  .requiredOption('--user <userId>', 'the key acts as this user inside the organization')
+  .requiredOption('--user <userId>', 'the key acts as this user inside the organization (a member of it)')
   .option('--name <name>', 'a label for the key', 'cli key')
   .addOption(json)
   .action(action<{ org: string; user: string; name: string }>(async ({ sql }, o) => {
+    await requireMember(sql, o.org, o.user);
     const created = await createApiKey(sql, { name: o.name, organizationId: o.org, userId: o.user });
     return { id: created.id, name: created.name, apiKey: created.key };
   }, (r) => `key ${r.id} created; its value is shown only now:\n${r.apiKey}`));
 key
   .command('revoke')
-  .argument('<keyId>')
+  .description('revoke a key at once, named by its id (key list) or by its sk_ value (looked up by its hash, never stored or printed)')
+  .argument('<key>', 'the key id (key_...) or the key itself (sk_...)')
   .addOption(json)
-  .action(action<object>(async ({ sql }, _o, [keyId]) => {
-    if (!(await revokeApiKey(sql, keyId))) throw new Error(`no active key ${keyId}`);
-    return { id: keyId, revoked: true };
-  }, (r) => `key ${r.id} revoked`));
+  .action(action<object>(async ({ sql }, _o, [ref]) => {
+    const outcome = await revokeApiKey(sql, ref);
+    if (outcome.status === 'unknown') {
+      throw new Error(ref.startsWith('sk_') ? 'no key has that value (see: npm run -s admin -- key list)' : `no key ${ref} (see: npm run -s admin -- key list)`);
+    }
+    return outcome.status === 'revoked'
+      ? { id: outcome.id, name: outcome.name, revoked: true }
+      : { id: outcome.id, name: outcome.name, revoked: true, alreadyRevokedAt: outcome.revokedAt.toISOString() };
+  }, (r) => (r.alreadyRevokedAt ? `key ${r.id} (${r.name}) was already revoked, at ${r.alreadyRevokedAt}` : `key ${r.id} (${r.name}) revoked`)));
+
+addListCommands({ org, user, project, server, key }, action);
 
 program
   .command('provider-key')
   .description("organization model provider keys (hosted catalog models run on them)")
   .command('set')
+  .description("set an organization's key (and base URL) for a model provider, stored encrypted")
   .requiredOption('--org <organizationId>')
   .requiredOption('--provider <provider>', 'openai, anthropic, google, openrouter, ollama or openai-compatible')
   .option('--api-key-stdin', 'the API key, read from standard input (stored encrypted)')
@@ -439,6 +464,7 @@ program
     const input = new StandardInput({ '--api-key-stdin': o.apiKeyStdin });
     const apiKey = await singleSecret('api-key', { value: o.apiKey, env: o.apiKeyEnv, stdin: o.apiKeyStdin }, input);
     if (apiKey === undefined) throw new Error('give the API key with --api-key-stdin, --api-key-env <NAME> or --api-key <key>');
+    await requireOrganization(sql, o.org);
     await setProviderKey(sql, box, { organizationId: o.org, provider: o.provider, apiKey, baseUrl: o.baseUrl });
     return { organizationId: o.org, provider: o.provider, baseUrl: o.baseUrl ?? null };
   }, (r) => `provider ${r.provider} configured for ${r.organizationId}`));
@@ -447,6 +473,7 @@ program
   .command('chatbox')
   .description('published chatboxes')
   .command('create')
+  .description("publish a chatbox of a project: a model with the project's servers")
   .requiredOption('--project <projectId>')
   .requiredOption('--name <name>')
   .requiredOption('--model <modelId>')
@@ -457,23 +484,30 @@ program
   .addOption(new Option('--mode <mode>').choices(['project_members', 'invited_only', 'anyone_with_link']).default('project_members'))
   .option('--require-tool-approval')
   .addOption(json)
-  .action(action<{ project: string; name: string; model: string; server?: string[]; host?: string; systemPrompt?: string; description?: string; mode: 'project_members'; requireToolApproval?: boolean }>(async ({ sql }, o) =>
-    createChatbox(sql, { projectId: o.project, name: o.name, modelId: o.model, serverIds: o.server, hostId: o.host, systemPrompt: o.systemPrompt, description: o.description, mode: o.mode, requireToolApproval: o.requireToolApproval }),
-  (r) => `chatbox ${r.id}`));
+  .action(action<{ project: string; name: string; model: string; server?: string[]; host?: string; systemPrompt?: string; description?: string; mode: 'project_members'; requireToolApproval?: boolean }>(async ({ sql }, o) => {
+    await requireProject(sql, o.project);
+    const saved = new Set((await listServerEntries(sql, { projectId: o.project })).map((s) => s.id));
+    const missing = (o.server ?? []).filter((id) => !saved.has(id));
+    if (missing.length > 0) throw new Error(`project ${o.project} has no server ${missing.join(', ')} (see: npm run -s admin -- server list --project ${o.project})`);
+    return await createChatbox(sql, { projectId: o.project, name: o.name, modelId: o.model, serverIds: o.server, hostId: o.host, systemPrompt: o.systemPrompt, description: o.description, mode: o.mode, requireToolApproval: o.requireToolApproval });
+  }, (r) => `chatbox ${r.id}`));
 
 program
   .command('chat-session')
   .description('chat session records')
   .command('create')
+  .description("record a chat session of a user in a project (the user must be a member of the project's organization)")
   .requiredOption('--project <projectId>')
   .requiredOption('--user <userId>')
   .option('--title <title>')
   .addOption(new Option('--status <status>').choices(['active', 'archived']).default('active'))
   .addOption(new Option('--visibility <visibility>').choices(['private', 'project']).default('private'))
   .addOption(json)
-  .action(action<{ project: string; user: string; title?: string; status: 'active' | 'archived'; visibility: 'private' | 'project' }>(async ({ sql }, o) =>
-    createChatSession(sql, { projectId: o.project, userId: o.user, title: o.title, status: o.status, visibility: o.visibility }),
-  (r) => `chat session ${r.id}`));
+  .action(action<{ project: string; user: string; title?: string; status: 'active' | 'archived'; visibility: 'private' | 'project' }>(async ({ sql }, o) => {
+    const found = await requireProject(sql, o.project);
+    await requireMember(sql, found.organization_id, o.user);
+    return await createChatSession(sql, { projectId: o.project, userId: o.user, title: o.title, status: o.status, visibility: o.visibility });
+  }, (r) => `chat session ${r.id}`));
 
 program
   .command('seed')
@@ -482,7 +516,7 @@ program
   .option('--http-url <url>', 'URL of the streamable HTTP demo server', `http://127.0.0.1:${process.env.DEMO_MCP_PORT ?? 3001}/mcp`)
   .addOption(json)
   .action(action<{ httpUrl: string }>(async ({ sql, box }, o) => ({ ...(await seedDemo(sql, box, { httpUrl: o.httpUrl })) }),
-    (r) => `demo organization ${r.organizationId}, project ${r.projectId}\nAPI key (shown once): ${r.apiKey}`));
+    (r) => `demo organization ${r.organizationId}, project ${r.projectId}\nAPI key (shown once): ${r.apiKey}\nits id: ${r.apiKeyId} (to revoke it: npm run -s admin -- key revoke ${r.apiKeyId})`));
 
 const secrets = program.command('secrets').description('secrets at rest and the keys that seal them (RUNWAY_ENCRYPTION_KEY)');
 secrets
@@ -523,6 +557,6 @@ function positiveInt(value: string): number {
 try {
   await program.parseAsync();
 } catch (error) {
-  console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`error: ${describeDatabaseError(error) ?? (error instanceof Error ? error.message : String(error))}`);
   process.exit(1);
 }

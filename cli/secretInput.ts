@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 
 export const secretsHelp = `
 Secrets (client secrets, API keys, header and env values) can be given three ways:
-  --X-stdin        read from standard input, e.g. \`printf %s "$SECRET" | npm run admin -- ...\`
+  --X-stdin        read from standard input, e.g. \`printf %s "$SECRET" | npm run -s admin -- ...\`
                    (KEY=VALUE lines for --env-stdin and --header-stdin; one option per command)
   --X-env NAME     take the value of the environment variable NAME (KEY=NAME for --env-env, --header-env)
   --X VALUE        as an argument: visible in ps and kept in shell history; avoid for real secrets

@@ -7,6 +7,8 @@ import { createServer } from '../db/servers.js';
 
 export interface DemoSeed {
   apiKey: string;
+  /** the key's id, which `npm run -s admin -- key revoke` takes */
+  apiKeyId: string;
   organizationId: string;
   projectId: string;
   servers: { id: string; name: string; transportType: string }[];
@@ -36,6 +38,6 @@ export async function seedDemo(sql: Sql, box: SecretBox, options: { httpUrl: str
     });
     const http = await createServer(tx, box, { projectId: project.id, name: 'everything (http)', transportType: 'http', url: options.httpUrl });
     const key = await createApiKey(tx, { name: 'demo key', organizationId: org.id, userId: user.id });
-    return { apiKey: key.key, organizationId: org.id, projectId: project.id, servers: [stdio, http] };
+    return { apiKey: key.key, apiKeyId: key.id, organizationId: org.id, projectId: project.id, servers: [stdio, http] };
   });
 }

@@ -53,9 +53,24 @@ export async function createApiKey(sql: Db, input: { name: string; organizationI
   return { id, key, name: input.name };
 }
 
-export async function revokeApiKey(sql: Db, keyId: string): Promise<boolean> {
-  const rows = await sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${keyId} AND revoked_at IS NULL RETURNING id`;
-  return rows.length === 1;
+export type RevokeOutcome =
+  | { status: 'revoked'; id: string; name: string }
+  | { status: 'already revoked'; id: string; name: string; revokedAt: Date }
+  | { status: 'unknown' };
+
+/**
+ * Revokes the key named by its id (`key_...`) or by its value (`sk_...`, looked up by its hash like every key:
+ * the value itself is never stored). A key already revoked keeps the time it was revoked at.
+ */
+export async function revokeApiKey(sql: Db, key: string): Promise<RevokeOutcome> {
+  const match = key.startsWith('sk_') ? sql`key_hash = ${hashApiKey(key)}` : sql`id = ${key}`;
+  const [row] = await sql<{ id: string; name: string; revoked_at: Date; was_revoked: boolean }[]>`
+    UPDATE api_keys k SET revoked_at = COALESCE(k.revoked_at, now())
+    FROM (SELECT id, revoked_at IS NOT NULL AS was_revoked FROM api_keys WHERE ${match} FOR UPDATE) before
+    WHERE k.id = before.id
+    RETURNING k.id, k.name, k.revoked_at, before.was_revoked`;
+  if (!row) return { status: 'unknown' };
+  return row.was_revoked ? { status: 'already revoked', id: row.id, name: row.name, revokedAt: row.revoked_at } : { status: 'revoked', id: row.id, name: row.name };
 }
 
 /**

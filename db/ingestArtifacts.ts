@@ -10,6 +10,8 @@ export interface ArtifactRow {
   project_id: string;
   format: ArtifactFormat | null;
   suite_name: string | null;
+  /** the run the artifact becomes, as the URL's minter named it; null: named after the content */
+  external_run_id: string | null;
   expires_at: Date;
   used_at: Date | null;
   created_by_key_id: string | null;
@@ -27,7 +29,7 @@ const mintingKeyUsable = (sql: Db) => sql`EXISTS (
   WHERE k.id = ingest_artifacts.created_by_key_id AND k.organization_id = ingest_artifacts.organization_id AND k.revoked_at IS NULL)`;
 
 const columns = (sql: Db) =>
-  sql`id, organization_id, project_id, format, suite_name, expires_at, used_at, created_by_key_id, content_sha256, reply,
+  sql`id, organization_id, project_id, format, suite_name, external_run_id, expires_at, used_at, created_by_key_id, content_sha256, reply,
       expires_at <= now() AS expired, ${mintingKeyUsable(sql)} AS minting_key_usable`;
 
 /**
@@ -36,11 +38,14 @@ const columns = (sql: Db) =>
  */
 export async function createArtifactSlot(
   sql: Db,
-  input: { organizationId: string; projectId: string; tokenHash: string; format: ArtifactFormat | null; suiteName: string | null; ttlMs: number; createdByKeyId: string },
+  input: {
+    organizationId: string; projectId: string; tokenHash: string; format: ArtifactFormat | null; suiteName: string | null; externalRunId: string | null;
+    ttlMs: number; createdByKeyId: string;
+  },
 ): Promise<ArtifactRow> {
   const [row] = await sql<ArtifactRow[]>`
-    INSERT INTO ingest_artifacts (id, organization_id, project_id, token_hash, format, suite_name, expires_at, created_by_key_id)
-    VALUES (${newId('art')}, ${input.organizationId}, ${input.projectId}, ${input.tokenHash}, ${input.format}, ${input.suiteName},
+    INSERT INTO ingest_artifacts (id, organization_id, project_id, token_hash, format, suite_name, external_run_id, expires_at, created_by_key_id)
+    VALUES (${newId('art')}, ${input.organizationId}, ${input.projectId}, ${input.tokenHash}, ${input.format}, ${input.suiteName}, ${input.externalRunId},
             now() + ${input.ttlMs} * interval '1 millisecond', ${input.createdByKeyId})
     RETURNING ${columns(sql)}`;
   return row;

@@ -243,7 +243,7 @@ export async function checkDatabaseKey(sql: Sql, keyring: Keyring, source: KeySo
     if (older.length > 0) {
       warnings.push(
         `secrets in this database may still be sealed with older key ${older.map((k) => k.id).join(', ')}; new secrets are sealed with ` +
-          `${keyring.newest.id}. Run \`npm run admin -- secrets rekey\` to re-seal them all with the newest key, then drop the old key from ${source.name}.`,
+          `${keyring.newest.id}. Run \`npm run -s admin -- secrets rekey\` to re-seal them all with the newest key, then drop the old key from ${source.name}.`,
       );
     }
     return { inUse: toRecord, firstRecord, warnings };

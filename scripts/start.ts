@@ -113,10 +113,11 @@ try {
     say('');
     say('First start: seeded a demo organization, project and two servers (everything over stdio and HTTP).');
     say(`Demo API key (shown once, keep it): ${seeded.apiKey}`);
+    say(`Its key id: ${seeded.apiKeyId} (list keys: npm run -s admin -- key list; revoke this one: npm run -s admin -- key revoke ${seeded.apiKeyId})`);
     say(`Try:  curl -sS --fail-with-body -H "Authorization: Bearer ${seeded.apiKey}" http://localhost:${port}/api/v1/projects/${seeded.projectId}/servers`);
     say('');
   } else {
-    say(`Existing data found in ${dataDir}; create another key with: npm run admin -- key create --help`);
+    say(`Existing data found in ${dataDir}; list the keys with: npm run -s admin -- key list; create another with: npm run -s admin -- key create --help`);
   }
   if (temporal?.uiUrl) say(`Temporal Web UI: ${temporal.uiUrl}`);
   say(`API: http://localhost:${port}/api/v1 — Ctrl-C stops everything`);

@@ -3,8 +3,8 @@ import type { Sql, Tx } from '../../db/connection.js';
 import { randomBase62 } from '../../db/ids.js';
 import { claimArtifactSlot, createArtifactSlot, findArtifactSlot, recordArtifactReply, type ArtifactFormat, type ArtifactRow } from '../../db/ingestArtifacts.js';
 import { checkArtifactResults } from '../limits.js';
-import { artifactSource, parseArtifact } from './artifacts/index.js';
-import type { IngestResult } from './results.js';
+import { findRunByExternalId } from '../../db/ingestRuns.js';
+import { artifactSource, parseArtifact, type Artifact } from './artifacts/index.js';
 import { reportRun, runOutcome } from './runs.js';
 
 /** How long an upload URL stays usable: long enough for a CI step, short enough that a leaked one soon dies. */
@@ -18,7 +18,7 @@ export const hashUploadToken = (token: string) => createHash('sha256').update(to
 /** Opens a single-use upload slot; the caller turns the token into a URL. Only its hash is stored. */
 export async function openUploadSlot(
   sql: Sql,
-  input: { organizationId: string; projectId: string; keyId: string; format: ArtifactFormat | null; suiteName: string | null },
+  input: { organizationId: string; projectId: string; keyId: string; format: ArtifactFormat | null; suiteName: string | null; externalRunId: string | null },
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBase62(TOKEN_LENGTH);
   const slot = await createArtifactSlot(sql, { ...input, tokenHash: hashUploadToken(token), ttlMs: UPLOAD_URL_TTL_MS, createdByKeyId: input.keyId });
@@ -60,11 +60,11 @@ export async function receiveUpload(sql: Sql, token: string, found: ArtifactRow,
   const tokenHash = hashUploadToken(token);
   const sha256 = createHash('sha256').update(blob.content).digest('hex');
   if (found.used_at) return refusalOf(found, sha256);
-  const results = found.format ? readArtifact(found.format, blob.content) : undefined;
+  const artifact = found.format ? readArtifact(found.format, blob.content) : undefined;
   const reply = await sql.begin(async (tx) => {
     const slot = await claimArtifactSlot(tx, tokenHash, { ...blob, sha256 });
     if (!slot) return undefined;
-    const ingested = slot.format && results ? await ingestArtifact(tx, slot, slot.format, results) : undefined;
+    const ingested = slot.format && artifact ? await ingestArtifact(tx, slot, slot.format, artifact, blob.content) : undefined;
     const stored = { ok: true, storageId: slot.id, ...ingested };
     await recordArtifactReply(tx, slot.id, { runId: ingested?.runId ?? null, reply: stored });
     return stored;
@@ -83,21 +83,33 @@ function refusalOf(slot: ArtifactRow | undefined, sha256?: string): UploadOutcom
 }
 
 /** The results of an artifact, within the bound on what one upload may hold; else a VALIDATION_ERROR. */
-function readArtifact(format: ArtifactFormat, content: Buffer): IngestResult[] {
-  const results = parseArtifact(format, content);
-  checkArtifactResults(results.length, format);
-  return results;
+function readArtifact(format: ArtifactFormat, content: Buffer): Artifact {
+  const artifact = parseArtifact(format, content);
+  checkArtifactResults(artifact.results.length, format);
+  return artifact;
 }
 
-async function ingestArtifact(tx: Tx, slot: ArtifactRow, format: ArtifactFormat, results: IngestResult[]) {
+/**
+ * The run an upload becomes, unless the URL named one: the same bytes, in the same format, for the same suite
+ * name, are the same run (a CI step run again, or a report uploaded twice). A different suite name is another
+ * run on purpose.
+ */
+export function artifactRunId(slot: Pick<ArtifactRow, 'format' | 'suite_name'>, content: Buffer): string {
+  const digest = createHash('sha256').update(`${slot.format ?? ''}\u0000${slot.suite_name ?? ''}\u0000`).update(content).digest('hex');
+  return `artifact:sha256:${digest}`;
+}
+
+async function ingestArtifact(tx: Tx, slot: ArtifactRow, format: ArtifactFormat, artifact: Artifact, content: Buffer) {
+  const externalRunId = slot.external_run_id ?? artifactRunId(slot, content);
+  const existing = await findRunByExternalId(tx, slot.project_id, externalRunId);
   const run = await reportRun(tx, {
     projectId: slot.project_id,
     organizationId: slot.organization_id,
     keyId: slot.created_by_key_id,
-    suiteName: slot.suite_name ?? artifactSource[format].suiteName,
-    // The artifact is the run: uploading it can never make two.
-    externalRunId: `artifact:${slot.id}`,
+    suiteName: slot.suite_name ?? artifact.suiteName ?? artifactSource[format].suiteName,
+    externalRunId,
     framework: artifactSource[format].framework,
-  }, results);
-  return { ...runOutcome(run), skipped: results.filter((r) => r.skipped).length };
+  }, artifact.results);
+  const reused = existing !== undefined && existing.status !== 'running';
+  return { ...runOutcome(run), skipped: artifact.results.filter((r) => r.skipped).length, ...(reused && { reused }) };
 }

@@ -164,7 +164,7 @@ function explainConnectFailure(server: SavedServer, timeouts: McpTimeouts, failu
       const fetches = launcher.pullsImages ? 'pull the image' : 'download the package';
       parts.push(
         `the first start of ${launcher.name} may ${fetches}, which can take most of a minute, and a timeout stops it midway; ` +
-          `raise the timeout (npm run admin -- server update ${server.id} --initialize-timeout-ms 120000) and run doctor again`,
+          `raise the timeout (npm run -s admin -- server update ${server.id} --initialize-timeout-ms 120000) and run doctor again`,
       );
     }
   }

@@ -151,14 +151,14 @@ function endpointFor(provider: ModelProvider, modelName: string, catalogBaseURL:
   if (apiKey === undefined && PROVIDER_TRAITS[provider].needsApiKey) {
     const message =
       `needs a key for ${provider}: give modelApiKeys.${provider} with the run, or set the organization's key with ` +
-      `\`npm run admin -- provider-key set --org <organizationId> --provider ${provider}\``;
+      `\`npm run -s admin -- provider-key set --org <organizationId> --provider ${provider}\``;
     return { ok: false, reason: 'MODEL_KEY_MISSING', message };
   }
   const baseURL = present(orgKey?.baseUrl) ?? catalogBaseURL ?? PROVIDER_TRAITS[provider].defaultBaseURL;
   if (provider === 'openai-compatible' && baseURL === undefined) {
     const message =
       "needs the organization's openai-compatible endpoint: set it with " +
-      '`npm run admin -- provider-key set --org <organizationId> --provider openai-compatible --base-url <url>`';
+      '`npm run -s admin -- provider-key set --org <organizationId> --provider openai-compatible --base-url <url>`';
     return { ok: false, reason: 'BASE_URL_REQUIRED', message };
   }
   const keySource = runKey !== undefined ? 'run' : apiKey !== undefined ? 'organization' : 'none';

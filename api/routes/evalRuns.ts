@@ -131,7 +131,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
           throw new ApiError(
             'RATE_LIMITED',
             `this organization already has ${created.active} running eval runs (limit ${config.MAX_CONCURRENT_RUNS}); wait for one to finish`,
-            { reason: 'CONCURRENT_RUN_LIMIT', maxConcurrentRuns: config.MAX_CONCURRENT_RUNS },
+            { reason: 'CONCURRENT_RUN_LIMIT', maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, activeRuns: created.active },
             { 'Retry-After': String(CAP_RETRY_AFTER_SECONDS) },
           );
         }

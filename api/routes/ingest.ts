@@ -117,6 +117,7 @@ export function ingestRoutes({ sql, config }: RouteDeps) {
           keyId: principal.keyId,
           format: body.format ?? null,
           suiteName: body.suiteName ?? null,
+          externalRunId: body.externalRunId ?? null,
         });
         const origin = publicOrigin(config, req);
         return { ok: true as const, uploadUrl: `${origin}${uploadPath(token)}`, expiresAt: expiresAt.getTime() };

@@ -124,7 +124,10 @@ export const finalizeBody = z
 export const uploadUrlBody = z
   .strictObject({
     format: z.enum(artifactFormats).optional().meta({ description: 'parse the upload into a finalized run; without it the blob is only stored' }),
-    suiteName: z.string().trim().min(1).max(200).optional(),
+    suiteName: z.string().trim().min(1).max(200).optional().meta({ description: "the suite the run is saved under; default: the report's own name (JUnit `<testsuites name>`, else the first `<testsuite name>`), else one per format" }),
+    externalRunId: z.string().trim().min(1).max(500).optional().meta({
+      description: 'the run the artifact becomes (its idempotency key, as in `report`); default: derived from the format, suiteName and the artifact\'s bytes, so the same report uploaded twice makes one run',
+    }),
   })
   .meta({ id: 'IngestUploadUrlRequest' });
 
@@ -178,5 +181,6 @@ export const uploadReply = z
     result: result.optional(),
     summary: summary.optional(),
     skipped: z.number().optional().meta({ description: 'tests the framework skipped: listed as cancelled iterations, outside the pass rate' }),
+    reused: z.boolean().optional().meta({ description: 'the run already existed (the same report, or the same externalRunId, was ingested before): returned unchanged' }),
   })
   .meta({ id: 'IngestUpload' });

@@ -1,52 +1,108 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Option, type Command } from 'commander';
-import { RunwayApiError, type EvalIteration, type EvalRun } from '../../api/client.js';
-import { toJunitXml } from './junit.js';
+import { RunwayApiError, type EvalIteration, type EvalRun, type EvalRunCreated } from '../../api/client.js';
+import { describeCall, toJunitXml } from './junit.js';
 import { ExitCode, UsageError, type Action, type CliContext } from './program.js';
 import { progressView } from './progress.js';
 import { readSuiteFile } from './suiteFile.js';
-import { formatTable, percent } from './table.js';
+import { counted, formatTable, percent } from './table.js';
 
 const finished = (run: EvalRun) => run.status !== 'running';
 /** The run passed: it completed and met its pass criteria. Anything else fails a CI job. */
 const passed = (run: EvalRun) => run.status === 'completed' && run.result === 'passed';
+
+/** What the process exits with for a run it reports on (see EXIT_CODES in program.ts). */
+const exitCodeOf = (run: EvalRun) => (!finished(run) ? ExitCode.running : passed(run) ? ExitCode.ok : ExitCode.failed);
+
+/*
+ * Two ways an iteration does not pass: it errored (status `failed`: the model, the provider or a server broke,
+ * so it was never scored) or it failed (status `completed`, result `failed`: scored, and the tool calls did not
+ * meet the expectations). They need different fixes, so they are counted apart.
+ */
+const errored = (i: EvalIteration) => i.status === 'failed';
+const failedScoring = (i: EvalIteration) => i.status === 'completed' && i.result === 'failed';
 
 async function suiteNameOf(ctx: CliContext, suiteId: string): Promise<string> {
   const { items } = await ctx.client.evalSuites.list(ctx.projectId);
   return items.find((s) => s.id === suiteId)?.name ?? suiteId;
 }
 
-/** Per case: iterations, passed, failed, pass rate, median latency. */
-function caseTable(iterations: EvalIteration[]): string {
+/** The iterations of each case, in the order the run lists them. */
+function byCase(iterations: EvalIteration[]): EvalIteration[][] {
   const cases = new Map<string, EvalIteration[]>();
   for (const iteration of iterations) {
     const key = iteration.testCaseId ?? iteration.title;
     cases.set(key, [...(cases.get(key) ?? []), iteration]);
   }
-  const rows = [...cases.values()].map((list) => {
+  return [...cases.values()];
+}
+
+/** Per case: iterations, passed, failed, errored, pass rate, median latency. */
+function caseTable(cases: EvalIteration[][]): string {
+  const rows = cases.map((list) => {
     const ok = list.filter((i) => i.result === 'passed').length;
-    const done = list.filter((i) => i.result !== null).length;
+    const failed = list.filter(failedScoring).length;
+    const broke = list.filter(errored).length;
+    const done = ok + failed + broke;
     const durations = list.map((i) => i.durationMs).filter((d): d is number => d !== null).sort((a, b) => a - b);
     const median = durations.length ? Math.round(durations[Math.floor((durations.length - 1) / 2)]) : '-';
-    return [list[0].title, list.length, ok, done - ok, percent(done ? ok / done : null), median];
+    return [list[0].title, list.length, ok, failed, broke, percent(done ? ok / done : null), median];
   });
-  return formatTable(['CASE', 'ITERATIONS', 'PASSED', 'FAILED', 'PASS RATE', 'MEDIAN MS'], rows, {
-    align: ['left', 'right', 'right', 'right', 'right', 'right'],
+  return formatTable(['CASE', 'ITERATIONS', 'PASSED', 'FAILED', 'ERRORED', 'PASS RATE', 'MEDIAN MS'], rows, {
+    align: ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
   });
 }
 
-function resultLine(run: EvalRun): string {
+const MAX_PROBLEM = 300;
+const oneLine = (text: string) => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= MAX_PROBLEM ? line : `${line.slice(0, MAX_PROBLEM - 1)}…`;
+};
+
+/** Why one iteration did not pass, in a line. */
+function problemOf(iteration: EvalIteration): string {
+  if (errored(iteration)) return `errored: ${oneLine(iteration.error ?? 'the iteration failed')}`;
+  if (iteration.error) return oneLine(iteration.error);
+  const expected = iteration.expectedToolCalls.map(describeCall).join('; ') || 'no tool calls';
+  const actual = iteration.actualToolCalls.map((c) => `${describeCall(c)}${c.isError ? ' (tool error)' : ''}`).join('; ') || 'no tool calls';
+  return oneLine(`the tool calls did not match: expected ${expected}; got ${actual}`);
+}
+
+/** The first problem of each case that did not pass, so a failed run says why without opening the JUnit file. */
+function firstProblems(cases: EvalIteration[][]): string[] {
+  return cases.flatMap((list) => {
+    const first = list.find((i) => errored(i) || failedScoring(i));
+    return first ? [`  ${first.title} #${first.iterationNumber}: ${problemOf(first)}`] : [];
+  });
+}
+
+function resultLine(run: EvalRun, iterations: EvalIteration[]): string {
   const summary = run.summary;
   const counts = summary
-    ? `${summary.passed} of ${summary.total} iterations passed (${percent(summary.passRate)}; needs ${run.passCriteria.minimumPassRate}%)`
-    : `${run.progress.passed} of ${run.progress.total} iterations passed`;
+    ? `${summary.passed} of ${counted(summary.total, 'iteration')} passed (${percent(summary.passRate)}; needs ${run.passCriteria.minimumPassRate}%)`
+    : `${run.progress.passed} of ${counted(run.progress.total, 'iteration')} passed`;
+  // The run's own count when the API gives one (summary.errored), else the iterations'.
+  const broke = typeof summary?.errored === 'number' ? summary.errored : iterations.filter(errored).length;
   const verdict = run.status === 'completed' ? (run.result ?? 'pending').toUpperCase() : run.status.toUpperCase();
-  return `Result: ${verdict}, ${counts}${run.error ? `; ${run.error}` : ''}`;
+  return `Result: ${verdict}, ${counts}${broke > 0 ? `; ${broke} errored before they could be scored` : ''}${run.error ? `; ${run.error}` : ''}`;
 }
 
-async function report(ctx: CliContext, run: EvalRun, suiteName: string, junitPath: string | undefined): Promise<void> {
-  const iterations = await ctx.client.evalRuns.allIterations(ctx.projectId, run.id);
+/**
+ * Writes the JUnit file (when asked) and prints the run: its cases, the first problem of each case that did not
+ * pass, and the result. `partial`: the run was stopped (interrupted, timed out); the report is still written, so
+ * a CI job's "keep the report" step has one, and a failure to read the iterations leaves them out instead of
+ * losing the report.
+ */
+async function report(ctx: CliContext, run: EvalRun, suiteName: string, junitPath: string | undefined, partial = false): Promise<void> {
+  let iterations: EvalIteration[] = [];
+  try {
+    iterations = await ctx.client.evalRuns.allIterations(ctx.projectId, run.id);
+  } catch (error) {
+    if (!partial) throw error;
+    ctx.note(`[runway] could not read the run's iterations (${(error as Error).message}); the report lists none`);
+  }
   if (junitPath) {
     const path = resolve(junitPath);
     await mkdir(dirname(path), { recursive: true });
@@ -58,37 +114,86 @@ async function report(ctx: CliContext, run: EvalRun, suiteName: string, junitPat
     return;
   }
   ctx.print(`Suite: ${suiteName}   Run: ${run.id} (#${run.runNumber})   Status: ${run.status}`);
-  if (iterations.length > 0) ctx.print(caseTable(iterations));
-  ctx.print(resultLine(run));
+  const cases = byCase(iterations);
+  if (cases.length > 0) ctx.print(caseTable(cases));
+  const problems = firstProblems(cases);
+  if (problems.length > 0) ctx.print(['Why cases did not pass (the first problem of each):', ...problems].join('\n'));
+  ctx.print(resultLine(run, iterations));
 }
 
-/** Polls the run until it finishes; resolves `interrupted` when SIGINT/SIGTERM arrives first. */
-async function waitForRun(ctx: CliContext, runId: string, options: { pollMs: number; timeoutMs: number }): Promise<EvalRun | 'interrupted' | 'timeout'> {
-  const view = progressView(ctx.stderr);
+/** Resolves true after `ms`, false as soon as `stop` aborts (its listener goes with the timer: no leak per call). */
+async function pause(ms: number, stop: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal: stop });
+    return true;
+  } catch (error) {
+    if (stop.aborted) return false;
+    throw error;
+  }
+}
+
+/** SIGINT/SIGTERM while the command waits: aborts the wait (the run is then cancelled and reported). */
+function stopOnSignal(): { signal: AbortSignal; release(): void } {
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const deadline = Date.now() + options.timeoutMs;
+  return {
+    signal: stop.signal,
+    release() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+/** When the organization's run cap is reached and no Retry-After says otherwise, ask again this often. */
+const SLOT_POLL_MS = 10_000;
+
+function runCapReason(error: RunwayApiError): string {
+  const { activeRuns, maxConcurrentRuns } = error.details ?? {};
+  if (typeof activeRuns === 'number' && typeof maxConcurrentRuns === 'number') {
+    return `the organization already has ${counted(activeRuns, 'run')} running (limit ${maxConcurrentRuns})`;
+  }
+  return error.message;
+}
+
+/**
+ * Creates the run; at the organization's cap on concurrent runs, says so and waits for a slot (asking again
+ * after Retry-After) until the deadline. A CI job that starts while others run then runs a minute later instead
+ * of failing.
+ */
+async function createRun(ctx: CliContext, body: Parameters<CliContext['client']['evalRuns']['create']>[1], stop: AbortSignal, deadline: number): Promise<EvalRunCreated | 'interrupted' | 'timeout'> {
+  let said: string | undefined;
+  for (;;) {
+    try {
+      return await ctx.client.evalRuns.create(ctx.projectId, body);
+    } catch (error) {
+      if (!(error instanceof RunwayApiError && error.details?.reason === 'CONCURRENT_RUN_LIMIT')) throw error;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return 'timeout';
+      const line = `[runway] ${runCapReason(error)}; waiting for a slot`;
+      if (line !== said) ctx.note(line);
+      said = line;
+      const wait = (error.retryAfterMs ?? SLOT_POLL_MS) + Math.round(Math.random() * 1000);
+      if (!(await pause(Math.min(remaining, wait), stop))) return 'interrupted';
+    }
+  }
+}
+
+/** Polls the run until it finishes, the deadline passes, or a signal stops the wait. */
+async function waitForRun(ctx: CliContext, runId: string, options: { pollMs: number; deadline: number; stop: AbortSignal }): Promise<EvalRun | 'interrupted' | 'timeout'> {
+  const view = progressView(ctx.stderr);
   try {
     for (;;) {
       const run = await ctx.client.evalRuns.get(ctx.projectId, runId);
       view.update(run.progress);
       if (finished(run)) return run;
-      if (Date.now() > deadline) return 'timeout';
-      const slept = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(true), options.pollMs);
-        stop.signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          resolve(false);
-        }, { once: true });
-      });
-      if (!slept || stop.signal.aborted) return 'interrupted';
+      if (Date.now() > options.deadline) return 'timeout';
+      if (!(await pause(options.pollMs, options.stop))) return 'interrupted';
     }
   } finally {
     view.stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
   }
 }
 
@@ -114,39 +219,57 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
 
   evals
     .command('run')
-    .description('start an eval run from a suite file, follow it, print a summary; exits 1 unless the run passed')
+    .description('start an eval run from a suite file, follow it, print a summary; exits 0 only when the run passed')
     .requiredOption('-f, --suite-file <file>', 'JSON: the POST /eval-runs body (suiteName, tests, model, ...), with `servers` as names or ids')
-    .option('--junit <file>', 'write the results as JUnit XML')
+    .option('--junit <file>', 'write the results as JUnit XML (also when the run is interrupted or times out: unfinished iterations are <skipped>)')
     .option('--model-key-env <provider=ENV_VAR>', "send this provider's model key, read from an environment variable (repeatable)", collect, [])
     .option('--notes <text>', 'notes stored with the run')
     .addOption(new Option('--iterations <n>', 'run every case this many times (1-10), overriding the suite').argParser(positive('--iterations')))
     .option('--no-wait', 'print the run id and exit at once')
     .addOption(new Option('--poll-interval <ms>', 'how often to poll the run').default(2000).argParser(positive('--poll-interval')))
-    .addOption(new Option('--timeout <seconds>', 'give up (and cancel the run) after this long').default(3600).argParser(positive('--timeout')))
+    .addOption(
+      new Option('--timeout <seconds>', "give up after this long, waiting for a run slot (the organization's cap on concurrent runs) included; a run still going is cancelled")
+        .default(3600)
+        .argParser(positive('--timeout')),
+    )
+    .addHelpText('after', '\nExit codes: 0 the run passed; 1 it failed, was cancelled, or timed out (or no run slot came free in time); 2 the command could not run; 130 interrupted (the run is cancelled first).')
     .action(run(async (ctx, command) => {
       const options = command.opts<{ suiteFile: string; junit?: string; modelKeyEnv: string[]; notes?: string; iterations?: number; wait: boolean; pollInterval: number; timeout: number }>();
       const suite = await readSuiteFile(ctx, options.suiteFile, options.modelKeyEnv);
       const body = { ...suite.body, ...(options.notes ? { notes: options.notes } : {}), ...(options.iterations ? { iterationOverride: options.iterations } : {}) };
-      const created = await ctx.client.evalRuns.create(ctx.projectId, body);
-      const failedCases = created.caseUpsert.failed;
-      ctx.note(`[runway] run ${created.runId} started (suite ${created.suiteId}, ${created.caseUpsert.committed.length} cases, servers ${created.servers.map((s) => s.name).join(', ')})`);
-      for (const failure of failedCases) ctx.note(`[runway] warning: case "${failure.name}" was not saved: ${failure.error}`);
-      if (!options.wait) {
-        ctx.print(ctx.json ? JSON.stringify(created, null, 2) : created.runId);
-        return ExitCode.ok;
+      const deadline = Date.now() + options.timeout * 1000;
+      const stop = stopOnSignal();
+      try {
+        const created = await createRun(ctx, body, stop.signal, deadline);
+        if (created === 'interrupted') {
+          ctx.note('[runway] interrupted while waiting for a run slot; no run was started');
+          return ExitCode.interrupted;
+        }
+        if (created === 'timeout') {
+          ctx.note(`[runway] no run slot came free within ${options.timeout}s; no run was started`);
+          return ExitCode.failed;
+        }
+        const failedCases = created.caseUpsert.failed;
+        ctx.note(`[runway] run ${created.runId} started (suite ${created.suiteId}, ${counted(created.caseUpsert.committed.length, 'case')}, servers ${created.servers.map((s) => s.name).join(', ')})`);
+        for (const failure of failedCases) ctx.note(`[runway] warning: case "${failure.name}" was not saved: ${failure.error}`);
+        if (!options.wait) {
+          ctx.print(ctx.json ? JSON.stringify(created, null, 2) : created.runId);
+          return ExitCode.ok;
+        }
+        const suiteName = async () => suite.body.suiteName || (await suiteNameOf(ctx, created.suiteId));
+        const outcome = await waitForRun(ctx, created.runId, { pollMs: options.pollInterval, deadline, stop: stop.signal });
+        if (outcome === 'interrupted' || outcome === 'timeout') {
+          await cancel(ctx, created.runId, outcome === 'interrupted' ? 'interrupted' : `still running after ${options.timeout}s`);
+          // The run as it stands, reported like a finished one: what finished, and what did not.
+          const stopped = await ctx.client.evalRuns.get(ctx.projectId, created.runId);
+          await report(ctx, stopped, await suiteName().catch(() => suite.suiteName), options.junit, true);
+          return outcome === 'interrupted' ? ExitCode.interrupted : ExitCode.failed;
+        }
+        await report(ctx, outcome, await suiteName(), options.junit);
+        return exitCodeOf(outcome);
+      } finally {
+        stop.release();
       }
-      const outcome = await waitForRun(ctx, created.runId, { pollMs: options.pollInterval, timeoutMs: options.timeout * 1000 });
-      if (outcome === 'interrupted') {
-        await cancel(ctx, created.runId, 'interrupted');
-        return ExitCode.interrupted;
-      }
-      if (outcome === 'timeout') {
-        await cancel(ctx, created.runId, `still running after ${options.timeout}s`);
-        return ExitCode.failed;
-      }
-      const suiteName = suite.body.suiteName || (await suiteNameOf(ctx, outcome.suiteId));
-      await report(ctx, outcome, suiteName, options.junit);
-      return passed(outcome) ? ExitCode.ok : ExitCode.failed;
     }));
 
   evals
@@ -154,11 +277,12 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
     .description("a run's status, per-case results and summary")
     .argument('<runId>')
     .option('--junit <file>', 'write the results as JUnit XML')
+    .addHelpText('after', '\nExit codes: 0 the run passed; 1 it failed or was cancelled; 3 it has not finished yet; 2 the command could not run.')
     .action(run(async (ctx, command) => {
       const options = command.opts<{ junit?: string }>();
       const found = await ctx.client.evalRuns.get(ctx.projectId, command.args[0]);
       await report(ctx, found, await suiteNameOf(ctx, found.suiteId), options.junit);
       if (!ctx.json && found.status === 'running') ctx.print(`progress: ${found.progress.completed}/${found.progress.total} iterations finished`);
-      return ExitCode.ok;
+      return exitCodeOf(found);
     }));
 }

@@ -4,7 +4,11 @@ import type { EvalIteration, EvalRun } from '../../api/client.js';
 /*
  * An eval run as JUnit XML, the format every CI system reads: one <testsuite> per run, one <testcase> per
  * iteration ("<case title> #<iteration>"). A failed expectation is a <failure>, an iteration that broke (model or
- * server error) is an <error>, a cancelled or unfinished one is <skipped>.
+ * server error) is an <error>, a cancelled or unfinished one (the run was stopped) is <skipped>.
+ *
+ * Each <testcase> carries the properties `runway.case` (the case's title) and `runway.iteration`, so that
+ * `runway ingest` of this file saves the iterations of one case under that one case
+ * (activities/ingest/artifacts/junit.ts reads them back).
  */
 
 // XML 1.0 forbids most control characters; model output may contain them.
@@ -13,7 +17,7 @@ const xmlText = (text: string) => text.replace(/[\u0000-\u0008\u000B\u000C\u000E
 
 const seconds = (ms: number | null | undefined) => ((ms ?? 0) / 1000).toFixed(3);
 
-const describeCall = (call: { toolName: string; arguments?: Record<string, unknown> }) =>
+export const describeCall = (call: { toolName: string; arguments?: Record<string, unknown> }) =>
   `${call.toolName}${call.arguments && Object.keys(call.arguments).length > 0 ? ` ${JSON.stringify(call.arguments)}` : ''}`;
 
 function callsText(iteration: EvalIteration): string {
@@ -27,13 +31,21 @@ function testcase(iteration: EvalIteration, suiteName: string) {
     '@_name': xmlText(`${iteration.title} #${iteration.iterationNumber}`),
     '@_classname': xmlText(suiteName),
     '@_time': seconds(iteration.durationMs),
+    properties: {
+      property: [
+        { '@_name': 'runway.case', '@_value': xmlText(iteration.title) },
+        { '@_name': 'runway.iteration', '@_value': String(iteration.iterationNumber) },
+      ],
+    },
   };
   const model = [iteration.provider, iteration.model].filter(Boolean).join('/');
   const out = `${callsText(iteration)}\nmodel: ${model || '-'}\ntokens: ${iteration.usage.totalTokens}`;
   if (iteration.status === 'failed') {
     node.error = { '@_message': xmlText(iteration.error ?? 'the iteration failed'), '@_type': 'IterationError', '#text': xmlText(out) };
+  } else if (iteration.status === 'cancelled') {
+    node.skipped = { '@_message': 'iteration cancelled' };
   } else if (iteration.status !== 'completed') {
-    node.skipped = { '@_message': `iteration ${iteration.status}` };
+    node.skipped = { '@_message': `the iteration had not finished (${iteration.status})` };
   } else if (iteration.result === 'failed') {
     node.failure = { '@_message': 'the tool calls did not match the expectations', '@_type': 'ToolCallMismatch', '#text': xmlText(out) };
   } else {
@@ -66,7 +78,8 @@ export function toJunitXml(input: { suiteName: string; run: EvalRun; iterations:
   const document = {
     '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
     testsuites: {
-      '@_name': 'runway',
+      // The file holds one suite's run: its name, which `runway ingest` takes as the suite to save it under.
+      '@_name': xmlText(suiteName),
       ...totals,
       testsuite: {
         '@_name': xmlText(suiteName),

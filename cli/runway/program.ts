@@ -13,9 +13,22 @@ export const ExitCode = {
   failed: 1,
   /** the command could not do its work: usage, configuration, or an error reply from the API */
   error: 2,
+  /** `evals show`: the run has not finished yet (neither passed nor failed) */
+  running: 3,
   /** stopped by SIGINT/SIGTERM (a run being waited for is cancelled first) */
   interrupted: 130,
 } as const;
+
+/** The exit codes, as `runway --help` shows them (the README says the same). */
+const EXIT_CODES = `
+Exit codes:
+  0    done; for evals run and evals show, the run passed; for ingest, the saved results passed
+  1    the outcome is a failure: a run that failed, was cancelled or timed out (evals run, evals show), saved
+       results that failed (ingest), a tool call that returned isError (servers call), a server that is not
+       ready (servers doctor)
+  2    the command could not do its work: usage, configuration, or an error reply from the API
+  3    evals show: the run has not finished yet
+  130  interrupted (SIGINT/SIGTERM); evals run cancels its run and writes its report first`;
 
 /** A mistake in how the command was called or configured (exit 2, no stack trace). */
 export class UsageError extends Error {}
@@ -47,7 +60,7 @@ const version = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 export function contextFor(command: Command, io: Pick<CliContext, 'env' | 'stdout' | 'stderr'>): CliContext {
   const options = command.optsWithGlobals<GlobalOptions>();
   const apiKey = io.env.RUNWAY_API_KEY;
-  if (!apiKey) throw new UsageError('RUNWAY_API_KEY is not set: export an sk_ key created in the app\'s API keys settings page');
+  if (!apiKey) throw new UsageError('RUNWAY_API_KEY is not set: export an sk_ key (an operator creates one with `npm run -s admin -- key create`)');
   if (!apiKey.startsWith('sk_')) throw new UsageError('RUNWAY_API_KEY does not look like an API key (it should start with sk_)');
   const note = (line: string) => void io.stderr.write(`${line}\n`);
   const client = createRunwayClient({
@@ -75,6 +88,7 @@ export function createProgram(io: Pick<CliContext, 'env' | 'stdout' | 'stderr'>,
     .addOption(new Option('--url <url>', 'Runway URL (env RUNWAY_URL)'))
     .addOption(new Option('-p, --project <projectId>', 'project id, or `default` for the organization\'s default project (env RUNWAY_PROJECT_ID)'))
     .addOption(new Option('--json', 'print machine-readable JSON on stdout'))
+    .addHelpText('after', EXIT_CODES)
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s) })
     .exitOverride();

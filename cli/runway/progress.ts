@@ -7,8 +7,17 @@ export interface ProgressView {
 }
 
 /**
+ * The plain line for a run's progress, or undefined while the run has not planned its iterations yet (a total of
+ * 0 says nothing; the "run started" line is already there).
+ */
+export function progressLine(progress: EvalRun['progress']): string | undefined {
+  if (progress.total === 0) return undefined;
+  return `[runway] ${progress.completed}/${progress.total} iterations finished: ${progress.passed} passed, ${progress.failed} failed`;
+}
+
+/**
  * A live bar on a terminal; on anything else (CI logs, pipes) one plain line each time the count moves, so logs
- * stay readable and small.
+ * stay readable and small. Neither shows anything before the run knows how many iterations it has.
  */
 export function progressView(stream: NodeJS.WritableStream & { isTTY?: boolean }): ProgressView {
   if (stream.isTTY) {
@@ -24,12 +33,13 @@ export function progressView(stream: NodeJS.WritableStream & { isTTY?: boolean }
     let started = false;
     return {
       update(progress) {
+        if (progress.total === 0) return;
         const payload = { passed: progress.passed, failed: progress.failed };
         if (!started) {
-          bar.start(Math.max(progress.total, 1), progress.completed, payload);
+          bar.start(progress.total, progress.completed, payload);
           started = true;
         } else {
-          bar.setTotal(Math.max(progress.total, 1));
+          bar.setTotal(progress.total);
           bar.update(progress.completed, payload);
         }
       },
@@ -38,11 +48,11 @@ export function progressView(stream: NodeJS.WritableStream & { isTTY?: boolean }
       },
     };
   }
-  let last = '';
+  let last: string | undefined;
   return {
     update(progress) {
-      const line = `[runway] ${progress.completed}/${progress.total} iterations finished: ${progress.passed} passed, ${progress.failed} failed`;
-      if (line === last) return;
+      const line = progressLine(progress);
+      if (line === undefined || line === last) return;
       last = line;
       stream.write(`${line}\n`);
     },

@@ -15,3 +15,6 @@ function truncate(text: string, max: number): string {
 }
 
 export const percent = (rate: number | null | undefined) => (rate === null || rate === undefined ? '-' : `${(rate * 100).toFixed(1)}%`);
+
+/** `1 case`, `2 cases`: a count with its noun. */
+export const counted = (n: number, singular: string, plural = `${singular}s`) => `${n} ${n === 1 ? singular : plural}`;

@@ -45,6 +45,9 @@ describe('operator CLI (npm run admin)', () => {
     return args.includes('--json') ? JSON.parse(stdout) : stdout;
   };
 
+  /** The stack's database and key, for runAdmin (which, unlike admin, also answers failures). */
+  const env = () => ({ DATABASE_URL: stack.db.url, RUNWAY_ENCRYPTION_KEY: stack.config.RUNWAY_ENCRYPTION_KEY });
+
   beforeAll(async () => {
     stack = await startTestStack({ worker: false });
   });
@@ -57,6 +60,7 @@ describe('operator CLI (npm run admin)', () => {
     const seeded = await admin('seed', '--demo', '--json');
     expect(seeded).toEqual({
       apiKey: expect.stringMatching(/^sk_\w{40}$/),
+      apiKeyId: expect.stringMatching(/^key_/),
       organizationId: expect.stringMatching(/^org_/),
       projectId: expect.stringMatching(/^prj_/),
       servers: [
@@ -84,15 +88,106 @@ describe('operator CLI (npm run admin)', () => {
     expect(JSON.stringify(servers.body)).not.toContain('topsecret');
 
     const revoked = await admin('key', 'revoke', key.id, '--json');
-    expect(revoked).toEqual({ id: key.id, revoked: true });
+    expect(revoked).toEqual({ id: key.id, name: 'cli key', revoked: true });
     expect((await call('GET', '/me')).status).toBe(401);
   });
+
+  it('key list shows ids, names, prefixes, owners and states, never a value; revoke takes the id or the sk_ value', async () => {
+    const org = await admin('org', 'create', '--name', 'Keyed', '--json');
+    const user = await admin('user', 'create', '--email', 'keys@keyed.test', '--name', 'Keys', '--org', org.id, '--role', 'owner', '--json');
+    const first = await admin('key', 'create', '--org', org.id, '--user', user.id, '--name', 'ci', '--json');
+    const second = await admin('key', 'create', '--org', org.id, '--user', user.id, '--name', 'laptop', '--json');
+    const listed = await admin('key', 'list', '--org', org.id, '--json');
+    expect(listed).toEqual([
+      expect.objectContaining({ id: first.id, name: 'ci', prefix: first.apiKey.slice(0, 7), organizationId: org.id, userId: user.id, userEmail: 'keys@keyed.test', status: 'active', revokedAt: null }),
+      expect.objectContaining({ id: second.id, name: 'laptop', status: 'active' }),
+    ]);
+    expect(JSON.stringify(listed)).not.toContain(first.apiKey.slice(7, 20));
+
+    // The value is looked up by its hash; it is never printed back.
+    const byValue = await runAdmin(['key', 'revoke', second.apiKey], { env: env() });
+    expect(byValue).toMatchObject({ code: 0, stdout: `key ${second.id} (laptop) revoked\n` });
+    expect(byValue.stdout + byValue.stderr).not.toContain(second.apiKey);
+    const again = await runAdmin(['key', 'revoke', second.id], { env: env() });
+    expect(again).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^key ${second.id} \\(laptop\\) was already revoked, at \\d{4}-`)) });
+    const table = await admin('key', 'list', '--org', org.id);
+    expect(table).toMatch(/^ID\s+NAME\s+PREFIX\s+ORGANIZATION\s+USER\s+STATUS\s+CREATED\s+REVOKED$/m);
+    expect(table).toMatch(new RegExp(`^${first.id}\\s+ci\\s+sk_\\w{4}…\\s+${org.id}\\s+keys@keyed\\.test\\s+active\\s`, 'm'));
+    expect(table).toMatch(new RegExp(`^${second.id}\\s+laptop\\s+.*\\srevoked\\s`, 'm'));
+    expect(table).not.toContain(first.apiKey);
+
+    const unknownValue = await runAdmin(['key', 'revoke', 'sk_thisValueIsNotAKeyOfThisDatabase000000'], { env: env() });
+    expect(unknownValue).toMatchObject({ code: 1, stderr: 'error: no key has that value (see: npm run -s admin -- key list)\n' });
+    expect(await runAdmin(['key', 'revoke', 'key_missing'], { env: env() })).toMatchObject({ code: 1, stderr: expect.stringContaining('no key key_missing') });
+  }, 120_000);
+
+  it('org, user, project and server list show what exists, with the ids the other commands take', async () => {
+    const org = await admin('org', 'create', '--name', 'Listed', '--json');
+    const user = await admin('user', 'create', '--email', 'list@listed.test', '--name', 'Lister', '--org', org.id, '--role', 'admin', '--json');
+    const project = await admin('project', 'create', '--org', org.id, '--name', 'Listed tools', '--default', '--json');
+    const server = await admin('server', 'create', '--project', project.id, '--name', 'listed', '--transport', 'http', '--url', 'https://listed.example/mcp',
+      '--header', 'x-api-key=do-not-list-me', '--json');
+    expect(await admin('org', 'list', '--json')).toContainEqual(expect.objectContaining({ id: org.id, name: 'Listed', members: 1, projects: 1 }));
+    expect(await admin('user', 'list', '--org', org.id, '--json')).toEqual([expect.objectContaining({ id: user.id, email: 'list@listed.test', name: 'Lister', role: 'admin' })]);
+    expect(await admin('user', 'list', '--json')).toContainEqual(expect.objectContaining({ id: user.id }));
+    expect(await admin('project', 'list', '--org', org.id, '--json')).toEqual([expect.objectContaining({ id: project.id, organizationId: org.id, name: 'Listed tools', isDefault: true, visibility: 'organization' })]);
+    const servers = await admin('server', 'list', '--project', project.id, '--json');
+    expect(servers).toEqual([expect.objectContaining({ id: server.id, projectId: project.id, name: 'listed', transportType: 'http', enabled: true, url: 'https://listed.example/mcp' })]);
+    expect(JSON.stringify(servers)).not.toContain('do-not-list-me');
+    expect(await admin('server', 'list', '--org', org.id)).toMatch(new RegExp(`^${server.id}\\s+${project.id}\\s+listed\\s+http\\s+yes\\s+https://listed\\.example/mcp$`, 'm'));
+    expect(await admin('org', 'list')).toMatch(new RegExp(`^${org.id}\\s+Listed\\s+1\\s+1\\s`, 'm'));
+    expect(await runAdmin(['project', 'list', '--org', 'org_missing'], { env: env() })).toMatchObject({ code: 1, stderr: expect.stringContaining('no organization org_missing') });
+  }, 120_000);
+
+  it('turns mistakes into sentences, checks before it writes, and writes nothing half', async () => {
+    const org = await admin('org', 'create', '--name', 'Careful', '--json');
+    const member = await admin('user', 'create', '--email', 'member@careful.test', '--name', 'Member', '--org', org.id, '--json');
+    const outsider = await admin('user', 'create', '--email', 'outsider@elsewhere.test', '--name', 'Outsider', '--json');
+    const project = await admin('project', 'create', '--org', org.id, '--name', 'First', '--default', '--json');
+    const attempts: [string[], string][] = [
+      [['user', 'create', '--email', 'member@careful.test', '--name', 'Again'], `a user with the email member@careful.test already exists: ${member.id}`],
+      [['user', 'create', '--email', 'ghost@careful.test', '--name', 'Ghost', '--org', 'org_missing'], 'no organization org_missing (see: npm run -s admin -- org list)'],
+      [['member', 'add', '--org', org.id, '--user', 'usr_missing'], 'no user usr_missing (see: npm run -s admin -- user list)'],
+      [['member', 'add', '--org', 'org_missing', '--user', member.id], 'no organization org_missing'],
+      [['project', 'create', '--org', 'org_missing', '--name', 'Nowhere'], 'no organization org_missing'],
+      // Only the database knows this one: its unique index answers, and the answer is still a sentence.
+      [['project', 'create', '--org', org.id, '--name', 'Second', '--default'], 'the organization already has a default project; create this one without --default'],
+      [['server', 'create', '--project', 'prj_missing', '--name', 'x', '--transport', 'http', '--url', 'https://x.example/mcp'], 'no project prj_missing (see: npm run -s admin -- project list)'],
+      [['key', 'create', '--org', org.id, '--user', outsider.id], `user ${outsider.id} (outsider@elsewhere.test) is not a member of organization ${org.id}; add them first: npm run -s admin -- member add --org ${org.id} --user ${outsider.id}`],
+      [['key', 'create', '--org', org.id, '--user', 'usr_missing'], 'no user usr_missing'],
+      [['chat-session', 'create', '--project', project.id, '--user', outsider.id], `is not a member of organization ${org.id}`],
+      [['chatbox', 'create', '--project', project.id, '--name', 'c', '--model', 'openai/gpt-4.1-mini', '--server', 'srv_missing'], `project ${project.id} has no server srv_missing`],
+      [['provider-key', 'set', '--org', 'org_missing', '--provider', 'openai', '--api-key-env', 'HOME'], 'no organization org_missing'],
+    ];
+    for (const [args, sentence] of attempts) {
+      const outcome = await runAdmin(args, { env: env() });
+      expect(outcome, args.join(' ')).toMatchObject({ code: 1, stderr: expect.stringContaining(sentence) });
+      expect(outcome.stderr, args.join(' ')).toMatch(/^error: [^\n]+\n$/);
+      expect(outcome.stderr).not.toMatch(/violates|duplicate key|constraint/);
+    }
+    // Nothing was written by the refused commands.
+    expect(await stack.sql`SELECT 1 FROM users WHERE email = 'ghost@careful.test'`).toHaveLength(0);
+    expect(await stack.sql`SELECT 1 FROM api_keys WHERE user_id = ${outsider.id}`).toHaveLength(0);
+    expect(await stack.sql`SELECT name FROM projects WHERE organization_id = ${org.id}`).toEqual([{ name: 'First' }]);
+  }, 120_000);
+
+  it('every command says what it does in --help', async () => {
+    const groups = ['org', 'user', 'member', 'project', 'server', 'key', 'provider-key', 'chatbox', 'chat-session', 'secrets'];
+    const helps = await Promise.all(groups.map((group) => runAdmin([group, '--help'])));
+    for (const [i, help] of helps.entries()) {
+      const commands = help.stdout.split('Commands:')[1]?.split('\n').filter((line) => /^ {2}\S/.test(line) && !line.startsWith('  help ')) ?? [];
+      expect(commands.length, groups[i]).toBeGreaterThan(0);
+      // `  name [options] <args>   what it does`: a command without a description ends after its arguments.
+      for (const line of commands) expect(line, `${groups[i]}: ${line}`).toMatch(/^ {2}\S+(?: \[options\])?(?: [<[][^>\]]+[>\]])*\s{2,}\S/);
+    }
+    expect(helps[0].stdout).toMatch(/^ {2}list \[options\]\s+every organization/m);
+  }, 120_000);
 
   it('fails clearly on bad input', async () => {
     await expect(admin('server', 'create', '--project', 'prj_x', '--name', 'x', '--transport', 'stdio')).rejects.toMatchObject({
       stderr: expect.stringContaining('--command is required for stdio servers'),
     });
-    await expect(admin('key', 'revoke', 'key_missing')).rejects.toMatchObject({ stderr: expect.stringContaining('no active key') });
+    await expect(admin('key', 'revoke', 'key_missing')).rejects.toMatchObject({ stderr: expect.stringContaining('no key key_missing') });
   });
 
   describe('server timeouts and working directory', () => {

@@ -39,6 +39,8 @@ describe('npm start', () => {
       }
       const key = /Demo API key \(shown once, keep it\): (sk_\w+)/.exec(output)?.[1];
       expect(key).toBeDefined();
+      // The key's id too, so the demo key can be revoked: npm run -s admin -- key revoke key_...
+      expect(output).toMatch(/Its key id: key_\w+ \(list keys: npm run -s admin -- key list; revoke this one: npm run -s admin -- key revoke key_\w+\)/);
       expect(output).toMatch(/curl -sS --fail-with-body -H "Authorization: Bearer sk_\w+" http:\/\/localhost:\d+\/api\/v1\/projects\/prj_\w+\/servers/);
 
       let anonymous = await apiClient(`http://127.0.0.1:${port}/api/v1`)('GET', '/me').catch(() => undefined);

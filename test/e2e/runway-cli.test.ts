@@ -8,6 +8,7 @@ import express from 'express';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setProviderKey } from '../../db/providerKeys.js';
+import { apiClient } from '../helpers/http.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../fixtures/model/server.js';
 import { everythingOverStdio, saveServer } from '../helpers/mcpServers.js';
 import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
@@ -53,12 +54,16 @@ interface JUnitCase {
   classname: string;
   time: string;
   failure?: { message: string; '#text': string };
-  error?: unknown;
+  error?: { message: string; '#text': string };
+  skipped?: { message: string };
 }
 
 function readJunit(path: string) {
   const parsed = junit.parse(readFileSync(path, 'utf8')) as {
-    testsuites: { tests: string; failures: string; testsuite: { name: string; tests: string; failures: string; errors: string; testcase: JUnitCase[]; properties: { property: { name: string; value: string }[] } }[] };
+    testsuites: {
+      name: string; tests: string; failures: string;
+      testsuite: { name: string; tests: string; failures: string; errors: string; skipped: string; testcase: JUnitCase[]; properties: { property: { name: string; value: string }[] } }[];
+    };
   };
   return parsed.testsuites;
 }
@@ -127,7 +132,16 @@ describe('runway CLI end to end', () => {
     expect(missing.stderr).toContain('no server "nope"');
   });
 
+  it('servers tools on a host name that does not resolve fails at once, without retrying', async () => {
+    await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'nowhere', transportType: 'http', url: 'http://runway-cli-test.invalid/mcp' });
+    const tools = await runway(['servers', 'tools', 'nowhere'], env, dir);
+    expect(tools.code).toBe(2);
+    expect(tools.stderr).toMatch(/SERVER_UNREACHABLE \(HTTP 502\).*ENOTFOUND/);
+    expect(tools.stderr).not.toContain('retrying');
+  });
+
   let passingRunId: string;
+  let failingRunId: string;
 
   it('evals run: a passing run exits 0, prints the summary and writes JUnit XML a parser reads back', async () => {
     const file = suiteFile('CLI passing', [testCase('echo hello', 'echo hello')]);
@@ -135,9 +149,13 @@ describe('runway CLI end to end', () => {
     const run = await runway(['evals', 'run', '--suite-file', file, '--junit', out, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'], env, dir);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     // Not a terminal: plain progress lines, no bar.
-    expect(run.stderr).toMatch(/\[runway\] run run_\w+ started/);
+    expect(run.stderr).toMatch(/\[runway\] run run_\w+ started \(suite sui_\w+, 1 case, servers everything\)/);
     expect(run.stderr).toContain('[runway] 2/2 iterations finished: 2 passed, 0 failed');
-    expect(run.stdout).toMatch(/^echo hello\s+2\s+2\s+0\s+100\.0%/m);
+    // Nothing before the run knows its iterations.
+    expect(run.stderr).not.toMatch(/\d+\/0 iterations/);
+    expect(run.stdout).toMatch(/^CASE\s+ITERATIONS\s+PASSED\s+FAILED\s+ERRORED\s+PASS RATE\s+MEDIAN MS$/m);
+    expect(run.stdout).toMatch(/^echo hello\s+2\s+2\s+0\s+0\s+100\.0%/m);
+    expect(run.stdout).not.toContain('did not pass');
     expect(run.stdout).toContain('Result: PASSED, 2 of 2 iterations passed (100.0%; needs 100%)');
     passingRunId = /Run: (run_\w+)/.exec(run.stdout)![1];
 
@@ -157,8 +175,14 @@ describe('runway CLI end to end', () => {
     const out = join(dir, 'fail.xml');
     const run = await runway(['evals', 'run', '-f', file, '--junit', out, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'], env, dir);
     expect(run.code, run.stdout + run.stderr).toBe(1);
-    expect(run.stdout).toContain('Result: FAILED, 2 of 4 iterations passed (50.0%; needs 100%)');
-    expect(run.stdout).toMatch(/^echo mismatch\s+2\s+0\s+2\s+0\.0%/m);
+    expect(run.stderr).toContain('2 cases');
+    expect(run.stdout).toContain('Result: FAILED, 2 of 4 iterations passed (50.0%; needs 100%)\n');
+    expect(run.stdout).toMatch(/^echo mismatch\s+2\s+0\s+2\s+0\s+0\.0%/m);
+    // Why, without opening the JUnit file: the first problem of the case that did not pass.
+    expect(run.stdout).toContain('Why cases did not pass (the first problem of each):\n'
+      + '  echo mismatch #1: the tool calls did not match: expected echo {"message":"hello"}; got echo {"message":"bye"}\n');
+    expect(run.stdout).not.toMatch(/^ {2}echo hello #/m);
+    failingRunId = /Run: (run_\w+)/.exec(run.stdout)![1];
 
     const [suite] = readJunit(out).testsuite;
     expect(suite).toMatchObject({ name: 'CLI failing', tests: '4', failures: '2', errors: '0' });
@@ -185,6 +209,8 @@ describe('runway CLI end to end', () => {
     });
     expect(result.code, result.stdout).toBe(0);
     expect(result.stdout).toMatch(/█+ 2\/2 iterations \| 2 passed, 0 failed/);
+    // The bar starts at the run's real total, never at a placeholder 0/1.
+    expect(result.stdout).not.toMatch(/\d+\/1 iterations/);
     expect(result.stdout).not.toContain('[runway] 2/2 iterations finished');
     expect(result.stdout).toContain('Result: PASSED');
   });
@@ -192,7 +218,8 @@ describe('runway CLI end to end', () => {
   it('evals run cancels its run when the job is stopped (SIGTERM) and exits 130', async () => {
     model.setScript('scripted-slow', [{ delayMs: 30_000, text: 'too late' }]);
     const file = suiteFile('CLI stopped', [{ title: 'slow', query: 'take your time', model: 'scripted-slow', provider: 'openai', runs: 1 }]);
-    const child = spawn(process.execPath, [RUNWAY_BIN, 'evals', 'run', '-f', file, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'], {
+    const out = join(dir, 'stopped.xml');
+    const child = spawn(process.execPath, [RUNWAY_BIN, 'evals', 'run', '-f', file, '--junit', out, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'], {
       cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -208,6 +235,10 @@ describe('runway CLI end to end', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(130);
     expect(stderr).toContain(`[runway] interrupted: cancelling run ${runId}`);
+    // The report is written on the way out: the unfinished iteration is <skipped>, so CI has a file to keep.
+    const [suite] = readJunit(out).testsuite;
+    expect(suite).toMatchObject({ name: 'CLI stopped', tests: '1', failures: '0', errors: '0', skipped: '1' });
+    expect(suite.testcase[0]).toMatchObject({ name: 'slow #1', skipped: { message: expect.stringMatching(/^(iteration cancelled|the iteration had not finished \((pending|running)\))$/) } });
     const show = await runway(['--json', 'evals', 'show', runId], env, dir);
     expect(JSON.parse(show.stdout).status).toMatch(/^(running|cancelled)$/);
     const deadline = Date.now() + 30_000;
@@ -219,27 +250,155 @@ describe('runway CLI end to end', () => {
     expect(status).toBe('cancelled');
   });
 
-  it('evals show prints a run; --json gives the run with its iterations', async () => {
+  it('evals run --timeout cancels the run, writes the partial report and exits 1; a long poll loop warns of nothing', async () => {
+    model.setScript('scripted-slower', [{ delayMs: 20_000, text: 'too late' }]);
+    const file = suiteFile('CLI timeout', [{ title: 'slower', query: 'take longer', model: 'scripted-slower', provider: 'openai', runs: 2 }]);
+    const out = join(dir, 'timeout.xml');
+    // Polling every 10 ms for 3 s: a few hundred waits, each of which used to leave an abort listener behind.
+    const run = await runway(['evals', 'run', '-f', file, '--junit', out, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '10', '--timeout', '3'], env, dir);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/\[runway\] still running after 3s: cancelling run run_\w+/);
+    expect(run.stderr).not.toContain('MaxListenersExceededWarning');
+    expect(run.stderr).not.toMatch(/\(node:\d+\)/);
+    expect(run.stdout).toMatch(/Status: (running|cancelled)/);
+    const [suite] = readJunit(out).testsuite;
+    expect(suite).toMatchObject({ name: 'CLI timeout', tests: '2', skipped: '2' });
+    expect(suite.testcase.map((c) => c.name).sort()).toEqual(['slower #1', 'slower #2']);
+  });
+
+  it('an errored iteration is counted apart from a failed one and its reason is shown', async () => {
+    model.setScript('scripted-refusing', [{ error: { status: 401, message: 'Incorrect API key provided (scripted refusal)' } }]);
+    const file = suiteFile('CLI errored', [
+      testCase('echo hello', 'echo hello'),
+      { title: 'refused', query: 'anything', model: 'scripted-refusing', provider: 'openai', runs: 2, expectedToolCalls: [{ toolName: 'echo' }] },
+    ]);
+    const out = join(dir, 'errored.xml');
+    const run = await runway(['evals', 'run', '-f', file, '--junit', out, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'], env, dir);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/^refused\s+2\s+0\s+0\s+2\s+0\.0%/m);
+    expect(run.stdout).toMatch(/^ {2}refused #\d: errored: .*Incorrect API key provided \(scripted refusal\)/m);
+    expect(run.stdout).toMatch(/Result: FAILED, 2 of 4 iterations passed \(50\.0%; needs 100%\); 2 errored before they could be scored/);
+    const [suite] = readJunit(out).testsuite;
+    expect(suite).toMatchObject({ tests: '4', failures: '0', errors: '2' });
+    const show = await runway(['evals', 'show', /Run: (run_\w+)/.exec(run.stdout)![1]], env, dir);
+    expect(show.code).toBe(1);
+    expect(show.stdout).toContain('2 errored before they could be scored');
+  });
+
+  it("at the organization's run cap, evals run says why and waits for a slot instead of failing", async () => {
+    // Another organization, so that its five running runs (the stack's cap) hold no one else up.
+    const busy = await seedOrganization(stack.sql);
+    await setProviderKey(stack.sql, stack.box, { organizationId: busy.organizationId, provider: 'openai', apiKey: 'org-key', baseUrl: model.url });
+    await saveServer(stack.sql, stack.box, { projectId: busy.projectId, name: 'everything', ...everythingOverStdio() });
+    model.setScript('scripted-hold', [{ delayMs: 90_000, text: 'held' }]);
+    const call = apiClient(stack.baseUrl, busy.apiKey);
+    const servers = (await call('GET', '/projects/default/servers')).body.items as { id: string }[];
+    const holders: string[] = [];
+    try {
+      for (let i = 0; i < 5; i++) {
+        const created = await call('POST', '/projects/default/eval-runs', {
+          suiteName: `holder ${i}`, serverIds: [servers[0].id], modelApiKeys: { openai: MODEL_KEY },
+          tests: [{ title: 'hold', query: 'hold on', model: 'scripted-hold', provider: 'openai' }],
+        });
+        expect(created.status, JSON.stringify(created.body)).toBe(202);
+        holders.push(created.body.runId);
+      }
+      const busyEnv = { ...env, RUNWAY_API_KEY: busy.apiKey };
+      // A running run is neither a pass nor a failure: evals show exits 3.
+      expect((await runway(['evals', 'show', holders[0]], busyEnv, dir)).code).toBe(3);
+
+      const file = suiteFile('CLI waits for a slot', [testCase('echo hello', 'echo hello')]);
+      const child = spawn(process.execPath, [RUNWAY_BIN, 'evals', 'run', '-f', file, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'], {
+        cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...busyEnv }, stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const waiting = new Promise<void>((resolve) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          if (stderr.includes('waiting for a slot')) resolve();
+        });
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      await waiting;
+      expect(stderr).toContain('[runway] the organization already has 5 runs running (limit 5); waiting for a slot');
+      expect(stderr).not.toContain('rate limited');
+      // A slot comes free: the job carries on instead of failing.
+      expect((await call('POST', `/projects/default/eval-runs/${holders.shift()}/cancel`, {})).status).toBe(202);
+      expect(await exited, stdout + stderr).toBe(0);
+      expect(stdout).toContain('Result: PASSED');
+      expect(stderr.match(/waiting for a slot/g)).toHaveLength(1);
+    } finally {
+      for (const runId of holders) await call('POST', `/projects/default/eval-runs/${runId}/cancel`, {});
+    }
+  }, 120_000);
+
+  it('evals show prints a run and exits as CI needs (0 passed, 1 failed); --json gives the run with its iterations', async () => {
     const show = await runway(['evals', 'show', passingRunId], env, dir);
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain(`Run: ${passingRunId} (#1)   Status: completed`);
+    const failed = await runway(['evals', 'show', failingRunId], env, dir);
+    expect(failed.code, failed.stderr).toBe(1);
+    expect(failed.stdout).toContain('Result: FAILED, 2 of 4 iterations passed');
+    expect(failed.stdout).toContain('  echo mismatch #1: the tool calls did not match');
     const json = await runway(['evals', 'show', passingRunId, '--json'], env, dir);
     expect(JSON.parse(json.stdout)).toMatchObject({ id: passingRunId, status: 'completed', result: 'passed', suiteName: 'CLI passing', iterations: [{}, {}] });
   });
 
-  it('ingest uploads a results file through a minted upload URL and saves it as a run', async () => {
+  it('ingest uploads a results file through a minted upload URL and saves it as a run; exits 1 when the results failed', async () => {
     const ingest = await runway(['ingest', join(dir, 'fail.xml'), '--format', 'junit-xml', '--suite-name', 'CLI ingest'], env, dir);
-    expect(ingest.code, ingest.stdout + ingest.stderr).toBe(0);
+    expect(ingest.code, ingest.stdout + ingest.stderr).toBe(1);
     const [, runId] = /run (run_\w+)/.exec(ingest.stdout) ?? [];
     expect(runId, ingest.stdout).toBeDefined();
     const show = await runway(['--json', 'evals', 'show', runId], env, dir);
     expect(JSON.parse(show.stdout)).toMatchObject({ id: runId, source: 'sdk', status: 'completed', result: 'failed', summary: { total: 4, passed: 2, failed: 2 } });
   });
 
+  it("ingest of Runway's own JUnit: the suite the file names, one case per case, and the same file twice is one run", async () => {
+    const file = join(dir, 'fail.xml');
+    const first = await runway(['ingest', file, '--format', 'junit-xml'], env, dir);
+    expect(first.code, first.stdout + first.stderr).toBe(1);
+    const [, runId, suiteId] = /run (run_\w+) \(suite (sui_\w+)\)/.exec(first.stdout) ?? [];
+    const call = apiClient(stack.baseUrl, org.apiKey);
+    const suites = (await call('GET', '/projects/default/eval-suites')).body.items as { id: string; name: string }[];
+    expect(suites.find((s) => s.id === suiteId)?.name).toBe('CLI failing');
+    const iterations = (await call('GET', `/projects/default/eval-runs/${runId}/iterations?limit=200`)).body.items as { title: string; testCaseId: string }[];
+    expect(iterations.map((i) => i.title).sort()).toEqual(['echo hello', 'echo hello', 'echo mismatch', 'echo mismatch']);
+    expect(new Set(iterations.map((i) => i.testCaseId)).size).toBe(2);
+
+    const again = await runway(['ingest', file, '--format', 'junit-xml'], env, dir);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toContain(`run ${runId} (suite ${suiteId})`);
+    expect(again.stdout).toContain('already ingested');
+    const named = await runway(['--json', 'ingest', file, '--format', 'junit-xml', '--external-run-id', 'ci-job-77'], env, dir);
+    expect(JSON.parse(named.stdout).runId).not.toBe(runId);
+  });
+
+  it('ingest of a Jest or Vitest JSON report saves it in a suite named after the file; passing results exit 0', async () => {
+    const report = { testResults: [{ name: '/ci/test/weather.test.ts', status: 'passed', assertionResults: [{ title: 'forecast', fullName: 'weather forecast', status: 'passed', duration: 3 }] }] };
+    const file = join(dir, 'weather-evals.json');
+    writeFileSync(file, JSON.stringify(report));
+    const ingest = await runway(['--json', 'ingest', file, '--format', 'vitest-json'], env, dir);
+    expect(ingest.code, ingest.stderr).toBe(0);
+    const saved = JSON.parse(ingest.stdout);
+    expect(saved).toMatchObject({ result: 'passed', summary: { total: 1, passed: 1 } });
+    const suites = (await apiClient(stack.baseUrl, org.apiKey)('GET', '/projects/default/eval-suites')).body.items as { id: string; name: string }[];
+    expect(suites.find((s) => s.id === saved.suiteId)?.name).toBe('weather-evals');
+  });
+
   it('fails clearly (exit 2) without a key, with a bad key, and with a bad suite file', async () => {
     const noKey = await runway(['servers', 'list'], { RUNWAY_URL: stack.origin }, dir);
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain('RUNWAY_API_KEY is not set');
+    expect(noKey.stderr).toContain('npm run -s admin -- key create');
+    expect(noKey.stderr).not.toContain('settings page');
+    // The exit codes a CI job gates on are in --help.
+    const help = await runway(['--help'], {}, dir);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Exit codes:\n {2}0 {4}done/m);
+    expect(help.stdout).toMatch(/^ {2}3 {4}evals show: the run has not finished yet$/m);
+    expect((await runway(['ingest', '--help'], {}, dir)).stdout).toContain('1 they were saved and failed');
     const badKey = await runway(['servers', 'list'], { ...env, RUNWAY_API_KEY: 'sk_not_a_real_key' }, dir);
     expect(badKey.code).toBe(2);
     expect(badKey.stderr).toMatch(/UNAUTHORIZED \(HTTP 401\)/);

@@ -34,6 +34,8 @@ describe('authentication', () => {
     const after = await call('GET', '/me');
     expect(after.status).toBe(401);
     expect(after.body.code).toBe('UNAUTHORIZED');
+    // A self-hosted Runway has no settings page: the message names the command that makes keys.
+    expect(after.body.message).toBe('this API key has been revoked; an operator creates a new one with `npm run -s admin -- key create`');
   });
 
   it('a key whose organization is gone is 401 with reason ORPHANED_KEY', async () => {
@@ -59,6 +61,8 @@ describe('authentication', () => {
       const reply = await apiClient(stack.baseUrl, org.apiKey)(method, path, method === 'POST' ? { name: 'x' } : undefined);
       expect(reply.status).toBe(403);
       expect(reply.body.code).toBe('FORBIDDEN');
+      expect(reply.body.message).toContain('npm run -s admin -- key create');
+      expect(reply.body.message).not.toContain('settings page');
     },
   );
 

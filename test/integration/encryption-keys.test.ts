@@ -111,7 +111,7 @@ describe('encryption keys and the database', () => {
     // "B,A": starts with a warning, opens everything, seals new secrets with B.
     const ba = ring(`${B}, ${A}`);
     const started = await checkSecretsAtStart(db.sql, ba, environmentKeySource);
-    expect(started.warnings).toEqual([expect.stringMatching(new RegExp(`older key ${idOf(A)}.*npm run admin -- secrets rekey`))]);
+    expect(started.warnings).toEqual([expect.stringMatching(new RegExp(`older key ${idOf(A)}.*npm run -s admin -- secrets rekey`))]);
     expect(await readAll(ba)).toEqual(everything);
     await setProviderKey(db.sql, ba, { organizationId: org.organizationId, provider: 'anthropic', apiKey: 'sk-ant' });
     const [anthropic] = await db.sql`SELECT api_key_enc FROM provider_keys WHERE provider = 'anthropic'`;

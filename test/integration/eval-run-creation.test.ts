@@ -58,7 +58,7 @@ describe('eval run creation: model keys, providers, expected tools', () => {
       expect(reply.status).toBe(400);
       expect(reply.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'MODEL_KEY_MISSING', provider, model } });
       expect(reply.body.message).toContain(`modelApiKeys.${provider}`);
-      expect(reply.body.message).toContain(`npm run admin -- provider-key set --org <organizationId> --provider ${provider}`);
+      expect(reply.body.message).toContain(`npm run -s admin -- provider-key set --org <organizationId> --provider ${provider}`);
     });
 
     it('a suite started with a run key reruns by id alone on the organization key (the README\'s rerun)', async () => {

@@ -79,7 +79,7 @@ describe('eval ingest: artifact uploads', () => {
     const cases = await stack.sql`SELECT title, query FROM eval_cases WHERE suite_id = ${reply.body.suiteId} ORDER BY title`;
     expect(cases.map((c) => c.query)).toEqual(Array(5).fill('tests.test_weather'));
     const [stored] = await stack.sql`SELECT framework, external_run_id FROM eval_runs WHERE id = ${reply.body.runId}`;
-    expect(stored).toEqual({ framework: 'junit', external_run_id: `artifact:${reply.body.storageId}` });
+    expect(stored).toEqual({ framework: 'junit', external_run_id: expect.stringMatching(/^artifact:sha256:[0-9a-f]{64}$/) });
   });
 
   it('Vitest JUnit XML (PUT), with a test file that failed to load and todo tests', async () => {
@@ -91,7 +91,28 @@ describe('eval ingest: artifact uploads', () => {
     expect(byTitle['test/broken.test.ts']).toMatchObject({ result: 'failed', error: "Cannot find module './does-not-exist.js' imported from /home/runner/work/weather-mcp/weather-mcp/test/broken.test.ts" });
     expect(byTitle['weather tools > converts units']).toMatchObject({ status: 'cancelled', metadata: { outcome: 'skipped' } });
     const suites = (await call('GET', `/projects/${org.projectId}/eval-suites`)).body.items;
-    expect(suites.find((s: { id: string }) => s.id === reply.body.suiteId).name).toBe('JUnit artifacts');
+    // No suiteName: the suite is the one the report names.
+    expect(suites.find((s: { id: string }) => s.id === reply.body.suiteId).name).toBe('vitest tests');
+  });
+
+  it('the same report uploaded again, through another URL, is the same run; a given externalRunId names the run', async () => {
+    const first = await upload((await mint({ format: 'junit-xml', suiteName: 'Uploaded twice' })).uploadUrl, artifact('vitest-junit.xml'));
+    const again = await upload((await mint({ format: 'junit-xml', suiteName: 'Uploaded twice' })).uploadUrl, artifact('vitest-junit.xml'));
+    expect(first.body).not.toHaveProperty('reused');
+    expect(again.body).toMatchObject({ runId: first.body.runId, suiteId: first.body.suiteId, result: 'failed', reused: true });
+    expect(again.body.storageId).not.toBe(first.body.storageId);
+    const runs = await stack.sql`SELECT r.id FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE s.name = 'Uploaded twice'`;
+    expect(runs).toHaveLength(1);
+
+    // Another suite name is another run on purpose; so is another externalRunId, and the same one is the same run.
+    const elsewhere = await upload((await mint({ format: 'junit-xml', suiteName: 'Uploaded elsewhere' })).uploadUrl, artifact('vitest-junit.xml'));
+    expect(elsewhere.body.runId).not.toBe(first.body.runId);
+    const named = await upload((await mint({ format: 'junit-xml', suiteName: 'Uploaded twice', externalRunId: 'ci-1234-1' })).uploadUrl, artifact('vitest-junit.xml'));
+    expect(named.body.runId).not.toBe(first.body.runId);
+    const [stored] = await stack.sql`SELECT external_run_id FROM eval_runs WHERE id = ${named.body.runId}`;
+    expect(stored.external_run_id).toBe('ci-1234-1');
+    const renamed = await upload((await mint({ format: 'junit-xml', externalRunId: 'ci-1234-1' })).uploadUrl, artifact('pytest-junit.xml'));
+    expect(renamed.body).toMatchObject({ runId: named.body.runId, reused: true });
   });
 
   it.each([

@@ -180,7 +180,7 @@ describe('resolveModel: bare ids', () => {
       ok: false,
       message:
         "claude-3 needs a key for anthropic: give modelApiKeys.anthropic with the run, or set the organization's key with " +
-        '`npm run admin -- provider-key set --org <organizationId> --provider anthropic`',
+        '`npm run -s admin -- provider-key set --org <organizationId> --provider anthropic`',
       details: { model: 'claude-3', provider: 'anthropic', hostedModels: [], reason: 'MODEL_KEY_MISSING' },
     });
   });

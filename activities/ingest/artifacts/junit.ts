@@ -5,7 +5,7 @@ import { OperationFailure } from '../../errors.js';
 import { readReport } from './reportSchema.js';
 import { cleanText, firstLine, type TestRecord } from './testRecords.js';
 
-const repeated = new Set(['testsuites', 'testsuite', 'testcase', 'failure', 'error', 'skipped']);
+const repeated = new Set(['testsuites', 'testsuite', 'testcase', 'failure', 'error', 'skipped', 'properties', 'property']);
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -37,6 +37,7 @@ const attributesSchema = z.looseObject({
   classname: z.string().optional(),
   file: z.string().optional(),
   message: z.string().optional(),
+  value: z.string().optional(),
   time: seconds.optional(),
 });
 
@@ -52,7 +53,14 @@ const element = <T extends z.ZodRawShape>(children: T) =>
   );
 
 const outcomeSchema = element({});
-const testcaseSchema = element({ failure: z.array(outcomeSchema).optional(), error: z.array(outcomeSchema).optional(), skipped: z.array(outcomeSchema).optional() });
+/** `<properties><property name value/></properties>`, on a suite and (Jenkins, GitLab, pytest's record_property) on a test. */
+const propertiesSchema = z.array(element({ property: z.array(element({})).optional() })).optional();
+const testcaseSchema = element({
+  failure: z.array(outcomeSchema).optional(),
+  error: z.array(outcomeSchema).optional(),
+  skipped: z.array(outcomeSchema).optional(),
+  properties: propertiesSchema,
+});
 
 interface Element {
   '@'?: z.output<typeof attributesSchema>;
@@ -61,7 +69,9 @@ interface Element {
 }
 
 // Nested suites: the parser stops at 100 levels (maxNestedTags), so this recursion does too.
-const suiteSchema: z.ZodType<Element> = z.lazy(() => element({ testcase: z.array(testcaseSchema).optional(), testsuite: z.array(suiteSchema).optional() }));
+const suiteSchema: z.ZodType<Element> = z.lazy(() =>
+  element({ testcase: z.array(testcaseSchema).optional(), testsuite: z.array(suiteSchema).optional(), properties: propertiesSchema }),
+);
 
 /** The elements we read, with the types we read them as; `<testsuites>` holds suites, or is itself the one suite. */
 const documentSchema = z.looseObject({
@@ -73,13 +83,34 @@ const attributes = (element: Element | undefined) => element?.['@'] ?? {};
 const text = (element: Element | undefined) => element?.['#text'];
 /** Children the schema checked. */
 const children = (element: Element | undefined, name: string): Element[] => (Array.isArray(element?.[name]) ? (element[name] as Element[]) : []);
+/** The value of a `<property>` of an element, if it has that property. */
+const property = (element: Element, name: string): string | undefined =>
+  children(element, 'properties').flatMap((list) => children(list, 'property')).find((p) => attributes(p).name === name)?.['@']?.value;
+
+/** The longest suite name a run is saved under (ingest's suiteName). */
+const MAX_SUITE_NAME = 200;
+
+/**
+ * A report Runway wrote (cli/runway/junit.ts) names each iteration `<case> #<n>`: the case is the name without
+ * that suffix. Reports from now on also carry the case in the testcase property `runway.case`; this reads the
+ * ones written before, which have only the run's `runway.runId` on their suite.
+ */
+const RUNWAY_CASE = 'runway.case';
+const RUNWAY_RUN = 'runway.runId';
+const iterationSuffix = / #\d+$/;
+
+export interface JUnitReport {
+  /** the report's own name for what it holds: `<testsuites name>`, else the first `<testsuite name>` */
+  name?: string;
+  records: TestRecord[];
+}
 
 /**
  * JUnit XML as Jest (jest-junit), Vitest, pytest, Maven Surefire and most CI tools write it: `<testsuites>` (or a
  * single `<testsuite>`) holding possibly nested `<testsuite>`s of `<testcase>`s, each with an optional
  * `<failure>`, `<error>` or `<skipped>`. `time` is in seconds.
  */
-export function parseJUnitXml(xml: string): TestRecord[] {
+export function parseJUnitXml(xml: string): JUnitReport {
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {
     throw new OperationFailure('VALIDATION_ERROR', `the artifact is not well-formed XML: ${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})`, {
@@ -101,17 +132,34 @@ export function parseJUnitXml(xml: string): TestRecord[] {
     });
   }
   const records: TestRecord[] = [];
-  const visit = (suite: Element) => {
+  const suiteNames: string[] = [];
+  let runwayReport = false;
+  const visit = (suite: Element, writtenByRunway: boolean) => {
     const suiteName = attributes(suite).name;
-    for (const testcase of children(suite, 'testcase')) records.push(toRecord(testcase, suiteName));
-    for (const nested of children(suite, 'testsuite')) visit(nested);
+    if (suiteName !== undefined) suiteNames.push(suiteName);
+    const byRunway = writtenByRunway || property(suite, RUNWAY_RUN) !== undefined;
+    runwayReport ||= byRunway;
+    for (const testcase of children(suite, 'testcase')) records.push(toRecord(testcase, suiteName, byRunway));
+    for (const nested of children(suite, 'testsuite')) visit(nested, byRunway);
   };
-  for (const root of roots) for (const suite of children(root, 'testsuite')) visit(suite);
-  return records;
+  for (const root of roots) for (const suite of children(root, 'testsuite')) visit(suite, false);
+  // Runway's reports before `runway.case` named their <testsuites> "runway": their suite is the <testsuite>.
+  const rootNames = runwayReport ? [] : roots.map((root) => attributes(root).name);
+  const name = [...rootNames, ...suiteNames].map(cleanText).find((n) => n !== undefined);
+  return { ...(name !== undefined && { name: name.slice(0, MAX_SUITE_NAME) }), records };
 }
 
-function toRecord(testcase: Element, suite: string | undefined): TestRecord {
-  const { name, classname, file, time } = attributes(testcase);
+/** A testcase's title: the case Runway named it after (see RUNWAY_CASE), else its name. */
+function titleOf(testcase: Element, byRunway: boolean): string | undefined {
+  const { name } = attributes(testcase);
+  const runwayCase = cleanText(property(testcase, RUNWAY_CASE));
+  if (runwayCase !== undefined) return runwayCase;
+  return byRunway && name !== undefined ? name.replace(iterationSuffix, '') : name;
+}
+
+function toRecord(testcase: Element, suite: string | undefined, byRunway: boolean): TestRecord {
+  const { classname, file, time } = attributes(testcase);
+  const name = titleOf(testcase, byRunway);
   const [failure] = children(testcase, 'failure');
   const [error] = children(testcase, 'error');
   const [skipped] = children(testcase, 'skipped');
