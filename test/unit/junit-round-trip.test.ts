@@ -6,7 +6,7 @@ import { toJunitXml } from '../../cli/runway/junit.js';
 const run: EvalRun = {
   id: 'run_1', suiteId: 'sui_1', runNumber: 3, status: 'completed', result: 'failed',
   summary: { total: 4, passed: 1, failed: 3, passRate: 0.25 },
-  progress: { total: 5, completed: 4, passed: 1, failed: 3 },
+  progress: { total: 5, completed: 4, passed: 1, failed: 3, errored: 0 },
   source: 'api', notes: null, passCriteria: { minimumPassRate: 100 }, hostId: null, error: null,
   createdAt: 1_700_000_000_000, startedAt: 1_700_000_000_000, completedAt: 1_700_000_004_000,
 };
