@@ -24,6 +24,13 @@ export const toolCallBody = foreignNames(
     elicitation: elicitationAnswerSchema
       .optional()
       .meta({ description: "how to answer the server's elicitation requests during this call (declares elicitation for it); default: the server's client profile" }),
+    taskOptions: z
+      .looseObject({ ttl: z.number().int().nonnegative().optional().meta({ description: 'how long the server keeps the task, in ms (MCP `task.ttl`)' }) })
+      .optional()
+      .meta({
+        description:
+          'asks for an MCP task-augmented call (the server answers with a task to poll). Not supported by Runway: a call with it is 422 FEATURE_NOT_SUPPORTED; call without it to get the result directly',
+      }),
   }),
   {
     arguments: { use: 'parameters', why: "Runway's name for the MCP `arguments`" },
