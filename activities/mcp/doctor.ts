@@ -3,7 +3,7 @@ import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../errors.js';
 import type { InitInfo, McpConnection } from './connection.js';
 import type { PromptEntry, ResourceEntry, ResourceTemplateEntry, ToolEntry } from './primitives.js';
-import { probeHttp, probeStdio, type OAuthDiscovery } from './probe.js';
+import { probeHttp, probeStdio, type OAuthDiscovery, type ProbeResult } from './probe.js';
 import type { McpTimeouts } from './timeouts.js';
 
 export interface DoctorCheck {
@@ -14,12 +14,36 @@ export interface DoctorCheck {
 
 type CheckName = 'probe' | 'connection' | 'initialization' | 'capabilities' | 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 
+/** What the transport probe found, before any MCP session (probe.ts). */
+export interface DoctorProbe {
+  status: 'ok' | 'error';
+  detail: string;
+  durationMs: number;
+  transport: ProbeResult['transport'];
+  httpStatus: number | null;
+}
+
+/**
+ * Whether an MCP session came up (connect and initialize both succeeded): what clients of the real product read
+ * as "the server is reachable". skipped: it was not attempted (the server needs an OAuth grant first).
+ */
+export interface DoctorConnection {
+  status: 'connected' | 'error' | 'skipped';
+  detail: string;
+  durationMs: number;
+}
+
 export interface DoctorReport {
   status: 'ready' | 'oauth_required' | 'partial' | 'error';
   generatedAt: string;
   target: { projectId: string; serverId: string; name: string; transportType: string; url: string | null };
   /** the timeouts that applied: the service's defaults, overridden by the server's own */
   timeouts: McpTimeouts;
+  /** null until the probe has run (it always runs once the server is found) */
+  probe: DoctorProbe | null;
+  connection: DoctorConnection;
+  /** the capabilities the server declared in its initialize answer; null without a session */
+  capabilities: InitInfo['capabilities'] | null;
   checks: Record<CheckName, DoctorCheck>;
   initInfo: InitInfo | null;
   tools: ToolEntry[];
@@ -54,6 +78,9 @@ export async function runDoctor(server: SavedServer, { timeouts, dataDir }: { ti
     generatedAt: new Date().toISOString(),
     target: { projectId: server.projectId, serverId: server.id, name: server.name, transportType: server.transportType, url: server.url },
     timeouts,
+    probe: null,
+    connection: { status: 'skipped', detail: 'not run', durationMs: 0 },
+    capabilities: null,
     checks: {
       probe: skipped('not run'),
       connection: skipped('not run'),
@@ -75,9 +102,11 @@ export async function runDoctor(server: SavedServer, { timeouts, dataDir }: { ti
 
   const probeStarted = Date.now();
   const probe = server.transportType === 'stdio' ? await probeStdio(server, dataDir) : await probeHttp(server, timeouts.connectMs + timeouts.initializeMs);
-  report.checks.probe = { status: probe.ok ? 'ok' : 'error', detail: probe.detail, durationMs: Date.now() - probeStarted };
+  report.probe = { status: probe.ok ? 'ok' : 'error', detail: probe.detail, durationMs: Date.now() - probeStarted, transport: probe.transport, httpStatus: probe.httpStatus };
+  report.checks.probe = { status: report.probe.status, detail: probe.detail, durationMs: report.probe.durationMs };
   report.oauth = probe.oauth;
   if (probe.oauth?.required && !(await steps.hasGrant())) {
+    report.connection = { status: 'skipped', detail: 'not attempted: the server needs an OAuth grant first', durationMs: 0 };
     report.status = 'oauth_required';
     report.error = { code: 'OAUTH_REQUIRED', message: `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens` };
     return report;
@@ -98,6 +127,7 @@ export async function runDoctor(server: SavedServer, { timeouts, dataDir }: { ti
     } else {
       report.checks.connection = { status: 'error', detail, durationMs: elapsed };
     }
+    report.connection = { status: 'error', detail, durationMs: elapsed };
     // Without a session nothing else can be checked: that is an unusable server, not a partial one.
     report.status = failure.code === 'OAUTH_REQUIRED' ? 'oauth_required' : 'error';
     report.error = { code: failure.code, message: failure.message, ...(failure.details ? { details: failure.details } : {}) };
@@ -113,6 +143,8 @@ export async function runDoctor(server: SavedServer, { timeouts, dataDir }: { ti
       detail: `protocol ${initInfo.protocolVersion ?? 'unknown'}; ${initInfo.serverInfo ? `${initInfo.serverInfo.name} ${initInfo.serverInfo.version}` : 'no server info'}`,
       durationMs: timings.initializeMs,
     };
+    report.connection = { status: 'connected', detail: report.checks.connection.detail, durationMs: timings.connectMs + timings.initializeMs };
+    report.capabilities = initInfo.capabilities;
     const declared = Object.keys(initInfo.capabilities);
     report.checks.capabilities = { status: 'ok', detail: declared.length ? `declares ${declared.join(', ')}` : 'declares no capabilities', durationMs: 0 };
 

@@ -110,6 +110,19 @@ const refusedToken = (failure: OperationFailure) =>
 const asOAuthRequired = (server: SavedServer, failure: OperationFailure) =>
   failure.code === 'OAUTH_REQUIRED' ? failure : oauthRequired(server, `server '${server.name}' refused the OAuth grant's token: import new tokens with /oauth/import-tokens`);
 
+/** The server refused the request's parameters (-32602, failures.ts). */
+const rejectedParams = (error: unknown): error is OperationFailure => error instanceof OperationFailure && error.details?.reason === 'INVALID_PARAMS';
+
+/**
+ * A prompt or resource the server does not have: 404 NOT_FOUND (api.md, "unknown ... resource"), the server's own
+ * words in the message, as for its -32002 (failures.ts).
+ */
+function unknownPrimitive(server: SavedServer, refusal: OperationFailure, reason: 'PROMPT_NOT_FOUND' | 'RESOURCE_NOT_FOUND', what: Record<string, string>): OperationFailure {
+  const mcpError = refusal.details?.mcpError as { code: number; message: string } | undefined;
+  const words = mcpError?.message || `no ${reason === 'PROMPT_NOT_FOUND' ? 'prompt' : 'resource'} ${Object.values(what)[0]}`;
+  return new OperationFailure('NOT_FOUND', `server '${server.name}': ${words}`, { reason, ...what, mcpError });
+}
+
 /** A server repeating a cursor must not keep an "all pages" loop going forever. */
 const MAX_PAGES = 1000;
 
@@ -232,6 +245,13 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
       throw error;
     });
 
+  /** Whether the server lists a prompt of that name; when the list cannot be had, assume it does (nothing is claimed). */
+  const promptListed = (server: SavedServer, name: string, signal?: AbortSignal) =>
+    run(server, signal, (c, t) => allPages('prompts', server, c, t, signal)).then(
+      (prompts) => prompts.some((prompt) => prompt.name === name),
+      () => true,
+    );
+
   return {
     validate: (server) =>
       run(server, undefined, async (connection, timeouts) => {
@@ -282,19 +302,34 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
 
     listPrompts: (server, options = {}) => run(server, options.signal, (c, t) => lists.prompts(server, c, t, options.cursor, options.signal)),
 
-    getPrompt: (server, name, args, options = {}) =>
-      run(server, options.signal, (c, t) => {
-        requireCapability(server, c, 'prompts');
-        return c.client.request({ method: 'prompts/get', params: { name, arguments: args } }, GetPromptResultSchema, requestOptions(t, options.signal, options.onprogress));
-      }, options.answers),
+    getPrompt: async (server, name, args, options = {}) => {
+      try {
+        return await run(server, options.signal, (c, t) => {
+          requireCapability(server, c, 'prompts');
+          return c.client.request({ method: 'prompts/get', params: { name, arguments: args } }, GetPromptResultSchema, requestOptions(t, options.signal, options.onprogress));
+        }, options.answers);
+      } catch (error) {
+        // MCP answers an unknown prompt and a bad argument alike (-32602): the server's own list tells them apart.
+        if (!rejectedParams(error) || (await promptListed(server, name, options.signal))) throw error;
+        throw unknownPrimitive(server, error, 'PROMPT_NOT_FOUND', { promptName: name });
+      }
+    },
 
     listResources: (server, options = {}) => run(server, options.signal, (c, t) => lists.resources(server, c, t, options.cursor, options.signal)),
 
-    readResource: (server, uri, options = {}) =>
-      run(server, options.signal, (c, t) => {
-        requireCapability(server, c, 'resources');
-        return c.client.request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, requestOptions(t, options.signal, options.onprogress));
-      }, options.answers),
+    readResource: async (server, uri, options = {}) => {
+      try {
+        return await run(server, options.signal, (c, t) => {
+          requireCapability(server, c, 'resources');
+          return c.client.request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, requestOptions(t, options.signal, options.onprogress));
+        }, options.answers);
+      } catch (error) {
+        // The uri is the request's only parameter: a server refusing it (-32602, what the 2025-11-25 revision and
+        // the reference server answer for a resource it does not have) has no such resource.
+        if (!rejectedParams(error)) throw error;
+        throw unknownPrimitive(server, error, 'RESOURCE_NOT_FOUND', { uri });
+      }
+    },
 
     exportSnapshot: (server, options = {}) =>
       run(server, options.signal, async (c, t) => {

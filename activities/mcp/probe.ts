@@ -24,6 +24,10 @@ export interface OAuthDiscovery {
 export interface ProbeResult {
   ok: boolean;
   detail: string;
+  /** the MCP transport found: `stdio` once its command is found, else the one that answered at the URL */
+  transport: 'stdio' | 'streamable-http' | 'sse' | null;
+  /** the HTTP status the URL answered with; null for stdio, or when nothing answered */
+  httpStatus: number | null;
   /** null for stdio servers */
   oauth: OAuthDiscovery | null;
 }
@@ -36,7 +40,7 @@ export interface ProbeResult {
 export async function probeStdio(server: SavedServer, dataDir: string): Promise<ProbeResult> {
   const cwd = workingDirectory(server, dataDir);
   if (server.cwd !== null && !(await stat(cwd).then((found) => found.isDirectory(), () => false))) {
-    return { ok: false, detail: `the working directory ${cwd} does not exist`, oauth: null };
+    return { ok: false, detail: `the working directory ${cwd} does not exist`, transport: null, httpStatus: null, oauth: null };
   }
   const command = server.command ?? '';
   const path = { ...getDefaultEnvironment(), ...server.env }.PATH ?? '';
@@ -44,12 +48,12 @@ export async function probeStdio(server: SavedServer, dataDir: string): Promise<
   for (const candidate of candidates) {
     try {
       await access(candidate, constants.X_OK);
-      return { ok: true, detail: `command found: ${candidate}; working directory ${cwd}`, oauth: null };
+      return { ok: true, detail: `command found: ${candidate}; working directory ${cwd}`, transport: 'stdio', httpStatus: null, oauth: null };
     } catch {
       // keep looking along PATH
     }
   }
-  return { ok: false, detail: `command not found or not executable: ${command}`, oauth: null };
+  return { ok: false, detail: `command not found or not executable: ${command}`, transport: null, httpStatus: null, oauth: null };
 }
 
 /**
@@ -66,8 +70,10 @@ export async function probeHttp(server: SavedServer, timeoutMs: number): Promise
     try {
       answer = await knock(server, fetch);
     } catch (error) {
-      return { ok: false, detail: `${error instanceof OutboundError && error.kind !== 'unreachable' && error.kind !== 'timeout' ? 'refused' : 'unreachable'}: ${describeFetchError(error)}`, oauth };
+      const why = error instanceof OutboundError && error.kind !== 'unreachable' && error.kind !== 'timeout' ? 'refused' : 'unreachable';
+      return { ok: false, detail: `${why}: ${describeFetchError(error)}`, transport: null, httpStatus: null, oauth };
     }
+    const answered = { transport: answer.transport ?? null, httpStatus: answer.status };
     if (answer.status === 401) {
       oauth.wwwAuthenticate = answer.wwwAuthenticate;
       oauth.resourceMetadataUrl = answer.resourceMetadataUrl;
@@ -76,10 +82,14 @@ export async function probeHttp(server: SavedServer, timeoutMs: number): Promise
     // at its metadata, metadata at the well-known URLs, or the saved setting. Else it wants other credentials.
     const advertised = oauth.required || answer.status === 401 ? await discoverOAuth(server, oauth, fetch) : false;
     if (answer.status === 401) oauth.required ||= advertised || answer.resourceMetadataUrl !== undefined;
-    if (answer.status === 401 && oauth.required) return { ok: true, detail: 'reachable; the server requires OAuth (HTTP 401)', oauth };
-    if (answer.status === 401) return { ok: false, detail: `reachable; the server refused the request's credentials (HTTP 401)${answer.words ? `: ${answer.words}` : ''}`, oauth };
-    if (answer.transport) return { ok: true, detail: `reachable; speaks ${answer.transport === 'sse' ? 'HTTP+SSE (2024-11-05)' : 'streamable HTTP'} (HTTP ${answer.status})`, oauth };
-    return { ok: false, detail: `reachable, but no MCP transport answered (HTTP ${answer.status})`, oauth };
+    if (answer.status === 401 && oauth.required) return { ok: true, detail: 'reachable; the server requires OAuth (HTTP 401)', ...answered, oauth };
+    if (answer.status === 401) {
+      return { ok: false, detail: `reachable; the server refused the request's credentials (HTTP 401)${answer.words ? `: ${answer.words}` : ''}`, ...answered, oauth };
+    }
+    if (answer.transport) {
+      return { ok: true, detail: `reachable; speaks ${answer.transport === 'sse' ? 'HTTP+SSE (2024-11-05)' : 'streamable HTTP'} (HTTP ${answer.status})`, ...answered, oauth };
+    }
+    return { ok: false, detail: `reachable, but no MCP transport answered (HTTP ${answer.status})`, ...answered, oauth };
   } finally {
     await outbound.close();
   }

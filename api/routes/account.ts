@@ -19,6 +19,8 @@ export function accountRoutes({ sql }: RouteDeps) {
           email: row.email,
           name: row.name,
           imageUrl: row.image_url,
+          // The hosted product tells an uploaded picture from the sign-in provider's; Runway has the one.
+          profilePictureUrl: row.image_url,
           plan: row.plan,
           createdAt: row.created_at.getTime(),
           updatedAt: row.updated_at.getTime(),

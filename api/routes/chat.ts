@@ -1,7 +1,7 @@
 import { listChatboxes, findChatbox, listChatSessions, type ChatboxRow } from '../../db/catalog.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
-import { notFound } from '../errors.js';
+import { notFound, validationError } from '../errors.js';
 import { publicOrigin } from '../publicUrl.js';
 import { defineRoute } from '../route.js';
 import { chatboxDetailSchema, chatboxParams, chatboxSummarySchema, chatSessionSchema, chatSessionsQuery } from '../schemas/catalog.js';
@@ -16,8 +16,8 @@ export function chatRoutes({ sql, cursors, config }: RouteDeps) {
     projectId: c.project_id,
     description: c.description,
     hostStyle: c.host_style,
-    hostId: c.host_id ?? '',
-    hostName: c.host_name ?? '',
+    hostId: c.host_id,
+    hostName: c.host_name,
     mode: c.mode,
     link: { path: c.link_path, url: `${origin}${c.link_path}` },
     createdAt: c.created_at.getTime(),
@@ -36,8 +36,20 @@ export function chatRoutes({ sql, cursors, config }: RouteDeps) {
       async handler({ principal, query }) {
         if (query.projectId) await requireProject(sql, principal, query.projectId);
         const scope = `chat-sessions:${query.projectId ?? '*'}:${query.status}`;
-        const after = query.cursor ? cursors.decode<{ lastActivityAt: number; id: string }>(scope, query.cursor) : undefined;
-        const rows = await listChatSessions(sql, principal, { ...query, after, limit: query.limit + 1 });
+        // The real product's client pages with `before` = the previous nextCursor; `cursor` wins over it.
+        const beforeCursor = query.before && 'cursor' in query.before ? query.before.cursor : undefined;
+        const decode = (cursor: string) => cursors.decode<{ lastActivityAt: number; id: string }>(scope, cursor);
+        let after: { lastActivityAt: number; id: string } | undefined;
+        if (query.cursor !== undefined) after = decode(query.cursor);
+        else if (beforeCursor !== undefined) {
+          try {
+            after = decode(beforeCursor);
+          } catch {
+            throw validationError('before is neither an epoch-ms instant nor a nextCursor of this list (same projectId and status)', { reason: 'INVALID_CURSOR', parameter: 'before' });
+          }
+        }
+        const before = query.before && 'epochMs' in query.before ? query.before.epochMs : undefined;
+        const rows = await listChatSessions(sql, principal, { projectId: query.projectId, status: query.status, before, after, limit: query.limit + 1 });
         const page = rows.slice(0, query.limit);
         const last = page.at(-1);
         return {

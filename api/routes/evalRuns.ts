@@ -15,8 +15,8 @@ import { ApiError, notFound, validationError } from '../errors.js';
 import { toEvalRun, toIteration } from '../evalViews.js';
 import { defineRoute } from '../route.js';
 import { requireServers } from '../serverSelection.js';
-import { pageQuery, projectParams } from '../schemas/common.js';
-import { createRunBody, evalRunSchema, iterationPage, iterationParams, runCreatedSchema, runParams, traceSchema } from '../schemas/evals.js';
+import { projectParams } from '../schemas/common.js';
+import { createRunBody, evalRunSchema, iterationPage, iterationParams, iterationsQuery, runCreatedSchema, runParams, traceSchema } from '../schemas/evals.js';
 
 /** Seconds a client is told to wait when the organization's run cap is reached. */
 const CAP_RETRY_AFTER_SECONDS = 10;
@@ -192,7 +192,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
       tag: 'Evals',
       summary: "A run's iterations, in plan order (paginated)",
       params: runParams,
-      query: pageQuery,
+      query: iterationsQuery,
       response: iterationPage,
       errors: ['NOT_FOUND', 'VALIDATION_ERROR'],
       async handler({ principal, params, query }) {

@@ -9,8 +9,9 @@ import { ingestRoutes } from './ingest.js';
 import { ingestUploadRoutes } from './ingestUploads.js';
 import { projectRoutes } from './projects.js';
 import { serverOperationRoutes } from './serverOperations.js';
+import { tunnelRoutes } from './tunnels.js';
 
 /** Every route of /api/v1, in one list: the app mounts it and the OpenAPI document describes it. */
 export function allRoutes(deps: RouteDeps): RouteSpec[] {
-  return [...accountRoutes(deps), ...projectRoutes(deps), ...chatRoutes(deps), ...hostRoutes(deps), ...evalSuiteRoutes(deps), ...evalRunRoutes(deps), ...ingestRoutes(deps), ...ingestUploadRoutes(deps), ...serverOperationRoutes(deps)];
+  return [...accountRoutes(deps), ...projectRoutes(deps), ...chatRoutes(deps), ...hostRoutes(deps), ...evalSuiteRoutes(deps), ...evalRunRoutes(deps), ...ingestRoutes(deps), ...ingestUploadRoutes(deps), ...serverOperationRoutes(deps), ...tunnelRoutes(deps)];
 }

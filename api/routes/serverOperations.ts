@@ -3,7 +3,7 @@ import type { Page } from '../../activities/mcp/index.js';
 import type { Principal } from '../../db/accounts.js';
 import { findServerInVisibleProject, type SavedServer } from '../../db/servers.js';
 import type { RouteDeps } from '../app.js';
-import { notFound, validationError, type ErrorCode } from '../errors.js';
+import { ApiError, notFound, validationError, type ErrorCode } from '../errors.js';
 import { defineRoute } from '../route.js';
 import {
   callToolResultSchema,
@@ -129,8 +129,18 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
       description:
         "A server that asks for input during the call (elicitation) is answered with `elicitation` when given, else by the server's " +
         'client profile (decline by default); sampling requests are declined.',
-      handler: async ({ principal, params, body }) =>
-        await mcp.callTool(await connectable(principal, params), body.toolName, body.parameters, body.elicitation ? { answers: { elicitation: body.elicitation } } : {}),
+      async handler({ principal, params, body }) {
+        const server = await connectable(principal, params);
+        // A task-augmented call answers with a task to poll (tasks/get, tasks/result), which this API has no route
+        // for: running it as a plain call instead would ignore what the caller asked for.
+        if (body.taskOptions !== undefined) {
+          throw new ApiError('FEATURE_NOT_SUPPORTED', 'task-augmented tool calls (taskOptions) are not supported: call the tool without taskOptions to get its result directly', {
+            reason: 'TASKS_NOT_SUPPORTED',
+            toolName: body.toolName,
+          });
+        }
+        return await mcp.callTool(server, body.toolName, body.parameters, body.elicitation ? { answers: { elicitation: body.elicitation } } : {});
+      },
     }),
     listRoute('prompts', promptListSchema, (server, cursor) => mcp.listPrompts(server, { cursor })),
     defineRoute({

@@ -7,6 +7,10 @@ export const accountSchema = z
     email: z.string(),
     name: z.string(),
     imageUrl: z.string().nullable(),
+    profilePictureUrl: z
+      .string()
+      .nullable()
+      .meta({ description: "the account's picture, for display; Runway keeps one picture per account, so it is imageUrl" }),
     plan: z.string().nullable(),
     createdAt: epochMs,
     updatedAt: epochMs,

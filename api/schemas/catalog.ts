@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { epochMsQuery, int4Query } from '../../db/columnLimits.js';
+import { EPOCH_MS_MAX, EPOCH_MS_MIN } from '../../db/columnLimits.js';
 import { epochMs, id } from './common.js';
+import { clampedLimit } from './pageLimit.js';
 
 export const projectSchema = z
   .object({
@@ -51,10 +52,31 @@ export const chatSessionSchema = z
 export const chatSessionsQuery = z.strictObject({
   projectId: id.optional(),
   status: z.enum(['active', 'archived']).default('active'),
-  limit: int4Query({ min: 1, max: 200 }).default(50),
-  before: epochMsQuery().optional().meta({ description: 'epoch-ms upper bound on lastActivityAt (years 1 to 9999)' }),
-  cursor: z.string().max(2000).optional(),
+  limit: clampedLimit({ max: 200, fallback: 50 }),
+  before: z
+    .string()
+    .max(2000)
+    .optional()
+    .transform((value, ctx) => (value === undefined ? undefined : pagePosition(value, ctx)))
+    .meta({
+      description:
+        "the previous page's `nextCursor` (how the real product's client pages), or an epoch-ms upper bound on lastActivityAt (years 1 to 9999)",
+    }),
+  cursor: z.string().max(2000).optional().meta({ description: "the previous page's `nextCursor`; wins over `before`" }),
 });
+
+/**
+ * `before` is either an instant (digits: epoch milliseconds) or a cursor (anything else, decoded by the route, so
+ * a malformed one is the same 400 INVALID_CURSOR as in `cursor`). Our cursors are base64url with a dot, never
+ * only digits, so the two cannot be confused.
+ */
+function pagePosition(value: string, ctx: z.RefinementCtx): { epochMs: number } | { cursor: string } | undefined {
+  if (!/^-?\d+$/.test(value)) return { cursor: value };
+  const epochMs = Number(value);
+  if (epochMs >= EPOCH_MS_MIN && epochMs <= EPOCH_MS_MAX) return { epochMs };
+  ctx.addIssue({ code: 'custom', message: 'an epoch-ms instant between the years 1 and 9999, or a nextCursor' });
+  return undefined;
+}
 
 const chatboxLink = z.object({ path: z.string(), url: z.string() });
 
@@ -67,8 +89,8 @@ export const chatboxSummarySchema = z
     projectId: z.string(),
     description: z.string(),
     hostStyle: z.string(),
-    hostId: z.string(),
-    hostName: z.string(),
+    hostId: z.string().nullable().meta({ description: 'the host the chatbox publishes; null when it has none' }),
+    hostName: z.string().nullable().meta({ description: "that host's name; null when the chatbox has no host" }),
     mode: z.enum(['project_members', 'invited_only', 'anyone_with_link']),
     link: chatboxLink,
     createdAt: epochMs,

@@ -4,6 +4,7 @@ import { int4, int4Query } from '../../db/columnLimits.js';
 import { foreignNames } from '../unknownFields.js';
 import { elicitationAnswerSchema } from './clientProfile.js';
 import { collection, epochMs, id } from './common.js';
+import { clampedLimit } from './pageLimit.js';
 
 const toolName = z.string().min(1).max(200);
 const args = z.record(z.string(), z.unknown());
@@ -243,6 +244,12 @@ export const iterationSchema = z
   .meta({ id: 'EvalIteration' });
 
 export const iterationPage = collection(iterationSchema, 'EvalIterationPage');
+
+/** A malformed cursor is a 400; an out-of-range limit is clamped (contract-notes, Corrections). */
+export const iterationsQuery = z.strictObject({
+  cursor: z.string().max(2000).optional().meta({ description: "the previous page's `nextCursor`, unchanged" }),
+  limit: clampedLimit({ max: 200, fallback: 50 }),
+});
 
 export const traceSchema = z
   .object({

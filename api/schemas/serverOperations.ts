@@ -24,6 +24,13 @@ export const toolCallBody = foreignNames(
     elicitation: elicitationAnswerSchema
       .optional()
       .meta({ description: "how to answer the server's elicitation requests during this call (declares elicitation for it); default: the server's client profile" }),
+    taskOptions: z
+      .looseObject({ ttl: z.number().int().nonnegative().optional().meta({ description: 'how long the server keeps the task, in ms (MCP `task.ttl`)' }) })
+      .optional()
+      .meta({
+        description:
+          'asks for an MCP task-augmented call (the server answers with a task to poll). Not supported by Runway: a call with it is 422 FEATURE_NOT_SUPPORTED; call without it to get the result directly',
+      }),
   }),
   {
     arguments: { use: 'parameters', why: "Runway's name for the MCP `arguments`" },
@@ -144,6 +151,27 @@ export const doctorReportSchema = z
     timeouts: z
       .object({ connectMs: z.number(), initializeMs: z.number(), requestMs: z.number(), maxTotalMs: z.number() })
       .meta({ description: "the timeouts that applied: the service's defaults, overridden by the server's own (admin CLI `server update`)" }),
+    probe: z
+      .object({
+        status: z.enum(['ok', 'error']),
+        detail: z.string(),
+        durationMs: z.number(),
+        transport: z.enum(['stdio', 'streamable-http', 'sse']).nullable().meta({ description: 'the MCP transport found: stdio once its command is found, else the one that answered at the URL' }),
+        httpStatus: z.number().nullable().meta({ description: 'what the URL answered (without a token); null for stdio, or when nothing answered' }),
+      })
+      .nullable()
+      .meta({ description: 'the transport probe, before any MCP session: the command (stdio) or the URL (HTTP) and which transport answers there' }),
+    connection: z
+      .object({
+        status: z.enum(['connected', 'error', 'skipped']),
+        detail: z.string(),
+        durationMs: z.number().meta({ description: 'connect and initialize' }),
+      })
+      .meta({
+        description:
+          'whether an MCP session came up (connect and initialize succeeded): `connected` means the server is reachable; `skipped` when it was not attempted (an OAuth grant is needed first)',
+      }),
+    capabilities: jsonObject.nullable().meta({ description: 'the capabilities the server declared when initializing; null without a session' }),
     checks: z.object({
       probe: doctorCheckSchema,
       connection: doctorCheckSchema,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOAuthServer, type OAuthFixture, type TokenPair } from '../fixtures/mcp/oauth.js';
 import { apiClient } from '../helpers/http.js';
 import { everythingOverStdio, saveServer } from '../helpers/mcpServers.js';
+import { referenceErrors } from '../helpers/referenceDocument.js';
 import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
 import { startTestStack, type TestStack } from '../helpers/stack.js';
 
@@ -208,6 +209,10 @@ describe('server operations with OAuth', () => {
     expect(before).toMatchObject({
       status: 'oauth_required',
       checks: { probe: { status: 'ok' }, connection: { status: 'skipped' } },
+      // What a client of the real product reads: not reachable yet, and why.
+      probe: { status: 'ok', httpStatus: 401 },
+      connection: { status: 'skipped', detail: expect.stringContaining('OAuth grant') },
+      capabilities: null,
       oauth: {
         required: true,
         wwwAuthenticate: expect.stringContaining('resource_metadata='),
@@ -220,7 +225,8 @@ describe('server operations with OAuth', () => {
 
     await importTokens(serverId);
     const after = (await op(serverId, 'doctor')).body;
-    expect(after).toMatchObject({ status: 'ready', oauth: { required: true }, tools: [{ name: 'whoami' }, { name: 'echo' }], error: null });
+    expect(after).toMatchObject({ status: 'ready', connection: { status: 'connected' }, oauth: { required: true }, tools: [{ name: 'whoami' }, { name: 'echo' }], error: null });
+    for (const report of [before, after]) expect(referenceErrors('DoctorReport', report)).toEqual([]);
   });
 
   it('tokens and client secrets never appear in replies or logs', async () => {

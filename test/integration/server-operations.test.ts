@@ -194,12 +194,12 @@ describe('server operations on server-everything', () => {
     expect((await op('stdio', 'tools', { cursor: 42 })).status).toBe(400);
   });
 
-  it('an unknown tool is a tool-level error; an unknown resource is the server’s -32602, a 400', async () => {
+  it('an unknown tool is a tool-level error; an unknown resource (the server’s -32602) is a 404', async () => {
     const unknownTool = await op('stdio', 'tools/call', { toolName: 'no-such-tool' });
     expect(unknownTool.status).toBe(200);
     expect(unknownTool.body.isError).toBe(true);
     const unknownResource = await op('stdio', 'resources/read', { uri: 'demo://nothing/here' });
-    expect(unknownResource.status).toBe(400);
-    expect(unknownResource.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'INVALID_PARAMS', mcpError: { code: -32602 } } });
+    expect(unknownResource.status).toBe(404);
+    expect(unknownResource.body).toMatchObject({ code: 'NOT_FOUND', details: { reason: 'RESOURCE_NOT_FOUND', mcpError: { code: -32602 } } });
   });
 });

@@ -106,6 +106,7 @@ const validBodies: Record<string, (ids: Record<string, string>) => Record<string
   'POST /projects/:projectId/servers/:serverId/prompts/get': () => ({ promptName: 'p', arguments: { a: 'x', n: 1, b: true } }),
   'POST /projects/:projectId/servers/:serverId/resources': () => ({ cursor: 'c' }),
   'POST /projects/:projectId/servers/:serverId/resources/read': () => ({ uri: 'test://static/resource/1' }),
+  'POST /projects/:projectId/tunnels': () => ({ name: 'everything' }),
 };
 
 const deepNesting = fc.integer({ min: 1_000, max: 100_000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth));
