@@ -1,13 +1,14 @@
-import type { HostConfig } from './schemas/hosts.js';
-
 /**
- * The built-in host templates: one complete host config per MCP client application, describing that client as it
- * presents itself to an MCP server (clientInfo, protocol revisions, declared capabilities), the vendor model it
- * defaults to, whether it asks before running a tool, and how long it waits for a request.
+ * The built-in host templates: one host config v2 per MCP client application, in the shape the real product's
+ * templates produce (its Claude template: test/fixtures/reference/host-config-v2-claude.json). Each describes that
+ * client as it presents itself to an MCP server (`mcpProfile.initialize`: clientInfo and protocol revisions; declared
+ * `clientCapabilities`), the vendor model it defaults to, whether it asks before running a tool, how long it waits
+ * for a request, and the context it gives MCP Apps it renders (`hostContext`, MCP Apps' HostContext).
  *
  * Values marked "approximation" are our best reading of a client that does not document them (or changes them from
  * release to release); clientInfo versions are representative, since every client bumps them constantly. No template
- * names servers: `serverIds` is always empty and a host created from a template starts without servers.
+ * names servers or headers: a host created from a template starts without servers, and header values are secrets a
+ * user adds. The time zone is UTC (the real product seeds the browser's; a server has none to offer).
  */
 
 export const hostTemplateIds = [
@@ -27,10 +28,60 @@ export const hostTemplateIds = [
 
 export type HostTemplateId = (typeof hostTemplateIds)[number];
 
+export type HostTheme = 'light' | 'dark';
+
+type DisplayMode = 'inline' | 'fullscreen' | 'pip';
+
+/** MCP Apps' HostContext, as far as the templates fill it in. */
+export interface HostContext {
+  theme: HostTheme;
+  displayMode: DisplayMode;
+  availableDisplayModes: DisplayMode[];
+  containerDimensions: { width?: number; maxWidth?: number; maxHeight?: number };
+  locale: string;
+  timeZone: string;
+  userAgent: string;
+  platform: 'web' | 'desktop' | 'mobile';
+  deviceCapabilities: { touch: boolean; hover: boolean };
+  safeAreaInsets: { top: number; right: number; bottom: number; left: number };
+  styles: { variables: Record<string, string> };
+}
+
+/** The host config v2 a template produces (a config given by a caller may hold anything; see schemas/hosts.ts). */
+// A type, not an interface: it must fit the open config type (an object with any keys) where a config is taken.
+export type HostTemplateConfig = {
+  hostStyle: string;
+  modelId: string;
+  systemPrompt: string;
+  temperature: number;
+  requireToolApproval: boolean;
+  /** tools an MCP App marks visible to the app only are not shown to the model */
+  respectToolVisibility: boolean;
+  /** the model searches the tools instead of getting them all up front */
+  progressiveToolDiscovery: boolean;
+  serverIds: string[];
+  optionalServerIds: string[];
+  builtInToolIds: string[];
+  connectionDefaults: { headers: Record<string, string>; requestTimeout: number };
+  clientCapabilities: {
+    roots?: { listChanged?: boolean };
+    sampling?: Record<string, unknown>;
+    elicitation?: { form?: Record<string, unknown>; url?: Record<string, unknown> };
+    tasks?: Record<string, unknown>;
+    extensions?: Record<string, Record<string, unknown>>;
+  };
+  hostContext: HostContext;
+  mcpProfile: {
+    profileVersion: 1;
+    initialize: { clientInfo: { name: string; version: string; title?: string }; supportedProtocolVersions: string[] };
+    apps?: { uiInitialize: { hostInfo: { name: string; version: string } } };
+  };
+};
+
 export interface HostTemplate {
   title: string;
   description: string;
-  config: HostConfig;
+  config: HostTemplateConfig;
 }
 
 export const isHostTemplateId = (value: unknown): value is HostTemplateId =>
@@ -46,6 +97,40 @@ const MCP_APPS_EXTENSION = { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/h
 
 /** The MCP TypeScript SDK's DEFAULT_REQUEST_TIMEOUT_MSEC, which most clients built on it keep. */
 const SDK_DEFAULT_TIMEOUT_MS = 60_000;
+
+const BROWSER_USER_AGENT =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/147.0.0.0 Safari/537.36';
+/** An Electron editor's user agent: `<product>/<version>` between the engine tokens. */
+const editorUserAgent = (product: string) =>
+  `Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) ${product} Chrome/138.0.7204.251 Electron/37.7.0 Safari/537.36`;
+
+const SYSTEM_FONTS = { '--font-sans': 'system-ui, -apple-system, sans-serif', '--font-mono': 'ui-monospace, monospace' };
+
+/**
+ * The host context of a client: a desktop screen with a mouse, no insets, US English, UTC, inline display, unless
+ * the client says otherwise. The theme is stamped in when a host is created (`templateConfig`).
+ */
+const context = (given: Pick<HostContext, 'userAgent' | 'platform'> & Partial<HostContext>): HostContext => ({
+  theme: 'light',
+  displayMode: 'inline',
+  availableDisplayModes: ['inline'],
+  containerDimensions: { maxHeight: 5000 },
+  locale: 'en-US',
+  timeZone: 'UTC',
+  deviceCapabilities: { touch: false, hover: true },
+  safeAreaInsets: { top: 0, right: 0, bottom: 0, left: 0 },
+  styles: { variables: { ...SYSTEM_FONTS } },
+  ...given,
+});
+
+/** The fields every template shares the value of. */
+const common = {
+  respectToolVisibility: true,
+  progressiveToolDiscovery: false,
+  serverIds: [],
+  optionalServerIds: [],
+  builtInToolIds: [],
+} satisfies Partial<HostTemplateConfig>;
 
 const templates = {
   mcpjam: {
@@ -63,19 +148,26 @@ const templates = {
         'they help answer the request, and report tool errors exactly as returned.',
       temperature: 0.7,
       requireToolApproval: false,
-      serverIds: [],
-      // The inspector's MCP client names itself `mcpjam-inspector`; the version follows its npm release.
-      clientInfo: { name: 'mcpjam-inspector', version: '1.0.0', title: 'MCPJam Inspector', websiteUrl: 'https://www.mcpjam.com' },
-      protocolVersions: [...ALL_REVISIONS],
+      ...common,
+      connectionDefaults: { headers: {}, requestTimeout: SDK_DEFAULT_TIMEOUT_MS },
       clientCapabilities: {
         roots: { listChanged: true },
         sampling: {},
         elicitation: { form: {}, url: {} },
         extensions: { ...MCP_APPS_EXTENSION },
       },
-      connectionDefaults: { headers: {}, requestTimeoutMs: SDK_DEFAULT_TIMEOUT_MS },
-      transports: ['stdio', 'streamable-http', 'sse'],
-      ui: { mcpApps: true, openAiAppsSdk: true, displayModes: ['inline', 'fullscreen', 'pip'] },
+      hostContext: context({
+        userAgent: BROWSER_USER_AGENT,
+        platform: 'web',
+        availableDisplayModes: ['inline', 'fullscreen', 'pip'],
+        containerDimensions: { width: 720, maxHeight: 5000 },
+      }),
+      mcpProfile: {
+        profileVersion: 1,
+        // The inspector's MCP client names itself `mcpjam-inspector`; the version follows its npm release.
+        initialize: { clientInfo: { name: 'mcpjam-inspector', version: '1.0.0', title: 'MCPJam Inspector' }, supportedProtocolVersions: [...ALL_REVISIONS] },
+        apps: { uiInitialize: { hostInfo: { name: 'MCPJam', version: '1.0.0' } } },
+      },
     },
   },
 
@@ -83,29 +175,34 @@ const templates = {
     title: 'Claude',
     description:
       'Claude (claude.ai and Claude Desktop) with custom connectors. Sends clientInfo `claude-ai`, offers the newest ' +
-      'protocol revision, declares no roots, sampling or elicitation, renders MCP Apps, and asks before running a tool.',
+      'protocol revision, declares no roots, sampling or elicitation, and renders MCP Apps.',
     config: {
       hostStyle: 'claude',
-      modelId: 'anthropic/claude-sonnet-4-5',
+      // The real product's Claude template: Haiku 4.5, temperature 1 (Anthropic's API default), a 10 s request
+      // timeout, no tool approval (an eval has nobody to ask).
+      modelId: 'anthropic/claude-haiku-4.5',
       systemPrompt:
         'You are Claude, an AI assistant made by Anthropic. You can use tools from connected MCP servers. Use a tool ' +
         'when it helps answer the request, explain what you are doing, and never invent tool results.',
-      // Anthropic's API default.
       temperature: 1,
-      // Claude asks "Allow once / Always allow" before a connector tool runs.
-      requireToolApproval: true,
-      serverIds: [],
-      // Observed from claude.ai connectors and Claude Desktop: `claude-ai` version 0.1.0, protocol 2025-11-25.
-      clientInfo: { name: 'claude-ai', version: '0.1.0' },
-      protocolVersions: [...ALL_REVISIONS],
-      // Probes find no roots, sampling or elicitation support. MCP Apps support is declared as Claude renders them
-      // (approximation: the exact extension payload Claude sends is not documented).
+      requireToolApproval: false,
+      ...common,
+      connectionDefaults: { headers: {}, requestTimeout: 10_000 },
+      // Probes find no roots, sampling or elicitation support; MCP Apps are rendered.
       clientCapabilities: { extensions: { ...MCP_APPS_EXTENSION } },
-      // Remote connector requests carry the `Claude-User` user agent.
-      connectionDefaults: { headers: { 'User-Agent': 'Claude-User' }, requestTimeoutMs: SDK_DEFAULT_TIMEOUT_MS },
-      // Desktop runs local stdio servers; connectors are remote HTTP (SSE still accepted).
-      transports: ['stdio', 'streamable-http', 'sse'],
-      ui: { mcpApps: true, openAiAppsSdk: false },
+      hostContext: context({
+        userAgent: BROWSER_USER_AGENT,
+        platform: 'web',
+        availableDisplayModes: ['inline', 'fullscreen'],
+        containerDimensions: { width: 720, maxHeight: 5000 },
+        styles: { variables: { '--font-sans': 'Anthropic Sans, sans-serif', '--font-mono': 'ui-monospace, monospace' } },
+      }),
+      mcpProfile: {
+        profileVersion: 1,
+        // Observed from claude.ai connectors and Claude Desktop: `claude-ai` version 0.1.0, protocol 2025-11-25.
+        initialize: { clientInfo: { name: 'claude-ai', version: '0.1.0' }, supportedProtocolVersions: [...ALL_REVISIONS] },
+        apps: { uiInitialize: { hostInfo: { name: 'Claude', version: '1.0.0' } } },
+      },
     },
   },
 
@@ -113,7 +210,8 @@ const templates = {
     title: 'Claude Code',
     description:
       "Anthropic's agentic coding CLI. Sends clientInfo `claude-code`, exposes the working directory as a root, " +
-      'supports form elicitation, asks for permission before a tool runs, and waits a long time for tools.',
+      'supports form elicitation, asks for permission before a tool runs, searches its tools rather than loading ' +
+      'them all, and waits a long time for tools.',
     config: {
       hostStyle: 'claude-code',
       modelId: 'anthropic/claude-sonnet-4-5',
@@ -124,16 +222,20 @@ const templates = {
       temperature: 1,
       // Permission prompts unless the tool is allow-listed.
       requireToolApproval: true,
-      serverIds: [],
-      // Version is representative (approximation): Claude Code reports its CLI version, 2.x at the time of writing.
-      clientInfo: { name: 'claude-code', version: '2.1.0' },
-      protocolVersions: [...ALL_REVISIONS],
+      ...common,
+      // Tool search: MCP tools are discovered on demand once they would fill much of the context.
+      progressiveToolDiscovery: true,
+      // Claude Code's own tool timeout (MCP_TOOL_TIMEOUT) defaults to far longer; capped at our maximum.
+      connectionDefaults: { headers: {}, requestTimeout: 600_000 },
       // Roots without listChanged; elicitation in form mode (approximation: support arrived in 2.x).
       clientCapabilities: { roots: {}, elicitation: {} },
-      // Claude Code's own tool timeout (MCP_TOOL_TIMEOUT) defaults to far longer; capped at our maximum.
-      connectionDefaults: { headers: {}, requestTimeoutMs: 600_000 },
-      transports: ['stdio', 'streamable-http', 'sse'],
-      ui: { mcpApps: false, openAiAppsSdk: false },
+      // A terminal renders no MCP Apps; the context says so.
+      hostContext: context({ userAgent: 'claude-code/2.1.0', platform: 'desktop' }),
+      mcpProfile: {
+        profileVersion: 1,
+        // Version is representative (approximation): Claude Code reports its CLI version, 2.x at the time of writing.
+        initialize: { clientInfo: { name: 'claude-code', version: '2.1.0' }, supportedProtocolVersions: [...ALL_REVISIONS] },
+      },
     },
   },
 
@@ -153,15 +255,22 @@ const templates = {
       temperature: 1,
       // ChatGPT confirms tools that are not annotated readOnlyHint before running them.
       requireToolApproval: true,
-      serverIds: [],
-      clientInfo: { name: 'openai-mcp', version: '1.0.0' },
-      // 2025-06-18 and 2025-03-26 are observed; 2025-11-25 is an approximation for current releases.
-      protocolVersions: ['2025-11-25', '2025-06-18', '2025-03-26'],
+      ...common,
+      connectionDefaults: { headers: {}, requestTimeout: SDK_DEFAULT_TIMEOUT_MS },
       // Approximation: ChatGPT declares no client capabilities beyond MCP Apps support.
       clientCapabilities: { extensions: { ...MCP_APPS_EXTENSION } },
-      connectionDefaults: { headers: { 'User-Agent': 'openai-mcp/1.0.0' }, requestTimeoutMs: SDK_DEFAULT_TIMEOUT_MS },
-      transports: ['streamable-http', 'sse'],
-      ui: { mcpApps: true, openAiAppsSdk: true, displayModes: ['inline', 'fullscreen', 'pip'] },
+      hostContext: context({
+        userAgent: BROWSER_USER_AGENT,
+        platform: 'web',
+        availableDisplayModes: ['inline', 'fullscreen', 'pip'],
+        containerDimensions: { width: 768, maxHeight: 5000 },
+      }),
+      mcpProfile: {
+        profileVersion: 1,
+        // 2025-06-18 and 2025-03-26 are observed; 2025-11-25 is an approximation for current releases.
+        initialize: { clientInfo: { name: 'openai-mcp', version: '1.0.0' }, supportedProtocolVersions: ['2025-11-25', '2025-06-18', '2025-03-26'] },
+        apps: { uiInitialize: { hostInfo: { name: 'ChatGPT', version: '1.0.0' } } },
+      },
     },
   },
 
@@ -179,14 +288,15 @@ const templates = {
       // Mistral recommends a low temperature for its large models.
       temperature: 0.3,
       requireToolApproval: true,
-      serverIds: [],
-      // The name is as captured from Le Chat; the version is an approximation.
-      clientInfo: { name: 'Mistral', version: '1.0.0', title: 'Mistral AI: Le Chat' },
-      protocolVersions: [...UP_TO_2025_06_18],
+      ...common,
+      connectionDefaults: { headers: {}, requestTimeout: SDK_DEFAULT_TIMEOUT_MS },
       clientCapabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} },
-      connectionDefaults: { headers: {}, requestTimeoutMs: SDK_DEFAULT_TIMEOUT_MS },
-      transports: ['streamable-http', 'sse'],
-      ui: { mcpApps: false, openAiAppsSdk: false },
+      hostContext: context({ userAgent: BROWSER_USER_AGENT, platform: 'web', containerDimensions: { width: 768, maxHeight: 5000 } }),
+      mcpProfile: {
+        profileVersion: 1,
+        // The name is as captured from Le Chat; the version is an approximation.
+        initialize: { clientInfo: { name: 'Mistral', version: '1.0.0', title: 'Mistral AI: Le Chat' }, supportedProtocolVersions: [...UP_TO_2025_06_18] },
+      },
     },
   },
 
@@ -194,27 +304,26 @@ const templates = {
     title: 'Cursor',
     description:
       'The Cursor editor agent. Sends clientInfo `cursor-vscode` 1.0.0, exposes the workspace as roots, supports ' +
-      'elicitation, asks before running MCP tools (unless auto-run is on), and passes a limited number of tools to ' +
-      'the model.',
+      'elicitation, and asks before running MCP tools (unless auto-run is on).',
     config: {
       hostStyle: 'cursor',
       // Cursor's own models (Composer) are not served by hosted providers; Claude Sonnet is its most used pick.
       modelId: 'anthropic/claude-sonnet-4-5',
       systemPrompt:
-        "You are an AI coding assistant operating in Cursor. You are pair programming with the user on their " +
+        'You are an AI coding assistant operating in Cursor. You are pair programming with the user on their ' +
         'codebase. Use the available tools to gather context and make changes, and keep answers short and precise.',
       // Approximation: Cursor does not publish its sampling settings; coding agents run cool.
       temperature: 0.2,
       requireToolApproval: true,
-      serverIds: [],
-      clientInfo: { name: 'cursor-vscode', version: '1.0.0', title: 'Cursor' },
-      protocolVersions: [...UP_TO_2025_06_18],
+      ...common,
+      connectionDefaults: { headers: {}, requestTimeout: SDK_DEFAULT_TIMEOUT_MS },
       clientCapabilities: { roots: {}, elicitation: {} },
-      connectionDefaults: { headers: {}, requestTimeoutMs: SDK_DEFAULT_TIMEOUT_MS },
-      transports: ['stdio', 'streamable-http', 'sse'],
-      ui: { mcpApps: false, openAiAppsSdk: false },
-      // Cursor documents a limit of 40 tools sent to the agent (approximation: later releases relax it).
-      limits: { maxTools: 40 },
+      // The agent panel of an Electron editor (approximation: the version follows the release).
+      hostContext: context({ userAgent: editorUserAgent('Cursor/2.3.0'), platform: 'desktop', containerDimensions: { width: 480, maxHeight: 2000 } }),
+      mcpProfile: {
+        profileVersion: 1,
+        initialize: { clientInfo: { name: 'cursor-vscode', version: '1.0.0', title: 'Cursor' }, supportedProtocolVersions: [...UP_TO_2025_06_18] },
+      },
     },
   },
 
@@ -228,20 +337,22 @@ const templates = {
       modelId: 'openai/gpt-5-codex',
       systemPrompt:
         'You are Codex, a coding agent based on GPT-5. You and the user share the same workspace and collaborate to ' +
-        'achieve the user\'s goals. Use tools to inspect and change the code, and keep your final answer brief.',
+        "achieve the user's goals. Use tools to inspect and change the code, and keep your final answer brief.",
       temperature: 1,
       // Codex's approval policy gates shell commands and sandbox escapes; MCP tool calls run without a prompt
       // (approximation: newer releases can ask for tools annotated destructive).
       requireToolApproval: false,
-      serverIds: [],
-      // Version is representative (approximation): Codex reports its release version, 0.x at the time of writing.
-      clientInfo: { name: 'codex-mcp-client', version: '0.98.0', title: 'Codex' },
-      protocolVersions: [...UP_TO_2025_06_18],
-      clientCapabilities: { elicitation: {} },
+      ...common,
       // Codex's tool_timeout_sec default.
-      connectionDefaults: { headers: {}, requestTimeoutMs: 60_000 },
-      transports: ['stdio', 'streamable-http'],
-      ui: { mcpApps: false, openAiAppsSdk: false },
+      connectionDefaults: { headers: {}, requestTimeout: 60_000 },
+      clientCapabilities: { elicitation: {} },
+      // The CLI's user agent is `codex_cli_rs/<version>`.
+      hostContext: context({ userAgent: 'codex_cli_rs/0.98.0', platform: 'desktop' }),
+      mcpProfile: {
+        profileVersion: 1,
+        // Version is representative (approximation): Codex reports its release version, 0.x at the time of writing.
+        initialize: { clientInfo: { name: 'codex-mcp-client', version: '0.98.0', title: 'Codex' }, supportedProtocolVersions: [...UP_TO_2025_06_18] },
+      },
     },
   },
 
@@ -260,17 +371,17 @@ const templates = {
       // Approximation: not published.
       temperature: 0.1,
       requireToolApproval: true,
-      serverIds: [],
-      // Observed name (shared by several Copilot hosts) and protocol 2025-11-25; the version is representative.
-      clientInfo: { name: 'github-copilot-developer', version: '1.0.0', title: 'GitHub Copilot' },
-      protocolVersions: [...ALL_REVISIONS],
+      ...common,
+      connectionDefaults: { headers: {}, requestTimeout: SDK_DEFAULT_TIMEOUT_MS },
       // Probes find no roots; the CLI declares nothing else either (approximation).
       clientCapabilities: {},
-      connectionDefaults: { headers: {}, requestTimeoutMs: SDK_DEFAULT_TIMEOUT_MS },
-      transports: ['stdio', 'streamable-http', 'sse'],
-      ui: { mcpApps: false, openAiAppsSdk: false },
-      // Copilot sends at most 128 tools per request.
-      limits: { maxTools: 128 },
+      // Approximation: the CLI's user agent.
+      hostContext: context({ userAgent: 'copilot-cli/1.0.0', platform: 'desktop' }),
+      mcpProfile: {
+        profileVersion: 1,
+        // Observed name (shared by several Copilot hosts) and protocol 2025-11-25; the version is representative.
+        initialize: { clientInfo: { name: 'github-copilot-developer', version: '1.0.0', title: 'GitHub Copilot' }, supportedProtocolVersions: [...ALL_REVISIONS] },
+      },
     },
   },
 
@@ -286,13 +397,11 @@ const templates = {
       modelId: 'openai/gpt-5-mini',
       systemPrompt:
         'You are an expert AI programming assistant working with the user in the VS Code editor. Use the available ' +
-        'tools to gather context and complete the task, and follow the user\'s requirements carefully.',
+        "tools to gather context and complete the task, and follow the user's requirements carefully.",
       temperature: 0.1,
       requireToolApproval: true,
-      serverIds: [],
-      // The name is the product name; the version follows the editor release (representative).
-      clientInfo: { name: 'Visual Studio Code', version: '1.108.0' },
-      protocolVersions: [...ALL_REVISIONS],
+      ...common,
+      connectionDefaults: { headers: {}, requestTimeout: SDK_DEFAULT_TIMEOUT_MS },
       clientCapabilities: {
         roots: { listChanged: true },
         sampling: {},
@@ -300,11 +409,18 @@ const templates = {
         tasks: { requests: { tools: { call: {} } } },
         extensions: { ...MCP_APPS_EXTENSION },
       },
-      connectionDefaults: { headers: {}, requestTimeoutMs: SDK_DEFAULT_TIMEOUT_MS },
-      transports: ['stdio', 'streamable-http', 'sse'],
-      ui: { mcpApps: true, openAiAppsSdk: false },
-      // VS Code sends at most 128 tools per request.
-      limits: { maxTools: 128 },
+      hostContext: context({
+        userAgent: editorUserAgent('Code/1.108.0'),
+        platform: 'desktop',
+        availableDisplayModes: ['inline', 'fullscreen'],
+        containerDimensions: { width: 480, maxHeight: 2000 },
+      }),
+      mcpProfile: {
+        profileVersion: 1,
+        // The name is the product name; the version follows the editor release (representative).
+        initialize: { clientInfo: { name: 'Visual Studio Code', version: '1.108.0' }, supportedProtocolVersions: [...ALL_REVISIONS] },
+        apps: { uiInitialize: { hostInfo: { name: 'Visual Studio Code', version: '1.108.0' } } },
+      },
     },
   },
 
@@ -322,16 +438,21 @@ const templates = {
         'through the gateway, do not ask the user follow-up questions, and return a concise final answer.',
       temperature: 0.3,
       requireToolApproval: false,
-      serverIds: [],
-      // Approximation: the Gateway's clientInfo toward MCP targets is not documented.
-      clientInfo: { name: 'bedrock-agentcore-gateway', version: '1.0.0', title: 'Amazon Bedrock AgentCore Gateway' },
-      // The revisions AgentCore Gateway documents.
-      protocolVersions: ['2025-06-18', '2025-03-26'],
-      clientCapabilities: {},
+      ...common,
       // Approximation: gateway calls are short-lived.
-      connectionDefaults: { headers: {}, requestTimeoutMs: 30_000 },
-      transports: ['streamable-http'],
-      ui: { mcpApps: false, openAiAppsSdk: false },
+      connectionDefaults: { headers: {}, requestTimeout: 30_000 },
+      clientCapabilities: {},
+      // Headless: nothing is displayed (approximation: the gateway's user agent).
+      hostContext: context({ userAgent: 'bedrock-agentcore-gateway/1.0.0', platform: 'web', deviceCapabilities: { touch: false, hover: false } }),
+      mcpProfile: {
+        profileVersion: 1,
+        // Approximation: the Gateway's clientInfo toward MCP targets is not documented. The revisions are the ones
+        // AgentCore Gateway documents.
+        initialize: {
+          clientInfo: { name: 'bedrock-agentcore-gateway', version: '1.0.0', title: 'Amazon Bedrock AgentCore Gateway' },
+          supportedProtocolVersions: ['2025-06-18', '2025-03-26'],
+        },
+      },
     },
   },
 
@@ -350,15 +471,20 @@ const templates = {
       // The OpenAI Chat Model node's default sampling temperature.
       temperature: 0.7,
       requireToolApproval: false,
-      serverIds: [],
-      // Name as captured; the version is the node's (approximation).
-      clientInfo: { name: '@n8n/n8n-nodes-langchain.mcpClientTool', version: '1', title: 'n8n MCP Client' },
-      protocolVersions: [...UP_TO_2025_06_18],
-      clientCapabilities: {},
+      ...common,
       // The MCP Client Tool node's timeout option default.
-      connectionDefaults: { headers: {}, requestTimeoutMs: 60_000 },
-      transports: ['streamable-http', 'sse'],
-      ui: { mcpApps: false, openAiAppsSdk: false },
+      connectionDefaults: { headers: {}, requestTimeout: 60_000 },
+      clientCapabilities: {},
+      // A workflow engine: nothing is displayed (approximation: its user agent).
+      hostContext: context({ userAgent: 'n8n', platform: 'web', deviceCapabilities: { touch: false, hover: false } }),
+      mcpProfile: {
+        profileVersion: 1,
+        // Name as captured; the version is the node's (approximation).
+        initialize: {
+          clientInfo: { name: '@n8n/n8n-nodes-langchain.mcpClientTool', version: '1', title: 'n8n MCP Client' },
+          supportedProtocolVersions: [...UP_TO_2025_06_18],
+        },
+      },
     },
   },
 
@@ -377,14 +503,15 @@ const templates = {
       temperature: 0.2,
       // Approximation: Perplexity asks before a connector tool runs.
       requireToolApproval: true,
-      serverIds: [],
-      // Approximation: Perplexity's clientInfo is not documented.
-      clientInfo: { name: 'perplexity', version: '1.0.0', title: 'Perplexity' },
-      protocolVersions: [...UP_TO_2025_06_18],
+      ...common,
+      connectionDefaults: { headers: {}, requestTimeout: SDK_DEFAULT_TIMEOUT_MS },
       clientCapabilities: {},
-      connectionDefaults: { headers: {}, requestTimeoutMs: SDK_DEFAULT_TIMEOUT_MS },
-      transports: ['stdio', 'streamable-http', 'sse'],
-      ui: { mcpApps: false, openAiAppsSdk: false },
+      hostContext: context({ userAgent: BROWSER_USER_AGENT, platform: 'web', containerDimensions: { width: 768, maxHeight: 5000 } }),
+      mcpProfile: {
+        profileVersion: 1,
+        // Approximation: Perplexity's clientInfo is not documented.
+        initialize: { clientInfo: { name: 'perplexity', version: '1.0.0', title: 'Perplexity' }, supportedProtocolVersions: [...UP_TO_2025_06_18] },
+      },
     },
   },
 } satisfies Record<HostTemplateId, HostTemplate>;
@@ -400,8 +527,10 @@ function deepFreeze<T>(value: T): T {
 /** The built-in templates, frozen: use `templateConfig` for a config to store or change. */
 export const hostTemplates: Readonly<Record<HostTemplateId, HostTemplate>> = deepFreeze(templates);
 
-/** A deep copy of a template's config, safe to change and store. */
-export function templateConfig(id: HostTemplateId): HostConfig {
+/** A deep copy of a template's config, safe to change and store, with the given theme (default light). */
+export function templateConfig(id: HostTemplateId, theme: HostTheme = 'light'): HostTemplateConfig {
   if (!isHostTemplateId(id)) throw new Error(`unknown host template: ${String(id)}`);
-  return structuredClone(hostTemplates[id].config);
+  const config = structuredClone(hostTemplates[id].config);
+  config.hostContext.theme = theme;
+  return config;
 }

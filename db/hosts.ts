@@ -3,9 +3,10 @@ import { newId } from './ids.js';
 import type { SecretBox } from './secretBox.js';
 
 /**
- * Hosts. Header values in `connectionDefaults.headers` are secrets: they are sealed in `headers_enc`, and the stored
- * config keeps only the header names, each with the redaction marker as its value, which is also what callers see.
- * A config that gives the marker for a header keeps that header's stored value (so read-modify-write works).
+ * Hosts. The config is the host config v2 the caller gave, stored as given (jsonb), with one exception: header values
+ * in `connectionDefaults.headers` are secrets, sealed in `headers_enc`, and the stored config keeps only the header
+ * names, each with the redaction marker as its value, which is also what callers see. A config that gives the marker
+ * for a header keeps that header's stored value (so read-modify-write works).
  */
 
 /** What a header value reads as, and what a caller sends back to keep the stored value. */
@@ -18,26 +19,31 @@ export interface HostRow {
   project_id: string;
   name: string;
   template: string | null;
-  config: Record<string, unknown> & { modelId?: string; serverIds?: string[]; connectionDefaults?: { headers?: HostHeaders } };
+  /** the host config v2 (or a config saved before v2): an open object, read only where Runway uses it */
+  config: Record<string, unknown>;
   headers_enc: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
-interface ConfigWithHeaders {
-  connectionDefaults?: { headers?: HostHeaders };
-}
+type HostConfig = Record<string, unknown>;
 
-const headersOf = (config: ConfigWithHeaders): HostHeaders => {
-  const headers = config.connectionDefaults?.headers;
-  return headers && typeof headers === 'object' ? headers : {};
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+const headersOf = (config: HostConfig): HostHeaders => {
+  const defaults = config.connectionDefaults;
+  return isObject(defaults) && isObject(defaults.headers) ? (defaults.headers as HostHeaders) : {};
 };
 
-/** The config with every header value replaced by the marker (headers live apart from the rest of the config). */
-function redactConfig<T extends ConfigWithHeaders>(config: T): T {
-  if (!config.connectionDefaults || typeof config.connectionDefaults !== 'object') return config;
-  const headers = Object.fromEntries(Object.keys(headersOf(config)).map((name) => [name, REDACTED]));
-  return { ...config, connectionDefaults: { ...config.connectionDefaults, headers } };
+/**
+ * The config with every header value replaced by the marker (headers live apart from the rest of the config).
+ * Nothing else changes: a config without `connectionDefaults.headers` is returned as it is.
+ */
+function redactConfig(config: HostConfig): HostConfig {
+  const defaults = config.connectionDefaults;
+  if (!isObject(defaults) || !isObject(defaults.headers)) return config;
+  const headers = Object.fromEntries(Object.keys(defaults.headers).map((name) => [name, REDACTED]));
+  return { ...config, connectionDefaults: { ...defaults, headers } };
 }
 
 /**
@@ -60,7 +66,7 @@ export function resolveHeaders(given: HostHeaders, stored: HostHeaders): { heade
 }
 
 /** The config as callers see it: header values redacted. */
-export const visibleConfig = (row: HostRow): HostRow['config'] => redactConfig(row.config);
+export const visibleConfig = (row: HostRow): HostConfig => redactConfig(row.config);
 
 /**
  * The header values to send. A config written before headers were sealed (or by an older process) still holds plain
@@ -98,7 +104,7 @@ export class HeadersWithoutValueError extends Error {
 export async function createHost(
   sql: Db,
   box: SecretBox,
-  input: { projectId: string; name: string; template: string | null; config: ConfigWithHeaders },
+  input: { projectId: string; name: string; template: string | null; config: HostConfig },
 ): Promise<HostRow> {
   const { headers, withoutValue } = resolveHeaders(headersOf(input.config), {});
   if (withoutValue.length > 0) throw new HeadersWithoutValueError(withoutValue);
@@ -116,7 +122,7 @@ export async function updateHost(
   box: SecretBox,
   projectId: string,
   hostId: string,
-  input: { name?: string; config?: ConfigWithHeaders },
+  input: { name?: string; config?: HostConfig },
 ): Promise<HostRow | undefined> {
   return (await sql.begin(async (tx) => {
     const [current] = await tx<HostRow[]>`SELECT * FROM hosts WHERE id = ${hostId} AND project_id = ${projectId} FOR UPDATE`;
@@ -126,7 +132,7 @@ export async function updateHost(
     if (input.config) {
       const { headers, withoutValue } = resolveHeaders(headersOf(input.config), hostHeaders(box, current));
       if (withoutValue.length > 0) throw new HeadersWithoutValueError(withoutValue);
-      config = redactConfig(input.config) as HostRow['config'];
+      config = redactConfig(input.config);
       headersEnc = sealHeaders(box, headers);
     }
     const [row] = await tx<HostRow[]>`

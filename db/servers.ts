@@ -42,6 +42,8 @@ export interface ClientRoot {
  * declared exactly when its key is present.
  */
 export interface ClientProfile {
+  /** who the client says it is in `initialize` (a suite's host); absent: Runway's own clientInfo */
+  clientInfo?: { name: string; version: string; title?: string };
   /** form mode; `url` also declares URL mode (whose requests are declined); `answer` defaults to decline */
   elicitation?: { answer?: ElicitationAnswer; url?: boolean };
   /** sampling requests of a server operation are declined; in an eval run, the run's model answers them */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../canonicalJson.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { ClientProfile, ClientRoot, ElicitationAnswer } from '../../db/servers.js';
 
@@ -28,32 +29,40 @@ export function profileFor(profile: ClientProfile, answers: { elicitation?: Elic
   return answers?.elicitation && !profile.elicitation ? { ...profile, elicitation: {} } : profile;
 }
 
+const record = (value: unknown): Record<string, unknown> | undefined =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+
+const nonEmptyString = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
 /**
- * The client profile of a host config. Both the current config and the product's v2 shape hold the MCP client
- * capabilities in top-level `clientCapabilities`; the roots to list are the config's top-level `roots`. Roots are
- * declared when either names them; only form (and URL) elicitation and plain sampling are taken, as that is what
- * Runway answers (no sampling tools or context, no tasks).
+ * The identity a host config gives its client: `mcpProfile.initialize.clientInfo` (host config v2), else the
+ * top-level `clientInfo` of configs saved before v2. Only `name`, `version` and `title` are taken (what MCP's
+ * `Implementation` needs and shows); without a name and a version, Runway introduces itself as itself.
+ */
+function hostClientInfo(config: Record<string, unknown> | undefined): ClientProfile['clientInfo'] {
+  const given = record(record(record(config?.mcpProfile)?.initialize)?.clientInfo) ?? record(config?.clientInfo);
+  if (!given || !nonEmptyString(given.name) || !nonEmptyString(given.version)) return undefined;
+  return { name: given.name, version: given.version, ...(nonEmptyString(given.title) ? { title: given.title } : {}) };
+}
+
+/**
+ * The client profile of a host config: its identity (above) and the MCP client capabilities in top-level
+ * `clientCapabilities` (the same place in v2 and before); the roots to list are the config's top-level `roots`
+ * (Runway's own key). Roots are declared when either names them; only form (and URL) elicitation and plain sampling
+ * are taken, as that is what Runway answers (no sampling tools or context, no tasks). The protocol revisions a host
+ * offers (`mcpProfile.initialize.supportedProtocolVersions`) are not: the MCP SDK always offers its newest one.
  */
 export function hostClientProfile(config: unknown): ClientProfile {
-  const record = (value: unknown): Record<string, unknown> | undefined =>
-    value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  const capabilities = record(record(config)?.clientCapabilities) ?? {};
-  const listed = record(config)?.roots;
+  const host = record(config);
+  const capabilities = record(host?.clientCapabilities) ?? {};
+  const listed = host?.roots;
   const roots = Array.isArray(listed) ? listed.filter((root): root is ClientRoot => typeof record(root)?.uri === 'string') : undefined;
   const elicitation = record(capabilities.elicitation);
+  const clientInfo = hostClientInfo(host);
   return {
+    ...(clientInfo ? { clientInfo } : {}),
     ...(elicitation ? { elicitation: elicitation.url !== undefined ? { url: true } : {} } : {}),
     ...(record(capabilities.sampling) ? { sampling: {} } : {}),
     ...(roots || record(capabilities.roots) ? { roots: (roots ?? []).map((r) => ({ uri: r.uri, ...(typeof r.name === 'string' ? { name: r.name } : {}) })) } : {}),
   };
-}
-
-/** JSON with object keys sorted, so equal profiles always give the same key. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }

@@ -96,7 +96,8 @@ async function connectOver(kind: TransportKind, { server, credentials, timeouts,
   };
   const created = createTransport(kind, server, { credentials, fetch: kind === 'streamable-http' ? refusalsAsErrors(observe) : undefined, dataDir, resumption: timeouts.resumption });
   const { transport } = created;
-  const client = new Client(CLIENT_INFO, { capabilities: declaredCapabilities(profile) });
+  // A host's profile introduces the client as that host (its clientInfo); otherwise Runway names itself.
+  const client = new Client(profile.clientInfo ?? CLIENT_INFO, { capabilities: declaredCapabilities(profile) });
   let lease: ClientAnswers | undefined;
   answerServerRequests(client, profile, () => lease);
   // A request whose response stream cannot come back fails alone, as if the transport had delivered that answer

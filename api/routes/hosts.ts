@@ -1,8 +1,10 @@
+import type { Request } from 'express';
 import { createHost, deleteHost, findHost, HeadersWithoutValueError, listHosts, updateHost, visibleConfig, type HostRow } from '../../db/hosts.js';
 import type { Db } from '../../db/connection.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
+import { hostConfigId } from '../hostConfigId.js';
 import { templateConfig } from '../hostTemplates.js';
 import { defineRoute } from '../route.js';
 import { projectParams } from '../schemas/common.js';
@@ -10,7 +12,24 @@ import {
   createHostBody, hostDeletedSchema, hostDetailSchema, hostListSchema, hostParams, updateHostBody, type HostConfig,
 } from '../schemas/hosts.js';
 
-const detail = (h: HostRow) => ({ id: h.id, name: h.name, config: visibleConfig(h), createdAt: h.created_at.getTime(), updatedAt: h.updated_at.getTime() });
+function detail(h: HostRow) {
+  const config = visibleConfig(h);
+  return { id: h.id, name: h.name, hostConfigId: hostConfigId(config), config, createdAt: h.created_at.getTime(), updatedAt: h.updated_at.getTime() };
+}
+
+/** What the list shows of a config: a config saved without a model or servers shows none. */
+function summary(h: HostRow) {
+  const { modelId, serverIds } = h.config;
+  return {
+    id: h.id,
+    name: h.name,
+    hostConfigId: hostConfigId(visibleConfig(h)),
+    modelId: typeof modelId === 'string' ? modelId : '',
+    serverCount: Array.isArray(serverIds) ? serverIds.length : 0,
+    createdAt: h.created_at.getTime(),
+    updatedAt: h.updated_at.getTime(),
+  };
+}
 
 /** A redaction marker for a header with no stored value is the caller's mistake: 400, naming the headers. */
 async function saving<T>(write: Promise<T>): Promise<T> {
@@ -22,9 +41,18 @@ async function saving<T>(write: Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The config exactly as the caller sent it. The schema only checks it; what is stored is the parsed JSON itself, so
+ * that no key or value can be changed or dropped on the way (zod's output, for one, loses a `__proto__` key).
+ */
+function givenConfig(req: Request, checked: HostConfig): HostConfig {
+  const sent = (req.body as { config?: unknown } | undefined)?.config;
+  return sent !== null && typeof sent === 'object' && !Array.isArray(sent) ? (sent as HostConfig) : checked;
+}
+
 /** A host may only attach servers of its own project. */
 async function checkServers(sql: Db, projectId: string, config: HostConfig): Promise<void> {
-  if (config.serverIds.length === 0) return;
+  if (!config.serverIds || config.serverIds.length === 0) return;
   const found = await sql<{ id: string }[]>`SELECT id FROM servers WHERE project_id = ${projectId} AND id = ANY(${config.serverIds})`;
   const known = new Set(found.map((r) => r.id));
   const unknown = config.serverIds.filter((serverId) => !known.has(serverId));
@@ -44,16 +72,7 @@ export function hostRoutes({ sql, box }: RouteDeps) {
       async handler({ principal, params }) {
         const project = await requireProject(sql, principal, params.projectId);
         const rows = await listHosts(sql, project.id);
-        return {
-          items: rows.map((h) => ({
-            id: h.id,
-            name: h.name,
-            modelId: h.config.modelId ?? '',
-            serverCount: h.config.serverIds?.length ?? 0,
-            createdAt: h.created_at.getTime(),
-            updatedAt: h.updated_at.getTime(),
-          })),
-        };
+        return { items: rows.map(summary) };
       },
     }),
     defineRoute({
@@ -66,9 +85,9 @@ export function hostRoutes({ sql, box }: RouteDeps) {
       status: 201,
       response: hostDetailSchema,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
-      async handler({ principal, params, body }) {
+      async handler({ principal, params, body, req }) {
         const project = await requireProject(sql, principal, params.projectId);
-        const config = body.template ? templateConfig(body.template) : (body.config as HostConfig);
+        const config: HostConfig = body.template ? templateConfig(body.template, body.theme) : givenConfig(req, body.config!);
         await checkServers(sql, project.id, config);
         return detail(await saving(createHost(sql, box, { projectId: project.id, name: body.name, template: body.template ?? null, config })));
       },
@@ -97,10 +116,11 @@ export function hostRoutes({ sql, box }: RouteDeps) {
       body: updateHostBody,
       response: hostDetailSchema,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
-      async handler({ principal, params, body }) {
+      async handler({ principal, params, body, req }) {
         const project = await requireProject(sql, principal, params.projectId);
-        if (body.config) await checkServers(sql, project.id, body.config);
-        const host = await saving(updateHost(sql, box, project.id, params.hostId, { name: body.name, config: body.config }));
+        const config = body.config && givenConfig(req, body.config);
+        if (config) await checkServers(sql, project.id, config);
+        const host = await saving(updateHost(sql, box, project.id, params.hostId, { name: body.name, config }));
         if (!host) throw notFound('host', { hostId: params.hostId });
         return detail(host);
       },
@@ -109,7 +129,7 @@ export function hostRoutes({ sql, box }: RouteDeps) {
       method: 'delete',
       path: '/projects/:projectId/hosts/:hostId',
       tag: 'Hosts',
-      summary: 'Delete a host',
+      summary: 'Delete a host (no body fields)',
       params: hostParams,
       response: hostDeletedSchema,
       errors: ['NOT_FOUND'],

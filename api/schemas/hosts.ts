@@ -5,12 +5,12 @@ import { collection, epochMs, id, projectParams } from './common.js';
 
 /*
  * Hosts: a named profile of an MCP client application (model plus capability profile) that a project uses to test
- * how its MCP servers behave in that client. The config is user input, so every string, array, record and number
- * is bounded. Every object is strict: an unknown key is a 400 with a hint (unknownFields.ts), never dropped, so a
- * misspelt capability or header setting cannot leave a host declaring less than its writer meant.
+ * how its MCP servers behave in that client. The config is the real product's host config v2, stored as given: the
+ * product's editor and templates put many keys in it (host context, styles, MCP Apps sandbox, ...) that Runway has
+ * no use for, and a client that reads a host back must get them all. So the config is an open object, at every
+ * depth: Runway checks only the members it reads (below), each where it is, and keeps everything else untouched.
+ * The request body around the config stays strict (unknownFields.ts). Bodies are bounded as a whole (body.ts).
  */
-
-const JSON_OBJECT_LIMIT = 8 * 1024;
 
 const text = (max: number) =>
   z
@@ -19,56 +19,51 @@ const text = (max: number) =>
     .max(max)
     .regex(/^\P{Cc}*$/u, 'must not contain control characters');
 
-/** A free-form capability object (e.g. `sampling`, `elicitation.form`), bounded in serialized size. */
-const capabilityObject = z
-  .record(z.string().min(1).max(200), z.unknown())
-  .refine((value) => JSON.stringify(value).length <= JSON_OBJECT_LIMIT, `must serialize to at most ${JSON_OBJECT_LIMIT} characters`);
-
 const maxKeys = (max: number) => (value: Record<string, unknown>) => Object.keys(value).length <= max;
 
-/** `YYYY-MM-DD`, the form of every MCP protocol revision. */
-export const protocolVersionSchema = z
-  .string()
-  .regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'must be an MCP protocol revision such as 2025-06-18')
-  .meta({ description: 'MCP protocol revision, YYYY-MM-DD', examples: ['2025-11-25'] });
+/** A capability object as MCP declares them (`{}` or with options), open. */
+const capabilityObject = z.looseObject({});
 
-/** The `clientInfo` (MCP `Implementation`) the host sends in `initialize`. */
+/** The `clientInfo` (MCP `Implementation`) a client sends in `initialize`: Runway's MCP client introduces itself so. */
 export const hostClientInfoSchema = z
-  .strictObject({
+  .looseObject({
     name: text(200).meta({ description: 'clientInfo.name exactly as the client sends it, e.g. `claude-ai`' }),
     version: text(100),
     title: text(200).optional().meta({ description: 'human-readable name (MCP 2025-06-18 and later)' }),
-    websiteUrl: z.url({ protocol: /^https?$/ }).max(2000).optional(),
   })
   .meta({ id: 'HostClientInfo' });
 
-const extensionId = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)?$/, 'must be an extension id such as io.modelcontextprotocol/ui');
-
-/** MCP `ClientCapabilities` as the host declares them in `initialize`. */
+/**
+ * MCP `ClientCapabilities` as the host declares them in `initialize`. Runway declares `roots`, `sampling` and
+ * `elicitation` from them (docs/MCP-CLIENT.md), so those are checked; the rest (`tasks`, `extensions`, ...) is kept.
+ */
 export const hostClientCapabilitiesSchema = z
-  .strictObject({
-    roots: z.strictObject({ listChanged: z.boolean().optional() }).optional(),
+  .looseObject({
+    roots: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
     sampling: capabilityObject.optional().meta({ description: 'e.g. `{}` or `{ context: {}, tools: {} }`' }),
     elicitation: z
-      .strictObject({ form: capabilityObject.optional(), url: capabilityObject.optional() })
+      .looseObject({ form: capabilityObject.optional(), url: capabilityObject.optional() })
       .optional()
       .meta({ description: '`{}` means form mode only; `{ form: {}, url: {} }` declares both modes (2025-11-25)' }),
-    tasks: capabilityObject.optional().meta({ description: 'task-augmented requests the client supports (2025-11-25)' }),
-    experimental: z
-      .record(z.string().min(1).max(200), capabilityObject)
-      .refine(maxKeys(32), 'at most 32 experimental capabilities')
-      .optional(),
-    extensions: z
-      .record(extensionId, capabilityObject)
-      .refine(maxKeys(32), 'at most 32 extensions')
-      .optional()
-      .meta({ description: 'e.g. `{ "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } }`' }),
   })
   .meta({ id: 'HostClientCapabilities' });
+
+/** The MCP client profile: what the client sends in `initialize` besides its capabilities. */
+export const hostMcpProfileSchema = z
+  .looseObject({
+    initialize: z
+      .looseObject({
+        clientInfo: hostClientInfoSchema.optional(),
+        supportedProtocolVersions: z
+          .array(text(64))
+          .min(1)
+          .max(20)
+          .optional()
+          .meta({ description: 'MCP protocol revisions the client offers, e.g. `["2025-11-25", "2025-06-18"]`' }),
+      })
+      .optional(),
+  })
+  .meta({ id: 'HostMcpProfile', description: '`{ profileVersion: 1, initialize: { clientInfo, supportedProtocolVersions }, apps }`' });
 
 const headerName = z
   .string()
@@ -92,7 +87,7 @@ const reservedHeaders = new Set([
 export const MAX_REQUEST_TIMEOUT_MS = 600_000;
 
 export const hostConnectionDefaultsSchema = z
-  .strictObject({
+  .looseObject({
     headers: z
       .record(headerName, z.string().max(8192).regex(/^\P{Cc}*$/u, 'header values must not contain control characters'))
       .refine(maxKeys(50), 'at most 50 headers')
@@ -103,77 +98,49 @@ export const hostConnectionDefaultsSchema = z
           }
         }
       })
+      .optional()
       .meta({
         description:
           'extra HTTP headers sent to HTTP MCP servers. Values are secrets: stored encrypted and returned as `"[redacted]"`; ' +
           'sending `"[redacted]"` back keeps the stored value, a header left out is removed.',
       }),
-    requestTimeoutMs: z.number().int().min(1_000).max(MAX_REQUEST_TIMEOUT_MS),
+    requestTimeout: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(MAX_REQUEST_TIMEOUT_MS)
+      .optional()
+      .meta({ description: 'milliseconds a request to a server may take' }),
   })
   .meta({ id: 'HostConnectionDefaults' });
 
-export const hostTransportSchema = z.enum(['stdio', 'streamable-http', 'sse']);
-
 export const hostConfigSchema = z
-  .strictObject({
-    hostStyle: z
-      .string()
-      .min(1)
-      .max(64)
-      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be a short slug such as claude or chatgpt')
-      .meta({ description: 'which client the host behaves like, e.g. `claude`, `chatgpt`' }),
+  .looseObject({
     modelId: z
       .string()
-      .min(1)
       .max(200)
-      .regex(/^\S+$/, 'must not contain whitespace')
-      .meta({ description: '`<provider>/<name>` hosted catalog id, or a provider-native id' }),
-    systemPrompt: z.string().max(32_000),
-    temperature: z.number().min(0).max(2),
-    requireToolApproval: z.boolean().meta({ description: 'the client asks the user before it runs a tool' }),
+      .optional()
+      .meta({ description: '`<provider>/<name>` hosted catalog id, a provider-native id, or empty (none chosen)' }),
     serverIds: z
       .array(id)
       .max(100)
       .refine((ids) => new Set(ids).size === ids.length, 'serverIds must not repeat')
+      .optional()
       .meta({ description: "ids of the project's servers the host connects to" }),
-    clientInfo: hostClientInfoSchema,
-    protocolVersions: z
-      .array(protocolVersionSchema)
-      .min(1)
-      .max(10)
-      .refine((versions) => versions.every((v, i) => i === 0 || versions[i - 1] > v), 'protocolVersions must be newest first, without repeats')
-      .meta({ description: 'MCP protocol revisions the client offers, newest first; the first is sent in `initialize`' }),
-    clientCapabilities: hostClientCapabilitiesSchema,
-    connectionDefaults: hostConnectionDefaultsSchema,
+    connectionDefaults: hostConnectionDefaultsSchema.optional(),
+    clientCapabilities: hostClientCapabilitiesSchema.optional(),
+    mcpProfile: hostMcpProfileSchema.optional(),
     roots: clientRootsSchema
       .optional()
-      .meta({ description: 'what roots/list answers in eval runs of suites with this host (roots are then declared)' }),
-    // Descriptive extras, all optional.
-    transports: z
-      .array(hostTransportSchema)
-      .min(1)
-      .max(3)
-      .refine((t) => new Set(t).size === t.length, 'transports must not repeat')
-      .optional()
-      .meta({ description: 'MCP transports the client can use' }),
-    ui: z
-      .strictObject({
-        mcpApps: z.boolean().optional().meta({ description: 'renders MCP Apps (`ui://` resources, text/html;profile=mcp-app)' }),
-        openAiAppsSdk: z.boolean().optional().meta({ description: 'renders OpenAI Apps SDK widgets (`openai/outputTemplate`, window.openai)' }),
-        displayModes: z
-          .array(z.enum(['inline', 'fullscreen', 'pip']))
-          .max(3)
-          .refine((m) => new Set(m).size === m.length, 'displayModes must not repeat')
-          .optional(),
-      })
-      .optional(),
-    limits: z
-      .strictObject({
-        maxTools: z.number().int().min(1).max(10_000).optional().meta({ description: 'tools the client passes to the model at most' }),
-      })
-      .optional(),
+      .meta({ description: 'Runway: what roots/list answers in eval runs of suites with this host (roots are then declared)' }),
   })
-  .meta({ id: 'HostConfig' });
+  .refine((config) => Object.keys(config).length > 0, 'config must have at least one property')
+  .meta({
+    id: 'HostConfig',
+    description:
+      'Host config v2, stored and returned as given (header values aside, returned as `"[redacted]"`). Runway checks only ' +
+      'the members listed here; every other key (`hostStyle`, `systemPrompt`, `temperature`, `hostContext`, ...) is kept as is.',
+  });
 
 export type HostConfig = z.infer<typeof hostConfigSchema>;
 
@@ -189,15 +156,14 @@ const optionalConfig = z.preprocess((value) => (isEmptyConfig(value) ? undefined
 
 export const hostParams = projectParams.extend({ hostId: id });
 
+export const hostThemeSchema = z.enum(['light', 'dark']);
+
 export const createHostBody = z
   .strictObject({
     name: hostName,
     template: hostTemplateIdSchema.optional().meta({ description: 'a built-in template id; give this or `config`' }),
-    config: optionalConfig.meta({ description: 'a full host config; give this or `template`' }),
-    theme: z
-      .enum(['light', 'dark'])
-      .optional()
-      .meta({ description: 'with a template, as the real product takes it; Runway renders no widgets, so it changes nothing' }),
+    config: optionalConfig.meta({ description: 'a full host config v2, stored as given; give this or `template`' }),
+    theme: hostThemeSchema.optional().meta({ description: "with a template: the seeded config's `hostContext.theme` (default light)" }),
   })
   .superRefine((body, ctx) => {
     const hasTemplate = body.template !== undefined;
@@ -221,17 +187,24 @@ export type CreateHostBody = z.infer<typeof createHostBody>;
 export const updateHostBody = z
   .strictObject({
     name: hostName.optional(),
-    config: optionalConfig.meta({ description: 'a full host config; replaces the current one' }),
+    config: optionalConfig.meta({ description: 'a full host config v2; replaces the current one' }),
   })
   .refine((body) => body.name !== undefined || body.config !== undefined, { message: 'give at least one of name or config', path: [] })
   .meta({ id: 'UpdateHostBody', description: 'at least one of `name` or `config`; `config` replaces the whole config' });
 
 export type UpdateHostBody = z.infer<typeof updateHostBody>;
 
+const hostConfigId = z.string().meta({
+  description:
+    'content address of the host config: `hcfg_` + base64url(SHA-256(canonical JSON of `config` as returned, header values ' +
+    'redacted)), canonical JSON being RFC 8785 (sorted keys, no whitespace). Equal configs have equal ids.',
+});
+
 export const hostSummarySchema = z
   .object({
     id: z.string(),
     name: z.string(),
+    hostConfigId,
     modelId: z.string(),
     serverCount: z.number().int(),
     createdAt: epochMs,
@@ -247,7 +220,8 @@ export const hostDetailSchema = z
   .object({
     id: z.string(),
     name: z.string(),
-    config: hostConfigSchema,
+    hostConfigId,
+    config: z.record(z.string(), z.unknown()).meta({ description: 'the host config v2 as stored, header values redacted' }),
     createdAt: epochMs,
     updatedAt: epochMs,
   })

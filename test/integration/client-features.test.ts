@@ -64,6 +64,8 @@ describe('MCP client features: elicitation, sampling, roots', () => {
     expect(answerOf(await callTool('plain', 'summarize', { parameters: { text: 'x' } }))).toMatch(/^error -32601 /);
     expect(answerOf(await callTool('plain', 'list_roots'))).toMatch(/^error -32601 /);
     expect(answerOf(await callTool('defaults', 'ask_unknown'))).toMatch(/^error -32601 /);
+    // Without a host, the client introduces itself as Runway.
+    expect(JSON.parse(answerOf(await callTool('plain', 'client_info')))).toMatchObject({ name: 'runway' });
   });
 
   it("declares what the server's profile declares, and declines elicitation and sampling by default", async () => {
@@ -146,7 +148,7 @@ describe('MCP client features: elicitation, sampling, roots', () => {
 
   it("runs an eval: the suite's host declares the features, cases script elicitation, the run's model answers sampling", async () => {
     const { call, model, org } = world;
-    // A host that declares roots, sampling and elicitation, given a roots list.
+    // A host that declares roots, sampling and elicitation, given a roots list, and its own identity.
     const host = await call('POST', `/projects/${org.projectId}/hosts`, { name: 'Inspector', template: 'mcpjam' });
     expect(host.status).toBe(201);
     const roots = [{ uri: 'file:///workspace', name: 'workspace' }];
@@ -156,7 +158,12 @@ describe('MCP client features: elicitation, sampling, roots', () => {
     model.setScript('scripted-cf', {
       byQuery: {
         'Order my usual': [
-          { toolCalls: [{ name: 'order_coffee', arguments: {} }, { name: 'summarize', arguments: { text: 'Runway runs evals of MCP servers.' } }, { name: 'list_roots', arguments: {} }] },
+          {
+            toolCalls: [
+              { name: 'order_coffee', arguments: {} }, { name: 'summarize', arguments: { text: 'Runway runs evals of MCP servers.' } }, { name: 'list_roots', arguments: {} },
+              { name: 'client_info', arguments: {} },
+            ],
+          },
           { text: 'Ordered, summarized and listed.' },
         ],
         'Order without asking': [{ toolCalls: [{ name: 'order_coffee', arguments: {} }] }, { text: 'Declined.' }],
@@ -174,7 +181,7 @@ describe('MCP client features: elicitation, sampling, roots', () => {
         title: 'usual',
         query: 'Order my usual coffee, summarize the order and list my roots',
         elicitation: { action: 'accept', content: order },
-        expectedToolCalls: ['order_coffee', 'summarize', 'list_roots'],
+        expectedToolCalls: ['order_coffee', 'summarize', 'list_roots', 'client_info'],
       }],
     });
     expect(suite.status, JSON.stringify(suite.body)).toBe(201);
@@ -204,11 +211,13 @@ describe('MCP client features: elicitation, sampling, roots', () => {
 
     const usual = await traceOf('usual');
     expect(usual.iteration.actualToolCalls.map((c: { toolName: string; isError: boolean }) => [c.toolName, c.isError])).toEqual([
-      ['order_coffee', false], ['summarize', false], ['list_roots', false],
+      ['order_coffee', false], ['summarize', false], ['list_roots', false], ['client_info', false],
     ]);
     expect(accepted(usual.answers.order_coffee)).toEqual(order);
     expect(usual.answers.summarize).toBe('sampled scripted-cf: Runway evaluates MCP servers.');
     expect(usual.answers.list_roots).toBe(`roots ${JSON.stringify(roots)}`);
+    // The client introduced itself as the host does (mcpProfile.initialize.clientInfo), not as Runway.
+    expect(JSON.parse(usual.answers.client_info)).toEqual(host.body.config.mcpProfile.initialize.clientInfo);
     // The sampling request is a span of its own, under the tool call that caused it, with its tokens.
     const spans = usual.trace.spans as { id: string; parentId?: string; name: string; category: string; toolName?: string; inputTokens?: number; outputTokens?: number }[];
     const sampling = spans.find((s) => s.name === 'sampling');

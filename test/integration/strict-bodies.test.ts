@@ -185,16 +185,18 @@ describe('the strict-body rule: an unknown field is refused with a hint, never d
   });
 
   describe('hosts', () => {
-    it('create, in the config\'s nested objects too; update; delete reads no body', async () => {
+    it('create, update and delete are strict at the top level; delete reads no body', async () => {
       await refused('POST', `${project}/hosts`, { name: 'x', templte: 'claude' }, { path: 'body.templte', hint: 'did you mean `template`?' });
-      const config = templateConfig('claude');
-      await refused('POST', `${project}/hosts`, { name: 'x', config: { ...config, clientInfo: { Name: 'c', version: '1' } } }, { path: 'body.config.clientInfo.Name', hint: 'did you mean `name`?' });
-      await refused('POST', `${project}/hosts`, { name: 'x', config: { ...config, systemprompt: '' } }, { path: 'body.config.systemprompt', hint: 'did you mean `systemPrompt`?' });
-      await refused('POST', `${project}/hosts`, { name: 'x', config: { ...config, connectionDefaults: { ...config.connectionDefaults, requestTimeout: 1000 } } }, {
-        path: 'body.config.connectionDefaults.requestTimeout', hint: 'did you mean `requestTimeoutMs`?',
-      });
+      await refused('POST', `${project}/hosts`, { name: 'x', config: { modelId: 'm' }, configs: {} }, { path: 'body.configs', hint: 'did you mean `config`?' });
       await refused('PATCH', `${project}/hosts/${hostId}`, { nmae: 'renamed' }, { path: 'body.nmae', hint: 'did you mean `name`?' });
       await refused('DELETE', `${project}/hosts/${hostId}`, { force: true }, { path: 'body.force', hint: 'no fields are accepted here' });
+    });
+
+    it("keeps the config open: a host config v2 holds keys Runway does not read, and they are kept", async () => {
+      const config = { ...templateConfig('claude'), hostContext: { theme: 'dark', futureKey: 1 }, connectionDefaults: { headers: {}, requestTimeout: 1000, extra: true } };
+      const reply = await call('POST', `${project}/hosts`, { name: 'open', config });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+      expect(reply.body.config).toEqual(config);
     });
 
     it('takes `theme`, a field of the real product\'s create body', async () => {

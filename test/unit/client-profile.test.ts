@@ -82,30 +82,46 @@ describe('client profiles', () => {
     expect(profileFor(declared, { elicitation: { action: 'decline' } })).toBe(declared);
   });
 
-  it("takes a host's clientCapabilities and roots, in the built-in templates' shape", () => {
-    expect(hostClientProfile(templateConfig('mcpjam'))).toEqual({ elicitation: { url: true }, sampling: {}, roots: [] });
-    expect(hostClientProfile(templateConfig('claude'))).toEqual({});
+  it("takes a host's identity, clientCapabilities and roots, in the built-in templates' shape (v2)", () => {
+    expect(hostClientProfile(templateConfig('mcpjam'))).toEqual({
+      clientInfo: { name: 'mcpjam-inspector', version: '1.0.0', title: 'MCPJam Inspector' },
+      elicitation: { url: true },
+      sampling: {},
+      roots: [],
+    });
+    expect(hostClientProfile(templateConfig('claude'))).toEqual({ clientInfo: { name: 'claude-ai', version: '0.1.0' } });
     expect(hostClientProfile({ ...templateConfig('claude-code'), roots: [{ uri: 'file:///repo', name: 'repo' }] })).toEqual({
+      clientInfo: { name: 'claude-code', version: '2.1.0' },
       elicitation: {},
       roots: [{ uri: 'file:///repo', name: 'repo' }],
     });
   });
 
-  it("takes them from the product's v2 host config too (client identity under mcpProfile, capabilities top-level)", () => {
+  it('reads the identity under mcpProfile.initialize (v2), else at the top level (configs saved before v2)', () => {
     const v2 = {
       hostStyle: 'claude',
       modelId: 'anthropic/claude-haiku-4.5',
       serverIds: [],
       connectionDefaults: { headers: {}, requestTimeout: 10_000 },
       clientCapabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } },
-      mcpProfile: { profileVersion: 1, initialize: { clientInfo: { name: 'claude-ai', version: '0.1.0' } } },
+      mcpProfile: { profileVersion: 1, initialize: { clientInfo: { name: 'claude-ai', version: '0.1.0', icons: [] } } },
     };
-    expect(hostClientProfile(v2)).toEqual({});
+    expect(hostClientProfile(v2)).toEqual({ clientInfo: { name: 'claude-ai', version: '0.1.0' } });
     expect(hostClientProfile({ ...v2, clientCapabilities: { sampling: {}, elicitation: { form: {} } }, roots: [{ uri: 'file:///w' }] })).toEqual({
+      clientInfo: { name: 'claude-ai', version: '0.1.0' },
       sampling: {},
       elicitation: {},
       roots: [{ uri: 'file:///w' }],
     });
+    // v2 wins over a leftover top-level clientInfo; the old place is read when v2 has none.
+    expect(hostClientProfile({ ...v2, clientInfo: { name: 'old', version: '1' } }).clientInfo).toEqual({ name: 'claude-ai', version: '0.1.0' });
+    expect(hostClientProfile({ clientInfo: { name: 'old', version: '1', title: 'Old' }, protocolVersions: ['2025-06-18'] })).toEqual({
+      clientInfo: { name: 'old', version: '1', title: 'Old' },
+    });
+    // Without a name and a version there is no identity to present: Runway presents its own.
+    expect(hostClientProfile({ mcpProfile: { initialize: { clientInfo: { name: 'x' } } } })).toEqual({});
+    expect(hostClientProfile({ mcpProfile: { initialize: { clientInfo: { name: '', version: '1' } } } })).toEqual({});
+    expect(profileKey(hostClientProfile(templateConfig('claude')))).not.toBe(profileKey(hostClientProfile(templateConfig('chatgpt'))));
     expect(hostClientProfile(null)).toEqual({});
     expect(hostClientProfile({ clientCapabilities: 'nonsense', roots: [{ name: 'no uri' }, 'x'] })).toEqual({ roots: [] });
   });

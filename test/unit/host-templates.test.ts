@@ -1,20 +1,17 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { hostTemplateIds, hostTemplates, isHostTemplateId, templateConfig, type HostTemplateId } from '../../api/hostTemplates.js';
-import {
-  createHostBody,
-  hostConfigSchema,
-  hostDetailSchema,
-  hostListSchema,
-  updateHostBody,
-  type HostConfig,
-} from '../../api/schemas/hosts.js';
+import { createHostBody, hostConfigSchema, hostDetailSchema, hostListSchema, updateHostBody } from '../../api/schemas/hosts.js';
 
 const CONTRACT_IDS = ['mcpjam', 'claude', 'claude-code', 'chatgpt', 'mistral', 'cursor', 'codex', 'copilot', 'vscode', 'agentcore', 'n8n', 'perplexity'];
 
-const validConfig = (): HostConfig => templateConfig('vscode');
+/** The real product's Claude template output, the shape every template follows. */
+const example = JSON.parse(readFileSync(new URL('../fixtures/reference/host-config-v2-claude.json', import.meta.url), 'utf8'));
 
-const messages = (result: { success: boolean; error?: z.ZodError }) => (result.error?.issues ?? []).map((i) => i.message).join(' | ');
+const messages = (result: { success: boolean; error?: z.ZodError }) => (result.error?.issues ?? []).map((i) => `${i.path.join('.')}: ${i.message}`).join(' | ');
+
+type Config = Record<string, any>;
 
 describe('host templates', () => {
   it('has exactly the contract ids, in order', () => {
@@ -22,22 +19,32 @@ describe('host templates', () => {
     expect(Object.keys(hostTemplates).sort()).toEqual([...CONTRACT_IDS].sort());
   });
 
-  it.each(hostTemplateIds)('%s parses with the HostConfig schema unchanged', (id) => {
+  it.each(hostTemplateIds)('%s is a host config v2 that the HostConfig schema takes unchanged', (id) => {
     const { config, title, description } = hostTemplates[id];
     const result = hostConfigSchema.safeParse(config);
     expect(result.success, messages(result)).toBe(true);
-    // Nothing is stripped or rewritten: the template is already in canonical form.
     expect(result.data).toEqual(config);
     expect(title.length).toBeGreaterThan(0);
     expect(description.length).toBeGreaterThan(20);
     expect(config.serverIds).toEqual([]);
     expect(config.hostStyle).toBe(id);
+    // The example's keys, the same types in them; identity under mcpProfile.initialize, none at the top level.
+    for (const key of Object.keys(config)) expect(example, key).toHaveProperty(key);
+    for (const key of ['hostStyle', 'modelId', 'systemPrompt', 'temperature', 'requireToolApproval', 'respectToolVisibility', 'progressiveToolDiscovery',
+      'serverIds', 'optionalServerIds', 'builtInToolIds', 'connectionDefaults', 'clientCapabilities', 'hostContext', 'mcpProfile']) {
+      expect(typeof (config as Config)[key], key).toBe(typeof example[key]);
+    }
+    expect(Object.keys(config.connectionDefaults).sort()).toEqual(Object.keys(example.connectionDefaults).sort());
+    for (const key of Object.keys(config.hostContext)) expect(example.hostContext, key).toHaveProperty(key);
+    expect(config.mcpProfile.profileVersion).toBe(1);
+    expect(config).not.toHaveProperty('clientInfo');
+    expect(config).not.toHaveProperty('protocolVersions');
   });
 
   it('describes distinct clients', () => {
     const configs = hostTemplateIds.map((id) => JSON.stringify(hostTemplates[id].config));
     expect(new Set(configs).size).toBe(hostTemplateIds.length);
-    const clientNames = hostTemplateIds.map((id) => hostTemplates[id].config.clientInfo.name);
+    const clientNames = hostTemplateIds.map((id) => hostTemplates[id].config.mcpProfile.initialize.clientInfo.name);
     expect(new Set(clientNames).size).toBe(hostTemplateIds.length);
     const prompts = hostTemplateIds.map((id) => hostTemplates[id].config.systemPrompt);
     expect(new Set(prompts).size).toBe(hostTemplateIds.length);
@@ -45,8 +52,8 @@ describe('host templates', () => {
     expect(new Set(titles).size).toBe(hostTemplateIds.length);
   });
 
-  it('uses the clientInfo names the real clients send', () => {
-    const name = (id: HostTemplateId) => hostTemplates[id].config.clientInfo.name;
+  it('uses the clientInfo names the real clients send, and the real Claude template\'s choices', () => {
+    const name = (id: HostTemplateId) => hostTemplates[id].config.mcpProfile.initialize.clientInfo.name;
     expect(name('claude')).toBe('claude-ai');
     expect(name('claude-code')).toBe('claude-code');
     expect(name('cursor')).toBe('cursor-vscode');
@@ -56,13 +63,29 @@ describe('host templates', () => {
     expect(hostTemplates.chatgpt.config.modelId).toBe('openai/gpt-5');
     expect(hostTemplates.perplexity.config.modelId).toBe('perplexity/sonar-pro');
     expect(hostTemplates.mistral.config.modelId).toBe('mistral/mistral-large-latest');
+    const claude = hostTemplates.claude.config;
+    for (const key of ['hostStyle', 'modelId', 'temperature', 'requireToolApproval', 'respectToolVisibility', 'progressiveToolDiscovery', 'connectionDefaults', 'clientCapabilities']) {
+      expect((claude as Config)[key], key).toEqual(example[key]);
+    }
+    expect(claude.mcpProfile.initialize.clientInfo).toEqual(example.mcpProfile.initialize.clientInfo);
+    expect(claude.mcpProfile.apps?.uiInitialize).toEqual(example.mcpProfile.apps.uiInitialize);
   });
 
-  it('offers protocol revisions newest first', () => {
+  it('offers protocol revisions newest first, without repeats', () => {
     for (const id of hostTemplateIds) {
-      const versions = hostTemplates[id].config.protocolVersions;
-      expect([...versions].sort().reverse()).toEqual(versions);
+      const versions = hostTemplates[id].config.mcpProfile.initialize.supportedProtocolVersions;
+      expect([...new Set(versions)].sort().reverse()).toEqual(versions);
     }
+  });
+
+  it('templateConfig stamps the theme (light by default) into a copy', () => {
+    expect(templateConfig('vscode').hostContext.theme).toBe('light');
+    expect(templateConfig('vscode', 'dark').hostContext.theme).toBe('dark');
+    expect(hostTemplates.vscode.config.hostContext.theme).toBe('light');
+    const { hostContext: dark, ...restDark } = templateConfig('vscode', 'dark');
+    const { hostContext: light, ...restLight } = templateConfig('vscode', 'light');
+    expect(restDark).toEqual(restLight);
+    expect({ ...dark, theme: 'light' }).toEqual(light);
   });
 
   it('templateConfig returns an independent deep copy', () => {
@@ -72,17 +95,19 @@ describe('host templates', () => {
     expect(a).not.toBe(hostTemplates.claude.config);
     a.modelId = 'openai/gpt-5';
     a.serverIds.push('srv_1');
-    a.protocolVersions.length = 0;
-    a.clientInfo.name = 'changed';
+    a.mcpProfile.initialize.supportedProtocolVersions.length = 0;
+    a.mcpProfile.initialize.clientInfo.name = 'changed';
     a.connectionDefaults.headers['X-Extra'] = '1';
     a.clientCapabilities.extensions!['io.modelcontextprotocol/ui'].changed = true;
+    a.hostContext.styles.variables['--font-sans'] = 'serif';
     expect(b).toEqual(hostTemplates.claude.config);
-    expect(hostTemplates.claude.config.modelId).toBe('anthropic/claude-sonnet-4-5');
+    expect(hostTemplates.claude.config.modelId).toBe('anthropic/claude-haiku-4.5');
     expect(hostTemplates.claude.config.serverIds).toEqual([]);
-    expect(hostTemplates.claude.config.protocolVersions.length).toBeGreaterThan(0);
-    expect(hostTemplates.claude.config.clientInfo.name).toBe('claude-ai');
+    expect(hostTemplates.claude.config.mcpProfile.initialize.supportedProtocolVersions.length).toBeGreaterThan(0);
+    expect(hostTemplates.claude.config.mcpProfile.initialize.clientInfo.name).toBe('claude-ai');
     expect(hostTemplates.claude.config.connectionDefaults.headers).not.toHaveProperty('X-Extra');
     expect(hostTemplates.vscode.config.clientCapabilities.extensions!['io.modelcontextprotocol/ui']).not.toHaveProperty('changed');
+    expect(hostTemplates.mcpjam.config.hostContext.styles.variables['--font-sans']).not.toBe('serif');
   });
 
   it('keeps the built-in templates frozen', () => {
@@ -101,94 +126,64 @@ describe('host templates', () => {
 });
 
 describe('HostConfig schema', () => {
-  const withPatch = (patch: (c: Record<string, any>) => void) => {
-    const c = validConfig() as Record<string, any>;
-    patch(c);
-    return hostConfigSchema.safeParse(c);
-  };
+  const parse = (config: unknown) => hostConfigSchema.safeParse(config);
 
-  it('requires every core field', () => {
-    for (const field of ['hostStyle', 'modelId', 'systemPrompt', 'temperature', 'requireToolApproval', 'serverIds', 'clientInfo', 'protocolVersions', 'clientCapabilities', 'connectionDefaults']) {
-      expect(withPatch((c) => delete c[field]).success, field).toBe(false);
+  it("takes the real product's example and any object with a property, and keeps every key", () => {
+    expect(parse(example)).toMatchObject({ success: true, data: example });
+    expect(parse({ hostStyle: 'x' })).toMatchObject({ success: true, data: { hostStyle: 'x' } });
+    expect(parse({ modelId: '' }).success).toBe(true);
+    const open = { modelId: 'm', nested: { deep: [{ any: 'thing' }] }, connectionDefaults: { requestTimeout: 1000, other: 1 }, clientCapabilities: { roots: { listChanged: true, watch: true } } };
+    expect(parse(open)).toMatchObject({ success: true, data: open });
+  });
+
+  it('checks the members Runway reads, each where it is', () => {
+    const refused: [Config, RegExp][] = [
+      [{}, /at least one property/],
+      [{ modelId: 5 }, /^modelId/],
+      [{ modelId: 'x'.repeat(201) }, /^modelId/],
+      [{ serverIds: ['a', 'a'] }, /^serverIds.*repeat/],
+      [{ serverIds: ['not an id'] }, /^serverIds\.0/],
+      [{ serverIds: Array.from({ length: 101 }, (_, i) => `s${i}`) }, /^serverIds/],
+      [{ connectionDefaults: { requestTimeout: 10 } }, /^connectionDefaults\.requestTimeout/],
+      [{ connectionDefaults: { requestTimeout: 1.5e6 } }, /^connectionDefaults\.requestTimeout/],
+      [{ connectionDefaults: { requestTimeout: 1500.5 } }, /^connectionDefaults\.requestTimeout/],
+      [{ connectionDefaults: { headers: { 'Bad Header': 'x' } } }, /^connectionDefaults\.headers/],
+      [{ connectionDefaults: { headers: { 'X-Ok': 'a\r\nInjected: 1' } } }, /^connectionDefaults\.headers\.X-Ok/],
+      [{ connectionDefaults: { headers: { 'Mcp-Session-Id': 'abc' } } }, /managed by the transport/],
+      [{ connectionDefaults: { headers: ['x'] } }, /^connectionDefaults\.headers/],
+      [{ clientCapabilities: { roots: { listChanged: 'yes' } } }, /^clientCapabilities\.roots\.listChanged/],
+      [{ clientCapabilities: { sampling: 'on' } }, /^clientCapabilities\.sampling/],
+      [{ clientCapabilities: { elicitation: { form: true } } }, /^clientCapabilities\.elicitation\.form/],
+      [{ mcpProfile: { initialize: { clientInfo: { name: 'c' } } } }, /^mcpProfile\.initialize\.clientInfo\.version/],
+      [{ mcpProfile: { initialize: { clientInfo: { name: 'bad\nname', version: '1' } } } }, /^mcpProfile\.initialize\.clientInfo\.name/],
+      [{ mcpProfile: { initialize: { supportedProtocolVersions: [] } } }, /^mcpProfile\.initialize\.supportedProtocolVersions/],
+      [{ mcpProfile: { initialize: 'latest' } }, /^mcpProfile\.initialize/],
+      [{ roots: [{ uri: 'https://not-a-file' }] }, /^roots\.0\.uri/],
+    ];
+    for (const [config, message] of refused) {
+      const result = parse(config);
+      expect(result.success, JSON.stringify(config)).toBe(false);
+      expect(messages(result), JSON.stringify(config)).toMatch(message);
     }
-    expect(withPatch((c) => delete c.connectionDefaults.headers).success).toBe(false);
-    expect(withPatch((c) => delete c.connectionDefaults.requestTimeoutMs).success).toBe(false);
-    expect(withPatch((c) => delete c.clientInfo.version).success).toBe(false);
-  });
-
-  it('keeps the descriptive extras optional', () => {
-    expect(withPatch((c) => {
-      delete c.ui;
-      delete c.limits;
-      delete c.transports;
-      delete c.clientInfo.title;
-      c.clientCapabilities = {};
-    }).success).toBe(true);
-  });
-
-  it('rejects nonsense', () => {
-    expect(withPatch((c) => (c.temperature = 2.5)).success).toBe(false);
-    expect(withPatch((c) => (c.temperature = -0.1)).success).toBe(false);
-    expect(withPatch((c) => (c.temperature = '1')).success).toBe(false);
-    expect(withPatch((c) => (c.hostStyle = '')).success).toBe(false);
-    expect(withPatch((c) => (c.hostStyle = 'x'.repeat(65))).success).toBe(false);
-    expect(withPatch((c) => (c.modelId = 'gpt 5')).success).toBe(false);
-    expect(withPatch((c) => (c.systemPrompt = 'x'.repeat(32_001))).success).toBe(false);
-    expect(withPatch((c) => (c.serverIds = ['a', 'a'])).success).toBe(false);
-    expect(withPatch((c) => (c.serverIds = Array.from({ length: 101 }, (_, i) => `s${i}`))).success).toBe(false);
-    expect(withPatch((c) => (c.protocolVersions = [])).success).toBe(false);
-    expect(withPatch((c) => (c.protocolVersions = ['latest'])).success).toBe(false);
-    expect(withPatch((c) => (c.protocolVersions = ['2025-13-01'])).success).toBe(false);
-    expect(withPatch((c) => (c.protocolVersions = ['2025-03-26', '2025-06-18'])).success).toBe(false);
-    expect(withPatch((c) => (c.protocolVersions = ['2025-06-18', '2025-06-18'])).success).toBe(false);
-    expect(withPatch((c) => (c.clientInfo.name = 'bad\nname')).success).toBe(false);
-    expect(withPatch((c) => (c.clientCapabilities.roots = { listChanged: 'yes' })).success).toBe(false);
-    expect(withPatch((c) => (c.clientCapabilities.sampling = 'on')).success).toBe(false);
-    expect(withPatch((c) => (c.clientCapabilities.elicitation = { form: { blob: 'x'.repeat(9000) } })).success).toBe(false);
-    expect(withPatch((c) => (c.clientCapabilities.extensions = { 'not an id': {} })).success).toBe(false);
-    expect(withPatch((c) => (c.connectionDefaults.requestTimeoutMs = 10)).success).toBe(false);
-    expect(withPatch((c) => (c.connectionDefaults.requestTimeoutMs = 1.5e6)).success).toBe(false);
-    expect(withPatch((c) => (c.connectionDefaults.requestTimeoutMs = 1500.5)).success).toBe(false);
-    expect(withPatch((c) => (c.connectionDefaults.headers = { 'Bad Header': 'x' })).success).toBe(false);
-    expect(withPatch((c) => (c.connectionDefaults.headers = { 'X-Ok': 'a\r\nInjected: 1' })).success).toBe(false);
-    expect(withPatch((c) => (c.connectionDefaults.headers = { 'Mcp-Session-Id': 'abc' })).success).toBe(false);
-    expect(withPatch((c) => (c.transports = ['carrier-pigeon'])).success).toBe(false);
-    expect(withPatch((c) => (c.limits = { maxTools: 0 })).success).toBe(false);
   });
 
   it('accepts custom headers', () => {
-    const result = withPatch((c) => {
-      c.connectionDefaults.headers = { Authorization: 'Bearer t', 'X-Tenant': 'acme' };
-    });
+    const result = parse({ connectionDefaults: { headers: { Authorization: 'Bearer t', 'X-Tenant': 'acme' }, requestTimeout: 10_000 } });
     expect(result.success, messages(result)).toBe(true);
-  });
-
-  it('refuses unknown keys, at any depth, instead of dropping them', () => {
-    for (const patch of [
-      (c: Record<string, any>) => (c.somethingElse = true),
-      (c: Record<string, any>) => (c.clientInfo.vendor = 'x'),
-      (c: Record<string, any>) => (c.clientCapabilities.roots = { listChanged: true, watch: true }),
-      (c: Record<string, any>) => (c.connectionDefaults.requestTimeout = 1000),
-      (c: Record<string, any>) => (c.ui = { mcpApps: true, widgets: true }),
-    ]) {
-      const result = withPatch(patch);
-      expect(result.success).toBe(false);
-      expect(result.error!.issues.map((i) => i.code)).toContain('unrecognized_keys');
-    }
   });
 });
 
 describe('create host body', () => {
-  it('accepts a template alone', () => {
-    const result = createHostBody.safeParse({ name: 'My Claude', template: 'claude' });
+  it('accepts a template alone, with a theme', () => {
+    const result = createHostBody.safeParse({ name: 'My Claude', template: 'claude', theme: 'dark' });
     expect(result.success, messages(result)).toBe(true);
-    expect(result.data).toEqual({ name: 'My Claude', template: 'claude' });
+    expect(result.data).toEqual({ name: 'My Claude', template: 'claude', theme: 'dark' });
   });
 
   it('accepts a full config alone', () => {
-    const result = createHostBody.safeParse({ name: 'Custom', config: validConfig() });
+    const result = createHostBody.safeParse({ name: 'Custom', config: example });
     expect(result.success, messages(result)).toBe(true);
-    expect(result.data?.config).toEqual(validConfig());
+    expect(result.data?.config).toEqual(example);
     expect(result.data?.template).toBeUndefined();
   });
 
@@ -196,10 +191,12 @@ describe('create host body', () => {
     for (const template of hostTemplateIds) expect(createHostBody.safeParse({ name: 'h', template }).success).toBe(true);
   });
 
-  it('rejects both template and config', () => {
-    const result = createHostBody.safeParse({ name: 'x', template: 'claude', config: validConfig() });
-    expect(result.success).toBe(false);
-    expect(messages(result)).toMatch(/either template or config, not both/);
+  it('rejects both template and config, and a theme without a template', () => {
+    const both = createHostBody.safeParse({ name: 'x', template: 'claude', config: example });
+    expect(both.success).toBe(false);
+    expect(messages(both)).toMatch(/either template or config, not both/);
+    const theme = createHostBody.safeParse({ name: 'x', config: example, theme: 'dark' });
+    expect(messages(theme)).toMatch(/theme applies to a template only/);
   });
 
   it('rejects neither template nor config', () => {
@@ -216,32 +213,31 @@ describe('create host body', () => {
     expect(result.data?.config).toBeUndefined();
   });
 
-  it('rejects an unknown template, a partial config and a bad name', () => {
+  it('rejects an unknown template, a bad theme and a bad name; the body around the config stays strict', () => {
     expect(createHostBody.safeParse({ name: 'x', template: 'gemini' }).success).toBe(false);
-    expect(createHostBody.safeParse({ name: 'x', config: { modelId: 'openai/gpt-5' } }).success).toBe(false);
+    expect(createHostBody.safeParse({ name: 'x', template: 'claude', theme: 'sepia' }).success).toBe(false);
     expect(createHostBody.safeParse({ template: 'claude' }).success).toBe(false);
     expect(createHostBody.safeParse({ name: '   ', template: 'claude' }).success).toBe(false);
     expect(createHostBody.safeParse({ name: 'x'.repeat(201), template: 'claude' }).success).toBe(false);
+    const unknown = createHostBody.safeParse({ name: 'x', template: 'claude', colour: 'red' });
+    expect(unknown.error?.issues.map((i) => i.code)).toContain('unrecognized_keys');
   });
 });
 
 describe('update host body', () => {
   it('needs at least one field', () => {
-    for (const body of [{}, { config: {} }, { unrelated: 1 }]) {
+    for (const body of [{}, { config: {} }]) {
       const result = updateHostBody.safeParse(body);
       expect(result.success).toBe(false);
       expect(messages(result)).toMatch(/at least one of name or config/);
     }
+    expect(updateHostBody.safeParse({ unrelated: 1 }).success).toBe(false);
   });
 
-  it('accepts a name, a full config, or both', () => {
+  it('accepts a name, a config, or both', () => {
     expect(updateHostBody.safeParse({ name: 'Renamed' }).success).toBe(true);
-    expect(updateHostBody.safeParse({ config: validConfig() }).success).toBe(true);
-    expect(updateHostBody.safeParse({ name: 'Renamed', config: validConfig() }).success).toBe(true);
-  });
-
-  it('rejects a partial config: config replaces the whole config', () => {
-    expect(updateHostBody.safeParse({ config: { temperature: 0.5 } }).success).toBe(false);
+    expect(updateHostBody.safeParse({ config: example }).success).toBe(true);
+    expect(updateHostBody.safeParse({ name: 'Renamed', config: { temperature: 0.5 } }).success).toBe(true);
   });
 });
 
@@ -253,13 +249,15 @@ describe('OpenAPI', () => {
     for (const schema of [hostDetailSchema, hostListSchema]) {
       expect(() => z.toJSONSchema(schema, { io: 'output' })).not.toThrow();
     }
-    type Defs = { $defs: Record<string, { required?: string[]; properties: Record<string, unknown> }> };
+    type Defs = { $defs: Record<string, { required?: string[]; properties: Record<string, unknown>; additionalProperties?: unknown }> };
     const create = (z.toJSONSchema(createHostBody, { io: 'input' }) as unknown as Defs).$defs;
     expect(create.CreateHostBody.required).toEqual(['name']);
     expect(Object.keys(create.CreateHostBody.properties)).toEqual(['name', 'template', 'config', 'theme']);
-    expect(create.HostConfig.required).toEqual([
-      'hostStyle', 'modelId', 'systemPrompt', 'temperature', 'requireToolApproval', 'serverIds', 'clientInfo',
-      'protocolVersions', 'clientCapabilities', 'connectionDefaults',
-    ]);
+    // The config is open (any key) and requires none; the body around it is closed.
+    expect(create.HostConfig.required).toBeUndefined();
+    expect(create.HostConfig.additionalProperties).toEqual({});
+    expect(create.CreateHostBody.additionalProperties).toBe(false);
+    const list = (z.toJSONSchema(hostListSchema, { io: 'output' }) as unknown as Defs).$defs;
+    expect(list.HostSummary.required).toContain('hostConfigId');
   });
 });
