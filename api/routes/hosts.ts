@@ -10,7 +10,8 @@ import {
   createHostBody, hostDeletedSchema, hostDetailSchema, hostListSchema, hostParams, updateHostBody, type HostConfig,
 } from '../schemas/hosts.js';
 
-const detail = (h: HostRow) => ({ id: h.id, name: h.name, config: visibleConfig(h), createdAt: h.created_at.getTime(), updatedAt: h.updated_at.getTime() });
+// The stored config is one hostConfigSchema accepted (or a built-in template's), so it is a HostConfig.
+const detail = (h: HostRow) => ({ id: h.id, name: h.name, config: visibleConfig(h) as HostConfig, createdAt: h.created_at.getTime(), updatedAt: h.updated_at.getTime() });
 
 /** A redaction marker for a header with no stored value is the caller's mistake: 400, naming the headers. */
 async function saving<T>(write: Promise<T>): Promise<T> {

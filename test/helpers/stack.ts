@@ -68,6 +68,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     // count all of a file's keyless and bad-key requests together; the tests of that limit set their own.
     RATE_LIMIT_ANON_BURST: '1000000',
     RATE_LIMIT_ANON_PER_MINUTE: '60000000',
+    // Every reply a test sees is held to its route's response schema: one the document does not describe is a 500.
+    REPLY_VALIDATION: 'strict',
     ...options.config,
   });
   const logs: string[] = [];
