@@ -136,6 +136,10 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       await connection.close();
       if (!options.database) await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
+      // A reply off its schema is a 500 the test may not have looked at (one that only asserts `< 500` would): the
+      // file fails here all the same, naming the route and the issues.
+      const offSchema = logs.filter((line) => line.includes('"msg":"reply does not match its response schema"'));
+      if (offSchema.length > 0) throw new Error(`replies that do not match their response schema:\n${offSchema.join('')}`);
     },
   };
 }
