@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChatbox, createChatSession } from '../../db/catalog.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
@@ -71,7 +72,7 @@ const deliberateDifferences: (Allowance & { why: string })[] = [
   },
   {
     operation: 'listChatSessions',
-    exchange: "a project the key cannot reach",
+    exchange: 'a project the key cannot reach',
     finding: /^status 404 is not documented/,
     why: 'a project outside the key\'s reach is 404 NOT_FOUND on every route (contract-notes, General rules): an empty page would hide a mistyped id',
   },
@@ -165,7 +166,7 @@ const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> 
       valid: true,
       body: { name: 'Claude v2', config: hostConfigV2 },
       status: 201,
-      check: (reply) => (JSON.stringify(reply.body?.config) === JSON.stringify(hostConfigV2) ? undefined : 'the config is not returned as given'),
+      check: (reply) => (isDeepStrictEqual(reply.body?.config, hostConfigV2) ? undefined : 'the config is not returned as given'),
     },
     { name: 'neither template nor config', valid: false, body: { name: 'Nothing' }, status: 400 },
     { name: 'unknown project', valid: false, params: { projectId: unknown('prj') }, body: { name: 'x', template: 'claude' }, status: 404 },
