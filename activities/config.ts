@@ -79,6 +79,11 @@ export const configSchema = z.object({
   METRICS_TOKEN: z.string().min(1).optional(),
   /** the worker serves GET /metrics on this port when set (the API serves it on PORT) */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /**
+   * whether each JSON reply is checked against its route's response schema before it is sent: `off` (default), `log`
+   * a mismatch, or `strict`: answer 500 instead (the test stack, so every reply a test sees is a documented one)
+   */
+  REPLY_VALIDATION: z.enum(['off', 'log', 'strict']).default('off'),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -18,6 +18,7 @@ import { healthRoutes } from './health.js';
 import { createMetrics, httpMetrics, instrumentMcp, metricsRoute, registerActiveRuns, type Metrics } from './metrics.js';
 import { mountedRoutes, openApiRoute } from './openapi.js';
 import { AddressLimit } from './rateLimit.js';
+import { replyCheck } from './replyCheck.js';
 import { toHandler, type RouteSpec } from './route.js';
 import { allRoutes } from './routes/index.js';
 import { sdkRouter } from './routes/ingestSdk.js';
@@ -81,9 +82,10 @@ export function createApp(deps: AppDeps): App {
   app.use(requestLog(deps.log));
   app.use(httpMetrics(metrics, () => mountedRoutes(app)));
 
+  const checkReply = replyCheck(config.REPLY_VALIDATION, deps.log);
   const v1 = express.Router();
   v1.all(['/api-keys', '/api-keys/*rest'], keyManagementSurface);
-  for (const route of routes.filter((r) => r.auth === false)) v1[route.method](route.path, toHandler(route));
+  for (const route of routes.filter((r) => r.auth === false)) v1[route.method](route.path, toHandler(route, checkReply));
   const admit = authenticate(
     deps.sql,
     { perMinute: deps.config.RATE_LIMIT_PER_MINUTE, burst: deps.config.RATE_LIMIT_BURST, onReject: () => metrics.rateLimitRejections.inc() },
@@ -92,14 +94,14 @@ export function createApp(deps: AppDeps): App {
   v1.use(admit);
   const bodies = jsonObjectBody();
   for (const route of routes.filter((r) => r.auth !== false)) {
-    v1[route.method](route.path, ...(route.method === 'get' ? [] : route.bodyLimit ? jsonObjectBody(route.bodyLimit) : bodies), toHandler(route));
+    v1[route.method](route.path, ...(route.method === 'get' ? [] : route.bodyLimit ? jsonObjectBody(route.bodyLimit) : bodies), toHandler(route, checkReply));
   }
 
   app.use(healthRoutes(deps));
   app.get('/metrics', metricsRoute(metrics, deps.config.METRICS_TOKEN));
   app.use(docsRoutes());
   app.use('/api/v1', v1);
-  app.use('/sdk/v1', sdkRouter(routes, admit));
+  app.use('/sdk/v1', sdkRouter(routes, admit, checkReply));
   app.use(unknownRoute);
   app.use(errorHandler(deps.log));
   return { express: app, routes, metrics, reconciler: routeDeps.reconciler };

@@ -269,15 +269,17 @@ export function buildOpenApiDocument(routes: RouteSpec[], rate: RequestLimits): 
  */
 export function openApiRoute(allRoutes: () => RouteSpec[], rate: RequestLimits): RouteSpec {
   let document: OpenApiDocument | undefined;
+  const documentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }).meta({ id: 'OpenApiDocument' });
   return defineRoute({
     method: 'get',
     path: OPENAPI_PATH,
     tag: 'Meta',
     summary: 'This OpenAPI 3.1 document',
     auth: false,
-    response: z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }).meta({ id: 'OpenApiDocument' }),
+    response: documentSchema,
     errors: [],
-    handler: async () => (document ??= buildOpenApiDocument(allRoutes(), rate)),
+    // zod-openapi's types are interfaces without index signatures; the document is plain JSON, open at every level.
+    handler: async () => (document ??= buildOpenApiDocument(allRoutes(), rate)) as unknown as z.input<typeof documentSchema>,
   });
 }
 

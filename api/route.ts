@@ -18,10 +18,17 @@ export interface RouteContext<P extends AnySchema, Q extends AnySchema, B extend
 }
 
 /**
- * One route: its zod schemas validate the request, type the handler and generate the OpenAPI document, so the
- * three can never disagree.
+ * One route: its zod schemas validate the request, type the handler and its reply, and generate the OpenAPI
+ * document, so the three can never disagree. The handler must return what `response` takes (`z.input`): a field
+ * the reply carries and the schema lacks, or one of the wrong type, is a compile error (for object literals; the
+ * reply check, replyCheck.ts, catches the rest at run time).
  */
-export interface RouteSpec<P extends AnySchema = AnySchema, Q extends AnySchema = AnySchema, B extends AnySchema = AnySchema> {
+export interface RouteSpec<
+  P extends AnySchema = AnySchema,
+  Q extends AnySchema = AnySchema,
+  B extends AnySchema = AnySchema,
+  R extends AnySchema = AnySchema,
+> {
   method: Method;
   /** Express path below /api/v1, e.g. `/projects/:projectId/servers` */
   path: string;
@@ -33,7 +40,8 @@ export interface RouteSpec<P extends AnySchema = AnySchema, Q extends AnySchema 
   body?: B;
   /** success status (default 200) */
   status?: number;
-  response: AnySchema;
+  /** the success reply (status `status`); every JSON reply is checked against it when REPLY_VALIDATION asks */
+  response: R;
   /** error codes this route can answer besides the ones every route can (401, 429, 500) */
   errors: ErrorCode[];
   /** false for routes without the bearer key (e.g. single-use upload URLs) */
@@ -42,7 +50,7 @@ export interface RouteSpec<P extends AnySchema = AnySchema, Q extends AnySchema 
   raw?: boolean;
   /** largest JSON body in bytes, when not the default 1 MiB (eval ingest takes 6 MiB) */
   bodyLimit?: number;
-  handler: (ctx: RouteContext<P, Q, B>) => Promise<unknown>;
+  handler: (ctx: RouteContext<P, Q, B>) => Promise<z.input<R>>;
 }
 
 /**
@@ -52,8 +60,8 @@ export interface RouteSpec<P extends AnySchema = AnySchema, Q extends AnySchema 
 export const noBody = z.strictObject({}).meta({ description: 'no fields: send `{}` or no body' });
 export const noQuery = z.strictObject({});
 
-export function defineRoute<P extends AnySchema = Empty, Q extends AnySchema = Empty, B extends AnySchema = Empty>(
-  spec: RouteSpec<P, Q, B>,
+export function defineRoute<P extends AnySchema = Empty, Q extends AnySchema = Empty, B extends AnySchema = Empty, R extends AnySchema = AnySchema>(
+  spec: RouteSpec<P, Q, B, R>,
 ): RouteSpec {
   return spec as unknown as RouteSpec;
 }
@@ -67,7 +75,10 @@ function parse(schema: AnySchema | undefined, value: unknown, where: 'body' | 'q
   return result.data;
 }
 
-export function toHandler(spec: RouteSpec): RequestHandler {
+/** What is done with a reply before it is sent: nothing, or a check against the route's response schema (replyCheck.ts). */
+export type ReplyCheck = (route: RouteSpec, status: number, reply: unknown) => void;
+
+export function toHandler(spec: RouteSpec, checkReply?: ReplyCheck): RequestHandler {
   // A GET has no body to check (none is read); every other route reads a JSON object, its own schema's or `{}`.
   const bodySchema = spec.body ?? (spec.method === 'get' ? undefined : noBody);
   return async (req, res) => {
@@ -81,7 +92,9 @@ export function toHandler(spec: RouteSpec): RequestHandler {
     const body = parse(bodySchema, spec.body ? { ...(req.body as object), ...pathOverrides(spec, params) } : req.body, 'body');
     const result = await spec.handler({ params, query, body, principal: res.locals.principal, req, res } as RouteContext<AnySchema, AnySchema, AnySchema>);
     if (spec.raw) return;
-    res.status(spec.status ?? 200).json(result);
+    const status = spec.status ?? 200;
+    checkReply?.(spec, status, result);
+    res.status(status).json(result);
   };
 }
 

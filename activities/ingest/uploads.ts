@@ -35,7 +35,10 @@ export type UploadRefusal =
   /** used before, for other content */
   | { kind: 'used'; usedAt: Date };
 
-export type UploadOutcome = { kind: 'stored'; reply: Record<string, unknown> } | UploadRefusal;
+/** What an upload answers, and replays to a client that sends the same bytes again. */
+export type UploadReply = { ok: true; storageId: string } & Partial<Awaited<ReturnType<typeof ingestArtifact>>>;
+
+export type UploadOutcome = { kind: 'stored'; reply: UploadReply } | UploadRefusal;
 
 /**
  * The slot a token names, looked up before a byte of the body is read, or why the URL takes no upload. A used
@@ -65,7 +68,7 @@ export async function receiveUpload(sql: Sql, token: string, found: ArtifactRow,
     const slot = await claimArtifactSlot(tx, tokenHash, { ...blob, sha256 });
     if (!slot) return undefined;
     const ingested = slot.format && artifact ? await ingestArtifact(tx, slot, slot.format, artifact, blob.content) : undefined;
-    const stored = { ok: true, storageId: slot.id, ...ingested };
+    const stored: UploadReply = { ok: true, storageId: slot.id, ...ingested };
     await recordArtifactReply(tx, slot.id, { runId: ingested?.runId ?? null, reply: stored });
     return stored;
   });
@@ -78,7 +81,8 @@ export async function receiveUpload(sql: Sql, token: string, found: ArtifactRow,
 function refusalOf(slot: ArtifactRow | undefined, sha256?: string): UploadOutcome {
   if (!slot) return { kind: 'unknown' };
   if (!slot.minting_key_usable) return { kind: 'revoked' };
-  if (slot.used_at) return slot.content_sha256 === sha256 && slot.reply ? { kind: 'stored', reply: slot.reply } : { kind: 'used', usedAt: slot.used_at };
+  // The stored reply is the UploadReply receiveUpload recorded.
+  if (slot.used_at) return slot.content_sha256 === sha256 && slot.reply ? { kind: 'stored', reply: slot.reply as UploadReply } : { kind: 'used', usedAt: slot.used_at };
   return { kind: 'expired', expiredAt: slot.expires_at };
 }
 

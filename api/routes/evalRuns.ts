@@ -12,7 +12,7 @@ import { validateRunModels } from '../../activities/models/catalog.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { ApiError, notFound, validationError } from '../errors.js';
-import { toEvalRun, toIteration } from '../evalViews.js';
+import { toEvalRun, toIteration, toTrace } from '../evalViews.js';
 import { defineRoute } from '../route.js';
 import { requireServers } from '../serverSelection.js';
 import { projectParams } from '../schemas/common.js';
@@ -221,7 +221,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
         if (!iteration) throw notFound('iteration', { iterationId: params.iterationId });
         const trace = await findTrace(sql, iteration.id);
         if (!trace) throw notFound('trace', { iterationId: iteration.id, reason: 'TRACE_NOT_AVAILABLE' });
-        return trace;
+        return toTrace(trace);
       },
     }),
   ];

@@ -52,7 +52,7 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
   const connectable = (principal: Principal, params: ServerParams) => findServer(principal, params, { enabledOnly: true });
 
   /** Our cursor wraps the server's, bound to this server and list so it cannot be replayed elsewhere. */
-  function listRoute<T>(list: 'tools' | 'prompts' | 'resources', response: z.ZodType, fetchPage: (server: SavedServer, cursor?: string) => Promise<Page<T>>) {
+  function listRoute<T>(list: 'tools' | 'prompts' | 'resources', response: z.ZodType<unknown, Page<T>>, fetchPage: (server: SavedServer, cursor?: string) => Promise<Page<T>>) {
     return defineRoute({
       method: 'post',
       path: `${BASE}/${list}`,

@@ -240,6 +240,14 @@ export const iterationSchema = z
       .unknown()
       .optional()
       .meta({ description: 'why an errored iteration failed, e.g. { reason: "PROVIDER_AUTH_FAILED", provider, model, status, attempt }; null when it did not error' }),
+    metadata: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .optional()
+      .meta({ description: 'what the reporter attached to an ingested result (`metadata`), as sent; absent when none was' }),
+    externalIterationId: z
+      .string()
+      .optional()
+      .meta({ description: "an ingested result's idempotency key within its run (`externalIterationId`), as sent; absent when none was" }),
   })
   .meta({ id: 'EvalIteration' });
 

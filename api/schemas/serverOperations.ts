@@ -149,7 +149,15 @@ export const doctorReportSchema = z
     generatedAt: z.string().meta({ description: 'ISO 8601' }),
     target: z.object({ projectId: z.string(), serverId: z.string(), name: z.string(), transportType: z.string(), url: z.string().nullable() }),
     timeouts: z
-      .object({ connectMs: z.number(), initializeMs: z.number(), requestMs: z.number(), maxTotalMs: z.number() })
+      .object({
+        connectMs: z.number(),
+        initializeMs: z.number(),
+        requestMs: z.number(),
+        maxTotalMs: z.number(),
+        resumption: z
+          .object({ maxAttempts: z.number(), maxDelayMs: z.number() })
+          .meta({ description: 'how often in a row, and how long in total, a request waits for a closed response stream to be resumed' }),
+      })
       .meta({ description: "the timeouts that applied: the service's defaults, overridden by the server's own (admin CLI `server update`)" }),
     probe: z
       .object({

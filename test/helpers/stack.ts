@@ -68,6 +68,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     // count all of a file's keyless and bad-key requests together; the tests of that limit set their own.
     RATE_LIMIT_ANON_BURST: '1000000',
     RATE_LIMIT_ANON_PER_MINUTE: '60000000',
+    // Every reply a test sees is held to its route's response schema: one the document does not describe is a 500.
+    REPLY_VALIDATION: 'strict',
     ...options.config,
   });
   const logs: string[] = [];
@@ -134,6 +136,10 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       await connection.close();
       if (!options.database) await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
+      // A reply off its schema is a 500 the test may not have looked at (one that only asserts `< 500` would): the
+      // file fails here all the same, naming the route and the issues.
+      const offSchema = logs.filter((line) => line.includes('"msg":"reply does not match its response schema"'));
+      if (offSchema.length > 0) throw new Error(`replies that do not match their response schema:\n${offSchema.join('')}`);
     },
   };
 }

@@ -8,6 +8,7 @@ import { errorEnvelopeSchema, errorStatus } from '../../api/errors.js';
 import { answerableErrors, buildOpenApiDocument, mountedRoutes, toOpenApiPath, type MountedRoute, type OpenApiDocument } from '../../api/openapi.js';
 import { defineRoute } from '../../api/route.js';
 import { apiClient } from '../helpers/http.js';
+import { OpenApiReplies } from '../helpers/openApiReplies.js';
 import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
 import { startTestStack, type TestStack } from '../helpers/stack.js';
 
@@ -94,6 +95,20 @@ describe('the OpenAPI document', () => {
     const result = await validate(structuredClone(document) as never);
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
     expect(result.warnings).toEqual([]);
+  });
+
+  it('its reply schemas are JSON Schema 2020-12 that a validator compiles, every one', () => {
+    const replies = new OpenApiReplies(document as never, { id: 'https://runway.invalid/openapi.json' });
+    expect(replies.compileAll()).toBeGreaterThan(stack.app.routes.length);
+    // Each one checks: an iteration without its `id` is refused.
+    const iterations = replies.operations().find((op) => op.operationId === 'getEvalRunIterations')!;
+    expect(replies.replyProblems(iterations, 200, { items: [{ title: 'no id' }] })).toEqual(expect.arrayContaining([expect.stringContaining("must have required property 'id'")]));
+  });
+
+  it('describes the fields replies carry beyond the contract, e.g. an ingested iteration\'s metadata and externalIterationId', () => {
+    const schemas = document.components?.schemas as Record<string, { properties?: Record<string, { properties?: Record<string, unknown> }> }>;
+    expect(Object.keys(schemas.EvalIteration.properties!)).toEqual(expect.arrayContaining(['metadata', 'externalIterationId', 'errorDetails', 'usage']));
+    expect(Object.keys(schemas.DoctorReport.properties!.timeouts.properties!)).toContain('resumption');
   });
 
   it('documents exactly the routes the app serves (drift)', () => {

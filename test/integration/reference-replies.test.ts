@@ -1,0 +1,455 @@
+import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChatbox, createChatSession } from '../../db/catalog.js';
+import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
+import { apiClient, type ApiReply } from '../helpers/http.js';
+import { everythingOverStdio, saveServer, startEverythingOverHttp, type RunningServer } from '../helpers/mcpServers.js';
+import { OpenApiReplies, type DocumentedOperation } from '../helpers/openApiReplies.js';
+
+/*
+ * Real clients of this API are built on the real product's published OpenAPI document. Every operation of that
+ * document is called here, with valid inputs and with invalid ones, and every reply is held to it: its status
+ * must be one the document lists for the operation, and its body must match the document's schema for that status
+ * (error envelopes included). Fields Runway adds are fine (replies are open); a field the document names for one of
+ * Runway's own objects must be there (nullable ones as null), as typed clients read it.
+ */
+
+const reference = JSON.parse(readFileSync(new URL('../fixtures/reference/mcpjam-openapi-2026-06-19.json', import.meta.url), 'utf8'));
+
+/** Reply schemas whose optional fields are optional by nature: MCP results as the server sent them, pages, the envelope. */
+const optionalByNature = new Set(['Tool', 'Prompt', 'Resource', 'ResourceContents', 'CallToolResult', 'GetPromptResult', 'Error', 'TunnelGrant']);
+
+/** The component schemas replies use (directly or through others); request schemas keep their own `required`. */
+function replyComponents(document: any): Set<string> {
+  const found = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (typeof value !== 'object' || value === null) return;
+    for (const [key, v] of Object.entries(value)) {
+      const name = key === '$ref' && typeof v === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(v)?.[1] : undefined;
+      if (name && !found.has(name)) {
+        found.add(name);
+        visit(document.components.schemas[name]);
+      } else if (key === '$ref' && typeof v === 'string' && v.startsWith('#/components/responses/')) {
+        visit(document.components.responses[v.split('/').pop()!]);
+      } else {
+        visit(v);
+      }
+    }
+  };
+  for (const item of Object.values(document.paths)) for (const op of Object.values(item as object)) visit((op as { responses?: unknown }).responses);
+  return found;
+}
+
+const inReplies = replyComponents(reference);
+const checker = new OpenApiReplies(reference, {
+  id: 'https://reference.invalid/mcpjam-openapi.json',
+  required: (name, schema) => (inReplies.has(name) && !optionalByNature.has(name) && schema.properties && !name.endsWith('Page') ? Object.keys(schema.properties) : undefined),
+});
+const operations = checker.operations();
+
+interface Allowance {
+  operation: string;
+  exchange: string;
+  /** which finding of that exchange it allows */
+  finding: RegExp;
+}
+
+/** Where Runway answers otherwise on purpose, each with its reason. */
+const deliberateDifferences: (Allowance & { why: string })[] = [
+  {
+    operation: 'getEvalRun',
+    exchange: 'an ingested run still receiving results',
+    finding: /^body \/result must be equal to one of the allowed values/,
+    why: 'an ingested run that is still open says `result: "pending"` (contract-notes, Eval ingest), as runs/start answers',
+  },
+  {
+    operation: 'listEvalRunIterations',
+    exchange: 'a malformed cursor',
+    finding: /^status 400 is not documented/,
+    why: 'a cursor Runway cannot read is refused (400), never answered as if it were absent (the first page again)',
+  },
+  {
+    operation: 'listChatSessions',
+    exchange: 'a project the key cannot reach',
+    finding: /^status 404 is not documented/,
+    why: 'a project outside the key\'s reach is 404 NOT_FOUND on every route (contract-notes, General rules): an empty page would hide a mistyped id',
+  },
+  ...['createTunnel', 'closeTunnel'].map((operation) => ({
+    operation,
+    exchange: 'a tunnel, which a self-hosted Runway does not offer',
+    finding: /^status 422 is not documented/,
+    why: 'Runway reaches saved servers directly and offers no relay: 422 FEATURE_NOT_SUPPORTED saying so (contract-notes, Corrections)',
+  })),
+];
+
+/**
+ * Fixed on other branches, not merged here yet: each entry names its fix. Delete an entry once its branch is
+ * merged (the test fails on an entry that no longer matches anything, so none is forgotten).
+ */
+const pendingOnOtherBranches: (Allowance & { fix: string })[] = [
+  { fix: 'h14-hosts: host list items carry hostConfigId', operation: 'listHosts', exchange: "the project's hosts", finding: /'hostConfigId'/ },
+  { fix: 'h14-hosts: host config v2 accepted and returned as given', operation: 'createHost', exchange: 'a host config v2 as the real product writes it', finding: /^status: Runway meant 201, answered 400/ },
+  { fix: "h14-corrections: doctor's probe, connection and capabilities", operation: 'runDoctor', exchange: 'a server', finding: /required property '(probe|connection|capabilities)'/ },
+  { fix: 'h14-corrections: unknown resource is 404', operation: 'readResource', exchange: 'a resource the server does not have', finding: /^status: Runway meant 404, answered 400/ },
+  { fix: 'h14-corrections: unknown prompt is 404', operation: 'getPrompt', exchange: 'a prompt the server does not have', finding: /^status: Runway meant 404, answered 400/ },
+  { fix: 'h14-corrections: tools/call taskOptions is 422', operation: 'callTool', exchange: 'a task-augmented call (taskOptions)', finding: /^status: Runway meant 422, answered 400/ },
+  { fix: 'h14-corrections: clamped limits', operation: 'listEvalRunIterations', exchange: 'a limit past 200, clamped', finding: /400/ },
+  { fix: 'h14-corrections: clamped limits', operation: 'listChatSessions', exchange: 'a limit past 200, clamped', finding: /400/ },
+  { fix: 'h14-corrections: chat-session paging by before', operation: 'listChatSessions', exchange: "the next page, by the previous page's nextCursor in before", finding: /400/ },
+  { fix: 'h14-corrections: /me profilePictureUrl', operation: 'getMe', exchange: 'the key owner', finding: /'profilePictureUrl'/ },
+  { fix: 'h14-corrections: chatbox hostId/hostName null without a host', operation: 'getChatbox', exchange: 'a chatbox without a host', finding: /^contract: hostId/ },
+  ...['createTunnel', 'closeTunnel'].map((operation) => ({
+    fix: 'h14-corrections: tunnel routes answer 422',
+    operation,
+    exchange: 'a tunnel, which a self-hosted Runway does not offer',
+    finding: /^status: Runway meant 422, answered 404/,
+  })),
+  { fix: 'h14-suites: suite names are not unique (no 409)', operation: 'createEvalSuite', exchange: 'a name already in use', finding: /409/ },
+  { fix: 'h14-suites: POST /eval-suites requires serverIds, model and tests', operation: 'createEvalSuite', exchange: 'a name only', finding: /^status: Runway meant 400, answered 201/ },
+  { fix: 'h14-suites: suite runs limit clamped', operation: 'listEvalSuiteRuns', exchange: 'a limit past 100, clamped', finding: /400/ },
+];
+
+type Params = Partial<Record<string, string>>;
+
+interface Exchange {
+  /** what the exchange shows, e.g. `unknown host` */
+  name: string;
+  /** valid inputs (the body is then held to the document's request schema too) or invalid ones */
+  valid: boolean;
+  params?: Params;
+  query?: string;
+  body?: unknown;
+  /** no key at all */
+  anonymous?: boolean;
+  /** the status Runway means to answer */
+  status: number;
+  /** a contract rule the document's schema cannot express; returns what is wrong, if anything */
+  check?: (reply: ApiReply) => string | undefined;
+}
+
+interface World {
+  projectId: string;
+  serverId: string;
+  httpServerId: string;
+  httpServerUrl: string;
+  disabledServerId: string;
+  hostId: string;
+  doomedHostId: string;
+  runId: string;
+  iterationId: string;
+  suiteId: string;
+  ingestedRunId: string;
+  untracedIterationId: string;
+  chatboxId: string;
+  hostlessChatboxId: string;
+  resourceUri: string;
+  promptName: string;
+  call: ReturnType<typeof apiClient>;
+}
+
+const unknown = (kind: string) => `${kind}_unknown0000`;
+const hostConfigV2 = JSON.parse(readFileSync(new URL('../fixtures/reference/host-config-v2-claude.json', import.meta.url), 'utf8'));
+const echoCase = { title: 'echo works', query: 'echo hello', runs: 1, model: 'scripted-1', provider: 'openai', expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }] };
+
+/** The exchanges of each operation of the document, by its operationId. */
+const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> = {
+  listHosts: () => [
+    { name: "the project's hosts", valid: true, status: 200 },
+    { name: 'unknown project', valid: false, params: { projectId: unknown('prj') }, status: 404 },
+  ],
+  createHost: () => [
+    { name: 'from a template, with a theme', valid: true, body: { name: 'Claude', template: 'claude', theme: 'dark' }, status: 201 },
+    {
+      name: 'a host config v2 as the real product writes it',
+      valid: true,
+      body: { name: 'Claude v2', config: hostConfigV2 },
+      status: 201,
+      check: (reply) => (isDeepStrictEqual(reply.body?.config, hostConfigV2) ? undefined : 'the config is not returned as given'),
+    },
+    { name: 'neither template nor config', valid: false, body: { name: 'Nothing' }, status: 400 },
+    { name: 'unknown project', valid: false, params: { projectId: unknown('prj') }, body: { name: 'x', template: 'claude' }, status: 404 },
+  ],
+  getHost: () => [
+    { name: 'a host', valid: true, status: 200 },
+    { name: 'unknown host', valid: false, params: { hostId: unknown('host') }, status: 404 },
+  ],
+  updateHost: () => [
+    { name: 'a rename', valid: true, body: { name: 'Renamed' }, status: 200 },
+    { name: 'no field', valid: false, body: {}, status: 400 },
+    { name: 'unknown host', valid: false, params: { hostId: unknown('host') }, body: { name: 'x' }, status: 404 },
+  ],
+  deleteHost: (w) => [
+    { name: 'a host', valid: true, params: { hostId: w.doomedHostId }, status: 200 },
+    { name: 'unknown host', valid: false, params: { hostId: unknown('host') }, status: 404 },
+    { name: 'a body field', valid: false, body: { force: true }, status: 400 },
+  ],
+  validateServer: (w) => [
+    { name: 'a server', valid: true, body: {}, status: 200 },
+    { name: 'unknown server', valid: false, params: { serverId: unknown('srv') }, body: {}, status: 404 },
+    { name: 'a disabled server', valid: false, params: { serverId: w.disabledServerId }, body: {}, status: 400 },
+  ],
+  runDoctor: () => [
+    { name: 'a server', valid: true, body: {}, status: 200 },
+    { name: 'unknown server', valid: false, params: { serverId: unknown('srv') }, body: {}, status: 404 },
+  ],
+  checkOAuth: (w) => [
+    { name: 'an HTTP server', valid: true, params: { serverId: w.httpServerId }, body: {}, status: 200 },
+    { name: 'a stdio server', valid: true, body: {}, status: 200 },
+    { name: 'unknown server', valid: false, params: { serverId: unknown('srv') }, body: {}, status: 404 },
+  ],
+  ...Object.fromEntries(
+    ['listTools', 'listPrompts', 'listResources'].map((operationId): [string, () => Exchange[]] => [
+      operationId,
+      () => [
+        { name: 'the first page', valid: true, body: {}, status: 200 },
+        { name: 'a cursor Runway never gave', valid: false, body: { cursor: 'not-a-cursor' }, status: 400 },
+        { name: 'unknown server', valid: false, params: { serverId: unknown('srv') }, body: {}, status: 404 },
+      ],
+    ]),
+  ),
+  readResource: (w) => [
+    { name: 'a listed resource', valid: true, body: { uri: w.resourceUri }, status: 200 },
+    { name: 'a resource the server does not have', valid: false, body: { uri: 'demo://resource/static/document/nope.md' }, status: 404 },
+    { name: 'no uri', valid: false, body: {}, status: 400 },
+  ],
+  exportServer: (w) => [
+    { name: 'a server', valid: true, body: {}, status: 200 },
+    { name: 'a disabled server', valid: false, params: { serverId: w.disabledServerId }, body: {}, status: 400 },
+    { name: 'unknown server', valid: false, params: { serverId: unknown('srv') }, body: {}, status: 404 },
+  ],
+  callTool: () => [
+    { name: 'a tool', valid: true, body: { toolName: 'echo', parameters: { message: 'hi' } }, status: 200 },
+    { name: 'a tool-level failure', valid: true, body: { toolName: 'get-sum', parameters: { a: 'one', b: 2 } }, status: 200, check: (r) => (r.body?.isError === true ? undefined : 'isError is not true') },
+    { name: 'no toolName', valid: false, body: { parameters: {} }, status: 400 },
+    { name: 'a task-augmented call (taskOptions)', valid: false, body: { toolName: 'echo', parameters: { message: 'hi' }, taskOptions: { ttl: 60000 } }, status: 422 },
+  ],
+  getPrompt: (w) => [
+    { name: 'a listed prompt', valid: true, body: { promptName: w.promptName, arguments: { city: 'Paris', state: 'France' } }, status: 200 },
+    { name: 'a prompt the server does not have', valid: false, body: { promptName: 'no-such-prompt' }, status: 404 },
+    { name: 'no promptName', valid: false, body: {}, status: 400 },
+  ],
+  createEvalRun: (w) => [
+    { name: 'a new suite with inline tests', valid: true, body: { suiteName: 'Reference run', serverIds: [w.serverId], tests: [echoCase] }, status: 202 },
+    { name: 'a rerun of a suite', valid: true, body: { suiteId: w.suiteId }, status: 202 },
+    { name: 'tests without a suite', valid: false, body: { tests: [echoCase], serverIds: [w.serverId] }, status: 400 },
+    { name: 'an unknown server', valid: false, body: { suiteName: 'Nowhere', serverIds: [unknown('srv')], tests: [echoCase] }, status: 404 },
+  ],
+  getEvalRun: (w) => [
+    { name: 'a finished run', valid: true, status: 200 },
+    { name: 'an ingested run still receiving results', valid: true, params: { runId: w.ingestedRunId }, status: 200 },
+    { name: 'unknown run', valid: false, params: { runId: unknown('run') }, status: 404 },
+  ],
+  listEvalRunIterations: (w) => [
+    { name: 'a page', valid: true, query: 'limit=1', status: 200 },
+    {
+      name: "an ingested run's iterations, with what the reporter attached",
+      valid: true,
+      params: { runId: w.ingestedRunId },
+      status: 200,
+      check: (r) => (r.body?.items?.[0]?.metadata?.shard === 'a' && r.body.items[0].externalIterationId === 'ref-1' ? undefined : 'metadata or externalIterationId missing'),
+    },
+    { name: 'a limit past 200, clamped', valid: true, query: 'limit=500', status: 200 },
+    { name: 'a malformed cursor', valid: false, query: 'cursor=not-a-cursor', status: 400 },
+    { name: 'unknown run', valid: false, params: { runId: unknown('run') }, status: 404 },
+  ],
+  getEvalIterationTrace: (w) => [
+    { name: 'an executed iteration', valid: true, status: 200 },
+    { name: 'an iteration reported without a trace', valid: false, params: { runId: w.ingestedRunId, iterationId: w.untracedIterationId }, status: 404 },
+    { name: 'unknown iteration', valid: false, params: { iterationId: unknown('itr') }, status: 404 },
+  ],
+  listEvalSuiteRuns: () => [
+    { name: "a suite's runs", valid: true, status: 200 },
+    { name: 'a limit past 100, clamped', valid: true, query: 'limit=500', status: 200 },
+    { name: 'unknown suite', valid: false, params: { suiteId: unknown('sui') }, status: 404 },
+  ],
+  importOAuthTokens: (w) => [
+    { name: 'tokens for the server', valid: true, params: { serverId: w.httpServerId }, body: { serverUrl: w.httpServerUrl, tokens: { access_token: 'at-1', expires_in: 3600 } }, status: 200 },
+    { name: "another server's URL", valid: false, params: { serverId: w.httpServerId }, body: { serverUrl: 'https://elsewhere.example.test/mcp', tokens: { access_token: 'at-1' } }, status: 400 },
+    { name: 'unknown server', valid: false, params: { serverId: unknown('srv') }, body: { serverUrl: w.httpServerUrl, tokens: { access_token: 'at-1' } }, status: 404 },
+  ],
+  getMe: () => [{ name: 'the key owner', valid: true, status: 200 }],
+  listProjects: () => [
+    { name: 'the projects', valid: true, status: 200 },
+    { name: "another organization's id", valid: true, query: `organizationId=${unknown('org')}`, status: 200 },
+  ],
+  listProjectServers: () => [
+    { name: "the project's servers", valid: true, status: 200 },
+    { name: 'unknown project', valid: false, params: { projectId: unknown('prj') }, status: 404 },
+  ],
+  listEvalSuites: () => [
+    { name: "the project's suites", valid: true, status: 200 },
+    { name: 'unknown project', valid: false, params: { projectId: unknown('prj') }, status: 404 },
+  ],
+  createEvalSuite: (w) => {
+    const suite = { name: 'Authored', serverIds: [w.serverId], model: 'scripted-1', provider: 'openai', tests: [{ title: 'echo', query: 'echo hello', expectedToolCalls: ['echo'] }] };
+    return [
+      { name: 'a suite', valid: true, body: suite, status: 201 },
+      { name: 'a name already in use', valid: true, body: suite, status: 201 },
+      { name: 'a name only', valid: false, body: { name: 'Bare' }, status: 400 },
+      { name: 'unknown project', valid: false, params: { projectId: unknown('prj') }, body: suite, status: 404 },
+    ];
+  },
+  listChatSessions: async (w) => {
+    const first = await w.call('GET', '/chat-sessions?limit=2');
+    expect(first.body.nextCursor, 'three sessions make a second page').toEqual(expect.any(String));
+    return [
+      { name: 'the first page', valid: true, query: 'limit=2', status: 200 },
+      {
+        name: "the next page, by the previous page's nextCursor in before",
+        valid: true,
+        query: `limit=2&before=${encodeURIComponent(first.body.nextCursor)}`,
+        status: 200,
+        check: (r) => (r.body?.items?.length === 1 && !first.body.items.some((s: { id: string }) => s.id === r.body.items[0].id) ? undefined : 'not the rest of the sessions'),
+      },
+      { name: "a project's archived sessions", valid: true, query: `projectId=${w.projectId}&status=archived`, status: 200 },
+      { name: 'a limit past 200, clamped', valid: true, query: 'limit=500', status: 200 },
+      { name: 'a project the key cannot reach', valid: false, query: `projectId=${unknown('prj')}`, status: 404 },
+    ];
+  },
+  listChatboxes: () => [
+    { name: "the project's chatboxes", valid: true, status: 200 },
+    { name: 'unknown project', valid: false, params: { projectId: unknown('prj') }, status: 404 },
+  ],
+  getChatbox: (w) => [
+    { name: 'a chatbox with a host', valid: true, status: 200 },
+    {
+      name: 'a chatbox without a host',
+      valid: true,
+      params: { chatboxId: w.hostlessChatboxId },
+      status: 200,
+      check: (r) => (r.body?.hostId === null && r.body?.hostName === null ? undefined : `hostId ${JSON.stringify(r.body?.hostId)} and hostName ${JSON.stringify(r.body?.hostName)} are not null`),
+    },
+    { name: 'unknown chatbox', valid: false, params: { chatboxId: unknown('cbx') }, status: 404 },
+  ],
+  createTunnel: () => [{ name: 'a tunnel, which a self-hosted Runway does not offer', valid: true, body: { name: 'everything' }, status: 422 }],
+  closeTunnel: () => [{ name: 'a tunnel, which a self-hosted Runway does not offer', valid: true, body: {}, status: 422 }],
+};
+
+/** Every operation is also called without a key: 401 in the envelope. */
+const withoutKey: Exchange = { name: 'no key', valid: false, anonymous: true, status: 401 };
+
+describe("replies against the real product's OpenAPI document", () => {
+  let world: EvalWorld;
+  let httpEverything: RunningServer;
+  let w: World;
+  const findings = new Map<string, string[]>();
+
+  beforeAll(async () => {
+    [world, httpEverything] = await Promise.all([
+      startEvalWorld({ HOSTED_MODELS: 'openai/hosted-mini', MAX_CONCURRENT_RUNS: '10' }),
+      startEverythingOverHttp('streamableHttp'),
+    ]);
+    const { stack, org, call, serverId, model } = world;
+    model.setScript('scripted-1', { byQuery: { 'echo hello': [{ toolCalls: [{ name: 'echo', arguments: { message: 'hello' } }] }, { text: 'It said hello.' }] } });
+    const save = (name: string, input: object) => saveServer(stack.sql, stack.box, { projectId: org.projectId, name, ...input } as never);
+    const [httpServerId, disabledServerId] = await Promise.all([
+      save('remote', { transportType: 'http', url: httpEverything.url }),
+      save('disabled', { ...everythingOverStdio(), enabled: false }),
+    ]);
+    const host = async (name: string) => (await call('POST', `/projects/${org.projectId}/hosts`, { name, template: 'claude' })).body.id as string;
+    const [hostId, doomedHostId] = [await host('Fixture host'), await host('Doomed host')];
+
+    const created = await call('POST', `/projects/${org.projectId}/eval-runs`, { suiteName: 'Fixture suite', serverIds: [serverId], tests: [echoCase] });
+    expect(created.status).toBe(202);
+    await waitForRun(call, org.projectId, created.body.runId);
+    const [iteration] = await allIterations(call, org.projectId, created.body.runId);
+
+    const ingest = (suffix: string, body: unknown) => call('POST', `/projects/${org.projectId}/eval-ingest/${suffix}`, body);
+    const started = await ingest('runs/start', { suiteName: 'Reported suite', externalRunId: 'ref-run' });
+    const result = { caseTitle: 'reported', query: 'q', passed: true, externalIterationId: 'ref-1', metadata: { shard: 'a', attempt: 2, retried: false } };
+    expect((await ingest('runs/iterations', { runId: started.body.runId, results: [result] })).status).toBe(200);
+    const [reported] = await allIterations(call, org.projectId, started.body.runId);
+
+    const withHost = await createChatbox(stack.sql, { projectId: org.projectId, name: 'Support', hostId, modelId: 'openai/hosted-mini', serverIds: [httpServerId] });
+    const hostless = await createChatbox(stack.sql, { projectId: org.projectId, name: 'Bare', modelId: 'openai/hosted-mini' });
+    for (const [i, status] of (['active', 'active', 'active', 'archived'] as const).entries()) {
+      await createChatSession(stack.sql, { projectId: org.projectId, userId: org.userId, title: `Session ${i}`, status, lastActivityAt: new Date(Date.now() - i * 60_000) });
+    }
+    const resources = await call('POST', `/projects/${org.projectId}/servers/${serverId}/resources`, {});
+    const prompts = await call('POST', `/projects/${org.projectId}/servers/${serverId}/prompts`, {});
+    w = {
+      projectId: org.projectId,
+      serverId,
+      httpServerId,
+      httpServerUrl: httpEverything.url,
+      disabledServerId,
+      hostId,
+      doomedHostId,
+      runId: created.body.runId,
+      iterationId: iteration.id,
+      suiteId: created.body.suiteId,
+      ingestedRunId: started.body.runId,
+      untracedIterationId: reported.id,
+      chatboxId: withHost.id,
+      hostlessChatboxId: hostless.id,
+      resourceUri: resources.body.items[0].uri,
+      promptName: prompts.body.items.find((p: { name: string }) => p.name === 'args-prompt').name,
+      call,
+    };
+  });
+  afterAll(async () => {
+    await world?.stop();
+    await httpEverything?.stop();
+  });
+
+  it('exercises every operation of the document, each with valid and invalid inputs, and nothing else', () => {
+    const documented = operations.map((op) => op.operationId);
+    expect(Object.keys(exchanges).filter((id) => !documented.includes(id)), 'exchanges for operations the document lacks').toEqual([]);
+    for (const id of documented) expect(exchanges[id], `${id}: no exchanges`).toBeDefined();
+    const allowances = [...deliberateDifferences, ...pendingOnOtherBranches];
+    expect(allowances.filter((a) => !documented.includes(a.operation)), 'allowances for unknown operations').toEqual([]);
+  });
+
+  async function exchange(op: DocumentedOperation, x: Exchange): Promise<string[]> {
+    const params: Params = {
+      projectId: w.projectId, serverId: w.serverId, hostId: w.hostId, runId: w.runId, iterationId: w.iterationId, suiteId: w.suiteId, chatboxId: w.chatboxId, ...x.params,
+    };
+    const path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+      const value = params[name];
+      if (value === undefined) throw new Error(`${op.operationId}: no value for {${name}}`);
+      return encodeURIComponent(value);
+    });
+    const body = x.body ?? (op.method === 'get' ? undefined : {});
+    if (x.valid) expect(checker.requestProblems(op, body), `${op.operationId} / ${x.name}: a valid exchange sends what the document takes`).toEqual([]);
+    const send = x.anonymous ? apiClient(world.stack.baseUrl) : w.call;
+    const reply = await send(op.method.toUpperCase(), `${path}${x.query ? `?${x.query}` : ''}`, body);
+    const problems = reply.status === x.status ? [] : [`status: Runway meant ${x.status}, answered ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`];
+    problems.push(...checker.replyProblems(op, reply.status, reply.body));
+    if (reply.status === x.status && x.check) {
+      const wrong = x.check(reply);
+      if (wrong) problems.push(`contract: ${wrong}`);
+    }
+    return problems;
+  }
+
+  for (const op of operations) {
+    it(`${op.operationId}: ${op.method.toUpperCase()} ${op.path}`, async () => {
+      const list = [...(await (exchanges[op.operationId]?.(w) ?? [])), withoutKey];
+      expect(list.some((x) => x.valid) && list.some((x) => !x.valid), `${op.operationId} has valid and invalid exchanges`).toBe(true);
+      const unexplained: string[] = [];
+      for (const x of list) {
+        const problems = await exchange(op, x);
+        findings.set(`${op.operationId} / ${x.name}`, problems);
+        const allowedBy = (a: Allowance) => a.operation === op.operationId && a.exchange === x.name;
+        for (const problem of problems) {
+          if (![...deliberateDifferences, ...pendingOnOtherBranches].some((a) => allowedBy(a) && a.finding.test(problem))) unexplained.push(`${x.name}: ${problem}`);
+        }
+      }
+      expect(unexplained, `${op.operationId}: replies the document does not allow`).toEqual([]);
+      // An allowance that matches nothing is stale: its fix is merged (delete it), or the difference is gone. A
+      // deliberate difference may be hidden behind a pending fix of the same exchange until that fix is merged.
+      const stale = [
+        ...pendingOnOtherBranches.filter((a) => a.operation === op.operationId && !findings.get(`${a.operation} / ${a.exchange}`)?.some((p) => a.finding.test(p))),
+        ...deliberateDifferences.filter(
+          (a) =>
+            a.operation === op.operationId &&
+            !findings.get(`${a.operation} / ${a.exchange}`)?.some((p) => a.finding.test(p)) &&
+            !pendingOnOtherBranches.some((p) => p.operation === a.operation && p.exchange === a.exchange),
+        ),
+      ];
+      expect(stale.map((a) => `${a.exchange}: ${a.finding}`), `${op.operationId}: allowances that no longer match a finding`).toEqual([]);
+    });
+  }
+});
