@@ -36,9 +36,12 @@ function undescribedKeys(sent: unknown, kept: unknown, path: PropertyKey[], issu
     return;
   }
   if (!isObject(sent) || !isObject(kept)) return;
-  const dropped = Object.keys(sent).filter((key) => !(key in kept));
+  // An own `__proto__` key (stored JSON is returned as given, e.g. a host config) cannot survive a zod parse, whose
+  // output assigns keys (setting the prototype instead), so it is not checked here.
+  const keys = Object.keys(sent).filter((key) => key !== '__proto__');
+  const dropped = keys.filter((key) => !Object.hasOwn(kept, key));
   if (dropped.length > 0) issues.push({ code: 'unrecognized_keys', path, message: `not in the response schema: ${dropped.join(', ')}` });
-  for (const key of Object.keys(sent)) if (key in kept) undescribedKeys(sent[key], kept[key], [...path, key], issues);
+  for (const key of keys) if (Object.hasOwn(kept, key)) undescribedKeys(sent[key], kept[key], [...path, key], issues);
 }
 
 /**

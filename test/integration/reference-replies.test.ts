@@ -89,23 +89,6 @@ const deliberateDifferences: (Allowance & { why: string })[] = [
  * merged (the test fails on an entry that no longer matches anything, so none is forgotten).
  */
 const pendingOnOtherBranches: (Allowance & { fix: string })[] = [
-  { fix: 'h14-hosts: host list items carry hostConfigId', operation: 'listHosts', exchange: "the project's hosts", finding: /'hostConfigId'/ },
-  { fix: 'h14-hosts: host config v2 accepted and returned as given', operation: 'createHost', exchange: 'a host config v2 as the real product writes it', finding: /^status: Runway meant 201, answered 400/ },
-  { fix: "h14-corrections: doctor's probe, connection and capabilities", operation: 'runDoctor', exchange: 'a server', finding: /required property '(probe|connection|capabilities)'/ },
-  { fix: 'h14-corrections: unknown resource is 404', operation: 'readResource', exchange: 'a resource the server does not have', finding: /^status: Runway meant 404, answered 400/ },
-  { fix: 'h14-corrections: unknown prompt is 404', operation: 'getPrompt', exchange: 'a prompt the server does not have', finding: /^status: Runway meant 404, answered 400/ },
-  { fix: 'h14-corrections: tools/call taskOptions is 422', operation: 'callTool', exchange: 'a task-augmented call (taskOptions)', finding: /^status: Runway meant 422, answered 400/ },
-  { fix: 'h14-corrections: clamped limits', operation: 'listEvalRunIterations', exchange: 'a limit past 200, clamped', finding: /400/ },
-  { fix: 'h14-corrections: clamped limits', operation: 'listChatSessions', exchange: 'a limit past 200, clamped', finding: /400/ },
-  { fix: 'h14-corrections: chat-session paging by before', operation: 'listChatSessions', exchange: "the next page, by the previous page's nextCursor in before", finding: /400/ },
-  { fix: 'h14-corrections: /me profilePictureUrl', operation: 'getMe', exchange: 'the key owner', finding: /'profilePictureUrl'/ },
-  { fix: 'h14-corrections: chatbox hostId/hostName null without a host', operation: 'getChatbox', exchange: 'a chatbox without a host', finding: /^contract: hostId/ },
-  ...['createTunnel', 'closeTunnel'].map((operation) => ({
-    fix: 'h14-corrections: tunnel routes answer 422',
-    operation,
-    exchange: 'a tunnel, which a self-hosted Runway does not offer',
-    finding: /^status: Runway meant 422, answered 404/,
-  })),
   { fix: 'h14-suites: suite names are not unique (no 409)', operation: 'createEvalSuite', exchange: 'a name already in use', finding: /409/ },
   { fix: 'h14-suites: POST /eval-suites requires serverIds, model and tests', operation: 'createEvalSuite', exchange: 'a name only', finding: /^status: Runway meant 400, answered 201/ },
   { fix: 'h14-suites: suite runs limit clamped', operation: 'listEvalSuiteRuns', exchange: 'a limit past 100, clamped', finding: /400/ },
