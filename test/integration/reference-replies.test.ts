@@ -123,6 +123,8 @@ interface World {
   runId: string;
   iterationId: string;
   suiteId: string;
+  /** a suite the rerun exchange runs again, so that suiteId's runs are all finished when they are listed */
+  rerunSuiteId: string;
   ingestedRunId: string;
   untracedIterationId: string;
   chatboxId: string;
@@ -215,7 +217,7 @@ const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> 
   ],
   createEvalRun: (w) => [
     { name: 'a new suite with inline tests', valid: true, body: { suiteName: 'Reference run', serverIds: [w.serverId], tests: [echoCase] }, status: 202 },
-    { name: 'a rerun of a suite', valid: true, body: { suiteId: w.suiteId }, status: 202 },
+    { name: 'a rerun of a suite', valid: true, body: { suiteId: w.rerunSuiteId }, status: 202 },
     { name: 'tests without a suite', valid: false, body: { tests: [echoCase], serverIds: [w.serverId] }, status: 400 },
     { name: 'an unknown server', valid: false, body: { suiteName: 'Nowhere', serverIds: [unknown('srv')], tests: [echoCase] }, status: 404 },
   ],
@@ -338,6 +340,8 @@ describe("replies against the real product's OpenAPI document", () => {
     expect(created.status).toBe(202);
     await waitForRun(call, org.projectId, created.body.runId);
     const [iteration] = await allIterations(call, org.projectId, created.body.runId);
+    const rerunSuite = await call('POST', `/projects/${org.projectId}/eval-suites`, { name: 'Rerun suite', serverIds: [serverId], model: 'scripted-1', provider: 'openai', tests: [echoCase] });
+    expect(rerunSuite.status).toBe(201);
 
     const ingest = (suffix: string, body: unknown) => call('POST', `/projects/${org.projectId}/eval-ingest/${suffix}`, body);
     const started = await ingest('runs/start', { suiteName: 'Reported suite', externalRunId: 'ref-run' });
@@ -363,6 +367,7 @@ describe("replies against the real product's OpenAPI document", () => {
       runId: created.body.runId,
       iterationId: iteration.id,
       suiteId: created.body.suiteId,
+      rerunSuiteId: rerunSuite.body.suiteId,
       ingestedRunId: started.body.runId,
       untracedIterationId: reported.id,
       chatboxId: withHost.id,
