@@ -13,6 +13,7 @@ import { CursorCodec } from './cursor.js';
 import { docsRoutes } from './docs.js';
 import { RunLauncher } from './runLauncher.js';
 import { RunReconciler } from './runReconciler.js';
+import { SuiteScheduler } from './suiteScheduler.js';
 import { errorHandler, unknownRoute } from './errors.js';
 import { healthRoutes } from './health.js';
 import { createMetrics, httpMetrics, instrumentMcp, metricsRoute, registerActiveRuns, type Metrics } from './metrics.js';
@@ -40,6 +41,8 @@ export interface RouteDeps extends AppDeps {
   runs: RunLauncher;
   /** ends runs whose workflow closed in Temporal without finalizing them (terminated, timed out, deleted) */
   reconciler: RunReconciler;
+  /** suites' Temporal Schedules: apply a suite's wanted schedule, remove it when the suite is deleted */
+  schedules: SuiteScheduler;
   catalog: HostedModelCatalog;
   /** the per-address limit on work without a usable key (bad keys, upload URLs) */
   addressLimit: AddressLimit;
@@ -63,6 +66,7 @@ export function createApp(deps: AppDeps): App {
     box: SecretBox.fromSetting(deps.config.RUNWAY_ENCRYPTION_KEY),
     runs: new RunLauncher(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
     reconciler: new RunReconciler({ sql: deps.sql, temporal: deps.temporal, log: deps.log }),
+    schedules: new SuiteScheduler(deps.temporal, { taskQueue: deps.config.TEMPORAL_TASK_QUEUE, minuteMs: deps.config.SCHEDULE_MINUTE_MS }),
     catalog: parseHostedModels(deps.config.HOSTED_MODELS),
     addressLimit: new AddressLimit(deps.sql, {
       perMinute: deps.config.RATE_LIMIT_ANON_PER_MINUTE,
