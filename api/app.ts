@@ -54,6 +54,8 @@ export interface App {
   metrics: Metrics;
   /** the routes' run reconciler; the process entry point also runs its periodic sweep (startRunSweep) */
   reconciler: RunReconciler;
+  /** suites' Temporal Schedules; the process entry point restores missing ones at start (restoreSuiteSchedules) */
+  schedules: SuiteScheduler;
 }
 
 export function createApp(deps: AppDeps): App {
@@ -106,7 +108,7 @@ export function createApp(deps: AppDeps): App {
   app.use('/sdk/v1', sdkRouter(routes, admit));
   app.use(unknownRoute);
   app.use(errorHandler(deps.log));
-  return { express: app, routes, metrics, reconciler: routeDeps.reconciler };
+  return { express: app, routes, metrics, reconciler: routeDeps.reconciler, schedules: routeDeps.schedules };
 }
 
 function requestLog(log: Logger): RequestHandler {

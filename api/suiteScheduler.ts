@@ -1,10 +1,14 @@
 import {
+  ScheduleAlreadyRunning,
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
   type Client,
   type ScheduleOptionsStartWorkflowAction,
   type ScheduleUpdateOptions,
 } from '@temporalio/client';
+import type { Logger } from '../activities/logger.js';
+import type { Db } from '../db/connection.js';
+import { listEnabledSchedules } from '../db/suiteSchedules.js';
 import { runSearchAttributes, scheduledSuiteRunWorkflowId, suiteScheduleId } from '../workflows/definitions.js';
 import type { scheduledSuiteRun } from '../workflows/scheduledSuiteRun.js';
 
@@ -59,12 +63,38 @@ export class SuiteScheduler {
         await handle.update(() => options);
       } catch (error) {
         ignoreMissing(error);
-        if (!target.enabled) return;
-        await this.temporal.schedule.create({
-          scheduleId: suiteScheduleId(target.suiteId),
-          ...options,
-          memo: { suiteId: target.suiteId, suiteName: target.suiteName, projectId: target.projectId, organizationId: target.organizationId },
-        });
+        if (target.enabled) await this.create(target, target.intervalMinutes);
+      }
+    });
+  }
+
+  private async create(target: SuiteScheduleTarget, intervalMinutes: number): Promise<void> {
+    await this.temporal.schedule.create({
+      scheduleId: suiteScheduleId(target.suiteId),
+      ...this.scheduleOptions(target, intervalMinutes),
+      memo: { suiteId: target.suiteId, suiteName: target.suiteName, projectId: target.projectId, organizationId: target.organizationId },
+    });
+  }
+
+  /**
+   * Creates the enabled suite's schedule when Temporal does not have it (a new cluster or namespace, a lost
+   * history, a schedule deleted in Web UI); one that exists is left as it is, paused or not. Whether it was created.
+   */
+  async restore(target: SuiteScheduleTarget & { enabled: true; intervalMinutes: number }): Promise<boolean> {
+    return await this.temporal.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, async () => {
+      try {
+        await this.temporal.schedule.getHandle(suiteScheduleId(target.suiteId)).describe();
+        return false;
+      } catch (error) {
+        ignoreMissing(error);
+      }
+      try {
+        await this.create(target, target.intervalMinutes);
+        return true;
+      } catch (error) {
+        // another API process restored it first
+        if (error instanceof ScheduleAlreadyRunning) return false;
+        throw error;
       }
     });
   }
@@ -106,4 +136,27 @@ export class SuiteScheduler {
 
 function ignoreMissing(error: unknown): void {
   if (!(error instanceof ScheduleNotFoundError)) throw error;
+}
+
+/**
+ * At API start: every enabled suite's schedule exists in Temporal again (the database keeps the wanted state).
+ * Idempotent, and safe when several API processes start at once. How many were created.
+ */
+export async function restoreSuiteSchedules(sql: Db, scheduler: SuiteScheduler, log: Logger): Promise<number> {
+  let restored = 0;
+  for (const suite of await listEnabledSchedules(sql)) {
+    const target = {
+      suiteId: suite.id, suiteName: suite.name, projectId: suite.project_id, organizationId: suite.organization_id,
+      enabled: true as const, intervalMinutes: suite.schedule_interval_minutes,
+    };
+    try {
+      if (await scheduler.restore(target)) {
+        restored += 1;
+        log.warn({ suiteId: suite.id, intervalMinutes: suite.schedule_interval_minutes }, "suite schedule was missing in Temporal; created it again from the suite's saved schedule");
+      }
+    } catch (error) {
+      log.warn({ suiteId: suite.id, err: error instanceof Error ? error.message : String(error) }, 'could not restore a suite schedule in Temporal; the next API start or a PATCH of the schedule tries again');
+    }
+  }
+  return restored;
 }

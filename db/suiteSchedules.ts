@@ -66,3 +66,20 @@ export async function recordScheduleSkip(sql: Db, suiteId: string, skip: { reaso
       schedule_last_skip_message = ${skip.message}
     WHERE id = ${suiteId}`;
 }
+
+/** Suites whose schedule is enabled (and not deleted), with what their Temporal Schedule is made from. */
+export interface EnabledSchedule {
+  id: string;
+  name: string;
+  project_id: string;
+  organization_id: string;
+  schedule_interval_minutes: number;
+}
+
+export async function listEnabledSchedules(sql: Db): Promise<EnabledSchedule[]> {
+  return await sql<EnabledSchedule[]>`
+    SELECT s.id, s.name, s.project_id, p.organization_id, s.schedule_interval_minutes
+    FROM eval_suites s JOIN projects p ON p.id = s.project_id
+    WHERE s.schedule_enabled AND s.deleted_at IS NULL AND s.schedule_interval_minutes IS NOT NULL
+    ORDER BY s.id`;
+}

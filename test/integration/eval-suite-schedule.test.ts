@@ -1,6 +1,7 @@
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SuiteScheduler } from '../../api/suiteScheduler.js';
+import { restoreSuiteSchedules, SuiteScheduler } from '../../api/suiteScheduler.js';
+import { createLogger } from '../../activities/logger.js';
 import { setProviderKey } from '../../db/providerKeys.js';
 import { suiteScheduleId } from '../../workflows/definitions.js';
 import { startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
@@ -10,6 +11,7 @@ import { seedOrganization } from '../helpers/seed.js';
 
 // A schedule's minute lasts this long here (SCHEDULE_MINUTE_MS), so `intervalMinutes: 1` comes due every 2 s.
 const MINUTE_MS = 2_000;
+const quiet = createLogger('silent');
 
 describe('scheduled suites: PATCH /eval-suites/{s}/schedule runs a suite on a Temporal Schedule', () => {
   let world: EvalWorld;
@@ -214,5 +216,27 @@ describe('scheduled suites: PATCH /eval-suites/{s}/schedule runs a suite on a Te
     await scheduler.remove(suiteId);
     await expect(schedule(suiteId).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
     await expect(scheduler.remove(suiteId)).resolves.toBeUndefined();
+  });
+
+  it('at API start, an enabled suite whose schedule Temporal lost gets it back; a paused one stays paused, a disabled one gets none', async () => {
+    const o = await newOrganization();
+    const lost = await o.newSuite('Lost schedule');
+    const paused = await o.newSuite('Paused schedule');
+    const never = await o.newSuite('Never scheduled');
+    expect((await o.setSchedule(lost, { enabled: true, intervalMinutes: 90 })).status).toBe(200);
+    expect((await o.setSchedule(paused, { enabled: true, intervalMinutes: 90 })).status).toBe(200);
+    expect((await o.setSchedule(paused, { enabled: false })).status).toBe(200);
+    expect((await o.setSchedule(never, { enabled: false })).status).toBe(200);
+    await schedule(lost).delete(); // e.g. deleted in Web UI, or a new Temporal cluster
+
+    const restored = await restoreSuiteSchedules(world.stack.sql, world.stack.app.schedules, quiet);
+    expect(restored).toBeGreaterThanOrEqual(1);
+    const back = await schedule(lost).describe();
+    expect(back.state.paused).toBe(false);
+    expect(back.spec.intervals?.map((i) => i.every)).toEqual([90 * MINUTE_MS]);
+    expect((await schedule(paused).describe()).state.paused).toBe(true);
+    await expect(schedule(never).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
+    // a second start (or a second API process) finds them all there
+    expect(await restoreSuiteSchedules(world.stack.sql, world.stack.app.schedules, quiet)).toBe(0);
   });
 });
