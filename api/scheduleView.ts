@@ -6,7 +6,7 @@ export function scheduleView(suite: { id: string } & ScheduleState) {
   return {
     enabled: suite.schedule_enabled,
     intervalMinutes: suite.schedule_interval_minutes,
-    // A schedule exists in Temporal once the suite was enabled with an interval (disabling keeps it, paused).
+    // A schedule exists in Temporal once the suite was given an interval (disabled, it is kept paused).
     temporalScheduleId: suite.schedule_interval_minutes === null ? null : suiteScheduleId(suite.id),
     lastRunId: suite.last_scheduled_run_id,
     lastRunAt: suite.last_scheduled_run_at?.getTime() ?? null,

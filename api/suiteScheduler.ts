@@ -48,7 +48,7 @@ export class SuiteScheduler {
 
   /**
    * Makes the suite's schedule what the target says: enabled creates it or updates its interval and unpauses it;
-   * disabled pauses it, keeping it (a suite that never had one gets none).
+   * disabled pauses it, keeping it (a suite never given an interval gets none).
    */
   async apply(target: SuiteScheduleTarget): Promise<void> {
     await this.temporal.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, async () => {
@@ -63,7 +63,8 @@ export class SuiteScheduler {
         await handle.update(() => options);
       } catch (error) {
         ignoreMissing(error);
-        if (target.enabled) await this.create(target, target.intervalMinutes);
+        // created paused when disabled: the interval given is kept where Web UI shows it, ready to be enabled
+        await this.create(target, target.intervalMinutes);
       }
     });
   }

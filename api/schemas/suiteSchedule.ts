@@ -29,7 +29,7 @@ export const suiteScheduleSchema = z
     temporalScheduleId: z
       .string()
       .nullable()
-      .meta({ description: "the suite's Temporal Schedule, on the Schedules page of Temporal Web UI; null when the suite was never scheduled" }),
+      .meta({ description: "the suite's Temporal Schedule, on the Schedules page of Temporal Web UI; null while the suite was never given an interval" }),
     lastRunId: z.string().nullable().meta({ description: 'the newest run the schedule started (source "schedule")' }),
     lastRunAt: epochMs.nullable(),
     lastSkipped: z

@@ -206,6 +206,11 @@ describe('scheduled suites: PATCH /eval-suites/{s}/schedule runs a suite on a Te
     expect(off.status).toBe(200);
     expect(off.body.schedule).toEqual({ enabled: false, intervalMinutes: null, temporalScheduleId: null, lastRunId: null, lastRunAt: null, lastSkipped: null });
     for (const id of [suiteId, serverless]) await expect(schedule(id).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
+    // disabled with an interval: the schedule exists, paused, with that interval, ready to be enabled
+    const pausedFirst = await patch({ enabled: false, intervalMinutes: 30 });
+    expect(pausedFirst.body.schedule).toMatchObject({ enabled: false, intervalMinutes: 30, temporalScheduleId: suiteScheduleId(suiteId) });
+    expect((await schedule(suiteId).describe()).state.paused).toBe(true);
+    scheduled.add(suiteId);
   });
 
   it('removing a suite schedule deletes it from Temporal (what deleting the suite does); removing again is a no-op', async () => {
