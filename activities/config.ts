@@ -62,6 +62,11 @@ export const configSchema = z.object({
   MAX_CONCURRENT_RUNS: int(2),
   /** every API process checks runs quiet this long against Temporal this often (docs/OPERATIONS.md) */
   RUN_SWEEP_INTERVAL_MS: int(30_000),
+  /**
+   * the length of a schedule's minute (`intervalMinutes` of a suite's schedule): 60000 in production; a demo or a
+   * test sets seconds. Applies to schedules as they are created or updated.
+   */
+  SCHEDULE_MINUTE_MS: z.coerce.number().int().min(1000).default(60_000),
   MCP_CONNECT_TIMEOUT_MS: int(10_000),
   MCP_INITIALIZE_TIMEOUT_MS: int(10_000),
   MCP_REQUEST_TIMEOUT_MS: int(30_000),

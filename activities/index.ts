@@ -1,6 +1,9 @@
 import { hostname } from 'node:os';
 import { Context } from '@temporalio/activity';
+import { RunReconciler } from '../api/runReconciler.js';
+import { START_FAILED } from '../api/runs/startEvalRun.js';
 import type { Sql } from '../db/connection.js';
+import { failRunToStart } from '../db/evalRuns.js';
 import type { SecretBox } from '../db/secretBox.js';
 import type { Config } from './config.js';
 import { finalizeRun, type FinalizeInput } from './evals/finalize.js';
@@ -9,6 +12,8 @@ import { runIterationBatch, type BatchInput, type IterationRecorder } from './ev
 import type { Logger } from './logger.js';
 import type { McpOperations } from './mcp/index.js';
 import { parseHostedModels } from './models/catalog.js';
+import { startScheduledRun, type ScheduledRunRecorder } from './schedules/scheduledRun.js';
+import type { ScheduledSuiteRunInput } from '../workflows/definitions.js';
 
 export interface ActivityDeps {
   sql: Sql;
@@ -17,8 +22,8 @@ export interface ActivityDeps {
   log: Logger;
   /** the same MCP operations the API calls (listAllTools, callTool, ...), on this process's connection pool */
   mcp: McpOperations;
-  /** counts finished iterations (the worker's Prometheus metrics); optional */
-  metrics?: IterationRecorder;
+  /** counts finished iterations and scheduled runs (the worker's Prometheus metrics); optional */
+  metrics?: IterationRecorder & ScheduledRunRecorder;
 }
 
 /** The worker's activities, built from dependencies passed in (tests compose real ones the same way). */
@@ -42,6 +47,27 @@ export function createActivities(deps: ActivityDeps) {
 
     async finalizeRun(input: FinalizeInput) {
       return await finalizeRun(sql, input);
+    },
+
+    /** A suite's schedule came due: create its run as POST /eval-runs would, or record why it was skipped. */
+    async startScheduledRun(input: ScheduledSuiteRunInput) {
+      // At the cap, runs whose workflow closed in Temporal are ended first, as for POST /eval-runs; the worker's
+      // own client asks Temporal.
+      const reconciler = new RunReconciler({ sql, temporal: Context.current().client, log: deps.log });
+      return await startScheduledRun(
+        {
+          ...deps,
+          catalog,
+          maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+          reconcileAtCap: (organizationId) => reconciler.reconcileOrganization(organizationId),
+        },
+        input,
+      );
+    },
+
+    /** The scheduled run's workflow could not be started: the run ends as failed, as POST /eval-runs ends it. */
+    async failScheduledRunStart({ runId }: { runId: string }) {
+      await failRunToStart(sql, runId, START_FAILED);
     },
   };
 }

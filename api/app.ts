@@ -13,6 +13,7 @@ import { CursorCodec } from './cursor.js';
 import { docsRoutes } from './docs.js';
 import { RunLauncher } from './runLauncher.js';
 import { RunReconciler } from './runReconciler.js';
+import { SuiteScheduler } from './suiteScheduler.js';
 import { errorHandler, unknownRoute } from './errors.js';
 import { healthRoutes } from './health.js';
 import { createMetrics, httpMetrics, instrumentMcp, metricsRoute, registerActiveRuns, type Metrics } from './metrics.js';
@@ -41,6 +42,8 @@ export interface RouteDeps extends AppDeps {
   runs: RunLauncher;
   /** ends runs whose workflow closed in Temporal without finalizing them (terminated, timed out, deleted) */
   reconciler: RunReconciler;
+  /** suites' Temporal Schedules: apply a suite's wanted schedule, remove it when the suite is deleted */
+  schedules: SuiteScheduler;
   catalog: HostedModelCatalog;
   /** the per-address limit on work without a usable key (bad keys, upload URLs) */
   addressLimit: AddressLimit;
@@ -52,6 +55,8 @@ export interface App {
   metrics: Metrics;
   /** the routes' run reconciler; the process entry point also runs its periodic sweep (startRunSweep) */
   reconciler: RunReconciler;
+  /** suites' Temporal Schedules; the process entry point restores missing ones at start (restoreSuiteSchedules) */
+  schedules: SuiteScheduler;
 }
 
 export function createApp(deps: AppDeps): App {
@@ -64,6 +69,7 @@ export function createApp(deps: AppDeps): App {
     box: SecretBox.fromSetting(deps.config.RUNWAY_ENCRYPTION_KEY),
     runs: new RunLauncher(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
     reconciler: new RunReconciler({ sql: deps.sql, temporal: deps.temporal, log: deps.log }),
+    schedules: new SuiteScheduler(deps.temporal, { taskQueue: deps.config.TEMPORAL_TASK_QUEUE, minuteMs: deps.config.SCHEDULE_MINUTE_MS }),
     catalog: parseHostedModels(deps.config.HOSTED_MODELS),
     addressLimit: new AddressLimit(deps.sql, {
       perMinute: deps.config.RATE_LIMIT_ANON_PER_MINUTE,
@@ -104,7 +110,7 @@ export function createApp(deps: AppDeps): App {
   app.use('/sdk/v1', sdkRouter(routes, admit, checkReply));
   app.use(unknownRoute);
   app.use(errorHandler(deps.log));
-  return { express: app, routes, metrics, reconciler: routeDeps.reconciler };
+  return { express: app, routes, metrics, reconciler: routeDeps.reconciler, schedules: routeDeps.schedules };
 }
 
 function requestLog(log: Logger): RequestHandler {

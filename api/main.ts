@@ -7,6 +7,7 @@ import { createApp } from './app.js';
 import { answerClientErrors } from './errors.js';
 import { createMetrics } from './metrics.js';
 import { startRunSweep } from './runReconciler.js';
+import { restoreSuiteSchedules } from './suiteScheduler.js';
 
 // Production entry point (`npm run api`): real dependencies, configured by the environment.
 const config = loadConfig();
@@ -19,6 +20,11 @@ const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }
 const app = createApp({ sql: services.sql, temporal, config, log, mcp: services.mcp, metrics: createMetrics({ processMetrics: true }) });
 // Runs whose workflow was terminated (or timed out, or deleted) in Temporal are ended even when nobody reads them.
 const sweep = startRunSweep(app.reconciler, { intervalMs: config.RUN_SWEEP_INTERVAL_MS, log });
+// Enabled suites' schedules that Temporal lost (a new cluster, a deleted schedule) are created again, in the
+// background: the API serves meanwhile.
+void restoreSuiteSchedules(services.sql, app.schedules, log).catch((error: unknown) => {
+  log.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not restore suite schedules');
+});
 const server = app.express.listen(config.PORT, config.HOST, () => {
   log.info({ port: config.PORT }, `API listening on http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}/api/v1`);
 });

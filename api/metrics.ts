@@ -19,6 +19,9 @@ export interface Metrics {
   iterations: Counter<'result'>;
   /** the eval worker's hook (activities/evals/runIterations.ts): one finished iteration */
   iterationFinished(outcome: { status: string; result: string | null }): void;
+  scheduledRuns: Counter<'outcome' | 'reason'>;
+  /** the worker's hook (activities/schedules/scheduledRun.ts): a suite's schedule came due */
+  scheduledRunOutcome(outcome: { outcome: 'started' | 'skipped'; reason?: string }): void;
 }
 
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -30,6 +33,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     name: 'runway_eval_iterations_total',
     help: 'Eval iterations finished by this worker, by result (passed, failed, or error when the iteration broke)',
     labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const scheduledRuns = new Counter({
+    name: 'runway_scheduled_runs_total',
+    help: "Due runs of suites' schedules, by outcome (started, or skipped: the run could not start then) and the reason of a skip",
+    labelNames: ['outcome', 'reason'] as const,
     registers: [registry],
   });
   return {
@@ -57,6 +66,10 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     iterationFinished(outcome) {
       iterations.inc({ result: outcome.status === 'failed' ? 'error' : (outcome.result ?? 'error') });
     },
+    scheduledRuns,
+    scheduledRunOutcome(outcome) {
+      scheduledRuns.inc({ outcome: outcome.outcome, reason: outcome.reason ?? '' });
+    },
   };
 }
 
@@ -66,7 +79,7 @@ export function registerActiveRuns(metrics: Metrics, sql: Db): void {
   if (metrics.registry.getSingleMetric(name)) return;
   new Gauge({
     name,
-    help: 'Eval runs currently running, by source (api: executed here; sdk: chunked ingest still open)',
+    help: 'Eval runs currently running, by source (api and schedule: executed here; sdk: chunked ingest still open)',
     labelNames: ['source'] as const,
     registers: [metrics.registry],
     async collect() {
@@ -74,6 +87,7 @@ export function registerActiveRuns(metrics: Metrics, sql: Db): void {
         SELECT source, count(*)::int AS n FROM eval_runs WHERE status = 'running' GROUP BY source`;
       this.reset();
       this.set({ source: 'api' }, 0);
+      this.set({ source: 'schedule' }, 0);
       for (const row of rows) this.set({ source: row.source }, row.n);
     },
   });

@@ -10,7 +10,7 @@ import {
 import { finalizeRun } from '../activities/evals/finalize.js';
 import type { Logger } from '../activities/logger.js';
 import type { Sql } from '../db/connection.js';
-import { getRun, listActiveRuns, listQuietRuns, type RunRow } from '../db/evalRuns.js';
+import { getRun, isExecuted, listActiveRuns, listQuietRuns, type RunRow } from '../db/evalRuns.js';
 import { evalRunWorkflowId } from '../workflows/definitions.js';
 
 /** How a run ends when its workflow closed without finalizing it. */
@@ -116,8 +116,8 @@ export class RunReconciler {
   }
 }
 
-/** Only runs executed here have a workflow (ingested runs stay open without one). */
-const executedAndRunning = (run: RunRow) => run.status === 'running' && run.source === 'api';
+/** Only runs executed here (started through the API or by a schedule) have a workflow; ingested ones stay open without one. */
+const executedAndRunning = (run: RunRow) => run.status === 'running' && isExecuted(run);
 
 /** How a closed execution ended, from its close event (what `result()` reads): the reason an operator typed, too. */
 async function closedEnding(execution: WorkflowHandle): Promise<WorkflowEnding> {

@@ -4,6 +4,15 @@ import type { ClientProfile } from './servers.js';
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 
+/**
+ * Sources of runs executed here, each by its evalRun workflow: started through the API, or by a suite's schedule.
+ * Ingested runs (`sdk`) have no workflow. The concurrency cap counts these; the SQL below spells the same list as a
+ * literal, so that the partial index eval_runs_active_idx (migration 033) matches it.
+ */
+export const executedSources = ['api', 'schedule'] as const;
+export type ExecutedSource = (typeof executedSources)[number];
+export const isExecuted = (run: { source: string }): boolean => (executedSources as readonly string[]).includes(run.source);
+
 export interface RunRow {
   id: string;
   suite_id: string;
@@ -42,14 +51,14 @@ export interface Progress {
 export async function lockOrganizationRuns(tx: Tx, organizationId: string): Promise<number> {
   await tx`SELECT pg_advisory_xact_lock(hashtext('eval-runs'), hashtext(${organizationId}))`;
   const [{ active }] = await tx<{ active: number }[]>`
-    SELECT count(*)::int AS active FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'running' AND source = 'api'`;
+    SELECT count(*)::int AS active FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'running' AND source IN ('api', 'schedule')`;
   return active;
 }
 
 /** The runs the concurrency cap counts for an organization (as lockOrganizationRuns counts them). */
 export async function listActiveRuns(sql: Db, organizationId: string): Promise<RunRow[]> {
   return await sql<RunRow[]>`
-    SELECT * FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'running' AND source = 'api' ORDER BY created_at`;
+    SELECT * FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'running' AND source IN ('api', 'schedule') ORDER BY created_at`;
 }
 
 /**
@@ -60,7 +69,7 @@ export async function listQuietRuns(sql: Db, quietMs: number, limit: number): Pr
   const since = sql`now() - make_interval(secs => ${quietMs / 1000})`;
   return await sql<RunRow[]>`
     SELECT * FROM eval_runs r
-    WHERE r.status = 'running' AND r.source = 'api' AND r.created_at < ${since}
+    WHERE r.status = 'running' AND r.source IN ('api', 'schedule') AND r.created_at < ${since}
       AND NOT EXISTS (SELECT 1 FROM eval_iterations i WHERE i.run_id = r.id AND i.updated_at >= ${since})
     ORDER BY r.created_at LIMIT ${limit}`;
 }

@@ -1,3 +1,4 @@
 // The workflow bundle's entry point: every workflow the worker registers.
 export { healthCheck } from './healthCheck.js';
 export { evalRun } from './evalRun.js';
+export { scheduledSuiteRun } from './scheduledSuiteRun.js';

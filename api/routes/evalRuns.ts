@@ -1,34 +1,24 @@
 import type { Principal } from '../../db/accounts.js';
-import type { Sql } from '../../db/connection.js';
 import { findIteration, findTrace, listIterationPage } from '../../db/evalIterations.js';
-import { failRunToStart, findRun, insertRun, lockOrganizationRuns, runProgress, type RunRow } from '../../db/evalRuns.js';
-import { findOrCreateSuite, findSuite, listCases, lockSuiteCases, upsertCases, type SuiteRow } from '../../db/evalSuites.js';
-import { findHost } from '../../db/hosts.js';
-import { getProviderKeys } from '../../db/providerKeys.js';
-import { hostClientProfile } from '../../activities/mcp/index.js';
+import { findRun, isExecuted, runProgress, type RunRow } from '../../db/evalRuns.js';
 import { checkExpectedTools } from '../../activities/evals/expectedTools.js';
-import { checkPlannedIterations, checkSuiteCases, formatCount, limits } from '../../activities/limits.js';
-import { validateRunModels } from '../../activities/models/catalog.js';
+import { formatCount, limits } from '../../activities/limits.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { ApiError, notFound, validationError } from '../errors.js';
 import { toEvalRun, toIteration, toTrace } from '../evalViews.js';
 import { defineRoute } from '../route.js';
-import { requireServers } from '../serverSelection.js';
+import { createEvalRun, launchEvalRun, type RunCreationDeps } from '../runs/startEvalRun.js';
 import { projectParams } from '../schemas/common.js';
 import { createRunBody, evalRunSchema, iterationPage, iterationParams, iterationsQuery, runCreatedSchema, runParams, traceSchema } from '../schemas/evals.js';
 
-/** Seconds a client is told to wait when the organization's run cap is reached. */
-const CAP_RETRY_AFTER_SECONDS = 10;
-
-/** The cap refused inside the transaction; the handler may first end runs whose workflow already closed. */
-class RunCapReached extends Error {
-  constructor(readonly active: number) {
-    super('concurrent run limit reached');
-  }
-}
-
 export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cursors, mcp }: RouteDeps) {
+  // Run creation is shared with suites' schedules (runs/startEvalRun.ts): the same cap, checks and keys.
+  const creation: RunCreationDeps = {
+    sql, box, catalog, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+    reconcileAtCap: (organizationId) => reconciler.reconcileOrganization(organizationId),
+  };
+  const startWorkflow = (run: RunRow) => runs.start({ id: run.id, organizationId: run.organization_id, projectId: run.project_id, suiteId: run.suite_id, source: run.source });
   // Progress comes from the iteration rows: exact, and one indexed query. Asking the workflow instead (its
   // progress query, still there for operators) measured 34 ms median while a large run was active and slowed the
   // run itself by ~15% (bench/eval-run.ts; docs/PERFORMANCE.md).
@@ -58,93 +48,15 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
       errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'RATE_LIMITED'],
       async handler({ principal, params, body }) {
         const project = await requireProject(sql, principal, params.projectId);
-        let existing: SuiteRow | undefined;
-        if (body.suiteId) {
-          existing = await findSuite(sql, project.id, body.suiteId);
-          if (!existing) throw notFound('eval suite', { suiteId: body.suiteId });
-        }
-        const serverIds = body.serverIds ?? existing?.server_ids ?? [];
-        if (serverIds.length === 0) {
-          throw validationError('this suite has no saved server selection; pass serverIds', { suiteId: body.suiteId, reason: 'NO_SAVED_SERVER_SELECTION' });
-        }
-        const servers = await requireServers(sql, box, project.id, serverIds);
-        // The run declares what its host declares, as the host is now (a later edit does not change a running run).
-        const hostId = body.hostId ?? existing?.host_id ?? null;
-        const host = hostId === null ? undefined : await findHost(sql, project.id, hostId);
-        if (hostId !== null && !host) throw notFound('host', { hostId });
-        const modelApiKeys = body.modelApiKeys ?? {};
-        const orgProviderKeys = await getProviderKeys(sql, box, principal.organizationId);
-
-        const create = () => (sql as Sql).begin(async (tx) => {
-          const active = await lockOrganizationRuns(tx, principal.organizationId);
-          if (active >= config.MAX_CONCURRENT_RUNS) throw new RunCapReached(active);
-          const suite = existing ?? (await findOrCreateSuite(tx, {
-            projectId: project.id,
-            name: body.suiteName!,
-            description: body.suiteDescription,
-            serverIds: servers.map((s) => s.id),
-            defaultModel: body.model,
-            passCriteria: body.passCriteria,
-            source: 'api',
-            hostId,
-          })).suite;
-          const tests = body.tests ?? [];
-          if (tests.length > 0) {
-            const { cases, adding } = await lockSuiteCases(tx, suite.id, tests);
-            checkSuiteCases(suite.id, cases, adding);
-          }
-          const caseUpsert = await upsertCases(tx, suite.id, tests.map((t) => ({ ...t, model: t.model ?? body.model })));
-          const cases = await listCases(tx, suite.id);
-          if (cases.length === 0) throw validationError('the suite has no tests to run', { suiteId: suite.id });
-          // Refused here, the transaction takes back the inline tests (and a suite it created) with it.
-          checkPlannedIterations(suite.id, cases.reduce((planned, c) => planned + (body.iterationOverride ?? c.runs), 0));
-          const rejected = validateRunModels(
-            cases.map((c) => ({ model: c.model ?? suite.default_model ?? '', provider: c.provider })),
-            { catalog, orgProviderKeys, modelApiKeys },
-          );
-          if (rejected) throw rejected;
-          const run = await insertRun(tx, {
-            suiteId: suite.id,
-            projectId: project.id,
-            organizationId: principal.organizationId,
-            source: 'api',
-            notes: body.notes,
-            passCriteria: body.passCriteria ?? suite.pass_criteria,
-            serverIds: servers.map((s) => s.id),
-            iterationOverride: body.iterationOverride,
-            modelKeysEnc: Object.keys(modelApiKeys).length > 0 ? box.encryptJson(modelApiKeys) : null,
-            createdByKeyId: principal.keyId,
-            hostId,
-            clientProfile: host ? hostClientProfile(host.config) : null,
-          });
-          return { run, caseUpsert, cases };
-        });
-        // At the cap, the counted runs are checked against Temporal (outside the transaction: no network call holds
-        // the lock): a run whose workflow was terminated in Web UI frees its slot here, not only when someone reads it.
-        const capped = (error: unknown) => {
-          if (error instanceof RunCapReached) return error;
-          throw error;
-        };
-        let created = await create().catch(capped);
-        if (created instanceof RunCapReached && (await reconciler.reconcileOrganization(principal.organizationId)) > 0) created = await create().catch(capped);
-        if (created instanceof RunCapReached) {
-          throw new ApiError(
-            'RATE_LIMITED',
-            `this organization already has ${created.active} running eval runs (limit ${config.MAX_CONCURRENT_RUNS}); wait for one to finish`,
-            { reason: 'CONCURRENT_RUN_LIMIT', maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, activeRuns: created.active },
-            { 'Retry-After': String(CAP_RETRY_AFTER_SECONDS) },
-          );
-        }
-        const { run, caseUpsert, cases } = created;
-
+        const { run, caseUpsert, cases, servers } = await createEvalRun(creation, {
+          organizationId: principal.organizationId,
+          projectId: project.id,
+          source: 'api',
+          createdByKeyId: principal.keyId,
+        }, body);
         // Expected tools no server has are worth a warning, never a refusal; checked while the workflow starts.
         const checked = checkExpectedTools(mcp, servers, cases.map((c) => ({ title: c.title, expectedToolCalls: c.expected_tool_calls as { toolName: string }[] })));
-        try {
-          await runs.start({ id: run.id, organizationId: run.organization_id, projectId: run.project_id, suiteId: run.suite_id, source: run.source });
-        } catch (error) {
-          await failRunToStart(sql, run.id, 'the run could not be started on Temporal');
-          throw error;
-        }
+        await launchEvalRun(sql, startWorkflow, run);
         const warnings = await checked;
         return {
           runId: run.id, suiteId: run.suite_id, status: 'running' as const, caseUpsert, servers: servers.map((s) => ({ id: s.id, name: s.name })),
@@ -179,7 +91,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
       async handler({ principal, params }) {
         // A run whose workflow already closed in Temporal cannot be cancelled there: it is ended, and 409 says how.
         const run = await reconciler.reconcile(await requireRun(principal, params), 'cancel');
-        if (run.status !== 'running' || run.source !== 'api') {
+        if (run.status !== 'running' || !isExecuted(run)) {
           throw new ApiError('CONFLICT', `the run is ${run.status === 'running' ? 'ingested, not executed here' : `already ${run.status}`}; only a running run can be cancelled`, { status: run.status });
         }
         await runs.cancel(run.id);

@@ -25,6 +25,7 @@ const sampleBodies: Record<string, unknown> = {
   'POST /projects/:projectId/servers/:serverId/resources': {},
   'POST /projects/:projectId/eval-suites': { name: 'x', tests: [] },
   'POST /projects/:projectId/eval-runs': { suiteId: 'sui_b' },
+  'PATCH /projects/:projectId/eval-suites/:suiteId/schedule': { enabled: true, intervalMinutes: 5 },
   'POST /projects/:projectId/eval-ingest/report': { suiteName: 'b-suite', externalRunId: 'x', results: [{ caseTitle: 'c', passed: true }] },
   'POST /projects/:projectId/eval-ingest/runs/start': { suiteName: 'b-suite', externalRunId: 'x' },
   'POST /projects/:projectId/eval-ingest/runs/iterations': { runId: 'run_b', results: [{ caseTitle: 'c', passed: true }] },
