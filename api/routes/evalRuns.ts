@@ -5,7 +5,7 @@ import { checkExpectedTools } from '../../activities/evals/expectedTools.js';
 import { formatCount, limits } from '../../activities/limits.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
-import { ApiError, notFound, validationError } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
 import { toEvalRun, toIteration, toTrace } from '../evalViews.js';
 import { defineRoute } from '../route.js';
 import { createEvalRun, launchEvalRun, type RunCreationDeps } from '../runs/startEvalRun.js';
