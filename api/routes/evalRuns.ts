@@ -2,7 +2,7 @@ import type { Principal } from '../../db/accounts.js';
 import type { Sql } from '../../db/connection.js';
 import { findIteration, findTrace, listIterationPage } from '../../db/evalIterations.js';
 import { failRunToStart, findRun, insertRun, lockOrganizationRuns, runProgress, type RunRow } from '../../db/evalRuns.js';
-import { findOrCreateSuite, findSuite, listCases, lockSuiteCases, upsertCases, type SuiteRow } from '../../db/evalSuites.js';
+import { createSuite, findSuite, listCases, lockLiveSuite, lockSuiteCases, upsertCases, type SuiteRow } from '../../db/evalSuites.js';
 import { findHost } from '../../db/hosts.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
 import { hostClientProfile } from '../../activities/mcp/index.js';
@@ -78,7 +78,10 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
         const create = () => (sql as Sql).begin(async (tx) => {
           const active = await lockOrganizationRuns(tx, principal.organizationId);
           if (active >= config.MAX_CONCURRENT_RUNS) throw new RunCapReached(active);
-          const suite = existing ?? (await findOrCreateSuite(tx, {
+          // A rerun holds its suite's row lock from here: a suite deleted meanwhile gets no run. A suiteName makes a
+          // new suite every time (names are not unique, as in the real product).
+          if (existing && !(await lockLiveSuite(tx, existing.id))) throw notFound('eval suite', { suiteId: existing.id });
+          const suite = existing ?? (await createSuite(tx, {
             projectId: project.id,
             name: body.suiteName!,
             description: body.suiteDescription,
@@ -87,7 +90,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
             passCriteria: body.passCriteria,
             source: 'api',
             hostId,
-          })).suite;
+          }));
           const tests = body.tests ?? [];
           if (tests.length > 0) {
             const { cases, adding } = await lockSuiteCases(tx, suite.id, tests);

@@ -1,0 +1,34 @@
+import type { Db } from '../db/connection.js';
+import type { SuiteRow } from '../db/evalSuites.js';
+import { listServerRows } from '../db/servers.js';
+import type { SuiteDetail } from './schemas/suites.js';
+
+/**
+ * How one suite looks on the wire (suiteDetailSchema). `servers` are the project's saved servers (any order, any
+ * superset of the suite's): the suite lists the names of those it names, in its own order; a server deleted since
+ * is left out.
+ */
+export function toSuiteDetail(suite: SuiteRow, servers: ReadonlyArray<{ id: string; name: string }>): SuiteDetail {
+  const names = new Map(servers.map((s) => [s.id, s.name]));
+  return {
+    id: suite.id,
+    name: suite.name,
+    description: suite.description === '' ? null : suite.description,
+    projectId: suite.project_id,
+    environment: { servers: suite.server_ids.flatMap((serverId) => names.get(serverId) ?? []) },
+    executionConfig: suite.default_model === null ? null : { model: suite.default_model, systemPrompt: null, temperature: null },
+    hosts: [],
+    settings: { passCriteria: suite.pass_criteria },
+    schedule: { enabled: suite.schedule_enabled, intervalMinutes: suite.schedule_interval_minutes },
+    serverIds: suite.server_ids,
+    passCriteria: suite.pass_criteria,
+    hostId: suite.host_id,
+    createdAt: suite.created_at.getTime(),
+    updatedAt: suite.updated_at.getTime(),
+  };
+}
+
+/** The suite's detail, its server names read from the project. */
+export async function loadSuiteDetail(sql: Db, suite: SuiteRow): Promise<SuiteDetail> {
+  return toSuiteDetail(suite, await listServerRows(sql, suite.project_id));
+}
