@@ -2,6 +2,7 @@ import type { RouteDeps } from '../app.js';
 import type { RouteSpec } from '../route.js';
 import { accountRoutes } from './account.js';
 import { chatRoutes } from './chat.js';
+import { evalCaseRoutes } from './evalCases.js';
 import { evalRunRoutes } from './evalRuns.js';
 import { evalSuiteRoutes } from './evalSuites.js';
 import { hostRoutes } from './hosts.js';
@@ -13,5 +14,5 @@ import { tunnelRoutes } from './tunnels.js';
 
 /** Every route of /api/v1, in one list: the app mounts it and the OpenAPI document describes it. */
 export function allRoutes(deps: RouteDeps): RouteSpec[] {
-  return [...accountRoutes(deps), ...projectRoutes(deps), ...chatRoutes(deps), ...hostRoutes(deps), ...evalSuiteRoutes(deps), ...evalRunRoutes(deps), ...ingestRoutes(deps), ...ingestUploadRoutes(deps), ...serverOperationRoutes(deps), ...tunnelRoutes(deps)];
+  return [...accountRoutes(deps), ...projectRoutes(deps), ...chatRoutes(deps), ...hostRoutes(deps), ...evalSuiteRoutes(deps), ...evalCaseRoutes(deps), ...evalRunRoutes(deps), ...ingestRoutes(deps), ...ingestUploadRoutes(deps), ...serverOperationRoutes(deps), ...tunnelRoutes(deps)];
 }
