@@ -304,15 +304,8 @@ export const traceSchema = z
   .catchall(z.unknown())
   .meta({ id: 'EvalTrace' });
 
-/** `limit` out of 1..100 is brought into that range rather than refused, as the real product does; text is a 400. */
-export const suiteRunsQuery = z.strictObject({
-  limit: z.coerce
-    .number()
-    .refine(Number.isFinite, 'not a number')
-    .transform((n) => Math.min(100, Math.max(1, Math.trunc(n))))
-    .default(25)
-    .meta({ description: 'runs to return, 1..100 (a value outside is brought into that range); default 25' }),
-});
+/** An out-of-range limit is clamped, as the real product does (contract-notes, Corrections). */
+export const suiteRunsQuery = z.strictObject({ limit: clampedLimit({ max: 100, fallback: 25 }) });
 
 export const suiteListItem = z
   .object({

@@ -222,7 +222,7 @@ describe('managing eval suites: names, detail, edit, delete', () => {
     expect(await second).toBe(first);
   });
 
-  it('GET /eval-suites/{s}/runs brings limit into 1..100 (default 25) rather than refusing it; text is still a 400', async () => {
+  it('GET /eval-suites/{s}/runs clamps limit to 1..100 (default 25) rather than refusing it', async () => {
     const suiteId = await newSuite('Run often');
     for (let i = 0; i < 3; i++) {
       const run = await call('POST', `${project}/eval-runs`, { suiteId });
@@ -240,6 +240,6 @@ describe('managing eval suites: names, detail, edit, delete', () => {
     expect(await count('?limit=-7')).toEqual([3]);
     expect(await count('?limit=1000')).toEqual([3, 2, 1]);
     expect(await count('?limit=2.9')).toEqual([3, 2]);
-    expect((await call('GET', `${project}/eval-suites/${suiteId}/runs?limit=abc`)).status).toBe(400);
+    expect(await count('?limit=abc')).toEqual([3, 2, 1]);
   });
 });
