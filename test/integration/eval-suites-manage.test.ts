@@ -5,6 +5,7 @@ import { createHost } from '../../db/hosts.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
 import type { apiClient } from '../helpers/http.js';
 import { everythingOverStdio, saveServer } from '../helpers/mcpServers.js';
+import { referenceErrors } from '../helpers/referenceDocument.js';
 import type { ScriptedModelServer } from '../fixtures/model/server.js';
 import type { SeededOrganization } from '../helpers/seed.js';
 import type { TestStack } from '../helpers/stack.js';
@@ -39,9 +40,14 @@ describe('managing eval suites: names, detail, edit, delete', () => {
 
   it('names are not unique: POST /eval-suites and POST /eval-runs with a suiteName make another suite each time', async () => {
     const first = await newSuite('Twice');
-    const second = await newSuite('Twice');
+    const again = await call('POST', `${project}/eval-suites`, suiteBody('Twice'));
+    expect(again.status).toBe(201);
+    expect(referenceErrors('EvalSuiteCreated', again.body)).toEqual([]);
+    const second = again.body.suiteId;
     expect(second).not.toBe(first);
-    const listed = (await call('GET', `${project}/eval-suites`)).body.items.filter((s: { name: string }) => s.name === 'Twice');
+    const list = await call('GET', `${project}/eval-suites`);
+    expect(referenceErrors('EvalSuitePage', list.body)).toEqual([]);
+    const listed = list.body.items.filter((s: { name: string }) => s.name === 'Twice');
     expect(listed.map((s: { id: string }) => s.id)).toEqual([first, second]);
 
     const run = () => call('POST', `${project}/eval-runs`, { suiteName: 'Run twice', serverIds: [serverId], tests: [{ ...negative, model: 'openai/hosted-mini' }] });
@@ -232,6 +238,7 @@ describe('managing eval suites: names, detail, edit, delete', () => {
     const count = async (query: string) => {
       const reply = await call('GET', `${project}/eval-suites/${suiteId}/runs${query}`);
       expect(reply.status, query).toBe(200);
+      expect(referenceErrors('EvalRunPage', reply.body)).toEqual([]);
       return reply.body.items.map((r: { runNumber: number }) => r.runNumber);
     };
     expect(await count('')).toEqual([3, 2, 1]);
