@@ -33,6 +33,7 @@ const sampleBodies: Record<string, unknown> = {
   'POST /projects/:projectId/eval-ingest/runs/iterations': { runId: 'run_b', results: [{ caseTitle: 'c', passed: true }] },
   'POST /projects/:projectId/eval-ingest/runs/finalize': { runId: 'run_b' },
   'POST /projects/:projectId/eval-ingest/artifacts/upload-url': { format: 'junit-xml' },
+  'POST /projects/:projectId/tunnels': { name: 'everything' },
 };
 
 describe('isolation: a key of organization A never reaches organization B', () => {
