@@ -106,9 +106,6 @@ const pendingOnOtherBranches: (Allowance & { fix: string })[] = [
     exchange: 'a tunnel, which a self-hosted Runway does not offer',
     finding: /^status: Runway meant 422, answered 404/,
   })),
-  { fix: 'h14-suites: suite names are not unique (no 409)', operation: 'createEvalSuite', exchange: 'a name already in use', finding: /409/ },
-  { fix: 'h14-suites: POST /eval-suites requires serverIds, model and tests', operation: 'createEvalSuite', exchange: 'a name only', finding: /^status: Runway meant 400, answered 201/ },
-  { fix: 'h14-suites: suite runs limit clamped', operation: 'listEvalSuiteRuns', exchange: 'a limit past 100, clamped', finding: /400/ },
 ];
 
 type Params = Partial<Record<string, string>>;
