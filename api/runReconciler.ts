@@ -75,7 +75,7 @@ export class RunReconciler {
   }
 
   /** One run, checked now: ended when Temporal says its workflow closed without finalizing it; else as it was. */
-  async reconcile(run: RunRow, by: 'read' | 'cap' | 'sweep' | 'cancel'): Promise<RunRow> {
+  async reconcile(run: RunRow, by: 'read' | 'cap' | 'sweep' | 'cancel' | 'delete'): Promise<RunRow> {
     if (!executedAndRunning(run)) return run;
     const ending = await this.workflowEnding(run);
     if (!ending) return run;

@@ -1,23 +1,39 @@
-import type { ScheduledSuiteRow } from '../db/suiteSchedules.js';
+import type { Db } from '../db/connection.js';
+import type { SuiteRow } from '../db/evalSuites.js';
+import { listServerRows } from '../db/servers.js';
+import { findSuiteWithSchedule, type ScheduledSuiteRow } from '../db/suiteSchedules.js';
+import { notFound } from './errors.js';
 import { scheduleView } from './scheduleView.js';
+import type { SuiteDetail } from './schemas/suites.js';
 
-/** A suite's detail on the wire (suiteDetailSchema); `servers` are its saved servers that still exist. */
-export function toSuiteDetail(suite: ScheduledSuiteRow, servers: { id: string; name: string }[]) {
+/**
+ * How one suite looks on the wire (suiteDetailSchema). `servers` are the project's saved servers (any order, any
+ * superset of the suite's): the suite lists the names of those it names, in its own order; a server deleted since
+ * is left out.
+ */
+export function toSuiteDetail(suite: ScheduledSuiteRow, servers: ReadonlyArray<{ id: string; name: string }>): SuiteDetail {
   const names = new Map(servers.map((s) => [s.id, s.name]));
   return {
     id: suite.id,
     name: suite.name,
     description: suite.description === '' ? null : suite.description,
     projectId: suite.project_id,
-    environment: { servers: suite.server_ids.flatMap((id) => names.get(id) ?? []) },
+    environment: { servers: suite.server_ids.flatMap((serverId) => names.get(serverId) ?? []) },
     executionConfig: suite.default_model === null ? null : { model: suite.default_model, systemPrompt: null, temperature: null },
-    hosts: suite.host_id === null ? [] : [{ id: suite.host_id }],
+    hosts: [],
     settings: { passCriteria: suite.pass_criteria },
     schedule: scheduleView(suite),
-    createdAt: suite.created_at.getTime(),
-    updatedAt: suite.updated_at.getTime(),
     serverIds: suite.server_ids,
     passCriteria: suite.pass_criteria,
     hostId: suite.host_id,
+    createdAt: suite.created_at.getTime(),
+    updatedAt: suite.updated_at.getTime(),
   };
+}
+
+/** The suite's detail: its schedule state and its server names read along. */
+export async function loadSuiteDetail(sql: Db, suite: SuiteRow): Promise<SuiteDetail> {
+  const [scheduled, servers] = await Promise.all([findSuiteWithSchedule(sql, suite.project_id, suite.id), listServerRows(sql, suite.project_id)]);
+  if (!scheduled) throw notFound('eval suite', { suiteId: suite.id });
+  return toSuiteDetail(scheduled, servers);
 }

@@ -19,7 +19,7 @@ import { runAgent } from '../activities/models/agentLoop.js';
 import { createLanguageModel } from '../activities/models/providers.js';
 import type { AgentTool } from '../activities/models/tools.js';
 import { serverEverythingEntry } from '../cli/seed.js';
-import { findOrCreateSuite, upsertCases } from '../db/evalSuites.js';
+import { createSuite, upsertCases } from '../db/evalSuites.js';
 import { setProviderKey } from '../db/providerKeys.js';
 import { createServer } from '../db/servers.js';
 import { startScriptedModelServer } from '../test/fixtures/model/server.js';
@@ -66,7 +66,7 @@ const cases = Array.from({ length: Math.ceil(ITERATIONS / RUNS_PER_CASE) }, (_, 
 }));
 // More cases than one request may carry inline: written once with the db module, then run by suiteId.
 const suiteId = await sql.begin(async (tx) => {
-  const { suite } = await findOrCreateSuite(tx, { projectId: org.projectId, name: 'bench', serverIds: [serverId], source: 'api' });
+  const suite = await createSuite(tx, { projectId: org.projectId, name: 'bench', serverIds: [serverId], source: 'api' });
   await upsertCases(tx, suite.id, cases);
   return suite.id;
 });

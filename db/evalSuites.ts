@@ -1,4 +1,5 @@
 import type { Db, Tx } from './connection.js';
+import type { RunRow } from './evalRuns.js';
 import { newId } from './ids.js';
 import type { ElicitationAnswer } from './servers.js';
 
@@ -13,6 +14,11 @@ export interface SuiteRow {
   source: string;
   /** the host whose client profile the suite's runs declare */
   host_id: string | null;
+  /** run every schedule_interval_minutes while enabled (the wanted state; Temporal holds the schedule itself) */
+  schedule_enabled: boolean;
+  schedule_interval_minutes: number | null;
+  /** a deleted suite keeps its row so that its runs stay readable; it is gone from every suite read */
+  deleted_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -26,6 +32,7 @@ export interface CaseInput {
   expectedToolCalls?: { toolName: string; arguments?: Record<string, unknown> }[];
   isNegativeTest?: boolean;
   expectedOutput?: string;
+  scenario?: string;
   advancedConfig?: Record<string, unknown>;
   matchOptions?: Record<string, unknown>;
   elicitation?: ElicitationAnswer;
@@ -43,9 +50,15 @@ export interface CaseRow {
   expected_tool_calls: { toolName: string; arguments?: Record<string, unknown> }[];
   is_negative_test: boolean;
   expected_output: string | null;
+  scenario: string | null;
   advanced_config: { system?: string; temperature?: number; maxSteps?: number; toolChoice?: 'auto' | 'required' | 'none'; failOnToolError?: boolean } | null;
   match_options: Record<string, unknown> | null;
   elicitation: ElicitationAnswer | null;
+  external_case_id: string | null;
+  /** a deleted case keeps its row: past iterations point at it (and a running run still reads its options) */
+  deleted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
 }
 
 export interface CaseUpsert {
@@ -53,29 +66,104 @@ export interface CaseUpsert {
   failed: { id?: string; name: string; error: string }[];
 }
 
-export async function findSuite(sql: Db, projectId: string, suiteId: string): Promise<SuiteRow | undefined> {
-  const [row] = await sql<SuiteRow[]>`SELECT * FROM eval_suites WHERE id = ${suiteId} AND project_id = ${projectId}`;
+/** A suite of the project that is not deleted; `includeDeleted` for the records of runs that already exist. */
+export async function findSuite(sql: Db, projectId: string, suiteId: string, options: { includeDeleted?: boolean } = {}): Promise<SuiteRow | undefined> {
+  const [row] = await sql<SuiteRow[]>`
+    SELECT * FROM eval_suites WHERE id = ${suiteId} AND project_id = ${projectId}
+      ${options.includeDeleted ? sql`` : sql`AND deleted_at IS NULL`}`;
   return row;
 }
 
-/** Suites are unique by name within a project; concurrent creators of one name get the same suite. */
-export async function findOrCreateSuite(
-  sql: Db,
-  input: {
-    projectId: string; name: string; description?: string; serverIds?: string[]; defaultModel?: string | null;
-    passCriteria?: { minimumPassRate: number }; source: string; hostId?: string | null;
-  },
-): Promise<{ suite: SuiteRow; created: boolean }> {
-  const [inserted] = await sql<SuiteRow[]>`
+export interface NewSuite {
+  projectId: string;
+  name: string;
+  description?: string;
+  serverIds?: string[];
+  defaultModel?: string | null;
+  passCriteria?: { minimumPassRate: number };
+  source: string;
+  hostId?: string | null;
+}
+
+/** A new suite. Names are not unique (as in the real product): a name in use makes another suite. */
+export async function createSuite(sql: Db, input: NewSuite): Promise<SuiteRow> {
+  const [row] = await sql<SuiteRow[]>`
     INSERT INTO eval_suites (id, project_id, name, description, server_ids, default_model, pass_criteria, source, host_id)
     VALUES (${newId('sui')}, ${input.projectId}, ${input.name}, ${input.description ?? ''}, ${input.serverIds ?? []},
             ${input.defaultModel ?? null}, ${sql.json(input.passCriteria ?? { minimumPassRate: 100 })}, ${input.source},
             ${input.hostId ?? null})
-    ON CONFLICT (project_id, name) DO NOTHING
     RETURNING *`;
-  if (inserted) return { suite: inserted, created: true };
-  const [existing] = await sql<SuiteRow[]>`SELECT * FROM eval_suites WHERE project_id = ${input.projectId} AND name = ${input.name}`;
-  return { suite: existing, created: false };
+  return row;
+}
+
+/**
+ * The suite results reported under a name go to: the newest live suite of that name, else a new one. Reporters
+ * (the SDK, CI, uploads) name suites and retry, so the same name must keep landing in one suite: concurrent
+ * reporters of one new name are serialized by a transaction-scoped lock on (project, name), so only the first
+ * creates it. Both locks (the name's, and the suite's row lock that deleteSuite takes too) are held until the
+ * caller's transaction ends, so a suite deleted meanwhile is not reported into.
+ */
+export async function findOrCreateSuiteByName(tx: Tx, input: NewSuite): Promise<SuiteRow> {
+  await tx`SELECT pg_advisory_xact_lock(hashtext(${`eval-suite:${input.projectId}`}), hashtext(${input.name}))`;
+  const [existing] = await tx<SuiteRow[]>`
+    SELECT * FROM eval_suites WHERE project_id = ${input.projectId} AND name = ${input.name} AND deleted_at IS NULL
+    ORDER BY created_at DESC, id DESC LIMIT 1 FOR UPDATE`;
+  return existing ?? (await createSuite(tx, input));
+}
+
+/**
+ * The live suite, its row locked until the transaction ends (the lock insertRun and deleteSuite take): a run is
+ * never created in a suite being deleted.
+ */
+export async function lockLiveSuite(tx: Tx, suiteId: string): Promise<SuiteRow | undefined> {
+  const [row] = await tx<SuiteRow[]>`SELECT * FROM eval_suites WHERE id = ${suiteId} AND deleted_at IS NULL FOR UPDATE`;
+  return row;
+}
+
+export interface SuiteChanges {
+  name?: string;
+  description?: string;
+  serverIds?: string[];
+  defaultModel?: string | null;
+  passCriteria?: { minimumPassRate: number };
+  hostId?: string | null;
+}
+
+/** Applies the given changes to a live suite; undefined when there is no such suite. */
+export async function updateSuite(sql: Db, projectId: string, suiteId: string, changes: SuiteChanges): Promise<SuiteRow | undefined> {
+  const columns: Record<string, unknown> = {};
+  if (changes.name !== undefined) columns.name = changes.name;
+  if (changes.description !== undefined) columns.description = changes.description;
+  if (changes.serverIds !== undefined) columns.server_ids = changes.serverIds;
+  if (changes.defaultModel !== undefined) columns.default_model = changes.defaultModel;
+  if (changes.passCriteria !== undefined) columns.pass_criteria = sql.json(changes.passCriteria);
+  if (changes.hostId !== undefined) columns.host_id = changes.hostId;
+  // postgres.js reads `UPDATE ... SET` just before the helper to render it as assignments, so it stays in one fragment.
+  const update = Object.keys(columns).length > 0
+    ? sql`UPDATE eval_suites SET ${sql(columns)}, updated_at = clock_timestamp()`
+    : sql`UPDATE eval_suites SET updated_at = clock_timestamp()`;
+  const [row] = await sql<SuiteRow[]>`
+    ${update} WHERE id = ${suiteId} AND project_id = ${projectId} AND deleted_at IS NULL
+    RETURNING *`;
+  return row;
+}
+
+/** Runs of the suite still running: a suite cannot be deleted under them. */
+export async function listRunningRunsOfSuite(sql: Db, suiteId: string): Promise<RunRow[]> {
+  return await sql<RunRow[]>`SELECT * FROM eval_runs WHERE suite_id = ${suiteId} AND status = 'running' ORDER BY created_at`;
+}
+
+/**
+ * Soft-deletes a live suite unless a run of it is running (checked under the suite's row lock, which run creation
+ * takes too). Its runs, iterations and traces stay as they are.
+ */
+export async function deleteSuite(tx: Tx, projectId: string, suiteId: string): Promise<{ deleted: true } | { deleted: false; running: RunRow[] } | undefined> {
+  const [suite] = await tx<SuiteRow[]>`SELECT * FROM eval_suites WHERE id = ${suiteId} AND project_id = ${projectId} AND deleted_at IS NULL FOR UPDATE`;
+  if (!suite) return undefined;
+  const running = await listRunningRunsOfSuite(tx, suiteId);
+  if (running.length > 0) return { deleted: false, running };
+  await tx`UPDATE eval_suites SET deleted_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = ${suiteId}`;
+  return { deleted: true };
 }
 
 /**
@@ -102,6 +190,7 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
           expected: sp.json((c.expectedToolCalls ?? []) as never),
           negative: c.isNegativeTest ?? false,
           output: c.expectedOutput ?? null,
+          scenario: c.scenario ?? null,
           advanced: c.advancedConfig ? sp.json(c.advancedConfig as never) : null,
           match: c.matchOptions ? sp.json(c.matchOptions as never) : null,
           elicitation: c.elicitation ? sp.json(c.elicitation as never) : null,
@@ -109,26 +198,26 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
         const [inserted] = c.externalCaseId
           ? await sp<{ id: string }[]>`
               INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
-                                      expected_output, advanced_config, match_options, elicitation, external_case_id)
+                                      expected_output, scenario, advanced_config, match_options, elicitation, external_case_id)
               VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${values.runs}, ${values.model}, ${values.provider},
-                      ${values.expected}, ${values.negative}, ${values.output}, ${values.advanced}, ${values.match},
+                      ${values.expected}, ${values.negative}, ${values.output}, ${values.scenario}, ${values.advanced}, ${values.match},
                       ${values.elicitation}, ${c.externalCaseId})
-              ON CONFLICT (suite_id, external_case_id) WHERE external_case_id IS NOT NULL DO UPDATE SET
+              ON CONFLICT (suite_id, external_case_id) WHERE external_case_id IS NOT NULL AND deleted_at IS NULL DO UPDATE SET
                 title = EXCLUDED.title, query = EXCLUDED.query, runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
-                expected_output = EXCLUDED.expected_output, advanced_config = EXCLUDED.advanced_config,
+                expected_output = EXCLUDED.expected_output, scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
                 match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, updated_at = clock_timestamp()
               RETURNING id`
           : await sp<{ id: string }[]>`
               INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
-                                      expected_output, advanced_config, match_options, elicitation)
+                                      expected_output, scenario, advanced_config, match_options, elicitation)
               VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${values.runs}, ${values.model}, ${values.provider},
-                      ${values.expected}, ${values.negative}, ${values.output}, ${values.advanced}, ${values.match},
+                      ${values.expected}, ${values.negative}, ${values.output}, ${values.scenario}, ${values.advanced}, ${values.match},
                       ${values.elicitation})
-              ON CONFLICT (suite_id, md5(title), md5(query)) DO UPDATE SET
+              ON CONFLICT (suite_id, md5(title), md5(query)) WHERE deleted_at IS NULL DO UPDATE SET
                 runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
-                expected_output = EXCLUDED.expected_output, advanced_config = EXCLUDED.advanced_config,
+                expected_output = EXCLUDED.expected_output, scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
                 match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, updated_at = clock_timestamp()
               RETURNING id`;
         return inserted;
@@ -148,14 +237,15 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
 export async function lockSuiteCases(tx: Tx, suiteId: string, incoming: { title: string; query: string }[] = []): Promise<{ cases: number; adding: number }> {
   await tx`SELECT id FROM eval_suites WHERE id = ${suiteId} FOR UPDATE`;
   const [row] = await tx<{ cases: number; adding: number }[]>`
-    SELECT (SELECT count(*) FROM eval_cases WHERE suite_id = ${suiteId})::int AS cases,
+    SELECT (SELECT count(*) FROM eval_cases WHERE suite_id = ${suiteId} AND deleted_at IS NULL)::int AS cases,
            (SELECT count(*) FROM (SELECT DISTINCT title, query FROM unnest(${incoming.map((c) => c.title)}::text[], ${incoming.map((c) => c.query)}::text[]) AS t (title, query)) t
-             WHERE NOT EXISTS (SELECT FROM eval_cases c WHERE c.suite_id = ${suiteId} AND c.title = t.title AND c.query = t.query))::int AS adding`;
+             WHERE NOT EXISTS (SELECT FROM eval_cases c WHERE c.suite_id = ${suiteId} AND c.deleted_at IS NULL AND c.title = t.title AND c.query = t.query))::int AS adding`;
   return row;
 }
 
+/** The suite's live cases, oldest first: what a run plans and what the case list shows. */
 export async function listCases(sql: Db, suiteId: string): Promise<CaseRow[]> {
-  return await sql<CaseRow[]>`SELECT * FROM eval_cases WHERE suite_id = ${suiteId} ORDER BY created_at, id`;
+  return await sql<CaseRow[]>`SELECT * FROM eval_cases WHERE suite_id = ${suiteId} AND deleted_at IS NULL ORDER BY created_at, id`;
 }
 
 export interface SuiteListRow extends SuiteRow {
@@ -179,6 +269,6 @@ export async function listSuitesWithStats(sql: Db, projectId: string): Promise<S
         SELECT (summary->>'passRate')::float8 AS rate, created_at FROM eval_runs
         WHERE suite_id = s.id AND status <> 'running' AND summary IS NOT NULL
         ORDER BY created_at DESC LIMIT 10) t), '{}') AS trend
-    FROM eval_suites s WHERE s.project_id = ${projectId}
+    FROM eval_suites s WHERE s.project_id = ${projectId} AND s.deleted_at IS NULL
     ORDER BY s.created_at, s.id`;
 }

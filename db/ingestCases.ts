@@ -9,7 +9,7 @@ export interface CaseIdentityRow {
   external_case_id: string | null;
 }
 
-/** A suite's cases named by external id or by title + query, in one query. */
+/** A suite's live cases named by external id or by title + query, in one query. */
 export async function findCasesByIdentity(
   sql: Db,
   suiteId: string,
@@ -18,7 +18,7 @@ export async function findCasesByIdentity(
   if (identities.externalCaseIds.length === 0 && identities.titles.length === 0) return [];
   return await sql<CaseIdentityRow[]>`
     SELECT id, title, query, external_case_id FROM eval_cases
-    WHERE suite_id = ${suiteId}
+    WHERE suite_id = ${suiteId} AND deleted_at IS NULL
       AND (external_case_id = ANY(${identities.externalCaseIds})
            OR (title, query) IN (SELECT * FROM unnest(${identities.titles}::text[], ${identities.queries}::text[])))`;
 }

@@ -25,7 +25,8 @@ export async function planRun(sql: Db, runId: string, options: { concurrency: nu
     const run = await lockRunById(tx, runId);
     if (!run) throw runNotFound(runId);
     if (run.status !== 'running' || run.started_at !== null) return await planIterations(tx, runId, []);
-    const suite = await findSuite(tx, run.project_id, run.suite_id);
+    // A run's suite cannot be deleted while the run is running, but its record is read whatever happens to it.
+    const suite = await findSuite(tx, run.project_id, run.suite_id, { includeDeleted: true });
     const cases = await listCases(tx, run.suite_id);
     const planned: PlannedIteration[] = cases.flatMap((c) =>
       Array.from({ length: run.iteration_override ?? c.runs }, (_, i) => ({

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/connection.js';
 import { getRun, insertRun, markRunStarted, type RunRow } from '../../db/evalRuns.js';
-import { findOrCreateSuite, lockSuiteCases } from '../../db/evalSuites.js';
+import { findOrCreateSuiteByName, lockSuiteCases } from '../../db/evalSuites.js';
 import { findCasesByIdentity, insertReportedCases } from '../../db/ingestCases.js';
 import { countIterations, insertIngestedIterations, knownExternalIterationIds, lastIterationNumbers } from '../../db/ingestIterations.js';
 import { findRunByExternalId, isExternalRunConflict, lockRun } from '../../db/ingestRuns.js';
@@ -41,7 +41,7 @@ export async function startIngestRun(tx: Tx, input: IngestRunInput): Promise<{ r
     // A savepoint, so that losing the race also rolls back a suite this attempt created.
     const run = await tx.savepoint(async (sp) => {
       const serverIds = await serverIdsByName(sp, input.projectId, input.serverNames ?? []);
-      const { suite } = await findOrCreateSuite(sp, {
+      const suite = await findOrCreateSuiteByName(sp, {
         projectId: input.projectId,
         name: input.suiteName,
         description: input.suiteDescription,

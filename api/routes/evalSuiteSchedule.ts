@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/connection.js';
-import { getSavedServersByIds } from '../../db/servers.js';
+import { listServerRows } from '../../db/servers.js';
 import { findSuiteWithSchedule, lockSuiteSchedule, setSuiteSchedule } from '../../db/suiteSchedules.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
@@ -10,7 +10,7 @@ import { MAX_INTERVAL_MINUTES, suiteScheduleBody } from '../schemas/suiteSchedul
 import { suiteDetailSchema } from '../schemas/suites.js';
 import { toSuiteDetail } from '../suiteViews.js';
 
-export function evalSuiteScheduleRoutes({ sql, box, schedules }: RouteDeps) {
+export function evalSuiteScheduleRoutes({ sql, schedules }: RouteDeps) {
   return [
     defineRoute({
       method: 'patch',
@@ -47,8 +47,7 @@ export function evalSuiteScheduleRoutes({ sql, box, schedules }: RouteDeps) {
           await setSuiteSchedule(tx, current.id, { enabled: body.enabled, intervalMinutes });
           return (await findSuiteWithSchedule(tx, project.id, current.id))!;
         });
-        const servers = await getSavedServersByIds(sql, box, project.id, suite.server_ids);
-        return toSuiteDetail(suite, servers);
+        return toSuiteDetail(suite, await listServerRows(sql, project.id));
       },
     }),
   ];

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/connection.js';
 import { failRunToStart, insertRun, lockOrganizationRuns, type ExecutedSource, type RunRow } from '../../db/evalRuns.js';
-import { findOrCreateSuite, findSuite, listCases, lockSuiteCases, upsertCases, type CaseRow, type CaseUpsert, type SuiteRow } from '../../db/evalSuites.js';
+import { createSuite, findSuite, listCases, lockLiveSuite, lockSuiteCases, upsertCases, type CaseRow, type CaseUpsert, type SuiteRow } from '../../db/evalSuites.js';
 import { findHost } from '../../db/hosts.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
 import type { SecretBox } from '../../db/secretBox.js';
@@ -84,7 +84,10 @@ export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, re
   const create = () => sql.begin(async (tx) => {
     const active = await lockOrganizationRuns(tx, origin.organizationId);
     if (active >= deps.maxConcurrentRuns) throw new RunCapReached(active);
-    const suite = existing ?? (await findOrCreateSuite(tx, {
+    // A rerun holds its suite's row lock from here: a suite deleted meanwhile gets no run. A suiteName makes a
+    // new suite every time (names are not unique, as in the real product).
+    if (existing && !(await lockLiveSuite(tx, existing.id))) throw notFound('eval suite', { suiteId: existing.id });
+    const suite = existing ?? (await createSuite(tx, {
       projectId: origin.projectId,
       name: request.suiteName!,
       description: request.suiteDescription,
@@ -93,7 +96,7 @@ export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, re
       passCriteria: request.passCriteria,
       source: 'api',
       hostId,
-    })).suite;
+    }));
     const tests = request.tests ?? [];
     if (tests.length > 0) {
       const { cases, adding } = await lockSuiteCases(tx, suite.id, tests);

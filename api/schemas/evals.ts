@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { limits } from '../../activities/limits.js';
-import { int4, int4Query } from '../../db/columnLimits.js';
+import { int4 } from '../../db/columnLimits.js';
 import { foreignNames } from '../unknownFields.js';
+import { normalizeMatchOptions } from '../../activities/evals/matchOptions.js';
 import { elicitationAnswerSchema } from './clientProfile.js';
 import { collection, epochMs, id } from './common.js';
 import { clampedLimit } from './pageLimit.js';
@@ -16,19 +17,31 @@ const args = z.record(z.string(), z.unknown());
 
 export const expectedToolCallSchema = z.strictObject({ toolName, arguments: args.optional() }).meta({ id: 'ExpectedToolCall' });
 
-export const matchOptionsSchema = foreignNames(
-  z
-    .strictObject({
-      toolCallOrder: z.enum(['ignore', 'strict', 'superset']).optional(),
-      maxExtraToolCalls: z.number().int().min(0).max(1000).nullable().optional(),
-      argumentMatching: z.enum(['partial', 'exact', 'ignore']).optional(),
-    })
-    .meta({ id: 'MatchOptions', description: 'defaults: order ignored, extra calls allowed, partial argument matching' }),
-  {
-    allowExtraToolCalls: { use: 'maxExtraToolCalls', why: '0 for no extra calls, null for any number' },
-    arguments: { use: 'argumentMatching' },
-  },
-);
+const argumentMatching = z.enum(['partial', 'exact', 'ignore']);
+const extraCallCount = z.number().int().min(0).max(1000);
+
+/**
+ * Match options in any of the vocabularies callers write (activities/evals/matchOptions.ts), read into the scorer's
+ * form at the edge: what is stored and scored is always `{ toolCallOrder: ignore|strict|superset, maxExtraToolCalls,
+ * argumentMatching }`. An unknown key is refused like any other; two spellings of one option that disagree too.
+ */
+export const matchOptionsSchema = z
+  .strictObject({
+    toolCallOrder: z
+      .enum(['ignore', 'strict', 'superset', 'any', 'in-order', 'exact'])
+      .optional()
+      .meta({ description: 'ignore (= any, default), superset (= in-order: the expected calls in order, others in between allowed), strict (= exact: position by position)' }),
+    maxExtraToolCalls: extraCallCount.nullable().optional().meta({ description: 'most unexpected calls allowed; null = any number (default)' }),
+    extraToolCalls: z.union([z.literal('unlimited'), extraCallCount]).optional().meta({ description: 'the same as maxExtraToolCalls, in the real product\'s words ("unlimited" = null)' }),
+    allowExtraToolCalls: z.boolean().optional().meta({ description: 'older spelling: false = maxExtraToolCalls 0, true = any number' }),
+    argumentMatching: argumentMatching.optional().meta({ description: 'partial (default), exact or ignore' }),
+    arguments: argumentMatching.optional().meta({ description: 'the same as argumentMatching, in the real product\'s words' }),
+  })
+  .superRefine((input, ctx) => {
+    for (const conflict of normalizeMatchOptions(input).conflicts) ctx.addIssue({ code: 'custom', path: [conflict.fields[1]], message: conflict.message });
+  })
+  .transform((input) => normalizeMatchOptions(input).options)
+  .meta({ id: 'MatchOptions', description: 'defaults: order ignored, extra calls allowed, partial argument matching' });
 
 export const advancedConfigSchema = foreignNames(
   z
@@ -43,7 +56,7 @@ export const advancedConfigSchema = foreignNames(
   { systemPrompt: { use: 'system' } },
 );
 
-const testCaseFields = {
+export const testCaseFields = {
   title: z.string().trim().min(1).max(500),
   query: z.string().trim().min(1).max(50_000),
   runs: int4({ min: 1, max: limits.runsPerTest }).optional(),
@@ -51,6 +64,7 @@ const testCaseFields = {
   provider: z.string().trim().min(1).max(100).optional(),
   isNegativeTest: z.boolean().optional(),
   expectedOutput: z.string().max(50_000).optional(),
+  scenario: z.string().max(50_000).optional().meta({ description: 'what the case is about, in words; kept and shown, not run' }),
   advancedConfig: advancedConfigSchema.optional(),
   matchOptions: matchOptionsSchema.optional(),
   elicitation: elicitationAnswerSchema
@@ -62,15 +76,14 @@ export const testCaseSchema = z
   .strictObject({ ...testCaseFields, expectedToolCalls: z.array(expectedToolCallSchema).max(100).optional() })
   .meta({ id: 'EvalTestCase' });
 
+/** Expected calls where the real product takes bare tool names too (POST /eval-suites, the case routes). */
+export const expectedToolCallsOrNames = z
+  .array(z.union([toolName.transform((name) => ({ toolName: name })), expectedToolCallSchema]))
+  .max(100);
+
 /** In POST /eval-suites an expected call may also be a bare tool name. */
 const suiteTestCaseSchema = z
-  .strictObject({
-    ...testCaseFields,
-    expectedToolCalls: z
-      .array(z.union([toolName.transform((name) => ({ toolName: name })), expectedToolCallSchema]))
-      .max(100)
-      .optional(),
-  })
+  .strictObject({ ...testCaseFields, expectedToolCalls: expectedToolCallsOrNames.optional() })
   .meta({ id: 'EvalSuiteTestCase' });
 
 export type TestCaseInput = z.infer<typeof testCaseSchema>;
@@ -79,24 +92,29 @@ export const passCriteriaSchema = z
   .strictObject({ minimumPassRate: z.number().min(0).max(100).default(100) })
   .meta({ id: 'PassCriteria', description: 'minimumPassRate is a percentage; a finished run passes when passRate*100 >= it' });
 
-const serverIds = z.array(id).min(1).max(50);
+export const serverIds = z.array(id).min(1).max(50);
+export const suiteModel = z.string().trim().min(1).max(300);
 const modelApiKeys = z
   .record(z.string().min(1).max(100), z.string().min(1).max(1000))
   .meta({ description: 'per-provider model keys for this run only; stored encrypted until the run ends, never returned' });
 
+export const suiteName = z.string().trim().min(1).max(200);
+export const suiteDescription = z.string().max(5000);
+
+/** Required as in the real product's document: name, serverIds (1 or more), model, tests (1 to 100). */
 export const createSuiteBody = z
   .strictObject({
-    name: z.string().trim().min(1).max(200),
-    description: z.string().max(5000).optional(),
-    serverIds: serverIds.optional(),
+    name: suiteName.meta({ description: 'need not be unique: a name in use makes another suite' }),
+    description: suiteDescription.optional(),
+    serverIds,
     serverNames: z
       .array(z.string().max(200))
       .max(50)
       .optional()
       .meta({ description: "display names parallel to serverIds, as the real product takes them; not used: replies name the saved servers" }),
-    model: z.string().trim().min(1).max(300).optional().meta({ description: 'default model of the suite\'s cases' }),
+    model: suiteModel.meta({ description: 'default model of the suite\'s cases' }),
     provider: z.string().trim().min(1).max(100).optional(),
-    tests: z.array(suiteTestCaseSchema).max(limits.testsPerRequest).default([]),
+    tests: z.array(suiteTestCaseSchema).min(1, 'a suite needs at least one test').max(limits.testsPerRequest),
     passCriteria: passCriteriaSchema.optional(),
     hostId: id.optional().meta({ description: "a host of the project: its client capabilities and roots are what the runs declare to the servers (default: each server's own client profile)" }),
     tags: z.array(z.string().max(200)).max(100).optional().meta({ description: 'accepted and not stored (as in the real product, where they are a no-op)' }),
@@ -143,7 +161,7 @@ const caseUpsertSchema = z.object({
 
 const serverRef = z.object({ id: z.string(), name: z.string() });
 
-const warningsSchema = z
+export const warningsSchema = z
   .array(
     z
       .object({ reason: z.literal('UNKNOWN_TOOL'), toolName: z.string(), testTitle: z.string(), message: z.string() })
@@ -286,7 +304,8 @@ export const traceSchema = z
   .catchall(z.unknown())
   .meta({ id: 'EvalTrace' });
 
-export const suiteRunsQuery = z.strictObject({ limit: int4Query({ min: 1, max: 100 }).default(25) });
+/** An out-of-range limit is clamped, as the real product does (contract-notes, Corrections). */
+export const suiteRunsQuery = z.strictObject({ limit: clampedLimit({ max: 100, fallback: 25 }) });
 
 export const suiteListItem = z
   .object({

@@ -69,7 +69,7 @@ describe('eval runs whose workflow ended in Temporal without finalizing them', (
   };
   /** A run row as POST /eval-runs writes it, with no workflow behind it (the API died before starting one). */
   const runWithoutWorkflow = async () => {
-    const suite = await call('POST', `/projects/${org.projectId}/eval-suites`, { name: `No workflow ${randomUUID()}`, serverIds: [serverId], tests: [testCase('quick', 'q')] });
+    const suite = await call('POST', `/projects/${org.projectId}/eval-suites`, { name: `No workflow ${randomUUID()}`, serverIds: [serverId], model: 'quick', tests: [testCase('quick', 'q')] });
     expect(suite.status).toBe(201);
     return await stack.sql.begin((tx) => insertRun(tx, {
       suiteId: suite.body.suiteId, projectId: org.projectId, organizationId: org.organizationId, source: 'api',

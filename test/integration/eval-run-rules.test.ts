@@ -71,8 +71,10 @@ describe('eval run rules: validation, the concurrency cap, cancellation', () => 
     const unknownServer = await newRun({ suiteName: 's', serverIds: ['srv_unknown'], tests: [test()], modelApiKeys: keys });
     expect(unknownServer).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
 
-    const authored = await call('POST', `/projects/${org.projectId}/eval-suites`, { name: 'No servers', tests: [test()] });
-    expect(authored.status).toBe(201);
+    // A suite without servers: one that reported results made (POST /eval-suites needs servers).
+    const reported = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, { suiteName: 'No servers', externalRunId: 'no-servers', results: [{ caseTitle: 'case', query: 'question', model: 'slow', provider: 'openai', isNegativeTest: true, passed: true }] });
+    expect(reported.status).toBe(200);
+    const authored = { body: { suiteId: reported.body.suiteId as string } };
     const rerun = await newRun({ suiteId: authored.body.suiteId, modelApiKeys: keys });
     expect(rerun.status).toBe(400);
     expect(rerun.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { suiteId: authored.body.suiteId, reason: 'NO_SAVED_SERVER_SELECTION' } });

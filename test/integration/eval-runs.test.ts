@@ -38,9 +38,10 @@ describe('eval runs through the HTTP API', () => {
     });
     const runs = await call('GET', `/projects/${org.projectId}/eval-suites/${reply.body.suiteId}/runs`);
     expect(runs.body.items).toEqual([]);
-    const again = await call('POST', `/projects/${org.projectId}/eval-suites`, { name: 'Authored', tests: [] });
-    expect(again.status).toBe(409);
-    expect(again.body).toMatchObject({ code: 'CONFLICT', details: { suiteId: reply.body.suiteId } });
+    // Names are not unique: the same name again is another suite.
+    const again = await call('POST', `/projects/${org.projectId}/eval-suites`, { name: 'Authored', serverIds: [serverId], model: 'openai/hosted-mini', tests: [{ title: 'echo', query: 'say hi' }] });
+    expect(again.status).toBe(201);
+    expect(again.body.suiteId).not.toBe(reply.body.suiteId);
   });
 
   it('runs a new suite end to end: passing, failing, negative, mismatched, out-of-order and tool-error cases', async () => {

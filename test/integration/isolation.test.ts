@@ -23,7 +23,10 @@ const sampleBodies: Record<string, unknown> = {
   'POST /projects/:projectId/servers/:serverId/tools': {},
   'POST /projects/:projectId/servers/:serverId/prompts': {},
   'POST /projects/:projectId/servers/:serverId/resources': {},
-  'POST /projects/:projectId/eval-suites': { name: 'x', tests: [] },
+  'POST /projects/:projectId/eval-suites': { name: 'x', serverIds: ['srv_x'], model: 'openai/gpt-4.1', tests: [{ title: 't', query: 'q' }] },
+  'PATCH /projects/:projectId/eval-suites/:suiteId': { name: 'renamed' },
+  'POST /projects/:projectId/eval-suites/:suiteId/cases': { title: 't', prompt: 'p' },
+  'PATCH /projects/:projectId/eval-suites/:suiteId/cases/:caseId': { title: 'renamed' },
   'POST /projects/:projectId/eval-runs': { suiteId: 'sui_b' },
   'PATCH /projects/:projectId/eval-suites/:suiteId/schedule': { enabled: true, intervalMinutes: 5 },
   'POST /projects/:projectId/eval-ingest/report': { suiteName: 'b-suite', externalRunId: 'x', results: [{ caseTitle: 'c', passed: true }] },
@@ -31,7 +34,7 @@ const sampleBodies: Record<string, unknown> = {
   'POST /projects/:projectId/eval-ingest/runs/iterations': { runId: 'run_b', results: [{ caseTitle: 'c', passed: true }] },
   'POST /projects/:projectId/eval-ingest/runs/finalize': { runId: 'run_b' },
   'POST /projects/:projectId/eval-ingest/artifacts/upload-url': { format: 'junit-xml' },
-  'POST /projects/:projectId/tunnels': { name: 'x' },
+  'POST /projects/:projectId/tunnels': { name: 'everything' },
 };
 
 describe('isolation: a key of organization A never reaches organization B', () => {
@@ -53,10 +56,12 @@ describe('isolation: a key of organization A never reaches organization B', () =
     await stack.sql`
       INSERT INTO eval_runs (id, suite_id, project_id, organization_id, run_number, status, result)
       VALUES ('run_b', ${suite.id}, ${b.projectId}, ${b.organizationId}, 1, 'completed', 'passed')`;
+    const [testCase] = await stack.sql<{ id: string }[]>`
+      INSERT INTO eval_cases (id, suite_id, title, query) VALUES ('case_b', ${suite.id}, 'b-case', 'q') RETURNING id`;
     const [iteration] = await stack.sql<{ id: string }[]>`
       INSERT INTO eval_iterations (id, run_id, title, iteration_number, status) VALUES ('itr_b', 'run_b', 'case', 1, 'completed') RETURNING id`;
     Object.assign(idsOfB, {
-      projectId: b.projectId, serverId: server.id, chatboxId: chatbox.id, hostId: host.id, suiteId: suite.id, runId: 'run_b', iterationId: iteration.id,
+      projectId: b.projectId, serverId: server.id, chatboxId: chatbox.id, hostId: host.id, suiteId: suite.id, caseId: testCase.id, runId: 'run_b', iterationId: iteration.id,
     });
   });
   afterAll(async () => stack?.stop());
@@ -76,10 +81,20 @@ describe('isolation: a key of organization A never reaches organization B', () =
       expect(reply.status, key).toBe(404);
       expect(reply.body.code, key).toBe('NOT_FOUND');
       const text = JSON.stringify(reply.body);
-      for (const secretName of ['b-server', 'b-chatbox', 'b-host', 'b-suite', 'b-session']) expect(text, key).not.toContain(secretName);
+      for (const secretName of ['b-server', 'b-chatbox', 'b-host', 'b-suite', 'b-case', 'b-session']) expect(text, key).not.toContain(secretName);
       checked.push(key);
     }
     expect(checked.length).toBeGreaterThanOrEqual(7);
+    // The suite and case routes of issue 14 are among them.
+    expect(checked).toEqual(expect.arrayContaining([
+      'GET /projects/:projectId/eval-suites/:suiteId', 'PATCH /projects/:projectId/eval-suites/:suiteId', 'DELETE /projects/:projectId/eval-suites/:suiteId',
+      'GET /projects/:projectId/eval-suites/:suiteId/cases', 'POST /projects/:projectId/eval-suites/:suiteId/cases',
+      'GET /projects/:projectId/eval-suites/:suiteId/cases/:caseId', 'PATCH /projects/:projectId/eval-suites/:suiteId/cases/:caseId',
+      'DELETE /projects/:projectId/eval-suites/:suiteId/cases/:caseId',
+    ]));
+    // B's suite and case are untouched.
+    expect((await stack.sql`SELECT s.name, s.deleted_at, c.title, c.deleted_at AS case_deleted_at FROM eval_suites s JOIN eval_cases c ON c.suite_id = s.id WHERE s.id = 'sui_b'`)[0])
+      .toEqual({ name: 'b-suite', deleted_at: null, title: 'b-case', case_deleted_at: null });
     mkdirSync('test-results/reliability', { recursive: true });
     writeFileSync('test-results/reliability/isolation.json', JSON.stringify({ routes: checked.length, checked: checked.length, idKinds: Object.keys(idsOfB), routeList: checked }, null, 2));
   });

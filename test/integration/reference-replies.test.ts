@@ -84,16 +84,6 @@ const deliberateDifferences: (Allowance & { why: string })[] = [
   })),
 ];
 
-/**
- * Fixed on other branches, not merged here yet: each entry names its fix. Delete an entry once its branch is
- * merged (the test fails on an entry that no longer matches anything, so none is forgotten).
- */
-const pendingOnOtherBranches: (Allowance & { fix: string })[] = [
-  { fix: 'h14-suites: suite names are not unique (no 409)', operation: 'createEvalSuite', exchange: 'a name already in use', finding: /409/ },
-  { fix: 'h14-suites: POST /eval-suites requires serverIds, model and tests', operation: 'createEvalSuite', exchange: 'a name only', finding: /^status: Runway meant 400, answered 201/ },
-  { fix: 'h14-suites: suite runs limit clamped', operation: 'listEvalSuiteRuns', exchange: 'a limit past 100, clamped', finding: /400/ },
-];
-
 type Params = Partial<Record<string, string>>;
 
 interface Exchange {
@@ -386,8 +376,7 @@ describe("replies against the real product's OpenAPI document", () => {
     const documented = operations.map((op) => op.operationId);
     expect(Object.keys(exchanges).filter((id) => !documented.includes(id)), 'exchanges for operations the document lacks').toEqual([]);
     for (const id of documented) expect(exchanges[id], `${id}: no exchanges`).toBeDefined();
-    const allowances = [...deliberateDifferences, ...pendingOnOtherBranches];
-    expect(allowances.filter((a) => !documented.includes(a.operation)), 'allowances for unknown operations').toEqual([]);
+    expect(deliberateDifferences.filter((a) => !documented.includes(a.operation)), 'allowances for unknown operations').toEqual([]);
   });
 
   async function exchange(op: DocumentedOperation, x: Exchange): Promise<string[]> {
@@ -422,21 +411,14 @@ describe("replies against the real product's OpenAPI document", () => {
         findings.set(`${op.operationId} / ${x.name}`, problems);
         const allowedBy = (a: Allowance) => a.operation === op.operationId && a.exchange === x.name;
         for (const problem of problems) {
-          if (![...deliberateDifferences, ...pendingOnOtherBranches].some((a) => allowedBy(a) && a.finding.test(problem))) unexplained.push(`${x.name}: ${problem}`);
+          if (!deliberateDifferences.some((a) => allowedBy(a) && a.finding.test(problem))) unexplained.push(`${x.name}: ${problem}`);
         }
       }
       expect(unexplained, `${op.operationId}: replies the document does not allow`).toEqual([]);
-      // An allowance that matches nothing is stale: its fix is merged (delete it), or the difference is gone. A
-      // deliberate difference may be hidden behind a pending fix of the same exchange until that fix is merged.
-      const stale = [
-        ...pendingOnOtherBranches.filter((a) => a.operation === op.operationId && !findings.get(`${a.operation} / ${a.exchange}`)?.some((p) => a.finding.test(p))),
-        ...deliberateDifferences.filter(
-          (a) =>
-            a.operation === op.operationId &&
-            !findings.get(`${a.operation} / ${a.exchange}`)?.some((p) => a.finding.test(p)) &&
-            !pendingOnOtherBranches.some((p) => p.operation === a.operation && p.exchange === a.exchange),
-        ),
-      ];
+      // An allowance that matches nothing is stale: the difference is gone, so the entry goes too.
+      const stale = deliberateDifferences.filter(
+        (a) => a.operation === op.operationId && !findings.get(`${a.operation} / ${a.exchange}`)?.some((p) => a.finding.test(p)),
+      );
       expect(stale.map((a) => `${a.exchange}: ${a.finding}`), `${op.operationId}: allowances that no longer match a finding`).toEqual([]);
     });
   }

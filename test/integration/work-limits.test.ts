@@ -69,7 +69,7 @@ describe('bounds on the work a caller can trigger: results per artifact, cases p
   }, 180_000);
 
   it('a suite holds at most 10,000 cases: inline tests that would pass it are a 400 TOO_MANY_CASES, counted exactly, nothing written', async () => {
-    const authored = await call('POST', `/projects/${org.projectId}/eval-suites`, { name: 'Grown', serverIds: [serverId], tests: [test(0)] });
+    const authored = await call('POST', `/projects/${org.projectId}/eval-suites`, { name: 'Grown', serverIds: [serverId], model: 'quick', tests: [test(0)] });
     expect(authored.status).toBe(201);
     const { suiteId } = authored.body;
     await seedCases(suiteId, 9_950, 1);
@@ -84,7 +84,7 @@ describe('bounds on the work a caller can trigger: results per artifact, cases p
 
   it('a run plans at most 1,000 iterations: a rerun past it is a 400 TOO_MANY_ITERATIONS before anything is written', async () => {
     const authored = await call('POST', `/projects/${org.projectId}/eval-suites`, {
-      name: 'Wide', serverIds: [serverId], tests: Array.from({ length: 100 }, (_, i) => test(i, { runs: 10 })),
+      name: 'Wide', serverIds: [serverId], model: 'quick', tests: Array.from({ length: 100 }, (_, i) => test(i, { runs: 10 })),
     });
     expect(authored.status).toBe(201);
     const { suiteId } = authored.body;
@@ -94,7 +94,7 @@ describe('bounds on the work a caller can trigger: results per artifact, cases p
     expect(await counts(suiteId)).toEqual({ cases: 100, runs: 0 });
 
     // A suite grown by ingest (here straight in the database) cannot be rerun whole either; its cases are untouched.
-    const grown = (await call('POST', `/projects/${org.projectId}/eval-suites`, { name: 'Grown by ingest', serverIds: [serverId], tests: [test(0)] })).body.suiteId;
+    const grown = (await call('POST', `/projects/${org.projectId}/eval-suites`, { name: 'Grown by ingest', serverIds: [serverId], model: 'quick', tests: [test(0)] })).body.suiteId;
     await seedCases(grown, 1_000, 1);
     const rerun = await call('POST', `/projects/${org.projectId}/eval-runs`, { suiteId: grown, modelApiKeys: keys, tests: [test(5, { runs: 2 })] });
     expect(rerun).toMatchObject({ status: 400, body: { details: { reason: 'TOO_MANY_ITERATIONS', limit: 1_000, planned: 1_002 } } });

@@ -50,6 +50,9 @@ const sandboxRoutes = new Set([
   'POST /projects/:projectId/hosts',
   'PATCH /projects/:projectId/hosts/:hostId',
   'POST /projects/:projectId/eval-suites',
+  'PATCH /projects/:projectId/eval-suites/:suiteId',
+  'POST /projects/:projectId/eval-suites/:suiteId/cases',
+  'PATCH /projects/:projectId/eval-suites/:suiteId/cases/:caseId',
   'POST /projects/:projectId/eval-ingest/report',
   'POST /projects/:projectId/eval-ingest/runs/start',
   'POST /projects/:projectId/eval-ingest/runs/iterations',
@@ -69,6 +72,12 @@ const testCase = () => ({
   advancedConfig: { system: 'be brief', temperature: 0.5, maxSteps: 3, toolChoice: 'auto', failOnToolError: true },
   matchOptions: { toolCallOrder: 'ignore', maxExtraToolCalls: 1, argumentMatching: 'partial' },
 });
+/** A case in the real product's names, as the case routes take it. */
+const publicCase = () => ({
+  kind: 'prompt', prompt: 'what is the weather', iterations: 1, models: [{ model: 'openai/gpt-4.1', provider: 'openai' }], isNegative: false, expectedOutput: 'sunny',
+  scenario: 's', expectedToolCalls: ['echo', toolCall], advancedConfig: { system: 'be brief', temperature: 0.5, maxSteps: 3, toolChoice: 'auto', failOnToolError: true },
+  matchOptions: { toolCallOrder: 'in-order', extraToolCalls: 1, arguments: 'partial' },
+});
 const result = () => ({
   caseTitle: `case ${++tag}`, query: 'q', passed: true, durationMs: 12.5, provider: 'openai', model: 'gpt-4.1',
   expectedToolCalls: [toolCall], actualToolCalls: [{ ...toolCall, isError: false }],
@@ -87,6 +96,11 @@ const validBodies: Record<string, (ids: Record<string, string>) => Record<string
   'POST /projects/:projectId/hosts': () => ({ name: `host ${++tag}`, config: templateConfig('claude') }),
   'PATCH /projects/:projectId/hosts/:hostId': () => ({ name: `host ${++tag}`, config: templateConfig('cursor') }),
   'POST /projects/:projectId/eval-suites': (ids) => ({ name: `suite ${++tag}`, description: 'd', serverIds: [ids.serverId], model: 'openai/gpt-4.1', provider: 'openai', tests: [testCase()], passCriteria: { minimumPassRate: 80 } }),
+  'PATCH /projects/:projectId/eval-suites/:suiteId': (ids) => ({
+    name: `suite ${++tag}`, description: 'd', serverIds: [ids.serverId], model: 'openai/gpt-4.1', passCriteria: { minimumPassRate: 80 }, hostId: ids.hostId,
+  }),
+  'POST /projects/:projectId/eval-suites/:suiteId/cases': () => ({ ...publicCase(), title: `case ${++tag}` }),
+  'PATCH /projects/:projectId/eval-suites/:suiteId/cases/:caseId': () => ({ ...publicCase(), title: `case ${++tag}` }),
   'POST /projects/:projectId/eval-runs': (ids) => ({
     suiteName: `suite ${++tag}`, suiteDescription: 'd', tests: [testCase()], serverIds: [ids.serverId], model: 'openai/gpt-4.1', modelApiKeys: { openai: 'sk-test' },
     notes: 'n', passCriteria: { minimumPassRate: 50 }, iterationOverride: 1,
@@ -288,7 +302,11 @@ describe('fuzzing every route with malformed and hostile requests', () => {
     await stack.sql`INSERT INTO eval_suites (id, project_id, name, server_ids) VALUES ('sui_fuzz', ${org.projectId}, 'fuzz', ${[server.id]})`;
     await stack.sql`INSERT INTO eval_runs (id, suite_id, project_id, organization_id, run_number, status, result) VALUES ('run_fuzz', 'sui_fuzz', ${org.projectId}, ${org.organizationId}, 1, 'completed', 'passed')`;
     await stack.sql`INSERT INTO eval_iterations (id, run_id, title, iteration_number, status) VALUES ('itr_fuzz', 'run_fuzz', 'case', 1, 'completed')`;
-    Object.assign(ids.main, { projectId: org.projectId, serverId: server.id, hostId: host.id, chatboxId: chatbox.id, suiteId: 'sui_fuzz', runId: 'run_fuzz', iterationId: 'itr_fuzz', ingestRunId: 'run_fuzz', ingestExternalRunId: 'x' });
+    await stack.sql`INSERT INTO eval_cases (id, suite_id, title, query) VALUES ('case_fuzz', 'sui_fuzz', 'case', 'q')`;
+    Object.assign(ids.main, {
+      projectId: org.projectId, serverId: server.id, hostId: host.id, chatboxId: chatbox.id, suiteId: 'sui_fuzz', caseId: 'case_fuzz', runId: 'run_fuzz', iterationId: 'itr_fuzz',
+      ingestRunId: 'run_fuzz', ingestExternalRunId: 'x',
+    });
 
     // The sandbox: an enabled server that is never called (only suites name it) and a run taking reported results.
     sandbox = await seedOrganization(stack.sql, { name: 'Fuzz sandbox' });
@@ -296,7 +314,14 @@ describe('fuzzing every route with malformed and hostile requests', () => {
     const sandboxHost = await createHost(stack.sql, stack.box, { projectId: sandbox.projectId, name: 'h', template: 'claude', config: templateConfig('claude') });
     const started = await apiClient(stack.baseUrl, sandbox.apiKey)('POST', `/projects/${sandbox.projectId}/eval-ingest/runs/start`, { suiteName: 'fuzz ingest', externalRunId: 'fuzz-run' });
     expect(started.status).toBe(200);
-    Object.assign(ids.sandbox, { projectId: sandbox.projectId, serverId: sandboxServer.id, hostId: sandboxHost.id, ingestRunId: started.body.runId, ingestExternalRunId: 'fuzz-run' });
+    const sandboxSuite = await apiClient(stack.baseUrl, sandbox.apiKey)('POST', `/projects/${sandbox.projectId}/eval-suites`, {
+      name: 'fuzz suite', serverIds: [sandboxServer.id], model: 'openai/gpt-4.1', tests: [{ title: 'case', query: 'q' }],
+    });
+    expect(sandboxSuite.status).toBe(201);
+    Object.assign(ids.sandbox, {
+      projectId: sandbox.projectId, serverId: sandboxServer.id, hostId: sandboxHost.id, suiteId: sandboxSuite.body.suiteId, caseId: sandboxSuite.body.caseUpsert.committed[0].id,
+      ingestRunId: started.body.runId, ingestExternalRunId: 'fuzz-run',
+    });
   });
   afterAll(async () => stack?.stop());
 

@@ -42,7 +42,7 @@ describe('runway evals run --suite-file: the file is checked like the API body, 
 
   it.each([
     [{ suiteName: 's', servres: ['everything (stdio)'], tests: [testCase] }, 'unknown field `servres`; did you mean `servers`?'],
-    [{ suiteName: 's', serverIds: ['srv_1'], tests: [{ ...testCase, matchOptions: { extraToolCalls: 0 } }] }, 'unknown field `tests.0.matchOptions.extraToolCalls`; did you mean `maxExtraToolCalls`?'],
+    [{ suiteName: 's', serverIds: ['srv_1'], tests: [{ ...testCase, matchOptions: { extraToolCall: 0 } }] }, 'unknown field `tests.0.matchOptions.extraToolCall`; did you mean `extraToolCalls`?'],
     [{ suiteName: 's', serverIds: ['srv_1'], tests: [{ ...testCase, expectedToolCalls: [{ tool_name: 'echo' }] }] }, 'unknown field `tests.0.expectedToolCalls.0.tool_name`; did you mean `toolName`?'],
     [{ suiteName: 's', serverIds: ['srv_1'], tests: [{ ...testCase, advancedConfig: { temprature: 0 } }] }, 'unknown field `tests.0.advancedConfig.temprature`; did you mean `temperature`?'],
   ])('%j', async (content, message) => {
