@@ -36,8 +36,14 @@ describe('scheduled suites: PATCH /eval-suites/{s}/schedule runs a suite on a Te
     const serverId = await saveServer(world.stack.sql, world.stack.box, { projectId: org.projectId, name: 'everything', ...everythingOverStdio() });
     const call = apiClient(world.stack.baseUrl, org.apiKey);
     const project = `/projects/${org.projectId}`;
-    const newSuite = async (name: string, test: Record<string, unknown> = { model: 'quick', provider: 'openai' }, serverIds = [serverId]) => {
-      const reply = await call('POST', `${project}/eval-suites`, { name, ...(serverIds.length > 0 && { serverIds }), tests: [{ title: 'no tools', query: 'just answer', isNegativeTest: true, ...test }] });
+    const newSuite = async (name: string, test: { model: string; provider: string } = { model: 'quick', provider: 'openai' }, serverIds = [serverId]) => {
+      if (serverIds.length === 0) {
+        // POST /eval-suites requires servers; a suite without a saved selection comes from ingest.
+        const reported = await call('POST', `${project}/eval-ingest/runs/start`, { suiteName: name, externalRunId: `${name}-run` });
+        expect(reported.status).toBe(200);
+        return reported.body.suiteId as string;
+      }
+      const reply = await call('POST', `${project}/eval-suites`, { name, serverIds, model: test.model, tests: [{ title: 'no tools', query: 'just answer', isNegativeTest: true, ...test }] });
       expect(reply.status).toBe(201);
       return reply.body.suiteId as string;
     };
@@ -221,6 +227,17 @@ describe('scheduled suites: PATCH /eval-suites/{s}/schedule runs a suite on a Te
     await scheduler.remove(suiteId);
     await expect(schedule(suiteId).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
     await expect(scheduler.remove(suiteId)).resolves.toBeUndefined();
+  });
+
+  it('DELETE /eval-suites/{s} deletes its schedule; renaming a suite renames it in the schedule\'s note', async () => {
+    const o = await newOrganization();
+    const suiteId = await o.newSuite('Renamed then deleted');
+    expect((await o.setSchedule(suiteId, { enabled: true, intervalMinutes: 10_080 })).status).toBe(200);
+    expect((await o.call('PATCH', `${o.project}/eval-suites/${suiteId}`, { name: 'New name' })).status).toBe(200);
+    expect(JSON.stringify((await schedule(suiteId).describe()).state.note)).toContain('New name');
+    const deleted = await o.call('DELETE', `${o.project}/eval-suites/${suiteId}`);
+    expect(deleted).toMatchObject({ status: 200, body: { id: suiteId, deleted: true } });
+    await expect(schedule(suiteId).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
   });
 
   it('at API start, an enabled suite whose schedule Temporal lost gets it back; a paused one stays paused, a disabled one gets none', async () => {

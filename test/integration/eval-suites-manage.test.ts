@@ -96,7 +96,7 @@ describe('managing eval suites: names, detail, edit, delete', () => {
       executionConfig: { model: 'openai/hosted-mini', systemPrompt: null, temperature: null },
       hosts: [],
       settings: { passCriteria: { minimumPassRate: 80 } },
-      schedule: { enabled: false, intervalMinutes: null },
+      schedule: { enabled: false, intervalMinutes: null, temporalScheduleId: null, lastRunId: null, lastRunAt: null, lastSkipped: null },
       serverIds: [serverId],
       passCriteria: { minimumPassRate: 80 },
       hostId: host.id,
