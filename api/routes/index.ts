@@ -1,6 +1,7 @@
 import type { RouteDeps } from '../app.js';
 import type { RouteSpec } from '../route.js';
 import { accountRoutes } from './account.js';
+import { caseGenerationRoutes } from './caseGeneration.js';
 import { chatRoutes } from './chat.js';
 import { evalRunRoutes } from './evalRuns.js';
 import { evalSuiteRoutes } from './evalSuites.js';
@@ -12,5 +13,5 @@ import { serverOperationRoutes } from './serverOperations.js';
 
 /** Every route of /api/v1, in one list: the app mounts it and the OpenAPI document describes it. */
 export function allRoutes(deps: RouteDeps): RouteSpec[] {
-  return [...accountRoutes(deps), ...projectRoutes(deps), ...chatRoutes(deps), ...hostRoutes(deps), ...evalSuiteRoutes(deps), ...evalRunRoutes(deps), ...ingestRoutes(deps), ...ingestUploadRoutes(deps), ...serverOperationRoutes(deps)];
+  return [...accountRoutes(deps), ...projectRoutes(deps), ...chatRoutes(deps), ...hostRoutes(deps), ...evalSuiteRoutes(deps), ...caseGenerationRoutes(deps), ...evalRunRoutes(deps), ...ingestRoutes(deps), ...ingestUploadRoutes(deps), ...serverOperationRoutes(deps)];
 }

@@ -91,6 +91,7 @@ const validBodies: Record<string, (ids: Record<string, string>) => Record<string
     suiteName: `suite ${++tag}`, suiteDescription: 'd', tests: [testCase()], serverIds: [ids.serverId], model: 'openai/gpt-4.1', modelApiKeys: { openai: 'sk-test' },
     notes: 'n', passCriteria: { minimumPassRate: 50 }, iterationOverride: 1,
   }),
+  'POST /projects/:projectId/eval-suites/:suiteId/cases/generate': () => ({ count: 3, model: 'gpt-4.1', provider: 'openai' }),
   'POST /projects/:projectId/eval-ingest/report': () => ({ ...ingestRun(), results: [result()] }),
   'POST /projects/:projectId/eval-ingest/runs/start': () => ingestRun(),
   'POST /projects/:projectId/eval-ingest/runs/iterations': (ids) => ({ runId: ids.ingestRunId, results: [result()] }),

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAI } from '@ai-sdk/openai';
 import { ArgumentChecker } from '../../activities/evals/caseGeneration/argumentCheck.js';
 import { checkDrafts } from '../../activities/evals/caseGeneration/drafts.js';
-import { chooseGenerationModel } from '../../activities/evals/caseGeneration/generationModel.js';
+import { chooseGenerationModel, generatedCaseModel } from '../../activities/evals/caseGeneration/generationModel.js';
 import { askModelForDrafts } from '../../activities/evals/caseGeneration/modelDrafts.js';
 import { buildGenerationPrompt, CASE_GENERATION_PROMPT_VERSION, negativeCount, promptBounds } from '../../activities/evals/caseGeneration/prompt.js';
 import type { SuiteTool } from '../../activities/evals/caseGeneration/suiteTools.js';
@@ -147,6 +147,12 @@ describe('the generation model', () => {
     expect(chooseGenerationModel({}, suite, [{ model: null, provider: 'openai' }])).toEqual({ model: 'gen-1', provider: 'openai' });
     expect(chooseGenerationModel({ provider: 'anthropic' }, suite, [{ model: null, provider: 'openai' }])).toEqual({ model: 'gen-1', provider: 'anthropic' });
     expect(chooseGenerationModel({}, { id: 'sui_2', default_model: null }, [{ model: 'case-model', provider: 'ollama' }])).toEqual({ model: 'case-model', provider: 'ollama' });
+  });
+  it("is not saved with the cases of a suite that has a default model: they run on the suite's", () => {
+    expect(generatedCaseModel(suite, [{ model: null, provider: 'openai' }], { model: 'other', provider: 'anthropic' })).toEqual({ provider: 'openai' });
+    expect(generatedCaseModel(suite, [], { model: 'openai/hosted-mini' })).toEqual({});
+    expect(generatedCaseModel(suite, [], { model: 'gen-1', provider: 'openai' })).toEqual({ provider: 'openai' });
+    expect(generatedCaseModel({ id: 'sui_2', default_model: null }, [], { model: 'gen-2', provider: 'openai' })).toEqual({ model: 'gen-2', provider: 'openai' });
   });
   it('is required when the suite has none', () => {
     expect(() => chooseGenerationModel({}, { id: 'sui_3', default_model: null }, [])).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: { suiteId: 'sui_3', reason: 'MODEL_REQUIRED' } }));

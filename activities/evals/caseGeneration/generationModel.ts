@@ -33,3 +33,16 @@ export function resolveGenerationModel(choice: GenerationModel, access: ModelAcc
   if (!resolved.ok) throw new OperationFailure('VALIDATION_ERROR', resolved.message, resolved.details);
   return resolved;
 }
+
+/**
+ * The model a generated case is saved with. A suite with a default model: none, so the case runs on it as the
+ * suite's other cases do (and follows it when it changes), with the provider the suite's cases use for it (or the
+ * one the request gave for it). A suite
+ * without one: the model that drafted the case, so that the case can run at all.
+ */
+export function generatedCaseModel(suite: Pick<SuiteRow, 'id' | 'default_model'>, cases: readonly Pick<CaseRow, 'model' | 'provider'>[], generation: GenerationModel): { model?: string; provider?: string } {
+  if (suite.default_model === null) return generation;
+  // the suite's cases say the provider; a suite without cases keeps none, and the request may have given it
+  const provider = chooseGenerationModel({}, suite, cases).provider ?? (generation.model === suite.default_model ? generation.provider : undefined);
+  return provider === undefined ? {} : { provider };
+}
