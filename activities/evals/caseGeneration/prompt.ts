@@ -28,7 +28,8 @@ Rules:
 - "arguments" is an object that is valid against that tool's input schema: every required property present, the right types, enum values from the enum, no property the schema does not allow. Give the values the query itself states, so the expected arguments follow from the query.
 - "title" is short (at most 80 characters) and unique among the cases; "query" is written as the user would write it.
 - Vary the cases: different tools, different argument values, different phrasings.
-- Answer with one JSON object of the form {"cases": [...]} and nothing else.`;
+- Answer with one JSON object and nothing else, of the form:
+{"cases": [{"title": string, "query": string, "isNegative": boolean, "expectedToolCalls": [{"toolName": string, "arguments": object}]}]}`;
 
 export interface GenerationPrompt {
   version: string;
