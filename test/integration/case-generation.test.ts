@@ -183,26 +183,30 @@ describe('POST /eval-suites/{s}/cases/generate', () => {
 
   it('needs a reachable server of the suite', async () => {
     const { projectId } = world.org;
+    // Suites written directly: the API asks a new suite for tests, and a suite without servers is made by no route.
+    const suiteOf = async (name: string, serverIds: string[]) => {
+      const id = `sui_${name.replace(/\W/g, '')}`;
+      await world.stack.sql`INSERT INTO eval_suites (id, project_id, name, server_ids, default_model) VALUES (${id}, ${projectId}, ${name}, ${serverIds}, 'gen-1')`;
+      return id;
+    };
     const unreachable = await saveServer(world.stack.sql, world.stack.box, { projectId, name: 'nowhere', transportType: 'http', url: 'http://127.0.0.1:9/mcp' });
-    const suite = await world.call('POST', `/projects/${projectId}/eval-suites`, { name: 'Unreachable', serverIds: [unreachable], model: 'gen-1', provider: 'openai', tests: [] });
     const calls = world.model.calls('gen-1').length;
     // a suite with no cases yet keeps no provider for its provider-native model: the request gives it
-    const reply = await generate({ provider: 'openai' }, suite.body.suiteId);
+    const reply = await generate({ provider: 'openai' }, await suiteOf('Unreachable', [unreachable]));
     expect(reply.status).toBe(502);
     expect(reply.body).toMatchObject({ code: 'SERVER_UNREACHABLE', details: { unreachableServers: [expect.objectContaining({ serverId: unreachable, name: 'nowhere' })] } });
     expect(world.model.calls('gen-1')).toHaveLength(calls);
 
     // one server down of two: the cases come from the other, and the reply says which one was left out
-    const both = await world.call('POST', `/projects/${projectId}/eval-suites`, { name: 'Half reachable', serverIds: [unreachable, world.serverId], model: 'gen-1', provider: 'openai', tests: [] });
+    const both = await suiteOf('Half reachable', [unreachable, world.serverId]);
     world.model.setScript('gen-1', [answer(draft('Echo', 'Echo "x"', [{ toolName: 'echo', arguments: { message: 'x' } }]))]);
-    const half = await generate({ count: 1, provider: 'openai' }, both.body.suiteId);
+    const half = await generate({ count: 1, provider: 'openai' }, both);
     expect(half.status).toBe(201);
     expect(half.body).toMatchObject({ counts: { normal: 1, negative: 0 }, unreachableServers: [{ serverId: unreachable, name: 'nowhere', code: 'SERVER_UNREACHABLE' }] });
     // saved with the provider the request gave for the suite's model, so that the case can run
-    expect((await world.stack.sql`SELECT model, provider FROM eval_cases WHERE suite_id = ${both.body.suiteId}`)).toEqual([{ model: null, provider: 'openai' }]);
+    expect(await world.stack.sql`SELECT model, provider FROM eval_cases WHERE suite_id = ${both}`).toEqual([{ model: null, provider: 'openai' }]);
 
-    const serverless = await world.call('POST', `/projects/${projectId}/eval-suites`, { name: 'No servers', model: 'gen-1', tests: [] });
-    const none = await generate({}, serverless.body.suiteId);
+    const none = await generate({}, await suiteOf('No servers', []));
     expect(none.status).toBe(400);
     expect(none.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'NO_SAVED_SERVER_SELECTION' } });
   });
