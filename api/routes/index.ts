@@ -1,6 +1,7 @@
 import type { RouteDeps } from '../app.js';
 import type { RouteSpec } from '../route.js';
 import { accountRoutes } from './account.js';
+import { caseGenerationRoutes } from './caseGeneration.js';
 import { chatRoutes } from './chat.js';
 import { evalCaseRoutes } from './evalCases.js';
 import { evalRunRoutes } from './evalRuns.js';
@@ -15,5 +16,5 @@ import { tunnelRoutes } from './tunnels.js';
 
 /** Every route of /api/v1, in one list: the app mounts it and the OpenAPI document describes it. */
 export function allRoutes(deps: RouteDeps): RouteSpec[] {
-  return [...accountRoutes(deps), ...projectRoutes(deps), ...chatRoutes(deps), ...hostRoutes(deps), ...evalSuiteRoutes(deps), ...evalSuiteScheduleRoutes(deps), ...evalCaseRoutes(deps), ...evalRunRoutes(deps), ...ingestRoutes(deps), ...ingestUploadRoutes(deps), ...serverOperationRoutes(deps), ...tunnelRoutes(deps)];
+  return [...accountRoutes(deps), ...projectRoutes(deps), ...chatRoutes(deps), ...hostRoutes(deps), ...evalSuiteRoutes(deps), ...evalSuiteScheduleRoutes(deps), ...caseGenerationRoutes(deps), ...evalCaseRoutes(deps), ...evalRunRoutes(deps), ...ingestRoutes(deps), ...ingestUploadRoutes(deps), ...serverOperationRoutes(deps), ...tunnelRoutes(deps)];
 }

@@ -106,6 +106,7 @@ const validBodies: Record<string, (ids: Record<string, string>) => Record<string
     notes: 'n', passCriteria: { minimumPassRate: 50 }, iterationOverride: 1,
   }),
   'PATCH /projects/:projectId/eval-suites/:suiteId/schedule': () => ({ enabled: true, intervalMinutes: 60 }),
+  'POST /projects/:projectId/eval-suites/:suiteId/cases/generate': () => ({ count: 3, model: 'gpt-4.1', provider: 'openai' }),
   'POST /projects/:projectId/eval-ingest/report': () => ({ ...ingestRun(), results: [result()] }),
   'POST /projects/:projectId/eval-ingest/runs/start': () => ingestRun(),
   'POST /projects/:projectId/eval-ingest/runs/iterations': (ids) => ({ runId: ids.ingestRunId, results: [result()] }),
