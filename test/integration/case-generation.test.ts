@@ -52,7 +52,7 @@ describe('POST /eval-suites/{s}/cases/generate', () => {
     });
     expect(reply.body.created).toEqual([
       {
-        id: expect.any(String), title: 'Echo a greeting', kind: 'prompt', prompt: 'Please echo the word "hello"', expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }],
+        id: expect.any(String), suiteId: expect.any(String), title: 'Echo a greeting', kind: 'prompt', prompt: 'Please echo the word "hello"', expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }],
         iterations: 1, isNegative: false, models: [], createdAt: expect.any(Number), updatedAt: expect.any(Number),
       },
       expect.objectContaining({ title: 'Add two numbers', expectedToolCalls: [{ toolName: 'get-sum', arguments: { a: 2, b: 3 } }], isNegative: false }),

@@ -35,6 +35,7 @@ const sampleBodies: Record<string, unknown> = {
   'POST /projects/:projectId/eval-ingest/runs/finalize': { runId: 'run_b' },
   'POST /projects/:projectId/eval-ingest/artifacts/upload-url': { format: 'junit-xml' },
   'POST /projects/:projectId/tunnels': { name: 'everything' },
+  'POST /projects/:projectId/eval-suites/:suiteId/cases/generate': { count: 1 },
 };
 
 describe('isolation: a key of organization A never reaches organization B', () => {
