@@ -29,6 +29,22 @@ async function suiteNameOf(ctx: CliContext, suiteId: string): Promise<string> {
   return items.find((s) => s.id === suiteId)?.name ?? suiteId;
 }
 
+type RunBody = Parameters<CliContext['client']['evalRuns']['create']>[1];
+
+/**
+ * A suite file names its suite, and suite names are not unique (POST /eval-runs with a suiteName makes a new suite
+ * each time): the CLI reruns the newest suite of that name, so that every run of one file lands in one suite (its
+ * run history, trend and comparisons), and makes the suite the first time.
+ */
+async function rerunSuiteByName(ctx: CliContext, body: RunBody): Promise<RunBody> {
+  if (body.suiteId || !body.suiteName) return body;
+  const { items } = await ctx.client.evalSuites.list(ctx.projectId);
+  const newest = items.filter((s) => s.name === body.suiteName).sort((a, b) => b.createdAt - a.createdAt)[0];
+  if (!newest) return body;
+  const { suiteName: _name, suiteDescription: _description, ...rerun } = body;
+  return { ...rerun, suiteId: newest.id };
+}
+
 /** The iterations of each case, in the order the run lists them. */
 function byCase(iterations: EvalIteration[]): EvalIteration[][] {
   const cases = new Map<string, EvalIteration[]>();
@@ -163,7 +179,7 @@ function runCapReason(error: RunwayApiError): string {
  * after Retry-After) until the deadline. A CI job that starts while others run then runs a minute later instead
  * of failing.
  */
-async function createRun(ctx: CliContext, body: Parameters<CliContext['client']['evalRuns']['create']>[1], stop: AbortSignal, deadline: number): Promise<EvalRunCreated | 'interrupted' | 'timeout'> {
+async function createRun(ctx: CliContext, body: RunBody, stop: AbortSignal, deadline: number): Promise<EvalRunCreated | 'interrupted' | 'timeout'> {
   let said: string | undefined;
   for (;;) {
     try {
@@ -236,7 +252,7 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
     .action(run(async (ctx, command) => {
       const options = command.opts<{ suiteFile: string; junit?: string; modelKeyEnv: string[]; notes?: string; iterations?: number; wait: boolean; pollInterval: number; timeout: number }>();
       const suite = await readSuiteFile(ctx, options.suiteFile, options.modelKeyEnv);
-      const body = { ...suite.body, ...(options.notes ? { notes: options.notes } : {}), ...(options.iterations ? { iterationOverride: options.iterations } : {}) };
+      const body = await rerunSuiteByName(ctx, { ...suite.body, ...(options.notes ? { notes: options.notes } : {}), ...(options.iterations ? { iterationOverride: options.iterations } : {}) });
       const deadline = Date.now() + options.timeout * 1000;
       const stop = stopOnSignal();
       try {

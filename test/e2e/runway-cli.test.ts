@@ -141,6 +141,8 @@ describe('runway CLI end to end', () => {
   });
 
   let passingRunId: string;
+  let passingSuiteId: string;
+  let passingFile: string;
   let failingRunId: string;
 
   it('evals run: a passing run exits 0, prints the summary and writes JUnit XML a parser reads back', async () => {
@@ -158,6 +160,8 @@ describe('runway CLI end to end', () => {
     expect(run.stdout).not.toContain('did not pass');
     expect(run.stdout).toContain('Result: PASSED, 2 of 2 iterations passed (100.0%; needs 100%)');
     passingRunId = /Run: (run_\w+)/.exec(run.stdout)![1];
+    passingSuiteId = /started \(suite (sui_\w+)/.exec(run.stderr)![1];
+    passingFile = file;
 
     const report = readJunit(out);
     expect(report).toMatchObject({ tests: '2', failures: '0' });
@@ -168,6 +172,13 @@ describe('runway CLI end to end', () => {
     expect(suite.properties.property).toEqual(expect.arrayContaining([{ name: 'runway.runId', value: passingRunId }, { name: 'runway.result', value: 'passed' }]));
     // The run used the key from the environment variable, and only that one.
     expect(new Set(model.calls(MODEL).map((c) => c.apiKey))).toEqual(new Set([MODEL_KEY]));
+  });
+
+  it('evals run: the same suite file runs again in the same suite (suite names are not unique; the CLI reruns the newest of the name)', async () => {
+    const again = await runway(['evals', 'run', '-f', passingFile, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'], env, dir);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stderr).toContain(`started (suite ${passingSuiteId}, 1 case,`);
+    expect(again.stdout).not.toContain(`Run: ${passingRunId} `);
   });
 
   it('evals run: a failing run exits 1 and its JUnit file lists the failures', async () => {
