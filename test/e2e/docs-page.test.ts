@@ -1,27 +1,11 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from '../../api/openapi.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { startTestStack, type TestStack } from '../helpers/stack.js';
 
-// Debian's chromium (.ci/run installs it). The test fails, never skips, when it cannot start.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = 'test-results/docs-page.png';
-
-async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: run \`apt-get update && apt-get install -y chromium\` (or set CHROMIUM_PATH)`);
-  }
-  try {
-    return await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      timeout: 60_000,
-    });
-  } catch (error) {
-    throw new Error(`Chromium at ${CHROMIUM} could not start: ${(error as Error).message}`);
-  }
-}
 
 describe('the API reference page at /docs', () => {
   let stack: TestStack;
