@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer as saveServer, oauthClientProblem } from '../../db/servers.js';
 import { readClientKey } from '../../cli/clientKey.js';
-import { ensureNode22 } from '../../scripts/node22.js';
+import { ensureNode } from '../../scripts/node-binary.js';
 import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
 import { startTestStack, type TestStack } from '../helpers/stack.js';
 import type { AdapterReport, OperatorServer } from './adapter.js';
@@ -28,7 +28,7 @@ const adapter = fileURLToPath(new URL('./adapter.ts', import.meta.url));
  * item of issue 19, and which do not apply.
  *
  * The suite comes from the project's node_modules (RUNWAY_CONFORMANCE_DIR overrides: a directory holding
- * node_modules/@modelcontextprotocol/conformance); Node 22 from scripts/node22.ts (NODE22_PATH overrides).
+ * node_modules/@modelcontextprotocol/conformance); Node 22 from scripts/node-binary.ts (NODE22_PATH overrides).
  */
 
 interface CheckResult {
@@ -146,7 +146,7 @@ describe('MCP conformance suite: client scenarios through the API', () => {
   }
 
   beforeAll(async () => {
-    node22 = ensureNode22();
+    node22 = ensureNode(22);
     entry = conformanceEntry();
     stack = await startTestStack({ worker: false, config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000', MCP_REQUEST_TIMEOUT_MS: '10000',
       // Scenario servers stop once the adapter exits, some only when no connection is left open to them.
