@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Option, type Command } from 'commander';
 import { RunwayApiError, type EvalIteration, type EvalRun, type EvalRunCreated } from '../../api/client.js';
 import { describeCall, toJunitXml } from './junit.js';
-import { ExitCode, UsageError, type Action, type CliContext } from './program.js';
+import { ExitCode, UsageError, type Action, type CliContext } from './context.js';
 import { progressView } from './progress.js';
 import { readSuiteFile } from './suiteFile.js';
 import { counted, formatTable, percent } from './table.js';

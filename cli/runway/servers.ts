@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CallToolResult, Server } from '../../api/client.js';
-import { ExitCode, UsageError, type Action, type CliContext } from './program.js';
+import { ExitCode, UsageError, type Action, type CliContext } from './context.js';
 import { formatTable } from './table.js';
 
 /** A saved server named by id or by name (names are what people remember; ids are what the API takes). */
