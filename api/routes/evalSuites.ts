@@ -1,6 +1,6 @@
 import { checkExpectedTools } from '../../activities/evals/expectedTools.js';
 import type { Sql } from '../../db/connection.js';
-import { listSuiteRuns, runProgress, type RunRow } from '../../db/evalRuns.js';
+import { listSuiteRuns, runsProgress, type RunRow } from '../../db/evalRuns.js';
 import { createSuite, deleteSuite, listSuitesWithStats, updateSuite, upsertCases } from '../../db/evalSuites.js';
 import { findHost } from '../../db/hosts.js';
 import { requireProject } from '../access.js';
@@ -187,7 +187,9 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
       async handler({ principal, params, query }) {
         const suite = await requireSuite(sql, principal, params);
         const runs = await listSuiteRuns(sql, suite.id, query.limit);
-        return { items: await Promise.all(runs.map(async (run) => toEvalRun(run, await runProgress(sql, run.id)))) };
+        // Every run's progress in one query, not one per run.
+        const progress = await runsProgress(sql, runs.map((run) => run.id));
+        return { items: runs.map((run) => toEvalRun(run, progress.get(run.id)!)) };
       },
     }),
   ];
