@@ -8,7 +8,7 @@ import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
 import { toEvalRun } from '../evalViews.js';
 import { defineRoute } from '../route.js';
-import { requireServers } from '../serverSelection.js';
+import { requireServers, requireServerSelection } from '../serverSelection.js';
 import { collection, projectParams } from '../schemas/common.js';
 import { createSuiteBody, evalRunSchema, suiteCreatedSchema, suiteListItem, suiteParams, suiteRunsQuery } from '../schemas/evals.js';
 import { suiteDeletedSchema, suiteDetailSchema, updateSuiteBody } from '../schemas/suites.js';
@@ -117,7 +117,7 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body }) {
         const suite = await requireSuite(sql, principal, params);
-        const servers = body.serverIds ? await requireServers(sql, box, suite.project_id, body.serverIds) : undefined;
+        const servers = body.serverIds ? await requireServerSelection(sql, suite.project_id, body.serverIds) : undefined;
         if (body.hostId && !(await findHost(sql, suite.project_id, body.hostId))) throw notFound('host', { hostId: body.hostId });
         const updated = await updateSuite(sql, suite.project_id, suite.id, {
           name: body.name,
