@@ -31,6 +31,7 @@ import { addListCommands } from './adminLists.js';
 import { readClientKey } from './clientKey.js';
 import { describeDatabaseError } from './databaseErrors.js';
 import { embeddedDatabaseUrl, requireLocalKey } from './localStack.js';
+import { collect } from './options.js';
 import { pairedSecrets, secretsHelp, singleSecret, StandardInput } from './secretInput.js';
 import { seedDemo } from './seed.js';
 
@@ -44,7 +45,6 @@ interface Context {
   box: SecretBox;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 const visible = 'visible in ps and shell history';
 
 /** An http(s) URL, as an option value (an authorization server's issuer URL). */

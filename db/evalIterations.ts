@@ -91,7 +91,11 @@ export async function claimIteration(sql: Db, iterationId: string): Promise<bool
   return (await claim(sql, iterationId)).length === 1;
 }
 
-export interface IterationOutcome {
+/**
+ * What completeIteration stores for an executed iteration: its result, usage, tool calls and trace. Not the
+ * statistics' IterationOutcome (activities/evals/statistics.ts), which is the few numbers a summary counts.
+ */
+export interface IterationCompletion {
   status: 'completed' | 'failed';
   result: 'passed' | 'failed';
   model: string | null;
@@ -112,7 +116,7 @@ export interface IterationOutcome {
 export async function completeIteration(
   sql: Db,
   iterationId: string,
-  outcome: IterationOutcome,
+  outcome: IterationCompletion,
   options: { claimNext?: string } = {},
 ): Promise<{ completed: boolean; nextClaimed: boolean }> {
   const [row] = await sql<{ completed: boolean; nextClaimed: boolean }[]>`

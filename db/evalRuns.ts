@@ -121,16 +121,27 @@ export async function listSuiteRuns(sql: Db, suiteId: string, limit: number): Pr
   return await sql<RunRow[]>`SELECT * FROM eval_runs WHERE suite_id = ${suiteId} ORDER BY created_at DESC, run_number DESC LIMIT ${limit}`;
 }
 
+/** The progress counts over a set of iteration rows; one definition for one run and for many. */
+const progressColumns = (sql: Db) => sql`
+  count(*)::int AS total,
+  count(*) FILTER (WHERE status IN ('completed', 'failed'))::int AS completed,
+  count(*) FILTER (WHERE result = 'passed')::int AS passed,
+  count(*) FILTER (WHERE result = 'failed')::int AS failed,
+  count(*) FILTER (WHERE status = 'failed')::int AS errored`;
+
 /** Progress from the iteration rows themselves: exact, and what polling falls back to without a worker. */
 export async function runProgress(sql: Db, runId: string): Promise<Progress> {
-  const [row] = await sql<Progress[]>`
-    SELECT count(*)::int AS total,
-           count(*) FILTER (WHERE status IN ('completed', 'failed'))::int AS completed,
-           count(*) FILTER (WHERE result = 'passed')::int AS passed,
-           count(*) FILTER (WHERE result = 'failed')::int AS failed,
-           count(*) FILTER (WHERE status = 'failed')::int AS errored
-    FROM eval_iterations WHERE run_id = ${runId}`;
+  const [row] = await sql<Progress[]>`SELECT ${progressColumns(sql)} FROM eval_iterations WHERE run_id = ${runId}`;
   return row;
+}
+
+/** runProgress of several runs in one query (a suite's run list); a run without iterations has all counts 0. */
+export async function runsProgress(sql: Db, runIds: string[]): Promise<Map<string, Progress>> {
+  const rows = await sql<(Progress & { runId: string })[]>`
+    SELECT run_id AS "runId", ${progressColumns(sql)} FROM eval_iterations WHERE run_id = ANY(${runIds}) GROUP BY run_id`;
+  const none: Progress = { total: 0, completed: 0, passed: 0, failed: 0, errored: 0 };
+  const byRun = new Map(rows.map(({ runId, ...progress }) => [runId, progress]));
+  return new Map(runIds.map((id) => [id, byRun.get(id) ?? none]));
 }
 
 export async function markRunStarted(sql: Db, runId: string): Promise<void> {

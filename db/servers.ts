@@ -312,6 +312,17 @@ export async function getSavedServersByIds(sql: Db, box: SecretBox, projectId: s
   return rows.map((row) => toSavedServer(box, row));
 }
 
+/** A saved server as a selection names it: enough to check it exists and is enabled, with no secret decrypted. */
+export interface ServerRef {
+  id: string;
+  name: string;
+  enabled: boolean;
+}
+
+export async function getServerRefsByIds(sql: Db, projectId: string, ids: string[]): Promise<ServerRef[]> {
+  return await sql<ServerRef[]>`SELECT id, name, enabled FROM servers WHERE project_id = ${projectId} AND id = ANY(${ids})`;
+}
+
 export function toSavedServer(box: SecretBox, row: ServerRow): SavedServer {
   return {
     id: row.id,

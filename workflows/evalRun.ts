@@ -52,6 +52,13 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
       progress.failed += done.failed;
     };
     const lanes = Math.min(plan.concurrency, plan.iterationIds.length);
+    // Retiring the legacy (fixed-size) branch below: it exists only so that runs started before the patch replay
+    // as their histories recorded. It can go once no such run can still be replayed: every run started before the
+    // patch has closed AND the namespace's retention period has passed since the last of them closed (queries and
+    // resets replay closed workflows too). Then, step 1: replace `patched` with `deprecatePatch('adaptive-batches')`
+    // and delete the else branch and the pre-patch histories of test/integration/workflow-replay.test.ts; step 2,
+    // once the runs started before step 1 shipped (their histories carry the patch marker) are past retention as
+    // well: remove the deprecatePatch call.
     if (patched('adaptive-batches')) {
       // Batches sized by how long iterations take (workflows/batching.ts).
       const scheduler = new BatchScheduler(plan.iterationIds, { ...defaultSizing, lanes, initialSize: plan.batchSize });

@@ -1,4 +1,4 @@
-import type { BatchIteration, IterationOutcome } from '../../db/evalIterations.js';
+import type { BatchIteration, IterationCompletion } from '../../db/evalIterations.js';
 import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../errors.js';
 import type { ClientAnswers, ElicitationAnswer, McpOperations } from '../mcp/index.js';
@@ -109,7 +109,7 @@ export async function executeIteration(
   ctx: RunContext,
   iteration: BatchIteration,
   options: { signal: AbortSignal; tools: () => Promise<{ tools: ListedTool[]; mcpName: Map<string, string> }> },
-): Promise<IterationOutcome> {
+): Promise<IterationCompletion> {
   const startedAt = Date.now();
   const expected = (iteration.expected_tool_calls ?? []) as ExpectedToolCall[];
   const advanced = iteration.advanced_config ?? {};
@@ -173,7 +173,7 @@ export function failedOutcome(
   failure: IterationFailure,
   decision: { message: string; details: FailureDetails },
   durationMs: number,
-): IterationOutcome {
+): IterationCompletion {
   const error = failure.stage === 'tools' ? `could not list the servers' tools: ${decision.message}` : decision.message;
   const record = failure.record;
   const provider = failure.provider ?? iteration.provider;

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../../db/connection.js';
-import { claimIteration, completeIteration, getBatchIterations, type IterationOutcome } from '../../db/evalIterations.js';
+import { claimIteration, completeIteration, getBatchIterations, type IterationCompletion } from '../../db/evalIterations.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import type { Logger } from '../logger.js';
 import type { McpOperations } from '../mcp/index.js';
@@ -79,7 +79,7 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
         continue;
       }
       const startedAt = Date.now();
-      let outcome: IterationOutcome;
+      let outcome: IterationCompletion;
       try {
         outcome = await executeIteration(deps, ctx, iteration, { signal, tools: toolsOnce });
       } catch (error) {

@@ -288,15 +288,21 @@ function pairIgnoringOrder(
       actualIndex[e] = sameName;
       continue;
     }
-    const calls = actual.filter((call) => call.toolName === name).length;
     missingReasons.set(
       e,
-      calls === 0
-        ? `Missing tool call "${name}" (expected #${e + 1}): the tool was never called`
-        : `Missing tool call "${name}" (expected #${e + 1}): "${name}" was called ${calls} time(s), but every call was matched to another expectation`,
+      missingReason(name, e, actual, (calls) => `"${name}" was called ${calls} time(s), but every call was matched to another expectation`),
     );
   }
   return { actualIndex, missingReasons };
+}
+
+/**
+ * Why expected call #e+1 found no partner when order is not strict: the tool was never called, else `whenCalled`
+ * says what became of its calls (given how many there were).
+ */
+function missingReason(name: string, e: number, actual: ActualToolCall[], whenCalled: (calls: number) => string): string {
+  const calls = actual.filter((call) => call.toolName === name).length;
+  return `Missing tool call "${name}" (expected #${e + 1}): ${calls === 0 ? 'the tool was never called' : whenCalled(calls)}`;
 }
 
 function pairStrict(expected: ExpectedToolCall[], actual: ActualToolCall[]): Pairing {
@@ -370,13 +376,7 @@ function pairAsSubsequence(
       last = found;
       continue;
     }
-    const calls = actual.filter((call) => call.toolName === name).length;
-    missingReasons.set(
-      e,
-      calls === 0
-        ? `Missing tool call "${name}" (expected #${e + 1}): the tool was never called`
-        : `Missing tool call "${name}" (expected #${e + 1}): "${name}" was called, but not in the expected order`,
-    );
+    missingReasons.set(e, missingReason(name, e, actual, () => `"${name}" was called, but not in the expected order`));
   }
   return { actualIndex, missingReasons };
 }

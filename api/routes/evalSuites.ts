@@ -1,6 +1,6 @@
 import { checkExpectedTools } from '../../activities/evals/expectedTools.js';
 import type { Sql } from '../../db/connection.js';
-import { listSuiteRuns, runProgress, type RunRow } from '../../db/evalRuns.js';
+import { listSuiteRuns, runsProgress, type RunRow } from '../../db/evalRuns.js';
 import { createSuite, deleteSuite, listSuitesWithStats, updateSuite, upsertCases } from '../../db/evalSuites.js';
 import { findHost } from '../../db/hosts.js';
 import { requireProject } from '../access.js';
@@ -8,7 +8,7 @@ import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
 import { toEvalRun } from '../evalViews.js';
 import { defineRoute } from '../route.js';
-import { requireServers } from '../serverSelection.js';
+import { requireServers, requireServerSelection } from '../serverSelection.js';
 import { collection, projectParams } from '../schemas/common.js';
 import { createSuiteBody, evalRunSchema, suiteCreatedSchema, suiteListItem, suiteParams, suiteRunsQuery } from '../schemas/evals.js';
 import { suiteDeletedSchema, suiteDetailSchema, updateSuiteBody } from '../schemas/suites.js';
@@ -117,7 +117,7 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body }) {
         const suite = await requireSuite(sql, principal, params);
-        const servers = body.serverIds ? await requireServers(sql, box, suite.project_id, body.serverIds) : undefined;
+        const servers = body.serverIds ? await requireServerSelection(sql, suite.project_id, body.serverIds) : undefined;
         if (body.hostId && !(await findHost(sql, suite.project_id, body.hostId))) throw notFound('host', { hostId: body.hostId });
         const updated = await updateSuite(sql, suite.project_id, suite.id, {
           name: body.name,
@@ -187,7 +187,9 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
       async handler({ principal, params, query }) {
         const suite = await requireSuite(sql, principal, params);
         const runs = await listSuiteRuns(sql, suite.id, query.limit);
-        return { items: await Promise.all(runs.map(async (run) => toEvalRun(run, await runProgress(sql, run.id)))) };
+        // Every run's progress in one query, not one per run.
+        const progress = await runsProgress(sql, runs.map((run) => run.id));
+        return { items: runs.map((run) => toEvalRun(run, progress.get(run.id)!)) };
       },
     }),
   ];

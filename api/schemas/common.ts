@@ -9,8 +9,6 @@ export const id = z.string().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, 'not a va
 
 export const epochMs = z.number().meta({ description: 'epoch milliseconds' });
 
-export const toEpochMs = (date: Date | null | undefined): number | null => (date ? date.getTime() : null);
-
 export const projectParams = z.object({ projectId: id });
 
 export const pageQuery = z.strictObject({

@@ -3,8 +3,9 @@ import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Option, type Command } from 'commander';
 import { RunwayApiError, type EvalIteration, type EvalRun, type EvalRunCreated } from '../../api/client.js';
+import { collect } from '../options.js';
+import { ExitCode, UsageError, type Action, type CliContext } from './context.js';
 import { describeCall, toJunitXml } from './junit.js';
-import { ExitCode, UsageError, type Action, type CliContext } from './program.js';
 import { progressView } from './progress.js';
 import { readSuiteFile } from './suiteFile.js';
 import { counted, formatTable, percent } from './table.js';
@@ -228,7 +229,6 @@ const positive = (name: string) => (value: string) => {
   if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number`);
   return n;
 };
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function evalCommands(program: Command, run: (action: Action) => (...args: unknown[]) => Promise<void>): void {
   const evals = program.command('evals').description('eval runs');

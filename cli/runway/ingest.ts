@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { IngestFormat } from '../../api/client.js';
-import { ExitCode, UsageError, type Action } from './program.js';
+import { ExitCode, UsageError, type Action } from './context.js';
 import { percent } from './table.js';
 
 const contentTypes: Record<IngestFormat, string> = {

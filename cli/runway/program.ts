@@ -1,23 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { createRunwayClient, RunwayApiError, type RunwayClient } from '../../api/client.js';
+import { createRunwayClient, RunwayApiError } from '../../api/client.js';
+import { ExitCode, UsageError, type Action, type CliContext } from './context.js';
 import { evalCommands } from './evals.js';
 import { ingestCommand } from './ingest.js';
 import { serverCommands } from './servers.js';
-
-/** What the process exits with; CI jobs gate on it. */
-export const ExitCode = {
-  /** the command did what was asked and, for a run, the run passed */
-  ok: 0,
-  /** the command worked but the outcome is a failure: a failed run, a tool error, a server that is not ready */
-  failed: 1,
-  /** the command could not do its work: usage, configuration, or an error reply from the API */
-  error: 2,
-  /** `evals show`: the run has not finished yet (neither passed nor failed) */
-  running: 3,
-  /** stopped by SIGINT/SIGTERM (a run being waited for is cancelled first) */
-  interrupted: 130,
-} as const;
 
 /** The exit codes, as `runway --help` shows them (the README says the same). */
 const EXIT_CODES = `
@@ -30,30 +17,11 @@ Exit codes:
   3    evals show: the run has not finished yet
   130  interrupted (SIGINT/SIGTERM); evals run cancels its run and writes its report first`;
 
-/** A mistake in how the command was called or configured (exit 2, no stack trace). */
-export class UsageError extends Error {}
-
 export interface GlobalOptions {
   url?: string;
   project?: string;
   json?: boolean;
 }
-
-/** Everything a command needs: the API client, the project, and where to write. */
-export interface CliContext {
-  client: RunwayClient;
-  projectId: string;
-  json: boolean;
-  env: NodeJS.ProcessEnv;
-  stdout: NodeJS.WritableStream & { isTTY?: boolean };
-  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-  /** human output (tables, summaries) */
-  print(line?: string): void;
-  /** progress and notices, on stderr so that stdout stays clean for --json */
-  note(line: string): void;
-}
-
-export type Action = (ctx: CliContext, command: Command) => Promise<number>;
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CallToolResult, Server } from '../../api/client.js';
-import { ExitCode, UsageError, type Action, type CliContext } from './program.js';
+import { collect } from '../options.js';
+import { ExitCode, UsageError, type Action, type CliContext } from './context.js';
 import { formatTable } from './table.js';
 
 /** A saved server named by id or by name (names are what people remember; ids are what the API takes). */
@@ -50,8 +51,6 @@ function printToolResult(ctx: CliContext, result: CallToolResult): void {
   }
   if (result.structuredContent) ctx.print(JSON.stringify(result.structuredContent, null, 2));
 }
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function serverCommands(program: Command, run: (action: Action) => (...args: unknown[]) => Promise<void>): void {
   const servers = program.command('servers').description('saved MCP servers of the project');

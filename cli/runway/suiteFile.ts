@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { CreateEvalRun } from '../../api/client.js';
 import { createRunBody, createRunFields } from '../../api/schemas/evals.js';
 import { unknownFields } from '../../api/unknownFields.js';
-import { UsageError, type CliContext } from './program.js';
+import { UsageError, type CliContext } from './context.js';
 import { resolveServer } from './servers.js';
 
 /**

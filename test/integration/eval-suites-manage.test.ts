@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { templateConfig } from '../../api/hostTemplates.js';
 import { findOrCreateSuiteByName } from '../../db/evalSuites.js';
 import { createHost } from '../../db/hosts.js';
+import { SecretBox } from '../../db/secretBox.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
 import type { apiClient } from '../helpers/http.js';
 import { everythingOverStdio, saveServer } from '../helpers/mcpServers.js';
@@ -132,6 +133,24 @@ describe('managing eval suites: names, detail, edit, delete', () => {
     expect(run.status, JSON.stringify(run.body)).toBe(202);
     expect(run.body.servers).toEqual([{ id: other, name: 'everything too' }]);
     expect(await waitForRun(call, org.projectId, run.body.runId)).toMatchObject({ status: 'completed', passCriteria: { minimumPassRate: 0 }, hostId: null });
+  });
+
+  it('PATCH checks the servers it selects (missing 404, disabled 400) without opening any secret', async () => {
+    const suiteId = await newSuite('Selecting');
+    const secretive = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId, name: 'secretive', transportType: 'http', url: 'http://127.0.0.1:9/mcp', headers: { 'x-api-key': 'sealed' },
+    });
+    const off = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'switched off', transportType: 'http', url: 'http://127.0.0.1:9/mcp', enabled: false });
+    const patch = (serverIds: string[]) => call('PATCH', `${project}/eval-suites/${suiteId}`, { serverIds });
+    const opened = vi.spyOn(SecretBox.prototype, 'decrypt');
+    try {
+      expect(await patch([secretive, 'srv_gone'])).toMatchObject({ status: 404, body: { code: 'NOT_FOUND', details: { serverIds: ['srv_gone'] } } });
+      expect(await patch([secretive, off])).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', details: { reason: 'SERVER_DISABLED', serverIds: [off] } } });
+      expect(await patch([secretive, secretive])).toMatchObject({ status: 200, body: { serverIds: [secretive], environment: { servers: ['secretive'] } } });
+      expect(opened).not.toHaveBeenCalled();
+    } finally {
+      opened.mockRestore();
+    }
   });
 
   it('PATCH refuses what it cannot apply, and changes nothing then', async () => {

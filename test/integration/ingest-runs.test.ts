@@ -152,6 +152,25 @@ describe('eval ingest: one-shot and chunked runs, read back through /api/v1', ()
     expect(row).toEqual({ error_details: { kind: 'timeout', afterMs: 30000 }, is_negative_test: true });
   });
 
+  it("a suite's run list shows each run with its own progress, as the run itself reads", async () => {
+    const first = await ingest('report', { suiteName: 'Listed', externalRunId: 'listed-1', results: sampleResults(4, { prefix: 'listed-a', cases: 2, failEvery: 2 }) });
+    const { suiteId } = first.body;
+    const second = await ingest('report', { suiteName: 'Listed', externalRunId: 'listed-2', results: sampleResults(6, { prefix: 'listed-b', cases: 2, failEvery: 3 }) });
+    expect(second.body.suiteId).toBe(suiteId);
+    // a chunked run that has no results yet: nothing counted
+    const empty = await ingest('runs/start', { suiteName: 'Listed', externalRunId: 'listed-3' });
+    expect(empty.body.suiteId).toBe(suiteId);
+
+    const listed = (await call('GET', `/projects/${org.projectId}/eval-suites/${suiteId}/runs`)).body.items;
+    expect(listed.map((r: { id: string }) => r.id)).toEqual([empty.body.runId, second.body.runId, first.body.runId]);
+    expect(listed.map((r: { progress: unknown }) => r.progress)).toEqual([
+      { total: 0, completed: 0, passed: 0, failed: 0, errored: 0 },
+      { total: 6, completed: 6, passed: 4, failed: 2, errored: 0 },
+      { total: 4, completed: 4, passed: 2, failed: 2, errored: 0 },
+    ]);
+    for (const run of listed) expect(run).toEqual((await call('GET', `/projects/${org.projectId}/eval-runs/${run.id}`)).body);
+  });
+
   it('finds suites by name and cases by externalCaseId, else by title and query', async () => {
     const first = await ingest('report', {
       suiteName: 'Identity', externalRunId: 'identity-1',

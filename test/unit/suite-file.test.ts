@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRunwayClient } from '../../api/client.js';
-import type { CliContext } from '../../cli/runway/program.js';
+import type { CliContext } from '../../cli/runway/context.js';
 import { readSuiteFile } from '../../cli/runway/suiteFile.js';
 
 describe('runway evals run --suite-file: the file is checked like the API body, unknown keys refused with a hint', () => {
