@@ -32,6 +32,33 @@ const { runIterationBatch } = proxyActivities<Activities>({
 });
 
 /**
+ * Runs `count` lanes at once and settles when every lane has settled: a lane that fails, or the run's cancellation,
+ * cancels the other lanes' batches, and their model and MCP calls have stopped (WAIT_CANCELLATION_COMPLETED) before
+ * this rejects with the first failure, so finalizeRun never runs beside a batch still at work.
+ */
+async function runLanes(count: number, lane: () => Promise<void>): Promise<void> {
+  const lanes = () => Array.from({ length: count }, lane);
+  // Runs started before this patch rejected at the first failed lane, as their histories recorded.
+  if (!patched('settle-lanes')) {
+    await Promise.all(lanes());
+    return;
+  }
+  const scope = new CancellationScope();
+  let firstFailure: { error: unknown } | undefined;
+  await scope.run(() =>
+    Promise.allSettled(
+      lanes().map((running) =>
+        running.catch((error: unknown) => {
+          firstFailure ??= { error };
+          scope.cancel();
+        }),
+      ),
+    ),
+  );
+  if (firstFailure) throw firstFailure.error;
+}
+
+/**
  * One eval run: plan the iterations, run them in batches with bounded parallelism, and always finalize — also
  * after a failure or a cancellation. Everything large lives in Postgres; history holds ids and counts only.
  */
@@ -62,7 +89,7 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
           scheduler.observe(batch.length, Date.now() - startedAt);
         }
       };
-      await Promise.all(Array.from({ length: lanes }, lane));
+      await runLanes(lanes, lane);
     } else {
       // Runs started before adaptive batches: fixed-size batches, as their histories recorded.
       const batches: string[][] = [];
@@ -71,7 +98,7 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
       const lane = async () => {
         while (next < batches.length) await runBatch(batches[next++]);
       };
-      await Promise.all(Array.from({ length: Math.min(plan.concurrency, batches.length) }, lane));
+      await runLanes(Math.min(plan.concurrency, batches.length), lane);
     }
   } catch (err) {
     failure = err;
