@@ -14,7 +14,6 @@ import { progressQuery } from '../../workflows/definitions.js';
 // Temporal's samples test workflows: its failure paths, cancellation and batching, without Postgres or models.
 
 type EvalRunActivities = Pick<Activities, 'planRun' | 'runIterationBatch' | 'finalizeRun'>;
-type EvalRunResult = { status: string; result: string | null };
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
