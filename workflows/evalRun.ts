@@ -1,7 +1,7 @@
-import { ActivityCancellationType, CancellationScope, isCancellation, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityCancellationType, CancellationScope, isCancellation, patched, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { BatchScheduler, defaultSizing } from './batching.js';
-import { progressQuery, type EvalRunInput, type EvalRunProgress } from './definitions.js';
+import { progressQuery, runCurrentDetails, type EvalRunInput, type EvalRunProgress } from './definitions.js';
 
 /**
  * The attempt cap of a batch: from this attempt on, a transient model or MCP failure is recorded as a failed
@@ -72,11 +72,14 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
   try {
     const plan = await planRun({ runId });
     progress.total = plan.iterationIds.length;
+    // Web UI's current details: no command, so no history changes and no patch is needed.
+    setCurrentDetails(runCurrentDetails(progress));
     const runBatch = async (iterationIds: string[]) => {
       const done = await runIterationBatch({ runId, iterationIds, lastAttempt: ITERATION_ATTEMPTS });
       progress.completed += done.completed;
       progress.passed += done.passed;
       progress.failed += done.failed;
+      setCurrentDetails(runCurrentDetails(progress));
     };
     const lanes = Math.min(plan.concurrency, plan.iterationIds.length);
     if (patched('adaptive-batches')) {

@@ -249,6 +249,9 @@ describe('evalRun workflow (mocked activities)', () => {
     }, async (handle) => {
       expect(await handle.result()).toEqual({ status: 'completed', result: 'passed' });
       expect(await handle.query(progressQuery)).toEqual({ total: 400, completed: 400, passed: 400, failed: 0 });
+      // what Temporal Web UI shows as the run's current details
+      const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+      expect(metadata.currentDetails).toBe('400 of 400 iterations done: 400 passed, 0 failed');
     });
     // in the order they were handed out (the two lanes' activities may start in either order)
     const ordered = [...batches].sort((a, b) => iterationIds.indexOf(a[0]) - iterationIds.indexOf(b[0]));
