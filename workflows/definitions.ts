@@ -47,7 +47,7 @@ export interface RunDescription {
 /** The workflow's static summary (one line) and details (Markdown), set when it starts. */
 export function runUserMetadata(run: RunLabels & { id: string }, about: RunDescription): { staticSummary: string; staticDetails: string } {
   return {
-    staticSummary: `Eval run of ${about.suiteName}: ${about.iterations} iterations`,
+    staticSummary: `Eval run of ${about.suiteName}: ${about.iterations} ${about.iterations === 1 ? 'iteration' : 'iterations'}`,
     staticDetails: [
       `**Run** ${run.id}`,
       `**Suite** ${about.suiteName} (${run.suiteId})`,
@@ -87,5 +87,6 @@ export interface ScheduledSuiteRunInput {
 
 /** Why a due scheduled run did not start (also the suite's `schedule.lastSkipped.reason`). */
 export type ScheduledRunOutcome =
-  | { outcome: 'started'; run: RunLabels & { id: string } }
+  // `about` is missing from the results of runs started before Web UI got run descriptions
+  | { outcome: 'started'; run: RunLabels & { id: string }; about?: RunDescription }
   | { outcome: 'skipped'; reason: string; message: string };
