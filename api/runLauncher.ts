@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { evalRunWorkflowId, runSearchAttributes, type RunLabels } from '../workflows/definitions.js';
+import { evalRunWorkflowId, runSearchAttributes, runUserMetadata, type RunDescription, type RunLabels } from '../workflows/definitions.js';
 import type { evalRun } from '../workflows/evalRun.js';
 
 /** The API's side of eval runs on Temporal: start and cancel. One workflow per run. */
@@ -9,12 +9,13 @@ export class RunLauncher {
     private readonly taskQueue: string,
   ) {}
 
-  async start(run: RunLabels & { id: string }): Promise<void> {
+  async start(run: RunLabels & { id: string }, about: RunDescription): Promise<void> {
     await this.temporal.workflow.start<typeof evalRun>('evalRun', {
       taskQueue: this.taskQueue,
       workflowId: evalRunWorkflowId(run.id),
       args: [{ runId: run.id }],
       typedSearchAttributes: runSearchAttributes(run),
+      ...runUserMetadata(run, about),
     });
   }
 

@@ -81,14 +81,42 @@ export async function getBatchIterations(sql: Db, runId: string, ids: string[]):
     WHERE i.run_id = ${runId} AND i.id = ANY(${ids}) ORDER BY i.seq`;
 }
 
-/** The claim: marks an unfinished iteration running (no row when it already finished). */
-const claim = (sql: Db, iterationId: string | null) => sql`
-  UPDATE eval_iterations SET status = 'running', started_at = now(), updated_at = clock_timestamp()
-  WHERE id = ${iterationId} AND status IN ('pending', 'running') RETURNING id`;
+/**
+ * Who may run a batch's iterations: one attempt of one batch activity. `owner` names the activity (its workflow run
+ * and activity id, the same on every attempt), `attempt` its attempt number.
+ */
+export interface ClaimFence {
+  owner: string;
+  attempt: number;
+}
 
-/** Marks an unfinished iteration running; false when it already finished (a retry must not run it again). */
-export async function claimIteration(sql: Db, iterationId: string): Promise<boolean> {
-  return (await claim(sql, iterationId)).length === 1;
+/**
+ * Stamps the batch's unfinished iterations with this attempt, so that from now on only it claims and completes them.
+ * An older attempt of the same activity loses them; a newer one already holds them, and then this attempt is stale
+ * and gets none. Iterations stamped by another activity (the batch of a workflow run since reset) are taken over.
+ * Returns the ids this attempt holds.
+ */
+export async function fenceIterations(sql: Db, runId: string, ids: string[], fence: ClaimFence): Promise<Set<string>> {
+  const rows = await sql<{ id: string }[]>`
+    UPDATE eval_iterations SET claim_owner = ${fence.owner}, claim_attempt = ${fence.attempt}, updated_at = clock_timestamp()
+    WHERE run_id = ${runId} AND id = ANY(${ids}) AND status IN ('pending', 'running')
+      AND (claim_owner IS DISTINCT FROM ${fence.owner} OR claim_attempt <= ${fence.attempt})
+    RETURNING id`;
+  return new Set(rows.map((r) => r.id));
+}
+
+/** The fence's test: the iteration is unfinished and held by this attempt. */
+const heldBy = (sql: Db, fence: ClaimFence) =>
+  sql`status IN ('pending', 'running') AND claim_owner = ${fence.owner} AND claim_attempt = ${fence.attempt}`;
+
+/** The claim: marks an iteration this attempt holds running (no row when it finished or a newer attempt holds it). */
+const claim = (sql: Db, iterationId: string | null, fence: ClaimFence) => sql`
+  UPDATE eval_iterations SET status = 'running', started_at = now(), updated_at = clock_timestamp()
+  WHERE id = ${iterationId} AND ${heldBy(sql, fence)} RETURNING id`;
+
+/** Marks an iteration running; false when it already finished or a newer attempt holds it (it must not run here). */
+export async function claimIteration(sql: Db, iterationId: string, fence: ClaimFence): Promise<boolean> {
+  return (await claim(sql, iterationId, fence)).length === 1;
 }
 
 /**
@@ -110,13 +138,15 @@ export interface IterationCompletion {
 
 /**
  * Writes the result and the trace together, once, in one statement (so one round trip, atomically): the first
- * writer wins, a duplicate execution changes nothing. The same statement claims the batch's next iteration, as
- * claimIteration would, so running an iteration costs one round trip.
+ * writer wins, a duplicate execution changes nothing, and an attempt that no longer holds the iteration (fenced
+ * out by a newer one) stores nothing: `completed` says whether the outcome was stored. The same statement claims the
+ * batch's next iteration, as claimIteration would, so running an iteration costs one round trip.
  */
 export async function completeIteration(
   sql: Db,
   iterationId: string,
   outcome: IterationCompletion,
+  fence: ClaimFence,
   options: { claimNext?: string } = {},
 ): Promise<{ completed: boolean; nextClaimed: boolean }> {
   const [row] = await sql<{ completed: boolean; nextClaimed: boolean }[]>`
@@ -127,14 +157,14 @@ export async function completeIteration(
         total_tokens = ${outcome.usage.totalTokens}, actual_tool_calls = ${sql.json(outcome.actualToolCalls as never)},
         error = ${outcome.error}, error_details = ${outcome.errorDetails === undefined ? null : sql.json(outcome.errorDetails as never)},
         updated_at = clock_timestamp()
-      WHERE id = ${iterationId} AND status IN ('pending', 'running')
+      WHERE id = ${iterationId} AND ${heldBy(sql, fence)}
       RETURNING id
     ), traced AS (
       INSERT INTO eval_traces (iteration_id, trace) SELECT id, ${sql.json(outcome.trace as never)} FROM finished
       ON CONFLICT DO NOTHING
       RETURNING iteration_id
-    ), claimed AS (${claim(sql, options.claimNext ?? null)})
-    SELECT EXISTS (SELECT 1 FROM traced) AS completed, EXISTS (SELECT 1 FROM claimed) AS "nextClaimed"`;
+    ), claimed AS (${claim(sql, options.claimNext ?? null, fence)})
+    SELECT EXISTS (SELECT 1 FROM finished) AS completed, EXISTS (SELECT 1 FROM claimed) AS "nextClaimed"`;
   return row;
 }
 

@@ -26,10 +26,10 @@ const lastScheduledRun = (db: Db) => db`
   LEFT JOIN LATERAL (SELECT id AS last_scheduled_run_id, created_at AS last_scheduled_run_at FROM eval_runs
                      WHERE suite_id = s.id AND source = 'schedule' ORDER BY created_at DESC LIMIT 1) r ON true`;
 
-/** The suite (deleted or not), its organization and its schedule state, by id alone: what a due run starts from. */
-export async function findScheduledSuite(sql: Db, suiteId: string): Promise<ScheduledSuiteRow | undefined> {
-  const [row] = await sql<ScheduledSuiteRow[]>`
-    SELECT s.*, p.organization_id, r.* FROM eval_suites s JOIN projects p ON p.id = s.project_id ${lastScheduledRun(sql)}
+/** The suite (deleted or not), its organization, project name and schedule state, by id alone: what a due run starts from. */
+export async function findScheduledSuite(sql: Db, suiteId: string): Promise<(ScheduledSuiteRow & { project_name: string }) | undefined> {
+  const [row] = await sql<(ScheduledSuiteRow & { project_name: string })[]>`
+    SELECT s.*, p.organization_id, p.name AS project_name, r.* FROM eval_suites s JOIN projects p ON p.id = s.project_id ${lastScheduledRun(sql)}
     WHERE s.id = ${suiteId}`;
   return row;
 }

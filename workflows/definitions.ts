@@ -36,6 +36,33 @@ export function runSearchAttributes(labels: RunLabels): SearchAttributePair[] {
   ];
 }
 
+/** What an operator reads about a run in Temporal Web UI (its "User Metadata"), without opening Postgres. */
+export interface RunDescription {
+  suiteName: string;
+  projectName: string;
+  /** iterations the run plans: each case's runs, or the run's iterationOverride, summed over the suite's cases */
+  iterations: number;
+}
+
+/** The workflow's static summary (one line) and details (Markdown), set when it starts. */
+export function runUserMetadata(run: RunLabels & { id: string }, about: RunDescription): { staticSummary: string; staticDetails: string } {
+  return {
+    staticSummary: `Eval run of ${about.suiteName}: ${about.iterations} ${about.iterations === 1 ? 'iteration' : 'iterations'}`,
+    staticDetails: [
+      `**Run** ${run.id}`,
+      `**Suite** ${about.suiteName} (${run.suiteId})`,
+      `**Project** ${about.projectName} (${run.projectId})`,
+      `**Source** ${run.source}`,
+      `**Iterations** ${about.iterations}`,
+    ].join('\n\n'),
+  };
+}
+
+/** The workflow's current details while it runs (Web UI shows them beside the static ones). */
+export function runCurrentDetails(progress: EvalRunProgress): string {
+  return `${progress.completed} of ${progress.total} iterations done: ${progress.passed} passed, ${progress.failed} failed`;
+}
+
 export interface EvalRunInput {
   runId: string;
 }
@@ -60,5 +87,6 @@ export interface ScheduledSuiteRunInput {
 
 /** Why a due scheduled run did not start (also the suite's `schedule.lastSkipped.reason`). */
 export type ScheduledRunOutcome =
-  | { outcome: 'started'; run: RunLabels & { id: string } }
+  // `about` is missing from the results of runs started before Web UI got run descriptions
+  | { outcome: 'started'; run: RunLabels & { id: string }; about?: RunDescription }
   | { outcome: 'skipped'; reason: string; message: string };

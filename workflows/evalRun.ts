@@ -1,7 +1,7 @@
-import { ActivityCancellationType, CancellationScope, isCancellation, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityCancellationType, CancellationScope, isCancellation, patched, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { BatchScheduler, defaultSizing } from './batching.js';
-import { progressQuery, type EvalRunInput, type EvalRunProgress } from './definitions.js';
+import { progressQuery, runCurrentDetails, type EvalRunInput, type EvalRunProgress } from './definitions.js';
 
 /**
  * The attempt cap of a batch: from this attempt on, a transient model or MCP failure is recorded as a failed
@@ -32,6 +32,33 @@ const { runIterationBatch } = proxyActivities<Activities>({
 });
 
 /**
+ * Runs `count` lanes at once and settles when every lane has settled: a lane that fails, or the run's cancellation,
+ * cancels the other lanes' batches, and their model and MCP calls have stopped (WAIT_CANCELLATION_COMPLETED) before
+ * this rejects with the first failure, so finalizeRun never runs beside a batch still at work.
+ */
+async function runLanes(count: number, lane: () => Promise<void>): Promise<void> {
+  const lanes = () => Array.from({ length: count }, lane);
+  // Runs started before this patch rejected at the first failed lane, as their histories recorded.
+  if (!patched('settle-lanes')) {
+    await Promise.all(lanes());
+    return;
+  }
+  const scope = new CancellationScope();
+  let firstFailure: { error: unknown } | undefined;
+  await scope.run(() =>
+    Promise.allSettled(
+      lanes().map((running) =>
+        running.catch((error: unknown) => {
+          firstFailure ??= { error };
+          scope.cancel();
+        }),
+      ),
+    ),
+  );
+  if (firstFailure) throw firstFailure.error;
+}
+
+/**
  * One eval run: plan the iterations, run them in batches with bounded parallelism, and always finalize — also
  * after a failure or a cancellation. Everything large lives in Postgres; history holds ids and counts only.
  */
@@ -45,11 +72,14 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
   try {
     const plan = await planRun({ runId });
     progress.total = plan.iterationIds.length;
+    // Web UI's current details: no command, so no history changes and no patch is needed.
+    setCurrentDetails(runCurrentDetails(progress));
     const runBatch = async (iterationIds: string[]) => {
       const done = await runIterationBatch({ runId, iterationIds, lastAttempt: ITERATION_ATTEMPTS });
       progress.completed += done.completed;
       progress.passed += done.passed;
       progress.failed += done.failed;
+      setCurrentDetails(runCurrentDetails(progress));
     };
     const lanes = Math.min(plan.concurrency, plan.iterationIds.length);
     // Retiring the legacy (fixed-size) branch below: it exists only so that runs started before the patch replay
@@ -69,7 +99,7 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
           scheduler.observe(batch.length, Date.now() - startedAt);
         }
       };
-      await Promise.all(Array.from({ length: lanes }, lane));
+      await runLanes(lanes, lane);
     } else {
       // Runs started before adaptive batches: fixed-size batches, as their histories recorded.
       const batches: string[][] = [];
@@ -78,7 +108,7 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
       const lane = async () => {
         while (next < batches.length) await runBatch(batches[next++]);
       };
-      await Promise.all(Array.from({ length: Math.min(plan.concurrency, batches.length) }, lane));
+      await runLanes(Math.min(plan.concurrency, batches.length), lane);
     }
   } catch (err) {
     failure = err;

@@ -1,6 +1,6 @@
 import { CancellationScope, ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { evalRunWorkflowId, runSearchAttributes, type ScheduledRunOutcome, type ScheduledSuiteRunInput } from './definitions.js';
+import { evalRunWorkflowId, runSearchAttributes, runUserMetadata, type ScheduledRunOutcome, type ScheduledSuiteRunInput } from './definitions.js';
 import { evalRun } from './evalRun.js';
 
 const { startScheduledRun, failScheduledRunStart } = proxyActivities<Activities>({
@@ -28,6 +28,8 @@ export async function scheduledSuiteRun({ suiteId }: ScheduledSuiteRunInput): Pr
       workflowId: evalRunWorkflowId(run.id),
       args: [{ runId: run.id }],
       typedSearchAttributes: runSearchAttributes(run),
+      // Web UI's summary and details of the run, as POST /eval-runs gives them (from the activity's recorded result)
+      ...(started.about && runUserMetadata(run, started.about)),
       // Cancelling or terminating this workflow in Web UI cancels the run, which then finalizes what it has.
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
     });

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../../db/connection.js';
-import { claimIteration, completeIteration, getBatchIterations, type IterationCompletion } from '../../db/evalIterations.js';
+import { claimIteration, completeIteration, fenceIterations, getBatchIterations, type ClaimFence, type IterationCompletion } from '../../db/evalIterations.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import type { Logger } from '../logger.js';
 import type { McpOperations } from '../mcp/index.js';
@@ -58,7 +58,14 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
   const iterations = await getBatchIterations(deps.sql, input.runId, input.iterationIds);
   // What an earlier attempt of this batch finished is counted, never run again.
   for (const iteration of iterations) if (iteration.status === 'completed' || iteration.status === 'failed') count(iteration.result);
-  const toRun = ctx.run.status === 'running' ? iterations.filter((i) => i.status === 'pending' || i.status === 'running') : [];
+  // This attempt takes the batch's unfinished iterations from any earlier attempt (a worker paused or cut off from
+  // Temporal may still be running one): from here on that attempt can neither claim nor complete them. When a newer
+  // attempt already holds them, this one is stale and runs nothing.
+  const { workflowExecution, activityRunId, activityId, attempt } = activity.info;
+  const fence: ClaimFence = { owner: `${workflowExecution?.runId ?? activityRunId}/${activityId}`, attempt };
+  const unfinished = ctx.run.status === 'running' ? iterations.filter((i) => i.status === 'pending' || i.status === 'running') : [];
+  const held = unfinished.length > 0 ? await fenceIterations(deps.sql, input.runId, unfinished.map((i) => i.id), fence) : new Set<string>();
+  const toRun = unfinished.filter((i) => held.has(i.id));
   let tools: ReturnType<typeof collectTools> | undefined;
   // Listed once per batch and shared by its iterations; a failed listing is retried by the next iteration.
   const toolsOnce = () => (tools ??= collectTools(deps.mcp, ctx.servers, signal).catch((error) => {
@@ -70,12 +77,13 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
   const beat = setInterval(() => activity.heartbeat(result), HEARTBEAT_MS);
   try {
     // Each iteration is claimed (marked running) before it runs: the first one here, every next one by the
-    // statement that completes the one before it. A claim that finds the iteration finished skips it.
-    let claimed = toRun.length > 0 && (await claimIteration(deps.sql, toRun[0].id));
+    // statement that completes the one before it. A claim that finds the iteration finished, or held by a newer
+    // attempt, skips it.
+    let claimed = toRun.length > 0 && (await claimIteration(deps.sql, toRun[0].id, fence));
     for (const [index, iteration] of toRun.entries()) {
       const next = toRun[index + 1];
       if (!claimed) {
-        claimed = next !== undefined && (await claimIteration(deps.sql, next.id));
+        claimed = next !== undefined && (await claimIteration(deps.sql, next.id, fence));
         continue;
       }
       const startedAt = Date.now();
@@ -93,7 +101,10 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
         }
         outcome = failedOutcome(iteration, error instanceof IterationFailure ? error : new IterationFailure('model', error), decision, Date.now() - startedAt);
       }
-      ({ nextClaimed: claimed } = await completeIteration(deps.sql, iteration.id, outcome, { claimNext: next?.id }));
+      const stored = await completeIteration(deps.sql, iteration.id, outcome, fence, { claimNext: next?.id });
+      claimed = stored.nextClaimed;
+      // Only an outcome this attempt stored is counted: one that a newer attempt holds is that attempt's to count.
+      if (!stored.completed) continue;
       deps.metrics?.iterationFinished(outcome);
       count(outcome.result);
     }

@@ -9,6 +9,7 @@ import { ApiError, notFound } from '../errors.js';
 import { toEvalRun, toIteration, toTrace } from '../evalViews.js';
 import { defineRoute } from '../route.js';
 import { createEvalRun, launchEvalRun, type RunCreationDeps } from '../runs/startEvalRun.js';
+import type { RunDescription } from '../../workflows/definitions.js';
 import { projectParams } from '../schemas/common.js';
 import { createRunBody, evalRunSchema, iterationPage, iterationParams, iterationsQuery, runCreatedSchema, runParams, traceSchema } from '../schemas/evals.js';
 
@@ -18,7 +19,8 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
     sql, box, catalog, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
     reconcileAtCap: (organizationId) => reconciler.reconcileOrganization(organizationId),
   };
-  const startWorkflow = (run: RunRow) => runs.start({ id: run.id, organizationId: run.organization_id, projectId: run.project_id, suiteId: run.suite_id, source: run.source });
+  const startWorkflow = (about: RunDescription) => (run: RunRow) =>
+    runs.start({ id: run.id, organizationId: run.organization_id, projectId: run.project_id, suiteId: run.suite_id, source: run.source }, about);
   // Progress comes from the iteration rows: exact, and one indexed query. Asking the workflow instead (its
   // progress query, still there for operators) measured 34 ms median while a large run was active and slowed the
   // run itself by ~15% (bench/eval-run.ts; docs/PERFORMANCE.md).
@@ -48,7 +50,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
       errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'RATE_LIMITED'],
       async handler({ principal, params, body }) {
         const project = await requireProject(sql, principal, params.projectId);
-        const { run, caseUpsert, cases, servers } = await createEvalRun(creation, {
+        const { run, caseUpsert, cases, servers, suiteName, iterations } = await createEvalRun(creation, {
           organizationId: principal.organizationId,
           projectId: project.id,
           source: 'api',
@@ -56,7 +58,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
         }, body);
         // Expected tools no server has are worth a warning, never a refusal; checked while the workflow starts.
         const checked = checkExpectedTools(mcp, servers, cases.map((c) => ({ title: c.title, expectedToolCalls: c.expected_tool_calls as { toolName: string }[] })));
-        await launchEvalRun(sql, startWorkflow, run);
+        await launchEvalRun(sql, startWorkflow({ suiteName, projectName: project.name, iterations }), run);
         const warnings = await checked;
         return {
           runId: run.id, suiteId: run.suite_id, status: 'running' as const, caseUpsert, servers: servers.map((s) => ({ id: s.id, name: s.name })),

@@ -45,6 +45,9 @@ export interface RunOrigin {
 
 export interface CreatedRun {
   run: RunRow;
+  /** the run's suite's name and the iterations the run plans (for the workflow's description in Web UI) */
+  suiteName: string;
+  iterations: number;
   caseUpsert: CaseUpsert;
   cases: CaseRow[];
   servers: SavedServer[];
@@ -106,7 +109,8 @@ export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, re
     const cases = await listCases(tx, suite.id);
     if (cases.length === 0) throw validationError('the suite has no tests to run', { suiteId: suite.id, reason: 'NO_TESTS' });
     // Refused here, the transaction takes back the inline tests (and a suite it created) with it.
-    checkPlannedIterations(suite.id, cases.reduce((planned, c) => planned + (request.iterationOverride ?? c.runs), 0));
+    const iterations = cases.reduce((planned, c) => planned + (request.iterationOverride ?? c.runs), 0);
+    checkPlannedIterations(suite.id, iterations);
     const rejected = validateRunModels(
       cases.map((c) => ({ model: c.model ?? suite.default_model ?? '', provider: c.provider })),
       { catalog, orgProviderKeys, modelApiKeys },
@@ -126,7 +130,7 @@ export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, re
       hostId,
       clientProfile: host ? hostClientProfile(host.config) : null,
     });
-    return { run, caseUpsert, cases };
+    return { run, caseUpsert, cases, suiteName: suite.name, iterations };
   });
   // At the cap, the counted runs are checked against Temporal (outside the transaction: no network call holds the
   // lock): a run whose workflow was terminated in Web UI frees its slot here, not only when someone reads it.

@@ -178,6 +178,20 @@ describe('eval runs through the HTTP API', () => {
     expect(attributes).toMatchObject({ RunwayOrganizationId: org.organizationId, RunwayProjectId: org.projectId, RunwaySuiteId: created.body.suiteId, RunwaySource: 'api' });
   });
 
+  it('describes the workflow for Temporal Web UI: suite, project, source and iterations', async () => {
+    const created = await newRun({
+      suiteName: 'Described', serverIds: [serverId], iterationOverride: 2,
+      tests: [{ title: 'a', query: 'q', model: 'openai/hosted-mini', isNegativeTest: true }, { title: 'b', query: 'q', model: 'openai/hosted-mini', isNegativeTest: true }],
+    });
+    await waitForRun(call, org.projectId, created.body.runId);
+    const description = await stack.temporal.workflow.getHandle(`eval-run:${created.body.runId}`).describe();
+    expect(await description.staticSummary()).toBe('Eval run of Described: 4 iterations');
+    const details = await description.staticDetails();
+    for (const line of [`**Run** ${created.body.runId}`, `**Suite** Described (${created.body.suiteId})`, `(${org.projectId})`, '**Source** api', '**Iterations** 4']) {
+      expect(details).toContain(line);
+    }
+  });
+
   it('returns 404 TRACE_NOT_AVAILABLE for an iteration without a trace, 404 for unknown ids', async () => {
     const created = await newRun({ suiteName: 'Traceless', serverIds: [serverId], tests: [{ title: 't', query: 'q', model: 'openai/hosted-mini', isNegativeTest: true }] });
     await waitForRun(call, org.projectId, created.body.runId);

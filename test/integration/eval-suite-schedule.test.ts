@@ -95,6 +95,8 @@ describe('scheduled suites: PATCH /eval-suites/{s}/schedule runs a suite on a Te
     const workflow = await world.stack.temporal.workflow.getHandle(`eval-run:${first.id}`).describe();
     expect(workflow.type).toBe('evalRun');
     expect(workflow.searchAttributes).toMatchObject({ RunwaySource: ['schedule'], RunwaySuiteId: [suiteId], RunwayOrganizationId: [o.org.organizationId] });
+    expect(await workflow.staticSummary()).toBe('Eval run of Every minute: 1 iteration');
+    expect(await workflow.staticDetails()).toContain('**Source** schedule');
     // the organization's key ran it: the scripted model saw no per-run key
     expect(world.model.calls('quick').every((c) => c.apiKey === 'org-key')).toBe(true);
 
