@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APICallError, LoadAPIKeyError, RetryError } from 'ai';
+import { APICallError, InvalidArgumentError, InvalidPromptError, LoadAPIKeyError, RetryError, UnsupportedFunctionalityError } from 'ai';
 import { classifyModelError } from '../../activities/models/failures.js';
 
 const apiError = (statusCode: number | undefined, message = 'provider says no', headers?: Record<string, string>) =>
@@ -86,5 +86,14 @@ describe('classifyModelError', () => {
     const missingKey = new LoadAPIKeyError({ message: 'OpenAI API key is missing' });
     expect(classifyModelError(missingKey)).toMatchObject({ kind: 'configuration' });
     expect(classifyModelError(new Error('odd'))).toEqual({ kind: 'unknown', message: 'model call failed: odd' });
+  });
+
+  it('reads requests the SDK refused before sending (a bad prompt, a bad argument, an unsupported feature) as rejected', () => {
+    const refused = [
+      new InvalidPromptError({ prompt: '', message: 'messages must not be empty' }),
+      new InvalidArgumentError({ parameter: 'temperature', value: 7, message: 'temperature must be at most 2' }),
+      new UnsupportedFunctionalityError({ functionality: 'image parts' }),
+    ];
+    for (const error of refused) expect(classifyModelError(error)).toEqual({ kind: 'rejected', message: error.message });
   });
 });

@@ -1,5 +1,5 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { APICallError, LoadAPIKeyError, NoSuchModelError, RetryError } from 'ai';
+import { APICallError, InvalidArgumentError, InvalidPromptError, LoadAPIKeyError, NoSuchModelError, RetryError } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { OperationFailure } from '../../activities/errors.js';
 import { refusedCredentials } from '../../activities/mcp/failures.js';
@@ -69,6 +69,19 @@ describe('decideRetry: model providers', () => {
   it('fails an unknown model and a missing key at once (the SDK\'s own configuration errors)', () => {
     expect(decideRetry(new NoSuchModelError({ modelId: 'gpt-nope', modelType: 'languageModel' }), first)).toMatchObject({ action: 'fail', details: { reason: 'MODEL_CONFIGURATION' } });
     expect(decideRetry(new LoadAPIKeyError({ message: 'key missing' }), first)).toMatchObject({ action: 'fail', details: { reason: 'MODEL_CONFIGURATION' } });
+  });
+
+  it('fails a prompt or an argument the SDK refuses at once: the same request would be refused again', () => {
+    const prompt = new InvalidPromptError({ prompt: '', message: 'messages must not be empty' });
+    const argument = new InvalidArgumentError({ parameter: 'temperature', value: 7, message: 'temperature must be at most 2' });
+    for (const error of [prompt, argument, agentFailure(prompt), agentFailure(argument)]) {
+      expect(decideRetry(error, first)).toEqual({ action: 'fail', message: expect.any(String), details: { reason: 'PROVIDER_REJECTED_REQUEST', attempt: 1 } });
+    }
+  });
+
+  it('retries a conflict (HTTP 409) like the AI SDK does, and records it as failed at the cap', () => {
+    expect(decideRetry(answer(409), first)).toEqual({ action: 'retry', reason: 'PROVIDER_UNAVAILABLE', message: expect.stringContaining('HTTP 409') });
+    expect(decideRetry(answer(409), last)).toMatchObject({ action: 'fail', details: { reason: 'PROVIDER_UNAVAILABLE', status: 409, attempt: 5 } });
   });
 
   it.each([408, 409, 500, 502, 503])('retries HTTP %i now', (status) => {

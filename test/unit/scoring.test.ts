@@ -100,6 +100,17 @@ describe('compareArguments — partial', () => {
     // nested values are compared whole: an extra nested key is a mismatch
     expect(compareArguments({ filter: { a: 1 } }, { filter: { a: 1, b: 2 } }, 'partial')).toEqual(['filter']);
   });
+  it('does not match nested arguments when only some of their keys match', () => {
+    expect(compareArguments({ filter: { a: 1, b: 2 } }, { filter: { a: 1, b: 3 } }, 'partial')).toEqual(['filter']);
+    expect(compareArguments({ filter: { a: 1, b: 2 } }, { filter: { a: 0, b: 2 } }, 'partial')).toEqual(['filter']);
+  });
+  it('reports null where an object was expected as a mismatch, without throwing', () => {
+    expect(compareArguments({ filter: { a: 1 } }, { filter: null }, 'partial')).toEqual(['filter']);
+    expect(compareArguments({ filter: null }, { filter: { a: 1 } }, 'partial')).toEqual(['filter']);
+    expect(compareArguments({ filter: { a: 1 } }, { filter: null }, 'exact')).toEqual(['filter']);
+    // a model may send no arguments object at all
+    expect(compareArguments({ q: 'cats' }, null as unknown as Record<string, unknown>, 'partial')).toEqual(['q']);
+  });
   it('accepts any arguments when the expected call has none', () => {
     expect(compareArguments(undefined, { whatever: true }, 'partial')).toEqual([]);
     expect(compareArguments(undefined, { whatever: true }, 'exact')).toEqual([]);
@@ -120,6 +131,9 @@ describe('compareArguments — partial', () => {
     ['object', {}, true],
     ['object', null, false],
     ['object', [1], false],
+    ['object', 'text', false],
+    ['object', '', false],
+    ['object', 1, false],
     ['array', [], true],
     ['array', [1, 2], true],
     ['array', { 0: 1 }, false],
@@ -283,6 +297,15 @@ describe('scoreToolCalls — order: ignore', () => {
     expect(result.passed).toBe(false);
     expect(result.missing).toEqual([exp('b')]);
     expect(result.reasons).toEqual(['Missing tool call "b" (expected #2): the tool was never called']);
+  });
+  it('does not pair two expectations with one call: [x, a, a] against the calls [x, a] fails', () => {
+    const result = score([exp('x'), exp('a'), exp('a')], [call('x'), call('a')]);
+    expect(result.passed).toBe(false);
+    expect(result.missing).toEqual([exp('a')]);
+    expect(result.argumentMismatches).toEqual([]);
+    expect(result.reasons).toEqual([
+      'Missing tool call "a" (expected #3): "a" was called 1 time(s), but every call was matched to another expectation',
+    ]);
   });
   it('expecting a tool twice needs two calls', () => {
     const result = score([exp('a'), exp('a')], [call('a')]);

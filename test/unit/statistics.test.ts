@@ -221,6 +221,17 @@ describe('summarizeIterations', () => {
     expect(stats.passHatK?.value).toBeCloseTo((1 / 3 + 0) / 2, 12);
   });
 
+  it('defaults k to the smallest case even when it is not the last one', () => {
+    // c: n=2, c=1 (smallest, first); d: n=4, c=2; k = 2, not 4
+    const stats = summarizeIterations([
+      it_('c', true), it_('c', false),
+      it_('d', true), it_('d', false), it_('d', true), it_('d', false),
+    ]);
+    expect(stats.passAtK?.k).toBe(2);
+    expect(stats.cases.map((c) => c.passAtK)).toEqual([1, passAtK(4, 2, 2)]);
+    expect(stats.passHatK).toEqual({ k: 2, value: (0 + passHatK(4, 2, 2)) / 2 });
+  });
+
   it('reports per-case statistics in order of first appearance', () => {
     const stats = summarizeIterations(iterations);
     expect(stats.cases.map((c) => c.caseId)).toEqual(['a', 'b']);
