@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { APICallError, InvalidArgumentError, InvalidPromptError, LoadAPIKeyError, RetryError, UnsupportedFunctionalityError } from 'ai';
-import { classifyModelError } from '../../activities/models/failures.js';
+import { classifyModelError, networkErrorCode, providerRetryDelay } from '../../activities/models/failures.js';
 
 const apiError = (statusCode: number | undefined, message = 'provider says no', headers?: Record<string, string>) =>
   new APICallError({
@@ -95,5 +95,58 @@ describe('classifyModelError', () => {
       new UnsupportedFunctionalityError({ functionality: 'image parts' }),
     ];
     for (const error of refused) expect(classifyModelError(error)).toEqual({ kind: 'rejected', message: error.message });
+  });
+});
+
+describe('providerRetryDelay', () => {
+  const now = Date.UTC(2026, 0, 1);
+  it('skips a negative or unreadable retry-after-ms for the next header', () => {
+    expect(providerRetryDelay({ 'retry-after-ms': '-5', 'retry-after': '3' }, now)).toBe(3_000);
+    expect(providerRetryDelay({ 'retry-after-ms': 'soon', 'retry-after': '3' }, now)).toBe(3_000);
+    expect(providerRetryDelay({ 'retry-after-ms': '0' }, now)).toBe(0);
+    expect(providerRetryDelay(undefined, now)).toBeUndefined();
+  });
+  it('reads Go-style durations with hours and fractions, and nothing else', () => {
+    expect(providerRetryDelay({ 'x-ratelimit-reset-requests': '1h2m3.5s' }, now)).toBe(3_723_500);
+    expect(providerRetryDelay({ 'x-ratelimit-reset-requests': ' 20ms ' }, now)).toBe(20);
+    expect(providerRetryDelay({ 'x-ratelimit-reset-requests': '5s later' }, now)).toBeUndefined();
+    expect(providerRetryDelay({ 'x-ratelimit-reset-requests': 'in 5s' }, now)).toBeUndefined();
+  });
+  it('reads only the rate-limit reset headers it knows', () => {
+    expect(providerRetryDelay({ 'my-x-ratelimit-reset-tokens': '5s' }, now)).toBeUndefined();
+    expect(providerRetryDelay({ 'anthropic-ratelimit-tokens-remaining': new Date(now + 5_000).toISOString() }, now)).toBeUndefined();
+    expect(providerRetryDelay({ 'anthropic-ratelimit-tokens-reset': 'soon' }, now)).toBeUndefined();
+    expect(providerRetryDelay({ 'anthropic-ratelimit-tokens-reset': new Date(now - 5_000).toISOString() }, now)).toBe(0);
+    expect(providerRetryDelay({ 'retry-after': new Date(now - 5_000).toUTCString() }, now)).toBe(0);
+  });
+});
+
+describe('networkErrorCode', () => {
+  it('finds the errno along the causes, and stops on a cycle', () => {
+    const system = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    expect(networkErrorCode(new Error('outer', { cause: new TypeError('fetch failed', { cause: system }) }))).toBe('ECONNREFUSED');
+    const looped = new Error('a');
+    looped.cause = new Error('b', { cause: looped });
+    expect(networkErrorCode(looped)).toBeUndefined();
+  });
+  it('takes only errno-shaped codes', () => {
+    expect(networkErrorCode(Object.assign(new Error('x'), { code: 'CONNECTION_ENDED' }))).toBeUndefined();
+    expect(networkErrorCode(Object.assign(new Error('x'), { code: 'ERR_1' }))).toBeUndefined();
+    expect(networkErrorCode(Object.assign(new Error('x'), { code: 'xENOTFOUND' }))).toBeUndefined();
+    expect(networkErrorCode(Object.assign(new Error('x'), { code: 42 }))).toBeUndefined();
+    expect(networkErrorCode('ENOTFOUND')).toBeUndefined();
+  });
+});
+
+describe('provider messages', () => {
+  it('are cut at 500 characters', () => {
+    const classified = classifyModelError(new Error('y'.repeat(600)));
+    expect(classified.message).toBe(`model call failed: ${'y'.repeat(500)}…`);
+    expect(classifyModelError(new Error('y'.repeat(500))).message).toBe(`model call failed: ${'y'.repeat(500)}`);
+  });
+  it('read a thrown non-error as text', () => {
+    expect(classifyModelError('socket hang up')).toEqual({ kind: 'unknown', message: 'model call failed: socket hang up' });
+    expect(classifyModelError({ name: 'AbortError' })).toEqual({ kind: 'aborted', message: 'model call aborted' });
+    expect(classifyModelError({ name: 'TimeoutError' })).toEqual({ kind: 'timeout', message: 'model call timed out' });
   });
 });

@@ -106,6 +106,11 @@ describe('decideRetry: model providers', () => {
     expect(decideRetry(agentFailure(answer(429, { 'anthropic-ratelimit-tokens-reset': reset })), first)).toMatchObject({ delayMs: 30_000 });
   });
 
+  it('rounds a fractional delay to whole milliseconds', () => {
+    expect(decideRetry(agentFailure(answer(429, { 'retry-after-ms': '250.4' })), first)).toMatchObject({ action: 'retry', delayMs: 250 });
+    expect(decideRetry(agentFailure(answer(429, { 'retry-after': '1.5' })), first)).toMatchObject({ action: 'retry', delayMs: 1_500 });
+  });
+
   it('retries a 429 without any delay header now (Temporal\'s backoff)', () => {
     const decision = decideRetry(agentFailure(answer(429)), first);
     expect(decision).toEqual({ action: 'retry', reason: 'PROVIDER_RATE_LIMITED', message: expect.stringMatching(/rate limit \(HTTP 429\)/) });
@@ -200,6 +205,14 @@ describe('as Temporal failures', () => {
     const now = retryFailure({ action: 'retry', reason: 'PROVIDER_UNAVAILABLE', message: 'busy' });
     expect(now.nextRetryDelay).toBeUndefined();
     expect(now.nonRetryable).toBe(false);
+  });
+
+  it('a failure of our own retries as IterationInterrupted, keeping the error as its cause', () => {
+    const lost = new Error('Connection terminated unexpectedly');
+    const failure = retryFailure({ action: 'retry', reason: 'INTERNAL', message: lost.message }, lost);
+    expect(failure).toMatchObject({ type: 'IterationInterrupted', nonRetryable: false, details: [{ reason: 'INTERNAL' }] });
+    expect(failure.cause).toBe(lost);
+    expect(retryFailure({ action: 'retry', reason: 'INTERNAL', message: 'x' }, 'not an error').cause).toBeUndefined();
   });
 
   it('a missing run is one non-retryable failure type', () => {

@@ -411,6 +411,48 @@ describe('scoreToolCalls — order: superset', () => {
   });
 });
 
+describe('scoreToolCalls — reasons', () => {
+  it('names both positions of an argument mismatch and every differing key', () => {
+    const result = score(
+      [exp('open'), exp('search', { q: 'cats', limit: 'number' })],
+      [call('search', { q: 'dogs' }), call('open')],
+    );
+    expect(result.reasons).toEqual([
+      'Arguments of "search" (expected #2, call #1) do not match: q (expected "cats", got "dogs"), limit (expected <number>, got nothing)',
+    ]);
+  });
+  it('shortens a long value to 80 characters', () => {
+    const result = score([exp('search', { q: 'x'.repeat(100) })], [call('search', { q: 'y' })]);
+    expect(result.reasons).toEqual([
+      `Arguments of "search" (expected #1, call #1) do not match: q (expected "${'x'.repeat(76)}..., got "y")`,
+    ]);
+  });
+  it('describes values JSON cannot write, and arguments that are not an object', () => {
+    const big = score([exp('search', { q: 'cats' })], [call('search', { q: 10n })]);
+    expect(big.reasons).toEqual(['Arguments of "search" (expected #1, call #1) do not match: q (expected "cats", got 10)']);
+    const none = score([exp('search', { q: 'cats' })], [{ toolName: 'search', arguments: null as unknown as Record<string, unknown> }]);
+    expect(none.reasons).toEqual(['Arguments of "search" (expected #1, call #1) do not match: q (expected "cats", got nothing)']);
+  });
+  it('reads placeholder names literally in exact mode', () => {
+    const result = score([exp('search', { q: 'string' })], [call('search', { q: 'x' })], { argumentMatching: 'exact' });
+    expect(result.reasons).toEqual(['Arguments of "search" (expected #1, call #1) do not match: q (expected "string", got "x")']);
+  });
+  it('says why a call is missing in each order mode', () => {
+    expect(score([exp('a'), exp('b')], [call('a')], { toolCallOrder: 'strict' }).reasons).toEqual([
+      'Missing tool call "b" at position 2: only 1 tool call(s) were made',
+    ]);
+    expect(score([exp('a'), exp('z')], [call('a')], { toolCallOrder: 'superset' }).reasons).toEqual([
+      'Missing tool call "z" (expected #2): the tool was never called',
+    ]);
+    expect(score([exp('a'), exp('b')], [call('b'), call('a')], { toolCallOrder: 'superset' }).reasons).toEqual([
+      'Missing tool call "b" (expected #2): "b" was called, but not in the expected order',
+    ]);
+    expect(score([exp('search', { q: 'cats' })], [], { toolCallOrder: 'superset' }).reasons).toEqual([
+      'Missing tool call "search" (expected #1): the tool was never called',
+    ]);
+  });
+});
+
 describe('scoreToolCalls — maxExtraToolCalls', () => {
   it('null means unlimited', () => {
     const actual = Array.from({ length: 20 }, (_, i) => call(`extra${i}`));
