@@ -67,6 +67,22 @@ describe('wilsonInterval', () => {
     expect(() => wilsonInterval(1.5, 10)).toThrow(RangeError);
     expect(() => wilsonInterval(1, 10, 0)).toThrow(RangeError);
   });
+  it('says which argument is wrong', () => {
+    expect(() => wilsonInterval(11, 10)).toThrow('passed (11) must not exceed total (10)');
+    expect(() => wilsonInterval(1.5, 10)).toThrow('passed must be a non-negative integer, got 1.5');
+    expect(() => wilsonInterval(1, -10)).toThrow('total must be a non-negative integer, got -10');
+    for (const z of [0, -1, Number.POSITIVE_INFINITY, Number.NaN]) {
+      expect(() => wilsonInterval(1, 10, z)).toThrow(`z must be a positive finite number, got ${z}`);
+    }
+    expect(() => passAtK(10, 11, 1)).toThrow('c (11) must not exceed n (10)');
+    expect(() => passAtK(10, 3, 0)).toThrow('k (0) must be between 1 and n (10)');
+    expect(() => passAtK(10, 3, 11)).toThrow('k (11) must be between 1 and n (10)');
+    expect(() => passHatK(-1, 0, 1)).toThrow('n must be a non-negative integer, got -1');
+    expect(() => passHatK(3, 0.5, 1)).toThrow('c must be a non-negative integer, got 0.5');
+    expect(() => passHatK(3, 1, 1.5)).toThrow('k must be a non-negative integer, got 1.5');
+    expect(() => percentile([1], -1)).toThrow('p must be between 0 and 100, got -1');
+    expect(() => summarizeIterations([], { k: 0 })).toThrow('k must be a positive integer, got 0');
+  });
 });
 
 describe('passAtK', () => {
