@@ -93,6 +93,14 @@ describe('BatchScheduler', () => {
     expect(scheduler.take()).toHaveLength(25);
   });
 
+  it('enters the tail only once a fair share is worth less than minMs', () => {
+    // 10 ms each, 2 lanes: a fair share of 50 is exactly minMs (500 ms), still not the tail; 25 is
+    const scheduler = new BatchScheduler(ids(110), { ...defaultSizing, lanes: 2, initialSize: 10 });
+    scheduler.take();
+    scheduler.observe(10, 100);
+    expect([scheduler.take(), scheduler.take(), scheduler.take(), scheduler.take()].map((b) => b?.length)).toEqual([50, 25, 25, undefined]);
+  });
+
   it('gives at most a fair share per lane near the end, then one last batch per lane', () => {
     // 10 ms each, 2 lanes: fair share is ceil(remaining / 2) while it is worth at least minMs (50 iterations)
     const scheduler = new BatchScheduler(ids(200), { ...defaultSizing, lanes: 2, initialSize: 10 });

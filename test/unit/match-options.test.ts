@@ -80,6 +80,7 @@ describe('normalizeMatchOptions', () => {
   });
   it('keeps an internal order name as it is', () => {
     expect(normalizeMatchOptions({ toolCallOrder: 'ignore' })).toEqual({ options: { toolCallOrder: 'ignore' }, conflicts: [] });
-    expect(normalizeMatchOptions({})).toEqual({ options: {}, conflicts: [] });
+    expect(normalizeMatchOptions({})).toStrictEqual({ options: {}, conflicts: [] });
+    expect(toPublicMatchOptions({})).toStrictEqual({});
   });
 });

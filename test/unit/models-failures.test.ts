@@ -106,7 +106,15 @@ describe('providerRetryDelay', () => {
     expect(providerRetryDelay({ 'retry-after-ms': '0' }, now)).toBe(0);
     expect(providerRetryDelay(undefined, now)).toBeUndefined();
   });
+  it('reads retry-after in whole or fractional seconds, trimmed, and nothing else as seconds', () => {
+    expect(providerRetryDelay({ 'retry-after': ' 3 ' }, now)).toBe(3_000);
+    expect(providerRetryDelay({ 'retry-after': '1.25' }, now)).toBe(1_250);
+    expect(providerRetryDelay({ 'retry-after': '3x' }, now)).toBeUndefined();
+    expect(providerRetryDelay({ 'retry-after': 'x3' }, now)).toBeUndefined();
+  });
   it('reads Go-style durations with hours and fractions, and nothing else', () => {
+    expect(providerRetryDelay({ 'x-ratelimit-reset-requests': '3.25s' }, now)).toBe(3_250);
+    expect(providerRetryDelay({ 'x-ratelimit-reset-requests': '' }, now)).toBeUndefined();
     expect(providerRetryDelay({ 'x-ratelimit-reset-requests': '1h2m3.5s' }, now)).toBe(3_723_500);
     expect(providerRetryDelay({ 'x-ratelimit-reset-requests': ' 20ms ' }, now)).toBe(20);
     expect(providerRetryDelay({ 'x-ratelimit-reset-requests': '5s later' }, now)).toBeUndefined();
@@ -116,6 +124,9 @@ describe('providerRetryDelay', () => {
     expect(providerRetryDelay({ 'my-x-ratelimit-reset-tokens': '5s' }, now)).toBeUndefined();
     expect(providerRetryDelay({ 'anthropic-ratelimit-tokens-remaining': new Date(now + 5_000).toISOString() }, now)).toBeUndefined();
     expect(providerRetryDelay({ 'anthropic-ratelimit-tokens-reset': 'soon' }, now)).toBeUndefined();
+    const later = new Date(now + 5_000).toISOString();
+    expect(providerRetryDelay({ 'anthropic-ratelimit-tokens-reset-at': later }, now)).toBeUndefined();
+    expect(providerRetryDelay({ 'x-anthropic-ratelimit-tokens-reset': later }, now)).toBeUndefined();
     expect(providerRetryDelay({ 'anthropic-ratelimit-tokens-reset': new Date(now - 5_000).toISOString() }, now)).toBe(0);
     expect(providerRetryDelay({ 'retry-after': new Date(now - 5_000).toUTCString() }, now)).toBe(0);
   });
@@ -148,5 +159,19 @@ describe('provider messages', () => {
     expect(classifyModelError('socket hang up')).toEqual({ kind: 'unknown', message: 'model call failed: socket hang up' });
     expect(classifyModelError({ name: 'AbortError' })).toEqual({ kind: 'aborted', message: 'model call aborted' });
     expect(classifyModelError({ name: 'TimeoutError' })).toEqual({ kind: 'timeout', message: 'model call timed out' });
+    expect(classifyModelError(null)).toEqual({ kind: 'unknown', message: 'model call failed: null' });
+  });
+  it('say what was cancelled or timed out', () => {
+    const cancelled = new AbortController();
+    cancelled.abort(new Error('activity cancelled'));
+    expect(classifyModelError(new Error('x'), cancelled.signal)).toEqual({ kind: 'aborted', message: 'aborted: the run was cancelled' });
+    const timedOut = new AbortController();
+    timedOut.abort(new DOMException('timed out', 'TimeoutError'));
+    expect(classifyModelError(new Error('x'), timedOut.signal)).toEqual({ kind: 'timeout', message: 'model call timed out' });
+    expect(classifyModelError(new DOMException('This operation was aborted', 'AbortError'))).toEqual({ kind: 'aborted', message: 'model call aborted' });
+    expect(classifyModelError(new RetryError({ message: 'aborted', reason: 'abort', errors: [] }))).toEqual({ kind: 'aborted', message: 'model call aborted' });
+  });
+  it('carry no retry delay when the provider gave none', () => {
+    expect(classifyModelError(apiError(500))).not.toHaveProperty('retryAfterMs');
   });
 });

@@ -66,6 +66,16 @@ describe('decideRetry: model providers', () => {
     if (decision.action === 'fail') expect(decision.message).not.toMatch(/secret|api\.provider/);
   });
 
+  it('records no status where there was none', () => {
+    const transient = decideRetry(agentFailure(connectError('ECONNREFUSED')), last);
+    const final = decideRetry(agentFailure(connectError('ENOTFOUND', false)), first);
+    const server = decideRetry(new OperationFailure('TIMEOUT', 'slow', { phase: 'request' }), last);
+    for (const decision of [transient, final, server]) {
+      expect(decision.action).toBe('fail');
+      if (decision.action === 'fail') expect(decision.details).not.toHaveProperty('status');
+    }
+  });
+
   it('fails an unknown model and a missing key at once (the SDK\'s own configuration errors)', () => {
     expect(decideRetry(new NoSuchModelError({ modelId: 'gpt-nope', modelType: 'languageModel' }), first)).toMatchObject({ action: 'fail', details: { reason: 'MODEL_CONFIGURATION' } });
     expect(decideRetry(new LoadAPIKeyError({ message: 'key missing' }), first)).toMatchObject({ action: 'fail', details: { reason: 'MODEL_CONFIGURATION' } });

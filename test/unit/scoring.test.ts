@@ -44,6 +44,16 @@ describe('deepEqual', () => {
     expect(deepEqual({ a: 1 }, { a: 1, b: 2 })).toBe(false);
     expect(deepEqual({ a: 1, b: undefined }, { a: 1, c: 2 })).toBe(false);
   });
+  it('tells NaN from any other number', () => {
+    expect(deepEqual(Number.NaN, 1)).toBe(false);
+    expect(deepEqual(1, Number.NaN)).toBe(false);
+  });
+  it('never equates a string or an array with a plain object that looks like it', () => {
+    expect(deepEqual('x', { 0: 'x' })).toBe(false);
+    expect(deepEqual({ 0: 'x' }, 'x')).toBe(false);
+    expect(deepEqual(['x'], { 0: 'x', length: 1 })).toBe(false);
+    expect(deepEqual({ 0: 'x', length: 1 }, ['x'])).toBe(false);
+  });
   it('compares dates by time', () => {
     expect(deepEqual(new Date(5), new Date(5))).toBe(true);
     expect(deepEqual(new Date(5), new Date(6))).toBe(false);
@@ -292,6 +302,13 @@ describe('scoreToolCalls — order: ignore', () => {
     expect(result.argumentMismatches).toEqual([]);
     expect(result.reasons[0]).toContain('every call was matched to another expectation');
   });
+  it('keeps the greedy pairing when it works, leaving the later call unexpected', () => {
+    // the loose expectation takes call #1 and "any arguments" takes call #2; re-routing would leave call #2 over instead
+    const calls = [call('search', { q: 'x' }), call('search', { q: 5 }), call('search', { q: 'z' })];
+    const result = score([exp('search', { q: 'string' }), exp('search')], calls);
+    expect(result.passed).toBe(true);
+    expect(result.unexpected).toEqual([calls[2]]);
+  });
   it('a tool that was never called is missing', () => {
     const result = score([exp('a'), exp('b')], [call('a')]);
     expect(result.passed).toBe(false);
@@ -405,6 +422,19 @@ describe('scoreToolCalls — order: superset', () => {
     expect(result.argumentMismatches).toEqual([]);
     expect(result.unexpected).toEqual([call('search', { q: 'dogs' })]);
   });
+  it('pairs a mismatch with the first same-name call when nothing comes before it', () => {
+    const result = score([exp('search', { q: 'cats' })], [call('search', { q: 'dogs' })], superset);
+    expect(result.missing).toEqual([]);
+    expect(result.argumentMismatches).toHaveLength(1);
+  });
+  it('does not pair a mismatch with a call after the next expectation\'s match', () => {
+    const expected = exp('search', { q: 'cats' });
+    const result = score([expected, exp('open')], [call('open'), call('search', { q: 'dogs' })], superset);
+    expect(result.missing).toEqual([expected]);
+    expect(result.argumentMismatches).toEqual([]);
+    expect(result.unexpected).toEqual([call('search', { q: 'dogs' })]);
+    expect(result.reasons).toEqual(['Missing tool call "search" (expected #1): "search" was called, but not in the expected order']);
+  });
   it('handles repeated tools in sequence', () => {
     expect(score([exp('a'), exp('a')], [call('a'), call('b'), call('a')], superset).passed).toBe(true);
     expect(score([exp('a'), exp('a')], [call('a'), call('b')], superset).passed).toBe(false);
@@ -420,6 +450,10 @@ describe('scoreToolCalls — reasons', () => {
     expect(result.reasons).toEqual([
       'Arguments of "search" (expected #2, call #1) do not match: q (expected "cats", got "dogs"), limit (expected <number>, got nothing)',
     ]);
+  });
+  it('keeps a value of exactly 80 characters whole', () => {
+    const result = score([exp('search', { q: 'x'.repeat(78) })], [call('search', { q: 'y' })]);
+    expect(result.reasons[0]).toContain(`q (expected "${'x'.repeat(78)}", got "y")`);
   });
   it('shortens a long value to 80 characters', () => {
     const result = score([exp('search', { q: 'x'.repeat(100) })], [call('search', { q: 'y' })]);

@@ -58,6 +58,12 @@ describe('wilsonInterval', () => {
       }
     }
   });
+  it('is exactly 0 or 1 at the ends for every sample size (no rounding residue)', () => {
+    for (let total = 1; total <= 30; total++) {
+      expect(wilsonInterval(0, total).low).toBe(0);
+      expect(wilsonInterval(total, total).high).toBe(1);
+    }
+  });
   it('returns the whole range when nothing was observed', () => {
     expect(wilsonInterval(0, 0)).toEqual({ low: 0, high: 1 });
   });
@@ -299,6 +305,11 @@ describe('summarizeIterations', () => {
       latencyMs: { p50: null, p95: null, mean: null },
       cases: [],
     });
+  });
+
+  it('leaves durations that are not finite out of the latency', () => {
+    const stats = summarizeIterations([it_('a', true, 100), it_('a', true, Number.NaN), it_('a', true, Number.POSITIVE_INFINITY), it_('a', true, 300)]);
+    expect(stats.latencyMs).toEqual({ p50: 200, p95: 290, mean: 200 });
   });
 
   it('returns null latency when no iteration has a duration', () => {
