@@ -27,6 +27,6 @@ export default {
   incrementalFile: 'reports/stryker-incremental.json',
   reporters: ['clear-text', 'progress', 'html'],
   htmlReporter: { fileName: 'reports/mutation/index.html' },
-  thresholds: { high: 95, low: 90, break: null },
+  thresholds: { high: 95, low: 90, break: 95 },
   tempDirName: '.stryker-tmp',
 };
