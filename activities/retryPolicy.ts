@@ -121,6 +121,7 @@ export function retryFailure(decision: Extract<RetryDecision, { action: 'retry' 
     message: decision.message,
     type: decision.reason === 'INTERNAL' ? 'IterationInterrupted' : 'RetryableIterationError',
     details: [{ reason: decision.reason }],
+    // Stryker disable next-line ConditionalExpression: ApplicationFailure.create treats nextRetryDelay: undefined as not given
     ...(decision.delayMs !== undefined && { nextRetryDelay: decision.delayMs }),
     ...(cause instanceof Error && { cause }),
   });

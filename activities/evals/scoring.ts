@@ -138,10 +138,12 @@ function definedKeys(value: Record<string, unknown>): string[] {
  */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
+  // Stryker disable next-line ConditionalExpression: dropping either typeof check is equivalent: Number.isNaN of a non-number is false, and a number never equals a non-number further down either
   if (typeof a === 'number' && typeof b === 'number') return Number.isNaN(a) && Number.isNaN(b);
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    // Stryker disable next-line EqualityOperator: `<=` also compares a[length] with b[length], both undefined, hence equal
     for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
     return true;
   }
@@ -170,6 +172,7 @@ function satisfiesPlaceholder(placeholder: ArgumentPlaceholder, present: boolean
     case 'string':
       return typeof value === 'string';
     case 'number':
+      // Stryker disable next-line ConditionalExpression: Number.isFinite never coerces, so it is false for every non-number without the typeof check
       return typeof value === 'number' && Number.isFinite(value);
     case 'boolean':
       return typeof value === 'boolean';
@@ -273,12 +276,14 @@ function pairIgnoringOrder(
     } else {
       augment(
         e,
+        // Stryker disable next-line ArrowFunction: an array of undefined reads as unvisited just as one of false does
         actual.map(() => false),
       );
     }
   }
 
   const missingReasons = new Map<number, string>();
+  // Stryker disable next-line EqualityOperator: at e = expected.length, actualIndex[e] is undefined, not -1, so that round only continues or moves nothing that is read
   for (let e = 0; e < expected.length; e++) {
     if (actualIndex[e] !== -1) continue;
     const name = expected[e].toolName;
@@ -333,6 +338,7 @@ function pairAsSubsequence(
   compatible: (e: number, a: number) => boolean,
 ): Pairing {
   const actualIndex = expected.map(() => -1);
+  // Stryker disable next-line ArrowFunction: an array of undefined reads as unused just as one of false does
   const used = actual.map(() => false);
 
   // Earliest compatible match in order; an unmatched expectation does not move the cursor.
@@ -341,6 +347,7 @@ function pairAsSubsequence(
     for (let a = cursor; a < actual.length; a++) {
       if (compatible(e, a)) {
         actualIndex[e] = a;
+        // Stryker disable next-line BooleanLiteral: the second pass looks only strictly between the calls matched here, so it never reads these marks
         used[a] = true;
         cursor = a + 1;
         break;
@@ -350,6 +357,7 @@ function pairAsSubsequence(
 
   const missingReasons = new Map<number, string>();
   let last = -1;
+  // Stryker disable next-line EqualityOperator: at e = expected.length, actualIndex[e] is undefined, not -1, so that round only continues or moves nothing that is read
   for (let e = 0; e < expected.length; e++) {
     if (actualIndex[e] !== -1) {
       last = actualIndex[e];
@@ -372,6 +380,7 @@ function pairAsSubsequence(
     }
     if (found !== -1) {
       actualIndex[e] = found;
+      // Stryker disable next-line BooleanLiteral: the search for the next expectation starts after `found` (last = found), so this mark is never read
       used[found] = true;
       last = found;
       continue;
@@ -407,6 +416,7 @@ export function scoreToolCalls(input: ScoreToolCallsInput): ToolCallScore {
     const mismatchedKeys = (e: number, a: number): string[] => {
       const cacheKey = `${e}:${a}`;
       let keys = mismatchCache.get(cacheKey);
+      // Stryker disable next-line ConditionalExpression: the cache only saves work: compareArguments is pure, recomputing gives the same keys
       if (keys === undefined) {
         keys = compareArguments(expected[e].arguments, actual[a].arguments, options.argumentMatching);
         mismatchCache.set(cacheKey, keys);
@@ -428,6 +438,7 @@ export function scoreToolCalls(input: ScoreToolCallsInput): ToolCallScore {
       const a = pairing.actualIndex[e];
       if (a === -1) {
         missing.push(call);
+        // Stryker disable next-line StringLiteral,ArithmeticOperator: unreachable fallback: every pairing gives a reason for each call it leaves missing
         reasons.push(pairing.missingReasons.get(e) ?? `Missing tool call "${call.toolName}" (expected #${e + 1})`);
         return;
       }

@@ -127,6 +127,7 @@ export function providerRetryDelay(headers: Record<string, string> | undefined, 
   const ms = Number(headers['retry-after-ms'] ?? NaN);
   if (Number.isFinite(ms) && ms >= 0) return ms;
   const retryAfter = headers['retry-after']?.trim();
+  // Stryker disable next-line ConditionalExpression: an absent or blank Retry-After matches neither the seconds pattern nor Date.parse (NaN)
   if (retryAfter) {
     if (/^\d+(\.\d+)?$/.test(retryAfter)) return Number(retryAfter) * 1000;
     const at = Date.parse(retryAfter);
@@ -148,6 +149,7 @@ export function providerRetryDelay(headers: Record<string, string> | undefined, 
 /** `1h2m3.5s`, `6m0s`, `20ms`: Go-style durations, as OpenAI's reset headers give them. */
 function parseDuration(value: string): number | undefined {
   const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+  // Stryker disable next-line MethodExpression: whitespace never lies inside a match, and the whole-value check below trims
   const parts = [...value.trim().matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
   if (parts.length === 0 || parts.map((p) => p[0]).join('') !== value.trim()) return undefined;
   return parts.reduce((total, [, amount, unit]) => total + Number(amount) * units[unit!]!, 0);

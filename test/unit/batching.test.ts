@@ -76,4 +76,39 @@ describe('BatchScheduler', () => {
     const second = play(500, { lanes: 4, perIterationMs: 35 }).batches;
     expect(second).toEqual(first);
   });
+
+  it('keeps the untimed size within 1..maxSize', () => {
+    expect(new BatchScheduler(ids(500), { ...defaultSizing, lanes: 1, initialSize: 0 }).take()).toHaveLength(1);
+    expect(new BatchScheduler(ids(500), { ...defaultSizing, lanes: 1, initialSize: 500 }).take()).toHaveLength(defaultSizing.maxSize);
+  });
+
+  it('sizes for targetMs from the smoothed time per iteration, and ignores empty batches', () => {
+    const scheduler = new BatchScheduler(ids(1000), { ...defaultSizing, lanes: 1, initialSize: 10 });
+    scheduler.take();
+    scheduler.observe(0, 60_000);
+    expect(scheduler.take()).toHaveLength(10);
+    scheduler.observe(10, 1_000); // 100 ms each: 5000 / 100
+    expect(scheduler.take()).toHaveLength(50);
+    scheduler.observe(10, 3_000); // (100 + 300) / 2 = 200 ms each: 5000 / 200
+    expect(scheduler.take()).toHaveLength(25);
+  });
+
+  it('enters the tail only once a fair share is worth less than minMs', () => {
+    // 10 ms each, 2 lanes: a fair share of 50 is exactly minMs (500 ms), still not the tail; 25 is
+    const scheduler = new BatchScheduler(ids(110), { ...defaultSizing, lanes: 2, initialSize: 10 });
+    scheduler.take();
+    scheduler.observe(10, 100);
+    expect([scheduler.take(), scheduler.take(), scheduler.take(), scheduler.take()].map((b) => b?.length)).toEqual([50, 25, 25, undefined]);
+  });
+
+  it('gives at most a fair share per lane near the end, then one last batch per lane', () => {
+    // 10 ms each, 2 lanes: fair share is ceil(remaining / 2) while it is worth at least minMs (50 iterations)
+    const scheduler = new BatchScheduler(ids(200), { ...defaultSizing, lanes: 2, initialSize: 10 });
+    scheduler.take();
+    scheduler.observe(10, 100);
+    expect(scheduler.take()).toHaveLength(95); // ceil(190 / 2) = 95, under maxSize (100) and targetMs / 10 ms (500)
+    expect(scheduler.take()).toHaveLength(48); // ceil(95 / 2) = 48: 480 ms, below minMs: the tail starts here
+    expect(scheduler.take()).toHaveLength(47); // the tail size, cut to what is left
+    expect(scheduler.take()).toBeUndefined();
+  });
 });

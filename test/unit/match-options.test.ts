@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toPublicMatchOptions } from '../../activities/evals/matchOptions.js';
+import { normalizeMatchOptions, toPublicMatchOptions } from '../../activities/evals/matchOptions.js';
 import { scoreToolCalls } from '../../activities/evals/scoring.js';
 import { matchOptionsSchema } from '../../api/schemas/evals.js';
 
@@ -61,5 +61,26 @@ describe('match options: three vocabularies read into the scorer\'s form', () =>
     expect(score({ toolCallOrder: 'in-order', extraToolCalls: 0 })).toBe(false);
     expect(score({ toolCallOrder: 'in-order', allowExtraToolCalls: false })).toBe(false);
     expect(scoreToolCalls({ expected, actual: [...actual].reverse(), matchOptions: read({ toolCallOrder: 'in-order' }).data }).passed).toBe(false);
+  });
+});
+
+describe('normalizeMatchOptions', () => {
+  it('names the spellings that disagree and what each one means', () => {
+    expect(normalizeMatchOptions({ maxExtraToolCalls: 1, extraToolCalls: 'unlimited', allowExtraToolCalls: false })).toEqual({
+      options: { maxExtraToolCalls: 1 },
+      conflicts: [{
+        fields: ['maxExtraToolCalls', 'extraToolCalls', 'allowExtraToolCalls'],
+        message: '`maxExtraToolCalls` (at most 1 extra call) and `extraToolCalls` (any number of extra calls) and `allowExtraToolCalls` (at most 0 extra calls) disagree: give one of them',
+      }],
+    });
+    expect(normalizeMatchOptions({ argumentMatching: 'exact', arguments: 'ignore', toolCallOrder: 'in-order' })).toEqual({
+      options: { toolCallOrder: 'superset', argumentMatching: 'exact' },
+      conflicts: [{ fields: ['argumentMatching', 'arguments'], message: '`argumentMatching` (exact) and `arguments` (ignore) disagree: give one of them' }],
+    });
+  });
+  it('keeps an internal order name as it is', () => {
+    expect(normalizeMatchOptions({ toolCallOrder: 'ignore' })).toEqual({ options: { toolCallOrder: 'ignore' }, conflicts: [] });
+    expect(normalizeMatchOptions({})).toStrictEqual({ options: {}, conflicts: [] });
+    expect(toPublicMatchOptions({})).toStrictEqual({});
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { APICallError, LoadAPIKeyError, RetryError } from 'ai';
-import { classifyModelError } from '../../activities/models/failures.js';
+import { APICallError, InvalidArgumentError, InvalidPromptError, LoadAPIKeyError, RetryError, UnsupportedFunctionalityError } from 'ai';
+import { classifyModelError, networkErrorCode, providerRetryDelay } from '../../activities/models/failures.js';
 
 const apiError = (statusCode: number | undefined, message = 'provider says no', headers?: Record<string, string>) =>
   new APICallError({
@@ -86,5 +86,92 @@ describe('classifyModelError', () => {
     const missingKey = new LoadAPIKeyError({ message: 'OpenAI API key is missing' });
     expect(classifyModelError(missingKey)).toMatchObject({ kind: 'configuration' });
     expect(classifyModelError(new Error('odd'))).toEqual({ kind: 'unknown', message: 'model call failed: odd' });
+  });
+
+  it('reads requests the SDK refused before sending (a bad prompt, a bad argument, an unsupported feature) as rejected', () => {
+    const refused = [
+      new InvalidPromptError({ prompt: '', message: 'messages must not be empty' }),
+      new InvalidArgumentError({ parameter: 'temperature', value: 7, message: 'temperature must be at most 2' }),
+      new UnsupportedFunctionalityError({ functionality: 'image parts' }),
+    ];
+    for (const error of refused) expect(classifyModelError(error)).toEqual({ kind: 'rejected', message: error.message });
+  });
+});
+
+describe('providerRetryDelay', () => {
+  const now = Date.UTC(2026, 0, 1);
+  it('skips a negative or unreadable retry-after-ms for the next header', () => {
+    expect(providerRetryDelay({ 'retry-after-ms': '-5', 'retry-after': '3' }, now)).toBe(3_000);
+    expect(providerRetryDelay({ 'retry-after-ms': 'soon', 'retry-after': '3' }, now)).toBe(3_000);
+    expect(providerRetryDelay({ 'retry-after-ms': '0' }, now)).toBe(0);
+    expect(providerRetryDelay(undefined, now)).toBeUndefined();
+  });
+  it('reads retry-after in whole or fractional seconds, trimmed, and nothing else as seconds', () => {
+    expect(providerRetryDelay({ 'retry-after': ' 3 ' }, now)).toBe(3_000);
+    expect(providerRetryDelay({ 'retry-after': '1.25' }, now)).toBe(1_250);
+    expect(providerRetryDelay({ 'retry-after': '3x' }, now)).toBeUndefined();
+    expect(providerRetryDelay({ 'retry-after': 'x3' }, now)).toBeUndefined();
+  });
+  it('reads Go-style durations with hours and fractions, and nothing else', () => {
+    expect(providerRetryDelay({ 'x-ratelimit-reset-requests': '3.25s' }, now)).toBe(3_250);
+    expect(providerRetryDelay({ 'x-ratelimit-reset-requests': '' }, now)).toBeUndefined();
+    expect(providerRetryDelay({ 'x-ratelimit-reset-requests': '1h2m3.5s' }, now)).toBe(3_723_500);
+    expect(providerRetryDelay({ 'x-ratelimit-reset-requests': ' 20ms ' }, now)).toBe(20);
+    expect(providerRetryDelay({ 'x-ratelimit-reset-requests': '5s later' }, now)).toBeUndefined();
+    expect(providerRetryDelay({ 'x-ratelimit-reset-requests': 'in 5s' }, now)).toBeUndefined();
+  });
+  it('reads only the rate-limit reset headers it knows', () => {
+    expect(providerRetryDelay({ 'my-x-ratelimit-reset-tokens': '5s' }, now)).toBeUndefined();
+    expect(providerRetryDelay({ 'anthropic-ratelimit-tokens-remaining': new Date(now + 5_000).toISOString() }, now)).toBeUndefined();
+    expect(providerRetryDelay({ 'anthropic-ratelimit-tokens-reset': 'soon' }, now)).toBeUndefined();
+    const later = new Date(now + 5_000).toISOString();
+    expect(providerRetryDelay({ 'anthropic-ratelimit-tokens-reset-at': later }, now)).toBeUndefined();
+    expect(providerRetryDelay({ 'x-anthropic-ratelimit-tokens-reset': later }, now)).toBeUndefined();
+    expect(providerRetryDelay({ 'anthropic-ratelimit-tokens-reset': new Date(now - 5_000).toISOString() }, now)).toBe(0);
+    expect(providerRetryDelay({ 'retry-after': new Date(now - 5_000).toUTCString() }, now)).toBe(0);
+  });
+});
+
+describe('networkErrorCode', () => {
+  it('finds the errno along the causes, and stops on a cycle', () => {
+    const system = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    expect(networkErrorCode(new Error('outer', { cause: new TypeError('fetch failed', { cause: system }) }))).toBe('ECONNREFUSED');
+    const looped = new Error('a');
+    looped.cause = new Error('b', { cause: looped });
+    expect(networkErrorCode(looped)).toBeUndefined();
+  });
+  it('takes only errno-shaped codes', () => {
+    expect(networkErrorCode(Object.assign(new Error('x'), { code: 'CONNECTION_ENDED' }))).toBeUndefined();
+    expect(networkErrorCode(Object.assign(new Error('x'), { code: 'ERR_1' }))).toBeUndefined();
+    expect(networkErrorCode(Object.assign(new Error('x'), { code: 'xENOTFOUND' }))).toBeUndefined();
+    expect(networkErrorCode(Object.assign(new Error('x'), { code: 42 }))).toBeUndefined();
+    expect(networkErrorCode('ENOTFOUND')).toBeUndefined();
+  });
+});
+
+describe('provider messages', () => {
+  it('are cut at 500 characters', () => {
+    const classified = classifyModelError(new Error('y'.repeat(600)));
+    expect(classified.message).toBe(`model call failed: ${'y'.repeat(500)}…`);
+    expect(classifyModelError(new Error('y'.repeat(500))).message).toBe(`model call failed: ${'y'.repeat(500)}`);
+  });
+  it('read a thrown non-error as text', () => {
+    expect(classifyModelError('socket hang up')).toEqual({ kind: 'unknown', message: 'model call failed: socket hang up' });
+    expect(classifyModelError({ name: 'AbortError' })).toEqual({ kind: 'aborted', message: 'model call aborted' });
+    expect(classifyModelError({ name: 'TimeoutError' })).toEqual({ kind: 'timeout', message: 'model call timed out' });
+    expect(classifyModelError(null)).toEqual({ kind: 'unknown', message: 'model call failed: null' });
+  });
+  it('say what was cancelled or timed out', () => {
+    const cancelled = new AbortController();
+    cancelled.abort(new Error('activity cancelled'));
+    expect(classifyModelError(new Error('x'), cancelled.signal)).toEqual({ kind: 'aborted', message: 'aborted: the run was cancelled' });
+    const timedOut = new AbortController();
+    timedOut.abort(new DOMException('timed out', 'TimeoutError'));
+    expect(classifyModelError(new Error('x'), timedOut.signal)).toEqual({ kind: 'timeout', message: 'model call timed out' });
+    expect(classifyModelError(new DOMException('This operation was aborted', 'AbortError'))).toEqual({ kind: 'aborted', message: 'model call aborted' });
+    expect(classifyModelError(new RetryError({ message: 'aborted', reason: 'abort', errors: [] }))).toEqual({ kind: 'aborted', message: 'model call aborted' });
+  });
+  it('carry no retry delay when the provider gave none', () => {
+    expect(classifyModelError(apiError(500))).not.toHaveProperty('retryAfterMs');
   });
 });

@@ -1,5 +1,5 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { APICallError, LoadAPIKeyError, NoSuchModelError, RetryError } from 'ai';
+import { APICallError, InvalidArgumentError, InvalidPromptError, LoadAPIKeyError, NoSuchModelError, RetryError } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { OperationFailure } from '../../activities/errors.js';
 import { refusedCredentials } from '../../activities/mcp/failures.js';
@@ -66,9 +66,32 @@ describe('decideRetry: model providers', () => {
     if (decision.action === 'fail') expect(decision.message).not.toMatch(/secret|api\.provider/);
   });
 
+  it('records no status where there was none', () => {
+    const transient = decideRetry(agentFailure(connectError('ECONNREFUSED')), last);
+    const final = decideRetry(agentFailure(connectError('ENOTFOUND', false)), first);
+    const server = decideRetry(new OperationFailure('TIMEOUT', 'slow', { phase: 'request' }), last);
+    for (const decision of [transient, final, server]) {
+      expect(decision.action).toBe('fail');
+      if (decision.action === 'fail') expect(decision.details).not.toHaveProperty('status');
+    }
+  });
+
   it('fails an unknown model and a missing key at once (the SDK\'s own configuration errors)', () => {
     expect(decideRetry(new NoSuchModelError({ modelId: 'gpt-nope', modelType: 'languageModel' }), first)).toMatchObject({ action: 'fail', details: { reason: 'MODEL_CONFIGURATION' } });
     expect(decideRetry(new LoadAPIKeyError({ message: 'key missing' }), first)).toMatchObject({ action: 'fail', details: { reason: 'MODEL_CONFIGURATION' } });
+  });
+
+  it('fails a prompt or an argument the SDK refuses at once: the same request would be refused again', () => {
+    const prompt = new InvalidPromptError({ prompt: '', message: 'messages must not be empty' });
+    const argument = new InvalidArgumentError({ parameter: 'temperature', value: 7, message: 'temperature must be at most 2' });
+    for (const error of [prompt, argument, agentFailure(prompt), agentFailure(argument)]) {
+      expect(decideRetry(error, first)).toEqual({ action: 'fail', message: expect.any(String), details: { reason: 'PROVIDER_REJECTED_REQUEST', attempt: 1 } });
+    }
+  });
+
+  it('retries a conflict (HTTP 409) like the AI SDK does, and records it as failed at the cap', () => {
+    expect(decideRetry(answer(409), first)).toEqual({ action: 'retry', reason: 'PROVIDER_UNAVAILABLE', message: expect.stringContaining('HTTP 409') });
+    expect(decideRetry(answer(409), last)).toMatchObject({ action: 'fail', details: { reason: 'PROVIDER_UNAVAILABLE', status: 409, attempt: 5 } });
   });
 
   it.each([408, 409, 500, 502, 503])('retries HTTP %i now', (status) => {
@@ -91,6 +114,11 @@ describe('decideRetry: model providers', () => {
     expect(decideRetry(agentFailure(answer(429, { 'x-ratelimit-reset-tokens': '20ms' })), first)).toMatchObject({ delayMs: 20 });
     const reset = new Date(NOW + 30_000).toISOString();
     expect(decideRetry(agentFailure(answer(429, { 'anthropic-ratelimit-tokens-reset': reset })), first)).toMatchObject({ delayMs: 30_000 });
+  });
+
+  it('rounds a fractional delay to whole milliseconds', () => {
+    expect(decideRetry(agentFailure(answer(429, { 'retry-after-ms': '250.4' })), first)).toMatchObject({ action: 'retry', delayMs: 250 });
+    expect(decideRetry(agentFailure(answer(429, { 'retry-after': '1.5' })), first)).toMatchObject({ action: 'retry', delayMs: 1_500 });
   });
 
   it('retries a 429 without any delay header now (Temporal\'s backoff)', () => {
@@ -187,6 +215,14 @@ describe('as Temporal failures', () => {
     const now = retryFailure({ action: 'retry', reason: 'PROVIDER_UNAVAILABLE', message: 'busy' });
     expect(now.nextRetryDelay).toBeUndefined();
     expect(now.nonRetryable).toBe(false);
+  });
+
+  it('a failure of our own retries as IterationInterrupted, keeping the error as its cause', () => {
+    const lost = new Error('Connection terminated unexpectedly');
+    const failure = retryFailure({ action: 'retry', reason: 'INTERNAL', message: lost.message }, lost);
+    expect(failure).toMatchObject({ type: 'IterationInterrupted', nonRetryable: false, details: [{ reason: 'INTERNAL' }] });
+    expect(failure.cause).toBe(lost);
+    expect(retryFailure({ action: 'retry', reason: 'INTERNAL', message: 'x' }, 'not an error').cause).toBeUndefined();
   });
 
   it('a missing run is one non-retryable failure type', () => {

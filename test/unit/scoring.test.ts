@@ -44,6 +44,16 @@ describe('deepEqual', () => {
     expect(deepEqual({ a: 1 }, { a: 1, b: 2 })).toBe(false);
     expect(deepEqual({ a: 1, b: undefined }, { a: 1, c: 2 })).toBe(false);
   });
+  it('tells NaN from any other number', () => {
+    expect(deepEqual(Number.NaN, 1)).toBe(false);
+    expect(deepEqual(1, Number.NaN)).toBe(false);
+  });
+  it('never equates a string or an array with a plain object that looks like it', () => {
+    expect(deepEqual('x', { 0: 'x' })).toBe(false);
+    expect(deepEqual({ 0: 'x' }, 'x')).toBe(false);
+    expect(deepEqual(['x'], { 0: 'x', length: 1 })).toBe(false);
+    expect(deepEqual({ 0: 'x', length: 1 }, ['x'])).toBe(false);
+  });
   it('compares dates by time', () => {
     expect(deepEqual(new Date(5), new Date(5))).toBe(true);
     expect(deepEqual(new Date(5), new Date(6))).toBe(false);
@@ -100,6 +110,17 @@ describe('compareArguments — partial', () => {
     // nested values are compared whole: an extra nested key is a mismatch
     expect(compareArguments({ filter: { a: 1 } }, { filter: { a: 1, b: 2 } }, 'partial')).toEqual(['filter']);
   });
+  it('does not match nested arguments when only some of their keys match', () => {
+    expect(compareArguments({ filter: { a: 1, b: 2 } }, { filter: { a: 1, b: 3 } }, 'partial')).toEqual(['filter']);
+    expect(compareArguments({ filter: { a: 1, b: 2 } }, { filter: { a: 0, b: 2 } }, 'partial')).toEqual(['filter']);
+  });
+  it('reports null where an object was expected as a mismatch, without throwing', () => {
+    expect(compareArguments({ filter: { a: 1 } }, { filter: null }, 'partial')).toEqual(['filter']);
+    expect(compareArguments({ filter: null }, { filter: { a: 1 } }, 'partial')).toEqual(['filter']);
+    expect(compareArguments({ filter: { a: 1 } }, { filter: null }, 'exact')).toEqual(['filter']);
+    // a model may send no arguments object at all
+    expect(compareArguments({ q: 'cats' }, null as unknown as Record<string, unknown>, 'partial')).toEqual(['q']);
+  });
   it('accepts any arguments when the expected call has none', () => {
     expect(compareArguments(undefined, { whatever: true }, 'partial')).toEqual([]);
     expect(compareArguments(undefined, { whatever: true }, 'exact')).toEqual([]);
@@ -120,6 +141,9 @@ describe('compareArguments — partial', () => {
     ['object', {}, true],
     ['object', null, false],
     ['object', [1], false],
+    ['object', 'text', false],
+    ['object', '', false],
+    ['object', 1, false],
     ['array', [], true],
     ['array', [1, 2], true],
     ['array', { 0: 1 }, false],
@@ -278,11 +302,27 @@ describe('scoreToolCalls — order: ignore', () => {
     expect(result.argumentMismatches).toEqual([]);
     expect(result.reasons[0]).toContain('every call was matched to another expectation');
   });
+  it('keeps the greedy pairing when it works, leaving the later call unexpected', () => {
+    // the loose expectation takes call #1 and "any arguments" takes call #2; re-routing would leave call #2 over instead
+    const calls = [call('search', { q: 'x' }), call('search', { q: 5 }), call('search', { q: 'z' })];
+    const result = score([exp('search', { q: 'string' }), exp('search')], calls);
+    expect(result.passed).toBe(true);
+    expect(result.unexpected).toEqual([calls[2]]);
+  });
   it('a tool that was never called is missing', () => {
     const result = score([exp('a'), exp('b')], [call('a')]);
     expect(result.passed).toBe(false);
     expect(result.missing).toEqual([exp('b')]);
     expect(result.reasons).toEqual(['Missing tool call "b" (expected #2): the tool was never called']);
+  });
+  it('does not pair two expectations with one call: [x, a, a] against the calls [x, a] fails', () => {
+    const result = score([exp('x'), exp('a'), exp('a')], [call('x'), call('a')]);
+    expect(result.passed).toBe(false);
+    expect(result.missing).toEqual([exp('a')]);
+    expect(result.argumentMismatches).toEqual([]);
+    expect(result.reasons).toEqual([
+      'Missing tool call "a" (expected #3): "a" was called 1 time(s), but every call was matched to another expectation',
+    ]);
   });
   it('expecting a tool twice needs two calls', () => {
     const result = score([exp('a'), exp('a')], [call('a')]);
@@ -382,9 +422,68 @@ describe('scoreToolCalls — order: superset', () => {
     expect(result.argumentMismatches).toEqual([]);
     expect(result.unexpected).toEqual([call('search', { q: 'dogs' })]);
   });
+  it('pairs a mismatch with the first same-name call when nothing comes before it', () => {
+    const result = score([exp('search', { q: 'cats' })], [call('search', { q: 'dogs' })], superset);
+    expect(result.missing).toEqual([]);
+    expect(result.argumentMismatches).toHaveLength(1);
+  });
+  it('does not pair a mismatch with a call after the next expectation\'s match', () => {
+    const expected = exp('search', { q: 'cats' });
+    const result = score([expected, exp('open')], [call('open'), call('search', { q: 'dogs' })], superset);
+    expect(result.missing).toEqual([expected]);
+    expect(result.argumentMismatches).toEqual([]);
+    expect(result.unexpected).toEqual([call('search', { q: 'dogs' })]);
+    expect(result.reasons).toEqual(['Missing tool call "search" (expected #1): "search" was called, but not in the expected order']);
+  });
   it('handles repeated tools in sequence', () => {
     expect(score([exp('a'), exp('a')], [call('a'), call('b'), call('a')], superset).passed).toBe(true);
     expect(score([exp('a'), exp('a')], [call('a'), call('b')], superset).passed).toBe(false);
+  });
+});
+
+describe('scoreToolCalls — reasons', () => {
+  it('names both positions of an argument mismatch and every differing key', () => {
+    const result = score(
+      [exp('open'), exp('search', { q: 'cats', limit: 'number' })],
+      [call('search', { q: 'dogs' }), call('open')],
+    );
+    expect(result.reasons).toEqual([
+      'Arguments of "search" (expected #2, call #1) do not match: q (expected "cats", got "dogs"), limit (expected <number>, got nothing)',
+    ]);
+  });
+  it('keeps a value of exactly 80 characters whole', () => {
+    const result = score([exp('search', { q: 'x'.repeat(78) })], [call('search', { q: 'y' })]);
+    expect(result.reasons[0]).toContain(`q (expected "${'x'.repeat(78)}", got "y")`);
+  });
+  it('shortens a long value to 80 characters', () => {
+    const result = score([exp('search', { q: 'x'.repeat(100) })], [call('search', { q: 'y' })]);
+    expect(result.reasons).toEqual([
+      `Arguments of "search" (expected #1, call #1) do not match: q (expected "${'x'.repeat(76)}..., got "y")`,
+    ]);
+  });
+  it('describes values JSON cannot write, and arguments that are not an object', () => {
+    const big = score([exp('search', { q: 'cats' })], [call('search', { q: 10n })]);
+    expect(big.reasons).toEqual(['Arguments of "search" (expected #1, call #1) do not match: q (expected "cats", got 10)']);
+    const none = score([exp('search', { q: 'cats' })], [{ toolName: 'search', arguments: null as unknown as Record<string, unknown> }]);
+    expect(none.reasons).toEqual(['Arguments of "search" (expected #1, call #1) do not match: q (expected "cats", got nothing)']);
+  });
+  it('reads placeholder names literally in exact mode', () => {
+    const result = score([exp('search', { q: 'string' })], [call('search', { q: 'x' })], { argumentMatching: 'exact' });
+    expect(result.reasons).toEqual(['Arguments of "search" (expected #1, call #1) do not match: q (expected "string", got "x")']);
+  });
+  it('says why a call is missing in each order mode', () => {
+    expect(score([exp('a'), exp('b')], [call('a')], { toolCallOrder: 'strict' }).reasons).toEqual([
+      'Missing tool call "b" at position 2: only 1 tool call(s) were made',
+    ]);
+    expect(score([exp('a'), exp('z')], [call('a')], { toolCallOrder: 'superset' }).reasons).toEqual([
+      'Missing tool call "z" (expected #2): the tool was never called',
+    ]);
+    expect(score([exp('a'), exp('b')], [call('b'), call('a')], { toolCallOrder: 'superset' }).reasons).toEqual([
+      'Missing tool call "b" (expected #2): "b" was called, but not in the expected order',
+    ]);
+    expect(score([exp('search', { q: 'cats' })], [], { toolCallOrder: 'superset' }).reasons).toEqual([
+      'Missing tool call "search" (expected #1): the tool was never called',
+    ]);
   });
 });
 

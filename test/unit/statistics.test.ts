@@ -58,6 +58,12 @@ describe('wilsonInterval', () => {
       }
     }
   });
+  it('is exactly 0 or 1 at the ends for every sample size (no rounding residue)', () => {
+    for (let total = 1; total <= 30; total++) {
+      expect(wilsonInterval(0, total).low).toBe(0);
+      expect(wilsonInterval(total, total).high).toBe(1);
+    }
+  });
   it('returns the whole range when nothing was observed', () => {
     expect(wilsonInterval(0, 0)).toEqual({ low: 0, high: 1 });
   });
@@ -66,6 +72,22 @@ describe('wilsonInterval', () => {
     expect(() => wilsonInterval(-1, 10)).toThrow(RangeError);
     expect(() => wilsonInterval(1.5, 10)).toThrow(RangeError);
     expect(() => wilsonInterval(1, 10, 0)).toThrow(RangeError);
+  });
+  it('says which argument is wrong', () => {
+    expect(() => wilsonInterval(11, 10)).toThrow('passed (11) must not exceed total (10)');
+    expect(() => wilsonInterval(1.5, 10)).toThrow('passed must be a non-negative integer, got 1.5');
+    expect(() => wilsonInterval(1, -10)).toThrow('total must be a non-negative integer, got -10');
+    for (const z of [0, -1, Number.POSITIVE_INFINITY, Number.NaN]) {
+      expect(() => wilsonInterval(1, 10, z)).toThrow(`z must be a positive finite number, got ${z}`);
+    }
+    expect(() => passAtK(10, 11, 1)).toThrow('c (11) must not exceed n (10)');
+    expect(() => passAtK(10, 3, 0)).toThrow('k (0) must be between 1 and n (10)');
+    expect(() => passAtK(10, 3, 11)).toThrow('k (11) must be between 1 and n (10)');
+    expect(() => passHatK(-1, 0, 1)).toThrow('n must be a non-negative integer, got -1');
+    expect(() => passHatK(3, 0.5, 1)).toThrow('c must be a non-negative integer, got 0.5');
+    expect(() => passHatK(3, 1, 1.5)).toThrow('k must be a non-negative integer, got 1.5');
+    expect(() => percentile([1], -1)).toThrow('p must be between 0 and 100, got -1');
+    expect(() => summarizeIterations([], { k: 0 })).toThrow('k must be a positive integer, got 0');
   });
 });
 
@@ -221,6 +243,17 @@ describe('summarizeIterations', () => {
     expect(stats.passHatK?.value).toBeCloseTo((1 / 3 + 0) / 2, 12);
   });
 
+  it('defaults k to the smallest case even when it is not the last one', () => {
+    // c: n=2, c=1 (smallest, first); d: n=4, c=2; k = 2, not 4
+    const stats = summarizeIterations([
+      it_('c', true), it_('c', false),
+      it_('d', true), it_('d', false), it_('d', true), it_('d', false),
+    ]);
+    expect(stats.passAtK?.k).toBe(2);
+    expect(stats.cases.map((c) => c.passAtK)).toEqual([1, passAtK(4, 2, 2)]);
+    expect(stats.passHatK).toEqual({ k: 2, value: (0 + passHatK(4, 2, 2)) / 2 });
+  });
+
   it('reports per-case statistics in order of first appearance', () => {
     const stats = summarizeIterations(iterations);
     expect(stats.cases.map((c) => c.caseId)).toEqual(['a', 'b']);
@@ -272,6 +305,11 @@ describe('summarizeIterations', () => {
       latencyMs: { p50: null, p95: null, mean: null },
       cases: [],
     });
+  });
+
+  it('leaves durations that are not finite out of the latency', () => {
+    const stats = summarizeIterations([it_('a', true, 100), it_('a', true, Number.NaN), it_('a', true, Number.POSITIVE_INFINITY), it_('a', true, 300)]);
+    expect(stats.latencyMs).toEqual({ p50: 200, p95: 290, mean: 200 });
   });
 
   it('returns null latency when no iteration has a duration', () => {
