@@ -1,3 +1,4 @@
+import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -22,7 +23,8 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['node:*'], message: 'workflows run in a deterministic sandbox: no Node builtins' },
-          { group: ['fs', 'path', 'os', 'crypto', 'http', 'https', 'net', 'child_process', 'timers', 'worker_threads'], message: 'workflows run in a deterministic sandbox: no Node builtins' },
+          // Every builtin by its bare name (fs, fs/promises, timers, ...), from Node's own list, not a hand-picked one.
+          { group: builtinModules, message: 'workflows run in a deterministic sandbox: no Node builtins' },
           { group: ['**/activities/**', '**/api/**', '**/db/**', 'postgres', '@modelcontextprotocol/*', 'ai', '@ai-sdk/*'], allowTypeImports: true, message: 'workflows may import activities/api only as types' },
         ],
       }],
