@@ -1,9 +1,35 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
+  /**
+   * Calls `onGone` once when the server this process started is no longer the one running on its data folder: it
+   * exited (killed, crashed) or another postmaster took the folder over (restarted by someone else). Its owner
+   * cannot stop a server it no longer owns, so it should stop too. Checked every `everyMs`.
+   */
+  watch(onGone: (what: string) => void, everyMs?: number): void;
+}
+
+/** The postmaster's pid from its lock file (first line of postmaster.pid), or undefined when there is none. */
+function postmasterPid(dataDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**
@@ -31,9 +57,27 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
   if (fresh) await pg.initialise();
   await pg.start();
   if (fresh) await pg.createDatabase(database);
+  const started = postmasterPid(options.dataDir);
+  let timer: NodeJS.Timeout | undefined;
   return {
     url: `postgres://runway:runway@127.0.0.1:${options.port}/${database}`,
-    stop: () => pg.stop(),
+    stop: async () => {
+      clearInterval(timer);
+      // The package waits for its server's `exit` event, which never comes again for a server already gone.
+      if (started !== undefined && !isAlive(started)) return;
+      await pg.stop();
+    },
+    watch: (onGone, everyMs = 2000) => {
+      if (started === undefined) return;
+      timer = setInterval(() => {
+        const now = postmasterPid(options.dataDir);
+        const what = now === undefined || !isAlive(started) ? `exited (pid ${started})` : now !== started ? `was restarted by someone else (pid ${started}, now ${now})` : undefined;
+        if (what === undefined) return;
+        clearInterval(timer);
+        onGone(what);
+      }, everyMs);
+      timer.unref();
+    },
   };
 }
 

@@ -70,6 +70,12 @@ try {
     say(`starting embedded PostgreSQL on port ${embeddedPostgresPort} (data in ${join(dataDir, 'postgres')})`);
     database = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres'), port: embeddedPostgresPort, log: say });
     databaseUrl = database.url;
+    // Watched like the other children: a stack whose database exited, or was restarted by someone else, stops.
+    database.watch((what) => {
+      if (stopping) return;
+      say(`embedded PostgreSQL ${what}; stopping the stack`);
+      void stopAll(1);
+    });
   }
   const sql = createSql(databaseUrl, { max: 2 });
   const applied = await migrate(sql);

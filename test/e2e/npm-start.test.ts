@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apiClient } from '../helpers/http.js';
 import { startNpmStart } from '../helpers/npmStart.js';
@@ -38,5 +40,20 @@ describe('npm start', () => {
     expect(leftovers(stack.dataDir)).toEqual([]);
     expect(leftovers(`--port ${temporalPort}`)).toEqual([]);
     expect(output()).toMatch(/stopping/);
+  }, 240_000);
+
+  it('stops, saying why, when its embedded PostgreSQL exits under it', async () => {
+    const stack = await startNpmStart();
+    try {
+      const exited = new Promise<number | null>((resolve) => stack.child.once('exit', (code) => resolve(code)));
+      const postmaster = Number(readFileSync(join(stack.dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      process.kill(postmaster, 'SIGKILL');
+      const code = await exited;
+      expect(code, stack.output()).toBe(1);
+      expect(stack.output()).toMatch(new RegExp(`embedded PostgreSQL exited \\(pid ${postmaster}\\); stopping the stack`));
+      expect(stack.output()).toMatch(/stopped/);
+    } finally {
+      await stack.stop();
+    }
   }, 240_000);
 });
