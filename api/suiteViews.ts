@@ -1,5 +1,4 @@
 import type { Db } from '../db/connection.js';
-import type { SuiteRow } from '../db/evalSuites.js';
 import { listServerRows } from '../db/servers.js';
 import { findSuiteWithSchedule, type ScheduledSuiteRow } from '../db/suiteSchedules.js';
 import { notFound } from './errors.js';
@@ -31,9 +30,9 @@ export function toSuiteDetail(suite: ScheduledSuiteRow, servers: ReadonlyArray<{
   };
 }
 
-/** The suite's detail: its schedule state and its server names read along. */
-export async function loadSuiteDetail(sql: Db, suite: SuiteRow): Promise<SuiteDetail> {
-  const [scheduled, servers] = await Promise.all([findSuiteWithSchedule(sql, suite.project_id, suite.id), listServerRows(sql, suite.project_id)]);
-  if (!scheduled) throw notFound('eval suite', { suiteId: suite.id });
-  return toSuiteDetail(scheduled, servers);
+/** A live suite's detail, read with its schedule state and the project's server names; 404 when there is none. */
+export async function loadSuiteDetail(sql: Db, projectId: string, suiteId: string): Promise<SuiteDetail> {
+  const [suite, servers] = await Promise.all([findSuiteWithSchedule(sql, projectId, suiteId), listServerRows(sql, projectId)]);
+  if (!suite) throw notFound('eval suite', { suiteId });
+  return toSuiteDetail(suite, servers);
 }

@@ -103,7 +103,9 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
       response: suiteDetailSchema,
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
-        return await loadSuiteDetail(sql, await requireSuite(sql, principal, params));
+        // The suite is read once, with its schedule state (requireSuite and then the detail would read it twice).
+        const project = await requireProject(sql, principal, params.projectId);
+        return await loadSuiteDetail(sql, project.id, params.suiteId);
       },
     }),
     defineRoute({
@@ -128,7 +130,7 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
           hostId: body.hostId,
         });
         if (!updated) throw notFound('eval suite', { suiteId: params.suiteId });
-        const detail = await loadSuiteDetail(sql, updated);
+        const detail = await loadSuiteDetail(sql, updated.project_id, updated.id);
         // A renamed suite's schedule is told its new name (its note and memo in Temporal Web UI); cosmetic, so a
         // Temporal that cannot be reached now leaves the old name there rather than failing the edit.
         if (body.name !== undefined && body.name !== suite.name && detail.schedule.intervalMinutes !== null) {
