@@ -47,6 +47,8 @@ describe('case drafts are checked against the tools', () => {
       draft('Normal without calls', 'Add nothing', []),
       { title: 'No query', isNegative: false, expectedToolCalls: [] },
       'not even an object',
+      draft('Lone \ud800 surrogate', 'Echo it', [{ toolName: 'echo', arguments: { message: 'x' } }]),
+      draft('NUL in the prompt', 'Echo \u0000 it', [{ toolName: 'echo', arguments: { message: 'x' } }]),
     ];
     const { drafts, skipped } = checkDrafts(answer, tools, 20);
     expect(drafts).toEqual([
@@ -63,6 +65,8 @@ describe('case drafts are checked against the tools', () => {
       { title: 'Normal without calls', error: expect.stringContaining('a normal case expects at least one tool call') },
       { title: 'No query', error: expect.stringMatching(/^not a case draft: query: /) },
       { title: 'draft 11', error: expect.stringMatching(/^not a case draft: /) },
+      { title: 'Lone \ud800 surrogate', error: 'not a case draft: title: holds a character that cannot be stored (NUL or a lone surrogate)' },
+      { title: 'NUL in the prompt', error: 'not a case draft: query: holds a character that cannot be stored (NUL or a lone surrogate)' },
     ]);
   });
 

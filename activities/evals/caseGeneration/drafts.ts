@@ -3,6 +3,7 @@
  * arguments valid against the tool's input schema, and a negative case expecting no call. Pure: no I/O.
  */
 import { z } from 'zod';
+import { unstorableCharacter } from '../../../db/columnLimits.js';
 import { closestName } from '../../closestName.js';
 import { ArgumentChecker } from './argumentCheck.js';
 import type { SuiteTool } from './suiteTools.js';
@@ -15,9 +16,13 @@ const draftCallSchema = z.object({
   arguments: z.record(z.string(), z.unknown()).optional(),
 });
 
+/** Text a model wrote, refused when Postgres could not store it (a NUL, a lone surrogate), as request bodies are. */
+const storableText = (max: number) =>
+  z.string().trim().min(1).max(max).refine((text) => unstorableCharacter(text) === undefined, { message: 'holds a character that cannot be stored (NUL or a lone surrogate)' });
+
 export const caseDraftSchema = z.object({
-  title: z.string().trim().min(1).max(200),
-  query: z.string().trim().min(1).max(5_000),
+  title: storableText(200),
+  query: storableText(5_000),
   isNegative: z.boolean(),
   expectedToolCalls: z.array(draftCallSchema).max(MAX_DRAFT_CALLS),
 });
