@@ -27,6 +27,11 @@ export const limits = {
   resultsPerArtifact: 10_000,
   /** iterations one ingested run may hold across its chunks: the same scale */
   iterationsPerIngestedRun: 10_000,
+  /**
+   * suites of one organization that may run on an enabled schedule: every due time starts a workflow and writes,
+   * even when the run cap then skips it, so their number is bounded like the runs themselves
+   */
+  schedulesPerOrganization: 50,
 } as const;
 
 /** 10000 -> `10,000`, as messages and descriptions write numbers. */
@@ -62,4 +67,11 @@ export function checkIngestedIterations(runId: string, iterations: number, addin
   const limit = limits.iterationsPerIngestedRun;
   if (iterations + adding <= limit) return;
   throw exceeded('TOO_MANY_ITERATIONS', `run ${runId} holds ${formatCount(iterations)} iterations; ${formatCount(adding)} more would pass the ${formatCount(limit)} an ingested run may hold: report the rest as another run (another externalRunId)`, limit, { runId, iterations, adding });
+}
+
+/** Enabling one more schedule in an organization that already has `enabled` of them. */
+export function checkEnabledSchedules(organizationId: string, enabled: number): void {
+  const limit = limits.schedulesPerOrganization;
+  if (enabled < limit) return;
+  throw exceeded('TOO_MANY_SCHEDULES', `the organization already runs ${formatCount(enabled)} suites on a schedule, the most it may: disable one first (PATCH .../schedule { "enabled": false })`, limit, { organizationId, enabled });
 }

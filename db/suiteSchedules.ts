@@ -52,6 +52,18 @@ export async function lockSuiteSchedule(tx: Tx, projectId: string, suiteId: stri
   return locked ? await findSuiteWithSchedule(tx, projectId, suiteId) : undefined;
 }
 
+/**
+ * How many suites of the organization, besides `exceptSuiteId`, have an enabled schedule; holds the organization's
+ * schedule lock until the transaction ends, so that concurrent enables cannot both pass the bound.
+ */
+export async function countEnabledSchedules(tx: Tx, organizationId: string, exceptSuiteId: string): Promise<number> {
+  await tx`SELECT pg_advisory_xact_lock(hashtext('suite-schedules'), hashtext(${organizationId}))`;
+  const [row] = await tx<{ enabled: number }[]>`
+    SELECT count(*)::int AS enabled FROM eval_suites s JOIN projects p ON p.id = s.project_id
+    WHERE p.organization_id = ${organizationId} AND s.schedule_enabled AND s.deleted_at IS NULL AND s.id <> ${exceptSuiteId}`;
+  return row.enabled;
+}
+
 export async function setSuiteSchedule(tx: Tx, suiteId: string, schedule: { enabled: boolean; intervalMinutes: number | null }): Promise<void> {
   await tx`
     UPDATE eval_suites SET schedule_enabled = ${schedule.enabled}, schedule_interval_minutes = ${schedule.intervalMinutes},

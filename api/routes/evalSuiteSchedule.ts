@@ -1,6 +1,7 @@
 import type { Sql } from '../../db/connection.js';
 import { listServerRows } from '../../db/servers.js';
-import { findSuiteWithSchedule, lockSuiteSchedule, setSuiteSchedule } from '../../db/suiteSchedules.js';
+import { countEnabledSchedules, findSuiteWithSchedule, lockSuiteSchedule, setSuiteSchedule } from '../../db/suiteSchedules.js';
+import { checkEnabledSchedules, formatCount, limits } from '../../activities/limits.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
@@ -20,6 +21,7 @@ export function evalSuiteScheduleRoutes({ sql, schedules }: RouteDeps) {
       description:
         `enabled with intervalMinutes (1..${MAX_INTERVAL_MINUTES}) runs the suite on a Temporal Schedule: each due time starts an ordinary run (source "schedule") on the suite's saved servers with the organization's provider keys, under the organization's run cap. ` +
         "A due run that cannot start then (the cap is full, a model has no key, ...) is skipped and shown in the suite's schedule.lastSkipped; a due time while the suite's previous scheduled run is still going is skipped too. " +
+        `An organization runs at most ${formatCount(limits.schedulesPerOrganization)} suites on a schedule (400, details.reason TOO_MANY_SCHEDULES). ` +
         'enabled false pauses the schedule, keeping it. Answers the suite detail.',
       params: suiteParams,
       body: suiteScheduleBody,
@@ -35,6 +37,7 @@ export function evalSuiteScheduleRoutes({ sql, schedules }: RouteDeps) {
           if (body.enabled && current.server_ids.length === 0) {
             throw validationError('this suite has no saved server selection to run on a schedule; save its serverIds first', { suiteId: current.id, reason: 'NO_SAVED_SERVER_SELECTION' });
           }
+          if (body.enabled && !current.schedule_enabled) checkEnabledSchedules(current.organization_id, await countEnabledSchedules(tx, current.organization_id, current.id));
           const intervalMinutes = body.intervalMinutes ?? current.schedule_interval_minutes;
           await schedules.apply({
             suiteId: current.id,

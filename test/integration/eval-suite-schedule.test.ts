@@ -1,6 +1,7 @@
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restoreSuiteSchedules, SuiteScheduler } from '../../api/suiteScheduler.js';
+import { limits } from '../../activities/limits.js';
 import { createLogger } from '../../activities/logger.js';
 import { setProviderKey } from '../../db/providerKeys.js';
 import { suiteScheduleId } from '../../workflows/definitions.js';
@@ -180,6 +181,27 @@ describe('scheduled suites: PATCH /eval-suites/{s}/schedule runs a suite on a Te
     const skipped = await eventually(async () => (await scheduleOf(o, suiteId, { enabled: true, intervalMinutes: 10_080 })).lastSkipped ?? undefined, 'the skip');
     expect(skipped).toMatchObject({ reason: 'MODEL_KEY_MISSING', message: expect.stringContaining('anthropic') });
     expect(await o.suiteRuns(suiteId)).toEqual([]);
+  });
+
+  it(`an organization runs at most ${limits.schedulesPerOrganization} suites on a schedule: one more is a 400 naming the limit; disabling and re-enabling stay possible`, async () => {
+    const o = await newOrganization();
+    const suiteId = await o.newSuite('One too many');
+    // The organization's other suites, already scheduled (as if enabled earlier), up to the limit.
+    await world.stack.sql`
+      INSERT INTO eval_suites (id, project_id, name, server_ids, schedule_enabled, schedule_interval_minutes)
+      SELECT 'sui_filler' || g || ${suiteId}, project_id, 'scheduled ' || g, server_ids, true, 10080
+      FROM eval_suites, generate_series(1, ${limits.schedulesPerOrganization}) g WHERE id = ${suiteId}`;
+    const refused = await o.setSchedule(suiteId, { enabled: true, intervalMinutes: 60 });
+    expect(refused).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', details: { reason: 'TOO_MANY_SCHEDULES', limit: limits.schedulesPerOrganization } } });
+    await expect(schedule(suiteId).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
+    expect((await o.call('GET', `${o.project}/eval-suites/${suiteId}`)).body.schedule).toMatchObject({ enabled: false, intervalMinutes: null });
+    // Making room lets it in; a schedule already enabled can be changed at the limit.
+    await world.stack.sql`UPDATE eval_suites SET schedule_enabled = false WHERE id = ${`sui_filler1${suiteId}`}`;
+    expect((await o.setSchedule(suiteId, { enabled: true, intervalMinutes: 60 })).status).toBe(200);
+    expect((await o.setSchedule(suiteId, { enabled: true, intervalMinutes: 120 })).status).toBe(200);
+    expect((await o.setSchedule(suiteId, { enabled: false })).status).toBe(200);
+    // The fillers have no Temporal Schedule; disabled, no later test (the restore at API start) gives them one.
+    await world.stack.sql`UPDATE eval_suites SET schedule_enabled = false WHERE id LIKE ${`sui_filler%${suiteId}`}`;
   });
 
   it('refuses bad schedule changes with 4xx and changes nothing', async () => {
