@@ -35,7 +35,7 @@ export async function throwawayDatabase(): Promise<{ url: string; drop(): Promis
 
 export async function temporalDevServer(): Promise<DevServer> {
   const binary = await ensureTemporalCli();
-  return await startTemporalDevServer({ binary, port: await freePort(), uiPort: null });
+  return await startTemporalDevServer({ binary, port: freePort, uiPort: null });
 }
 
 export interface BenchApi {

@@ -11,7 +11,8 @@ export interface DevServer {
 
 export interface DevServerOptions {
   binary: string;
-  port: number;
+  /** a function picks a fresh port for each start attempt */
+  port: number | (() => Promise<number>);
   /** null: headless (no Web UI) */
   uiPort: number | null;
   /** persistent sqlite file; in-memory when omitted */
@@ -20,28 +21,65 @@ export interface DevServerOptions {
   log?: (line: string) => void;
 }
 
-/** Starts `temporal server start-dev` with Runway's search attributes registered and waits until it serves. */
+/** Start attempts when the server exits while starting. */
+const START_ATTEMPTS = 3;
+
+/**
+ * Starts `temporal server start-dev` with Runway's search attributes registered and waits until it serves.
+ * The dev server picks its internal ports (membership, internal gRPC, HTTP) itself and binds them a moment later,
+ * so another process can take one in between: the server then panics while starting. Such an exit is retried
+ * (with a fresh frontend port when `port` is a function); the last attempt's output is in the error.
+ */
 export async function startTemporalDevServer(options: DevServerOptions): Promise<DevServer> {
+  for (let attempt = 1; ; attempt++) {
+    const port = typeof options.port === 'number' ? options.port : await options.port();
+    try {
+      return await startOnce(options, port);
+    } catch (error) {
+      if (!(error instanceof ExitedWhileStarting) || attempt >= START_ATTEMPTS) throw error;
+      options.log?.(`temporal dev server exited while starting (attempt ${attempt} of ${START_ATTEMPTS}); retrying`);
+    }
+  }
+}
+
+class ExitedWhileStarting extends Error {}
+
+/** Keeps the start and the end of a child's output: a Go panic names its cause at the top. */
+function outputKeeper(keep = 3000): { collect(chunk: Buffer): void; text(): string } {
+  let all = '';
+  let head = '';
+  let tail = '';
+  return {
+    collect(chunk) {
+      const text = chunk.toString();
+      if (all.length <= 2 * keep) all += text;
+      if (head.length < keep) head += text.slice(0, keep - head.length);
+      tail = (tail + text).slice(-keep);
+    },
+    text: () => (all.length <= 2 * keep ? all : `${head}\n[...]\n${tail}`),
+  };
+}
+
+async function startOnce(options: DevServerOptions, port: number): Promise<DevServer> {
   const ip = options.ip ?? '127.0.0.1';
-  const args = ['server', 'start-dev', '--ip', ip, '--port', String(options.port), '--log-level', 'error'];
+  const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--log-level', 'error'];
   if (options.uiPort === null) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort));
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   for (const name of Object.values(searchAttributeNames)) args.push('--search-attribute', `${name}=Keyword`);
 
   const child = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-4000);
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
+  const output = outputKeeper();
+  child.stdout?.on('data', output.collect);
+  child.stderr?.on('data', output.collect);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
-  const address = `${ip}:${options.port}`;
+  const address = `${ip}:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`temporal dev server exited (${child.exitCode}):\n${output}`);
+    if (child.exitCode !== null) {
+      throw new ExitedWhileStarting(`temporal dev server exited (${child.exitCode}):\n${output.text()}`);
+    }
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
       await connection.healthService.check({});
@@ -50,7 +88,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
     } catch (error) {
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`temporal dev server did not become ready on ${address}: ${String(error)}\n${output}`);
+        throw new Error(`temporal dev server did not become ready on ${address}: ${String(error)}\n${output.text()}`);
       }
       await new Promise((r) => setTimeout(r, 250));
     }

@@ -37,7 +37,7 @@ export default async function setup(project: TestProject) {
   await migrate(templateSql);
   await templateSql.end();
 
-  const temporal = await startTemporalDevServer({ binary, port: await freePort(), uiPort: null, log: say });
+  const temporal = await startTemporalDevServer({ binary, port: freePort, uiPort: null, log: say });
   const bundle = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
   const bundleDir = mkdtempSync(join(tmpdir(), 'runway-bundle-'));
   const workflowBundlePath = join(bundleDir, 'workflows.js');
