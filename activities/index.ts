@@ -1,18 +1,18 @@
 import { hostname } from 'node:os';
 import { Context } from '@temporalio/activity';
-import { RunReconciler } from '../api/runReconciler.js';
-import { START_FAILED } from '../api/runs/startEvalRun.js';
+import { RunReconciler } from '../runtime/runReconciler.js';
+import { START_FAILED } from '../domain/evals/startEvalRun.js';
 import type { Sql } from '../db/connection.js';
 import { failRunToStart } from '../db/evalRuns.js';
 import type { SecretBox } from '../db/secretBox.js';
-import type { Config } from './config.js';
-import { finalizeRun, type FinalizeInput } from './evals/finalize.js';
-import { planRun } from './evals/plan.js';
-import { runIterationBatch, type BatchInput, type IterationRecorder } from './evals/runIterations.js';
-import type { Logger } from './logger.js';
-import type { McpOperations } from './mcp/index.js';
-import { parseHostedModels } from './models/catalog.js';
-import { startScheduledRun, type ScheduledRunRecorder } from './schedules/scheduledRun.js';
+import type { Config } from '../runtime/config.js';
+import { finalizeRun, type FinalizeInput } from '../domain/evals/finalize.js';
+import { planRun } from '../domain/evals/plan.js';
+import { runIterationBatch, type BatchInput, type IterationRecorder } from './runIterations.js';
+import type { Logger } from '../runtime/logger.js';
+import type { McpOperations } from '../domain/mcp/index.js';
+import { parseHostedModels } from '../domain/models/catalog.js';
+import { startScheduledRun, type ScheduledRunRecorder } from '../domain/evals/scheduledRun.js';
 import type { ScheduledSuiteRunInput } from '../workflows/definitions.js';
 
 export interface ActivityDeps {

@@ -12,9 +12,9 @@
  * Callers: runIterations.ts (iterations), the providers' fetch (the AI SDK's own retries), plan/finalize (runNotFound).
  */
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
-import { OperationFailure } from './errors.js';
-import { AgentRunFailure } from './models/agentLoop.js';
-import { classifyModelError, isModelError, type ModelErrorClassification, type ModelErrorKind } from './models/failures.js';
+import { OperationFailure } from '../domain/failures.js';
+import { AgentRunFailure } from '../domain/models/agentLoop.js';
+import { classifyModelError, isModelError, type ModelErrorClassification, type ModelErrorKind } from '../domain/models/failures.js';
 
 /** Why an iteration failed, in `error_details.reason`. Server failures keep the MCP failure's own reason. */
 export type ModelFailureReason =
@@ -92,7 +92,7 @@ function modelClassification(error: unknown, context: FailureContext): ModelErro
 }
 
 /**
- * An MCP server's failure (activities/mcp/failures.ts). An outage or a timeout may pass; a server that answered with
+ * An MCP server's failure (domain/mcp/failures.ts). An outage or a timeout may pass; a server that answered with
  * an error or refused our credentials (`retryable: false`), a host that does not resolve, and every other code
  * (OAuth needed, a missing capability, a refused request, a model the run cannot use) will answer the same.
  */

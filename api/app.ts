@@ -1,22 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Client } from '@temporalio/client';
-import type { Config } from '../activities/config.js';
-import type { Logger } from '../activities/logger.js';
-import type { McpOperations } from '../activities/mcp/index.js';
+import type { Config } from '../runtime/config.js';
+import type { Logger } from '../runtime/logger.js';
+import type { McpOperations } from '../domain/mcp/index.js';
 import type { Sql } from '../db/connection.js';
 import { SecretBox } from '../db/secretBox.js';
-import { parseHostedModels, type HostedModelCatalog } from '../activities/models/catalog.js';
+import { parseHostedModels, type HostedModelCatalog } from '../domain/models/catalog.js';
 import { authenticate, keyManagementSurface } from './auth.js';
 import { jsonObjectBody } from './body.js';
 import { CursorCodec } from './cursor.js';
 import { docsRoutes } from './docs.js';
 import { RunLauncher } from './runLauncher.js';
-import { RunReconciler } from './runReconciler.js';
+import { RunReconciler } from '../runtime/runReconciler.js';
 import { SuiteScheduler } from './suiteScheduler.js';
 import { errorHandler, unknownRoute } from './errors.js';
 import { healthRoutes } from './health.js';
-import { createMetrics, httpMetrics, instrumentMcp, metricsRoute, registerActiveRuns, type Metrics } from './metrics.js';
+import { createMetrics, httpMetrics, instrumentMcp, metricsRoute, registerActiveRuns, type Metrics } from '../runtime/metrics.js';
 import { mountedRoutes, openApiRoute } from './openapi.js';
 import { AddressLimit } from './rateLimit.js';
 import { replyCheck } from './replyCheck.js';
@@ -29,7 +29,7 @@ export interface AppDeps {
   temporal: Client;
   config: Config;
   log: Logger;
-  /** operations on saved MCP servers (activities/mcp), called directly by the server-operation routes */
+  /** operations on saved MCP servers (domain/mcp), called directly by the server-operation routes */
   mcp: McpOperations;
   /** this process's Prometheus registry and instruments (default: a fresh one), served at /metrics */
   metrics?: Metrics;

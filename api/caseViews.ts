@@ -1,5 +1,5 @@
-import { toPublicMatchOptions } from '../activities/evals/matchOptions.js';
-import type { MatchOptions } from '../activities/evals/scoring.js';
+import { toPublicMatchOptions } from '../domain/evals/matchOptions.js';
+import type { MatchOptions } from '../domain/evals/scoring.js';
 import type { CaseRow } from '../db/evalSuites.js';
 import type { CaseView } from './schemas/cases.js';
 

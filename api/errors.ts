@@ -2,8 +2,8 @@ import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { z } from 'zod';
-import { OperationFailure } from '../activities/errors.js';
-import type { Logger } from '../activities/logger.js';
+import { OperationFailure } from '../domain/failures.js';
+import type { Logger } from '../runtime/logger.js';
 import { unknownFields } from './unknownFields.js';
 
 /** Stable error codes of the contract; the HTTP status always follows from the code. */

@@ -27,7 +27,7 @@ export function toEvalRun(run: RunRow, progress: Progress): z.input<typeof evalR
 }
 
 /**
- * The JSON columns hold what the worker (activities/evals) and ingest (activities/ingest/results.ts) wrote: tool
+ * The JSON columns hold what the worker (domain/evals) and ingest (domain/ingest/results.ts) wrote: tool
  * calls with their arguments, and an ingested result's metadata of strings, numbers and booleans.
  */
 export function toIteration(row: IterationRow): Iteration {
@@ -55,6 +55,6 @@ export function toIteration(row: IterationRow): Iteration {
 
 /**
  * A stored trace is already in the wire shape: the worker writes it so, and ingest normalizes a reported one
- * (activities/ingest/trace.ts) before storing it.
+ * (domain/ingest/trace.ts) before storing it.
  */
 export const toTrace = (stored: Record<string, unknown>) => stored as z.input<typeof traceSchema>;

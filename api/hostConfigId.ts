@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../activities/canonicalJson.js';
+import { canonicalJson } from '../domain/canonicalJson.js';
 
 /**
  * A host config's content address (`hostConfigId`): `hcfg_` + base64url(SHA-256(canonical JSON of the config)),

@@ -1,12 +1,12 @@
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig } from '../activities/config.js';
-import { createLogger } from '../activities/logger.js';
-import { checkKeysAtStart, createServices } from '../activities/services.js';
+import { loadConfig } from '../runtime/config.js';
+import { createLogger } from '../runtime/logger.js';
+import { checkKeysAtStart, createServices } from '../runtime/services.js';
 import { migrate } from '../db/migrate.js';
 import { createApp } from './app.js';
 import { answerClientErrors } from './errors.js';
-import { createMetrics } from './metrics.js';
-import { startRunSweep } from './runReconciler.js';
+import { createMetrics } from '../runtime/metrics.js';
+import { startRunSweep } from '../runtime/runReconciler.js';
 import { restoreSuiteSchedules } from './suiteScheduler.js';
 
 // Production entry point (`npm run api`): real dependencies, configured by the environment.

@@ -9,7 +9,7 @@ import {
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
-import { formatCount, limits } from '../activities/limits.js';
+import { formatCount, limits } from '../domain/limits.js';
 import { errorEnvelopeSchema, errorStatus, type ErrorCode } from './errors.js';
 import { defineRoute, noBody, type RouteSpec } from './route.js';
 

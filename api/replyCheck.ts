@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { Config } from '../activities/config.js';
-import type { Logger } from '../activities/logger.js';
+import type { Config } from '../runtime/config.js';
+import type { Logger } from '../runtime/logger.js';
 import { ApiError } from './errors.js';
 import type { ReplyCheck, RouteSpec } from './route.js';
 

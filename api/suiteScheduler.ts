@@ -6,7 +6,7 @@ import {
   type ScheduleOptionsStartWorkflowAction,
   type ScheduleUpdateOptions,
 } from '@temporalio/client';
-import type { Logger } from '../activities/logger.js';
+import type { Logger } from '../runtime/logger.js';
 import type { Db } from '../db/connection.js';
 import { listEnabledSchedules } from '../db/suiteSchedules.js';
 import { runSearchAttributes, scheduledSuiteRunWorkflowId, suiteScheduleId } from '../workflows/definitions.js';

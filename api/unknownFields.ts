@@ -1,4 +1,4 @@
-import { closestName } from '../activities/closestName.js';
+import { closestName } from '../domain/closestName.js';
 import { z } from 'zod';
 
 /*

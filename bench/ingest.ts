@@ -8,7 +8,7 @@
  *
  * Prints one JSON line per figure (bench/run.ts collects them) after a readable report.
  */
-import { summarizeRun } from '../activities/evals/summary.js';
+import { summarizeRun } from '../domain/evals/summary.js';
 import type { Sql } from '../db/connection.js';
 import { newId } from '../db/ids.js';
 import { seedOrganization } from '../test/helpers/seed.js';

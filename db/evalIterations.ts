@@ -121,7 +121,7 @@ export async function claimIteration(sql: Db, iterationId: string, fence: ClaimF
 
 /**
  * What completeIteration stores for an executed iteration: its result, usage, tool calls and trace. Not the
- * statistics' IterationOutcome (activities/evals/statistics.ts), which is the few numbers a summary counts.
+ * statistics' IterationOutcome (domain/evals/statistics.ts), which is the few numbers a summary counts.
  */
 export interface IterationCompletion {
   status: 'completed' | 'failed';

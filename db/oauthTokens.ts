@@ -20,7 +20,7 @@ export interface ImportedTokens {
 /** Where a grant's tokens come from: a caller's import, or Runway's own client_credentials requests. */
 export type TokenSource = 'caller' | 'client_credentials';
 
-/** A server's OAuth grant with its secrets decrypted: only activities/mcp ever sees this. */
+/** A server's OAuth grant with its secrets decrypted: only domain/mcp ever sees this. */
 export interface StoredTokens extends Omit<ImportedTokens, 'accessToken'> {
   /** null only for a machine grant whose first token has not been obtained yet */
   accessToken: string | null;

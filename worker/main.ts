@@ -1,9 +1,9 @@
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
-import { loadConfig } from '../activities/config.js';
-import { createLogger } from '../activities/logger.js';
-import { checkKeysAtStart, createServices } from '../activities/services.js';
-import { createMetrics, instrumentMcp, serveMetrics } from '../api/metrics.js';
+import { loadConfig } from '../runtime/config.js';
+import { createLogger } from '../runtime/logger.js';
+import { checkKeysAtStart, createServices } from '../runtime/services.js';
+import { createMetrics, instrumentMcp, serveMetrics } from '../runtime/metrics.js';
 import { migrate } from '../db/migrate.js';
 import { createRunwayWorker } from './createWorker.js';
 

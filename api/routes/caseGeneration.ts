@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { DEFAULT_GENERATED_CASES, generateCaseDrafts, MAX_GENERATED_CASES } from '../../activities/evals/caseGeneration/generateDrafts.js';
-import { chooseGenerationModel, generatedCaseModel, resolveGenerationModel } from '../../activities/evals/caseGeneration/generationModel.js';
-import { GENERATION_TIMEOUT_MS } from '../../activities/evals/caseGeneration/modelDrafts.js';
-import { promptBounds } from '../../activities/evals/caseGeneration/prompt.js';
-import { saveDrafts } from '../../activities/evals/caseGeneration/saveDrafts.js';
-import { hostClientProfile } from '../../activities/mcp/index.js';
-import { createLanguageModel } from '../../activities/models/providers.js';
+import { DEFAULT_GENERATED_CASES, generateCaseDrafts, MAX_GENERATED_CASES } from '../../domain/evals/caseGeneration/generateDrafts.js';
+import { chooseGenerationModel, generatedCaseModel, resolveGenerationModel } from '../../domain/evals/caseGeneration/generationModel.js';
+import { GENERATION_TIMEOUT_MS } from '../../domain/evals/caseGeneration/modelDrafts.js';
+import { promptBounds } from '../../domain/evals/caseGeneration/prompt.js';
+import { saveDrafts } from '../../domain/evals/caseGeneration/saveDrafts.js';
+import { hostClientProfile } from '../../domain/mcp/index.js';
+import { createLanguageModel } from '../../domain/models/providers.js';
 import { int4 } from '../../db/columnLimits.js';
 import { findSuite, listCases } from '../../db/evalSuites.js';
 import { findHost } from '../../db/hosts.js';
@@ -17,7 +17,7 @@ import { notFound, validationError } from '../errors.js';
 import { defineRoute } from '../route.js';
 import { caseSchema } from '../schemas/cases.js';
 import { suiteParams } from '../schemas/evals.js';
-import { requireServers } from '../serverSelection.js';
+import { requireServers } from '../../domain/evals/serverSelection.js';
 
 export const generateCasesBody = z
   .strictObject({

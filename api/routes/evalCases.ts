@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { checkExpectedTools } from '../../activities/evals/expectedTools.js';
-import { checkSuiteCases } from '../../activities/limits.js';
+import { checkExpectedTools } from '../../domain/evals/expectedTools.js';
+import { checkSuiteCases } from '../../domain/limits.js';
 import type { Sql, Tx } from '../../db/connection.js';
 import { createCase, deleteCase, findCase, findCaseByIdentity, updateCase } from '../../db/evalCases.js';
 import { listCases, lockLiveSuite, lockSuiteCases, type CaseRow, type SuiteRow } from '../../db/evalSuites.js';

@@ -1,14 +1,14 @@
 import type { Principal } from '../../db/accounts.js';
 import { findIteration, findTrace, listIterationPage } from '../../db/evalIterations.js';
 import { findRun, isExecuted, runProgress, type RunRow } from '../../db/evalRuns.js';
-import { checkExpectedTools } from '../../activities/evals/expectedTools.js';
-import { formatCount, limits } from '../../activities/limits.js';
+import { checkExpectedTools } from '../../domain/evals/expectedTools.js';
+import { formatCount, limits } from '../../domain/limits.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { ApiError, notFound } from '../errors.js';
 import { toEvalRun, toIteration, toTrace } from '../evalViews.js';
 import { defineRoute } from '../route.js';
-import { createEvalRun, launchEvalRun, type RunCreationDeps } from '../runs/startEvalRun.js';
+import { createEvalRun, launchEvalRun, type RunCreationDeps } from '../../domain/evals/startEvalRun.js';
 import type { RunDescription } from '../../workflows/definitions.js';
 import { projectParams } from '../schemas/common.js';
 import { createRunBody, evalRunSchema, iterationPage, iterationParams, iterationsQuery, runCreatedSchema, runParams, traceSchema } from '../schemas/evals.js';

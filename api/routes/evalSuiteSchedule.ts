@@ -1,7 +1,7 @@
 import type { Sql } from '../../db/connection.js';
 import { listServerRows } from '../../db/servers.js';
 import { countEnabledSchedules, findSuiteWithSchedule, lockSuiteSchedule, setSuiteSchedule } from '../../db/suiteSchedules.js';
-import { checkEnabledSchedules, formatCount, limits } from '../../activities/limits.js';
+import { checkEnabledSchedules, formatCount, limits } from '../../domain/limits.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';

@@ -1,4 +1,4 @@
-import { checkExpectedTools } from '../../activities/evals/expectedTools.js';
+import { checkExpectedTools } from '../../domain/evals/expectedTools.js';
 import type { Sql } from '../../db/connection.js';
 import { listSuiteRuns, runsProgress, type RunRow } from '../../db/evalRuns.js';
 import { createSuite, deleteSuite, listSuitesWithStats, updateSuite, upsertCases } from '../../db/evalSuites.js';
@@ -8,7 +8,7 @@ import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
 import { toEvalRun } from '../evalViews.js';
 import { defineRoute } from '../route.js';
-import { requireServers, requireServerSelection } from '../serverSelection.js';
+import { requireServers, requireServerSelection } from '../../domain/evals/serverSelection.js';
 import { collection, projectParams } from '../schemas/common.js';
 import { createSuiteBody, evalRunSchema, suiteCreatedSchema, suiteListItem, suiteParams, suiteRunsQuery } from '../schemas/evals.js';
 import { suiteDeletedSchema, suiteDetailSchema, updateSuiteBody } from '../schemas/suites.js';

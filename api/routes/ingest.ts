@@ -1,6 +1,6 @@
-import { appendResults, finalizeIngestRun, reportRun, runOutcome, startIngestRun, type IngestRunInput } from '../../activities/ingest/runs.js';
-import { openUploadSlot, UPLOAD_URL_TTL_MS } from '../../activities/ingest/uploads.js';
-import { formatCount, limits } from '../../activities/limits.js';
+import { appendResults, finalizeIngestRun, reportRun, runOutcome, startIngestRun, type IngestRunInput } from '../../domain/ingest/runs.js';
+import { openUploadSlot, UPLOAD_URL_TTL_MS } from '../../domain/ingest/uploads.js';
+import { formatCount, limits } from '../../domain/limits.js';
 import type { Principal } from '../../db/accounts.js';
 import type { Tx } from '../../db/connection.js';
 import { lockRun } from '../../db/ingestRuns.js';

@@ -1,6 +1,6 @@
 import express, { type Request, type Response } from 'express';
-import { findUploadSlot, receiveUpload, type UploadRefusal } from '../../activities/ingest/uploads.js';
-import { formatCount, limits } from '../../activities/limits.js';
+import { findUploadSlot, receiveUpload, type UploadRefusal } from '../../domain/ingest/uploads.js';
+import { formatCount, limits } from '../../domain/limits.js';
 import type { RouteDeps } from '../app.js';
 import { ApiError } from '../errors.js';
 import { defineRoute } from '../route.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Page } from '../../activities/mcp/index.js';
+import type { Page } from '../../domain/mcp/index.js';
 import type { Principal } from '../../db/accounts.js';
 import { findServerInVisibleProject, type SavedServer } from '../../db/servers.js';
 import type { RouteDeps } from '../app.js';
@@ -33,7 +33,7 @@ const OPERATION_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'NOT_FOUND', 'OAUTH_R
 type ServerParams = z.output<typeof serverParams>;
 
 /**
- * The MCP operations on a saved server (activities/mcp does the work; this is the HTTP edge). Every route first
+ * The MCP operations on a saved server (domain/mcp does the work; this is the HTTP edge). Every route first
  * finds the server through the project access rule: a server outside the key's reach is 404, whether it exists
  * or not. A disabled server is a 400 VALIDATION_ERROR with details.reason SERVER_DISABLED for every operation that
  * would connect to it; check-oauth and import-tokens still work, so tokens can be set up before enabling it.

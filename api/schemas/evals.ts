@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { limits } from '../../activities/limits.js';
+import { limits } from '../../domain/limits.js';
 import { int4 } from '../../db/columnLimits.js';
 import { foreignNames } from '../unknownFields.js';
-import { normalizeMatchOptions } from '../../activities/evals/matchOptions.js';
+import { normalizeMatchOptions } from '../../domain/evals/matchOptions.js';
 import { elicitationAnswerSchema } from './clientProfile.js';
 import { collection, epochMs, id } from './common.js';
 import { clampedLimit } from './pageLimit.js';
@@ -21,7 +21,7 @@ const argumentMatching = z.enum(['partial', 'exact', 'ignore']);
 const extraCallCount = z.number().int().min(0).max(1000);
 
 /**
- * Match options in any of the vocabularies callers write (activities/evals/matchOptions.ts), read into the scorer's
+ * Match options in any of the vocabularies callers write (domain/evals/matchOptions.ts), read into the scorer's
  * form at the edge: what is stored and scored is always `{ toolCallOrder: ignore|strict|superset, maxExtraToolCalls,
  * argumentMatching }`. An unknown key is refused like any other; two spellings of one option that disagree too.
  */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { artifactFormats } from '../../activities/ingest/artifacts/index.js';
-import { limits } from '../../activities/limits.js';
+import { artifactFormats } from '../../domain/ingest/artifacts/index.js';
+import { limits } from '../../domain/limits.js';
 import { INT4_MAX, int4, int4Amount } from '../../db/columnLimits.js';
 import { describeJsonProblem, inspectJson } from '../jsonLimits.js';
 import { epochMs, id } from './common.js';

@@ -82,7 +82,7 @@ export const importTokensBody = z.strictObject({
 });
 
 /*
- * Listed primitives are passed on as the server sent them (activities/mcp/primitives.ts): beyond the fields below,
+ * Listed primitives are passed on as the server sent them (domain/mcp/primitives.ts): beyond the fields below,
  * any key the server sent (`_meta`, `icons`, a tool's `execution`, ...) is there too, so these are open objects.
  */
 const SENT_AS_IS = 'as the server sent it: keys beyond these (e.g. _meta, icons) are passed on unchanged';

@@ -8,7 +8,7 @@ import type { EvalIteration, EvalRun } from '../../api/client.js';
  *
  * Each <testcase> carries the properties `runway.case` (the case's title) and `runway.iteration`, so that
  * `runway ingest` of this file saves the iterations of one case under that one case
- * (activities/ingest/artifacts/junit.ts reads them back).
+ * (domain/ingest/artifacts/junit.ts reads them back).
  */
 
 // XML 1.0 forbids most control characters; model output may contain them.

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Config } from '../../activities/config.js';
+import type { Config } from '../../runtime/config.js';
 import { setProviderKey } from '../../db/providerKeys.js';
 import { startScriptedModelServer } from '../fixtures/model/server.js';
 import { apiClient } from './http.js';

@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CASE_GENERATION_PROMPT_VERSION } from '../../activities/evals/caseGeneration/prompt.js';
+import { CASE_GENERATION_PROMPT_VERSION } from '../../domain/evals/caseGeneration/prompt.js';
 import { listCases } from '../../db/evalSuites.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
 import { apiClient } from '../helpers/http.js';

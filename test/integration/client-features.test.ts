@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../activities/logger.js';
-import { ConnectionPool, createMcpOperations } from '../../activities/mcp/index.js';
+import { createLogger } from '../../runtime/logger.js';
+import { ConnectionPool, createMcpOperations } from '../../domain/mcp/index.js';
 import { getSavedServersByIds, setClientProfile } from '../../db/servers.js';
 import { startClientFeaturesServer } from '../fixtures/mcp/client-features.js';
 import type { StartedHttpServer } from '../fixtures/mcp/serve.js';

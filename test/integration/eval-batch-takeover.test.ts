@@ -1,10 +1,10 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planRun } from '../../activities/evals/plan.js';
-import { runIterationBatch, type BatchDeps } from '../../activities/evals/runIterations.js';
-import type { McpOperations } from '../../activities/mcp/index.js';
-import { createLogger } from '../../activities/logger.js';
-import { parseHostedModels } from '../../activities/models/catalog.js';
+import { planRun } from '../../domain/evals/plan.js';
+import { runIterationBatch, type BatchDeps } from '../../activities/runIterations.js';
+import type { McpOperations } from '../../domain/mcp/index.js';
+import { createLogger } from '../../runtime/logger.js';
+import { parseHostedModels } from '../../domain/models/catalog.js';
 import { fenceIterations } from '../../db/evalIterations.js';
 import { startEvalWorld, type EvalWorld } from '../helpers/evals.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../activities/logger.js';
-import { startRunSweep } from '../../api/runReconciler.js';
+import { createLogger } from '../../runtime/logger.js';
+import { startRunSweep } from '../../runtime/runReconciler.js';
 import { insertRun, type RunRow } from '../../db/evalRuns.js';
 import { evalRunWorkflowId } from '../../workflows/definitions.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';

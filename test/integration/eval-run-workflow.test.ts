@@ -4,9 +4,9 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Activities } from '../../activities/index.js';
-import type { FinalizeInput, FinalizeResult } from '../../activities/evals/finalize.js';
-import type { RunPlan } from '../../activities/evals/plan.js';
-import type { BatchInput, BatchResult } from '../../activities/evals/runIterations.js';
+import type { FinalizeInput, FinalizeResult } from '../../domain/evals/finalize.js';
+import type { RunPlan } from '../../domain/evals/plan.js';
+import type { BatchInput, BatchResult } from '../../activities/runIterations.js';
 import { randomBase62 } from '../../db/ids.js';
 import { progressQuery } from '../../workflows/definitions.js';
 

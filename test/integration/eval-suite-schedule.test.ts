@@ -1,8 +1,8 @@
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restoreSuiteSchedules, SuiteScheduler } from '../../api/suiteScheduler.js';
-import { limits } from '../../activities/limits.js';
-import { createLogger } from '../../activities/logger.js';
+import { limits } from '../../domain/limits.js';
+import { createLogger } from '../../runtime/logger.js';
 import { setProviderKey } from '../../db/providerKeys.js';
 import { suiteScheduleId } from '../../workflows/definitions.js';
 import { startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostClientProfile } from '../../activities/mcp/clientProfile.js';
+import { hostClientProfile } from '../../domain/mcp/clientProfile.js';
 import { hostTemplateIds, templateConfig } from '../../api/hostTemplates.js';
 import { findHostHeaders, sealLegacyHostHeaders } from '../../db/hosts.js';
 import { createServer } from '../../db/servers.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpError, type CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
-import { AgentRunFailure, MAX_SAMPLING_REQUESTS, runAgent, type AgentRecord, type AgentTool } from '../../activities/models/agentLoop.js';
-import { parseHostedModels, resolveModel, type ModelAccess, type ModelRequest } from '../../activities/models/catalog.js';
-import { createLanguageModel } from '../../activities/models/providers.js';
+import { AgentRunFailure, MAX_SAMPLING_REQUESTS, runAgent, type AgentRecord, type AgentTool } from '../../domain/models/agentLoop.js';
+import { parseHostedModels, resolveModel, type ModelAccess, type ModelRequest } from '../../domain/models/catalog.js';
+import { createLanguageModel } from '../../domain/models/providers.js';
 import { startScriptedModelServer, type ModelScript, type ScriptedModelServer } from '../fixtures/model/server.js';
 
 let server: ScriptedModelServer;

@@ -2,7 +2,7 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createLogger } from '../../activities/logger.js';
+import { createLogger } from '../../runtime/logger.js';
 import { createApp } from '../../api/app.js';
 import { errorEnvelopeSchema, errorStatus } from '../../api/errors.js';
 import { answerableErrors, buildOpenApiDocument, mountedRoutes, toOpenApiPath, type MountedRoute, type OpenApiDocument } from '../../api/openapi.js';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../activities/logger.js';
-import { ConnectionPool, createMcpOperations } from '../../activities/mcp/index.js';
+import { createLogger } from '../../runtime/logger.js';
+import { ConnectionPool, createMcpOperations } from '../../domain/mcp/index.js';
 import { getSavedServersByIds } from '../../db/servers.js';
 import { startCrashyServer } from '../fixtures/mcp/crashy.js';
 import type { StartedHttpServer, StartedServer } from '../fixtures/mcp/serve.js';

@@ -5,7 +5,7 @@ import type { RouteSpec } from '../../api/route.js';
 import { templateConfig } from '../../api/hostTemplates.js';
 import { createChatbox } from '../../db/catalog.js';
 import { createHost } from '../../db/hosts.js';
-import { hashUploadToken } from '../../activities/ingest/uploads.js';
+import { hashUploadToken } from '../../domain/ingest/uploads.js';
 import type { ArtifactFormat } from '../../db/ingestArtifacts.js';
 import { createServer } from '../../db/servers.js';
 import { snapshotDatabase } from '../helpers/dbSnapshot.js';

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAI } from '@ai-sdk/openai';
-import { ArgumentChecker } from '../../activities/evals/caseGeneration/argumentCheck.js';
-import { checkDrafts } from '../../activities/evals/caseGeneration/drafts.js';
-import { chooseGenerationModel, generatedCaseModel } from '../../activities/evals/caseGeneration/generationModel.js';
-import { askModelForDrafts } from '../../activities/evals/caseGeneration/modelDrafts.js';
-import { buildGenerationPrompt, CASE_GENERATION_PROMPT_VERSION, negativeCount, promptBounds } from '../../activities/evals/caseGeneration/prompt.js';
-import type { SuiteTool } from '../../activities/evals/caseGeneration/suiteTools.js';
-import { OperationFailure } from '../../activities/errors.js';
-import { createLanguageModel } from '../../activities/models/providers.js';
+import { ArgumentChecker } from '../../domain/evals/caseGeneration/argumentCheck.js';
+import { checkDrafts } from '../../domain/evals/caseGeneration/drafts.js';
+import { chooseGenerationModel, generatedCaseModel } from '../../domain/evals/caseGeneration/generationModel.js';
+import { askModelForDrafts } from '../../domain/evals/caseGeneration/modelDrafts.js';
+import { buildGenerationPrompt, CASE_GENERATION_PROMPT_VERSION, negativeCount, promptBounds } from '../../domain/evals/caseGeneration/prompt.js';
+import type { SuiteTool } from '../../domain/evals/caseGeneration/suiteTools.js';
+import { OperationFailure } from '../../domain/failures.js';
+import { createLanguageModel } from '../../domain/models/providers.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../fixtures/model/server.js';
 
 const tools: SuiteTool[] = [

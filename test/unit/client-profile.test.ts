@@ -1,7 +1,7 @@
 import { ErrorCode, McpError, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { declaredCapabilities, hostClientProfile, profileFor, profileKey } from '../../activities/mcp/clientProfile.js';
-import { answerElicitation } from '../../activities/mcp/elicitation.js';
+import { declaredCapabilities, hostClientProfile, profileFor, profileKey } from '../../domain/mcp/clientProfile.js';
+import { answerElicitation } from '../../domain/mcp/elicitation.js';
 import { templateConfig } from '../../api/hostTemplates.js';
 import { COFFEE_FORM, REGISTRATION_FORM } from '../fixtures/mcp/client-features.js';
 

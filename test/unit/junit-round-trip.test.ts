@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseArtifact } from '../../activities/ingest/artifacts/index.js';
+import { parseArtifact } from '../../domain/ingest/artifacts/index.js';
 import type { EvalIteration, EvalRun } from '../../api/client.js';
 import { toJunitXml } from '../../cli/runway/junit.js';
 

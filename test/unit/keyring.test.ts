@@ -1,6 +1,6 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../activities/config.js';
+import { loadConfig } from '../../runtime/config.js';
 import { Keyring } from '../../db/keyring.js';
 
 const A = Keyring.generateKey();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeMatchOptions, toPublicMatchOptions } from '../../activities/evals/matchOptions.js';
-import { scoreToolCalls } from '../../activities/evals/scoring.js';
+import { normalizeMatchOptions, toPublicMatchOptions } from '../../domain/evals/matchOptions.js';
+import { scoreToolCalls } from '../../domain/evals/scoring.js';
 import { matchOptionsSchema } from '../../api/schemas/evals.js';
 
 const read = (input: unknown) => matchOptionsSchema.safeParse(input);

@@ -1,10 +1,10 @@
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { endsSession, toOperationFailure } from '../../activities/mcp/failures.js';
-import { HttpRefusal, refusalsAsErrors, serverWords } from '../../activities/mcp/refusals.js';
-import { LostStream } from '../../activities/mcp/resumption.js';
-import type { Phase } from '../../activities/mcp/timeouts.js';
+import { endsSession, toOperationFailure } from '../../domain/mcp/failures.js';
+import { HttpRefusal, refusalsAsErrors, serverWords } from '../../domain/mcp/refusals.js';
+import { LostStream } from '../../domain/mcp/resumption.js';
+import type { Phase } from '../../domain/mcp/timeouts.js';
 
 const server = { id: 'srv_1', name: 'box', url: 'https://mcp.example/mcp' };
 const map = (error: unknown, phase: Phase = 'request') => toOperationFailure(error, { phase, startedAt: Date.now(), server });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { EventFieldScanner, type LostStream, StreamSupervisor } from '../../activities/mcp/resumption.js';
+import { EventFieldScanner, type LostStream, StreamSupervisor } from '../../domain/mcp/resumption.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

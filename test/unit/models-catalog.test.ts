@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { OperationFailure } from '../../activities/errors.js';
+import { OperationFailure } from '../../domain/failures.js';
 import {
   parseHostedModels,
   resolveModel,
   validateRunModels,
   type ModelAccess,
   type ModelRequest,
-} from '../../activities/models/catalog.js';
-import { createLanguageModel } from '../../activities/models/providers.js';
+} from '../../domain/models/catalog.js';
+import { createLanguageModel } from '../../domain/models/providers.js';
 
 const catalog = parseHostedModels(
   [

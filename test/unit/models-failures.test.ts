@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { APICallError, InvalidArgumentError, InvalidPromptError, LoadAPIKeyError, RetryError, UnsupportedFunctionalityError } from 'ai';
-import { classifyModelError, networkErrorCode, providerRetryDelay } from '../../activities/models/failures.js';
+import { classifyModelError, networkErrorCode, providerRetryDelay } from '../../domain/models/failures.js';
 
 const apiError = (statusCode: number | undefined, message = 'provider says no', headers?: Record<string, string>) =>
   new APICallError({

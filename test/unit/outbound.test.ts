@@ -1,6 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { afterEach, describe, expect, it } from 'vitest';
-import { classifyAddress, MAX_REDIRECTS, Outbound, OutboundError, outboundPolicyFor } from '../../activities/mcp/outbound.js';
+import { classifyAddress, MAX_REDIRECTS, Outbound, OutboundError, outboundPolicyFor } from '../../domain/mcp/outbound.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recordingServer.js';
 
 /** A resolver that answers every name with the given addresses: a name that points somewhere else (DNS rebinding). */

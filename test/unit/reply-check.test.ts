@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createLogger } from '../../activities/logger.js';
+import { createLogger } from '../../runtime/logger.js';
 import { errorHandler } from '../../api/errors.js';
 import { replyCheck, replyIssues, type ReplyValidation } from '../../api/replyCheck.js';
 import { defineRoute, toHandler } from '../../api/route.js';

@@ -1,10 +1,10 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { APICallError, InvalidArgumentError, InvalidPromptError, LoadAPIKeyError, NoSuchModelError, RetryError } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { OperationFailure } from '../../activities/errors.js';
-import { refusedCredentials } from '../../activities/mcp/failures.js';
-import { AgentRunFailure, type AgentRecord } from '../../activities/models/agentLoop.js';
-import { classifyModelError } from '../../activities/models/failures.js';
+import { OperationFailure } from '../../domain/failures.js';
+import { refusedCredentials } from '../../domain/mcp/failures.js';
+import { AgentRunFailure, type AgentRecord } from '../../domain/models/agentLoop.js';
+import { classifyModelError } from '../../domain/models/failures.js';
 import { decideRetry, MAX_RETRY_DELAY_MS, retryFailure, runNotFound, type FailureContext } from '../../activities/retryPolicy.js';
 
 const NOW = Date.UTC(2026, 5, 19, 12, 0, 0);

@@ -9,7 +9,7 @@ import {
   type ActualToolCall,
   type ExpectedToolCall,
   type MatchOptions,
-} from '../../activities/evals/scoring.js';
+} from '../../domain/evals/scoring.js';
 
 const call = (toolName: string, args: Record<string, unknown> = {}, isError?: boolean): ActualToolCall =>
   isError === undefined ? { toolName, arguments: args } : { toolName, arguments: args, isError };

@@ -6,7 +6,7 @@ import {
   summarizeIterations,
   wilsonInterval,
   type IterationOutcome,
-} from '../../activities/evals/statistics.js';
+} from '../../domain/evals/statistics.js';
 
 /** Exact binomial coefficient for small inputs, to check the product forms against. */
 function choose(n: number, k: number): number {

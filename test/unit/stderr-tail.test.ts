@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { STDERR_MAX_CHARS, STDERR_MAX_LINES, StderrTail } from '../../activities/mcp/stderrTail.js';
+import { STDERR_MAX_CHARS, STDERR_MAX_LINES, StderrTail } from '../../domain/mcp/stderrTail.js';
 
 const SECRET = 'abcdefghij0123456789';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { RouteDeps } from '../../api/app.js';
 import { noBody, noQuery } from '../../api/route.js';
 import { allRoutes } from '../../api/routes/index.js';
-import { editDistance } from '../../activities/closestName.js';
+import { editDistance } from '../../domain/closestName.js';
 import { foreignNames, suggestName, unknownFields } from '../../api/unknownFields.js';
 
 describe('editDistance', () => {

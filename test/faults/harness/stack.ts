@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configSchema } from '../../../activities/config.js';
+import { configSchema } from '../../../runtime/config.js';
 import { createSql, type Sql } from '../../../db/connection.js';
 import { migrate } from '../../../db/migrate.js';
 import { randomBase62 } from '../../../db/ids.js';
@@ -47,7 +47,7 @@ export interface ProcessStack {
 export interface ProcessStackOptions {
   apis?: number;
   workers?: number;
-  /** extra configuration for every API and worker (activities/config.ts names) */
+  /** extra configuration for every API and worker (runtime/config.ts names) */
   env?: Record<string, string>;
   /** Temporal history in a sqlite file that survives a restart (default), or in memory (faster, not restartable) */
   temporalHistory?: 'file' | 'memory';

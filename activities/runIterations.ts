@@ -1,0 +1,115 @@
+import { Context } from '@temporalio/activity';
+import type { Db } from '../db/connection.js';
+import { claimIteration, completeIteration, fenceIterations, getBatchIterations, type ClaimFence, type IterationCompletion } from '../db/evalIterations.js';
+import type { SecretBox } from '../db/secretBox.js';
+import type { Logger } from '../runtime/logger.js';
+import type { McpOperations } from '../domain/mcp/index.js';
+import type { HostedModelCatalog } from '../domain/models/catalog.js';
+import { decideRetry, retryFailure, runNotFound } from './retryPolicy.js';
+import { collectTools, executeIteration, failedOutcome, IterationFailure } from '../domain/evals/iteration.js';
+import { loadRunContext } from '../domain/evals/runContext.js';
+
+export interface BatchInput {
+  runId: string;
+  iterationIds: string[];
+  /** the attempt cap: from this attempt on, transient model and MCP failures are recorded as failed iterations */
+  lastAttempt: number;
+}
+
+export interface BatchResult {
+  completed: number;
+  passed: number;
+  failed: number;
+}
+
+/** Told about every iteration this process finishes (the worker's metrics); passed in, optional. */
+export interface IterationRecorder {
+  iterationFinished(outcome: { status: string; result: string | null }): void;
+}
+
+export interface BatchDeps {
+  sql: Db;
+  box: SecretBox;
+  mcp: McpOperations;
+  catalog: HostedModelCatalog;
+  log: Logger;
+  metrics?: IterationRecorder;
+}
+
+// Frequent enough that a cancellation reaches a blocked iteration within about a second.
+const HEARTBEAT_MS = 1_000;
+
+/**
+ * Runs a batch of a run's iterations, one after the other. Idempotent: an iteration that already finished (an
+ * earlier attempt of this batch got that far) is counted, never run again, so the model is not called twice.
+ * Heartbeats carry cancellation: when the run is cancelled the signal aborts the model and MCP calls in flight.
+ */
+export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Promise<BatchResult> {
+  const activity = Context.current();
+  const signal = activity.cancellationSignal;
+  const ctx = await loadRunContext(deps, input.runId);
+  if (!ctx) throw runNotFound(input.runId);
+  const result: BatchResult = { completed: 0, passed: 0, failed: 0 };
+  const count = (outcome: 'passed' | 'failed' | null) => {
+    result.completed += 1;
+    if (outcome === 'passed') result.passed += 1;
+    else result.failed += 1;
+  };
+  const iterations = await getBatchIterations(deps.sql, input.runId, input.iterationIds);
+  // What an earlier attempt of this batch finished is counted, never run again.
+  for (const iteration of iterations) if (iteration.status === 'completed' || iteration.status === 'failed') count(iteration.result);
+  // This attempt takes the batch's unfinished iterations from any earlier attempt (a worker paused or cut off from
+  // Temporal may still be running one): from here on that attempt can neither claim nor complete them. When a newer
+  // attempt already holds them, this one is stale and runs nothing.
+  const { workflowExecution, activityRunId, activityId, attempt } = activity.info;
+  const fence: ClaimFence = { owner: `${workflowExecution?.runId ?? activityRunId}/${activityId}`, attempt };
+  const unfinished = ctx.run.status === 'running' ? iterations.filter((i) => i.status === 'pending' || i.status === 'running') : [];
+  const held = unfinished.length > 0 ? await fenceIterations(deps.sql, input.runId, unfinished.map((i) => i.id), fence) : new Set<string>();
+  const toRun = unfinished.filter((i) => held.has(i.id));
+  let tools: ReturnType<typeof collectTools> | undefined;
+  // Listed once per batch and shared by its iterations; a failed listing is retried by the next iteration.
+  const toolsOnce = () => (tools ??= collectTools(deps.mcp, ctx.servers, signal).catch((error) => {
+    tools = undefined;
+    throw error;
+  }));
+
+  // The heartbeat (throttled by the worker) proves liveness and brings cancellation; the details are for operators.
+  const beat = setInterval(() => activity.heartbeat(result), HEARTBEAT_MS);
+  try {
+    // Each iteration is claimed (marked running) before it runs: the first one here, every next one by the
+    // statement that completes the one before it. A claim that finds the iteration finished, or held by a newer
+    // attempt, skips it.
+    let claimed = toRun.length > 0 && (await claimIteration(deps.sql, toRun[0].id, fence));
+    for (const [index, iteration] of toRun.entries()) {
+      const next = toRun[index + 1];
+      if (!claimed) {
+        claimed = next !== undefined && (await claimIteration(deps.sql, next.id, fence));
+        continue;
+      }
+      const startedAt = Date.now();
+      let outcome: IterationCompletion;
+      try {
+        outcome = await executeIteration(deps, ctx, iteration, { signal, tools: toolsOnce });
+      } catch (error) {
+        const failure = error instanceof IterationFailure ? error.failure : error;
+        const decision = decideRetry(failure, { attempt: activity.info.attempt, lastAttempt: input.lastAttempt, signal });
+        // Whatever the aborted model or MCP call threw, a cancelled run ends this activity as cancelled.
+        if (decision.action === 'cancel') throw signal.aborted ? signal.reason : failure;
+        if (decision.action === 'retry') {
+          deps.log.warn({ runId: input.runId, iterationId: iteration.id, attempt: activity.info.attempt, reason: decision.reason, delayMs: decision.delayMs, err: decision.message }, 'iteration will be retried');
+          throw retryFailure(decision, failure);
+        }
+        outcome = failedOutcome(iteration, error instanceof IterationFailure ? error : new IterationFailure('model', error), decision, Date.now() - startedAt);
+      }
+      const stored = await completeIteration(deps.sql, iteration.id, outcome, fence, { claimNext: next?.id });
+      claimed = stored.nextClaimed;
+      // Only an outcome this attempt stored is counted: one that a newer attempt holds is that attempt's to count.
+      if (!stored.completed) continue;
+      deps.metrics?.iterationFinished(outcome);
+      count(outcome.result);
+    }
+  } finally {
+    clearInterval(beat);
+  }
+  return result;
+}

@@ -1,0 +1,58 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { inTransaction, type Db } from '../../db/connection.js';
+import { planIterations, type PlannedIteration } from '../../db/evalIterations.js';
+import { lockRunById, markRunStarted } from '../../db/evalRuns.js';
+import { findSuite, listCases } from '../../db/evalSuites.js';
+import { formatCount, limits } from '../limits.js';
+import { runNotFound } from '../../activities/retryPolicy.js';
+
+export interface RunPlan {
+  iterationIds: string[];
+  /** iterations of each of the first batches; the workflow sizes later ones by how long iterations take */
+  batchSize: number;
+  /** batches in flight at once */
+  concurrency: number;
+}
+
+/**
+ * Every case × its runs (or the run's iterationOverride), written once as pending iterations. A run is planned
+ * once, while it runs: a retried plan, or one re-executed by a workflow reset in Temporal Web UI, finds the plan
+ * (or the run already ended) and adds nothing, even when the suite gained cases since.
+ */
+export async function planRun(sql: Db, runId: string, options: { concurrency: number }): Promise<RunPlan> {
+  // The run row is locked while planning, so a run ended meanwhile (runtime/runReconciler.ts) gets no new iterations.
+  const rows = await inTransaction(sql, async (tx) => {
+    const run = await lockRunById(tx, runId);
+    if (!run) throw runNotFound(runId);
+    if (run.status !== 'running' || run.started_at !== null) return await planIterations(tx, runId, []);
+    // A run's suite cannot be deleted while the run is running, but its record is read whatever happens to it.
+    const suite = await findSuite(tx, run.project_id, run.suite_id, { includeDeleted: true });
+    const cases = await listCases(tx, run.suite_id);
+    const planned: PlannedIteration[] = cases.flatMap((c) =>
+      Array.from({ length: run.iteration_override ?? c.runs }, (_, i) => ({
+        caseId: c.id,
+        title: c.title,
+        query: c.query,
+        iterationNumber: i + 1,
+        model: c.model ?? suite?.default_model ?? null,
+        provider: c.provider,
+        expectedToolCalls: c.expected_tool_calls,
+        isNegativeTest: c.is_negative_test,
+      })),
+    );
+    if (planned.length > limits.iterationsPerRun) {
+      // POST /eval-runs checked the bound, but the suite grew since (ingest adds cases to suites it shares): the run
+      // fails here, with nothing planned, rather than run past it. Retrying could not change that.
+      throw ApplicationFailure.nonRetryable(
+        `the suite grew to ${formatCount(planned.length)} iterations after this run was started, past the ${formatCount(limits.iterationsPerRun)} a run may plan`,
+        'TooManyIterations',
+      );
+    }
+    const written = await planIterations(tx, runId, planned);
+    await markRunStarted(tx, runId);
+    return written;
+  });
+  const concurrency = Math.max(1, options.concurrency);
+  const batchSize = Math.min(25, Math.max(1, Math.ceil(rows.length / (concurrency * 8))));
+  return { iterationIds: rows.map((r) => r.id), batchSize, concurrency };
+}

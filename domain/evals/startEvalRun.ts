@@ -1,0 +1,165 @@
+import type { Sql } from '../../db/connection.js';
+import { failRunToStart, insertRun, lockOrganizationRuns, type ExecutedSource, type RunRow } from '../../db/evalRuns.js';
+import { createSuite, findSuite, listCases, lockLiveSuite, lockSuiteCases, upsertCases, type CaseRow, type CaseUpsert, type SuiteRow } from '../../db/evalSuites.js';
+import { findHost } from '../../db/hosts.js';
+import { getProviderKeys } from '../../db/providerKeys.js';
+import type { SecretBox } from '../../db/secretBox.js';
+import type { SavedServer } from '../../db/servers.js';
+import { hostClientProfile } from '../mcp/index.js';
+import { checkPlannedIterations, checkSuiteCases } from '../limits.js';
+import { validateRunModels, type HostedModelCatalog } from '../models/catalog.js';
+import { ApiError, notFound, validationError } from '../../api/errors.js';
+import type { CreateRunBody } from '../../api/schemas/evals.js';
+import { requireServers } from './serverSelection.js';
+
+/**
+ * Creating an eval run, in one place for every way a run starts: POST /eval-runs and a suite's schedule
+ * (activities/schedules). The rules live here so they cannot drift: the organization's concurrency cap, the suite
+ * and its inline cases, the saved servers and host, the bounds on cases and iterations, which models may run with
+ * which keys, and the encrypted per-run keys. Refusals are ApiErrors (the API answers them as they are; a schedule
+ * records them as the reason a due run was skipped).
+ */
+
+/** Seconds a client is told to wait when the organization's run cap is reached. */
+const CAP_RETRY_AFTER_SECONDS = 10;
+
+export interface RunCreationDeps {
+  sql: Sql;
+  box: SecretBox;
+  catalog: HostedModelCatalog;
+  maxConcurrentRuns: number;
+  /**
+   * At the cap, ends the organization's counted runs whose workflow already closed in Temporal (RunReconciler);
+   * how many it ended. Called outside the transaction, so no network call holds the organization's lock.
+   */
+  reconcileAtCap(organizationId: string): Promise<number>;
+}
+
+/** Who starts the run: the organization and project it belongs to, how it was started, and by which API key. */
+export interface RunOrigin {
+  organizationId: string;
+  projectId: string;
+  source: ExecutedSource;
+  createdByKeyId: string | null;
+}
+
+export interface CreatedRun {
+  run: RunRow;
+  /** the run's suite's name and the iterations the run plans (for the workflow's description in Web UI) */
+  suiteName: string;
+  iterations: number;
+  caseUpsert: CaseUpsert;
+  cases: CaseRow[];
+  servers: SavedServer[];
+}
+
+/** The cap refused inside the transaction; the run may be tried once more after reconciling. */
+class RunCapReached extends Error {
+  constructor(readonly active: number) {
+    super('concurrent run limit reached');
+  }
+}
+
+/**
+ * Writes a run (and, for a new suite or inline tests, the suite and its cases) in one transaction, or refuses with
+ * nothing written. The run's workflow is not started here: launchEvalRun starts it for the API, the scheduled
+ * workflow starts it as its child.
+ */
+export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, request: CreateRunBody): Promise<CreatedRun> {
+  const { sql, box, catalog } = deps;
+  let existing: SuiteRow | undefined;
+  if (request.suiteId) {
+    existing = await findSuite(sql, origin.projectId, request.suiteId);
+    if (!existing) throw notFound('eval suite', { suiteId: request.suiteId });
+  }
+  const serverIds = request.serverIds ?? existing?.server_ids ?? [];
+  if (serverIds.length === 0) {
+    throw validationError('this suite has no saved server selection; pass serverIds', { suiteId: request.suiteId, reason: 'NO_SAVED_SERVER_SELECTION' });
+  }
+  const servers = await requireServers(sql, box, origin.projectId, serverIds);
+  // The run declares what its host declares, as the host is now (a later edit does not change a running run).
+  const hostId = request.hostId ?? existing?.host_id ?? null;
+  const host = hostId === null ? undefined : await findHost(sql, origin.projectId, hostId);
+  if (hostId !== null && !host) throw notFound('host', { hostId });
+  const modelApiKeys = request.modelApiKeys ?? {};
+  const orgProviderKeys = await getProviderKeys(sql, box, origin.organizationId);
+
+  const create = () => sql.begin(async (tx) => {
+    const active = await lockOrganizationRuns(tx, origin.organizationId);
+    if (active >= deps.maxConcurrentRuns) throw new RunCapReached(active);
+    // A rerun holds its suite's row lock from here: a suite deleted meanwhile gets no run. A suiteName makes a
+    // new suite every time (names are not unique, as in the real product).
+    if (existing && !(await lockLiveSuite(tx, existing.id))) throw notFound('eval suite', { suiteId: existing.id });
+    const suite = existing ?? (await createSuite(tx, {
+      projectId: origin.projectId,
+      name: request.suiteName!,
+      description: request.suiteDescription,
+      serverIds: servers.map((s) => s.id),
+      defaultModel: request.model,
+      passCriteria: request.passCriteria,
+      source: 'api',
+      hostId,
+    }));
+    const tests = request.tests ?? [];
+    if (tests.length > 0) {
+      const { cases, adding } = await lockSuiteCases(tx, suite.id, tests);
+      checkSuiteCases(suite.id, cases, adding);
+    }
+    const caseUpsert = await upsertCases(tx, suite.id, tests.map((t) => ({ ...t, model: t.model ?? request.model })));
+    const cases = await listCases(tx, suite.id);
+    if (cases.length === 0) throw validationError('the suite has no tests to run', { suiteId: suite.id, reason: 'NO_TESTS' });
+    // Refused here, the transaction takes back the inline tests (and a suite it created) with it.
+    const iterations = cases.reduce((planned, c) => planned + (request.iterationOverride ?? c.runs), 0);
+    checkPlannedIterations(suite.id, iterations);
+    const rejected = validateRunModels(
+      cases.map((c) => ({ model: c.model ?? suite.default_model ?? '', provider: c.provider })),
+      { catalog, orgProviderKeys, modelApiKeys },
+    );
+    if (rejected) throw rejected;
+    const run = await insertRun(tx, {
+      suiteId: suite.id,
+      projectId: origin.projectId,
+      organizationId: origin.organizationId,
+      source: origin.source,
+      notes: request.notes,
+      passCriteria: request.passCriteria ?? suite.pass_criteria,
+      serverIds: servers.map((s) => s.id),
+      iterationOverride: request.iterationOverride,
+      modelKeysEnc: Object.keys(modelApiKeys).length > 0 ? box.encryptJson(modelApiKeys) : null,
+      createdByKeyId: origin.createdByKeyId,
+      hostId,
+      clientProfile: host ? hostClientProfile(host.config) : null,
+    });
+    return { run, caseUpsert, cases, suiteName: suite.name, iterations };
+  });
+  // At the cap, the counted runs are checked against Temporal (outside the transaction: no network call holds the
+  // lock): a run whose workflow was terminated in Web UI frees its slot here, not only when someone reads it.
+  const capped = (error: unknown) => {
+    if (error instanceof RunCapReached) return error;
+    throw error;
+  };
+  let created = await create().catch(capped);
+  if (created instanceof RunCapReached && (await deps.reconcileAtCap(origin.organizationId)) > 0) created = await create().catch(capped);
+  if (created instanceof RunCapReached) {
+    throw new ApiError(
+      'RATE_LIMITED',
+      `this organization already has ${created.active} running eval runs (limit ${deps.maxConcurrentRuns}); wait for one to finish`,
+      { reason: 'CONCURRENT_RUN_LIMIT', maxConcurrentRuns: deps.maxConcurrentRuns, activeRuns: created.active },
+      { 'Retry-After': String(CAP_RETRY_AFTER_SECONDS) },
+    );
+  }
+  return { ...created, servers };
+}
+
+/** What the run's row says when its workflow could not be started: the slot is freed and the run reads as failed. */
+export const START_FAILED = 'the run could not be started on Temporal';
+
+/** Starts the run's workflow; when that fails the run is ended as failed (its slot freed) and the error rethrown. */
+export async function launchEvalRun(sql: Sql, start: (run: RunRow) => Promise<void>, run: RunRow): Promise<void> {
+  try {
+    await start(run);
+  } catch (error) {
+    await failRunToStart(sql, run.id, START_FAILED);
+    throw error;
+  }
+}

@@ -1,0 +1,196 @@
+import type { Tx } from '../../db/connection.js';
+import { getRun, insertRun, markRunStarted, type RunRow } from '../../db/evalRuns.js';
+import { findOrCreateSuiteByName, lockSuiteCases } from '../../db/evalSuites.js';
+import { findCasesByIdentity, insertReportedCases } from '../../db/ingestCases.js';
+import { countIterations, insertIngestedIterations, knownExternalIterationIds, lastIterationNumbers } from '../../db/ingestIterations.js';
+import { findRunByExternalId, isExternalRunConflict, lockRun } from '../../db/ingestRuns.js';
+import { listServerRows } from '../../db/servers.js';
+import { OperationFailure } from '../failures.js';
+import { finalizeRun } from '../evals/finalize.js';
+import { checkIngestedIterations, checkSuiteCases } from '../limits.js';
+import { caseIdentity, toCaseInput, toIngestedIteration, type IngestResult } from './results.js';
+
+/** Runs reported from outside (the SDK reporter, CI, uploaded artifacts) carry this source. */
+export const INGEST_SOURCE = 'sdk';
+
+export interface IngestRunInput {
+  projectId: string;
+  organizationId: string;
+  keyId: string | null;
+  suiteName: string;
+  suiteDescription?: string;
+  serverNames?: string[];
+  notes?: string;
+  passCriteria?: { minimumPassRate: number };
+  externalRunId: string;
+  framework?: string;
+  ci?: Record<string, unknown>;
+  expectedIterations?: number;
+  tags?: string[];
+}
+
+/**
+ * The run named by `externalRunId`: created (in the suite of that name, created too if need be) or, when it
+ * exists, reused as it is. Concurrent starts of one id meet on the unique index: one inserts, the others get
+ * its run. Ingested runs never count against the organization's cap on executed runs.
+ */
+export async function startIngestRun(tx: Tx, input: IngestRunInput): Promise<{ run: RunRow; reused: boolean }> {
+  const existing = await findRunByExternalId(tx, input.projectId, input.externalRunId);
+  if (existing) return { run: existing, reused: true };
+  try {
+    // A savepoint, so that losing the race also rolls back a suite this attempt created.
+    const run = await tx.savepoint(async (sp) => {
+      const serverIds = await serverIdsByName(sp, input.projectId, input.serverNames ?? []);
+      const suite = await findOrCreateSuiteByName(sp, {
+        projectId: input.projectId,
+        name: input.suiteName,
+        description: input.suiteDescription,
+        serverIds,
+        passCriteria: input.passCriteria,
+        source: INGEST_SOURCE,
+      });
+      const created = await insertRun(sp, {
+        suiteId: suite.id,
+        projectId: input.projectId,
+        organizationId: input.organizationId,
+        source: INGEST_SOURCE,
+        notes: input.notes,
+        passCriteria: input.passCriteria ?? suite.pass_criteria,
+        serverIds,
+        createdByKeyId: input.keyId,
+        externalRunId: input.externalRunId,
+        framework: input.framework,
+        ci: input.ci,
+        tags: input.tags,
+        expectedIterations: input.expectedIterations,
+      });
+      await markRunStarted(sp, created.id);
+      return created;
+    });
+    return { run, reused: false };
+  } catch (error) {
+    if (!isExternalRunConflict(error)) throw error;
+    const winner = await findRunByExternalId(tx, input.projectId, input.externalRunId);
+    if (!winner) throw error;
+    return { run: winner, reused: true };
+  }
+}
+
+/** Saved servers named by the reporter; names the project does not have are ignored. */
+async function serverIdsByName(tx: Tx, projectId: string, names: string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const wanted = new Set(names);
+  return (await listServerRows(tx, projectId)).filter((s) => wanted.has(s.name)).map((s) => s.id);
+}
+
+export interface AppendOutcome {
+  inserted: number;
+  /** results the run already had (same externalIterationId), e.g. from a retried call */
+  skipped: number;
+  /** iterations the run holds now */
+  total: number;
+}
+
+/**
+ * Appends results to a run the caller has locked (lockRun). A result whose externalIterationId the run already
+ * holds is skipped; so is a repeat within the call. Adding anything new to a finished run is a CONFLICT, and
+ * past the bounds on a run's iterations and a suite's cases a VALIDATION_ERROR, before anything is written.
+ */
+export async function appendResults(tx: Tx, run: RunRow, results: IngestResult[]): Promise<AppendOutcome> {
+  const ids = new Set<string>();
+  const unique = results.filter((r) => {
+    if (r.externalIterationId === undefined) return true;
+    if (ids.has(r.externalIterationId)) return false;
+    ids.add(r.externalIterationId);
+    return true;
+  });
+  const known = await knownExternalIterationIds(tx, run.id, [...ids]);
+  const fresh = unique.filter((r) => r.externalIterationId === undefined || !known.has(r.externalIterationId));
+  const held = await countIterations(tx, run.id);
+  let inserted = 0;
+  if (fresh.length > 0) {
+    if (run.status !== 'running') {
+      throw new OperationFailure('CONFLICT', `run ${run.id} is already ${run.status}; start a new run (another externalRunId) to report more results`, {
+        runId: run.id, status: run.status, reason: 'RUN_FINALIZED',
+      });
+    }
+    checkIngestedIterations(run.id, held, fresh.length);
+    const caseIds = await storeCases(tx, run.suite_id, fresh);
+    const caseIdOf = (r: IngestResult) => caseIds.get(caseIdentity(r)) ?? null;
+    const caseless = fresh.filter((r) => caseIdOf(r) === null).map((r) => r.caseTitle);
+    const lastNumbers = await lastIterationNumbers(tx, run.id, [...new Set(caseIds.values())], caseless);
+    const iterations = fresh.map((r) => {
+      const caseId = caseIdOf(r);
+      const key = caseId ?? `title:${r.caseTitle}`;
+      const number = (lastNumbers.get(key) ?? 0) + 1;
+      lastNumbers.set(key, number);
+      return toIngestedIteration(r, caseId, number);
+    });
+    inserted = (await insertIngestedIterations(tx, run.id, iterations)).size;
+  }
+  // The run is locked: nothing else adds to it meanwhile.
+  return { inserted, skipped: results.length - inserted, total: held + inserted };
+}
+
+/**
+ * The ids of the cases the results name (by externalCaseId, else title + query), by identity. Cases are found or
+ * created, never rewritten: a case keeps what first reported it, so results reported into a suite Runway also
+ * executes cannot change how it runs, and a suite reported into every night costs no case writes. Each iteration
+ * keeps its own title, model and tool calls. A case that cannot be created (e.g. its external id and its title
+ * collide with two different cases) leaves its iterations without a case, still recorded under their title.
+ * Creating cases locks the suite, so that concurrent reports cannot together pass the bound on its cases.
+ */
+async function storeCases(tx: Tx, suiteId: string, results: IngestResult[]): Promise<Map<string, string>> {
+  const byIdentity = new Map<string, IngestResult>();
+  for (const r of results) if (!byIdentity.has(caseIdentity(r))) byIdentity.set(caseIdentity(r), r);
+  const found = await findReportedCases(tx, suiteId, [...byIdentity.values()]);
+  const unfound = () => [...byIdentity].filter(([identity]) => !found.has(identity)).map(([, r]) => r);
+  if (unfound().length > 0) {
+    const { cases } = await lockSuiteCases(tx, suiteId);
+    // Looked up again under the lock: another report may have created some meanwhile.
+    for (const [identity, id] of await findReportedCases(tx, suiteId, unfound())) found.set(identity, id);
+    const missing = unfound();
+    checkSuiteCases(suiteId, cases, missing.length);
+    await insertReportedCases(tx, suiteId, missing.map(toCaseInput));
+    for (const [identity, id] of await findReportedCases(tx, suiteId, missing)) found.set(identity, id);
+  }
+  return found;
+}
+
+async function findReportedCases(tx: Tx, suiteId: string, results: IngestResult[]): Promise<Map<string, string>> {
+  const plain = results.filter((r) => r.externalCaseId === undefined);
+  const rows = await findCasesByIdentity(tx, suiteId, {
+    externalCaseIds: results.flatMap((r) => (r.externalCaseId === undefined ? [] : [r.externalCaseId])),
+    titles: plain.map((r) => r.caseTitle),
+    queries: plain.map((r) => r.query ?? ''),
+  });
+  const found = new Map<string, string>();
+  for (const row of rows) {
+    if (row.external_case_id !== null) found.set(caseIdentity({ caseTitle: row.title, externalCaseId: row.external_case_id }), row.id);
+    found.set(caseIdentity({ caseTitle: row.title, query: row.query }), row.id);
+  }
+  return found;
+}
+
+/** Finalizes a run the caller has locked: the summary of executed runs, over what was reported. Idempotent. */
+export async function finalizeIngestRun(tx: Tx, run: RunRow): Promise<RunRow> {
+  if (run.status === 'running') await finalizeRun(tx, { runId: run.id, outcome: 'completed' });
+  return (await getRun(tx, run.id))!;
+}
+
+/**
+ * One-shot: start, append, finalize in one transaction. A known externalRunId whose run is finished returns
+ * that run unchanged; one still running (a chunked upload) gets these results and is finalized.
+ */
+export async function reportRun(tx: Tx, input: IngestRunInput, results: IngestResult[]): Promise<RunRow> {
+  const { run: started } = await startIngestRun(tx, input);
+  const run = (await lockRun(tx, input.projectId, { runId: started.id }))!;
+  if (run.status !== 'running') return run;
+  await appendResults(tx, run, results);
+  return await finalizeIngestRun(tx, run);
+}
+
+/** What every ingest reply says about a run. */
+export function runOutcome(run: RunRow) {
+  return { suiteId: run.suite_id, runId: run.id, status: run.status, result: run.result, summary: run.summary };
+}

@@ -1,0 +1,77 @@
+import { OperationFailure } from './failures.js';
+
+/**
+ * The product's limits: how much one request, artifact, suite or run may hold, so that no caller can make the
+ * service do unbounded work. Each is checked before anything is written and answered with a 400
+ * VALIDATION_ERROR naming it (`details: { reason, limit, ... }`); the zod schemas and route descriptions serve
+ * them in the OpenAPI document, and the README's limits table lists them.
+ */
+export const limits = {
+  /** inline tests per POST /eval-suites or /eval-runs */
+  testsPerRequest: 100,
+  /** runs of one test case, and a run's iterationOverride */
+  runsPerTest: 10,
+  /** iterations one executed run may plan: the contract's 100 tests x 10 runs */
+  iterationsPerRun: 1_000,
+  /**
+   * cases one suite may hold, however they came (authored, inline tests of reruns, ingest): room for the largest
+   * artifact, and a bound on what every rerun of the suite reads
+   */
+  casesPerSuite: 10_000,
+  /** results per ingest report or runs/iterations call */
+  resultsPerCall: 200,
+  /**
+   * tests one uploaded artifact may hold (it is ingested in one transaction): the JUnit or Jest report of a large
+   * CI suite, and the scale the ingest target promises (10,000 iterations in under 10 s)
+   */
+  resultsPerArtifact: 10_000,
+  /** iterations one ingested run may hold across its chunks: the same scale */
+  iterationsPerIngestedRun: 10_000,
+  /**
+   * suites of one organization that may run on an enabled schedule: every due time starts a workflow and writes,
+   * even when the run cap then skips it, so their number is bounded like the runs themselves
+   */
+  schedulesPerOrganization: 50,
+} as const;
+
+/** 10000 -> `10,000`, as messages and descriptions write numbers. */
+export const formatCount = (n: number) => n.toLocaleString('en-US');
+
+function exceeded(reason: string, message: string, limit: number, details: Record<string, unknown>): OperationFailure {
+  return new OperationFailure('VALIDATION_ERROR', message, { reason, limit, ...details });
+}
+
+/** An uploaded artifact with more tests than one upload may hold. */
+export function checkArtifactResults(results: number, format: string): void {
+  const limit = limits.resultsPerArtifact;
+  if (results <= limit) return;
+  throw exceeded('TOO_MANY_RESULTS', `the artifact holds ${formatCount(results)} tests, more than the ${formatCount(limit)} one upload may hold; upload the report in parts (e.g. one per CI shard)`, limit, { results, format });
+}
+
+/** A suite that would hold more cases than a suite may: `cases` it holds, `adding` new ones. */
+export function checkSuiteCases(suiteId: string, cases: number, adding: number): void {
+  const limit = limits.casesPerSuite;
+  if (cases + adding <= limit) return;
+  throw exceeded('TOO_MANY_CASES', `suite ${suiteId} holds ${formatCount(cases)} cases; ${formatCount(adding)} new ones would pass the ${formatCount(limit)} a suite may hold: use another suite, or reuse the existing cases' titles`, limit, { suiteId, cases, adding });
+}
+
+/** An executed run that would plan more iterations than a run may. */
+export function checkPlannedIterations(suiteId: string, planned: number): void {
+  const limit = limits.iterationsPerRun;
+  if (planned <= limit) return;
+  throw exceeded('TOO_MANY_ITERATIONS', `this run would plan ${formatCount(planned)} iterations (each case's runs, or iterationOverride, summed over the suite's cases), more than the ${formatCount(limit)} a run may plan: lower runs or iterationOverride, or split the suite`, limit, { suiteId, planned });
+}
+
+/** An ingested run that would hold more iterations than one may: `iterations` it holds, `adding` new ones. */
+export function checkIngestedIterations(runId: string, iterations: number, adding: number): void {
+  const limit = limits.iterationsPerIngestedRun;
+  if (iterations + adding <= limit) return;
+  throw exceeded('TOO_MANY_ITERATIONS', `run ${runId} holds ${formatCount(iterations)} iterations; ${formatCount(adding)} more would pass the ${formatCount(limit)} an ingested run may hold: report the rest as another run (another externalRunId)`, limit, { runId, iterations, adding });
+}
+
+/** Enabling one more schedule in an organization that already has `enabled` of them. */
+export function checkEnabledSchedules(organizationId: string, enabled: number): void {
+  const limit = limits.schedulesPerOrganization;
+  if (enabled < limit) return;
+  throw exceeded('TOO_MANY_SCHEDULES', `the organization already runs ${formatCount(enabled)} suites on a schedule, the most it may: disable one first (PATCH .../schedule { "enabled": false })`, limit, { organizationId, enabled });
+}

@@ -1,0 +1,194 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError, type Implementation, type RequestId, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { SavedServer } from '../../db/servers.js';
+import type { OperationFailure } from '../failures.js';
+import { declaredCapabilities, type ClientProfile } from './clientProfile.js';
+import { answerServerRequests, type ClientAnswers } from './clientRequests.js';
+import { toOperationFailure } from './failures.js';
+import { refusalsAsErrors } from './refusals.js';
+import { StreamSupervisor, type LostStream } from './resumption.js';
+import type { McpTimeouts, Phase } from './timeouts.js';
+import { createTransport, transportKindsFor, type ChildReport, type Credentials, type TransportKind } from './transports.js';
+
+/** What initialization told us about the server (the validate reply's initInfo). */
+export interface InitInfo {
+  protocolVersion: string | null;
+  serverInfo: Implementation | null;
+  capabilities: ServerCapabilities;
+  instructions: string | null;
+  transport: TransportKind;
+}
+
+export interface ConnectTarget {
+  server: SavedServer;
+  credentials?: Credentials;
+  timeouts: McpTimeouts;
+  /** the service's data folder (config DATA_DIR): stdio servers without a saved cwd run below it */
+  dataDir: string;
+  /** what the client declares and how it answers the server's requests; the server's own profile by default */
+  profile?: ClientProfile;
+}
+
+export interface ConnectTimings {
+  connectMs: number;
+  initializeMs: number;
+}
+
+/** One initialized MCP session with a saved server. */
+export interface McpConnection {
+  readonly client: Client;
+  readonly initInfo: InitInfo;
+  /** the child process (stdio), so tests and operators can see that it is reused */
+  readonly pid: number | null;
+  /** stdio: the end of the child's stderr and its exit (for a failure's details, never for our logs); else null */
+  child(): ChildReport | null;
+  readonly timings: ConnectTimings;
+  /** settles once the session is gone: closed by us, the child died, or the stream broke */
+  readonly closed: Promise<void>;
+  /** the answers of the operation the pool lent the session to; the profile's policy answers when unset */
+  lease: ClientAnswers | undefined;
+  close(): Promise<void>;
+}
+
+export const CLIENT_INFO: Implementation = { name: 'runway', version: '0.1.0' };
+
+/**
+ * Opens and initializes a session, timing the connect and initialize phases separately. An `http` server that
+ * refuses streamable HTTP is tried again over SSE. Failures come out typed (OperationFailure).
+ */
+export async function openConnection(target: ConnectTarget, timings: ConnectTimings = { connectMs: 0, initializeMs: 0 }): Promise<McpConnection> {
+  const kinds = transportKindsFor(target.server);
+  for (let i = 0; ; i++) {
+    try {
+      return await connectOver(kinds[i], target, timings);
+    } catch (failure) {
+      const next = kinds[i + 1];
+      if (!next || !refusesTransport(failure as OperationFailure)) throw failure;
+    }
+  }
+}
+
+/** A streamable-HTTP POST answered 400/404/405: the server speaks another protocol at this URL. */
+const refusesTransport = (failure: OperationFailure) =>
+  failure.code === 'SERVER_UNREACHABLE' && [400, 404, 405].includes(failure.details?.status as number);
+
+async function connectOver(kind: TransportKind, { server, credentials, timeouts, dataDir, profile = server.clientProfile }: ConnectTarget, timings: ConnectTimings): Promise<McpConnection> {
+  let phase: Phase = 'connect';
+  let startedAt = Date.now();
+  const enterInitialize = () => {
+    if (phase !== 'connect') return;
+    timings.connectMs = Date.now() - startedAt;
+    phase = 'initialize';
+    startedAt = Date.now();
+  };
+  // Streamable HTTP opens no connection until its first request, so there the connect phase ends with the
+  // server's first HTTP answer; a refused or unresolvable address is then a connect failure, as for the others.
+  // Inside that: the streams are watched (resumption bounds); outside: an HTTP error answer becomes typed.
+  const supervisor = kind === 'streamable-http' ? new StreamSupervisor(timeouts.resumption, (ids, lost) => failLost(ids, lost)) : undefined;
+  const watched = supervisor?.wrap(fetch) ?? fetch;
+  const observe: FetchLike = async (url, init) => {
+    const response = await watched(url, init);
+    enterInitialize();
+    return response;
+  };
+  const created = createTransport(kind, server, { credentials, fetch: kind === 'streamable-http' ? refusalsAsErrors(observe) : undefined, dataDir, resumption: timeouts.resumption });
+  const { transport } = created;
+  // A host's profile introduces the client as that host (its clientInfo); otherwise Runway names itself.
+  const client = new Client(profile.clientInfo ?? CLIENT_INFO, { capabilities: declaredCapabilities(profile) });
+  let lease: ClientAnswers | undefined;
+  answerServerRequests(client, profile, () => lease);
+  // A request whose response stream cannot come back fails alone, as if the transport had delivered that answer
+  // (the SDK has no other way to fail one request); its data marks it as ours (failures.ts).
+  const failLost = (ids: RequestId[], lost: LostStream) => {
+    for (const id of ids) transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: lost.why, data: lost } });
+  };
+  if (supervisor) transport.onmessage = (message) => supervisor.delivered(message);
+
+  // The SDK starts the transport inside client.connect(); wrapping start() is how the connect phase gets its
+  // own deadline and timing (spawning the child, opening the SSE stream).
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    await withDeadline(start(), timeouts.connectMs);
+    if (kind !== 'streamable-http') enterInitialize();
+  };
+  // The negotiated version is only handed to the transport; stdio has no setter, so one is added to record it.
+  let protocolVersion: string | null = null;
+  const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
+  transport.setProtocolVersion = (version: string) => {
+    protocolVersion = version;
+    setProtocolVersion?.(version);
+  };
+
+  let markClosed = () => {};
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  let initialized = false;
+  client.onclose = () => {
+    supervisor?.close();
+    markClosed();
+  };
+  client.onerror = (error) => {
+    // After initialization a broken legacy SSE stream means the server is gone (crash, restart, network). Closing
+    // fails the requests waiting on it at once (instead of at their timeout) and lets the pool open a new session.
+    // Streamable HTTP needs no such rule: a lost response stream fails its own requests (StreamSupervisor), and
+    // the standalone GET stream is optional, so its failures (404, 405, a drop) never end the session.
+    if (initialized && error instanceof SseError) void client.close();
+  };
+
+  try {
+    await client.connect(transport, { timeout: timeouts.initializeMs });
+  } catch (error) {
+    // Read before closing, which would end a child that is still starting (and make it look as if it had died).
+    const child = created.child();
+    await client.close().catch(() => {});
+    await transport.close().catch(() => {});
+    throw toOperationFailure(error, { phase, startedAt, server, child });
+  }
+  timings.initializeMs = Date.now() - startedAt;
+  initialized = true;
+
+  return {
+    client,
+    get lease() {
+      return lease;
+    },
+    set lease(answers) {
+      lease = answers;
+    },
+    pid: created.pid(),
+    child: created.child,
+    timings,
+    closed,
+    initInfo: {
+      protocolVersion,
+      serverInfo: client.getServerVersion() ?? null,
+      capabilities: client.getServerCapabilities() ?? {},
+      instructions: client.getInstructions() ?? null,
+      transport: kind,
+    },
+    close: async () => {
+      // A streamable HTTP session is ended on the server too (the spec's DELETE with the session id), briefly:
+      // a server that does not answer must not hold up closing. A server without the feature answers 405.
+      if (transport instanceof StreamableHTTPClientTransport) await withDeadline(transport.terminateSession(), SESSION_END_MS).catch(() => {});
+      await client.close();
+    },
+  };
+}
+
+/** How long closing waits for a streamable HTTP server to acknowledge the end of its session. */
+const SESSION_END_MS = 2_000;
+
+/** Rejects with an MCP timeout (mapped like any other) when `work` takes longer than `ms`. */
+async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new McpError(ErrorCode.RequestTimeout, 'connect timed out')), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,345 @@
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  GetPromptResultSchema,
+  McpError,
+  ReadResourceResultSchema,
+  type CallToolResult,
+  type GetPromptResult,
+  type ReadResourceResult,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Sql } from '../../db/connection.js';
+import type { SecretBox } from '../../db/secretBox.js';
+import type { SavedServer } from '../../db/servers.js';
+import type { Config } from '../../runtime/config.js';
+import { OperationFailure } from '../failures.js';
+import type { Logger } from '../../runtime/logger.js';
+import { profileFor } from './clientProfile.js';
+import type { ClientAnswers } from './clientRequests.js';
+import { openConnection, type InitInfo, type McpConnection } from './connection.js';
+import { runDoctor, type DoctorReport } from './doctor.js';
+import { endsSession, featureNotSupported, oauthRequired, toOperationFailure } from './failures.js';
+import { OAuthGrants, type OAuthRequirement, type TokenImport } from './oauth.js';
+import type { ConnectionPool } from './pool.js';
+import {
+  listResultSchemas,
+  toPromptEntry,
+  toResourceEntry,
+  toResourceTemplateEntry,
+  toToolEntry,
+  type Page,
+  type PromptEntry,
+  type ResourceEntry,
+  type ResourceTemplateEntry,
+  type ToolEntry,
+} from './primitives.js';
+import { requestOptions, resolveTimeouts, type McpTimeouts } from './timeouts.js';
+import type { Credentials } from './transports.js';
+
+export interface McpDeps {
+  sql: Sql;
+  box: SecretBox;
+  config: Config;
+  log: Logger;
+  pool: ConnectionPool;
+}
+
+export interface CallOptions {
+  /** aborting cancels the request on the server (notifications/cancelled) and rejects with the signal's reason */
+  signal?: AbortSignal;
+  onprogress?: RequestOptions['onprogress'];
+  /**
+   * How this call answers the server's requests while it runs (elicitation, sampling), instead of the server's
+   * client profile. An elicitation answer also declares elicitation for the call.
+   */
+  answers?: ClientAnswers;
+}
+
+export interface ListOptions {
+  /** the server's own cursor from the previous page */
+  cursor?: string;
+  signal?: AbortSignal;
+}
+
+export interface ValidateResult {
+  success: true;
+  status: 'connected';
+  initInfo: InitInfo | null;
+}
+
+export interface ServerSnapshot {
+  serverId: string;
+  exportedAt: string;
+  tools: ToolEntry[];
+  resources: ResourceEntry[];
+  resourceTemplates: ResourceTemplateEntry[];
+  prompts: PromptEntry[];
+}
+
+/**
+ * Everything Runway does to a saved MCP server, for the API and the eval worker alike. Every method takes the saved
+ * server (decrypted), uses the process's pooled session, and fails only with OperationFailure (or, when the
+ * caller aborts, with the signal's reason).
+ */
+export interface McpOperations {
+  validate(server: SavedServer): Promise<ValidateResult>;
+  doctor(server: SavedServer): Promise<DoctorReport>;
+  checkOAuth(server: SavedServer): Promise<OAuthRequirement>;
+  importTokens(server: SavedServer, input: TokenImport): Promise<{ imported: true; expiresAt: number | null }>;
+  listTools(server: SavedServer, options?: ListOptions): Promise<Page<ToolEntry>>;
+  /** every page; what an eval iteration hands to the model */
+  listAllTools(server: SavedServer, options?: Pick<CallOptions, 'signal'>): Promise<ToolEntry[]>;
+  /** the MCP result unchanged; a tool-level failure is a result with isError, not an exception */
+  callTool(server: SavedServer, name: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;
+  listPrompts(server: SavedServer, options?: ListOptions): Promise<Page<PromptEntry>>;
+  getPrompt(server: SavedServer, name: string, args: Record<string, string>, options?: CallOptions): Promise<GetPromptResult>;
+  listResources(server: SavedServer, options?: ListOptions): Promise<Page<ResourceEntry>>;
+  readResource(server: SavedServer, uri: string, options?: CallOptions): Promise<ReadResourceResult>;
+  exportSnapshot(server: SavedServer, options?: Pick<CallOptions, 'signal'>): Promise<ServerSnapshot>;
+}
+
+type Work<T> = (connection: McpConnection, timeouts: McpTimeouts) => Promise<T>;
+
+/** A 401 from the server, however it was classified (an OAuth challenge, or credentials it refused). */
+const refusedToken = (failure: OperationFailure) =>
+  (failure.code === 'OAUTH_REQUIRED' && failure.details?.reason === undefined) || (failure.details?.reason === 'SERVER_REFUSED_CREDENTIALS' && failure.details?.status === 401);
+
+/** The server refused the grant's token (and no refresh helped): whatever it said, the remedy is new tokens. */
+const asOAuthRequired = (server: SavedServer, failure: OperationFailure) =>
+  failure.code === 'OAUTH_REQUIRED' ? failure : oauthRequired(server, `server '${server.name}' refused the OAuth grant's token: import new tokens with /oauth/import-tokens`);
+
+/** The server refused the request's parameters (-32602, failures.ts). */
+const rejectedParams = (error: unknown): error is OperationFailure => error instanceof OperationFailure && error.details?.reason === 'INVALID_PARAMS';
+
+/**
+ * A prompt or resource the server does not have: 404 NOT_FOUND (api.md, "unknown ... resource"), the server's own
+ * words in the message, as for its -32002 (failures.ts).
+ */
+function unknownPrimitive(server: SavedServer, refusal: OperationFailure, reason: 'PROMPT_NOT_FOUND' | 'RESOURCE_NOT_FOUND', what: Record<string, string>): OperationFailure {
+  const mcpError = refusal.details?.mcpError as { code: number; message: string } | undefined;
+  const words = mcpError?.message || `no ${reason === 'PROMPT_NOT_FOUND' ? 'prompt' : 'resource'} ${Object.values(what)[0]}`;
+  return new OperationFailure('NOT_FOUND', `server '${server.name}': ${words}`, { reason, ...what, mcpError });
+}
+
+/** A server repeating a cursor must not keep an "all pages" loop going forever. */
+const MAX_PAGES = 1000;
+
+export function createMcpOperations(deps: McpDeps): McpOperations {
+  const { config, pool } = deps;
+  const grants = new OAuthGrants({ sql: deps.sql, box: deps.box, log: deps.log, requestTimeoutMs: config.MCP_REQUEST_TIMEOUT_MS });
+
+  /**
+   * Runs `attempt` with the server's OAuth credentials. A refused token (401) gets one refresh and one retry;
+   * so does a session the server forgot (404), on a fresh session. A 401 is OAUTH_REQUIRED only for a server that
+   * uses OAuth (a grant was sent, it is configured so, or it advertises it); otherwise the server wants other
+   * credentials and the failure says what it said (failures.ts, refusedCredentials).
+   */
+  async function authorized<T>(server: SavedServer, signal: AbortSignal | undefined, attempt: (credentials?: Credentials) => Promise<T>): Promise<T> {
+    let credentials = await grants.credentialsFor(server);
+    for (let retried = false; ; retried = true) {
+      try {
+        return await attempt(credentials);
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        if (!(error instanceof OperationFailure)) throw error;
+        const unauthorized = refusedToken(error);
+        // More scope needs new tokens from the caller: a refresh cannot widen a grant.
+        if (error.details?.reason === 'INSUFFICIENT_SCOPE') throw error;
+        if (unauthorized && !credentials && error.code !== 'OAUTH_REQUIRED' && (server.useOAuth || (await grants.advertisesOAuth(server)))) {
+          throw oauthRequired(server, `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens`);
+        }
+        if (retried) throw unauthorized && credentials ? asOAuthRequired(server, error) : error;
+        if (unauthorized && credentials) {
+          const next = await grants.afterUnauthorized(server, credentials.generation);
+          if (!next) throw asOAuthRequired(server, error);
+          credentials = next;
+        } else if (error.details?.reason !== 'SESSION_EXPIRED') {
+          throw error;
+        }
+      }
+    }
+  }
+
+  /**
+   * One request on a pooled session of the server's client profile; a session that failed at the connection level
+   * is not reused. A call with answers of its own is lent a session for itself when the profile lets the server ask.
+   */
+  function run<T>(server: SavedServer, signal: AbortSignal | undefined, work: Work<T>, answers?: ClientAnswers): Promise<T> {
+    const timeouts = resolveTimeouts(config, server.timeouts);
+    const profile = profileFor(server.clientProfile, answers);
+    const lease = (answers?.elicitation && profile.elicitation) || (answers?.sample && profile.sampling) ? answers : undefined;
+    return authorized(server, signal, (credentials) =>
+      pool.use({ server, credentials, timeouts, dataDir: config.DATA_DIR, profile }, async (connection) => {
+        const startedAt = Date.now();
+        try {
+          return await work(connection, timeouts);
+        } catch (error) {
+          if (signal?.aborted) throw signal.reason;
+          const failure = toOperationFailure(error, { phase: 'request', startedAt, server, child: connection.child() });
+          if (endsSession(failure)) pool.discard(connection);
+          throw failure;
+        }
+      }, lease),
+    );
+  }
+
+  function requireCapability(server: SavedServer, connection: McpConnection, capability: keyof ServerCapabilities): void {
+    if (!connection.initInfo.capabilities[capability]) throw featureNotSupported(server, capability);
+  }
+
+  // The list requests, shared by the single-page operations, the export and the doctor. client.request with our
+  // schemas rather than client.listTools and the like: the SDK's schemas drop what they do not know (primitives.ts),
+  // and client.listTools compiles a validator for every tool's output schema, for client.callTool, never used here.
+  const listParams = (cursor?: string) => (cursor ? { cursor } : {});
+  const lists = {
+    tools: async (server: SavedServer, c: McpConnection, t: McpTimeouts, cursor?: string, signal?: AbortSignal): Promise<Page<ToolEntry>> => {
+      requireCapability(server, c, 'tools');
+      const page = await c.client.request({ method: 'tools/list', params: listParams(cursor) }, listResultSchemas.tools, requestOptions(t, signal));
+      return { items: page.tools.map(toToolEntry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    },
+    prompts: async (server: SavedServer, c: McpConnection, t: McpTimeouts, cursor?: string, signal?: AbortSignal): Promise<Page<PromptEntry>> => {
+      requireCapability(server, c, 'prompts');
+      const page = await c.client.request({ method: 'prompts/list', params: listParams(cursor) }, listResultSchemas.prompts, requestOptions(t, signal));
+      return { items: page.prompts.map(toPromptEntry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    },
+    resources: async (server: SavedServer, c: McpConnection, t: McpTimeouts, cursor?: string, signal?: AbortSignal): Promise<Page<ResourceEntry>> => {
+      requireCapability(server, c, 'resources');
+      const page = await c.client.request({ method: 'resources/list', params: listParams(cursor) }, listResultSchemas.resources, requestOptions(t, signal));
+      return { items: page.resources.map(toResourceEntry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    },
+    resourceTemplates: async (server: SavedServer, c: McpConnection, t: McpTimeouts, cursor?: string, signal?: AbortSignal): Promise<Page<ResourceTemplateEntry>> => {
+      requireCapability(server, c, 'resources');
+      const page = await c.client.request(
+        { method: 'resources/templates/list', params: listParams(cursor) },
+        listResultSchemas.resourceTemplates,
+        requestOptions(t, signal),
+      );
+      return { items: page.resourceTemplates.map(toResourceTemplateEntry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    },
+  };
+  type ListName = keyof typeof lists;
+  type Item<L extends ListName> = Awaited<ReturnType<(typeof lists)[L]>>['items'][number];
+
+  async function allPages<L extends ListName>(list: L, server: SavedServer, c: McpConnection, t: McpTimeouts, signal?: AbortSignal): Promise<Item<L>[]> {
+    const items: Item<L>[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < MAX_PAGES; pages++) {
+      const page: Page<Item<L>> = await lists[list](server, c, t, cursor, signal);
+      items.push(...page.items);
+      if (!page.nextCursor || page.nextCursor === cursor) return items;
+      cursor = page.nextCursor;
+    }
+    return items;
+  }
+
+  /** A capability the server does not declare is an empty list in the export, not a failure. */
+  const ifDeclared = <T>(c: McpConnection, capability: keyof ServerCapabilities, list: () => Promise<T[]>) =>
+    c.initInfo.capabilities[capability] ? list() : Promise.resolve([]);
+
+  /** Resource templates are part of the resources capability, yet some servers never answer for them (-32601). */
+  const unlessUnanswered = <T>(list: Promise<T[]>) =>
+    list.catch((error: unknown) => {
+      if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return [];
+      throw error;
+    });
+
+  /** Whether the server lists a prompt of that name; when the list cannot be had, assume it does (nothing is claimed). */
+  const promptListed = (server: SavedServer, name: string, signal?: AbortSignal) =>
+    run(server, signal, (c, t) => allPages('prompts', server, c, t, signal)).then(
+      (prompts) => prompts.some((prompt) => prompt.name === name),
+      () => true,
+    );
+
+  return {
+    validate: (server) =>
+      run(server, undefined, async (connection, timeouts) => {
+        // A pooled session may be stale: a ping proves the server still answers. Ping is optional for old servers.
+        await connection.client.ping(requestOptions(timeouts)).catch((error: unknown) => {
+          if (!(error instanceof McpError && error.code === ErrorCode.MethodNotFound)) throw error;
+        });
+        return { success: true, status: 'connected', initInfo: connection.initInfo };
+      }),
+
+    doctor: async (server) => {
+      const timeouts = resolveTimeouts(config, server.timeouts);
+      const listed =
+        <L extends ListName>(list: L) =>
+        async (connection: McpConnection) => {
+          const startedAt = Date.now();
+          try {
+            return await allPages(list, server, connection, timeouts);
+          } catch (error) {
+            throw toOperationFailure(error, { phase: 'request', startedAt, server });
+          }
+        };
+      return await runDoctor(server, { timeouts, dataDir: config.DATA_DIR }, {
+        connect: (timings) => authorized(server, undefined, (credentials) => openConnection({ server, credentials, timeouts, dataDir: config.DATA_DIR }, timings)),
+        hasGrant: () => grants.hasGrant(server),
+        listTools: listed('tools'),
+        listResources: listed('resources'),
+        listResourceTemplates: listed('resourceTemplates'),
+        listPrompts: listed('prompts'),
+      });
+    },
+
+    checkOAuth: (server) => grants.requirement(server),
+
+    importTokens: (server, input) => grants.importTokens(server, input),
+
+    listTools: (server, options = {}) => run(server, options.signal, (c, t) => lists.tools(server, c, t, options.cursor, options.signal)),
+
+    listAllTools: (server, options = {}) => run(server, options.signal, (c, t) => allPages('tools', server, c, t, options.signal)),
+
+    callTool: (server, name, args, options = {}) =>
+      run(server, options.signal, (c, t) => {
+        requireCapability(server, c, 'tools');
+        // client.request rather than client.callTool: the result goes back unchanged, without the SDK's
+        // client-side output-schema checks turning a server's answer into an exception.
+        return c.client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, requestOptions(t, options.signal, options.onprogress));
+      }, options.answers),
+
+    listPrompts: (server, options = {}) => run(server, options.signal, (c, t) => lists.prompts(server, c, t, options.cursor, options.signal)),
+
+    getPrompt: async (server, name, args, options = {}) => {
+      try {
+        return await run(server, options.signal, (c, t) => {
+          requireCapability(server, c, 'prompts');
+          return c.client.request({ method: 'prompts/get', params: { name, arguments: args } }, GetPromptResultSchema, requestOptions(t, options.signal, options.onprogress));
+        }, options.answers);
+      } catch (error) {
+        // MCP answers an unknown prompt and a bad argument alike (-32602): the server's own list tells them apart.
+        if (!rejectedParams(error) || (await promptListed(server, name, options.signal))) throw error;
+        throw unknownPrimitive(server, error, 'PROMPT_NOT_FOUND', { promptName: name });
+      }
+    },
+
+    listResources: (server, options = {}) => run(server, options.signal, (c, t) => lists.resources(server, c, t, options.cursor, options.signal)),
+
+    readResource: async (server, uri, options = {}) => {
+      try {
+        return await run(server, options.signal, (c, t) => {
+          requireCapability(server, c, 'resources');
+          return c.client.request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, requestOptions(t, options.signal, options.onprogress));
+        }, options.answers);
+      } catch (error) {
+        // The uri is the request's only parameter: a server refusing it (-32602, what the 2025-11-25 revision and
+        // the reference server answer for a resource it does not have) has no such resource.
+        if (!rejectedParams(error)) throw error;
+        throw unknownPrimitive(server, error, 'RESOURCE_NOT_FOUND', { uri });
+      }
+    },
+
+    exportSnapshot: (server, options = {}) =>
+      run(server, options.signal, async (c, t) => {
+        const [tools, resources, resourceTemplates, prompts] = await Promise.all([
+          ifDeclared(c, 'tools', () => allPages('tools', server, c, t, options.signal)),
+          ifDeclared(c, 'resources', () => allPages('resources', server, c, t, options.signal)),
+          ifDeclared(c, 'resources', () => unlessUnanswered(allPages('resourceTemplates', server, c, t, options.signal))),
+          ifDeclared(c, 'prompts', () => allPages('prompts', server, c, t, options.signal)),
+        ]);
+        return { serverId: server.id, exportedAt: new Date().toISOString(), tools, resources, resourceTemplates, prompts };
+      }),
+  };
+}
