@@ -2,6 +2,54 @@ import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * Which folder may import which (ARCHITECTURE.md): imports point from the edges (api/, activities/, worker/, cli/)
+ * to runtime/, the domain and db/, never back. Type-only imports are allowed where a layer reads a shape it does
+ * not run (the domain reads request types from api/schemas and workflow inputs from workflows/definitions.ts).
+ */
+const layers = [
+  {
+    files: ['domain/**/*.ts'],
+    why: 'domain/ is the product without its processes: no Express, no Temporal, no edge',
+    banned: ['express', '@temporalio/*', '**/activities/**', '**/worker/**', '**/cli/**', '**/scripts/**'],
+    typesOnly: ['**/api/**', '**/workflows/**', '**/runtime/**'],
+  },
+  {
+    files: ['db/**/*.ts'],
+    why: 'db/ holds queries returning domain types: it imports no other layer',
+    banned: ['express', '@temporalio/*', '**/api/**', '**/activities/**', '**/worker/**', '**/domain/**', '**/runtime/**', '**/workflows/**', '**/cli/**', '**/scripts/**'],
+    typesOnly: [],
+  },
+  {
+    files: ['runtime/**/*.ts'],
+    why: 'runtime/ composes what both processes share: no HTTP edge, no worker code',
+    banned: ['express', '@temporalio/worker', '@temporalio/activity', '@temporalio/workflow', '**/api/**', '**/activities/**', '**/worker/**', '**/cli/**', '**/scripts/**'],
+    typesOnly: [],
+  },
+  {
+    files: ['api/**/*.ts'],
+    why: 'api/ is the HTTP process: it calls the domain directly and reaches the worker only through Temporal',
+    banned: ['@temporalio/worker', '@temporalio/activity', '**/activities/**', '**/worker/**', '**/cli/**', '**/scripts/**'],
+    typesOnly: ['**/workflows/**', '!**/workflows/definitions.js'],
+  },
+  {
+    files: ['activities/**/*.ts', 'worker/**/*.ts'],
+    why: 'the worker process has no HTTP edge',
+    banned: ['express', '**/api/**', '**/cli/**', '**/scripts/**'],
+    typesOnly: [],
+  },
+].map(({ files, why, banned, typesOnly }) => ({
+  files,
+  rules: {
+    '@typescript-eslint/no-restricted-imports': ['error', {
+      patterns: [
+        { group: banned, message: why },
+        ...(typesOnly.length ? [{ group: typesOnly, allowTypeImports: true, message: `${why} (type imports only)` }] : []),
+      ],
+    }],
+  },
+}));
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', '.tools/', '.scratch/', 'test-results/', 'bench/results/'] },
   js.configs.recommended,
@@ -25,11 +73,12 @@ export default tseslint.config(
           { group: ['node:*'], message: 'workflows run in a deterministic sandbox: no Node builtins' },
           // Every builtin by its bare name (fs, fs/promises, timers, ...), from Node's own list, not a hand-picked one.
           { group: builtinModules, message: 'workflows run in a deterministic sandbox: no Node builtins' },
-          { group: ['**/activities/**', '**/api/**', '**/db/**', 'postgres', '@modelcontextprotocol/*', 'ai', '@ai-sdk/*'], allowTypeImports: true, message: 'workflows may import activities/api only as types' },
+          { group: ['**/activities/**', '**/api/**', '**/db/**', '**/domain/**', '**/runtime/**', 'postgres', '@modelcontextprotocol/*', 'ai', '@ai-sdk/*'], allowTypeImports: true, message: 'workflows may import the other layers only as types' },
         ],
       }],
     },
   },
+  ...layers,
   {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,

@@ -8,6 +8,7 @@ import type { SecretBox } from '../db/secretBox.js';
 import type { Config } from '../runtime/config.js';
 import { finalizeRun, type FinalizeInput } from '../domain/evals/finalize.js';
 import { planRun } from '../domain/evals/plan.js';
+import { asActivity } from './retryPolicy.js';
 import { runIterationBatch, type BatchInput, type IterationRecorder } from './runIterations.js';
 import type { Logger } from '../runtime/logger.js';
 import type { McpOperations } from '../domain/mcp/index.js';
@@ -38,7 +39,7 @@ export function createActivities(deps: ActivityDeps) {
 
     /** Writes the run's pending iterations (once) and says how to batch them. */
     async planRun({ runId }: { runId: string }) {
-      return await planRun(sql, runId, { concurrency: config.EVAL_ITERATION_CONCURRENCY });
+      return await asActivity(() => planRun(sql, runId, { concurrency: config.EVAL_ITERATION_CONCURRENCY }));
     },
 
     async runIterationBatch(input: BatchInput) {
@@ -46,7 +47,7 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     async finalizeRun(input: FinalizeInput) {
-      return await finalizeRun(sql, input);
+      return await asActivity(() => finalizeRun(sql, input));
     },
 
     /** A suite's schedule came due: create its run as POST /eval-runs would, or record why it was skipped. */

@@ -9,9 +9,12 @@
  *   iteration is recorded as failed with the reason;
  * - `cancel`: the run was cancelled; the cancellation goes on as it is.
  * A failure that is not the iteration's (the database, a bug) is retried without a cap: it only delays the run.
- * Callers: runIterations.ts (iterations), the providers' fetch (the AI SDK's own retries), plan/finalize (runNotFound).
+ * Callers: runIterations.ts (iterations), the providers' fetch (the AI SDK's own retries), every activity
+ * (activityFailure: a run that does not exist or cannot be planned).
  */
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
+import type { FailureDetails } from '../domain/evals/iteration.js';
+import { RunNotFound, TooManyIterations } from '../domain/evals/runFailures.js';
 import { OperationFailure } from '../domain/failures.js';
 import { AgentRunFailure } from '../domain/models/agentLoop.js';
 import { classifyModelError, isModelError, type ModelErrorClassification, type ModelErrorKind } from '../domain/models/failures.js';
@@ -27,17 +30,6 @@ export type ModelFailureReason =
   | 'PROVIDER_UNAVAILABLE'
   | 'MODEL_TIMEOUT'
   | 'MODEL_ERROR';
-
-/** What an errored iteration's row keeps in `error_details` (besides what the caller adds: provider, model). */
-export interface FailureDetails {
-  reason: string;
-  /** the MCP failure code, for a server's failure */
-  code?: string;
-  /** the provider's or the server's HTTP status */
-  status?: number;
-  /** the attempt (of the iteration's batch) at which the iteration was recorded as failed */
-  attempt: number;
-}
 
 export type RetryDecision =
   | { action: 'cancel' }
@@ -127,7 +119,23 @@ export function retryFailure(decision: Extract<RetryDecision, { action: 'retry' 
   });
 }
 
-/** A run that does not exist will not appear on a retry: the same non-retryable failure wherever it is looked up. */
-export function runNotFound(runId: string): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(`run ${runId} does not exist`, 'RunNotFound');
+/**
+ * The domain's failures that no retry can change (a run that does not exist will not appear on a retry; a run
+ * planned past its bound stays past it) fail the activity at once, with the domain error's name as the type.
+ * Anything else is returned as it is: Temporal retries it by the activity's policy.
+ */
+export function activityFailure(error: unknown): unknown {
+  if (error instanceof RunNotFound || error instanceof TooManyIterations) {
+    return ApplicationFailure.nonRetryable(error.message, error.name);
+  }
+  return error;
+}
+
+/** Runs an activity's domain work, its failures mapped by activityFailure. */
+export async function asActivity<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw activityFailure(error);
+  }
 }

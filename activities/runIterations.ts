@@ -5,7 +5,8 @@ import type { SecretBox } from '../db/secretBox.js';
 import type { Logger } from '../runtime/logger.js';
 import type { McpOperations } from '../domain/mcp/index.js';
 import type { HostedModelCatalog } from '../domain/models/catalog.js';
-import { decideRetry, retryFailure, runNotFound } from './retryPolicy.js';
+import { RunNotFound } from '../domain/evals/runFailures.js';
+import { activityFailure, decideRetry, retryFailure } from './retryPolicy.js';
 import { collectTools, executeIteration, failedOutcome, IterationFailure } from '../domain/evals/iteration.js';
 import { loadRunContext } from '../domain/evals/runContext.js';
 
@@ -48,7 +49,7 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
   const activity = Context.current();
   const signal = activity.cancellationSignal;
   const ctx = await loadRunContext(deps, input.runId);
-  if (!ctx) throw runNotFound(input.runId);
+  if (!ctx) throw activityFailure(new RunNotFound(input.runId));
   const result: BatchResult = { completed: 0, passed: 0, failed: 0 };
   const count = (outcome: 'passed' | 'failed' | null) => {
     result.completed += 1;

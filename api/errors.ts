@@ -74,7 +74,10 @@ export function fromZodError(error: z.ZodError, where: 'body' | 'query' | 'path'
 /** Maps whatever was thrown to the envelope. Express body-parser, zod and typed operation failures are known. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof OperationFailure) return new ApiError(error.code, error.message, error.details);
+  if (error instanceof OperationFailure) {
+    const headers = error.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(error.retryAfterSeconds) };
+    return new ApiError(error.code, error.message, error.details, headers);
+  }
   if (error instanceof z.ZodError) return fromZodError(error, 'body');
   const e = error as { type?: string; status?: number; limit?: number } | null;
   if (e?.type === 'entity.too.large') {

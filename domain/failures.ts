@@ -7,6 +7,7 @@ export type FailureCode =
   | 'NOT_FOUND'
   | 'VALIDATION_ERROR'
   | 'CONFLICT'
+  | 'RATE_LIMITED'
   | 'OAUTH_REQUIRED'
   | 'FEATURE_NOT_SUPPORTED'
   | 'SERVER_UNREACHABLE'
@@ -18,8 +19,15 @@ export class OperationFailure extends Error {
     readonly code: FailureCode,
     message: string,
     readonly details?: Record<string, unknown>,
+    /** when a retry may succeed, in seconds (the API sends it as Retry-After) */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'OperationFailure';
   }
 }
+
+export const notFound = (what: string, details?: Record<string, unknown>) => new OperationFailure('NOT_FOUND', `${what} not found`, details);
+
+/** A request the domain refuses as it stands (the API's 400 VALIDATION_ERROR). */
+export const refused = (message: string, details?: Record<string, unknown>) => new OperationFailure('VALIDATION_ERROR', message, details);

@@ -1,11 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { McpOperations } from '../domain/mcp/index.js';
 import type { Db } from '../db/connection.js';
 import type { SavedServer } from '../db/servers.js';
-import type { MountedRoute } from '../api/openapi.js';
 
 /**
  * The Prometheus metrics of one process (API or worker), on its own registry: passed in as a dependency, never a
@@ -116,43 +114,6 @@ export function instrumentMcp(mcp: McpOperations, metrics: Metrics): McpOperatio
 }
 
 /**
- * Records each request's latency under its route pattern (`/api/v1/projects/:projectId/servers`), taken from the
- * routes the app actually mounts, so a path full of ids never becomes a label. Unknown paths share `unmatched`.
- */
-export function httpMetrics(metrics: Metrics, routes: () => MountedRoute[]): RequestHandler {
-  let patterns: { method: string; regexp: RegExp; route: string }[] | undefined;
-  const routeOf = (method: string, path: string): string => {
-    patterns ??= routes().map((r) => ({ method: r.method, regexp: patternRegExp(r.path, r.kind === 'mount'), route: r.path }));
-    return (
-      patterns.find((p) => (p.method === method || p.method === 'ALL') && p.regexp.test(path))?.route ??
-      patterns.find((p) => p.regexp.test(path))?.route ??
-      'unmatched'
-    );
-  };
-  return (req, res, next) => {
-    const end = metrics.httpDuration.startTimer();
-    // Read now: once a router has the request, req.path is relative to its mount point.
-    const path = req.path;
-    res.on('finish', () => {
-      end({ method: req.method, route: routeOf(req.method === 'HEAD' ? 'GET' : req.method, path), status: String(res.statusCode) });
-    });
-    next();
-  };
-}
-
-function patternRegExp(path: string, prefix: boolean): RegExp {
-  const source = path
-    .split('/')
-    .map((segment) => {
-      if (/^:[A-Za-z_]\w*$/.test(segment)) return '[^/]+';
-      if (/^\*[A-Za-z_]\w*$/.test(segment)) return '.+';
-      return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    })
-    .join('/');
-  return new RegExp(`^${source}${prefix ? '(?:/.*)?' : '/?'}$`);
-}
-
-/**
  * Whether a scrape may read the metrics: always when no token is configured, else only with
  * `Authorization: Bearer <token>` (compared in constant time).
  */
@@ -163,20 +124,14 @@ function authorized(token: string | undefined, header: string | undefined): bool
   return timingSafeEqual(digest(given), digest(token));
 }
 
-async function answer(metrics: Metrics, token: string | undefined, authorization: string | undefined, res: ServerResponse): Promise<void> {
+/** Answers one scrape of `metrics` (the API's route and the worker's listener). */
+export async function answerScrape(metrics: Metrics, token: string | undefined, authorization: string | undefined, res: ServerResponse): Promise<void> {
   if (!authorized(token, authorization)) {
     res.writeHead(401, { 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer' }).end('metrics need Authorization: Bearer <METRICS_TOKEN>\n');
     return;
   }
   const body = await metrics.registry.metrics();
   res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body);
-}
-
-/** `GET /metrics` on the API (outside /api/v1: no API key; METRICS_TOKEN when configured). */
-export function metricsRoute(metrics: Metrics, token: string | undefined): RequestHandler {
-  return async (req, res) => {
-    await answer(metrics, token, req.get('authorization'), res);
-  };
 }
 
 /** The worker's own `GET /metrics` listener (it has no HTTP server otherwise), on METRICS_PORT. */
@@ -187,7 +142,7 @@ export async function serveMetrics(metrics: Metrics, options: { port: number; ho
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('only GET /metrics here\n');
       return;
     }
-    answer(metrics, options.token, req.headers.authorization, res).catch(() => {
+    answerScrape(metrics, options.token, req.headers.authorization, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
     });
   });

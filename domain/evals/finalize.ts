@@ -1,7 +1,7 @@
 import { inTransaction, type Db } from '../../db/connection.js';
 import { cancelUnfinishedIterations, finishedOutcomes } from '../../db/evalIterations.js';
 import { finishRun, lockRunById } from '../../db/evalRuns.js';
-import { runNotFound } from '../../activities/retryPolicy.js';
+import { RunNotFound } from './runFailures.js';
 import { summarizeRun } from './summary.js';
 
 export interface FinalizeInput {
@@ -26,7 +26,7 @@ export interface FinalizeResult {
 export async function finalizeRun(sql: Db, input: FinalizeInput): Promise<FinalizeResult> {
   const row = await inTransaction(sql, async (tx) => {
     const run = await lockRunById(tx, input.runId);
-    if (!run) throw runNotFound(input.runId);
+    if (!run) throw new RunNotFound(input.runId);
     if (run.status !== 'running') return run;
     await cancelUnfinishedIterations(tx, input.runId);
     const { summary, result } = summarizeRun(await finishedOutcomes(tx, input.runId), run.pass_criteria);

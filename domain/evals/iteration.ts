@@ -3,12 +3,22 @@ import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
 import type { ClientAnswers, ElicitationAnswer, McpOperations } from '../mcp/index.js';
 import { AgentRunFailure, runAgent, type AgentRecord } from '../models/agentLoop.js';
-import type { FailureDetails } from '../../activities/retryPolicy.js';
 import { resolveModel } from '../models/catalog.js';
 import { createLanguageModel } from '../models/providers.js';
 import type { AgentTool } from '../models/tools.js';
 import type { RunContext } from './runContext.js';
 import { scoreToolCalls, type ExpectedToolCall, type ToolCallScore } from './scoring.js';
+
+/** What an errored iteration's row keeps in `error_details` (besides what the caller adds: provider, model). */
+export interface FailureDetails {
+  reason: string;
+  /** the MCP failure code, for a server's failure */
+  code?: string;
+  /** the provider's or the server's HTTP status */
+  status?: number;
+  /** the attempt (of the iteration's batch) at which the iteration was recorded as failed */
+  attempt: number;
+}
 
 const DEFAULT_MAX_STEPS = 10;
 /** OpenAI's rule for function names; other providers accept a superset. */

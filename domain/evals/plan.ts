@@ -1,10 +1,9 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import { inTransaction, type Db } from '../../db/connection.js';
 import { planIterations, type PlannedIteration } from '../../db/evalIterations.js';
 import { lockRunById, markRunStarted } from '../../db/evalRuns.js';
 import { findSuite, listCases } from '../../db/evalSuites.js';
 import { formatCount, limits } from '../limits.js';
-import { runNotFound } from '../../activities/retryPolicy.js';
+import { RunNotFound, TooManyIterations } from './runFailures.js';
 
 export interface RunPlan {
   iterationIds: string[];
@@ -23,7 +22,7 @@ export async function planRun(sql: Db, runId: string, options: { concurrency: nu
   // The run row is locked while planning, so a run ended meanwhile (runtime/runReconciler.ts) gets no new iterations.
   const rows = await inTransaction(sql, async (tx) => {
     const run = await lockRunById(tx, runId);
-    if (!run) throw runNotFound(runId);
+    if (!run) throw new RunNotFound(runId);
     if (run.status !== 'running' || run.started_at !== null) return await planIterations(tx, runId, []);
     // A run's suite cannot be deleted while the run is running, but its record is read whatever happens to it.
     const suite = await findSuite(tx, run.project_id, run.suite_id, { includeDeleted: true });
@@ -43,9 +42,8 @@ export async function planRun(sql: Db, runId: string, options: { concurrency: nu
     if (planned.length > limits.iterationsPerRun) {
       // POST /eval-runs checked the bound, but the suite grew since (ingest adds cases to suites it shares): the run
       // fails here, with nothing planned, rather than run past it. Retrying could not change that.
-      throw ApplicationFailure.nonRetryable(
+      throw new TooManyIterations(
         `the suite grew to ${formatCount(planned.length)} iterations after this run was started, past the ${formatCount(limits.iterationsPerRun)} a run may plan`,
-        'TooManyIterations',
       );
     }
     const written = await planIterations(tx, runId, planned);

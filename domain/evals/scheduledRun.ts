@@ -1,4 +1,3 @@
-import { ApiError } from '../../api/errors.js';
 import { createEvalRun, type RunCreationDeps } from './startEvalRun.js';
 import { findScheduledSuite, recordScheduleSkip } from '../../db/suiteSchedules.js';
 import type { ScheduledRunOutcome, ScheduledSuiteRunInput } from '../../workflows/definitions.js';
@@ -50,7 +49,7 @@ export async function startScheduledRun(deps: ScheduledRunDeps, { suiteId }: Sch
     };
   } catch (error) {
     // A refusal is the suite's or the organization's state, which a retry a moment later would not change.
-    if (error instanceof ApiError || error instanceof OperationFailure) {
+    if (error instanceof OperationFailure) {
       const reason = typeof error.details?.reason === 'string' ? error.details.reason : error.code;
       return await skipped(reason, error.message, true);
     }

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connection.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import { getSavedServersByIds, getServerRefsByIds, type SavedServer, type ServerRef } from '../../db/servers.js';
-import { ApiError, notFound } from '../../api/errors.js';
+import { notFound, refused } from '../failures.js';
 
 /**
  * The servers a suite or run names, checked: all must be saved in the project and enabled. Reads ids, names and
@@ -14,7 +14,7 @@ export async function requireServerSelection(sql: Db, projectId: string, serverI
   if (missing.length > 0) throw notFound(`server ${missing.join(', ')}`, { serverIds: missing });
   const disabled = servers.filter((s) => !s.enabled);
   if (disabled.length > 0) {
-    throw new ApiError('VALIDATION_ERROR', `server ${disabled.map((s) => s.name).join(', ')} is disabled`, { reason: 'SERVER_DISABLED', serverIds: disabled.map((s) => s.id) });
+    throw refused(`server ${disabled.map((s) => s.name).join(', ')} is disabled`, { reason: 'SERVER_DISABLED', serverIds: disabled.map((s) => s.id) });
   }
   return unique.map((id) => servers.find((s) => s.id === id)!);
 }

@@ -8,7 +8,7 @@ import type { SavedServer } from '../../db/servers.js';
 import { hostClientProfile } from '../mcp/index.js';
 import { checkPlannedIterations, checkSuiteCases } from '../limits.js';
 import { validateRunModels, type HostedModelCatalog } from '../models/catalog.js';
-import { ApiError, notFound, validationError } from '../../api/errors.js';
+import { notFound, OperationFailure, refused } from '../failures.js';
 import type { CreateRunBody } from '../../api/schemas/evals.js';
 import { requireServers } from './serverSelection.js';
 
@@ -16,7 +16,7 @@ import { requireServers } from './serverSelection.js';
  * Creating an eval run, in one place for every way a run starts: POST /eval-runs and a suite's schedule
  * (activities/schedules). The rules live here so they cannot drift: the organization's concurrency cap, the suite
  * and its inline cases, the saved servers and host, the bounds on cases and iterations, which models may run with
- * which keys, and the encrypted per-run keys. Refusals are ApiErrors (the API answers them as they are; a schedule
+ * which keys, and the encrypted per-run keys. Refusals are OperationFailures (the API answers them with their code; a schedule
  * records them as the reason a due run was skipped).
  */
 
@@ -74,7 +74,7 @@ export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, re
   }
   const serverIds = request.serverIds ?? existing?.server_ids ?? [];
   if (serverIds.length === 0) {
-    throw validationError('this suite has no saved server selection; pass serverIds', { suiteId: request.suiteId, reason: 'NO_SAVED_SERVER_SELECTION' });
+    throw refused('this suite has no saved server selection; pass serverIds', { suiteId: request.suiteId, reason: 'NO_SAVED_SERVER_SELECTION' });
   }
   const servers = await requireServers(sql, box, origin.projectId, serverIds);
   // The run declares what its host declares, as the host is now (a later edit does not change a running run).
@@ -107,7 +107,7 @@ export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, re
     }
     const caseUpsert = await upsertCases(tx, suite.id, tests.map((t) => ({ ...t, model: t.model ?? request.model })));
     const cases = await listCases(tx, suite.id);
-    if (cases.length === 0) throw validationError('the suite has no tests to run', { suiteId: suite.id, reason: 'NO_TESTS' });
+    if (cases.length === 0) throw refused('the suite has no tests to run', { suiteId: suite.id, reason: 'NO_TESTS' });
     // Refused here, the transaction takes back the inline tests (and a suite it created) with it.
     const iterations = cases.reduce((planned, c) => planned + (request.iterationOverride ?? c.runs), 0);
     checkPlannedIterations(suite.id, iterations);
@@ -141,11 +141,11 @@ export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, re
   let created = await create().catch(capped);
   if (created instanceof RunCapReached && (await deps.reconcileAtCap(origin.organizationId)) > 0) created = await create().catch(capped);
   if (created instanceof RunCapReached) {
-    throw new ApiError(
+    throw new OperationFailure(
       'RATE_LIMITED',
       `this organization already has ${created.active} running eval runs (limit ${deps.maxConcurrentRuns}); wait for one to finish`,
       { reason: 'CONCURRENT_RUN_LIMIT', maxConcurrentRuns: deps.maxConcurrentRuns, activeRuns: created.active },
-      { 'Retry-After': String(CAP_RETRY_AFTER_SECONDS) },
+      CAP_RETRY_AFTER_SECONDS,
     );
   }
   return { ...created, servers };

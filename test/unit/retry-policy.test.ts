@@ -5,7 +5,8 @@ import { OperationFailure } from '../../domain/failures.js';
 import { refusedCredentials } from '../../domain/mcp/failures.js';
 import { AgentRunFailure, type AgentRecord } from '../../domain/models/agentLoop.js';
 import { classifyModelError } from '../../domain/models/failures.js';
-import { decideRetry, MAX_RETRY_DELAY_MS, retryFailure, runNotFound, type FailureContext } from '../../activities/retryPolicy.js';
+import { activityFailure, decideRetry, MAX_RETRY_DELAY_MS, retryFailure, type FailureContext } from '../../activities/retryPolicy.js';
+import { RunNotFound, TooManyIterations } from '../../domain/evals/runFailures.js';
 
 const NOW = Date.UTC(2026, 5, 19, 12, 0, 0);
 const first: FailureContext = { attempt: 1, lastAttempt: 5, now: NOW };
@@ -226,6 +227,12 @@ describe('as Temporal failures', () => {
   });
 
   it('a missing run is one non-retryable failure type', () => {
-    expect(runNotFound('run_x')).toMatchObject({ type: 'RunNotFound', nonRetryable: true, message: 'run run_x does not exist' });
+    expect(activityFailure(new RunNotFound('run_x'))).toMatchObject({ type: 'RunNotFound', nonRetryable: true, message: 'run run_x does not exist' });
+  });
+
+  it('a run planned past its bound fails at once; any other error is left to the activity retry policy', () => {
+    expect(activityFailure(new TooManyIterations('too many'))).toMatchObject({ type: 'TooManyIterations', nonRetryable: true, message: 'too many' });
+    const outage = new Error('connection refused');
+    expect(activityFailure(outage)).toBe(outage);
   });
 });
