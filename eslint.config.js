@@ -31,6 +31,15 @@ export default tseslint.config(
     },
   },
   {
+    // One place reads the environment, through one schema (activities/config.ts): every other read names why it is
+    // not a setting (a child's environment passed on, a variable the user named).
+    files: ['**/*.ts'],
+    ignores: ['test/**', 'bench/**', '*.config.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'read settings through a loader of activities/config.ts' }],
+    },
+  },
+  {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },
