@@ -1,5 +1,6 @@
 import { isAbsolute, normalize } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { loadLocalStackConfig, type LocalStackConfig } from '../runtime/config.js';
 import { clientProfileSchema } from '../api/schemas/clientProfile.js';
 import { addMembership, createApiKey, createOrganization, createUser, revokeApiKey } from '../db/accounts.js';
 import { listServerEntries } from '../db/directory.js';
@@ -43,6 +44,7 @@ const program = new Command('runway-admin').description('Runway operator command
 interface Context {
   sql: Sql;
   box: SecretBox;
+  stack: LocalStackConfig;
 }
 
 const visible = 'visible in ps and shell history';
@@ -149,14 +151,15 @@ function action<O extends object>(run: (ctx: Context, options: O, args: string[]
   return async (...received: unknown[]) => {
     const command = received.at(-1) as Command;
     const options = command.opts<O & { json?: boolean }>();
-    const sql = createSql(process.env.DATABASE_URL ?? embeddedDatabaseUrl, { max: 2 });
+    const stack = loadLocalStackConfig();
+    const sql = createSql(stack.DATABASE_URL ?? embeddedDatabaseUrl(stack), { max: 2 });
     try {
       await migrate(sql);
-      const key = await requireLocalKey(sql, { create: false });
+      const key = await requireLocalKey(sql, stack, { create: false });
       const box = SecretBox.fromSetting(key.value, key.source.name);
       const check = await checkSecretsAtStart(sql, box, key.source);
       for (const warning of check.warnings) console.error(`warning: ${warning}`);
-      const result = await run({ sql, box }, options, command.args);
+      const result = await run({ sql, box, stack }, options, command.args);
       console.log(options.json ? JSON.stringify(result, null, 2) : describe(result));
     } finally {
       await sql.end({ timeout: 5 });
@@ -513,9 +516,11 @@ program
   .command('seed')
   .description('seed data')
   .requiredOption('--demo', 'a demo organization, project, two servers (everything over stdio and HTTP) and a key')
-  .option('--http-url <url>', 'URL of the streamable HTTP demo server', `http://127.0.0.1:${process.env.DEMO_MCP_PORT ?? 3001}/mcp`)
+  .option('--http-url <url>', 'URL of the streamable HTTP demo server (default: http://127.0.0.1:<DEMO_MCP_PORT>/mcp, the one `npm start` runs)')
   .addOption(json)
-  .action(action<{ httpUrl: string }>(async ({ sql, box }, o) => ({ ...(await seedDemo(sql, box, { httpUrl: o.httpUrl })) }),
+  .action(action<{ httpUrl?: string }>(async ({ sql, box, stack }, o) => ({
+    ...(await seedDemo(sql, box, { httpUrl: o.httpUrl ?? `http://127.0.0.1:${stack.DEMO_MCP_PORT}/mcp` })),
+  }),
     (r) => `demo organization ${r.organizationId}, project ${r.projectId}\nAPI key (shown once): ${r.apiKey}\nits id: ${r.apiKeyId} (to revoke it: npm run -s admin -- key revoke ${r.apiKeyId})`));
 
 const secrets = program.command('secrets').description('secrets at rest and the keys that seal them (RUNWAY_ENCRYPTION_KEY)');

@@ -41,6 +41,7 @@ export class StandardInput {
 }
 
 function fromEnvironment(name: string, option: string): string {
+  // eslint-disable-next-line no-restricted-properties -- a secret in the variable the operator named: data, not a setting
   const value = process.env[name];
   if (!value) throw new Error(`${option}: environment variable ${name} is not set (or is empty)`);
   return value;

@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { EnvironmentError, loadMigrationConfig } from '../runtime/config.js';
 import { createSql, type Sql } from './connection.js';
 
 const migrationsDir = fileURLToPath(new URL('./migrations/', import.meta.url));
@@ -25,9 +26,12 @@ export async function migrate(sql: Sql): Promise<string[]> {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const url = process.env.DATABASE_URL;
-  if (!url) {
-    console.error('DATABASE_URL is not set (npm start runs an embedded Postgres and migrates it itself)');
+  let url: string;
+  try {
+    url = loadMigrationConfig().DATABASE_URL;
+  } catch (error) {
+    if (!(error instanceof EnvironmentError)) throw error;
+    console.error(error.message);
     process.exit(1);
   }
   const sql = createSql(url, { max: 1 });

@@ -1,10 +1,34 @@
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { EncryptionKeyError, Keyring } from '../db/keyring.js';
 
-const int = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+// The one place that reads the process's environment: every process (the API, the worker, `npm run migrate`,
+// `npm start`, the operator CLI, the `runway` CLI) loads the section of one schema it uses, so a variable means the
+// same thing everywhere and a bad value stops the process with its name. The README's Configuration tables list
+// the same variables (test/unit/config.test.ts keeps them equal).
+
+/** A setting the process cannot run with: the message names each variable and what it must be, never its value. */
+export class EnvironmentError extends Error {
+  constructor(issues: string[]) {
+    super(`invalid environment: ${issues.join('; ')}`);
+    this.name = 'EnvironmentError';
+  }
+}
+
+const positive = 'must be a whole number above 0';
+const int = (fallback: number) => z.coerce.number({ error: positive }).int(positive).positive(positive).default(fallback);
+const portNumber = 'must be a port number (0 to 65535)';
+const port = () => z.coerce.number({ error: portNumber }).int(portNumber).min(0, portNumber).max(65535, portNumber);
+const url = (what: string) => z.string().url(`must be ${what}`);
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: `must be one of ${values.join(', ')}` });
+const atLeast1000 = 'must be a whole number of at least 1000';
+const path = (what: string) => z.string().min(1, `must be ${what}`);
+
+/** An unset (or empty) variable the local stack stands in for (see `standIns`), as a shell's `${X:-default}` does. */
+const unsetWhenEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 
 /** Express's names for address ranges, usable in TRUST_PROXY next to addresses and CIDR ranges. */
 const namedRanges = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -28,31 +52,37 @@ const trustProxy = z
     return value;
   });
 
-/** The checkout's `.data`, where `npm start` keeps its state too (cli/localStack.ts). */
-const projectDataDir = fileURLToPath(new URL('../.data', import.meta.url));
+const databaseUrl = z
+  .string({ error: 'must be set to a PostgreSQL connection URL (`npm start` runs an embedded PostgreSQL and migrates it itself)' })
+  .min(1, 'must be a PostgreSQL connection URL, not empty');
 
-/**
- * Everything the processes read from the environment, in one schema (documented in the README's table).
- * The API, the worker, the CLI and `npm start` all load it, so a variable means the same thing everywhere.
- */
-export const configSchema = z.object({
-  DATABASE_URL: z.string().min(1),
-  /** one base64 key (32 bytes), or several separated by commas, newest first (db/keyring.ts) */
-  RUNWAY_ENCRYPTION_KEY: z.string().min(1).superRefine((value, ctx) => {
+/** one base64 key (32 bytes), or several separated by commas, newest first (db/keyring.ts) */
+const encryptionKey = z
+  .string({ error: 'must be set: base64 of 32 random bytes (openssl rand -base64 32), several separated by commas, newest first' })
+  .min(1, { error: 'must be base64 of 32 random bytes, not empty', abort: true })
+  .superRefine((value, ctx) => {
     try {
       Keyring.fromSetting(value);
     } catch (error) {
       if (!(error instanceof EncryptionKeyError)) throw error;
       ctx.addIssue({ code: 'custom', message: error.message });
     }
-  }),
+  });
+
+/** The checkout's `.data`, where `npm start` keeps its state too (cli/localStack.ts). */
+const projectDataDir = fileURLToPath(new URL('../.data', import.meta.url));
+
+/** The API's and the worker's variables (also what the test stack and the fault harness give them). */
+export const configSchema = z.object({
+  DATABASE_URL: databaseUrl,
+  RUNWAY_ENCRYPTION_KEY: encryptionKey,
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('runway-evals'),
   HOST: z.string().default('0.0.0.0'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  PUBLIC_URL: z.string().url().optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PORT: port().default(3000),
+  PUBLIC_URL: url('a URL such as https://runway.example.com').optional(),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RATE_LIMIT_PER_MINUTE: int(60),
   RATE_LIMIT_BURST: int(10),
   /** per client address, for work without a usable key: bad or missing keys, uploads to single-use URLs */
@@ -66,14 +96,14 @@ export const configSchema = z.object({
    * the length of a schedule's minute (`intervalMinutes` of a suite's schedule): 60000 in production; a demo or a
    * test sets seconds. Applies to schedules as they are created or updated.
    */
-  SCHEDULE_MINUTE_MS: z.coerce.number().int().min(1000).default(60_000),
+  SCHEDULE_MINUTE_MS: z.coerce.number({ error: atLeast1000 }).int(atLeast1000).min(1000, atLeast1000).default(60_000),
   MCP_CONNECT_TIMEOUT_MS: int(10_000),
   MCP_INITIALIZE_TIMEOUT_MS: int(10_000),
   MCP_REQUEST_TIMEOUT_MS: int(30_000),
   MCP_MAX_TOTAL_TIMEOUT_MS: int(120_000),
   MCP_IDLE_TIMEOUT_MS: int(300_000),
   /** files of Runway's own: each stdio server runs in servers/<serverId> below it unless saved with a cwd */
-  DATA_DIR: z.string().min(1).default(projectDataDir).transform((dir) => resolve(dir)),
+  DATA_DIR: path('a folder').default(projectDataDir).transform((dir) => resolve(dir)),
   /** a response stream the server closes before answering is resumed (GET + Last-Event-ID) at most this often in a row... */
   MCP_RESUME_MAX_ATTEMPTS: int(5),
   /** ...and a request waits at most this long, in total, for its stream to come back */
@@ -81,23 +111,97 @@ export const configSchema = z.object({
   EVAL_ITERATION_CONCURRENCY: int(8),
   HOSTED_MODELS: z.string().default(''),
   /** when set, GET /metrics (API and worker) needs `Authorization: Bearer <METRICS_TOKEN>` */
-  METRICS_TOKEN: z.string().min(1).optional(),
+  METRICS_TOKEN: z.string().min(1, 'must not be empty (unset it to leave /metrics open)').optional(),
   /** the worker serves GET /metrics on this port when set (the API serves it on PORT) */
-  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_PORT: port().optional(),
   /**
    * whether each JSON reply is checked against its route's response schema before it is sent: `off` (default), `log`
    * a mismatch, or `strict`: answer 500 instead (the test stack, so every reply a test sees is a documented one)
    */
-  REPLY_VALIDATION: z.enum(['off', 'log', 'strict']).default('off'),
+  REPLY_VALIDATION: oneOf(['off', 'log', 'strict']).default('off'),
+});
+
+/** `npm start`'s and the operator CLI's own variables (cli/localStack.ts), besides the stand-ins below. */
+const localStackVariables = z.object({
+  /** `npm start`'s data folder: its embedded PostgreSQL, Temporal's database, the generated encryption key */
+  RUNWAY_DATA_DIR: path('a folder').default(projectDataDir),
+  EMBEDDED_POSTGRES_PORT: port().default(54329),
+  /** the Temporal dev server `npm start` runs when TEMPORAL_ADDRESS is unset, and its Web UI */
+  TEMPORAL_PORT: port().default(7233),
+  TEMPORAL_UI_PORT: port().default(8233),
+  /** the streamable HTTP demo MCP server `npm start` runs, which the seeded demo project points at */
+  DEMO_MCP_PORT: port().default(3001),
+});
+
+/** The tools `npm start` and the tests provision (scripts/temporal-cli.ts, scripts/node-binary.ts). */
+const toolsSchema = z.object({
+  TEMPORAL_CLI_PATH: path('a temporal binary').optional(),
+  NODE22_PATH: path('a Node 22 binary').optional(),
+  NODE24_PATH: path('a Node 24 binary').optional(),
+  /** the machine cache every clone shares: provisioned tools live in runway/ below it */
+  XDG_CACHE_HOME: path('a folder').default(join(homedir(), '.cache')),
+});
+
+/** The `runway` CLI's (cli/runway/). */
+const runwayCliSchema = z.object({
+  RUNWAY_URL: url('a URL such as http://localhost:3000').default('http://localhost:3000'),
+  /** checked by the CLI itself, which says how to get one (cli/runway/program.ts) */
+  RUNWAY_API_KEY: z.string().optional(),
+  /** a project id, or `default`: the organization's default project */
+  RUNWAY_PROJECT_ID: z.string().default('default'),
+});
+
+/** Every variable any process reads, with its default; each process loads only its section. */
+export const environmentSchema = configSchema.extend(localStackVariables.shape).extend(toolsSchema.shape).extend(runwayCliSchema.shape);
+
+/**
+ * `npm start` and the operator CLI stand in for what is not given: an unset or empty DATABASE_URL means the embedded
+ * PostgreSQL, RUNWAY_ENCRYPTION_KEY the key file in the data folder, TEMPORAL_ADDRESS a Temporal dev server, and
+ * DATA_DIR (handed to the API and the worker as given, for them to resolve) the data folder.
+ */
+const standIns = {
+  DATABASE_URL: unsetWhenEmpty(databaseUrl),
+  RUNWAY_ENCRYPTION_KEY: unsetWhenEmpty(encryptionKey),
+  TEMPORAL_ADDRESS: unsetWhenEmpty(z.string()),
+  DATA_DIR: z.string().optional(),
+} satisfies Partial<Record<keyof typeof environmentSchema.shape, z.ZodType>>;
+
+const migrationSchema = configSchema.pick({ DATABASE_URL: true });
+const localStackSchema = localStackVariables
+  .pick({ RUNWAY_DATA_DIR: true, EMBEDDED_POSTGRES_PORT: true, DEMO_MCP_PORT: true })
+  .extend({ DATABASE_URL: standIns.DATABASE_URL, RUNWAY_ENCRYPTION_KEY: standIns.RUNWAY_ENCRYPTION_KEY });
+const startSchema = localStackSchema.extend({
+  TEMPORAL_PORT: localStackVariables.shape.TEMPORAL_PORT,
+  TEMPORAL_UI_PORT: localStackVariables.shape.TEMPORAL_UI_PORT,
+  PORT: configSchema.shape.PORT,
+  TEMPORAL_ADDRESS: standIns.TEMPORAL_ADDRESS,
+  DATA_DIR: standIns.DATA_DIR,
 });
 
 export type Config = z.infer<typeof configSchema>;
+export type LocalStackConfig = z.infer<typeof localStackSchema>;
+export type StartConfig = z.infer<typeof startSchema>;
+export type ToolsConfig = z.infer<typeof toolsSchema>;
+export type RunwayCliConfig = z.infer<typeof runwayCliSchema>;
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
-  }
+// eslint-disable-next-line no-restricted-properties -- the one place that reads it (see the top of this file)
+const processEnv: NodeJS.ProcessEnv = process.env;
+
+function load<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) throw new EnvironmentError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   return parsed.data;
 }
+
+/** The API's and the worker's configuration. */
+export const loadConfig = (env = processEnv): Config => load(configSchema, env);
+/** `npm run migrate`: the database to migrate. */
+export const loadMigrationConfig = (env = processEnv) => load(migrationSchema, env);
+/** The operator CLI: the embedded stack `npm start` runs, unless DATABASE_URL names another database. */
+export const loadLocalStackConfig = (env = processEnv): LocalStackConfig => load(localStackSchema, env);
+/** `npm start`: the local stack, the ports of what it runs, and what it hands the API and the worker. */
+export const loadStartConfig = (env = processEnv): StartConfig => load(startSchema, env);
+/** Where the Temporal CLI and the extra Node binaries come from. */
+export const loadToolsConfig = (env = processEnv): ToolsConfig => load(toolsSchema, env);
+/** The `runway` CLI: which Runway, which key, which project. */
+export const loadRunwayCliConfig = (env = processEnv): RunwayCliConfig => load(runwayCliSchema, env);

@@ -1,8 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadToolsConfig, type ToolsConfig } from '../runtime/config.js';
 
 /**
  * Node versions besides the one that runs Runway here (20): the MCP conformance suite
@@ -25,11 +25,11 @@ function works(binary: string, version: string): boolean {
  * A working binary of that Node major: `NODE<major>_PATH` (e.g. NODE22_PATH), else the machine cache, else
  * installed from the registry into it.
  */
-export function ensureNode(major: NodeMajor, say: (line: string) => void = (line) => console.error(line)): string {
-  const explicit = process.env[`NODE${major}_PATH`];
+export function ensureNode(major: NodeMajor, say: (line: string) => void = (line) => console.error(line), tools: ToolsConfig = loadToolsConfig()): string {
+  const explicit = tools[`NODE${major}_PATH`];
   if (explicit) return explicit;
   const version = NODE_VERSIONS[major];
-  const cacheDir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'runway', `node-${version}`);
+  const cacheDir = join(tools.XDG_CACHE_HOME, 'runway', `node-${version}`);
   const binary = join(cacheDir, 'node_modules', packageName, 'bin', 'node');
   if (works(binary, version)) return binary;
   say(`Node ${version} not found; installing ${packageName}@${version} from the npm registry (once)...`);

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { dataDir, embeddedPostgresPort, requireLocalKey } from '../cli/localStack.js';
+import { EnvironmentError, loadStartConfig } from '../runtime/config.js';
+import { requireLocalKey } from '../cli/localStack.js';
 import { serverEverythingEntry, seedDemo } from '../cli/seed.js';
 import { createSql } from '../db/connection.js';
 import { EncryptionKeyError, KeyMismatchError } from '../db/keyring.js';
@@ -16,7 +17,6 @@ import { startTemporalDevServer, type DevServer } from './temporal-dev-server.js
 // `npm start`: the whole service on one machine with embedded defaults. Every piece honours the same
 // environment variables as production, so an existing Postgres or Temporal can be plugged in.
 const root = fileURLToPath(new URL('..', import.meta.url));
-mkdirSync(dataDir, { recursive: true });
 const say = (line: string) => console.log(`[runway] ${line}`);
 
 const children: ChildProcess[] = [];
@@ -49,6 +49,8 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  // The children inherit this process's environment (their own settings, PATH, ...), with the stack's values on top.
+  // eslint-disable-next-line no-restricted-properties -- passed on to a child process, not read
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
   child.once('exit', (code, signal) => {
     if (stopping) return;
@@ -65,7 +67,11 @@ process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
 try {
-  let databaseUrl = process.env.DATABASE_URL;
+  const settings = loadStartConfig();
+  const dataDir = settings.RUNWAY_DATA_DIR;
+  const embeddedPostgresPort = settings.EMBEDDED_POSTGRES_PORT;
+  mkdirSync(dataDir, { recursive: true });
+  let databaseUrl = settings.DATABASE_URL;
   if (!databaseUrl) {
     say(`starting embedded PostgreSQL on port ${embeddedPostgresPort} (data in ${join(dataDir, 'postgres')})`);
     database = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres'), port: embeddedPostgresPort, log: say });
@@ -81,27 +87,27 @@ try {
   const applied = await migrate(sql);
   if (applied.length) say(`migrations applied: ${applied.join(', ')}`);
   // RUNWAY_ENCRYPTION_KEY, else .data/encryption.key, generated here only for a database that has no key yet.
-  const key = await requireLocalKey(sql, { create: true });
+  const key = await requireLocalKey(sql, settings, { create: true });
   const box = SecretBox.fromSetting(key.value, key.source.name);
   const keyCheck = await checkSecretsAtStart(sql, box, key.source);
   if (keyCheck.firstRecord) say(`secrets in this database are sealed with key ${box.newest.id} (from ${key.source.name})`);
   for (const warning of keyCheck.warnings) say(`warning: ${warning}`);
 
-  let temporalAddress = process.env.TEMPORAL_ADDRESS;
+  let temporalAddress = settings.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
     const binary = await ensureTemporalCli(say);
     say(`starting the Temporal dev server (data in ${join(dataDir, 'temporal.db')})`);
     temporal = await startTemporalDevServer({
       binary,
-      port: Number(process.env.TEMPORAL_PORT ?? 7233),
-      uiPort: Number(process.env.TEMPORAL_UI_PORT ?? 8233),
+      port: settings.TEMPORAL_PORT,
+      uiPort: settings.TEMPORAL_UI_PORT,
       dbFile: join(dataDir, 'temporal.db'),
       log: say,
     });
     temporalAddress = temporal.address;
   }
 
-  const demoPort = Number(process.env.DEMO_MCP_PORT ?? 3001);
+  const demoPort = settings.DEMO_MCP_PORT;
   startChild('demo MCP server', [serverEverythingEntry(), 'streamableHttp'], { PORT: String(demoPort) });
 
   const [{ count }] = await sql<{ count: number }[]>`SELECT count(*)::int AS count FROM organizations`;
@@ -110,11 +116,11 @@ try {
   await sql.end();
 
   // The API and the worker keep their files (stdio servers' working directories) in the same data folder.
-  const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, RUNWAY_ENCRYPTION_KEY: key.value, DATA_DIR: process.env.DATA_DIR ?? dataDir };
+  const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, RUNWAY_ENCRYPTION_KEY: key.value, DATA_DIR: settings.DATA_DIR ?? dataDir };
   startChild('worker', ['--import', 'tsx', 'worker/main.ts'], env);
   startChild('api', ['--import', 'tsx', 'api/main.ts'], env);
 
-  const port = process.env.PORT ?? '3000';
+  const port = settings.PORT;
   if (seeded) {
     say('');
     say('First start: seeded a demo organization, project and two servers (everything over stdio and HTTP).');
@@ -128,7 +134,8 @@ try {
   if (temporal?.uiUrl) say(`Temporal Web UI: ${temporal.uiUrl}`);
   say(`API: http://localhost:${port}/api/v1 — Ctrl-C stops everything`);
 } catch (error) {
-  // A key problem is the operator's to fix, and its message says how: no stack trace.
-  console.error(error instanceof KeyMismatchError || error instanceof EncryptionKeyError ? `[runway] ${error.message}` : error);
+  // A key or environment problem is the operator's to fix, and its message says how: no stack trace.
+  const operators = error instanceof KeyMismatchError || error instanceof EncryptionKeyError || error instanceof EnvironmentError;
+  console.error(operators ? `[runway] ${error.message}` : error);
   await stopAll(1);
 }

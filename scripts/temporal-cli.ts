@@ -1,16 +1,14 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadToolsConfig, type ToolsConfig } from '../runtime/config.js';
 
 /** The one CLI tag that can still be built with `go install`. */
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 const toolsDir = join(projectRoot, '.tools', 'bin');
-// Shared by every clone on the machine, so a fresh clone (CI) does not rebuild a 250 MB binary.
-const machineCacheDir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'runway', 'bin');
 
 type Say = (line: string) => void;
 
@@ -24,6 +22,7 @@ function works(binary: string): boolean {
 }
 
 function onPath(name: string): string | undefined {
+  // eslint-disable-next-line no-restricted-properties -- the system's search path, looked up as a shell would: not a setting
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (dir && works(join(dir, name))) return join(dir, name);
   }
@@ -34,12 +33,14 @@ function onPath(name: string): string | undefined {
  * Finds a working `temporal` binary: TEMPORAL_CLI_PATH, then PATH, then the git-ignored tools folder and the
  * machine cache; builds it with Go when none is found, else downloads the official release.
  */
-export async function ensureTemporalCli(say: Say = (l) => console.error(l)): Promise<string> {
-  const explicit = process.env.TEMPORAL_CLI_PATH;
+export async function ensureTemporalCli(say: Say = (l) => console.error(l), tools: ToolsConfig = loadToolsConfig()): Promise<string> {
+  const explicit = tools.TEMPORAL_CLI_PATH;
   if (explicit) {
     if (works(explicit)) return explicit;
     throw new Error(`TEMPORAL_CLI_PATH=${explicit} is not a working temporal binary`);
   }
+  // Shared by every clone on the machine, so a fresh clone (CI) does not rebuild a 250 MB binary.
+  const machineCacheDir = join(tools.XDG_CACHE_HOME, 'runway', 'bin');
   const found =
     onPath('temporal') ??
     [join(toolsDir, 'temporal'), join(machineCacheDir, `temporal-${TEMPORAL_CLI_VERSION}`)].find(works);
@@ -53,19 +54,20 @@ export async function ensureTemporalCli(say: Say = (l) => console.error(l)): Pro
     mkdirSync(gobin, { recursive: true });
     execFileSync('go', ['install', `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`], {
       stdio: ['ignore', 'inherit', 'inherit'],
+      // eslint-disable-next-line no-restricted-properties -- passed on to go, not read
       env: { ...process.env, CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOBIN: gobin },
     });
     execFileSync('mv', [join(gobin, 'temporal'), target]);
   } else {
     say(`temporal CLI not found and Go is not installed; downloading the official v${TEMPORAL_CLI_VERSION} release...`);
-    await downloadRelease(target);
+    await downloadRelease(target, machineCacheDir);
   }
   if (!works(target)) throw new Error(`built ${target}, but it does not run`);
   say(`temporal CLI ready at ${target}`);
   return target;
 }
 
-async function downloadRelease(target: string): Promise<void> {
+async function downloadRelease(target: string, machineCacheDir: string): Promise<void> {
   const os = process.platform === 'darwin' ? 'darwin' : 'linux';
   const arch = process.arch === 'arm64' ? 'arm64' : 'amd64';
   const url = `https://temporal.download/cli/archive/v${TEMPORAL_CLI_VERSION}?platform=${os}&arch=${arch}`;

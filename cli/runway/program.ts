@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
+import { loadRunwayCliConfig } from '../../runtime/config.js';
 import { createRunwayClient, RunwayApiError } from '../../api/client.js';
 import { ExitCode, UsageError, type Action, type CliContext } from './context.js';
 import { evalCommands } from './evals.js';
@@ -27,12 +28,13 @@ const version = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 
 export function contextFor(command: Command, io: Pick<CliContext, 'env' | 'stdout' | 'stderr'>): CliContext {
   const options = command.optsWithGlobals<GlobalOptions>();
-  const apiKey = io.env.RUNWAY_API_KEY;
+  const settings = loadRunwayCliConfig(io.env);
+  const apiKey = settings.RUNWAY_API_KEY;
   if (!apiKey) throw new UsageError('RUNWAY_API_KEY is not set: export an sk_ key (an operator creates one with `npm run -s admin -- key create`)');
   if (!apiKey.startsWith('sk_')) throw new UsageError('RUNWAY_API_KEY does not look like an API key (it should start with sk_)');
   const note = (line: string) => void io.stderr.write(`${line}\n`);
   const client = createRunwayClient({
-    baseUrl: options.url ?? io.env.RUNWAY_URL ?? 'http://localhost:3000',
+    baseUrl: options.url ?? settings.RUNWAY_URL,
     apiKey,
     userAgent: `runway-cli/${version}`,
     onRetry: (event) => note(`[runway] ${event.reason}; retrying in ${(event.delayMs / 1000).toFixed(1)}s`),
@@ -40,7 +42,7 @@ export function contextFor(command: Command, io: Pick<CliContext, 'env' | 'stdou
   return {
     client,
     // `default` is the organization's default project on every route.
-    projectId: options.project ?? io.env.RUNWAY_PROJECT_ID ?? 'default',
+    projectId: options.project ?? settings.RUNWAY_PROJECT_ID,
     json: options.json === true,
     ...io,
     print: (line = '') => void io.stdout.write(`${line}\n`),
@@ -75,6 +77,9 @@ export function createProgram(io: Pick<CliContext, 'env' | 'stdout' | 'stderr'>,
 /** Parses argv, runs the command, and answers the exit code (never throws). */
 export async function runCli(
   argv: string[],
+  // The environment is passed in whole: the settings are read from it through loadRunwayCliConfig, and
+  // --model-key-env reads the variables a user names.
+  // eslint-disable-next-line no-restricted-properties -- the process's environment, handed to the CLI to read as above
   io: Pick<CliContext, 'env' | 'stdout' | 'stderr'> = { env: process.env, stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
   let exitCode: number = ExitCode.ok;

@@ -2,12 +2,13 @@ import { inTransaction, type Db } from '../../db/connection.js';
 import { planIterations, type PlannedIteration } from '../../db/evalIterations.js';
 import { lockRunById, markRunStarted } from '../../db/evalRuns.js';
 import { findSuite, listCases } from '../../db/evalSuites.js';
+import { initialBatchSize } from '../../workflows/batching.js';
 import { formatCount, limits } from '../limits.js';
 import { RunNotFound, TooManyIterations } from './runFailures.js';
 
 export interface RunPlan {
   iterationIds: string[];
-  /** iterations of each of the first batches; the workflow sizes later ones by how long iterations take */
+  /** iterations of each of the first batches (workflows/batching.ts); the workflow sizes later ones by how long iterations take */
   batchSize: number;
   /** batches in flight at once */
   concurrency: number;
@@ -51,6 +52,5 @@ export async function planRun(sql: Db, runId: string, options: { concurrency: nu
     return written;
   });
   const concurrency = Math.max(1, options.concurrency);
-  const batchSize = Math.min(25, Math.max(1, Math.ceil(rows.length / (concurrency * 8))));
-  return { iterationIds: rows.map((r) => r.id), batchSize, concurrency };
+  return { iterationIds: rows.map((r) => r.id), batchSize: initialBatchSize(rows.length, concurrency), concurrency };
 }

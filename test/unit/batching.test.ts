@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BatchScheduler, defaultSizing, type BatchSizing } from '../../workflows/batching.js';
+import { BatchScheduler, defaultSizing, initialBatchSize, type BatchSizing } from '../../workflows/batching.js';
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `itr_${i}`);
 
@@ -110,5 +110,23 @@ describe('BatchScheduler', () => {
     expect(scheduler.take()).toHaveLength(48); // ceil(95 / 2) = 48: 480 ms, below minMs: the tail starts here
     expect(scheduler.take()).toHaveLength(47); // the tail size, cut to what is left
     expect(scheduler.take()).toBeUndefined();
+  });
+});
+
+describe('initialBatchSize', () => {
+  it.each([
+    // [iterations, lanes, size]: about 8 first batches per lane, at least 1 iteration, at most 25
+    [0, 1, 1],
+    [1, 8, 1],
+    [64, 8, 1],
+    [65, 8, 2],
+    [100, 2, 7],
+    [384, 2, 24],
+    [385, 2, 25],
+    [10_000, 1, 25],
+    [10_000, 50, 25],
+    [10_000, 100, 13],
+  ])('%i iterations over %i lanes start with batches of %i', (iterations, lanes, size) => {
+    expect(initialBatchSize(iterations, lanes)).toBe(size);
   });
 });
