@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { searchAttributeNames } from '../workflows/definitions.js';
 
@@ -93,6 +94,14 @@ async function startOnce(options: DevServerOptions, port: number): Promise<DevSe
       await new Promise((r) => setTimeout(r, 250));
     }
   }
+  // The CLI registers --search-attribute only in a new database file: a data folder made before an attribute existed
+  // (npm start keeps .data/temporal.db) gets it here, else its workflows could not set it.
+  if (options.dbFile) {
+    await registerMissingSearchAttributes(options.binary, address).catch((error: unknown) => {
+      child.kill('SIGKILL');
+      throw new Error(`temporal dev server on ${address}: registering Runway's search attributes failed: ${String(error)}\n${output}`);
+    });
+  }
   options.log?.(`temporal dev server on ${address}${options.uiPort === null ? '' : `, Web UI http://${ip}:${options.uiPort}`}`);
 
   return {
@@ -107,4 +116,17 @@ async function startOnce(options: DevServerOptions, port: number): Promise<DevSe
       clearTimeout(timer);
     },
   };
+}
+
+async function registerMissingSearchAttributes(binary: string, address: string): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
+    for (const name of Object.values(searchAttributeNames)) {
+      if (customAttributes?.[name] !== undefined) continue;
+      await promisify(execFile)(binary, ['operator', 'search-attribute', 'create', '--address', address, '--namespace', 'default', '--name', name, '--type', 'Keyword']);
+    }
+  } finally {
+    await connection.close();
+  }
 }

@@ -1,5 +1,5 @@
 // Shared between workflow code and the API: names, queries and small types only (no I/O, no Node builtins).
-import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair, type SearchAttributeUpdatePair } from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
 
 export const evalRunWorkflowId = (runId: string): string => `eval-run:${runId}`;
@@ -10,6 +10,8 @@ export const searchAttributeNames = {
   projectId: 'RunwayProjectId',
   suiteId: 'RunwaySuiteId',
   source: 'RunwaySource',
+  /** set when the run ends (runResultSearchAttribute) */
+  result: 'RunwayResult',
 } as const;
 
 const searchAttributeKeys = {
@@ -17,6 +19,7 @@ const searchAttributeKeys = {
   projectId: defineSearchAttributeKey(searchAttributeNames.projectId, SearchAttributeType.KEYWORD),
   suiteId: defineSearchAttributeKey(searchAttributeNames.suiteId, SearchAttributeType.KEYWORD),
   source: defineSearchAttributeKey(searchAttributeNames.source, SearchAttributeType.KEYWORD),
+  result: defineSearchAttributeKey(searchAttributeNames.result, SearchAttributeType.KEYWORD),
 };
 
 /** What an eval run's workflow (and a suite's schedule) is found by in Temporal Web UI. */
@@ -34,6 +37,15 @@ export function runSearchAttributes(labels: RunLabels): SearchAttributePair[] {
     { key: searchAttributeKeys.suiteId, value: labels.suiteId },
     { key: searchAttributeKeys.source, value: labels.source },
   ];
+}
+
+/**
+ * `RunwayResult`, upserted by the run's workflow when it ends: the run's result as the API reports it (`passed`,
+ * `failed`), else its status (`cancelled`, or `completed` when nothing finished to score). A run that ended `failed`
+ * with an error is `failed` too; its workflow closed Failed, so `ExecutionStatus` tells the two apart.
+ */
+export function runResultSearchAttribute(finished: { status: string; result: string | null }): SearchAttributeUpdatePair {
+  return { key: searchAttributeKeys.result, value: finished.result ?? finished.status };
 }
 
 /** What an operator reads about a run in Temporal Web UI (its "User Metadata"), without opening Postgres. */

@@ -1,7 +1,9 @@
-import { ActivityCancellationType, CancellationScope, isCancellation, patched, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import {
+  ActivityCancellationType, CancellationScope, isCancellation, patched, proxyActivities, setCurrentDetails, setHandler, upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { BatchScheduler, defaultSizing } from './batching.js';
-import { progressQuery, runCurrentDetails, type EvalRunInput, type EvalRunProgress } from './definitions.js';
+import { progressQuery, runCurrentDetails, runResultSearchAttribute, type EvalRunInput, type EvalRunProgress } from './definitions.js';
 
 /**
  * The attempt cap of a batch: from this attempt on, a transient model or MCP failure is recorded as a failed
@@ -120,6 +122,9 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
   }
 
   const finished = await CancellationScope.nonCancellable(() => finalizeRun({ runId, outcome, error }));
+  // Web UI and visibility queries (`RunwayResult = "failed"`) find runs by how they ended. Runs started before this
+  // patch ended without the upsert, as their histories recorded.
+  if (patched('runway-result')) upsertSearchAttributes([runResultSearchAttribute(finished)]);
   // Cancelled and failed runs also end that way in Temporal, so the Web UI tells the same story.
   if (failure) throw failure;
   return { status: finished.status, result: finished.result };

@@ -236,6 +236,40 @@ describe('evalRun workflow (mocked activities)', () => {
     });
   });
 
+  it('ends by setting RunwayResult to how the run ended: passed, failed, cancelled', async () => {
+    const runwayResult = async (handle: WorkflowHandle) =>
+      (await handle.describe()).typedSearchAttributes.getAll().find((p) => p.key.name === 'RunwayResult')?.value;
+    const passed = await withWorkflow({ planRun: async () => plan(ids(2), 2, 1), runIterationBatch: async (input) => allPassed(input), finalizeRun: async (input) => finished(input) }, async (handle) => {
+      await handle.result();
+      return await runwayResult(handle);
+    });
+    const failed = await withWorkflow({
+      planRun: async () => {
+        throw ApplicationFailure.nonRetryable('no servers', 'NoServers');
+      },
+      runIterationBatch: async (input) => allPassed(input),
+      finalizeRun: async (input) => finished(input),
+    }, async (handle) => {
+      await handle.result().catch(() => {});
+      return await runwayResult(handle);
+    });
+    const batchStarted = deferred();
+    const cancelled = await withWorkflow({
+      planRun: async () => plan(ids(2), 2, 1),
+      runIterationBatch: async () => {
+        batchStarted.resolve();
+        throw await untilCancelled();
+      },
+      finalizeRun: async (input) => finished(input),
+    }, async (handle) => {
+      await batchStarted.promise;
+      await handle.cancel();
+      await handle.result().catch(() => {});
+      return await runwayResult(handle);
+    });
+    expect({ passed, failed, cancelled }).toEqual({ passed: 'passed', failed: 'failed', cancelled: 'cancelled' });
+  });
+
   it('sizes batches adaptively: the first ones as planned, larger once iterations prove fast, every iteration once and in order', async () => {
     const iterationIds = ids(400);
     const batches: string[][] = [];

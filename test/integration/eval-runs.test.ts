@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { progressQuery } from '../../workflows/definitions.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
 import type { apiClient } from '../helpers/http.js';
@@ -190,6 +190,34 @@ describe('eval runs through the HTTP API', () => {
     for (const line of [`**Run** ${created.body.runId}`, `**Suite** Described (${created.body.suiteId})`, `(${org.projectId})`, '**Source** api', '**Iterations** 4']) {
       expect(details).toContain(line);
     }
+  });
+
+  it('sets RunwayResult when the run ends, so a visibility query finds runs by how they ended', async () => {
+    model.setScript('hosted-mini', [{ text: 'No tools needed.' }]);
+    const passing = await newRun({ suiteName: 'Ends passed', serverIds: [serverId], tests: [{ title: 'neg', query: 'q', model: 'openai/hosted-mini', isNegativeTest: true }] });
+    const failing = await newRun({ suiteName: 'Ends failed', serverIds: [serverId], tests: [{ title: 'echo', query: 'q', model: 'openai/hosted-mini', expectedToolCalls: [{ toolName: 'echo' }] }] });
+    for (const created of [passing, failing]) {
+      expect(created.status, JSON.stringify(created.body)).toBe(202);
+      await waitForRun(call, org.projectId, created.body.runId);
+      await stack.temporal.workflow.getHandle(`eval-run:${created.body.runId}`).result();
+    }
+    const description = await stack.temporal.workflow.getHandle(`eval-run:${failing.body.runId}`).describe();
+    expect(Object.fromEntries(description.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value]))).toMatchObject({ RunwayResult: 'failed' });
+
+    // Visibility is eventually consistent: the query sees the upsert shortly after the workflow closed.
+    const listed = async (result: string) => {
+      const ids: string[] = [];
+      for await (const workflow of stack.temporal.workflow.list({ query: `RunwayResult = "${result}" AND RunwayProjectId = "${org.projectId}"` })) ids.push(workflow.workflowId);
+      return ids;
+    };
+    await vi.waitFor(async () => {
+      const passed = await listed('passed');
+      expect(passed).toContain(`eval-run:${passing.body.runId}`);
+      expect(passed).not.toContain(`eval-run:${failing.body.runId}`);
+      const failed = await listed('failed');
+      expect(failed).toContain(`eval-run:${failing.body.runId}`);
+      expect(failed).not.toContain(`eval-run:${passing.body.runId}`);
+    }, { timeout: 15_000, interval: 200 });
   });
 
   it('returns 404 TRACE_NOT_AVAILABLE for an iteration without a trace, 404 for unknown ids', async () => {

@@ -3,12 +3,15 @@ import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 
-// Histories recorded from real runs (a completed run and a cancelled one), from before the adaptive-batches patch
-// (fixed-size batches) and after it, and of a suite's scheduled run (one that started its evalRun child, one that
-// was skipped). Replaying them against today's workflow code fails when a change would make running workflows
-// non-deterministic: such a change needs versioning (patched()).
+// Histories recorded from real runs (a completed run and a cancelled one) at each patch of evalRun: before
+// adaptive-batches (fixed-size batches), with it, with settle-lanes, and with runway-result (RunwayResult set at
+// the end); and of a suite's scheduled run (one that started its evalRun child, one that was skipped). Replaying
+// them against today's workflow code fails when a change would make running workflows non-deterministic: such a
+// change needs versioning (patched()). Recorded from runs on a test stack (test/helpers/evals.ts) with
+// `temporal workflow show --workflow-id eval-run:<runId> --output json`.
 const histories = [
   'eval-run-completed', 'eval-run-cancelled', 'eval-run-adaptive-completed', 'eval-run-adaptive-cancelled',
+  'eval-run-settle-lanes-completed', 'eval-run-settle-lanes-cancelled', 'eval-run-runway-result-completed', 'eval-run-runway-result-cancelled',
   'scheduled-suite-run-started', 'scheduled-suite-run-skipped',
 ];
 
