@@ -7,7 +7,7 @@ import { fencedBlocks, headingAnchors, localLinks } from '../helpers/markdown.js
 
 // The README and docs/ are for someone who has only a clone: everything they point to must be in it.
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const documents = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const documents = ['README.md', 'ARCHITECTURE.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 describe("the project's documentation", () => {
@@ -18,6 +18,15 @@ describe("the project's documentation", () => {
         expect(text.includes(outside), `${document} mentions ${outside}, which a clone does not have`).toBe(false);
       }
     }
+  });
+
+  it('ARCHITECTURE.md places every top-level code folder, and names only folders that exist', () => {
+    const table = read('ARCHITECTURE.md').split('\n').filter((line) => line.startsWith('| `'));
+    const placed = table.flatMap((line) => [...line.split('|')[1].matchAll(/`([\w.-]+)\/`/g)].map((m) => m[1]));
+    const folders = readdirSync(root, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !['node_modules', 'examples', 'reports', 'test-results', 'dist'].includes(e.name))
+      .map((e) => e.name);
+    expect(placed.sort()).toEqual(folders.sort());
   });
 
   it('links only to files and headings that exist', () => {
