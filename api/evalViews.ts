@@ -1,28 +1,28 @@
 import type { z } from 'zod';
 import type { IterationRow } from '../db/evalIterations.js';
-import type { Progress, RunRow } from '../db/evalRuns.js';
+import type { Progress, Run } from '../db/evalRuns.js';
 import type { evalRunSchema, iterationSchema, traceSchema } from './schemas/evals.js';
 
 type Iteration = z.input<typeof iterationSchema>;
 
 /** How runs and iterations look on the wire (contract-notes: Eval suites and runs). */
-export function toEvalRun(run: RunRow, progress: Progress): z.input<typeof evalRunSchema> {
+export function toEvalRun(run: Run, progress: Progress): z.input<typeof evalRunSchema> {
   return {
     id: run.id,
-    suiteId: run.suite_id,
-    runNumber: run.run_number,
+    suiteId: run.suiteId,
+    runNumber: run.runNumber,
     status: run.status,
     result: run.result,
     summary: run.summary,
     progress,
     source: run.source,
     notes: run.notes,
-    passCriteria: run.pass_criteria,
-    hostId: run.host_id,
+    passCriteria: run.passCriteria,
+    hostId: run.hostId,
     error: run.error,
-    createdAt: run.created_at.getTime(),
-    startedAt: run.started_at?.getTime() ?? null,
-    completedAt: run.completed_at?.getTime() ?? null,
+    createdAt: run.createdAt.getTime(),
+    startedAt: run.startedAt?.getTime() ?? null,
+    completedAt: run.completedAt?.getTime() ?? null,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Db, Tx } from './connection.js';
-import type { RunRow } from './evalRuns.js';
+import type { Run, RunRow } from './evalRuns.js';
 import { newId } from './ids.js';
+import { camelRows } from './rows.js';
 import type { ElicitationAnswer } from './servers.js';
 
 export interface SuiteRow {
@@ -149,15 +150,15 @@ export async function updateSuite(sql: Db, projectId: string, suiteId: string, c
 }
 
 /** Runs of the suite still running: a suite cannot be deleted under them. */
-export async function listRunningRunsOfSuite(sql: Db, suiteId: string): Promise<RunRow[]> {
-  return await sql<RunRow[]>`SELECT * FROM eval_runs WHERE suite_id = ${suiteId} AND status = 'running' ORDER BY created_at`;
+export async function listRunningRunsOfSuite(sql: Db, suiteId: string): Promise<Run[]> {
+  return camelRows(await sql<RunRow[]>`SELECT * FROM eval_runs WHERE suite_id = ${suiteId} AND status = 'running' ORDER BY created_at`);
 }
 
 /**
  * Soft-deletes a live suite unless a run of it is running (checked under the suite's row lock, which run creation
  * takes too). Its runs, iterations and traces stay as they are.
  */
-export async function deleteSuite(tx: Tx, projectId: string, suiteId: string): Promise<{ deleted: true } | { deleted: false; running: RunRow[] } | undefined> {
+export async function deleteSuite(tx: Tx, projectId: string, suiteId: string): Promise<{ deleted: true } | { deleted: false; running: Run[] } | undefined> {
   const [suite] = await tx<SuiteRow[]>`SELECT * FROM eval_suites WHERE id = ${suiteId} AND project_id = ${projectId} AND deleted_at IS NULL FOR UPDATE`;
   if (!suite) return undefined;
   const running = await listRunningRunsOfSuite(tx, suiteId);

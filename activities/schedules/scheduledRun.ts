@@ -41,11 +41,11 @@ export async function startScheduledRun(deps: ScheduledRunDeps, { suiteId }: Sch
       { organizationId: suite.organization_id, projectId: suite.project_id, source: 'schedule', createdByKeyId: null },
       { suiteId },
     );
-    log.info({ suiteId, runId: run.id, organizationId: run.organization_id }, 'scheduled run started');
+    log.info({ suiteId, runId: run.id, organizationId: run.organizationId }, 'scheduled run started');
     deps.metrics?.scheduledRunOutcome({ outcome: 'started' });
     return {
       outcome: 'started',
-      run: { id: run.id, organizationId: run.organization_id, projectId: run.project_id, suiteId: run.suite_id, source: run.source },
+      run: { id: run.id, organizationId: run.organizationId, projectId: run.projectId, suiteId: run.suiteId, source: run.source },
       about: { suiteName, projectName: suite.project_name, iterations },
     };
   } catch (error) {

@@ -1,6 +1,6 @@
 import { checkExpectedTools } from '../../activities/evals/expectedTools.js';
 import type { Sql } from '../../db/connection.js';
-import { listSuiteRuns, runsProgress, type RunRow } from '../../db/evalRuns.js';
+import { listSuiteRuns, runsProgress, type Run } from '../../db/evalRuns.js';
 import { createSuite, deleteSuite, listSuitesWithStats, updateSuite, upsertCases } from '../../db/evalSuites.js';
 import { findHost } from '../../db/hosts.js';
 import { requireProject } from '../access.js';
@@ -16,7 +16,7 @@ import { requireSuite } from '../suiteAccess.js';
 import { loadSuiteDetail } from '../suiteViews.js';
 
 /** What a user has to do about a run that keeps its suite from being deleted. */
-const howToEnd = (run: RunRow) =>
+const howToEnd = (run: Run) =>
   run.source === 'api' ? `cancel it (POST /eval-runs/${run.id}/cancel) or wait for it to finish` : `finalize it (eval-ingest/runs/finalize with runId ${run.id})`;
 
 export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: RouteDeps) {

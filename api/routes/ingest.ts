@@ -130,7 +130,7 @@ export function ingestRoutes({ sql, config }: RouteDeps) {
 async function lockIngestedRun(tx: Tx, projectId: string, ref: { runId?: string; externalRunId?: string }) {
   const run = await lockRun(tx, projectId, ref);
   if (!run) throw notFound('eval run', ref);
-  if (run.external_run_id === null) {
+  if (run.externalRunId === null) {
     throw new ApiError('CONFLICT', `run ${run.id} was executed by Runway, not reported; only runs created by runs/start take results`, { runId: run.id, reason: 'NOT_AN_INGESTED_RUN' });
   }
   return run;

@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/connection.js';
-import { failRunToStart, insertRun, lockOrganizationRuns, type ExecutedSource, type RunRow } from '../../db/evalRuns.js';
+import { failRunToStart, insertRun, lockOrganizationRuns, type ExecutedSource, type Run } from '../../db/evalRuns.js';
 import { createSuite, findSuite, listCases, lockLiveSuite, lockSuiteCases, upsertCases, type CaseRow, type CaseUpsert, type SuiteRow } from '../../db/evalSuites.js';
 import { findHost } from '../../db/hosts.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
@@ -44,7 +44,7 @@ export interface RunOrigin {
 }
 
 export interface CreatedRun {
-  run: RunRow;
+  run: Run;
   /** the run's suite's name and the iterations the run plans (for the workflow's description in Web UI) */
   suiteName: string;
   iterations: number;
@@ -155,7 +155,7 @@ export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, re
 export const START_FAILED = 'the run could not be started on Temporal';
 
 /** Starts the run's workflow; when that fails the run is ended as failed (its slot freed) and the error rethrown. */
-export async function launchEvalRun(sql: Sql, start: (run: RunRow) => Promise<void>, run: RunRow): Promise<void> {
+export async function launchEvalRun(sql: Sql, start: (run: Run) => Promise<void>, run: Run): Promise<void> {
   try {
     await start(run);
   } catch (error) {
