@@ -34,7 +34,7 @@ export async function planRun(sql: Db, runId: string, options: { concurrency: nu
         title: c.title,
         query: c.query,
         iterationNumber: i + 1,
-        model: c.model ?? suite?.default_model ?? null,
+        model: c.model ?? suite?.defaultModel ?? null,
         provider: c.provider,
         expectedToolCalls: c.expected_tool_calls,
         isNegativeTest: c.is_negative_test,

@@ -55,7 +55,7 @@ export async function startIngestRun(tx: Tx, input: IngestRunInput): Promise<{ r
         organizationId: input.organizationId,
         source: INGEST_SOURCE,
         notes: input.notes,
-        passCriteria: input.passCriteria ?? suite.pass_criteria,
+        passCriteria: input.passCriteria ?? suite.passCriteria,
         serverIds,
         createdByKeyId: input.keyId,
         externalRunId: input.externalRunId,

@@ -71,12 +71,12 @@ export function caseGenerationRoutes({ sql, box, mcp, catalog }: RouteDeps) {
         const project = await requireProject(sql, principal, params.projectId);
         const suite = await findSuite(sql, project.id, params.suiteId);
         if (!suite) throw notFound('eval suite', { suiteId: params.suiteId });
-        if (suite.server_ids.length === 0) {
+        if (suite.serverIds.length === 0) {
           throw validationError('this suite has no saved server selection: there are no tools to draft cases from', { suiteId: suite.id, reason: 'NO_SAVED_SERVER_SELECTION' });
         }
-        const servers = await requireServers(sql, box, project.id, suite.server_ids);
+        const servers = await requireServers(sql, box, project.id, suite.serverIds);
         // The servers are asked as the suite's runs ask them: with its host's client profile when it has one.
-        const host = suite.host_id === null ? undefined : await findHost(sql, project.id, suite.host_id);
+        const host = suite.hostId === null ? undefined : await findHost(sql, project.id, suite.hostId);
         const profiled = host ? servers.map((s) => ({ ...s, clientProfile: hostClientProfile(host.config) })) : servers;
         const cases = await listCases(sql, suite.id);
         const generation = chooseGenerationModel(body, suite, cases);

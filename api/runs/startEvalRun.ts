@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/connection.js';
 import { failRunToStart, insertRun, lockOrganizationRuns, type ExecutedSource, type Run } from '../../db/evalRuns.js';
-import { createSuite, findSuite, listCases, lockLiveSuite, lockSuiteCases, upsertCases, type CaseRow, type CaseUpsert, type SuiteRow } from '../../db/evalSuites.js';
+import { createSuite, findSuite, listCases, lockLiveSuite, lockSuiteCases, upsertCases, type CaseRow, type CaseUpsert, type Suite } from '../../db/evalSuites.js';
 import { findHost } from '../../db/hosts.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
 import type { SecretBox } from '../../db/secretBox.js';
@@ -67,18 +67,18 @@ class RunCapReached extends Error {
  */
 export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, request: CreateRunBody): Promise<CreatedRun> {
   const { sql, box, catalog } = deps;
-  let existing: SuiteRow | undefined;
+  let existing: Suite | undefined;
   if (request.suiteId) {
     existing = await findSuite(sql, origin.projectId, request.suiteId);
     if (!existing) throw notFound('eval suite', { suiteId: request.suiteId });
   }
-  const serverIds = request.serverIds ?? existing?.server_ids ?? [];
+  const serverIds = request.serverIds ?? existing?.serverIds ?? [];
   if (serverIds.length === 0) {
     throw validationError('this suite has no saved server selection; pass serverIds', { suiteId: request.suiteId, reason: 'NO_SAVED_SERVER_SELECTION' });
   }
   const servers = await requireServers(sql, box, origin.projectId, serverIds);
   // The run declares what its host declares, as the host is now (a later edit does not change a running run).
-  const hostId = request.hostId ?? existing?.host_id ?? null;
+  const hostId = request.hostId ?? existing?.hostId ?? null;
   const host = hostId === null ? undefined : await findHost(sql, origin.projectId, hostId);
   if (hostId !== null && !host) throw notFound('host', { hostId });
   const modelApiKeys = request.modelApiKeys ?? {};
@@ -112,7 +112,7 @@ export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, re
     const iterations = cases.reduce((planned, c) => planned + (request.iterationOverride ?? c.runs), 0);
     checkPlannedIterations(suite.id, iterations);
     const rejected = validateRunModels(
-      cases.map((c) => ({ model: c.model ?? suite.default_model ?? '', provider: c.provider })),
+      cases.map((c) => ({ model: c.model ?? suite.defaultModel ?? '', provider: c.provider })),
       { catalog, orgProviderKeys, modelApiKeys },
     );
     if (rejected) throw rejected;
@@ -122,7 +122,7 @@ export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, re
       organizationId: origin.organizationId,
       source: origin.source,
       notes: request.notes,
-      passCriteria: request.passCriteria ?? suite.pass_criteria,
+      passCriteria: request.passCriteria ?? suite.passCriteria,
       serverIds: servers.map((s) => s.id),
       iterationOverride: request.iterationOverride,
       modelKeysEnc: Object.keys(modelApiKeys).length > 0 ? box.encryptJson(modelApiKeys) : null,
