@@ -65,6 +65,9 @@ export interface CaseRow {
   updated_at: Date;
 }
 
+/** An eval case as the service works with it. */
+export type Case = Camel<CaseRow>;
+
 export interface CaseUpsert {
   committed: { id: string; name: string }[];
   failed: { id?: string; name: string; error: string }[];
@@ -248,8 +251,8 @@ export async function lockSuiteCases(tx: Tx, suiteId: string, incoming: { title:
 }
 
 /** The suite's live cases, oldest first: what a run plans and what the case list shows. */
-export async function listCases(sql: Db, suiteId: string): Promise<CaseRow[]> {
-  return await sql<CaseRow[]>`SELECT * FROM eval_cases WHERE suite_id = ${suiteId} AND deleted_at IS NULL ORDER BY created_at, id`;
+export async function listCases(sql: Db, suiteId: string): Promise<Case[]> {
+  return camelRows(await sql<CaseRow[]>`SELECT * FROM eval_cases WHERE suite_id = ${suiteId} AND deleted_at IS NULL ORDER BY created_at, id`);
 }
 
 export interface SuiteListRow extends SuiteRow {

@@ -36,8 +36,8 @@ export async function planRun(sql: Db, runId: string, options: { concurrency: nu
         iterationNumber: i + 1,
         model: c.model ?? suite?.defaultModel ?? null,
         provider: c.provider,
-        expectedToolCalls: c.expected_tool_calls,
-        isNegativeTest: c.is_negative_test,
+        expectedToolCalls: c.expectedToolCalls,
+        isNegativeTest: c.isNegativeTest,
       })),
     );
     if (planned.length > limits.iterationsPerRun) {

@@ -166,7 +166,7 @@ async function findReportedCases(tx: Tx, suiteId: string, results: IngestResult[
   });
   const found = new Map<string, string>();
   for (const row of rows) {
-    if (row.external_case_id !== null) found.set(caseIdentity({ caseTitle: row.title, externalCaseId: row.external_case_id }), row.id);
+    if (row.externalCaseId !== null) found.set(caseIdentity({ caseTitle: row.title, externalCaseId: row.externalCaseId }), row.id);
     found.set(caseIdentity({ caseTitle: row.title, query: row.query }), row.id);
   }
   return found;

@@ -57,7 +57,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
           createdByKeyId: principal.keyId,
         }, body);
         // Expected tools no server has are worth a warning, never a refusal; checked while the workflow starts.
-        const checked = checkExpectedTools(mcp, servers, cases.map((c) => ({ title: c.title, expectedToolCalls: c.expected_tool_calls as { toolName: string }[] })));
+        const checked = checkExpectedTools(mcp, servers, cases.map((c) => ({ title: c.title, expectedToolCalls: c.expectedToolCalls as { toolName: string }[] })));
         await launchEvalRun(sql, startWorkflow({ suiteName, projectName: project.name, iterations }), run);
         const warnings = await checked;
         return {

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/connection.js';
 import { failRunToStart, insertRun, lockOrganizationRuns, type ExecutedSource, type Run } from '../../db/evalRuns.js';
-import { createSuite, findSuite, listCases, lockLiveSuite, lockSuiteCases, upsertCases, type CaseRow, type CaseUpsert, type Suite } from '../../db/evalSuites.js';
+import { createSuite, findSuite, listCases, lockLiveSuite, lockSuiteCases, upsertCases, type Case, type CaseUpsert, type Suite } from '../../db/evalSuites.js';
 import { findHost } from '../../db/hosts.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
 import type { SecretBox } from '../../db/secretBox.js';
@@ -49,7 +49,7 @@ export interface CreatedRun {
   suiteName: string;
   iterations: number;
   caseUpsert: CaseUpsert;
-  cases: CaseRow[];
+  cases: Case[];
   servers: SavedServer[];
 }
 

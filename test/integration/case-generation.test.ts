@@ -14,7 +14,7 @@ describe('POST /eval-suites/{s}/cases/generate', () => {
   let world: EvalWorld;
   let suiteId: string;
   const generate = (body: unknown, suite = suiteId) => world.call('POST', `/projects/${world.org.projectId}/eval-suites/${suite}/cases/generate`, body);
-  const casesOf = async (suite = suiteId) => (await listCases(world.stack.sql, suite)).map((c) => ({ title: c.title, query: c.query, expected: c.expected_tool_calls, negative: c.is_negative_test }));
+  const casesOf = async (suite = suiteId) => (await listCases(world.stack.sql, suite)).map((c) => ({ title: c.title, query: c.query, expected: c.expectedToolCalls, negative: c.isNegativeTest }));
 
   beforeAll(async () => {
     world = await startEvalWorld({ HOSTED_MODELS: 'openai/hosted-gen', MAX_CONCURRENT_RUNS: '5' });
