@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { IterationRow } from '../db/evalIterations.js';
+import type { Iteration as StoredIteration } from '../db/evalIterations.js';
 import type { Progress, Run } from '../db/evalRuns.js';
 import type { evalRunSchema, iterationSchema, traceSchema } from './schemas/evals.js';
 
@@ -30,26 +30,26 @@ export function toEvalRun(run: Run, progress: Progress): z.input<typeof evalRunS
  * The JSON columns hold what the worker (activities/evals) and ingest (activities/ingest/results.ts) wrote: tool
  * calls with their arguments, and an ingested result's metadata of strings, numbers and booleans.
  */
-export function toIteration(row: IterationRow): Iteration {
+export function toIteration(row: StoredIteration): Iteration {
   return {
     id: row.id,
-    testCaseId: row.case_id,
+    testCaseId: row.caseId,
     title: row.title,
-    iterationNumber: row.iteration_number,
+    iterationNumber: row.iterationNumber,
     status: row.status,
     result: row.result,
     model: row.model,
     provider: row.provider,
-    startedAt: row.started_at?.getTime() ?? null,
-    durationMs: row.duration_ms,
-    tokensUsed: row.total_tokens,
-    usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens, totalTokens: row.total_tokens },
-    actualToolCalls: row.actual_tool_calls as Iteration['actualToolCalls'],
-    expectedToolCalls: row.expected_tool_calls as Iteration['expectedToolCalls'],
+    startedAt: row.startedAt?.getTime() ?? null,
+    durationMs: row.durationMs,
+    tokensUsed: row.totalTokens,
+    usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens, totalTokens: row.totalTokens },
+    actualToolCalls: row.actualToolCalls as Iteration['actualToolCalls'],
+    expectedToolCalls: row.expectedToolCalls as Iteration['expectedToolCalls'],
     error: row.error,
-    errorDetails: row.error_details ?? null,
+    errorDetails: row.errorDetails ?? null,
     ...(row.metadata ? { metadata: row.metadata as NonNullable<Iteration['metadata']> } : {}),
-    ...(row.external_iteration_id ? { externalIterationId: row.external_iteration_id } : {}),
+    ...(row.externalIterationId ? { externalIterationId: row.externalIterationId } : {}),
   };
 }
 
