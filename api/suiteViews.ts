@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection.js';
-import { listServerRows } from '../db/servers.js';
+import { listStoredServers } from '../db/servers.js';
 import { findSuiteWithSchedule, type ScheduledSuite } from '../db/suiteSchedules.js';
 import { notFound } from './errors.js';
 import { scheduleView } from './scheduleView.js';
@@ -32,7 +32,7 @@ export function toSuiteDetail(suite: ScheduledSuite, servers: ReadonlyArray<{ id
 
 /** A live suite's detail, read with its schedule state and the project's server names; 404 when there is none. */
 export async function loadSuiteDetail(sql: Db, projectId: string, suiteId: string): Promise<SuiteDetail> {
-  const [suite, servers] = await Promise.all([findSuiteWithSchedule(sql, projectId, suiteId), listServerRows(sql, projectId)]);
+  const [suite, servers] = await Promise.all([findSuiteWithSchedule(sql, projectId, suiteId), listStoredServers(sql, projectId)]);
   if (!suite) throw notFound('eval suite', { suiteId });
   return toSuiteDetail(suite, servers);
 }

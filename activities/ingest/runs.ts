@@ -4,7 +4,7 @@ import { findOrCreateSuiteByName, lockSuiteCases } from '../../db/evalSuites.js'
 import { findCasesByIdentity, insertReportedCases } from '../../db/ingestCases.js';
 import { countIterations, insertIngestedIterations, knownExternalIterationIds, lastIterationNumbers } from '../../db/ingestIterations.js';
 import { findRunByExternalId, isExternalRunConflict, lockRun } from '../../db/ingestRuns.js';
-import { listServerRows } from '../../db/servers.js';
+import { listStoredServers } from '../../db/servers.js';
 import { OperationFailure } from '../errors.js';
 import { finalizeRun } from '../evals/finalize.js';
 import { checkIngestedIterations, checkSuiteCases } from '../limits.js';
@@ -80,7 +80,7 @@ export async function startIngestRun(tx: Tx, input: IngestRunInput): Promise<{ r
 async function serverIdsByName(tx: Tx, projectId: string, names: string[]): Promise<string[]> {
   if (names.length === 0) return [];
   const wanted = new Set(names);
-  return (await listServerRows(tx, projectId)).filter((s) => wanted.has(s.name)).map((s) => s.id);
+  return (await listStoredServers(tx, projectId)).filter((s) => wanted.has(s.name)).map((s) => s.id);
 }
 
 export interface AppendOutcome {

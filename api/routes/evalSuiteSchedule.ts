@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/connection.js';
-import { listServerRows } from '../../db/servers.js';
+import { listStoredServers } from '../../db/servers.js';
 import { countEnabledSchedules, findSuiteWithSchedule, lockSuiteSchedule, setSuiteSchedule } from '../../db/suiteSchedules.js';
 import { checkEnabledSchedules, formatCount, limits } from '../../activities/limits.js';
 import { requireProject } from '../access.js';
@@ -50,7 +50,7 @@ export function evalSuiteScheduleRoutes({ sql, schedules }: RouteDeps) {
           await setSuiteSchedule(tx, current.id, { enabled: body.enabled, intervalMinutes });
           return (await findSuiteWithSchedule(tx, project.id, current.id))!;
         });
-        return toSuiteDetail(suite, await listServerRows(sql, project.id));
+        return toSuiteDetail(suite, await listStoredServers(sql, project.id));
       },
     }),
   ];
