@@ -1,28 +1,28 @@
 import type { z } from 'zod';
-import type { IterationRow } from '../db/evalIterations.js';
-import type { Progress, RunRow } from '../db/evalRuns.js';
+import type { Iteration as StoredIteration } from '../db/evalIterations.js';
+import type { Progress, Run } from '../db/evalRuns.js';
 import type { evalRunSchema, iterationSchema, traceSchema } from './schemas/evals.js';
 
 type Iteration = z.input<typeof iterationSchema>;
 
 /** How runs and iterations look on the wire (contract-notes: Eval suites and runs). */
-export function toEvalRun(run: RunRow, progress: Progress): z.input<typeof evalRunSchema> {
+export function toEvalRun(run: Run, progress: Progress): z.input<typeof evalRunSchema> {
   return {
     id: run.id,
-    suiteId: run.suite_id,
-    runNumber: run.run_number,
+    suiteId: run.suiteId,
+    runNumber: run.runNumber,
     status: run.status,
     result: run.result,
     summary: run.summary,
     progress,
     source: run.source,
     notes: run.notes,
-    passCriteria: run.pass_criteria,
-    hostId: run.host_id,
+    passCriteria: run.passCriteria,
+    hostId: run.hostId,
     error: run.error,
-    createdAt: run.created_at.getTime(),
-    startedAt: run.started_at?.getTime() ?? null,
-    completedAt: run.completed_at?.getTime() ?? null,
+    createdAt: run.createdAt.getTime(),
+    startedAt: run.startedAt?.getTime() ?? null,
+    completedAt: run.completedAt?.getTime() ?? null,
   };
 }
 
@@ -30,26 +30,26 @@ export function toEvalRun(run: RunRow, progress: Progress): z.input<typeof evalR
  * The JSON columns hold what the worker (domain/evals) and ingest (domain/ingest/results.ts) wrote: tool
  * calls with their arguments, and an ingested result's metadata of strings, numbers and booleans.
  */
-export function toIteration(row: IterationRow): Iteration {
+export function toIteration(row: StoredIteration): Iteration {
   return {
     id: row.id,
-    testCaseId: row.case_id,
+    testCaseId: row.caseId,
     title: row.title,
-    iterationNumber: row.iteration_number,
+    iterationNumber: row.iterationNumber,
     status: row.status,
     result: row.result,
     model: row.model,
     provider: row.provider,
-    startedAt: row.started_at?.getTime() ?? null,
-    durationMs: row.duration_ms,
-    tokensUsed: row.total_tokens,
-    usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens, totalTokens: row.total_tokens },
-    actualToolCalls: row.actual_tool_calls as Iteration['actualToolCalls'],
-    expectedToolCalls: row.expected_tool_calls as Iteration['expectedToolCalls'],
+    startedAt: row.startedAt?.getTime() ?? null,
+    durationMs: row.durationMs,
+    tokensUsed: row.totalTokens,
+    usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens, totalTokens: row.totalTokens },
+    actualToolCalls: row.actualToolCalls as Iteration['actualToolCalls'],
+    expectedToolCalls: row.expectedToolCalls as Iteration['expectedToolCalls'],
     error: row.error,
-    errorDetails: row.error_details ?? null,
+    errorDetails: row.errorDetails ?? null,
     ...(row.metadata ? { metadata: row.metadata as NonNullable<Iteration['metadata']> } : {}),
-    ...(row.external_iteration_id ? { externalIterationId: row.external_iteration_id } : {}),
+    ...(row.externalIterationId ? { externalIterationId: row.externalIterationId } : {}),
   };
 }
 

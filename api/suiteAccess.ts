@@ -1,13 +1,13 @@
 import type { Principal } from '../db/accounts.js';
 import type { Db } from '../db/connection.js';
-import { findSuite, type SuiteRow } from '../db/evalSuites.js';
+import { findSuite, type Suite } from '../db/evalSuites.js';
 import type { SecretBox } from '../db/secretBox.js';
-import { getSavedServersByIds, type SavedServer } from '../db/servers.js';
+import { getStoredServersByIds, toSavedServer, type SavedServer } from '../db/servers.js';
 import { requireProject } from './access.js';
 import { notFound } from './errors.js';
 
 /** A live suite of a project the key may see; a deleted one, or one elsewhere, is the same 404. */
-export async function requireSuite(sql: Db, principal: Principal, params: { projectId: string; suiteId: string }): Promise<SuiteRow> {
+export async function requireSuite(sql: Db, principal: Principal, params: { projectId: string; suiteId: string }): Promise<Suite> {
   const project = await requireProject(sql, principal, params.projectId);
   const suite = await findSuite(sql, project.id, params.suiteId);
   if (!suite) throw notFound('eval suite', { suiteId: params.suiteId });
@@ -17,10 +17,11 @@ export async function requireSuite(sql: Db, principal: Principal, params: { proj
 /**
  * The suite's servers, for the expected-tool warnings (checkExpectedTools); none when one of them is deleted or
  * disabled since: its tools are unknown, so no tool can be said to be missing (and a case is never refused for it).
+ * Their secrets are opened only when all of them can be asked.
  */
-export async function suiteServersToCheck(sql: Db, box: SecretBox, suite: SuiteRow): Promise<SavedServer[]> {
-  const unique = [...new Set(suite.server_ids)];
+export async function suiteServersToCheck(sql: Db, box: SecretBox, suite: Suite): Promise<SavedServer[]> {
+  const unique = [...new Set(suite.serverIds)];
   if (unique.length === 0) return [];
-  const servers = await getSavedServersByIds(sql, box, suite.project_id, unique);
-  return servers.length === unique.length && servers.every((s) => s.enabled) ? servers : [];
+  const servers = await getStoredServersByIds(sql, suite.projectId, unique);
+  return servers.length === unique.length && servers.every((s) => s.enabled) ? servers.map((s) => toSavedServer(box, s)) : [];
 }

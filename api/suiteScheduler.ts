@@ -147,13 +147,13 @@ export async function restoreSuiteSchedules(sql: Db, scheduler: SuiteScheduler, 
   let restored = 0;
   for (const suite of await listEnabledSchedules(sql)) {
     const target = {
-      suiteId: suite.id, suiteName: suite.name, projectId: suite.project_id, organizationId: suite.organization_id,
-      enabled: true as const, intervalMinutes: suite.schedule_interval_minutes,
+      suiteId: suite.id, suiteName: suite.name, projectId: suite.projectId, organizationId: suite.organizationId,
+      enabled: true as const, intervalMinutes: suite.scheduleIntervalMinutes,
     };
     try {
       if (await scheduler.restore(target)) {
         restored += 1;
-        log.warn({ suiteId: suite.id, intervalMinutes: suite.schedule_interval_minutes }, "suite schedule was missing in Temporal; created it again from the suite's saved schedule");
+        log.warn({ suiteId: suite.id, intervalMinutes: suite.scheduleIntervalMinutes }, "suite schedule was missing in Temporal; created it again from the suite's saved schedule");
       }
     } catch (error) {
       log.warn({ suiteId: suite.id, err: error instanceof Error ? error.message : String(error) }, 'could not restore a suite schedule in Temporal; the next API start or a PATCH of the schedule tries again');

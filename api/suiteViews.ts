@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection.js';
-import { listServerRows } from '../db/servers.js';
-import { findSuiteWithSchedule, type ScheduledSuiteRow } from '../db/suiteSchedules.js';
+import { listStoredServers } from '../db/servers.js';
+import { findSuiteWithSchedule, type ScheduledSuite } from '../db/suiteSchedules.js';
 import { notFound } from './errors.js';
 import { scheduleView } from './scheduleView.js';
 import type { SuiteDetail } from './schemas/suites.js';
@@ -10,29 +10,29 @@ import type { SuiteDetail } from './schemas/suites.js';
  * superset of the suite's): the suite lists the names of those it names, in its own order; a server deleted since
  * is left out.
  */
-export function toSuiteDetail(suite: ScheduledSuiteRow, servers: ReadonlyArray<{ id: string; name: string }>): SuiteDetail {
+export function toSuiteDetail(suite: ScheduledSuite, servers: ReadonlyArray<{ id: string; name: string }>): SuiteDetail {
   const names = new Map(servers.map((s) => [s.id, s.name]));
   return {
     id: suite.id,
     name: suite.name,
     description: suite.description === '' ? null : suite.description,
-    projectId: suite.project_id,
-    environment: { servers: suite.server_ids.flatMap((serverId) => names.get(serverId) ?? []) },
-    executionConfig: suite.default_model === null ? null : { model: suite.default_model, systemPrompt: null, temperature: null },
+    projectId: suite.projectId,
+    environment: { servers: suite.serverIds.flatMap((serverId) => names.get(serverId) ?? []) },
+    executionConfig: suite.defaultModel === null ? null : { model: suite.defaultModel, systemPrompt: null, temperature: null },
     hosts: [],
-    settings: { passCriteria: suite.pass_criteria },
+    settings: { passCriteria: suite.passCriteria },
     schedule: scheduleView(suite),
-    serverIds: suite.server_ids,
-    passCriteria: suite.pass_criteria,
-    hostId: suite.host_id,
-    createdAt: suite.created_at.getTime(),
-    updatedAt: suite.updated_at.getTime(),
+    serverIds: suite.serverIds,
+    passCriteria: suite.passCriteria,
+    hostId: suite.hostId,
+    createdAt: suite.createdAt.getTime(),
+    updatedAt: suite.updatedAt.getTime(),
   };
 }
 
 /** A live suite's detail, read with its schedule state and the project's server names; 404 when there is none. */
 export async function loadSuiteDetail(sql: Db, projectId: string, suiteId: string): Promise<SuiteDetail> {
-  const [suite, servers] = await Promise.all([findSuiteWithSchedule(sql, projectId, suiteId), listServerRows(sql, projectId)]);
+  const [suite, servers] = await Promise.all([findSuiteWithSchedule(sql, projectId, suiteId), listStoredServers(sql, projectId)]);
   if (!suite) throw notFound('eval suite', { suiteId });
   return toSuiteDetail(suite, servers);
 }

@@ -508,7 +508,7 @@ program
   .addOption(json)
   .action(action<{ project: string; user: string; title?: string; status: 'active' | 'archived'; visibility: 'private' | 'project' }>(async ({ sql }, o) => {
     const found = await requireProject(sql, o.project);
-    await requireMember(sql, found.organization_id, o.user);
+    await requireMember(sql, found.organizationId, o.user);
     return await createChatSession(sql, { projectId: o.project, userId: o.user, title: o.title, status: o.status, visibility: o.visibility });
   }, (r) => `chat session ${r.id}`));
 

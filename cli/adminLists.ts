@@ -15,7 +15,7 @@ const iso = (date: Date | null) => (date ? date.toISOString() : null);
 const json = () => new Option('--json', 'print machine-readable JSON (an array)');
 
 /** A key's state: revoked, or unable to act because its owner left (or its organization is gone), or active. */
-const keyStatus = (k: KeyEntry) => (k.revoked_at ? 'revoked' : !k.bound ? 'unbound' : 'active');
+const keyStatus = (k: KeyEntry) => (k.revokedAt ? 'revoked' : !k.bound ? 'unbound' : 'active');
 
 /** `org list`, `user list`, `project list`, `server list`, `key list`: what exists, with the ids other commands take. */
 export function addListCommands(parents: { org: Command; user: Command; project: Command; server: Command; key: Command }, action: AdminAction): void {
@@ -24,7 +24,7 @@ export function addListCommands(parents: { org: Command; user: Command; project:
     .description('every organization, with its members and projects')
     .addOption(json())
     .action(action(async ({ sql }) =>
-      (await listOrganizations(sql)).map((o) => ({ id: o.id, name: o.name, members: o.members, projects: o.projects, createdAt: iso(o.created_at) })),
+      (await listOrganizations(sql)).map((o) => ({ id: o.id, name: o.name, members: o.members, projects: o.projects, createdAt: iso(o.createdAt) })),
     (rows: { id: string; name: string; members: number; projects: number; createdAt: string }[]) =>
       rows.length === 0 ? 'no organizations yet: npm run -s admin -- org create --name ...' : formatTable(
         ['ID', 'NAME', 'MEMBERS', 'PROJECTS', 'CREATED'],
@@ -38,7 +38,7 @@ export function addListCommands(parents: { org: Command; user: Command; project:
     .addOption(json())
     .action(action<{ org?: string }>(async ({ sql }, o) => {
       if (o.org) await requireOrganization(sql, o.org);
-      return (await listUsers(sql, { organizationId: o.org })).map((u) => ({ id: u.id, email: u.email, name: u.name, ...(o.org ? { role: u.role } : {}), createdAt: iso(u.created_at) }));
+      return (await listUsers(sql, { organizationId: o.org })).map((u) => ({ id: u.id, email: u.email, name: u.name, ...(o.org ? { role: u.role } : {}), createdAt: iso(u.createdAt) }));
     }, (rows: { id: string; email: string; name: string; role?: string; createdAt: string }[]) =>
       rows.length === 0 ? 'no users' : formatTable(
         ['ID', 'EMAIL', 'NAME', ...(rows[0].role !== undefined ? ['ROLE'] : []), 'CREATED'],
@@ -53,7 +53,7 @@ export function addListCommands(parents: { org: Command; user: Command; project:
     .action(action<{ org?: string }>(async ({ sql }, o) => {
       if (o.org) await requireOrganization(sql, o.org);
       return (await listProjectEntries(sql, { organizationId: o.org })).map((p) => ({
-        id: p.id, organizationId: p.organization_id, name: p.name, visibility: p.visibility, isDefault: p.is_default, createdAt: iso(p.created_at),
+        id: p.id, organizationId: p.organizationId, name: p.name, visibility: p.visibility, isDefault: p.isDefault, createdAt: iso(p.createdAt),
       }));
     }, (rows: { id: string; organizationId: string; name: string; visibility: string; isDefault: boolean; createdAt: string }[]) =>
       rows.length === 0 ? 'no projects' : formatTable(
@@ -71,7 +71,7 @@ export function addListCommands(parents: { org: Command; user: Command; project:
       if (o.project) await requireProject(sql, o.project);
       if (o.org) await requireOrganization(sql, o.org);
       return (await listServerEntries(sql, { projectId: o.project, organizationId: o.org })).map((s) => ({
-        id: s.id, projectId: s.project_id, name: s.name, transportType: s.transport_type, enabled: s.enabled, url: s.url, command: s.command, createdAt: iso(s.created_at),
+        id: s.id, projectId: s.projectId, name: s.name, transportType: s.transportType, enabled: s.enabled, url: s.url, command: s.command, createdAt: iso(s.createdAt),
       }));
     }, (rows: { id: string; projectId: string; name: string; transportType: string; enabled: boolean; url: string | null; command: string | null }[]) =>
       rows.length === 0 ? 'no servers' : formatTable(
@@ -88,8 +88,8 @@ export function addListCommands(parents: { org: Command; user: Command; project:
     .action(action<{ org?: string }>(async ({ sql }, o) => {
       if (o.org) await requireOrganization(sql, o.org);
       return (await listApiKeys(sql, { organizationId: o.org })).map((k) => ({
-        id: k.id, name: k.name, prefix: k.key_prefix, organizationId: k.organization_id, userId: k.user_id, userEmail: k.user_email,
-        status: keyStatus(k), createdAt: iso(k.created_at), revokedAt: iso(k.revoked_at), lastUsedAt: iso(k.last_used_at),
+        id: k.id, name: k.name, prefix: k.keyPrefix, organizationId: k.organizationId, userId: k.userId, userEmail: k.userEmail,
+        status: keyStatus(k), createdAt: iso(k.createdAt), revokedAt: iso(k.revokedAt), lastUsedAt: iso(k.lastUsedAt),
       }));
     }, (rows: { id: string; name: string; prefix: string; organizationId: string | null; userEmail: string; status: string; createdAt: string; revokedAt: string | null }[]) =>
       rows.length === 0 ? 'no API keys' : formatTable(

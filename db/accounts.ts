@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from './connection.js';
 import { newId, randomBase62 } from './ids.js';
+import { camelRow } from './rows.js';
 import { takeTokenStatement, toTakeResult, type BucketSettings, type TakeResult } from './rateLimits.js';
 
 export type OrgRole = 'owner' | 'admin' | 'member';
@@ -118,5 +119,5 @@ export async function getAccount(sql: Db, principal: Principal) {
   }[]>`
     SELECT u.id, u.email, u.name, u.image_url, u.plan, u.created_at, u.updated_at, o.id AS org_id, o.name AS org_name
     FROM users u, organizations o WHERE u.id = ${principal.userId} AND o.id = ${principal.organizationId}`;
-  return row;
+  return camelRow(row);
 }

@@ -1,6 +1,7 @@
 import type { Principal } from './accounts.js';
 import type { Db } from './connection.js';
 import { newId } from './ids.js';
+import { camelRow, camelRows, type Camel } from './rows.js';
 
 // Chat sessions and chatboxes: records the hosted app writes; this service reads them (the CLI can create them).
 
@@ -8,6 +9,8 @@ export interface ChatSessionRow {
   id: string; project_id: string; user_id: string; title: string | null; status: 'active' | 'archived';
   visibility: 'private' | 'project'; is_pinned: boolean; is_unread: boolean; last_activity_at: Date; created_at: Date;
 }
+
+export type ChatSession = Camel<ChatSessionRow>;
 
 export interface ChatSessionFilter {
   projectId?: string;
@@ -20,9 +23,9 @@ export interface ChatSessionFilter {
 }
 
 /** Sessions in projects the key can see; a private session only for its own user. */
-export async function listChatSessions(sql: Db, principal: Principal, filter: ChatSessionFilter): Promise<ChatSessionRow[]> {
+export async function listChatSessions(sql: Db, principal: Principal, filter: ChatSessionFilter): Promise<ChatSession[]> {
   const after = filter.after;
-  return await sql<ChatSessionRow[]>`
+  return camelRows(await sql<ChatSessionRow[]>`
     SELECT s.* FROM chat_sessions s
     JOIN projects p ON p.id = s.project_id
     LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = ${principal.userId}
@@ -35,7 +38,7 @@ export async function listChatSessions(sql: Db, principal: Principal, filter: Ch
         ? sql`AND (s.last_activity_at, s.id) < (${new Date(after.lastActivityAt)}, ${after.id})`
         : filter.before !== undefined ? sql`AND s.last_activity_at < ${new Date(filter.before)}` : sql``}
     ORDER BY s.last_activity_at DESC, s.id DESC
-    LIMIT ${filter.limit}`;
+    LIMIT ${filter.limit}`);
 }
 
 export async function createChatSession(
@@ -58,6 +61,8 @@ export interface ChatboxRow {
   servers: { id: string; name: string; url: string | null; useOAuth: boolean }[];
 }
 
+export type Chatbox = Camel<ChatboxRow>;
+
 const chatboxSelect = (sql: Db) => sql`
   SELECT c.*, h.name AS host_name,
     COALESCE((SELECT json_agg(json_build_object('id', s.id, 'name', s.name, 'url', s.url, 'useOAuth', s.use_oauth)
@@ -65,13 +70,13 @@ const chatboxSelect = (sql: Db) => sql`
               FROM servers s WHERE s.id = ANY(c.server_ids) AND s.project_id = c.project_id), '[]') AS servers
   FROM chatboxes c LEFT JOIN hosts h ON h.id = c.host_id`;
 
-export async function listChatboxes(sql: Db, projectId: string): Promise<ChatboxRow[]> {
-  return await sql<ChatboxRow[]>`${chatboxSelect(sql)} WHERE c.project_id = ${projectId} ORDER BY c.created_at, c.id`;
+export async function listChatboxes(sql: Db, projectId: string): Promise<Chatbox[]> {
+  return camelRows(await sql<ChatboxRow[]>`${chatboxSelect(sql)} WHERE c.project_id = ${projectId} ORDER BY c.created_at, c.id`);
 }
 
-export async function findChatbox(sql: Db, projectId: string, chatboxId: string): Promise<ChatboxRow | undefined> {
+export async function findChatbox(sql: Db, projectId: string, chatboxId: string): Promise<Chatbox | undefined> {
   const [row] = await sql<ChatboxRow[]>`${chatboxSelect(sql)} WHERE c.id = ${chatboxId} AND c.project_id = ${projectId}`;
-  return row;
+  return camelRow(row);
 }
 
 export async function createChatbox(

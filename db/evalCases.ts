@@ -1,6 +1,7 @@
 import type { Db, Tx } from './connection.js';
-import type { CaseInput, CaseRow } from './evalSuites.js';
+import type { Case, CaseInput, CaseRow } from './evalSuites.js';
 import { newId } from './ids.js';
+import { camelRow } from './rows.js';
 
 /*
  * One case at a time, as the case routes edit them. A case is identified within its suite by title + query (the
@@ -9,22 +10,22 @@ import { newId } from './ids.js';
  */
 
 /** A live case of the suite. */
-export async function findCase(sql: Db, suiteId: string, caseId: string): Promise<CaseRow | undefined> {
+export async function findCase(sql: Db, suiteId: string, caseId: string): Promise<Case | undefined> {
   const [row] = await sql<CaseRow[]>`SELECT * FROM eval_cases WHERE id = ${caseId} AND suite_id = ${suiteId} AND deleted_at IS NULL`;
-  return row;
+  return camelRow(row);
 }
 
 /** The live case of the suite with this title and query, other than `exceptId`. */
-export async function findCaseByIdentity(sql: Db, suiteId: string, identity: { title: string; query: string }, exceptId?: string): Promise<CaseRow | undefined> {
+export async function findCaseByIdentity(sql: Db, suiteId: string, identity: { title: string; query: string }, exceptId?: string): Promise<Case | undefined> {
   // md5 equality lets the identity index (suite_id, md5(title), md5(query)) answer; the text equality decides.
   const [row] = await sql<CaseRow[]>`
     SELECT * FROM eval_cases
     WHERE suite_id = ${suiteId} AND deleted_at IS NULL AND md5(title) = md5(${identity.title}) AND md5(query) = md5(${identity.query})
       AND title = ${identity.title} AND query = ${identity.query} ${exceptId ? sql`AND id <> ${exceptId}` : sql``}`;
-  return row;
+  return camelRow(row);
 }
 
-export async function createCase(sql: Db, suiteId: string, c: CaseInput): Promise<CaseRow> {
+export async function createCase(sql: Db, suiteId: string, c: CaseInput): Promise<Case> {
   const [row] = await sql<CaseRow[]>`
     INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
                             expected_output, scenario, advanced_config, match_options, elicitation)
@@ -33,7 +34,7 @@ export async function createCase(sql: Db, suiteId: string, c: CaseInput): Promis
             ${c.advancedConfig ? sql.json(c.advancedConfig as never) : null}, ${c.matchOptions ? sql.json(c.matchOptions as never) : null},
             ${c.elicitation ? sql.json(c.elicitation as never) : null})
     RETURNING *`;
-  return row;
+  return camelRow(row);
 }
 
 /** A change to a case: a field left undefined stays; null clears an optional one. */
@@ -55,7 +56,7 @@ export interface CaseChanges {
 const json = (sql: Db, value: unknown) => (value === null ? null : sql.json(value as never));
 
 /** Applies the changes to a live case; undefined when there is no such case. */
-export async function updateCase(sql: Db, suiteId: string, caseId: string, changes: CaseChanges): Promise<CaseRow | undefined> {
+export async function updateCase(sql: Db, suiteId: string, caseId: string, changes: CaseChanges): Promise<Case | undefined> {
   const columns: Record<string, unknown> = {};
   if (changes.title !== undefined) columns.title = changes.title;
   if (changes.query !== undefined) columns.query = changes.query;
@@ -74,7 +75,7 @@ export async function updateCase(sql: Db, suiteId: string, caseId: string, chang
     ? sql`UPDATE eval_cases SET ${sql(columns)}, updated_at = clock_timestamp()`
     : sql`UPDATE eval_cases SET updated_at = clock_timestamp()`;
   const [row] = await sql<CaseRow[]>`${update} WHERE id = ${caseId} AND suite_id = ${suiteId} AND deleted_at IS NULL RETURNING *`;
-  return row;
+  return camelRow(row);
 }
 
 /**

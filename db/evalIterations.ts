@@ -1,6 +1,7 @@
 import type { Db } from './connection.js';
 import type { CaseRow } from './evalSuites.js';
 import { newId } from './ids.js';
+import { camelRow, camelRows, type Camel } from './rows.js';
 
 export type IterationStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
 
@@ -29,6 +30,9 @@ export interface IterationRow {
   external_iteration_id: string | null;
   seq: number;
 }
+
+/** An iteration as the service works with it. */
+export type Iteration = Camel<IterationRow>;
 
 export interface PlannedIteration {
   caseId: string;
@@ -67,18 +71,20 @@ export async function planIterations(sql: Db, runId: string, planned: PlannedIte
 }
 
 /** An iteration about to run, with what its case adds (advanced config, match options, elicitation; null without a case). */
-export interface BatchIteration extends IterationRow {
+interface BatchIterationRow extends IterationRow {
   advanced_config: CaseRow['advanced_config'];
   match_options: CaseRow['match_options'];
   elicitation: CaseRow['elicitation'];
 }
 
+export type BatchIteration = Camel<BatchIterationRow>;
+
 /** A batch's iterations in run order, each with its case's settings: one query for the whole batch. */
 export async function getBatchIterations(sql: Db, runId: string, ids: string[]): Promise<BatchIteration[]> {
-  return await sql<BatchIteration[]>`
+  return camelRows(await sql<BatchIterationRow[]>`
     SELECT i.*, c.advanced_config, c.match_options, c.elicitation
     FROM eval_iterations i LEFT JOIN eval_cases c ON c.id = i.case_id
-    WHERE i.run_id = ${runId} AND i.id = ANY(${ids}) ORDER BY i.seq`;
+    WHERE i.run_id = ${runId} AND i.id = ANY(${ids}) ORDER BY i.seq`);
 }
 
 /**
@@ -173,14 +179,14 @@ export async function cancelUnfinishedIterations(sql: Db, runId: string): Promis
   await sql`UPDATE eval_iterations SET status = 'cancelled', updated_at = clock_timestamp() WHERE run_id = ${runId} AND status IN ('pending', 'running')`;
 }
 
-export async function listIterationPage(sql: Db, runId: string, afterSeq: number, limit: number): Promise<IterationRow[]> {
-  return await sql<IterationRow[]>`
-    SELECT * FROM eval_iterations WHERE run_id = ${runId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`;
+export async function listIterationPage(sql: Db, runId: string, afterSeq: number, limit: number): Promise<Iteration[]> {
+  return camelRows(await sql<IterationRow[]>`
+    SELECT * FROM eval_iterations WHERE run_id = ${runId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`);
 }
 
-export async function findIteration(sql: Db, runId: string, iterationId: string): Promise<IterationRow | undefined> {
+export async function findIteration(sql: Db, runId: string, iterationId: string): Promise<Iteration | undefined> {
   const [row] = await sql<IterationRow[]>`SELECT * FROM eval_iterations WHERE id = ${iterationId} AND run_id = ${runId}`;
-  return row;
+  return camelRow(row);
 }
 
 export async function findTrace(sql: Db, iterationId: string): Promise<Record<string, unknown> | undefined> {

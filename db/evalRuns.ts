@@ -1,5 +1,6 @@
 import type { Db, Tx } from './connection.js';
 import { newId } from './ids.js';
+import { camelRow, camelRows, type Camel } from './rows.js';
 import type { ClientProfile } from './servers.js';
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
@@ -38,6 +39,9 @@ export interface RunRow {
   completed_at: Date | null;
 }
 
+/** A run as the service works with it. */
+export type Run = Camel<RunRow>;
+
 export interface Progress {
   total: number;
   completed: number;
@@ -56,22 +60,22 @@ export async function lockOrganizationRuns(tx: Tx, organizationId: string): Prom
 }
 
 /** The runs the concurrency cap counts for an organization (as lockOrganizationRuns counts them). */
-export async function listActiveRuns(sql: Db, organizationId: string): Promise<RunRow[]> {
-  return await sql<RunRow[]>`
-    SELECT * FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'running' AND source IN ('api', 'schedule') ORDER BY created_at`;
+export async function listActiveRuns(sql: Db, organizationId: string): Promise<Run[]> {
+  return camelRows(await sql<RunRow[]>`
+    SELECT * FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'running' AND source IN ('api', 'schedule') ORDER BY created_at`);
 }
 
 /**
  * Executed runs still running with nothing written for quietMs (no iteration claimed or finished, nor the run
  * created): the ones worth asking Temporal about. A run whose workflow was stopped goes quiet; a busy one does not.
  */
-export async function listQuietRuns(sql: Db, quietMs: number, limit: number): Promise<RunRow[]> {
+export async function listQuietRuns(sql: Db, quietMs: number, limit: number): Promise<Run[]> {
   const since = sql`now() - make_interval(secs => ${quietMs / 1000})`;
-  return await sql<RunRow[]>`
+  return camelRows(await sql<RunRow[]>`
     SELECT * FROM eval_runs r
     WHERE r.status = 'running' AND r.source IN ('api', 'schedule') AND r.created_at < ${since}
       AND NOT EXISTS (SELECT 1 FROM eval_iterations i WHERE i.run_id = r.id AND i.updated_at >= ${since})
-    ORDER BY r.created_at LIMIT ${limit}`;
+    ORDER BY r.created_at LIMIT ${limit}`);
 }
 
 export async function insertRun(
@@ -83,7 +87,7 @@ export async function insertRun(
     framework?: string | null; ci?: unknown; tags?: unknown; expectedIterations?: number | null;
     hostId?: string | null; clientProfile?: ClientProfile | null;
   },
-): Promise<RunRow> {
+): Promise<Run> {
   // The suite row lock makes run numbers sequential per suite without gaps or duplicates.
   await tx`SELECT id FROM eval_suites WHERE id = ${input.suiteId} FOR UPDATE`;
   const [row] = await tx<RunRow[]>`
@@ -98,27 +102,27 @@ export async function insertRun(
             ${input.tags ? tx.json(input.tags as never) : null}, ${input.expectedIterations ?? null}, ${input.hostId ?? null},
             ${input.clientProfile ? tx.json(input.clientProfile as never) : null})
     RETURNING *`;
-  return row;
+  return camelRow(row);
 }
 
-export async function findRun(sql: Db, projectId: string, runId: string): Promise<RunRow | undefined> {
+export async function findRun(sql: Db, projectId: string, runId: string): Promise<Run | undefined> {
   const [row] = await sql<RunRow[]>`SELECT * FROM eval_runs WHERE id = ${runId} AND project_id = ${projectId}`;
-  return row;
+  return camelRow(row);
 }
 
-export async function getRun(sql: Db, runId: string): Promise<RunRow | undefined> {
+export async function getRun(sql: Db, runId: string): Promise<Run | undefined> {
   const [row] = await sql<RunRow[]>`SELECT * FROM eval_runs WHERE id = ${runId}`;
-  return row;
+  return camelRow(row);
 }
 
 /** The run, its row locked until the transaction ends: planning and finalizing a run never interleave. */
-export async function lockRunById(tx: Tx, runId: string): Promise<RunRow | undefined> {
+export async function lockRunById(tx: Tx, runId: string): Promise<Run | undefined> {
   const [row] = await tx<RunRow[]>`SELECT * FROM eval_runs WHERE id = ${runId} FOR UPDATE`;
-  return row;
+  return camelRow(row);
 }
 
-export async function listSuiteRuns(sql: Db, suiteId: string, limit: number): Promise<RunRow[]> {
-  return await sql<RunRow[]>`SELECT * FROM eval_runs WHERE suite_id = ${suiteId} ORDER BY created_at DESC, run_number DESC LIMIT ${limit}`;
+export async function listSuiteRuns(sql: Db, suiteId: string, limit: number): Promise<Run[]> {
+  return camelRows(await sql<RunRow[]>`SELECT * FROM eval_runs WHERE suite_id = ${suiteId} ORDER BY created_at DESC, run_number DESC LIMIT ${limit}`);
 }
 
 /** The progress counts over a set of iteration rows; one definition for one run and for many. */
@@ -153,13 +157,13 @@ export async function finishRun(
   sql: Db,
   runId: string,
   input: { status: Exclude<RunStatus, 'running'>; result: 'passed' | 'failed' | null; summary: object; error?: string | null },
-): Promise<RunRow | undefined> {
+): Promise<Run | undefined> {
   const [row] = await sql<RunRow[]>`
     UPDATE eval_runs SET status = ${input.status}, result = ${input.result}, summary = ${sql.json(input.summary as never)},
       error = ${input.error ?? null}, completed_at = now(), model_keys_enc = NULL
     WHERE id = ${runId} AND status = 'running'
     RETURNING *`;
-  return row;
+  return camelRow(row);
 }
 
 export async function failRunToStart(sql: Db, runId: string, error: string): Promise<void> {

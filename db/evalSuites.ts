@@ -1,6 +1,7 @@
 import type { Db, Tx } from './connection.js';
-import type { RunRow } from './evalRuns.js';
+import type { Run, RunRow } from './evalRuns.js';
 import { newId } from './ids.js';
+import { camelRow, camelRows, type Camel } from './rows.js';
 import type { ElicitationAnswer } from './servers.js';
 
 export interface SuiteRow {
@@ -22,6 +23,9 @@ export interface SuiteRow {
   created_at: Date;
   updated_at: Date;
 }
+
+/** An eval suite as the service works with it. */
+export type Suite = Camel<SuiteRow>;
 
 export interface CaseInput {
   title: string;
@@ -61,17 +65,20 @@ export interface CaseRow {
   updated_at: Date;
 }
 
+/** An eval case as the service works with it. */
+export type Case = Camel<CaseRow>;
+
 export interface CaseUpsert {
   committed: { id: string; name: string }[];
   failed: { id?: string; name: string; error: string }[];
 }
 
 /** A suite of the project that is not deleted; `includeDeleted` for the records of runs that already exist. */
-export async function findSuite(sql: Db, projectId: string, suiteId: string, options: { includeDeleted?: boolean } = {}): Promise<SuiteRow | undefined> {
+export async function findSuite(sql: Db, projectId: string, suiteId: string, options: { includeDeleted?: boolean } = {}): Promise<Suite | undefined> {
   const [row] = await sql<SuiteRow[]>`
     SELECT * FROM eval_suites WHERE id = ${suiteId} AND project_id = ${projectId}
       ${options.includeDeleted ? sql`` : sql`AND deleted_at IS NULL`}`;
-  return row;
+  return camelRow(row);
 }
 
 export interface NewSuite {
@@ -86,14 +93,14 @@ export interface NewSuite {
 }
 
 /** A new suite. Names are not unique (as in the real product): a name in use makes another suite. */
-export async function createSuite(sql: Db, input: NewSuite): Promise<SuiteRow> {
+export async function createSuite(sql: Db, input: NewSuite): Promise<Suite> {
   const [row] = await sql<SuiteRow[]>`
     INSERT INTO eval_suites (id, project_id, name, description, server_ids, default_model, pass_criteria, source, host_id)
     VALUES (${newId('sui')}, ${input.projectId}, ${input.name}, ${input.description ?? ''}, ${input.serverIds ?? []},
             ${input.defaultModel ?? null}, ${sql.json(input.passCriteria ?? { minimumPassRate: 100 })}, ${input.source},
             ${input.hostId ?? null})
     RETURNING *`;
-  return row;
+  return camelRow(row);
 }
 
 /**
@@ -103,21 +110,21 @@ export async function createSuite(sql: Db, input: NewSuite): Promise<SuiteRow> {
  * creates it. Both locks (the name's, and the suite's row lock that deleteSuite takes too) are held until the
  * caller's transaction ends, so a suite deleted meanwhile is not reported into.
  */
-export async function findOrCreateSuiteByName(tx: Tx, input: NewSuite): Promise<SuiteRow> {
+export async function findOrCreateSuiteByName(tx: Tx, input: NewSuite): Promise<Suite> {
   await tx`SELECT pg_advisory_xact_lock(hashtext(${`eval-suite:${input.projectId}`}), hashtext(${input.name}))`;
   const [existing] = await tx<SuiteRow[]>`
     SELECT * FROM eval_suites WHERE project_id = ${input.projectId} AND name = ${input.name} AND deleted_at IS NULL
     ORDER BY created_at DESC, id DESC LIMIT 1 FOR UPDATE`;
-  return existing ?? (await createSuite(tx, input));
+  return camelRow(existing) ?? (await createSuite(tx, input));
 }
 
 /**
  * The live suite, its row locked until the transaction ends (the lock insertRun and deleteSuite take): a run is
  * never created in a suite being deleted.
  */
-export async function lockLiveSuite(tx: Tx, suiteId: string): Promise<SuiteRow | undefined> {
+export async function lockLiveSuite(tx: Tx, suiteId: string): Promise<Suite | undefined> {
   const [row] = await tx<SuiteRow[]>`SELECT * FROM eval_suites WHERE id = ${suiteId} AND deleted_at IS NULL FOR UPDATE`;
-  return row;
+  return camelRow(row);
 }
 
 export interface SuiteChanges {
@@ -130,7 +137,7 @@ export interface SuiteChanges {
 }
 
 /** Applies the given changes to a live suite; undefined when there is no such suite. */
-export async function updateSuite(sql: Db, projectId: string, suiteId: string, changes: SuiteChanges): Promise<SuiteRow | undefined> {
+export async function updateSuite(sql: Db, projectId: string, suiteId: string, changes: SuiteChanges): Promise<Suite | undefined> {
   const columns: Record<string, unknown> = {};
   if (changes.name !== undefined) columns.name = changes.name;
   if (changes.description !== undefined) columns.description = changes.description;
@@ -145,19 +152,19 @@ export async function updateSuite(sql: Db, projectId: string, suiteId: string, c
   const [row] = await sql<SuiteRow[]>`
     ${update} WHERE id = ${suiteId} AND project_id = ${projectId} AND deleted_at IS NULL
     RETURNING *`;
-  return row;
+  return camelRow(row);
 }
 
 /** Runs of the suite still running: a suite cannot be deleted under them. */
-export async function listRunningRunsOfSuite(sql: Db, suiteId: string): Promise<RunRow[]> {
-  return await sql<RunRow[]>`SELECT * FROM eval_runs WHERE suite_id = ${suiteId} AND status = 'running' ORDER BY created_at`;
+export async function listRunningRunsOfSuite(sql: Db, suiteId: string): Promise<Run[]> {
+  return camelRows(await sql<RunRow[]>`SELECT * FROM eval_runs WHERE suite_id = ${suiteId} AND status = 'running' ORDER BY created_at`);
 }
 
 /**
  * Soft-deletes a live suite unless a run of it is running (checked under the suite's row lock, which run creation
  * takes too). Its runs, iterations and traces stay as they are.
  */
-export async function deleteSuite(tx: Tx, projectId: string, suiteId: string): Promise<{ deleted: true } | { deleted: false; running: RunRow[] } | undefined> {
+export async function deleteSuite(tx: Tx, projectId: string, suiteId: string): Promise<{ deleted: true } | { deleted: false; running: Run[] } | undefined> {
   const [suite] = await tx<SuiteRow[]>`SELECT * FROM eval_suites WHERE id = ${suiteId} AND project_id = ${projectId} AND deleted_at IS NULL FOR UPDATE`;
   if (!suite) return undefined;
   const running = await listRunningRunsOfSuite(tx, suiteId);
@@ -244,23 +251,26 @@ export async function lockSuiteCases(tx: Tx, suiteId: string, incoming: { title:
 }
 
 /** The suite's live cases, oldest first: what a run plans and what the case list shows. */
-export async function listCases(sql: Db, suiteId: string): Promise<CaseRow[]> {
-  return await sql<CaseRow[]>`SELECT * FROM eval_cases WHERE suite_id = ${suiteId} AND deleted_at IS NULL ORDER BY created_at, id`;
+export async function listCases(sql: Db, suiteId: string): Promise<Case[]> {
+  return camelRows(await sql<CaseRow[]>`SELECT * FROM eval_cases WHERE suite_id = ${suiteId} AND deleted_at IS NULL ORDER BY created_at, id`);
 }
 
 export interface SuiteListRow extends SuiteRow {
-  latest_run: { id: string; status: string; result: string | null; summary: { passRate?: number; passed?: number; failed?: number } | null; created_at: string } | null;
+  latest_run: { id: string; status: string; result: string | null; summary: { passRate?: number; passed?: number; failed?: number } | null; createdAt: string } | null;
   runs: number;
   runs_passed: number;
   runs_failed: number;
   trend: number[];
 }
 
+/** A suite with its latest run, run totals and pass-rate trend (the suite list). */
+export type SuiteWithStats = Camel<SuiteListRow>;
+
 /** Suites with their latest run, run totals and the pass-rate trend of the last 10 finished runs, in one query. */
-export async function listSuitesWithStats(sql: Db, projectId: string): Promise<SuiteListRow[]> {
-  return await sql<SuiteListRow[]>`
+export async function listSuitesWithStats(sql: Db, projectId: string): Promise<SuiteWithStats[]> {
+  return camelRows(await sql<SuiteListRow[]>`
     SELECT s.*,
-      (SELECT row_to_json(r) FROM (SELECT id, status, result, summary, created_at FROM eval_runs
+      (SELECT row_to_json(r) FROM (SELECT id, status, result, summary, created_at AS "createdAt" FROM eval_runs
         WHERE suite_id = s.id ORDER BY created_at DESC, run_number DESC LIMIT 1) r) AS latest_run,
       (SELECT count(*)::int FROM eval_runs WHERE suite_id = s.id) AS runs,
       (SELECT count(*)::int FROM eval_runs WHERE suite_id = s.id AND result = 'passed') AS runs_passed,
@@ -270,5 +280,5 @@ export async function listSuitesWithStats(sql: Db, projectId: string): Promise<S
         WHERE suite_id = s.id AND status <> 'running' AND summary IS NOT NULL
         ORDER BY created_at DESC LIMIT 10) t), '{}') AS trend
     FROM eval_suites s WHERE s.project_id = ${projectId} AND s.deleted_at IS NULL
-    ORDER BY s.created_at, s.id`;
+    ORDER BY s.created_at, s.id`);
 }

@@ -1,5 +1,6 @@
 import type { Db, Sql } from './connection.js';
 import { newId } from './ids.js';
+import { camelRow, camelRows, type Camel } from './rows.js';
 import type { SecretBox } from './secretBox.js';
 
 /**
@@ -25,6 +26,9 @@ export interface HostRow {
   created_at: Date;
   updated_at: Date;
 }
+
+/** A host as the service works with it: its header values still sealed (hostHeaders opens them). */
+export type Host = Camel<HostRow>;
 
 type HostConfig = Record<string, unknown>;
 
@@ -66,25 +70,25 @@ export function resolveHeaders(given: HostHeaders, stored: HostHeaders): { heade
 }
 
 /** The config as callers see it: header values redacted. */
-export const visibleConfig = (row: HostRow): HostConfig => redactConfig(row.config);
+export const visibleConfig = (row: Host): HostConfig => redactConfig(row.config);
 
 /**
  * The header values to send. A config written before headers were sealed (or by an older process) still holds plain
  * values: those win, and markers in it stand for the sealed values.
  */
-export function hostHeaders(box: SecretBox, row: Pick<HostRow, 'config' | 'headers_enc'>): HostHeaders {
-  return resolveHeaders(headersOf(row.config), box.decryptJson<HostHeaders>(row.headers_enc, {})).headers;
+export function hostHeaders(box: SecretBox, row: Pick<Host, 'config' | 'headersEnc'>): HostHeaders {
+  return resolveHeaders(headersOf(row.config), box.decryptJson<HostHeaders>(row.headersEnc, {})).headers;
 }
 
 const sealHeaders = (box: SecretBox, headers: HostHeaders) => (Object.keys(headers).length > 0 ? box.encryptJson(headers) : null);
 
-export async function listHosts(sql: Db, projectId: string): Promise<HostRow[]> {
-  return await sql<HostRow[]>`SELECT * FROM hosts WHERE project_id = ${projectId} ORDER BY created_at, id`;
+export async function listHosts(sql: Db, projectId: string): Promise<Host[]> {
+  return camelRows(await sql<HostRow[]>`SELECT * FROM hosts WHERE project_id = ${projectId} ORDER BY created_at, id`);
 }
 
-export async function findHost(sql: Db, projectId: string, hostId: string): Promise<HostRow | undefined> {
+export async function findHost(sql: Db, projectId: string, hostId: string): Promise<Host | undefined> {
   const [row] = await sql<HostRow[]>`SELECT * FROM hosts WHERE id = ${hostId} AND project_id = ${projectId}`;
-  return row;
+  return camelRow(row);
 }
 
 /** The header values of a host, decrypted (undefined when there is no such host). */
@@ -105,7 +109,7 @@ export async function createHost(
   sql: Db,
   box: SecretBox,
   input: { projectId: string; name: string; template: string | null; config: HostConfig },
-): Promise<HostRow> {
+): Promise<Host> {
   const { headers, withoutValue } = resolveHeaders(headersOf(input.config), {});
   if (withoutValue.length > 0) throw new HeadersWithoutValueError(withoutValue);
   const [row] = await sql<HostRow[]>`
@@ -113,7 +117,7 @@ export async function createHost(
     VALUES (${newId('host')}, ${input.projectId}, ${input.name}, ${input.template}, ${sql.json(redactConfig(input.config) as never)},
             ${sealHeaders(box, headers)})
     RETURNING *`;
-  return row;
+  return camelRow(row);
 }
 
 /** Renames and/or replaces the config; markers keep stored values, headers the config leaves out are dropped. */
@@ -123,12 +127,13 @@ export async function updateHost(
   projectId: string,
   hostId: string,
   input: { name?: string; config?: HostConfig },
-): Promise<HostRow | undefined> {
+): Promise<Host | undefined> {
   return (await sql.begin(async (tx) => {
-    const [current] = await tx<HostRow[]>`SELECT * FROM hosts WHERE id = ${hostId} AND project_id = ${projectId} FOR UPDATE`;
-    if (!current) return undefined;
+    const [locked] = await tx<HostRow[]>`SELECT * FROM hosts WHERE id = ${hostId} AND project_id = ${projectId} FOR UPDATE`;
+    if (!locked) return undefined;
+    const current = camelRow(locked);
     let config = current.config;
-    let headersEnc = current.headers_enc;
+    let headersEnc = current.headersEnc;
     if (input.config) {
       const { headers, withoutValue } = resolveHeaders(headersOf(input.config), hostHeaders(box, current));
       if (withoutValue.length > 0) throw new HeadersWithoutValueError(withoutValue);
@@ -139,8 +144,8 @@ export async function updateHost(
       UPDATE hosts SET name = ${input.name ?? current.name}, config = ${tx.json(config as never)}, headers_enc = ${headersEnc}, updated_at = clock_timestamp()
       WHERE id = ${hostId}
       RETURNING *`;
-    return row;
-  })) as HostRow | undefined;
+    return camelRow(row);
+  })) as Host | undefined;
 }
 
 export async function deleteHost(sql: Db, projectId: string, hostId: string): Promise<boolean> {
@@ -155,11 +160,11 @@ export async function deleteHost(sql: Db, projectId: string, hostId: string): Pr
  */
 export async function sealLegacyHostHeaders(sql: Sql, box: SecretBox): Promise<number> {
   return (await sql.begin(async (tx) => {
-    const rows = await tx<HostRow[]>`
+    const rows = camelRows(await tx<HostRow[]>`
       SELECT * FROM hosts
       WHERE jsonb_typeof(config #> '{connectionDefaults,headers}') = 'object'
         AND EXISTS (SELECT 1 FROM jsonb_each_text(config #> '{connectionDefaults,headers}') h WHERE h.value <> ${REDACTED})
-      FOR UPDATE SKIP LOCKED`;
+      FOR UPDATE SKIP LOCKED`);
     for (const row of rows) {
       await tx`
         UPDATE hosts SET config = ${tx.json(redactConfig(row.config) as never)}, headers_enc = ${sealHeaders(box, hostHeaders(box, row))}

@@ -1,5 +1,6 @@
 import type { Db, Tx } from './connection.js';
 import { newId } from './ids.js';
+import { camelRow, type Camel } from './rows.js';
 
 export type ArtifactFormat = 'junit-xml' | 'jest-json' | 'vitest-json';
 
@@ -23,6 +24,8 @@ export interface ArtifactRow {
   minting_key_usable: boolean;
 }
 
+export type ArtifactSlot = Camel<ArtifactRow>;
+
 /** The URL is the minting key's capability, delegated: it lapses with the key (revoked, or its owner gone). */
 const mintingKeyUsable = (sql: Db) => sql`EXISTS (
   SELECT FROM api_keys k JOIN memberships m ON m.organization_id = k.organization_id AND m.user_id = k.user_id
@@ -42,13 +45,13 @@ export async function createArtifactSlot(
     organizationId: string; projectId: string; tokenHash: string; format: ArtifactFormat | null; suiteName: string | null; externalRunId: string | null;
     ttlMs: number; createdByKeyId: string;
   },
-): Promise<ArtifactRow> {
+): Promise<ArtifactSlot> {
   const [row] = await sql<ArtifactRow[]>`
     INSERT INTO ingest_artifacts (id, organization_id, project_id, token_hash, format, suite_name, external_run_id, expires_at, created_by_key_id)
     VALUES (${newId('art')}, ${input.organizationId}, ${input.projectId}, ${input.tokenHash}, ${input.format}, ${input.suiteName}, ${input.externalRunId},
             now() + ${input.ttlMs} * interval '1 millisecond', ${input.createdByKeyId})
     RETURNING ${columns(sql)}`;
-  return row;
+  return camelRow(row);
 }
 
 /**
@@ -60,18 +63,18 @@ export async function claimArtifactSlot(
   tx: Tx,
   tokenHash: string,
   blob: { content: Buffer; contentType: string | null; sha256: string },
-): Promise<ArtifactRow | undefined> {
+): Promise<ArtifactSlot | undefined> {
   const [row] = await tx<ArtifactRow[]>`
     UPDATE ingest_artifacts
     SET used_at = now(), content = ${blob.content}, content_type = ${blob.contentType}, content_sha256 = ${blob.sha256}
     WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > now() AND ${mintingKeyUsable(tx)}
     RETURNING ${columns(tx)}`;
-  return row;
+  return camelRow(row);
 }
 
-export async function findArtifactSlot(sql: Db, tokenHash: string): Promise<ArtifactRow | undefined> {
+export async function findArtifactSlot(sql: Db, tokenHash: string): Promise<ArtifactSlot | undefined> {
   const [row] = await sql<ArtifactRow[]>`SELECT ${columns(sql)} FROM ingest_artifacts WHERE token_hash = ${tokenHash}`;
-  return row;
+  return camelRow(row);
 }
 
 /** The reply the upload got (replayed to a client that retries with the same bytes) and the run it became. */

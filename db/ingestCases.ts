@@ -1,6 +1,7 @@
 import type { Db } from './connection.js';
 import type { CaseInput } from './evalSuites.js';
 import { newId } from './ids.js';
+import { camelRows, type Camel } from './rows.js';
 
 export interface CaseIdentityRow {
   id: string;
@@ -9,18 +10,20 @@ export interface CaseIdentityRow {
   external_case_id: string | null;
 }
 
+export type CaseIdentity = Camel<CaseIdentityRow>;
+
 /** A suite's live cases named by external id or by title + query, in one query. */
 export async function findCasesByIdentity(
   sql: Db,
   suiteId: string,
   identities: { externalCaseIds: string[]; titles: string[]; queries: string[] },
-): Promise<CaseIdentityRow[]> {
+): Promise<CaseIdentity[]> {
   if (identities.externalCaseIds.length === 0 && identities.titles.length === 0) return [];
-  return await sql<CaseIdentityRow[]>`
+  return camelRows(await sql<CaseIdentityRow[]>`
     SELECT id, title, query, external_case_id FROM eval_cases
     WHERE suite_id = ${suiteId} AND deleted_at IS NULL
       AND (external_case_id = ANY(${identities.externalCaseIds})
-           OR (title, query) IN (SELECT * FROM unnest(${identities.titles}::text[], ${identities.queries}::text[])))`;
+           OR (title, query) IN (SELECT * FROM unnest(${identities.titles}::text[], ${identities.queries}::text[])))`);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Principal } from './accounts.js';
 import type { Db } from './connection.js';
 import { newId } from './ids.js';
+import { camelRow, camelRows, type Camel } from './rows.js';
 
 export interface ProjectRow {
   id: string;
@@ -14,6 +15,9 @@ export interface ProjectRow {
   created_at: Date;
   updated_at: Date;
 }
+
+/** A project as a key sees it, with the key owner's role in it. */
+export type Project = Camel<ProjectRow>;
 
 export async function createProject(
   sql: Db,
@@ -42,12 +46,12 @@ const accessible = (sql: Db, principal: Principal) => sql`
   p.organization_id = ${principal.organizationId}
   AND (p.visibility = 'organization' OR ${principal.orgRole} IN ('owner', 'admin') OR pm.user_id IS NOT NULL)`;
 
-export async function listProjects(sql: Db, principal: Principal): Promise<ProjectRow[]> {
-  return await sql<ProjectRow[]>`
+export async function listProjects(sql: Db, principal: Principal): Promise<Project[]> {
+  return camelRows(await sql<ProjectRow[]>`
     SELECT p.*, COALESCE(pm.role, ${principal.orgRole}) AS role
     FROM projects p LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = ${principal.userId}
     WHERE ${accessible(sql, principal)}
-    ORDER BY p.created_at, p.id`;
+    ORDER BY p.created_at, p.id`);
 }
 
 /**
@@ -63,7 +67,7 @@ export const visibleProject = (sql: Db, principal: Principal, projectId: string)
     AND ${accessible(sql, principal)}`;
 
 /** The project when the key may see it, else undefined (the caller answers 404 either way). */
-export async function findProject(sql: Db, principal: Principal, projectId: string): Promise<ProjectRow | undefined> {
+export async function findProject(sql: Db, principal: Principal, projectId: string): Promise<Project | undefined> {
   const [row] = await sql<ProjectRow[]>`${visibleProject(sql, principal, projectId)}`;
-  return row;
+  return camelRow(row);
 }

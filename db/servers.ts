@@ -2,6 +2,7 @@ import type { Principal } from './accounts.js';
 import type { Db, Sql } from './connection.js';
 import { newId } from './ids.js';
 import { visibleProject } from './projects.js';
+import { camelRow, camelRows, type Camel } from './rows.js';
 import type { SecretBox } from './secretBox.js';
 
 export type TransportType = 'stdio' | 'http' | 'sse';
@@ -116,6 +117,12 @@ interface ServerRow {
   revision: number; created_at: Date; updated_at: Date;
 }
 
+/**
+ * A saved server as stored: its secrets still sealed (envEnc, headersEnc, clientSecretEnc, oauthPrivateKeyEnc).
+ * Enough to find, list and check it; toSavedServer opens it for what connects to it.
+ */
+export type StoredServer = Camel<ServerRow>;
+
 const encryptMap = (box: SecretBox, value: Record<string, string> | undefined) =>
   value && Object.keys(value).length > 0 ? box.encryptJson(value) : null;
 
@@ -173,7 +180,7 @@ export async function updateOAuthClient(sql: Sql, box: SecretBox, serverId: stri
   return await sql.begin(async (tx) => {
     const [row] = await tx<ServerRow[]>`SELECT * FROM servers WHERE id = ${serverId} FOR UPDATE`;
     if (!row) return undefined;
-    const current = toSavedServer(box, row);
+    const current = toSavedServer(box, camelRow(row));
     const next: OAuthClientConfig & { oauthScopes: string[] } = {
       transportType: current.transportType,
       oauthGrant: changes.oauthGrant ?? current.oauthGrant,
@@ -284,32 +291,36 @@ export async function setClientProfile(sql: Db, serverId: string, profile: Clien
   return { id: row.id, name: row.name, clientProfile: row.client_profile ?? {} };
 }
 
-export async function listServerRows(sql: Db, projectId: string): Promise<ServerRow[]> {
-  return await sql<ServerRow[]>`SELECT * FROM servers WHERE project_id = ${projectId} ORDER BY created_at, id`;
+export async function listStoredServers(sql: Db, projectId: string): Promise<StoredServer[]> {
+  return camelRows(await sql<ServerRow[]>`SELECT * FROM servers WHERE project_id = ${projectId} ORDER BY created_at, id`);
 }
 
 /**
  * A server of a project the key may see (projects.ts has the rule), in one statement: `projectVisible` false when
- * the project is not visible (or does not exist), `server` undefined when the project has no such server.
+ * the project is not visible (or does not exist), `server` undefined when the project has no such server. Its
+ * secrets stay sealed: finding it is a check, and only what connects to it opens them (toSavedServer).
  */
 export async function findServerInVisibleProject(
   sql: Db,
-  box: SecretBox,
   principal: Principal,
   projectId: string,
   serverId: string,
-): Promise<{ projectVisible: boolean; server?: SavedServer }> {
+): Promise<{ projectVisible: boolean; server?: StoredServer }> {
   const [row] = await sql<(ServerRow & { visible_project_id: string })[]>`
     WITH project AS (${visibleProject(sql, principal, projectId)})
     SELECT project.id AS visible_project_id, s.*
     FROM project LEFT JOIN servers s ON s.project_id = project.id AND s.id = ${serverId}`;
   if (!row) return { projectVisible: false };
-  return { projectVisible: true, server: row.id === null ? undefined : toSavedServer(box, row) };
+  return { projectVisible: true, server: row.id === null ? undefined : camelRow(row) };
+}
+
+/** The project's servers of these ids, their secrets sealed. */
+export async function getStoredServersByIds(sql: Db, projectId: string, ids: string[]): Promise<StoredServer[]> {
+  return camelRows(await sql<ServerRow[]>`SELECT * FROM servers WHERE project_id = ${projectId} AND id = ANY(${ids})`);
 }
 
 export async function getSavedServersByIds(sql: Db, box: SecretBox, projectId: string, ids: string[]): Promise<SavedServer[]> {
-  const rows = await sql<ServerRow[]>`SELECT * FROM servers WHERE project_id = ${projectId} AND id = ANY(${ids})`;
-  return rows.map((row) => toSavedServer(box, row));
+  return (await getStoredServersByIds(sql, projectId, ids)).map((server) => toSavedServer(box, server));
 }
 
 /** A saved server as a selection names it: enough to check it exists and is enabled, with no secret decrypted. */
@@ -323,32 +334,33 @@ export async function getServerRefsByIds(sql: Db, projectId: string, ids: string
   return await sql<ServerRef[]>`SELECT id, name, enabled FROM servers WHERE project_id = ${projectId} AND id = ANY(${ids})`;
 }
 
-export function toSavedServer(box: SecretBox, row: ServerRow): SavedServer {
+/** The server with its secrets opened: for what connects to it. */
+export function toSavedServer(box: SecretBox, server: StoredServer): SavedServer {
   return {
-    id: row.id,
-    projectId: row.project_id,
-    name: row.name,
-    enabled: row.enabled,
-    transportType: row.transport_type,
-    url: row.url,
-    command: row.command,
-    args: row.args,
-    env: box.decryptJson(row.env_enc, {}),
-    cwd: row.cwd,
-    headers: box.decryptJson(row.headers_enc, {}),
-    useOAuth: row.use_oauth,
-    oauthScopes: row.oauth_scopes,
-    oauthClientId: row.oauth_client_id,
-    clientSecret: row.client_secret_enc ? box.decrypt(row.client_secret_enc) : null,
-    authorizationServerUrl: row.authorization_server_url,
-    oauthGrant: row.oauth_grant,
-    privateKey: row.oauth_private_key_enc ? box.decrypt(row.oauth_private_key_enc) : null,
-    signingAlg: row.oauth_signing_alg,
-    timeouts: row.timeouts,
-    clientProfile: row.client_profile ?? {},
-    revision: row.revision,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    id: server.id,
+    projectId: server.projectId,
+    name: server.name,
+    enabled: server.enabled,
+    transportType: server.transportType,
+    url: server.url,
+    command: server.command,
+    args: server.args,
+    env: box.decryptJson(server.envEnc, {}),
+    cwd: server.cwd,
+    headers: box.decryptJson(server.headersEnc, {}),
+    useOAuth: server.useOauth,
+    oauthScopes: server.oauthScopes,
+    oauthClientId: server.oauthClientId,
+    clientSecret: server.clientSecretEnc ? box.decrypt(server.clientSecretEnc) : null,
+    authorizationServerUrl: server.authorizationServerUrl,
+    oauthGrant: server.oauthGrant,
+    privateKey: server.oauthPrivateKeyEnc ? box.decrypt(server.oauthPrivateKeyEnc) : null,
+    signingAlg: server.oauthSigningAlg,
+    timeouts: server.timeouts,
+    clientProfile: server.clientProfile ?? {},
+    revision: server.revision,
+    createdAt: server.createdAt,
+    updatedAt: server.updatedAt,
   };
 }
 

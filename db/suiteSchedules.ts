@@ -1,12 +1,13 @@
 import type { Db, Tx } from './connection.js';
 import type { SuiteRow } from './evalSuites.js';
+import { camelRow, camelRows, type Camel } from './rows.js';
 
 /**
  * A suite's schedule as Runway keeps it (migrations 030 and 033): the wanted state set through the API, and what
  * its last due runs did. Temporal holds the schedule itself (api/suiteScheduler.ts); this is what survives a lost
  * Temporal history and what the suite's detail shows without asking Temporal.
  */
-export interface ScheduleState {
+export interface ScheduleStateRow {
   schedule_enabled: boolean;
   schedule_interval_minutes: number | null;
   schedule_last_skipped_at: Date | null;
@@ -17,36 +18,41 @@ export interface ScheduleState {
   last_scheduled_run_at: Date | null;
 }
 
-export interface ScheduledSuiteRow extends SuiteRow, ScheduleState {
+export type ScheduleState = Camel<ScheduleStateRow>;
+
+export interface ScheduledSuiteRow extends SuiteRow, ScheduleStateRow {
   organization_id: string;
   deleted_at: Date | null;
 }
+
+/** A suite with its organization and schedule state. */
+export type ScheduledSuite = Camel<ScheduledSuiteRow>;
 
 const lastScheduledRun = (db: Db) => db`
   LEFT JOIN LATERAL (SELECT id AS last_scheduled_run_id, created_at AS last_scheduled_run_at FROM eval_runs
                      WHERE suite_id = s.id AND source = 'schedule' ORDER BY created_at DESC LIMIT 1) r ON true`;
 
 /** The suite (deleted or not), its organization, project name and schedule state, by id alone: what a due run starts from. */
-export async function findScheduledSuite(sql: Db, suiteId: string): Promise<(ScheduledSuiteRow & { project_name: string }) | undefined> {
+export async function findScheduledSuite(sql: Db, suiteId: string): Promise<(ScheduledSuite & { projectName: string }) | undefined> {
   const [row] = await sql<(ScheduledSuiteRow & { project_name: string })[]>`
     SELECT s.*, p.organization_id, p.name AS project_name, r.* FROM eval_suites s JOIN projects p ON p.id = s.project_id ${lastScheduledRun(sql)}
     WHERE s.id = ${suiteId}`;
-  return row;
+  return camelRow(row);
 }
 
 /** A suite of the project that is not deleted, with its schedule state; undefined otherwise. */
-export async function findSuiteWithSchedule(sql: Db, projectId: string, suiteId: string): Promise<ScheduledSuiteRow | undefined> {
+export async function findSuiteWithSchedule(sql: Db, projectId: string, suiteId: string): Promise<ScheduledSuite | undefined> {
   const [row] = await sql<ScheduledSuiteRow[]>`
     SELECT s.*, p.organization_id, r.* FROM eval_suites s JOIN projects p ON p.id = s.project_id ${lastScheduledRun(sql)}
     WHERE s.id = ${suiteId} AND s.project_id = ${projectId} AND s.deleted_at IS NULL`;
-  return row;
+  return camelRow(row);
 }
 
 /**
  * Locks the suite's row until the transaction ends (schedule changes of one suite apply to Temporal one at a time,
  * in the order they are written) and returns it, when it is the project's and not deleted.
  */
-export async function lockSuiteSchedule(tx: Tx, projectId: string, suiteId: string): Promise<ScheduledSuiteRow | undefined> {
+export async function lockSuiteSchedule(tx: Tx, projectId: string, suiteId: string): Promise<ScheduledSuite | undefined> {
   const [locked] = await tx<{ id: string }[]>`
     SELECT id FROM eval_suites WHERE id = ${suiteId} AND project_id = ${projectId} AND deleted_at IS NULL FOR UPDATE`;
   return locked ? await findSuiteWithSchedule(tx, projectId, suiteId) : undefined;
@@ -80,7 +86,7 @@ export async function recordScheduleSkip(sql: Db, suiteId: string, skip: { reaso
 }
 
 /** Suites whose schedule is enabled (and not deleted), with what their Temporal Schedule is made from. */
-export interface EnabledSchedule {
+export interface EnabledScheduleRow {
   id: string;
   name: string;
   project_id: string;
@@ -88,10 +94,12 @@ export interface EnabledSchedule {
   schedule_interval_minutes: number;
 }
 
+export type EnabledSchedule = Camel<EnabledScheduleRow>;
+
 export async function listEnabledSchedules(sql: Db): Promise<EnabledSchedule[]> {
-  return await sql<EnabledSchedule[]>`
+  return camelRows(await sql<EnabledScheduleRow[]>`
     SELECT s.id, s.name, s.project_id, p.organization_id, s.schedule_interval_minutes
     FROM eval_suites s JOIN projects p ON p.id = s.project_id
     WHERE s.schedule_enabled AND s.deleted_at IS NULL AND s.schedule_interval_minutes IS NOT NULL
-    ORDER BY s.id`;
+    ORDER BY s.id`);
 }

@@ -10,7 +10,7 @@ import {
 import { finalizeRun } from '../domain/evals/finalize.js';
 import type { Logger } from './logger.js';
 import type { Sql } from '../db/connection.js';
-import { getRun, isExecuted, listActiveRuns, listQuietRuns, type RunRow } from '../db/evalRuns.js';
+import { getRun, isExecuted, listActiveRuns, listQuietRuns, type Run } from '../db/evalRuns.js';
 import { evalRunWorkflowId } from '../workflows/definitions.js';
 
 /** How a run ends when its workflow closed without finalizing it. */
@@ -50,7 +50,7 @@ export class RunReconciler {
   constructor(private readonly deps: RunReconcilerDeps) {}
 
   /** GET /eval-runs/{id}: a running run's workflow is described at most every READ_CHECK_MS; else the row as read. */
-  async onRead(run: RunRow): Promise<RunRow> {
+  async onRead(run: Run): Promise<Run> {
     if (!executedAndRunning(run)) return run;
     const now = Date.now();
     if (now - (this.checkedAt.get(run.id) ?? 0) < READ_CHECK_MS) return run;
@@ -75,7 +75,7 @@ export class RunReconciler {
   }
 
   /** One run, checked now: ended when Temporal says its workflow closed without finalizing it; else as it was. */
-  async reconcile(run: RunRow, by: 'read' | 'cap' | 'sweep' | 'cancel' | 'delete'): Promise<RunRow> {
+  async reconcile(run: Run, by: 'read' | 'cap' | 'sweep' | 'cancel' | 'delete'): Promise<Run> {
     if (!executedAndRunning(run)) return run;
     const ending = await this.workflowEnding(run);
     if (!ending) return run;
@@ -83,12 +83,12 @@ export class RunReconciler {
     this.checkedAt.delete(run.id);
     const ended = (await getRun(this.deps.sql, run.id)) ?? run;
     // else the workflow finalized the run itself between our read and Temporal's answer
-    if (ended.error === ending.error) this.deps.log.warn({ runId: run.id, organizationId: run.organization_id, status: ended.status, reason: ending.error, by }, 'run ended: its workflow closed in Temporal without finalizing it');
+    if (ended.error === ending.error) this.deps.log.warn({ runId: run.id, organizationId: run.organizationId, status: ended.status, reason: ending.error, by }, 'run ended: its workflow closed in Temporal without finalizing it');
     return ended;
   }
 
   /** Temporal's word on the run's workflow; undefined while it runs, may still start, or Temporal does not answer. */
-  private async workflowEnding(run: RunRow): Promise<WorkflowEnding | undefined> {
+  private async workflowEnding(run: Run): Promise<WorkflowEnding | undefined> {
     const { temporal, log } = this.deps;
     try {
       return await temporal.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, async () => {
@@ -100,7 +100,7 @@ export class RunReconciler {
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) {
         // A planned run had a workflow, so it was deleted; an unplanned one may be between insert and start.
-        if (run.started_at === null && Date.now() - run.created_at.getTime() < START_GRACE_MS) return undefined;
+        if (run.startedAt === null && Date.now() - run.createdAt.getTime() < START_GRACE_MS) return undefined;
         return { outcome: 'failed', error: MISSING_WORKFLOW };
       }
       log.warn({ runId: run.id, err: error instanceof Error ? error.message : String(error) }, "could not ask Temporal about a run's workflow; the run is left as it is");
@@ -117,7 +117,7 @@ export class RunReconciler {
 }
 
 /** Only runs executed here (started through the API or by a schedule) have a workflow; ingested ones stay open without one. */
-const executedAndRunning = (run: RunRow) => run.status === 'running' && isExecuted(run);
+const executedAndRunning = (run: Run) => run.status === 'running' && isExecuted(run);
 
 /** How a closed execution ended, from its close event (what `result()` reads): the reason an operator typed, too. */
 async function closedEnding(execution: WorkflowHandle): Promise<WorkflowEnding> {

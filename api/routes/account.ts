@@ -18,13 +18,13 @@ export function accountRoutes({ sql }: RouteDeps) {
           id: row.id,
           email: row.email,
           name: row.name,
-          imageUrl: row.image_url,
+          imageUrl: row.imageUrl,
           // The hosted product tells an uploaded picture from the sign-in provider's; Runway has the one.
-          profilePictureUrl: row.image_url,
+          profilePictureUrl: row.imageUrl,
           plan: row.plan,
-          createdAt: row.created_at.getTime(),
-          updatedAt: row.updated_at.getTime(),
-          organization: { id: row.org_id, name: row.org_name },
+          createdAt: row.createdAt.getTime(),
+          updatedAt: row.updatedAt.getTime(),
+          organization: { id: row.orgId, name: row.orgName },
         };
       },
     }),

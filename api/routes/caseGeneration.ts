@@ -17,7 +17,7 @@ import { notFound, validationError } from '../errors.js';
 import { defineRoute } from '../route.js';
 import { caseSchema } from '../schemas/cases.js';
 import { suiteParams } from '../schemas/evals.js';
-import { requireServers } from '../../domain/evals/serverSelection.js';
+import { requireServerSelection, requireServers } from '../../domain/evals/serverSelection.js';
 
 export const generateCasesBody = z
   .strictObject({
@@ -71,17 +71,19 @@ export function caseGenerationRoutes({ sql, box, mcp, catalog }: RouteDeps) {
         const project = await requireProject(sql, principal, params.projectId);
         const suite = await findSuite(sql, project.id, params.suiteId);
         if (!suite) throw notFound('eval suite', { suiteId: params.suiteId });
-        if (suite.server_ids.length === 0) {
+        if (suite.serverIds.length === 0) {
           throw validationError('this suite has no saved server selection: there are no tools to draft cases from', { suiteId: suite.id, reason: 'NO_SAVED_SERVER_SELECTION' });
         }
-        const servers = await requireServers(sql, box, project.id, suite.server_ids);
-        // The servers are asked as the suite's runs ask them: with its host's client profile when it has one.
-        const host = suite.host_id === null ? undefined : await findHost(sql, project.id, suite.host_id);
-        const profiled = host ? servers.map((s) => ({ ...s, clientProfile: hostClientProfile(host.config) })) : servers;
+        await requireServerSelection(sql, project.id, suite.serverIds);
+        const host = suite.hostId === null ? undefined : await findHost(sql, project.id, suite.hostId);
         const cases = await listCases(sql, suite.id);
         const generation = chooseGenerationModel(body, suite, cases);
         const orgProviderKeys = await getProviderKeys(sql, box, principal.organizationId);
         const resolved = resolveGenerationModel(generation, { catalog, orgProviderKeys, modelApiKeys: {} });
+        // The servers' secrets are opened once every check passed, for drafting, which connects to them. They are
+        // asked as the suite's runs ask them: with its host's client profile when it has one.
+        const servers = await requireServers(sql, box, project.id, suite.serverIds);
+        const profiled = host ? servers.map((s) => ({ ...s, clientProfile: hostClientProfile(host.config) })) : servers;
 
         const outcome = await generateCaseDrafts({ mcp }, { servers: profiled, model: createLanguageModel(resolved), count: body.count });
         const saved = await saveDrafts(sql, suite.id, outcome.drafts, generatedCaseModel(suite, cases, generation));

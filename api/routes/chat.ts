@@ -1,4 +1,4 @@
-import { listChatboxes, findChatbox, listChatSessions, type ChatboxRow } from '../../db/catalog.js';
+import { listChatboxes, findChatbox, listChatSessions, type Chatbox } from '../../db/catalog.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
@@ -8,20 +8,20 @@ import { chatboxDetailSchema, chatboxParams, chatboxSummarySchema, chatSessionSc
 import { collection, projectParams } from '../schemas/common.js';
 
 export function chatRoutes({ sql, cursors, config }: RouteDeps) {
-  const summary = (c: ChatboxRow, origin: string) => ({
+  const summary = (c: Chatbox, origin: string) => ({
     id: c.id,
     name: c.name,
     serverCount: c.servers.length,
     serverNames: c.servers.map((s) => s.name),
-    projectId: c.project_id,
+    projectId: c.projectId,
     description: c.description,
-    hostStyle: c.host_style,
-    hostId: c.host_id,
-    hostName: c.host_name,
+    hostStyle: c.hostStyle,
+    hostId: c.hostId,
+    hostName: c.hostName,
     mode: c.mode,
-    link: { path: c.link_path, url: `${origin}${c.link_path}` },
-    createdAt: c.created_at.getTime(),
-    updatedAt: c.updated_at.getTime(),
+    link: { path: c.linkPath, url: `${origin}${c.linkPath}` },
+    createdAt: c.createdAt.getTime(),
+    updatedAt: c.updatedAt.getTime(),
   });
 
   return [
@@ -57,15 +57,15 @@ export function chatRoutes({ sql, cursors, config }: RouteDeps) {
             id: s.id,
             title: s.title,
             status: s.status,
-            projectId: s.project_id,
+            projectId: s.projectId,
             visibility: s.visibility,
-            lastActivityAt: s.last_activity_at.getTime(),
-            createdAt: s.created_at.getTime(),
-            isPinned: s.is_pinned,
-            isUnread: s.is_unread,
+            lastActivityAt: s.lastActivityAt.getTime(),
+            createdAt: s.createdAt.getTime(),
+            isPinned: s.isPinned,
+            isUnread: s.isUnread,
           })),
           ...(rows.length > query.limit && last
-            ? { nextCursor: cursors.encode(scope, { lastActivityAt: last.last_activity_at.getTime(), id: last.id }) }
+            ? { nextCursor: cursors.encode(scope, { lastActivityAt: last.lastActivityAt.getTime(), id: last.id }) }
             : {}),
         };
       },
@@ -97,10 +97,10 @@ export function chatRoutes({ sql, cursors, config }: RouteDeps) {
         if (!chatbox) throw notFound('chatbox', { chatboxId: params.chatboxId });
         return {
           ...summary(chatbox, publicOrigin(config, req)),
-          modelId: chatbox.model_id,
-          systemPrompt: chatbox.system_prompt,
+          modelId: chatbox.modelId,
+          systemPrompt: chatbox.systemPrompt,
           temperature: chatbox.temperature,
-          requireToolApproval: chatbox.require_tool_approval,
+          requireToolApproval: chatbox.requireToolApproval,
           servers: chatbox.servers,
         };
       },

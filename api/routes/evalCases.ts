@@ -3,7 +3,7 @@ import { checkExpectedTools } from '../../domain/evals/expectedTools.js';
 import { checkSuiteCases } from '../../domain/limits.js';
 import type { Sql, Tx } from '../../db/connection.js';
 import { createCase, deleteCase, findCase, findCaseByIdentity, updateCase } from '../../db/evalCases.js';
-import { listCases, lockLiveSuite, lockSuiteCases, type CaseRow, type SuiteRow } from '../../db/evalSuites.js';
+import { listCases, lockLiveSuite, lockSuiteCases, type Case, type Suite } from '../../db/evalSuites.js';
 import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
 import { toCaseView } from '../caseViews.js';
@@ -19,7 +19,7 @@ const caseParams = suiteParams.extend({ caseId: id });
 const caseWrittenSchema = caseSchema.extend({ warnings: warningsSchema }).meta({ id: 'EvalCaseWritten' });
 
 /** The suite locked for case writes (404 if deleted meanwhile): writes to one suite's cases happen one at a time. */
-async function lockSuite(tx: Tx, suite: SuiteRow): Promise<void> {
+async function lockSuite(tx: Tx, suite: Suite): Promise<void> {
   if (!(await lockLiveSuite(tx, suite.id))) throw notFound('eval suite', { suiteId: suite.id });
 }
 
@@ -35,8 +35,8 @@ async function refuseDuplicate(tx: Tx, suiteId: string, identity: { title: strin
 
 export function evalCaseRoutes({ sql, box, mcp }: RouteDeps) {
   /** Expected tools the suite's servers do not list: a warning, never a refusal. */
-  const warningsFor = async (suite: SuiteRow, row: CaseRow) => {
-    const warnings = await checkExpectedTools(mcp, await suiteServersToCheck(sql, box, suite), [{ title: row.title, expectedToolCalls: row.expected_tool_calls }]);
+  const warningsFor = async (suite: Suite, row: Case) => {
+    const warnings = await checkExpectedTools(mcp, await suiteServersToCheck(sql, box, suite), [{ title: row.title, expectedToolCalls: row.expectedToolCalls }]);
     return warnings.length > 0 ? { warnings } : {};
   };
 

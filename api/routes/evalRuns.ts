@@ -1,6 +1,6 @@
 import type { Principal } from '../../db/accounts.js';
 import { findIteration, findTrace, listIterationPage } from '../../db/evalIterations.js';
-import { findRun, isExecuted, runProgress, type RunRow } from '../../db/evalRuns.js';
+import { findRun, isExecuted, runProgress, type Run } from '../../db/evalRuns.js';
 import { checkExpectedTools } from '../../domain/evals/expectedTools.js';
 import { formatCount, limits } from '../../domain/limits.js';
 import { requireProject } from '../access.js';
@@ -19,12 +19,12 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
     sql, box, catalog, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
     reconcileAtCap: (organizationId) => reconciler.reconcileOrganization(organizationId),
   };
-  const startWorkflow = (about: RunDescription) => (run: RunRow) =>
-    runs.start({ id: run.id, organizationId: run.organization_id, projectId: run.project_id, suiteId: run.suite_id, source: run.source }, about);
+  const startWorkflow = (about: RunDescription) => (run: Run) =>
+    runs.start({ id: run.id, organizationId: run.organizationId, projectId: run.projectId, suiteId: run.suiteId, source: run.source }, about);
   // Progress comes from the iteration rows: exact, and one indexed query. Asking the workflow instead (its
   // progress query, still there for operators) measured 34 ms median while a large run was active and slowed the
   // run itself by ~15% (bench/eval-run.ts; docs/PERFORMANCE.md).
-  const view = async (run: RunRow) => toEvalRun(run, await runProgress(sql, run.id));
+  const view = async (run: Run) => toEvalRun(run, await runProgress(sql, run.id));
   /** The run a request names, in a project the key may see; 404 otherwise. */
   const requireRun = async (principal: Principal, params: { projectId: string; runId: string }) => {
     const project = await requireProject(sql, principal, params.projectId);
@@ -57,11 +57,11 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
           createdByKeyId: principal.keyId,
         }, body);
         // Expected tools no server has are worth a warning, never a refusal; checked while the workflow starts.
-        const checked = checkExpectedTools(mcp, servers, cases.map((c) => ({ title: c.title, expectedToolCalls: c.expected_tool_calls as { toolName: string }[] })));
+        const checked = checkExpectedTools(mcp, servers, cases.map((c) => ({ title: c.title, expectedToolCalls: c.expectedToolCalls as { toolName: string }[] })));
         await launchEvalRun(sql, startWorkflow({ suiteName, projectName: project.name, iterations }), run);
         const warnings = await checked;
         return {
-          runId: run.id, suiteId: run.suite_id, status: 'running' as const, caseUpsert, servers: servers.map((s) => ({ id: s.id, name: s.name })),
+          runId: run.id, suiteId: run.suiteId, status: 'running' as const, caseUpsert, servers: servers.map((s) => ({ id: s.id, name: s.name })),
           ...(warnings.length > 0 && { warnings }),
         };
       },

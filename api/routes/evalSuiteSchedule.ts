@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/connection.js';
-import { listServerRows } from '../../db/servers.js';
+import { listStoredServers } from '../../db/servers.js';
 import { countEnabledSchedules, findSuiteWithSchedule, lockSuiteSchedule, setSuiteSchedule } from '../../db/suiteSchedules.js';
 import { checkEnabledSchedules, formatCount, limits } from '../../domain/limits.js';
 import { requireProject } from '../access.js';
@@ -34,23 +34,23 @@ export function evalSuiteScheduleRoutes({ sql, schedules }: RouteDeps) {
           const current = await lockSuiteSchedule(tx, project.id, params.suiteId);
           if (!current) throw notFound('eval suite', { suiteId: params.suiteId });
           // A scheduled run has no request to name servers: it runs on the suite's saved ones.
-          if (body.enabled && current.server_ids.length === 0) {
+          if (body.enabled && current.serverIds.length === 0) {
             throw validationError('this suite has no saved server selection to run on a schedule; save its serverIds first', { suiteId: current.id, reason: 'NO_SAVED_SERVER_SELECTION' });
           }
-          if (body.enabled && !current.schedule_enabled) checkEnabledSchedules(current.organization_id, await countEnabledSchedules(tx, current.organization_id, current.id));
-          const intervalMinutes = body.intervalMinutes ?? current.schedule_interval_minutes;
+          if (body.enabled && !current.scheduleEnabled) checkEnabledSchedules(current.organizationId, await countEnabledSchedules(tx, current.organizationId, current.id));
+          const intervalMinutes = body.intervalMinutes ?? current.scheduleIntervalMinutes;
           await schedules.apply({
             suiteId: current.id,
             suiteName: current.name,
-            projectId: current.project_id,
-            organizationId: current.organization_id,
+            projectId: current.projectId,
+            organizationId: current.organizationId,
             enabled: body.enabled,
             intervalMinutes,
           });
           await setSuiteSchedule(tx, current.id, { enabled: body.enabled, intervalMinutes });
           return (await findSuiteWithSchedule(tx, project.id, current.id))!;
         });
-        return toSuiteDetail(suite, await listServerRows(sql, project.id));
+        return toSuiteDetail(suite, await listStoredServers(sql, project.id));
       },
     }),
   ];

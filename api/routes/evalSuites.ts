@@ -1,6 +1,6 @@
 import { checkExpectedTools } from '../../domain/evals/expectedTools.js';
 import type { Sql } from '../../db/connection.js';
-import { listSuiteRuns, runsProgress, type RunRow } from '../../db/evalRuns.js';
+import { listSuiteRuns, runsProgress, type Run } from '../../db/evalRuns.js';
 import { createSuite, deleteSuite, listSuitesWithStats, updateSuite, upsertCases } from '../../db/evalSuites.js';
 import { findHost } from '../../db/hosts.js';
 import { requireProject } from '../access.js';
@@ -16,7 +16,7 @@ import { requireSuite } from '../suiteAccess.js';
 import { loadSuiteDetail } from '../suiteViews.js';
 
 /** What a user has to do about a run that keeps its suite from being deleted. */
-const howToEnd = (run: RunRow) =>
+const howToEnd = (run: Run) =>
   run.source === 'api' ? `cancel it (POST /eval-runs/${run.id}/cancel) or wait for it to finish` : `finalize it (eval-ingest/runs/finalize with runId ${run.id})`;
 
 export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: RouteDeps) {
@@ -74,21 +74,21 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
             id: s.id,
             name: s.name,
             description: s.description,
-            projectId: s.project_id,
-            serverIds: s.server_ids,
-            hostId: s.host_id,
-            createdAt: s.created_at.getTime(),
-            updatedAt: s.updated_at.getTime(),
-            latestRun: s.latest_run && {
-              id: s.latest_run.id,
-              status: s.latest_run.status,
-              result: s.latest_run.result,
-              passRate: s.latest_run.summary?.passRate ?? null,
-              passed: s.latest_run.summary?.passed ?? 0,
-              failed: s.latest_run.summary?.failed ?? 0,
-              createdAt: Date.parse(s.latest_run.created_at),
+            projectId: s.projectId,
+            serverIds: s.serverIds,
+            hostId: s.hostId,
+            createdAt: s.createdAt.getTime(),
+            updatedAt: s.updatedAt.getTime(),
+            latestRun: s.latestRun && {
+              id: s.latestRun.id,
+              status: s.latestRun.status,
+              result: s.latestRun.result,
+              passRate: s.latestRun.summary?.passRate ?? null,
+              passed: s.latestRun.summary?.passed ?? 0,
+              failed: s.latestRun.summary?.failed ?? 0,
+              createdAt: Date.parse(s.latestRun.createdAt),
             },
-            totals: { runs: s.runs, passed: s.runs_passed, failed: s.runs_failed },
+            totals: { runs: s.runs, passed: s.runsPassed, failed: s.runsFailed },
             passRateTrend: s.trend,
           })),
         };
@@ -119,9 +119,9 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body }) {
         const suite = await requireSuite(sql, principal, params);
-        const servers = body.serverIds ? await requireServerSelection(sql, suite.project_id, body.serverIds) : undefined;
-        if (body.hostId && !(await findHost(sql, suite.project_id, body.hostId))) throw notFound('host', { hostId: body.hostId });
-        const updated = await updateSuite(sql, suite.project_id, suite.id, {
+        const servers = body.serverIds ? await requireServerSelection(sql, suite.projectId, body.serverIds) : undefined;
+        if (body.hostId && !(await findHost(sql, suite.projectId, body.hostId))) throw notFound('host', { hostId: body.hostId });
+        const updated = await updateSuite(sql, suite.projectId, suite.id, {
           name: body.name,
           description: body.description === null ? '' : body.description,
           serverIds: servers?.map((s) => s.id),
@@ -130,12 +130,12 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
           hostId: body.hostId,
         });
         if (!updated) throw notFound('eval suite', { suiteId: params.suiteId });
-        const detail = await loadSuiteDetail(sql, updated.project_id, updated.id);
+        const detail = await loadSuiteDetail(sql, updated.projectId, updated.id);
         // A renamed suite's schedule is told its new name (its note and memo in Temporal Web UI); cosmetic, so a
         // Temporal that cannot be reached now leaves the old name there rather than failing the edit.
         if (body.name !== undefined && body.name !== suite.name && detail.schedule.intervalMinutes !== null) {
           await schedules
-            .apply({ suiteId: suite.id, suiteName: updated.name, projectId: suite.project_id, organizationId: principal.organizationId, enabled: detail.schedule.enabled, intervalMinutes: detail.schedule.intervalMinutes })
+            .apply({ suiteId: suite.id, suiteName: updated.name, projectId: suite.projectId, organizationId: principal.organizationId, enabled: detail.schedule.enabled, intervalMinutes: detail.schedule.intervalMinutes })
             .catch((error: unknown) => log.warn({ err: error, suiteId: suite.id }, 'could not rename the suite in its Temporal Schedule'));
         }
         return detail;
@@ -155,7 +155,7 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
       async handler({ principal, params }) {
         const suite = await requireSuite(sql, principal, params);
         const remove = () => (sql as Sql).begin(async (tx) => {
-          const outcome = await deleteSuite(tx, suite.project_id, suite.id);
+          const outcome = await deleteSuite(tx, suite.projectId, suite.id);
           // Its Temporal Schedule goes before the deletion commits: a deleted suite never keeps a schedule firing.
           if (outcome?.deleted) await schedules.remove(suite.id);
           return outcome;

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { createHost, deleteHost, findHost, HeadersWithoutValueError, listHosts, updateHost, visibleConfig, type HostRow } from '../../db/hosts.js';
+import { createHost, deleteHost, findHost, HeadersWithoutValueError, listHosts, updateHost, visibleConfig, type Host } from '../../db/hosts.js';
 import type { Db } from '../../db/connection.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
@@ -12,13 +12,13 @@ import {
   createHostBody, hostDeletedSchema, hostDetailSchema, hostListSchema, hostParams, updateHostBody, type HostConfig,
 } from '../schemas/hosts.js';
 
-function detail(h: HostRow) {
+function detail(h: Host) {
   const config = visibleConfig(h);
-  return { id: h.id, name: h.name, hostConfigId: hostConfigId(config), config, createdAt: h.created_at.getTime(), updatedAt: h.updated_at.getTime() };
+  return { id: h.id, name: h.name, hostConfigId: hostConfigId(config), config, createdAt: h.createdAt.getTime(), updatedAt: h.updatedAt.getTime() };
 }
 
 /** What the list shows of a config: a config saved without a model or servers shows none. */
-function summary(h: HostRow) {
+function summary(h: Host) {
   const { modelId, serverIds } = h.config;
   return {
     id: h.id,
@@ -26,8 +26,8 @@ function summary(h: HostRow) {
     hostConfigId: hostConfigId(visibleConfig(h)),
     modelId: typeof modelId === 'string' ? modelId : '',
     serverCount: Array.isArray(serverIds) ? serverIds.length : 0,
-    createdAt: h.created_at.getTime(),
-    updatedAt: h.updated_at.getTime(),
+    createdAt: h.createdAt.getTime(),
+    updatedAt: h.updatedAt.getTime(),
   };
 }
 

@@ -4,7 +4,7 @@ import { formatCount, limits } from '../../domain/limits.js';
 import type { Principal } from '../../db/accounts.js';
 import type { Tx } from '../../db/connection.js';
 import { lockRun } from '../../db/ingestRuns.js';
-import type { ProjectRow } from '../../db/projects.js';
+import type { Project } from '../../db/projects.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { ApiError, notFound } from '../errors.js';
@@ -24,10 +24,10 @@ import { uploadPath } from './ingestUploads.js';
  * The same handlers answer at /sdk/v1/evals/... (ingestSdk.ts).
  */
 export function ingestRoutes({ sql, config }: RouteDeps) {
-  const runInput = (project: ProjectRow, principal: Principal, body: Omit<IngestRunInput, 'projectId' | 'organizationId' | 'keyId'>): IngestRunInput => ({
+  const runInput = (project: Project, principal: Principal, body: Omit<IngestRunInput, 'projectId' | 'organizationId' | 'keyId'>): IngestRunInput => ({
     ...body,
     projectId: project.id,
-    organizationId: project.organization_id,
+    organizationId: project.organizationId,
     keyId: principal.keyId,
   });
   const common = { tag: 'Eval ingest', method: 'post', params: projectParams, bodyLimit: INGEST_BODY_LIMIT } as const;
@@ -112,7 +112,7 @@ export function ingestRoutes({ sql, config }: RouteDeps) {
       async handler({ principal, params, body, req }) {
         const project = await requireProject(sql, principal, params.projectId);
         const { token, expiresAt } = await openUploadSlot(sql, {
-          organizationId: project.organization_id,
+          organizationId: project.organizationId,
           projectId: project.id,
           keyId: principal.keyId,
           format: body.format ?? null,
@@ -130,7 +130,7 @@ export function ingestRoutes({ sql, config }: RouteDeps) {
 async function lockIngestedRun(tx: Tx, projectId: string, ref: { runId?: string; externalRunId?: string }) {
   const run = await lockRun(tx, projectId, ref);
   if (!run) throw notFound('eval run', ref);
-  if (run.external_run_id === null) {
+  if (run.externalRunId === null) {
     throw new ApiError('CONFLICT', `run ${run.id} was executed by Runway, not reported; only runs created by runs/start take results`, { runId: run.id, reason: 'NOT_AN_INGESTED_RUN' });
   }
   return run;

@@ -1,5 +1,5 @@
 import { listProjects } from '../../db/projects.js';
-import { listServerRows } from '../../db/servers.js';
+import { listStoredServers } from '../../db/servers.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { defineRoute } from '../route.js';
@@ -26,11 +26,11 @@ export function projectRoutes({ sql }: RouteDeps) {
             name: p.name,
             description: p.description,
             icon: p.icon,
-            organizationId: p.organization_id,
+            organizationId: p.organizationId,
             visibility: p.visibility,
             role: p.role,
-            createdAt: p.created_at.getTime(),
-            updatedAt: p.updated_at.getTime(),
+            createdAt: p.createdAt.getTime(),
+            updatedAt: p.updatedAt.getTime(),
           })),
         };
       },
@@ -45,20 +45,20 @@ export function projectRoutes({ sql }: RouteDeps) {
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
         const project = await requireProject(sql, principal, params.projectId);
-        const rows = await listServerRows(sql, project.id);
+        const rows = await listStoredServers(sql, project.id);
         return {
           items: rows.map((s) => ({
             id: s.id,
             name: s.name,
             enabled: s.enabled,
-            transportType: s.transport_type,
-            useOAuth: s.use_oauth,
-            hasClientSecret: s.client_secret_enc !== null,
-            projectId: s.project_id,
+            transportType: s.transportType,
+            useOAuth: s.useOauth,
+            hasClientSecret: s.clientSecretEnc !== null,
+            projectId: s.projectId,
             url: s.url ?? '',
-            oauthScopes: s.oauth_scopes,
-            createdAt: s.created_at.getTime(),
-            updatedAt: s.updated_at.getTime(),
+            oauthScopes: s.oauthScopes,
+            createdAt: s.createdAt.getTime(),
+            updatedAt: s.updatedAt.getTime(),
           })),
         };
       },

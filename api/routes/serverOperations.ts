@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Page } from '../../domain/mcp/index.js';
 import type { Principal } from '../../db/accounts.js';
-import { findServerInVisibleProject, type SavedServer } from '../../db/servers.js';
+import { findServerInVisibleProject, toSavedServer, type SavedServer } from '../../db/servers.js';
 import type { RouteDeps } from '../app.js';
 import { ApiError, notFound, validationError, type ErrorCode } from '../errors.js';
 import { defineRoute } from '../route.js';
@@ -40,14 +40,15 @@ type ServerParams = z.output<typeof serverParams>;
  */
 export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
   async function findServer(principal: Principal, params: ServerParams, options: { enabledOnly: boolean }): Promise<SavedServer> {
-    // The project's access rule and the server in one statement: this is on every tools/call.
-    const { projectVisible, server } = await findServerInVisibleProject(sql, box, principal, params.projectId, params.serverId);
+    // The project's access rule and the server in one statement: this is on every tools/call. Its secrets are
+    // opened once it passed the checks: a refused request opens none.
+    const { projectVisible, server } = await findServerInVisibleProject(sql, principal, params.projectId, params.serverId);
     if (!projectVisible) throw notFound('project', { projectId: params.projectId });
     if (!server) throw notFound('server', { serverId: params.serverId });
     if (options.enabledOnly && !server.enabled) {
       throw validationError(`server '${server.name}' is disabled; enable it to run operations on it`, { reason: 'SERVER_DISABLED', serverId: server.id });
     }
-    return server;
+    return toSavedServer(box, server);
   }
   const connectable = (principal: Principal, params: ServerParams) => findServer(principal, params, { enabledOnly: true });
 

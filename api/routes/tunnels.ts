@@ -18,7 +18,7 @@ const notOffered = () =>
  * so its clients learn why, after the same project checks as any route (another project's ids are 404), instead
  * of "no route".
  */
-export function tunnelRoutes({ sql, box }: RouteDeps) {
+export function tunnelRoutes({ sql }: RouteDeps) {
   return [
     defineRoute({
       method: 'post',
@@ -46,7 +46,7 @@ export function tunnelRoutes({ sql, box }: RouteDeps) {
       response: noTunnelReply,
       errors: ['NOT_FOUND', 'FEATURE_NOT_SUPPORTED'],
       async handler({ principal, params }) {
-        const { projectVisible, server } = await findServerInVisibleProject(sql, box, principal, params.projectId, params.serverId);
+        const { projectVisible, server } = await findServerInVisibleProject(sql, principal, params.projectId, params.serverId);
         if (!projectVisible) throw notFound('project', { projectId: params.projectId });
         if (!server) throw notFound('server', { serverId: params.serverId });
         throw notOffered();

@@ -29,7 +29,7 @@ export async function finalizeRun(sql: Db, input: FinalizeInput): Promise<Finali
     if (!run) throw new RunNotFound(input.runId);
     if (run.status !== 'running') return run;
     await cancelUnfinishedIterations(tx, input.runId);
-    const { summary, result } = summarizeRun(await finishedOutcomes(tx, input.runId), run.pass_criteria);
+    const { summary, result } = summarizeRun(await finishedOutcomes(tx, input.runId), run.passCriteria);
     return (await finishRun(tx, input.runId, {
       status: input.outcome,
       result: input.outcome === 'completed' ? result : input.outcome === 'failed' ? 'failed' : null,

@@ -121,8 +121,8 @@ export async function executeIteration(
   options: { signal: AbortSignal; tools: () => Promise<{ tools: ListedTool[]; mcpName: Map<string, string> }> },
 ): Promise<IterationCompletion> {
   const startedAt = Date.now();
-  const expected = (iteration.expected_tool_calls ?? []) as ExpectedToolCall[];
-  const advanced = iteration.advanced_config ?? {};
+  const expected = (iteration.expectedToolCalls ?? []) as ExpectedToolCall[];
+  const advanced = iteration.advancedConfig ?? {};
 
   const resolved = resolveModel({ model: iteration.model ?? '', provider: iteration.provider, ...ctx.modelAccess });
   if (!resolved.ok) throw new IterationFailure('model', new OperationFailure('VALIDATION_ERROR', resolved.message, resolved.details));
@@ -155,8 +155,8 @@ export async function executeIteration(
   const score = scoreToolCalls({
     expected,
     actual,
-    isNegativeTest: iteration.is_negative_test,
-    matchOptions: iteration.match_options ?? undefined,
+    isNegativeTest: iteration.isNegativeTest,
+    matchOptions: iteration.matchOptions ?? undefined,
     failOnToolError: advanced.failOnToolError,
   });
   return {

@@ -24,20 +24,20 @@ export async function planRun(sql: Db, runId: string, options: { concurrency: nu
   const rows = await inTransaction(sql, async (tx) => {
     const run = await lockRunById(tx, runId);
     if (!run) throw new RunNotFound(runId);
-    if (run.status !== 'running' || run.started_at !== null) return await planIterations(tx, runId, []);
+    if (run.status !== 'running' || run.startedAt !== null) return await planIterations(tx, runId, []);
     // A run's suite cannot be deleted while the run is running, but its record is read whatever happens to it.
-    const suite = await findSuite(tx, run.project_id, run.suite_id, { includeDeleted: true });
-    const cases = await listCases(tx, run.suite_id);
+    const suite = await findSuite(tx, run.projectId, run.suiteId, { includeDeleted: true });
+    const cases = await listCases(tx, run.suiteId);
     const planned: PlannedIteration[] = cases.flatMap((c) =>
-      Array.from({ length: run.iteration_override ?? c.runs }, (_, i) => ({
+      Array.from({ length: run.iterationOverride ?? c.runs }, (_, i) => ({
         caseId: c.id,
         title: c.title,
         query: c.query,
         iterationNumber: i + 1,
-        model: c.model ?? suite?.default_model ?? null,
+        model: c.model ?? suite?.defaultModel ?? null,
         provider: c.provider,
-        expectedToolCalls: c.expected_tool_calls,
-        isNegativeTest: c.is_negative_test,
+        expectedToolCalls: c.expectedToolCalls,
+        isNegativeTest: c.isNegativeTest,
       })),
     );
     if (planned.length > limits.iterationsPerRun) {

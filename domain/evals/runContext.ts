@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connection.js';
-import { getRun, type RunRow } from '../../db/evalRuns.js';
+import { getRun, type Run } from '../../db/evalRuns.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import { getSavedServersByIds, type SavedServer } from '../../db/servers.js';
@@ -7,7 +7,7 @@ import type { HostedModelCatalog, ModelAccess } from '../models/catalog.js';
 
 /** Everything an iteration of a run needs besides its own case, loaded once per batch of iterations. */
 export interface RunContext {
-  run: RunRow;
+  run: Run;
   servers: SavedServer[];
   modelAccess: ModelAccess;
 }
@@ -16,17 +16,17 @@ export async function loadRunContext(deps: { sql: Db; box: SecretBox; catalog: H
   const run = await getRun(deps.sql, runId);
   if (!run) return undefined;
   const [servers, orgProviderKeys] = await Promise.all([
-    getSavedServersByIds(deps.sql, deps.box, run.project_id, run.server_ids),
-    getProviderKeys(deps.sql, deps.box, run.organization_id),
+    getSavedServersByIds(deps.sql, deps.box, run.projectId, run.serverIds),
+    getProviderKeys(deps.sql, deps.box, run.organizationId),
   ]);
   return {
     run,
     // keep the run's server order: the first server wins a tool-name clash. A run started with a host declares
     // the host's client profile to every server instead of the server's own.
-    servers: run.server_ids
+    servers: run.serverIds
       .map((id) => servers.find((s) => s.id === id))
       .filter((s): s is SavedServer => s !== undefined)
-      .map((server) => (run.client_profile ? { ...server, clientProfile: run.client_profile } : server)),
-    modelAccess: { catalog: deps.catalog, orgProviderKeys, modelApiKeys: deps.box.decryptJson(run.model_keys_enc, {}) },
+      .map((server) => (run.clientProfile ? { ...server, clientProfile: run.clientProfile } : server)),
+    modelAccess: { catalog: deps.catalog, orgProviderKeys, modelApiKeys: deps.box.decryptJson(run.modelKeysEnc, {}) },
   };
 }

@@ -33,19 +33,19 @@ export async function startScheduledRun(deps: ScheduledRunDeps, { suiteId }: Sch
   const suite = await findScheduledSuite(sql, suiteId);
   // Deleting a suite deletes its schedule; an action already under way when that happened ends here.
   if (!suite) return await skipped('SUITE_NOT_FOUND', `suite ${suiteId} does not exist`, false);
-  if (suite.deleted_at) return await skipped('SUITE_DELETED', `suite ${suiteId} was deleted`, false);
+  if (suite.deletedAt) return await skipped('SUITE_DELETED', `suite ${suiteId} was deleted`, false);
   try {
     const { run, suiteName, iterations } = await createEvalRun(
       deps,
-      { organizationId: suite.organization_id, projectId: suite.project_id, source: 'schedule', createdByKeyId: null },
+      { organizationId: suite.organizationId, projectId: suite.projectId, source: 'schedule', createdByKeyId: null },
       { suiteId },
     );
-    log.info({ suiteId, runId: run.id, organizationId: run.organization_id }, 'scheduled run started');
+    log.info({ suiteId, runId: run.id, organizationId: run.organizationId }, 'scheduled run started');
     deps.metrics?.scheduledRunOutcome({ outcome: 'started' });
     return {
       outcome: 'started',
-      run: { id: run.id, organizationId: run.organization_id, projectId: run.project_id, suiteId: run.suite_id, source: run.source },
-      about: { suiteName, projectName: suite.project_name, iterations },
+      run: { id: run.id, organizationId: run.organizationId, projectId: run.projectId, suiteId: run.suiteId, source: run.source },
+      about: { suiteName, projectName: suite.projectName, iterations },
     };
   } catch (error) {
     // A refusal is the suite's or the organization's state, which a retry a moment later would not change.

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/connection.js';
-import { failRunToStart, insertRun, lockOrganizationRuns, type ExecutedSource, type RunRow } from '../../db/evalRuns.js';
-import { createSuite, findSuite, listCases, lockLiveSuite, lockSuiteCases, upsertCases, type CaseRow, type CaseUpsert, type SuiteRow } from '../../db/evalSuites.js';
+import { failRunToStart, insertRun, lockOrganizationRuns, type ExecutedSource, type Run } from '../../db/evalRuns.js';
+import { createSuite, findSuite, listCases, lockLiveSuite, lockSuiteCases, upsertCases, type Case, type CaseUpsert, type Suite } from '../../db/evalSuites.js';
 import { findHost } from '../../db/hosts.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
 import type { SecretBox } from '../../db/secretBox.js';
@@ -44,12 +44,12 @@ export interface RunOrigin {
 }
 
 export interface CreatedRun {
-  run: RunRow;
+  run: Run;
   /** the run's suite's name and the iterations the run plans (for the workflow's description in Web UI) */
   suiteName: string;
   iterations: number;
   caseUpsert: CaseUpsert;
-  cases: CaseRow[];
+  cases: Case[];
   servers: SavedServer[];
 }
 
@@ -67,18 +67,18 @@ class RunCapReached extends Error {
  */
 export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, request: CreateRunBody): Promise<CreatedRun> {
   const { sql, box, catalog } = deps;
-  let existing: SuiteRow | undefined;
+  let existing: Suite | undefined;
   if (request.suiteId) {
     existing = await findSuite(sql, origin.projectId, request.suiteId);
     if (!existing) throw notFound('eval suite', { suiteId: request.suiteId });
   }
-  const serverIds = request.serverIds ?? existing?.server_ids ?? [];
+  const serverIds = request.serverIds ?? existing?.serverIds ?? [];
   if (serverIds.length === 0) {
     throw refused('this suite has no saved server selection; pass serverIds', { suiteId: request.suiteId, reason: 'NO_SAVED_SERVER_SELECTION' });
   }
   const servers = await requireServers(sql, box, origin.projectId, serverIds);
   // The run declares what its host declares, as the host is now (a later edit does not change a running run).
-  const hostId = request.hostId ?? existing?.host_id ?? null;
+  const hostId = request.hostId ?? existing?.hostId ?? null;
   const host = hostId === null ? undefined : await findHost(sql, origin.projectId, hostId);
   if (hostId !== null && !host) throw notFound('host', { hostId });
   const modelApiKeys = request.modelApiKeys ?? {};
@@ -112,7 +112,7 @@ export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, re
     const iterations = cases.reduce((planned, c) => planned + (request.iterationOverride ?? c.runs), 0);
     checkPlannedIterations(suite.id, iterations);
     const rejected = validateRunModels(
-      cases.map((c) => ({ model: c.model ?? suite.default_model ?? '', provider: c.provider })),
+      cases.map((c) => ({ model: c.model ?? suite.defaultModel ?? '', provider: c.provider })),
       { catalog, orgProviderKeys, modelApiKeys },
     );
     if (rejected) throw rejected;
@@ -122,7 +122,7 @@ export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, re
       organizationId: origin.organizationId,
       source: origin.source,
       notes: request.notes,
-      passCriteria: request.passCriteria ?? suite.pass_criteria,
+      passCriteria: request.passCriteria ?? suite.passCriteria,
       serverIds: servers.map((s) => s.id),
       iterationOverride: request.iterationOverride,
       modelKeysEnc: Object.keys(modelApiKeys).length > 0 ? box.encryptJson(modelApiKeys) : null,
@@ -155,7 +155,7 @@ export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, re
 export const START_FAILED = 'the run could not be started on Temporal';
 
 /** Starts the run's workflow; when that fails the run is ended as failed (its slot freed) and the error rethrown. */
-export async function launchEvalRun(sql: Sql, start: (run: RunRow) => Promise<void>, run: RunRow): Promise<void> {
+export async function launchEvalRun(sql: Sql, start: (run: Run) => Promise<void>, run: Run): Promise<void> {
   try {
     await start(run);
   } catch (error) {

@@ -1,10 +1,10 @@
 import type { Tx } from '../../db/connection.js';
-import { getRun, insertRun, markRunStarted, type RunRow } from '../../db/evalRuns.js';
+import { getRun, insertRun, markRunStarted, type Run } from '../../db/evalRuns.js';
 import { findOrCreateSuiteByName, lockSuiteCases } from '../../db/evalSuites.js';
 import { findCasesByIdentity, insertReportedCases } from '../../db/ingestCases.js';
 import { countIterations, insertIngestedIterations, knownExternalIterationIds, lastIterationNumbers } from '../../db/ingestIterations.js';
 import { findRunByExternalId, isExternalRunConflict, lockRun } from '../../db/ingestRuns.js';
-import { listServerRows } from '../../db/servers.js';
+import { listStoredServers } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
 import { finalizeRun } from '../evals/finalize.js';
 import { checkIngestedIterations, checkSuiteCases } from '../limits.js';
@@ -34,7 +34,7 @@ export interface IngestRunInput {
  * exists, reused as it is. Concurrent starts of one id meet on the unique index: one inserts, the others get
  * its run. Ingested runs never count against the organization's cap on executed runs.
  */
-export async function startIngestRun(tx: Tx, input: IngestRunInput): Promise<{ run: RunRow; reused: boolean }> {
+export async function startIngestRun(tx: Tx, input: IngestRunInput): Promise<{ run: Run; reused: boolean }> {
   const existing = await findRunByExternalId(tx, input.projectId, input.externalRunId);
   if (existing) return { run: existing, reused: true };
   try {
@@ -55,7 +55,7 @@ export async function startIngestRun(tx: Tx, input: IngestRunInput): Promise<{ r
         organizationId: input.organizationId,
         source: INGEST_SOURCE,
         notes: input.notes,
-        passCriteria: input.passCriteria ?? suite.pass_criteria,
+        passCriteria: input.passCriteria ?? suite.passCriteria,
         serverIds,
         createdByKeyId: input.keyId,
         externalRunId: input.externalRunId,
@@ -80,7 +80,7 @@ export async function startIngestRun(tx: Tx, input: IngestRunInput): Promise<{ r
 async function serverIdsByName(tx: Tx, projectId: string, names: string[]): Promise<string[]> {
   if (names.length === 0) return [];
   const wanted = new Set(names);
-  return (await listServerRows(tx, projectId)).filter((s) => wanted.has(s.name)).map((s) => s.id);
+  return (await listStoredServers(tx, projectId)).filter((s) => wanted.has(s.name)).map((s) => s.id);
 }
 
 export interface AppendOutcome {
@@ -96,7 +96,7 @@ export interface AppendOutcome {
  * holds is skipped; so is a repeat within the call. Adding anything new to a finished run is a CONFLICT, and
  * past the bounds on a run's iterations and a suite's cases a VALIDATION_ERROR, before anything is written.
  */
-export async function appendResults(tx: Tx, run: RunRow, results: IngestResult[]): Promise<AppendOutcome> {
+export async function appendResults(tx: Tx, run: Run, results: IngestResult[]): Promise<AppendOutcome> {
   const ids = new Set<string>();
   const unique = results.filter((r) => {
     if (r.externalIterationId === undefined) return true;
@@ -115,7 +115,7 @@ export async function appendResults(tx: Tx, run: RunRow, results: IngestResult[]
       });
     }
     checkIngestedIterations(run.id, held, fresh.length);
-    const caseIds = await storeCases(tx, run.suite_id, fresh);
+    const caseIds = await storeCases(tx, run.suiteId, fresh);
     const caseIdOf = (r: IngestResult) => caseIds.get(caseIdentity(r)) ?? null;
     const caseless = fresh.filter((r) => caseIdOf(r) === null).map((r) => r.caseTitle);
     const lastNumbers = await lastIterationNumbers(tx, run.id, [...new Set(caseIds.values())], caseless);
@@ -166,14 +166,14 @@ async function findReportedCases(tx: Tx, suiteId: string, results: IngestResult[
   });
   const found = new Map<string, string>();
   for (const row of rows) {
-    if (row.external_case_id !== null) found.set(caseIdentity({ caseTitle: row.title, externalCaseId: row.external_case_id }), row.id);
+    if (row.externalCaseId !== null) found.set(caseIdentity({ caseTitle: row.title, externalCaseId: row.externalCaseId }), row.id);
     found.set(caseIdentity({ caseTitle: row.title, query: row.query }), row.id);
   }
   return found;
 }
 
 /** Finalizes a run the caller has locked: the summary of executed runs, over what was reported. Idempotent. */
-export async function finalizeIngestRun(tx: Tx, run: RunRow): Promise<RunRow> {
+export async function finalizeIngestRun(tx: Tx, run: Run): Promise<Run> {
   if (run.status === 'running') await finalizeRun(tx, { runId: run.id, outcome: 'completed' });
   return (await getRun(tx, run.id))!;
 }
@@ -182,7 +182,7 @@ export async function finalizeIngestRun(tx: Tx, run: RunRow): Promise<RunRow> {
  * One-shot: start, append, finalize in one transaction. A known externalRunId whose run is finished returns
  * that run unchanged; one still running (a chunked upload) gets these results and is finalized.
  */
-export async function reportRun(tx: Tx, input: IngestRunInput, results: IngestResult[]): Promise<RunRow> {
+export async function reportRun(tx: Tx, input: IngestRunInput, results: IngestResult[]): Promise<Run> {
   const { run: started } = await startIngestRun(tx, input);
   const run = (await lockRun(tx, input.projectId, { runId: started.id }))!;
   if (run.status !== 'running') return run;
@@ -191,6 +191,6 @@ export async function reportRun(tx: Tx, input: IngestRunInput, results: IngestRe
 }
 
 /** What every ingest reply says about a run. */
-export function runOutcome(run: RunRow) {
-  return { suiteId: run.suite_id, runId: run.id, status: run.status, result: run.result, summary: run.summary };
+export function runOutcome(run: Run) {
+  return { suiteId: run.suiteId, runId: run.id, status: run.status, result: run.result, summary: run.summary };
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Sql, Tx } from '../../db/connection.js';
 import { randomBase62 } from '../../db/ids.js';
-import { claimArtifactSlot, createArtifactSlot, findArtifactSlot, recordArtifactReply, type ArtifactFormat, type ArtifactRow } from '../../db/ingestArtifacts.js';
+import { claimArtifactSlot, createArtifactSlot, findArtifactSlot, recordArtifactReply, type ArtifactFormat, type ArtifactSlot } from '../../db/ingestArtifacts.js';
 import { checkArtifactResults } from '../limits.js';
 import { findRunByExternalId } from '../../db/ingestRuns.js';
 import { artifactSource, parseArtifact, type Artifact } from './artifacts/index.js';
@@ -22,7 +22,7 @@ export async function openUploadSlot(
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBase62(TOKEN_LENGTH);
   const slot = await createArtifactSlot(sql, { ...input, tokenHash: hashUploadToken(token), ttlMs: UPLOAD_URL_TTL_MS, createdByKeyId: input.keyId });
-  return { token, expiresAt: slot.expires_at };
+  return { token, expiresAt: slot.expiresAt };
 }
 
 /** Why a URL takes no upload. */
@@ -44,11 +44,11 @@ export type UploadOutcome = { kind: 'stored'; reply: UploadReply } | UploadRefus
  * The slot a token names, looked up before a byte of the body is read, or why the URL takes no upload. A used
  * slot is returned too: whether the upload is a retry of the same bytes depends on the body.
  */
-export async function findUploadSlot(sql: Sql, token: string): Promise<{ kind: 'slot'; slot: ArtifactRow } | UploadRefusal> {
+export async function findUploadSlot(sql: Sql, token: string): Promise<{ kind: 'slot'; slot: ArtifactSlot } | UploadRefusal> {
   const slot = await findArtifactSlot(sql, hashUploadToken(token));
   if (!slot) return { kind: 'unknown' };
-  if (!slot.minting_key_usable) return { kind: 'revoked' };
-  if (!slot.used_at && slot.expired) return { kind: 'expired', expiredAt: slot.expires_at };
+  if (!slot.mintingKeyUsable) return { kind: 'revoked' };
+  if (!slot.usedAt && slot.expired) return { kind: 'expired', expiredAt: slot.expiresAt };
   return { kind: 'slot', slot };
 }
 
@@ -59,10 +59,10 @@ export async function findUploadSlot(sql: Sql, token: string): Promise<{ kind: '
  * transaction opens, so parsing holds no connection and an artifact refused writes nothing. The same bytes sent
  * again (a client retrying a reply it lost) get the first reply back.
  */
-export async function receiveUpload(sql: Sql, token: string, found: ArtifactRow, blob: { content: Buffer; contentType: string | null }): Promise<UploadOutcome> {
+export async function receiveUpload(sql: Sql, token: string, found: ArtifactSlot, blob: { content: Buffer; contentType: string | null }): Promise<UploadOutcome> {
   const tokenHash = hashUploadToken(token);
   const sha256 = createHash('sha256').update(blob.content).digest('hex');
-  if (found.used_at) return refusalOf(found, sha256);
+  if (found.usedAt) return refusalOf(found, sha256);
   const artifact = found.format ? readArtifact(found.format, blob.content) : undefined;
   const reply = await sql.begin(async (tx) => {
     const slot = await claimArtifactSlot(tx, tokenHash, { ...blob, sha256 });
@@ -78,12 +78,12 @@ export async function receiveUpload(sql: Sql, token: string, found: ArtifactRow,
 }
 
 /** Why a slot takes no upload; a used one replays its reply to the bytes it took (`sha256`, once the body is read). */
-function refusalOf(slot: ArtifactRow | undefined, sha256?: string): UploadOutcome {
+function refusalOf(slot: ArtifactSlot | undefined, sha256?: string): UploadOutcome {
   if (!slot) return { kind: 'unknown' };
-  if (!slot.minting_key_usable) return { kind: 'revoked' };
+  if (!slot.mintingKeyUsable) return { kind: 'revoked' };
   // The stored reply is the UploadReply receiveUpload recorded.
-  if (slot.used_at) return slot.content_sha256 === sha256 && slot.reply ? { kind: 'stored', reply: slot.reply as UploadReply } : { kind: 'used', usedAt: slot.used_at };
-  return { kind: 'expired', expiredAt: slot.expires_at };
+  if (slot.usedAt) return slot.contentSha256 === sha256 && slot.reply ? { kind: 'stored', reply: slot.reply as UploadReply } : { kind: 'used', usedAt: slot.usedAt };
+  return { kind: 'expired', expiredAt: slot.expiresAt };
 }
 
 /** The results of an artifact, within the bound on what one upload may hold; else a VALIDATION_ERROR. */
@@ -98,19 +98,19 @@ function readArtifact(format: ArtifactFormat, content: Buffer): Artifact {
  * name, are the same run (a CI step run again, or a report uploaded twice). A different suite name is another
  * run on purpose.
  */
-export function artifactRunId(slot: Pick<ArtifactRow, 'format' | 'suite_name'>, content: Buffer): string {
-  const digest = createHash('sha256').update(`${slot.format ?? ''}\u0000${slot.suite_name ?? ''}\u0000`).update(content).digest('hex');
+export function artifactRunId(slot: Pick<ArtifactSlot, 'format' | 'suiteName'>, content: Buffer): string {
+  const digest = createHash('sha256').update(`${slot.format ?? ''}\u0000${slot.suiteName ?? ''}\u0000`).update(content).digest('hex');
   return `artifact:sha256:${digest}`;
 }
 
-async function ingestArtifact(tx: Tx, slot: ArtifactRow, format: ArtifactFormat, artifact: Artifact, content: Buffer) {
-  const externalRunId = slot.external_run_id ?? artifactRunId(slot, content);
-  const existing = await findRunByExternalId(tx, slot.project_id, externalRunId);
+async function ingestArtifact(tx: Tx, slot: ArtifactSlot, format: ArtifactFormat, artifact: Artifact, content: Buffer) {
+  const externalRunId = slot.externalRunId ?? artifactRunId(slot, content);
+  const existing = await findRunByExternalId(tx, slot.projectId, externalRunId);
   const run = await reportRun(tx, {
-    projectId: slot.project_id,
-    organizationId: slot.organization_id,
-    keyId: slot.created_by_key_id,
-    suiteName: slot.suite_name ?? artifact.suiteName ?? artifactSource[format].suiteName,
+    projectId: slot.projectId,
+    organizationId: slot.organizationId,
+    keyId: slot.createdByKeyId,
+    suiteName: slot.suiteName ?? artifact.suiteName ?? artifactSource[format].suiteName,
     externalRunId,
     framework: artifactSource[format].framework,
   }, artifact.results);

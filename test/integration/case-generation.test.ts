@@ -1,7 +1,8 @@
 import { Ajv } from 'ajv';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CASE_GENERATION_PROMPT_VERSION } from '../../domain/evals/caseGeneration/prompt.js';
 import { listCases } from '../../db/evalSuites.js';
+import { SecretBox } from '../../db/secretBox.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
 import { apiClient } from '../helpers/http.js';
 import { saveServer } from '../helpers/mcpServers.js';
@@ -14,7 +15,7 @@ describe('POST /eval-suites/{s}/cases/generate', () => {
   let world: EvalWorld;
   let suiteId: string;
   const generate = (body: unknown, suite = suiteId) => world.call('POST', `/projects/${world.org.projectId}/eval-suites/${suite}/cases/generate`, body);
-  const casesOf = async (suite = suiteId) => (await listCases(world.stack.sql, suite)).map((c) => ({ title: c.title, query: c.query, expected: c.expected_tool_calls, negative: c.is_negative_test }));
+  const casesOf = async (suite = suiteId) => (await listCases(world.stack.sql, suite)).map((c) => ({ title: c.title, query: c.query, expected: c.expectedToolCalls, negative: c.isNegativeTest }));
 
   beforeAll(async () => {
     world = await startEvalWorld({ HOSTED_MODELS: 'openai/hosted-gen', MAX_CONCURRENT_RUNS: '5' });
@@ -179,6 +180,24 @@ describe('POST /eval-suites/{s}/cases/generate', () => {
     const hosted = await generate({ model: 'openai/hosted-gen', count: 1 });
     expect(hosted.status).toBe(201);
     expect(hosted.body).toMatchObject({ generationModel: 'openai/hosted-gen', counts: { normal: 1, negative: 0 } });
+  });
+
+  it("opens the servers' secrets only once the request passed its checks (a refused model opens none)", async () => {
+    const { projectId } = world.org;
+    const sealed = await saveServer(world.stack.sql, world.stack.box, { projectId, name: 'sealed', transportType: 'http', url: 'http://127.0.0.1:9/mcp', headers: { 'x-api-key': 'sealed' } });
+    const sealedSuite = 'sui_Sealed';
+    await world.stack.sql`INSERT INTO eval_suites (id, project_id, name, server_ids, default_model) VALUES (${sealedSuite}, ${projectId}, 'Sealed', ${[sealed]}, 'gen-1')`;
+    // servers are opened with decryptJson (their env and headers); provider keys, which a model check needs, are not
+    const opened = vi.spyOn(SecretBox.prototype, 'decryptJson');
+    try {
+      const refused = await generate({ model: 'claude-sonnet-4-5', provider: 'anthropic' }, sealedSuite);
+      expect(refused).toMatchObject({ status: 400, body: { details: { reason: 'MODEL_KEY_MISSING' } } });
+      expect(opened).not.toHaveBeenCalled();
+      expect((await generate({ provider: 'openai' }, sealedSuite)).status).toBe(502);
+      expect(opened).toHaveBeenCalled();
+    } finally {
+      opened.mockRestore();
+    }
   });
 
   it('needs a reachable server of the suite', async () => {

@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SecretBox } from '../../db/secretBox.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
 import type { apiClient } from '../helpers/http.js';
+import { saveServer } from '../helpers/mcpServers.js';
 import type { ScriptedModelServer } from '../fixtures/model/server.js';
 import type { SeededOrganization } from '../helpers/seed.js';
 import type { TestStack } from '../helpers/stack.js';
@@ -123,6 +125,27 @@ describe("a suite's cases through the case routes", () => {
     const fixed = await call('PATCH', `${cases}/${typo.body.id}`, { expectedToolCalls: ['echo'] });
     expect(fixed.status).toBe(200);
     expect(fixed.body).not.toHaveProperty('warnings');
+  });
+
+  it("no warning is looked for while a suite's server is disabled, and its secrets stay sealed then", async () => {
+    const sealed = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'sealed', transportType: 'http', url: 'http://127.0.0.1:9/mcp', headers: { 'x-api-key': 'sealed' } });
+    const suite = await call('POST', `/projects/${org.projectId}/eval-suites`, { name: 'Sealed', serverIds: [sealed], model: 'openai/hosted-mini', tests: [{ title: 'first', query: 'q' }] });
+    expect(suite.status, JSON.stringify(suite.body)).toBe(201);
+    const sealedCases = `/projects/${org.projectId}/eval-suites/${suite.body.suiteId}/cases`;
+    const enable = (enabled: boolean) => stack.sql`UPDATE servers SET enabled = ${enabled} WHERE id = ${sealed}`;
+    const opened = vi.spyOn(SecretBox.prototype, 'decrypt');
+    try {
+      await enable(false);
+      const added = await call('POST', sealedCases, { title: 'while off', prompt: 'q', expectedToolCalls: ['anything'] });
+      expect(added.status).toBe(201);
+      expect(added.body).not.toHaveProperty('warnings');
+      expect(opened).not.toHaveBeenCalled();
+      await enable(true);
+      expect((await call('POST', sealedCases, { title: 'while on', prompt: 'q', expectedToolCalls: ['anything'] })).status).toBe(201);
+      expect(opened).toHaveBeenCalled();
+    } finally {
+      opened.mockRestore();
+    }
   });
 
   it('PATCH changes the fields given and null clears; DELETE removes a case; unknown ids are 404', async () => {

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SecretBox } from '../../db/secretBox.js';
 import { apiClient } from '../helpers/http.js';
 import { everythingOverStdio, fixtureOverStdio, saveServer, startEverythingOverHttp, type RunningServer } from '../helpers/mcpServers.js';
 import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
@@ -159,6 +160,24 @@ describe('server operations on server-everything', () => {
     const called = await op('disabled', 'tools/call', { toolName: 'echo', parameters: { message: 'x' } });
     expect(called.body.details.reason).toBe('SERVER_DISABLED');
     expect(await op('disabled', 'check-oauth')).toMatchObject({ status: 200, body: { useOAuth: false, serverUrl: null, tokens: null } });
+  });
+
+  it('finding a server to refuse it opens none of its secrets; what connects (or reads its grant) opens them', async () => {
+    const sealed = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId, name: 'sealed and off', transportType: 'http', url: 'http://127.0.0.1:9/mcp', headers: { 'x-api-key': 'sealed' }, enabled: false,
+    });
+    const opened = vi.spyOn(SecretBox.prototype, 'decrypt');
+    try {
+      const refused = await call('POST', `/projects/${org.projectId}/servers/${sealed}/tools`, {});
+      expect(refused).toMatchObject({ status: 400, body: { details: { reason: 'SERVER_DISABLED', serverId: sealed } } });
+      const tunnel = await call('POST', `/projects/${org.projectId}/tunnels/${sealed}/close`, {});
+      expect(tunnel).toMatchObject({ status: 422, body: { code: 'FEATURE_NOT_SUPPORTED' } });
+      expect(opened).not.toHaveBeenCalled();
+      expect((await call('POST', `/projects/${org.projectId}/servers/${sealed}/check-oauth`, {})).status).toBe(200);
+      expect(opened).toHaveBeenCalled();
+    } finally {
+      opened.mockRestore();
+    }
   });
 
   it('unknown projects and servers, and servers of another project or organization, are 404', async () => {

@@ -145,21 +145,21 @@ describe('the generation prompt', () => {
 });
 
 describe('the generation model', () => {
-  const suite = { id: 'sui_1', default_model: 'gen-1' };
+  const suite = { id: 'sui_1', defaultModel: 'gen-1' };
   it("is the one asked for, else the suite's, with the provider its cases use", () => {
     expect(chooseGenerationModel({ model: 'openai/hosted-mini' }, suite, [])).toEqual({ model: 'openai/hosted-mini' });
     expect(chooseGenerationModel({}, suite, [{ model: null, provider: 'openai' }])).toEqual({ model: 'gen-1', provider: 'openai' });
     expect(chooseGenerationModel({ provider: 'anthropic' }, suite, [{ model: null, provider: 'openai' }])).toEqual({ model: 'gen-1', provider: 'anthropic' });
-    expect(chooseGenerationModel({}, { id: 'sui_2', default_model: null }, [{ model: 'case-model', provider: 'ollama' }])).toEqual({ model: 'case-model', provider: 'ollama' });
+    expect(chooseGenerationModel({}, { id: 'sui_2', defaultModel: null }, [{ model: 'case-model', provider: 'ollama' }])).toEqual({ model: 'case-model', provider: 'ollama' });
   });
   it("is not saved with the cases of a suite that has a default model: they run on the suite's", () => {
     expect(generatedCaseModel(suite, [{ model: null, provider: 'openai' }], { model: 'other', provider: 'anthropic' })).toEqual({ provider: 'openai' });
     expect(generatedCaseModel(suite, [], { model: 'openai/hosted-mini' })).toEqual({});
     expect(generatedCaseModel(suite, [], { model: 'gen-1', provider: 'openai' })).toEqual({ provider: 'openai' });
-    expect(generatedCaseModel({ id: 'sui_2', default_model: null }, [], { model: 'gen-2', provider: 'openai' })).toEqual({ model: 'gen-2', provider: 'openai' });
+    expect(generatedCaseModel({ id: 'sui_2', defaultModel: null }, [], { model: 'gen-2', provider: 'openai' })).toEqual({ model: 'gen-2', provider: 'openai' });
   });
   it('is required when the suite has none', () => {
-    expect(() => chooseGenerationModel({}, { id: 'sui_3', default_model: null }, [])).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: { suiteId: 'sui_3', reason: 'MODEL_REQUIRED' } }));
+    expect(() => chooseGenerationModel({}, { id: 'sui_3', defaultModel: null }, [])).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: { suiteId: 'sui_3', reason: 'MODEL_REQUIRED' } }));
   });
 });
 

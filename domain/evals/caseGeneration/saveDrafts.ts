@@ -1,5 +1,5 @@
 import { inTransaction, type Db } from '../../../db/connection.js';
-import { listCases, lockLiveSuite, lockSuiteCases, upsertCases, type CaseRow } from '../../../db/evalSuites.js';
+import { listCases, lockLiveSuite, lockSuiteCases, upsertCases, type Case } from '../../../db/evalSuites.js';
 import { OperationFailure } from '../../failures.js';
 import { checkSuiteCases } from '../../limits.js';
 import type { CaseDraft, SkippedDraft } from './drafts.js';
@@ -15,7 +15,7 @@ export interface GeneratedCaseModel {
  * title and query (the case identity) a case of the suite already has is skipped, never written over the case.
  * Past the cases a suite may hold, the whole batch is refused (TOO_MANY_CASES) and nothing is written.
  */
-export async function saveDrafts(sql: Db, suiteId: string, drafts: readonly CaseDraft[], caseModel: GeneratedCaseModel): Promise<{ created: CaseRow[]; skipped: SkippedDraft[] }> {
+export async function saveDrafts(sql: Db, suiteId: string, drafts: readonly CaseDraft[], caseModel: GeneratedCaseModel): Promise<{ created: Case[]; skipped: SkippedDraft[] }> {
   return await inTransaction(sql, async (tx) => {
     // A suite deleted while its cases were being drafted gets none.
     if (!(await lockLiveSuite(tx, suiteId))) throw new OperationFailure('NOT_FOUND', `eval suite ${suiteId} not found`, { suiteId });

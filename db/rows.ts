@@ -1,0 +1,29 @@
+import postgres from 'postgres';
+
+/*
+ * Database modules return camelCase domain objects: each declares its row as the table spells it (`RunRow`, snake
+ * case) and returns `Camel<RunRow>` (`Run`), made by camelRow from what the query read. One mechanism for all of
+ * db/, chosen over the connection's `transform: postgres.camel` option because:
+ * - that option applies to every query on the pool, also the SQL that tests, the CLI and migrations run
+ *   themselves and read in the table's own words (information_schema's table_name, a test's run.organization_id);
+ * - postgres.camel also renames the keys inside json and jsonb values (a run's summary, a case's match options, a
+ *   host's config are stored as the caller gave them and must come back as given).
+ * camelRow renames the row's own columns with postgres.toCamel (the option's column rename) and nothing inside them.
+ */
+
+/** A snake_case column name in camelCase, as postgres.toCamel spells it at run time. */
+export type CamelCase<Name extends string> = Name extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : Name;
+
+/** A row as a domain object: its columns renamed to camelCase, their values (json included) as they are. */
+export type Camel<Row> = { [Column in keyof Row as Column extends string ? CamelCase<Column> : Column]: Row[Column] };
+
+/** The row with its columns in camelCase; undefined stays undefined (a query that found no row). */
+export function camelRow<Row extends object>(row: Row): Camel<Row>;
+export function camelRow<Row extends object>(row: Row | undefined): Camel<Row> | undefined;
+export function camelRow<Row extends object>(row: Row | undefined): Camel<Row> | undefined {
+  if (row === undefined) return undefined;
+  return Object.fromEntries(Object.entries(row).map(([column, value]) => [postgres.toCamel(column), value])) as Camel<Row>;
+}
+
+/** Every row of a result with its columns in camelCase. */
+export const camelRows = <Row extends object>(rows: readonly Row[]): Camel<Row>[] => rows.map((row) => camelRow(row));
