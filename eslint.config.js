@@ -1,6 +1,7 @@
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 /**
  * Which folder may import which (ARCHITECTURE.md): imports point from the edges (api/, activities/, worker/, cli/)
@@ -20,19 +21,47 @@ const layers = [
     // db/migrate.ts is also `npm run migrate`: its command-line part reads the environment through runtime/config.ts.
     ignores: ['db/migrate.ts'],
     why: 'db/ holds queries returning domain types: it imports no other layer',
-    banned: ['express', '@temporalio/*', '**/api/**', '**/activities/**', '**/worker/**', '**/domain/**', '**/runtime/**', '**/workflows/**', '**/cli/**', '**/scripts/**'],
+    banned: [
+      'express',
+      '@temporalio/*',
+      '**/api/**',
+      '**/activities/**',
+      '**/worker/**',
+      '**/domain/**',
+      '**/runtime/**',
+      '**/workflows/**',
+      '**/cli/**',
+      '**/scripts/**',
+    ],
     typesOnly: [],
   },
   {
     files: ['runtime/**/*.ts'],
     why: 'runtime/ composes what both processes share: no HTTP edge, no worker code',
-    banned: ['express', '@temporalio/worker', '@temporalio/activity', '@temporalio/workflow', '**/api/**', '**/activities/**', '**/worker/**', '**/cli/**', '**/scripts/**'],
+    banned: [
+      'express',
+      '@temporalio/worker',
+      '@temporalio/activity',
+      '@temporalio/workflow',
+      '**/api/**',
+      '**/activities/**',
+      '**/worker/**',
+      '**/cli/**',
+      '**/scripts/**',
+    ],
     typesOnly: [],
   },
   {
     files: ['api/**/*.ts'],
     why: 'api/ is the HTTP process: it calls the domain directly and reaches the worker only through Temporal',
-    banned: ['@temporalio/worker', '@temporalio/activity', '**/activities/**', '**/worker/**', '**/cli/**', '**/scripts/**'],
+    banned: [
+      '@temporalio/worker',
+      '@temporalio/activity',
+      '**/activities/**',
+      '**/worker/**',
+      '**/cli/**',
+      '**/scripts/**',
+    ],
     typesOnly: ['**/workflows/**', '!**/workflows/definitions.js'],
   },
   {
@@ -45,17 +74,33 @@ const layers = [
   files,
   ...(ignores && { ignores }),
   rules: {
-    '@typescript-eslint/no-restricted-imports': ['error', {
-      patterns: [
-        { group: banned, message: why },
-        ...(typesOnly.length ? [{ group: typesOnly, allowTypeImports: true, message: `${why} (type imports only)` }] : []),
-      ],
-    }],
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { group: banned, message: why },
+          ...(typesOnly.length
+            ? [{ group: typesOnly, allowTypeImports: true, message: `${why} (type imports only)` }]
+            : []),
+        ],
+      },
+    ],
   },
 }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', '.tools/', '.scratch/', 'test-results/', 'bench/results/'] },
+  {
+    ignores: [
+      'node_modules/',
+      '.data/',
+      '.tools/',
+      '.scratch/',
+      '.stryker-tmp/',
+      'dist/',
+      'test-results/',
+      'bench/results/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -72,14 +117,31 @@ export default tseslint.config(
     // of activities/ and api/ (proxyActivities needs the types, never the code).
     files: ['workflows/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['node:*'], message: 'workflows run in a deterministic sandbox: no Node builtins' },
-          // Every builtin by its bare name (fs, fs/promises, timers, ...), from Node's own list, not a hand-picked one.
-          { group: builtinModules, message: 'workflows run in a deterministic sandbox: no Node builtins' },
-          { group: ['**/activities/**', '**/api/**', '**/db/**', '**/domain/**', '**/runtime/**', 'postgres', '@modelcontextprotocol/*', 'ai', '@ai-sdk/*'], allowTypeImports: true, message: 'workflows may import the other layers only as types' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'workflows run in a deterministic sandbox: no Node builtins' },
+            // Every builtin by its bare name (fs, fs/promises, timers, ...), from Node's own list, not a hand-picked one.
+            { group: builtinModules, message: 'workflows run in a deterministic sandbox: no Node builtins' },
+            {
+              group: [
+                '**/activities/**',
+                '**/api/**',
+                '**/db/**',
+                '**/domain/**',
+                '**/runtime/**',
+                'postgres',
+                '@modelcontextprotocol/*',
+                'ai',
+                '@ai-sdk/*',
+              ],
+              allowTypeImports: true,
+              message: 'workflows may import the other layers only as types',
+            },
+          ],
+        },
+      ],
     },
   },
   ...layers,
@@ -89,11 +151,16 @@ export default tseslint.config(
     files: ['**/*.ts'],
     ignores: ['test/**', 'bench/**', '*.config.ts'],
     rules: {
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'read settings through a loader of runtime/config.ts' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'read settings through a loader of runtime/config.ts' },
+      ],
     },
   },
   {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },
+  // Layout is Prettier's (`npm run format`; `npm run lint` checks it): no stylistic rule of ESLint's competes.
+  prettier,
 );

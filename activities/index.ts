@@ -43,7 +43,10 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     async runIterationBatch(input: BatchInput) {
-      return await runIterationBatch({ ...deps, catalog, log: deps.log.child({ runId: input.runId, attempt: Context.current().info.attempt }) }, input);
+      return await runIterationBatch(
+        { ...deps, catalog, log: deps.log.child({ runId: input.runId, attempt: Context.current().info.attempt }) },
+        input,
+      );
     },
 
     async finalizeRun(input: FinalizeInput) {

@@ -17,7 +17,12 @@ import type { FailureDetails } from '../domain/evals/iteration.js';
 import { RunNotFound, TooManyIterations } from '../domain/evals/runFailures.js';
 import { OperationFailure } from '../domain/failures.js';
 import { AgentRunFailure } from '../domain/models/agentLoop.js';
-import { classifyModelError, isModelError, type ModelErrorClassification, type ModelErrorKind } from '../domain/models/failures.js';
+import {
+  classifyModelError,
+  isModelError,
+  type ModelErrorClassification,
+  type ModelErrorKind,
+} from '../domain/models/failures.js';
 
 /** Why an iteration failed, in `error_details.reason`. Server failures keep the MCP failure's own reason. */
 export type ModelFailureReason =
@@ -72,7 +77,12 @@ export function decideRetry(error: unknown, context: FailureContext): RetryDecis
     const { reason, transient } = modelFailures[classified.kind];
     const status = classified.status;
     if (!transient) return fail(classified.message, { reason, ...(status !== undefined && { status }) }, context);
-    return transientFailure(classified.message, { reason, ...(status !== undefined && { status }) }, context, classified.retryAfterMs);
+    return transientFailure(
+      classified.message,
+      { reason, ...(status !== undefined && { status }) },
+      context,
+      classified.retryAfterMs,
+    );
   }
   return { action: 'retry', reason: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
 }
@@ -93,14 +103,23 @@ function serverFailure(failure: OperationFailure, context: FailureContext): Retr
   const reason = typeof details.reason === 'string' ? details.reason : failure.code;
   const facts = { reason, code: failure.code, ...(typeof details.status === 'number' && { status: details.status }) };
   const outage = failure.code === 'SERVER_UNREACHABLE' || failure.code === 'TIMEOUT';
-  if (outage && details.retryable !== false && details.errno !== 'ENOTFOUND') return transientFailure(failure.message, facts, context);
+  if (outage && details.retryable !== false && details.errno !== 'ENOTFOUND')
+    return transientFailure(failure.message, facts, context);
   return fail(failure.message, facts, context);
 }
 
-function transientFailure(message: string, facts: Omit<FailureDetails, 'attempt'>, context: FailureContext, delayMs?: number): RetryDecision {
-  if (context.attempt >= context.lastAttempt) return fail(`${message} (still failing after ${context.attempt} attempts)`, facts, context);
+function transientFailure(
+  message: string,
+  facts: Omit<FailureDetails, 'attempt'>,
+  context: FailureContext,
+  delayMs?: number,
+): RetryDecision {
+  if (context.attempt >= context.lastAttempt)
+    return fail(`${message} (still failing after ${context.attempt} attempts)`, facts, context);
   const retry = { action: 'retry' as const, reason: facts.reason, message };
-  return delayMs === undefined ? retry : { ...retry, delayMs: Math.min(Math.max(0, Math.round(delayMs)), MAX_RETRY_DELAY_MS) };
+  return delayMs === undefined
+    ? retry
+    : { ...retry, delayMs: Math.min(Math.max(0, Math.round(delayMs)), MAX_RETRY_DELAY_MS) };
 }
 
 function fail(message: string, facts: Omit<FailureDetails, 'attempt'>, context: FailureContext): RetryDecision {
@@ -108,7 +127,10 @@ function fail(message: string, facts: Omit<FailureDetails, 'attempt'>, context: 
 }
 
 /** A retry decision as the activity's failure: Temporal retries it, after `delayMs` when the provider said so. */
-export function retryFailure(decision: Extract<RetryDecision, { action: 'retry' }>, cause?: unknown): ApplicationFailure {
+export function retryFailure(
+  decision: Extract<RetryDecision, { action: 'retry' }>,
+  cause?: unknown,
+): ApplicationFailure {
   return ApplicationFailure.create({
     message: decision.message,
     type: decision.reason === 'INTERNAL' ? 'IterationInterrupted' : 'RetryableIterationError',

@@ -1,6 +1,13 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection.js';
-import { claimIteration, completeIteration, fenceIterations, getBatchIterations, type ClaimFence, type IterationCompletion } from '../db/evalIterations.js';
+import {
+  claimIteration,
+  completeIteration,
+  fenceIterations,
+  getBatchIterations,
+  type ClaimFence,
+  type IterationCompletion,
+} from '../db/evalIterations.js';
 import type { SecretBox } from '../db/secretBox.js';
 import type { Logger } from '../runtime/logger.js';
 import type { McpOperations } from '../domain/mcp/index.js';
@@ -58,21 +65,32 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
   };
   const iterations = await getBatchIterations(deps.sql, input.runId, input.iterationIds);
   // What an earlier attempt of this batch finished is counted, never run again.
-  for (const iteration of iterations) if (iteration.status === 'completed' || iteration.status === 'failed') count(iteration.result);
+  for (const iteration of iterations)
+    if (iteration.status === 'completed' || iteration.status === 'failed') count(iteration.result);
   // This attempt takes the batch's unfinished iterations from any earlier attempt (a worker paused or cut off from
   // Temporal may still be running one): from here on that attempt can neither claim nor complete them. When a newer
   // attempt already holds them, this one is stale and runs nothing.
   const { workflowExecution, activityRunId, activityId, attempt } = activity.info;
   const fence: ClaimFence = { owner: `${workflowExecution?.runId ?? activityRunId}/${activityId}`, attempt };
-  const unfinished = ctx.run.status === 'running' ? iterations.filter((i) => i.status === 'pending' || i.status === 'running') : [];
-  const held = unfinished.length > 0 ? await fenceIterations(deps.sql, input.runId, unfinished.map((i) => i.id), fence) : new Set<string>();
+  const unfinished =
+    ctx.run.status === 'running' ? iterations.filter((i) => i.status === 'pending' || i.status === 'running') : [];
+  const held =
+    unfinished.length > 0
+      ? await fenceIterations(
+          deps.sql,
+          input.runId,
+          unfinished.map((i) => i.id),
+          fence,
+        )
+      : new Set<string>();
   const toRun = unfinished.filter((i) => held.has(i.id));
   let tools: ReturnType<typeof collectTools> | undefined;
   // Listed once per batch and shared by its iterations; a failed listing is retried by the next iteration.
-  const toolsOnce = () => (tools ??= collectTools(deps.mcp, ctx.servers, signal).catch((error) => {
-    tools = undefined;
-    throw error;
-  }));
+  const toolsOnce = () =>
+    (tools ??= collectTools(deps.mcp, ctx.servers, signal).catch((error) => {
+      tools = undefined;
+      throw error;
+    }));
 
   // The heartbeat (throttled by the worker) proves liveness and brings cancellation; the details are for operators.
   const beat = setInterval(() => activity.heartbeat(result), HEARTBEAT_MS);
@@ -93,14 +111,33 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
         outcome = await executeIteration(deps, ctx, iteration, { signal, tools: toolsOnce });
       } catch (error) {
         const failure = error instanceof IterationFailure ? error.failure : error;
-        const decision = decideRetry(failure, { attempt: activity.info.attempt, lastAttempt: input.lastAttempt, signal });
+        const decision = decideRetry(failure, {
+          attempt: activity.info.attempt,
+          lastAttempt: input.lastAttempt,
+          signal,
+        });
         // Whatever the aborted model or MCP call threw, a cancelled run ends this activity as cancelled.
         if (decision.action === 'cancel') throw signal.aborted ? signal.reason : failure;
         if (decision.action === 'retry') {
-          deps.log.warn({ runId: input.runId, iterationId: iteration.id, attempt: activity.info.attempt, reason: decision.reason, delayMs: decision.delayMs, err: decision.message }, 'iteration will be retried');
+          deps.log.warn(
+            {
+              runId: input.runId,
+              iterationId: iteration.id,
+              attempt: activity.info.attempt,
+              reason: decision.reason,
+              delayMs: decision.delayMs,
+              err: decision.message,
+            },
+            'iteration will be retried',
+          );
           throw retryFailure(decision, failure);
         }
-        outcome = failedOutcome(iteration, error instanceof IterationFailure ? error : new IterationFailure('model', error), decision, Date.now() - startedAt);
+        outcome = failedOutcome(
+          iteration,
+          error instanceof IterationFailure ? error : new IterationFailure('model', error),
+          decision,
+          Date.now() - startedAt,
+        );
       }
       const stored = await completeIteration(deps.sql, iteration.id, outcome, fence, { claimNext: next?.id });
       claimed = stored.nextClaimed;

@@ -70,7 +70,10 @@ export function createApp(deps: AppDeps): App {
     box: SecretBox.fromSetting(deps.config.RUNWAY_ENCRYPTION_KEY),
     runs: new RunLauncher(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
     reconciler: new RunReconciler({ sql: deps.sql, temporal: deps.temporal, log: deps.log }),
-    schedules: new SuiteScheduler(deps.temporal, { taskQueue: deps.config.TEMPORAL_TASK_QUEUE, minuteMs: deps.config.SCHEDULE_MINUTE_MS }),
+    schedules: new SuiteScheduler(deps.temporal, {
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      minuteMs: deps.config.SCHEDULE_MINUTE_MS,
+    }),
     catalog: parseHostedModels(deps.config.HOSTED_MODELS),
     addressLimit: new AddressLimit(deps.sql, {
       perMinute: deps.config.RATE_LIMIT_ANON_PER_MINUTE,
@@ -79,7 +82,12 @@ export function createApp(deps: AppDeps): App {
     }),
   };
   const { config } = deps;
-  const rate = { perMinute: config.RATE_LIMIT_PER_MINUTE, burst: config.RATE_LIMIT_BURST, anonPerMinute: config.RATE_LIMIT_ANON_PER_MINUTE, anonBurst: config.RATE_LIMIT_ANON_BURST };
+  const rate = {
+    perMinute: config.RATE_LIMIT_PER_MINUTE,
+    burst: config.RATE_LIMIT_BURST,
+    anonPerMinute: config.RATE_LIMIT_ANON_PER_MINUTE,
+    anonBurst: config.RATE_LIMIT_ANON_BURST,
+  };
   const routes: RouteSpec[] = [...allRoutes(routeDeps), openApiRoute(() => routes, rate)];
   const app = express();
   app.disable('x-powered-by');
@@ -92,16 +100,25 @@ export function createApp(deps: AppDeps): App {
   const checkReply = replyCheck(config.REPLY_VALIDATION, deps.log);
   const v1 = express.Router();
   v1.all(['/api-keys', '/api-keys/*rest'], keyManagementSurface);
-  for (const route of routes.filter((r) => r.auth === false)) v1[route.method](route.path, toHandler(route, checkReply));
+  for (const route of routes.filter((r) => r.auth === false))
+    v1[route.method](route.path, toHandler(route, checkReply));
   const admit = authenticate(
     deps.sql,
-    { perMinute: deps.config.RATE_LIMIT_PER_MINUTE, burst: deps.config.RATE_LIMIT_BURST, onReject: () => metrics.rateLimitRejections.inc() },
+    {
+      perMinute: deps.config.RATE_LIMIT_PER_MINUTE,
+      burst: deps.config.RATE_LIMIT_BURST,
+      onReject: () => metrics.rateLimitRejections.inc(),
+    },
     routeDeps.addressLimit,
   );
   v1.use(admit);
   const bodies = jsonObjectBody();
   for (const route of routes.filter((r) => r.auth !== false)) {
-    v1[route.method](route.path, ...(route.method === 'get' ? [] : route.bodyLimit ? jsonObjectBody(route.bodyLimit) : bodies), toHandler(route, checkReply));
+    v1[route.method](
+      route.path,
+      ...(route.method === 'get' ? [] : route.bodyLimit ? jsonObjectBody(route.bodyLimit) : bodies),
+      toHandler(route, checkReply),
+    );
   }
 
   app.use(healthRoutes(deps));
@@ -124,7 +141,10 @@ function requestLog(log: Logger): RequestHandler {
     const path = req.path;
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info({ requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+      log.info(
+        { requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 },
+        'request',
+      );
     });
     next();
   };

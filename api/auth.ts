@@ -16,7 +16,10 @@ export function bearerToken(header: string | undefined): string | undefined {
 /** API keys cannot manage API keys: the key-management surface always refuses an sk_ bearer. */
 export const keyManagementSurface: RequestHandler = (req) => {
   if (bearerToken(req.get('authorization'))?.startsWith('sk_')) {
-    throw new ApiError('FORBIDDEN', 'API keys cannot manage API keys; an operator creates, lists and revokes them with `npm run -s admin -- key create` (`key list`, `key revoke`)');
+    throw new ApiError(
+      'FORBIDDEN',
+      'API keys cannot manage API keys; an operator creates, lists and revokes them with `npm run -s admin -- key create` (`key list`, `key revoke`)',
+    );
   }
   throw new ApiError('UNAUTHORIZED', 'the key-management surface needs a signed-in user session, not an API key');
 };
@@ -33,7 +36,10 @@ export function authenticate(sql: Sql, limits: RateLimitSettings, addressLimit: 
     const token = bearerToken(req.get('authorization'));
     if (!token || !token.startsWith('sk_') || token.length > 200) {
       await addressLimit.take(req, res);
-      throw new ApiError('UNAUTHORIZED', token ? 'invalid API key' : 'missing bearer API key: send Authorization: Bearer sk_...');
+      throw new ApiError(
+        'UNAUTHORIZED',
+        token ? 'invalid API key' : 'missing bearer API key: send Authorization: Bearer sk_...',
+      );
     }
     const found = await admitApiKey(sql, token, { key: bucket, address: addressLimit.bucketOf(req) });
     if (found.status === 'valid') {
@@ -44,7 +50,11 @@ export function authenticate(sql: Sql, limits: RateLimitSettings, addressLimit: 
     addressLimit.enforce(res, found.addressLimit);
     switch (found.status) {
       case 'orphaned':
-        throw new ApiError('UNAUTHORIZED', `this API key is no longer bound to an organization (the organization is gone, or the key's user is no longer a member of it); ${NEW_KEY}`, { reason: 'ORPHANED_KEY' });
+        throw new ApiError(
+          'UNAUTHORIZED',
+          `this API key is no longer bound to an organization (the organization is gone, or the key's user is no longer a member of it); ${NEW_KEY}`,
+          { reason: 'ORPHANED_KEY' },
+        );
       case 'revoked':
         throw new ApiError('UNAUTHORIZED', `this API key has been revoked; ${NEW_KEY}`);
       default:

@@ -1,6 +1,14 @@
 import type { z } from 'zod';
 import type { accountSchema } from './schemas/account.js';
-import type { chatboxDetailSchema, chatboxSummarySchema, chatSessionSchema, chatSessionsQuery, projectSchema, projectsQuery, serverSchema } from './schemas/catalog.js';
+import type {
+  chatboxDetailSchema,
+  chatboxSummarySchema,
+  chatSessionSchema,
+  chatSessionsQuery,
+  projectSchema,
+  projectsQuery,
+  serverSchema,
+} from './schemas/catalog.js';
 import type { pageQuery } from './schemas/common.js';
 import type {
   createRunBody,
@@ -129,7 +137,8 @@ export function cannotRecover(envelope: Partial<ErrorEnvelope> | undefined): boo
  * A 429 that is not about the request rate: the organization's cap on concurrent eval runs. Retrying on a
  * schedule meant for rate limits gives up after a minute; how long to wait for a slot is the caller's to decide.
  */
-export const isRunCapReached = (envelope: Partial<ErrorEnvelope> | undefined) => envelope?.details?.reason === 'CONCURRENT_RUN_LIMIT';
+export const isRunCapReached = (envelope: Partial<ErrorEnvelope> | undefined) =>
+  envelope?.details?.reason === 'CONCURRENT_RUN_LIMIT';
 
 export interface RunwayClientOptions {
   /** `http://host:port` or `http://host:port/api/v1` */
@@ -193,7 +202,8 @@ export function createRunwayClient(options: RunwayClientOptions) {
   };
 
   /** A reply whose body was read to decide on a retry, whole again for readReply. */
-  const replay = (response: Response, text: string) => new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+  const replay = (response: Response, text: string) =>
+    new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
 
   async function send(url: string, init: RequestInit, idempotent: boolean): Promise<Response> {
     let rateLimited = 0;
@@ -224,7 +234,10 @@ export function createRunwayClient(options: RunwayClientOptions) {
       }
       if (cannotRecover(envelope)) return replay(response, text);
       const delayMs = gatewayDelay(gateway++);
-      const said = typeof envelope?.code === 'string' ? ` ${envelope.code}${typeof envelope.message === 'string' ? `: ${envelope.message}` : ''}` : '';
+      const said =
+        typeof envelope?.code === 'string'
+          ? ` ${envelope.code}${typeof envelope.message === 'string' ? `: ${envelope.message}` : ''}`
+          : '';
       options.onRetry?.({ attempt, delayMs, status: response.status, reason: `HTTP ${response.status}${said}` });
       await sleep(delayMs);
     }
@@ -251,9 +264,14 @@ export function createRunwayClient(options: RunwayClientOptions) {
   }
 
   async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-    const query = Object.entries(opts.query ?? {}).filter((e): e is [string, string | number | boolean] => e[1] !== undefined);
+    const query = Object.entries(opts.query ?? {}).filter(
+      (e): e is [string, string | number | boolean] => e[1] !== undefined,
+    );
     const url = `${base}${path}${query.length ? `?${new URLSearchParams(query.map(([k, v]): [string, string] => [k, String(v)]))}` : ''}`;
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': options.userAgent ?? 'runway-client' };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': options.userAgent ?? 'runway-client',
+    };
     if (opts.auth !== false && options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
     const response = await send(
@@ -284,33 +302,56 @@ export function createRunwayClient(options: RunwayClientOptions) {
 
   const servers = {
     list: (projectId: string) => request<Collection<Server>>('GET', `${project(projectId)}/servers`),
-    validate: (projectId: string, serverId: string) => request<ValidateResult>('POST', `${server(projectId, serverId)}/validate`, { body: {}, ...read }),
-    doctor: (projectId: string, serverId: string) => request<DoctorReport>('POST', `${server(projectId, serverId)}/doctor`, { body: {}, ...read }),
-    checkOAuth: (projectId: string, serverId: string) => request<OAuthRequirement>('POST', `${server(projectId, serverId)}/check-oauth`, { body: {}, ...read }),
+    validate: (projectId: string, serverId: string) =>
+      request<ValidateResult>('POST', `${server(projectId, serverId)}/validate`, { body: {}, ...read }),
+    doctor: (projectId: string, serverId: string) =>
+      request<DoctorReport>('POST', `${server(projectId, serverId)}/doctor`, { body: {}, ...read }),
+    checkOAuth: (projectId: string, serverId: string) =>
+      request<OAuthRequirement>('POST', `${server(projectId, serverId)}/check-oauth`, { body: {}, ...read }),
     importTokens: (projectId: string, serverId: string, body: ImportTokens) =>
       request<ImportTokensResult>('POST', `${server(projectId, serverId)}/oauth/import-tokens`, { body, ...read }),
-    tools: (projectId: string, serverId: string, cursor?: string) => request<Collection<Tool>>('POST', `${server(projectId, serverId)}/tools`, { body: { cursor }, ...read }),
+    tools: (projectId: string, serverId: string, cursor?: string) =>
+      request<Collection<Tool>>('POST', `${server(projectId, serverId)}/tools`, { body: { cursor }, ...read }),
     allTools: (projectId: string, serverId: string) => all((cursor) => servers.tools(projectId, serverId, cursor)),
     /** not repeated after a gateway error: a tool call may have effects */
-    callTool: (projectId: string, serverId: string, toolName: string, parameters: Record<string, unknown> = {}, options: Pick<CallTool, 'elicitation'> = {}) =>
-      request<CallToolResult>('POST', `${server(projectId, serverId)}/tools/call`, { body: { toolName, parameters, ...options } }),
-    prompts: (projectId: string, serverId: string, cursor?: string) => request<Collection<Prompt>>('POST', `${server(projectId, serverId)}/prompts`, { body: { cursor }, ...read }),
-    getPrompt: (projectId: string, serverId: string, body: GetPrompt) => request<GetPromptResult>('POST', `${server(projectId, serverId)}/prompts/get`, { body, ...read }),
+    callTool: (
+      projectId: string,
+      serverId: string,
+      toolName: string,
+      parameters: Record<string, unknown> = {},
+      options: Pick<CallTool, 'elicitation'> = {},
+    ) =>
+      request<CallToolResult>('POST', `${server(projectId, serverId)}/tools/call`, {
+        body: { toolName, parameters, ...options },
+      }),
+    prompts: (projectId: string, serverId: string, cursor?: string) =>
+      request<Collection<Prompt>>('POST', `${server(projectId, serverId)}/prompts`, { body: { cursor }, ...read }),
+    getPrompt: (projectId: string, serverId: string, body: GetPrompt) =>
+      request<GetPromptResult>('POST', `${server(projectId, serverId)}/prompts/get`, { body, ...read }),
     resources: (projectId: string, serverId: string, cursor?: string) =>
-      request<Collection<ResourceEntry>>('POST', `${server(projectId, serverId)}/resources`, { body: { cursor }, ...read }),
-    readResource: (projectId: string, serverId: string, uri: string) => request<ResourceContents>('POST', `${server(projectId, serverId)}/resources/read`, { body: { uri }, ...read }),
-    export: (projectId: string, serverId: string) => request<ServerSnapshot>('POST', `${server(projectId, serverId)}/export`, { body: {}, ...read }),
+      request<Collection<ResourceEntry>>('POST', `${server(projectId, serverId)}/resources`, {
+        body: { cursor },
+        ...read,
+      }),
+    readResource: (projectId: string, serverId: string, uri: string) =>
+      request<ResourceContents>('POST', `${server(projectId, serverId)}/resources/read`, { body: { uri }, ...read }),
+    export: (projectId: string, serverId: string) =>
+      request<ServerSnapshot>('POST', `${server(projectId, serverId)}/export`, { body: {}, ...read }),
   };
 
   const evalRuns = {
     /** not repeated after a gateway error: it would start a second run */
-    create: (projectId: string, body: CreateEvalRun) => request<EvalRunCreated>('POST', `${project(projectId)}/eval-runs`, { body }),
+    create: (projectId: string, body: CreateEvalRun) =>
+      request<EvalRunCreated>('POST', `${project(projectId)}/eval-runs`, { body }),
     get: (projectId: string, runId: string) => request<EvalRun>('GET', run(projectId, runId)),
-    cancel: (projectId: string, runId: string) => request<EvalRun>('POST', `${run(projectId, runId)}/cancel`, { body: {} }),
+    cancel: (projectId: string, runId: string) =>
+      request<EvalRun>('POST', `${run(projectId, runId)}/cancel`, { body: {} }),
     iterations: (projectId: string, runId: string, query: PageQuery = {}) =>
       request<Collection<EvalIteration>>('GET', `${run(projectId, runId)}/iterations`, { query }),
-    allIterations: (projectId: string, runId: string) => all((cursor) => evalRuns.iterations(projectId, runId, { cursor, limit: 200 })),
-    trace: (projectId: string, runId: string, iterationId: string) => request<EvalTrace>('GET', `${run(projectId, runId)}/iterations/${enc(iterationId)}/trace`),
+    allIterations: (projectId: string, runId: string) =>
+      all((cursor) => evalRuns.iterations(projectId, runId, { cursor, limit: 200 })),
+    trace: (projectId: string, runId: string, iterationId: string) =>
+      request<EvalTrace>('GET', `${run(projectId, runId)}/iterations/${enc(iterationId)}/trace`),
   };
 
   return {
@@ -318,18 +359,27 @@ export function createRunwayClient(options: RunwayClientOptions) {
     request,
     openapi: () => request<Record<string, unknown>>('GET', '/openapi.json', { auth: false }),
     me: () => request<Account>('GET', '/me'),
-    projects: { list: (query: z.input<typeof projectsQuery> = {}) => request<Collection<Project>>('GET', '/projects', { query }) },
-    chatSessions: { list: (query: Partial<z.input<typeof chatSessionsQuery>> = {}) => request<Collection<ChatSession>>('GET', '/chat-sessions', { query: query as RequestOptions['query'] }) },
+    projects: {
+      list: (query: z.input<typeof projectsQuery> = {}) => request<Collection<Project>>('GET', '/projects', { query }),
+    },
+    chatSessions: {
+      list: (query: Partial<z.input<typeof chatSessionsQuery>> = {}) =>
+        request<Collection<ChatSession>>('GET', '/chat-sessions', { query: query as RequestOptions['query'] }),
+    },
     chatboxes: {
       list: (projectId: string) => request<Collection<ChatboxSummary>>('GET', `${project(projectId)}/chatboxes`),
-      get: (projectId: string, chatboxId: string) => request<Chatbox>('GET', `${project(projectId)}/chatboxes/${enc(chatboxId)}`),
+      get: (projectId: string, chatboxId: string) =>
+        request<Chatbox>('GET', `${project(projectId)}/chatboxes/${enc(chatboxId)}`),
     },
     servers,
     evalSuites: {
-      create: (projectId: string, body: CreateEvalSuite) => request<EvalSuiteCreated>('POST', `${project(projectId)}/eval-suites`, { body }),
+      create: (projectId: string, body: CreateEvalSuite) =>
+        request<EvalSuiteCreated>('POST', `${project(projectId)}/eval-suites`, { body }),
       list: (projectId: string) => request<Collection<EvalSuite>>('GET', `${project(projectId)}/eval-suites`),
       runs: (projectId: string, suiteId: string, query: Partial<z.input<typeof suiteRunsQuery>> = {}) =>
-        request<Collection<EvalRun>>('GET', `${project(projectId)}/eval-suites/${enc(suiteId)}/runs`, { query: query as RequestOptions['query'] }),
+        request<Collection<EvalRun>>('GET', `${project(projectId)}/eval-suites/${enc(suiteId)}/runs`, {
+          query: query as RequestOptions['query'],
+        }),
     },
     evalRuns,
     ingest: {
@@ -337,7 +387,15 @@ export function createRunwayClient(options: RunwayClientOptions) {
         request<UploadUrl>('POST', `${project(projectId)}/eval-ingest/artifacts/upload-url`, { body, ...read }),
       /** PUT the raw artifact to a minted URL (single use, so never repeated; no key: the URL is the capability) */
       async upload(uploadUrl: string, content: string | Uint8Array, contentType: string): Promise<UploadResult> {
-        const response = await send(new URL(uploadUrl, base).toString(), { method: 'PUT', headers: { 'content-type': contentType, 'user-agent': options.userAgent ?? 'runway-client' }, body: content }, false);
+        const response = await send(
+          new URL(uploadUrl, base).toString(),
+          {
+            method: 'PUT',
+            headers: { 'content-type': contentType, 'user-agent': options.userAgent ?? 'runway-client' },
+            body: content,
+          },
+          false,
+        );
         return await readReply<UploadResult>(response);
       },
     },

@@ -42,4 +42,5 @@ export class CursorCodec {
   }
 }
 
-const invalid = () => validationError('cursor is invalid; pass nextCursor from the previous page unchanged', { reason: 'INVALID_CURSOR' });
+const invalid = () =>
+  validationError('cursor is invalid; pass nextCursor from the previous page unchanged', { reason: 'INVALID_CURSOR' });

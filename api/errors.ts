@@ -49,7 +49,8 @@ export class ApiError extends Error {
   }
 }
 
-export const notFound = (what: string, details?: Record<string, unknown>) => new ApiError('NOT_FOUND', `${what} not found`, details);
+export const notFound = (what: string, details?: Record<string, unknown>) =>
+  new ApiError('NOT_FOUND', `${what} not found`, details);
 
 export const validationError = (message: string, details?: Record<string, unknown>) =>
   new ApiError('VALIDATION_ERROR', message, details);
@@ -63,10 +64,15 @@ export function fromZodError(error: z.ZodError, where: 'body' | 'query' | 'path'
   const unknown = schema ? unknownFields(error, schema, [where]) : [];
   if (unknown.length > 0) {
     const more = unknown.length - 1;
-    const message = more > 0 ? `${unknown[0].message} (and ${more} more unknown field${more > 1 ? 's' : ''}: see details.issues)` : unknown[0].message;
+    const message =
+      more > 0
+        ? `${unknown[0].message} (and ${more} more unknown field${more > 1 ? 's' : ''}: see details.issues)`
+        : unknown[0].message;
     return validationError(message, { reason: 'UNKNOWN_FIELD', issues: unknown });
   }
-  const issues = error.issues.slice(0, 20).map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message }));
+  const issues = error.issues
+    .slice(0, 20)
+    .map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message }));
   const first = issues[0];
   return validationError(first ? `${first.path}: ${first.message}` : `invalid ${where}`, { issues });
 }
@@ -75,13 +81,17 @@ export function fromZodError(error: z.ZodError, where: 'body' | 'query' | 'path'
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof OperationFailure) {
-    const headers = error.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(error.retryAfterSeconds) };
+    const headers =
+      error.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(error.retryAfterSeconds) };
     return new ApiError(error.code, error.message, error.details, headers);
   }
   if (error instanceof z.ZodError) return fromZodError(error, 'body');
   const e = error as { type?: string; status?: number; limit?: number } | null;
   if (e?.type === 'entity.too.large') {
-    return validationError(`request body exceeds the limit of ${e.limit} bytes`, { reason: 'BODY_TOO_LARGE', limit: e.limit });
+    return validationError(`request body exceeds the limit of ${e.limit} bytes`, {
+      reason: 'BODY_TOO_LARGE',
+      limit: e.limit,
+    });
   }
   if (e?.type === 'entity.parse.failed' || e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return validationError('request body is not valid JSON');
@@ -122,13 +132,18 @@ export function answerClientErrors(server: Server): void {
     // As Node's own handler: never write into a response already under way.
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) return void socket.destroy();
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return void socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+      return void socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
     const body = JSON.stringify({
       code: 'VALIDATION_ERROR',
-      message: tooLarge ? 'the request line and headers exceed 16 KB; shorten the URL (pass long values in a body)' : 'malformed HTTP request',
+      message: tooLarge
+        ? 'the request line and headers exceed 16 KB; shorten the URL (pass long values in a body)'
+        : 'malformed HTTP request',
       details: { reason: tooLarge ? 'REQUEST_HEADERS_TOO_LARGE' : 'MALFORMED_HTTP_REQUEST' },
     });
-    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
 }

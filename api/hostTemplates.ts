@@ -104,7 +104,10 @@ const BROWSER_USER_AGENT =
 const editorUserAgent = (product: string) =>
   `Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) ${product} Chrome/138.0.7204.251 Electron/37.7.0 Safari/537.36`;
 
-const SYSTEM_FONTS = { '--font-sans': 'system-ui, -apple-system, sans-serif', '--font-mono': 'ui-monospace, monospace' };
+const SYSTEM_FONTS = {
+  '--font-sans': 'system-ui, -apple-system, sans-serif',
+  '--font-mono': 'ui-monospace, monospace',
+};
 
 /**
  * The host context of a client: a desktop screen with a mouse, no insets, US English, UTC, inline display, unless
@@ -165,7 +168,10 @@ const templates = {
       mcpProfile: {
         profileVersion: 1,
         // The inspector's MCP client names itself `mcpjam-inspector`; the version follows its npm release.
-        initialize: { clientInfo: { name: 'mcpjam-inspector', version: '1.0.0', title: 'MCPJam Inspector' }, supportedProtocolVersions: [...ALL_REVISIONS] },
+        initialize: {
+          clientInfo: { name: 'mcpjam-inspector', version: '1.0.0', title: 'MCPJam Inspector' },
+          supportedProtocolVersions: [...ALL_REVISIONS],
+        },
         apps: { uiInitialize: { hostInfo: { name: 'MCPJam', version: '1.0.0' } } },
       },
     },
@@ -195,12 +201,17 @@ const templates = {
         platform: 'web',
         availableDisplayModes: ['inline', 'fullscreen'],
         containerDimensions: { width: 720, maxHeight: 5000 },
-        styles: { variables: { '--font-sans': 'Anthropic Sans, sans-serif', '--font-mono': 'ui-monospace, monospace' } },
+        styles: {
+          variables: { '--font-sans': 'Anthropic Sans, sans-serif', '--font-mono': 'ui-monospace, monospace' },
+        },
       }),
       mcpProfile: {
         profileVersion: 1,
         // Observed from claude.ai connectors and Claude Desktop: `claude-ai` version 0.1.0, protocol 2025-11-25.
-        initialize: { clientInfo: { name: 'claude-ai', version: '0.1.0' }, supportedProtocolVersions: [...ALL_REVISIONS] },
+        initialize: {
+          clientInfo: { name: 'claude-ai', version: '0.1.0' },
+          supportedProtocolVersions: [...ALL_REVISIONS],
+        },
         apps: { uiInitialize: { hostInfo: { name: 'Claude', version: '1.0.0' } } },
       },
     },
@@ -234,7 +245,10 @@ const templates = {
       mcpProfile: {
         profileVersion: 1,
         // Version is representative (approximation): Claude Code reports its CLI version, 2.x at the time of writing.
-        initialize: { clientInfo: { name: 'claude-code', version: '2.1.0' }, supportedProtocolVersions: [...ALL_REVISIONS] },
+        initialize: {
+          clientInfo: { name: 'claude-code', version: '2.1.0' },
+          supportedProtocolVersions: [...ALL_REVISIONS],
+        },
       },
     },
   },
@@ -268,7 +282,10 @@ const templates = {
       mcpProfile: {
         profileVersion: 1,
         // 2025-06-18 and 2025-03-26 are observed; 2025-11-25 is an approximation for current releases.
-        initialize: { clientInfo: { name: 'openai-mcp', version: '1.0.0' }, supportedProtocolVersions: ['2025-11-25', '2025-06-18', '2025-03-26'] },
+        initialize: {
+          clientInfo: { name: 'openai-mcp', version: '1.0.0' },
+          supportedProtocolVersions: ['2025-11-25', '2025-06-18', '2025-03-26'],
+        },
         apps: { uiInitialize: { hostInfo: { name: 'ChatGPT', version: '1.0.0' } } },
       },
     },
@@ -291,11 +308,18 @@ const templates = {
       ...common,
       connectionDefaults: { headers: {}, requestTimeout: SDK_DEFAULT_TIMEOUT_MS },
       clientCapabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} },
-      hostContext: context({ userAgent: BROWSER_USER_AGENT, platform: 'web', containerDimensions: { width: 768, maxHeight: 5000 } }),
+      hostContext: context({
+        userAgent: BROWSER_USER_AGENT,
+        platform: 'web',
+        containerDimensions: { width: 768, maxHeight: 5000 },
+      }),
       mcpProfile: {
         profileVersion: 1,
         // The name is as captured from Le Chat; the version is an approximation.
-        initialize: { clientInfo: { name: 'Mistral', version: '1.0.0', title: 'Mistral AI: Le Chat' }, supportedProtocolVersions: [...UP_TO_2025_06_18] },
+        initialize: {
+          clientInfo: { name: 'Mistral', version: '1.0.0', title: 'Mistral AI: Le Chat' },
+          supportedProtocolVersions: [...UP_TO_2025_06_18],
+        },
       },
     },
   },
@@ -319,10 +343,17 @@ const templates = {
       connectionDefaults: { headers: {}, requestTimeout: SDK_DEFAULT_TIMEOUT_MS },
       clientCapabilities: { roots: {}, elicitation: {} },
       // The agent panel of an Electron editor (approximation: the version follows the release).
-      hostContext: context({ userAgent: editorUserAgent('Cursor/2.3.0'), platform: 'desktop', containerDimensions: { width: 480, maxHeight: 2000 } }),
+      hostContext: context({
+        userAgent: editorUserAgent('Cursor/2.3.0'),
+        platform: 'desktop',
+        containerDimensions: { width: 480, maxHeight: 2000 },
+      }),
       mcpProfile: {
         profileVersion: 1,
-        initialize: { clientInfo: { name: 'cursor-vscode', version: '1.0.0', title: 'Cursor' }, supportedProtocolVersions: [...UP_TO_2025_06_18] },
+        initialize: {
+          clientInfo: { name: 'cursor-vscode', version: '1.0.0', title: 'Cursor' },
+          supportedProtocolVersions: [...UP_TO_2025_06_18],
+        },
       },
     },
   },
@@ -351,7 +382,10 @@ const templates = {
       mcpProfile: {
         profileVersion: 1,
         // Version is representative (approximation): Codex reports its release version, 0.x at the time of writing.
-        initialize: { clientInfo: { name: 'codex-mcp-client', version: '0.98.0', title: 'Codex' }, supportedProtocolVersions: [...UP_TO_2025_06_18] },
+        initialize: {
+          clientInfo: { name: 'codex-mcp-client', version: '0.98.0', title: 'Codex' },
+          supportedProtocolVersions: [...UP_TO_2025_06_18],
+        },
       },
     },
   },
@@ -380,7 +414,10 @@ const templates = {
       mcpProfile: {
         profileVersion: 1,
         // Observed name (shared by several Copilot hosts) and protocol 2025-11-25; the version is representative.
-        initialize: { clientInfo: { name: 'github-copilot-developer', version: '1.0.0', title: 'GitHub Copilot' }, supportedProtocolVersions: [...ALL_REVISIONS] },
+        initialize: {
+          clientInfo: { name: 'github-copilot-developer', version: '1.0.0', title: 'GitHub Copilot' },
+          supportedProtocolVersions: [...ALL_REVISIONS],
+        },
       },
     },
   },
@@ -418,7 +455,10 @@ const templates = {
       mcpProfile: {
         profileVersion: 1,
         // The name is the product name; the version follows the editor release (representative).
-        initialize: { clientInfo: { name: 'Visual Studio Code', version: '1.108.0' }, supportedProtocolVersions: [...ALL_REVISIONS] },
+        initialize: {
+          clientInfo: { name: 'Visual Studio Code', version: '1.108.0' },
+          supportedProtocolVersions: [...ALL_REVISIONS],
+        },
         apps: { uiInitialize: { hostInfo: { name: 'Visual Studio Code', version: '1.108.0' } } },
       },
     },
@@ -443,13 +483,21 @@ const templates = {
       connectionDefaults: { headers: {}, requestTimeout: 30_000 },
       clientCapabilities: {},
       // Headless: nothing is displayed (approximation: the gateway's user agent).
-      hostContext: context({ userAgent: 'bedrock-agentcore-gateway/1.0.0', platform: 'web', deviceCapabilities: { touch: false, hover: false } }),
+      hostContext: context({
+        userAgent: 'bedrock-agentcore-gateway/1.0.0',
+        platform: 'web',
+        deviceCapabilities: { touch: false, hover: false },
+      }),
       mcpProfile: {
         profileVersion: 1,
         // Approximation: the Gateway's clientInfo toward MCP targets is not documented. The revisions are the ones
         // AgentCore Gateway documents.
         initialize: {
-          clientInfo: { name: 'bedrock-agentcore-gateway', version: '1.0.0', title: 'Amazon Bedrock AgentCore Gateway' },
+          clientInfo: {
+            name: 'bedrock-agentcore-gateway',
+            version: '1.0.0',
+            title: 'Amazon Bedrock AgentCore Gateway',
+          },
           supportedProtocolVersions: ['2025-06-18', '2025-03-26'],
         },
       },
@@ -506,11 +554,18 @@ const templates = {
       ...common,
       connectionDefaults: { headers: {}, requestTimeout: SDK_DEFAULT_TIMEOUT_MS },
       clientCapabilities: {},
-      hostContext: context({ userAgent: BROWSER_USER_AGENT, platform: 'web', containerDimensions: { width: 768, maxHeight: 5000 } }),
+      hostContext: context({
+        userAgent: BROWSER_USER_AGENT,
+        platform: 'web',
+        containerDimensions: { width: 768, maxHeight: 5000 },
+      }),
       mcpProfile: {
         profileVersion: 1,
         // Approximation: Perplexity's clientInfo is not documented.
-        initialize: { clientInfo: { name: 'perplexity', version: '1.0.0', title: 'Perplexity' }, supportedProtocolVersions: [...UP_TO_2025_06_18] },
+        initialize: {
+          clientInfo: { name: 'perplexity', version: '1.0.0', title: 'Perplexity' },
+          supportedProtocolVersions: [...UP_TO_2025_06_18],
+        },
       },
     },
   },

@@ -9,7 +9,11 @@ import type { MountedRoute } from './openapi.js';
 export function httpMetrics(metrics: Metrics, routes: () => MountedRoute[]): RequestHandler {
   let patterns: { method: string; regexp: RegExp; route: string }[] | undefined;
   const routeOf = (method: string, path: string): string => {
-    patterns ??= routes().map((r) => ({ method: r.method, regexp: patternRegExp(r.path, r.kind === 'mount'), route: r.path }));
+    patterns ??= routes().map((r) => ({
+      method: r.method,
+      regexp: patternRegExp(r.path, r.kind === 'mount'),
+      route: r.path,
+    }));
     return (
       patterns.find((p) => (p.method === method || p.method === 'ALL') && p.regexp.test(path))?.route ??
       patterns.find((p) => p.regexp.test(path))?.route ??
@@ -21,7 +25,11 @@ export function httpMetrics(metrics: Metrics, routes: () => MountedRoute[]): Req
     // Read now: once a router has the request, req.path is relative to its mount point.
     const path = req.path;
     res.on('finish', () => {
-      end({ method: req.method, route: routeOf(req.method === 'HEAD' ? 'GET' : req.method, path), status: String(res.statusCode) });
+      end({
+        method: req.method,
+        route: routeOf(req.method === 'HEAD' ? 'GET' : req.method, path),
+        status: String(res.statusCode),
+      });
     });
     next();
   };

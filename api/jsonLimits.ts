@@ -37,7 +37,10 @@ const pathOf = (entry: Pending | undefined): JsonPath => {
  * stack the way a recursive walk (or JSON.stringify) of it would. Only containers are queued: a flat array of a
  * million numbers is one loop.
  */
-export function inspectJson(value: unknown, { maxDepth = MAX_JSON_DEPTH, maxValues = MAX_JSON_VALUES } = {}): JsonProblem | undefined {
+export function inspectJson(
+  value: unknown,
+  { maxDepth = MAX_JSON_DEPTH, maxValues = MAX_JSON_VALUES } = {},
+): JsonProblem | undefined {
   if (typeof value === 'string') {
     const character = unstorableCharacter(value);
     return character ? { kind: 'character', character, path: [], inKey: false } : undefined;
@@ -50,7 +53,9 @@ export function inspectJson(value: unknown, { maxDepth = MAX_JSON_DEPTH, maxValu
     if (entry.depth >= maxDepth) return { kind: 'depth', path: pathOf(entry) };
     const isArray = Array.isArray(entry.value);
     const keys = isArray ? undefined : Object.keys(entry.value);
-    const children: unknown[] = isArray ? (entry.value as unknown[]) : keys!.map((k) => (entry.value as Record<string, unknown>)[k]);
+    const children: unknown[] = isArray
+      ? (entry.value as unknown[])
+      : keys!.map((k) => (entry.value as Record<string, unknown>)[k]);
     values += children.length;
     if (values > maxValues) return { kind: 'values' };
     // Backwards, so that containers come off the stack in document order.
@@ -81,11 +86,20 @@ const characterNames: Record<UnstorableCharacter, string> = {
 export function describeJsonProblem(problem: JsonProblem): { path: JsonPath; message: string } {
   switch (problem.kind) {
     case 'depth':
-      return { path: problem.path.slice(0, 4), message: `nested deeper than ${MAX_JSON_DEPTH} levels, the most this service takes` };
+      return {
+        path: problem.path.slice(0, 4),
+        message: `nested deeper than ${MAX_JSON_DEPTH} levels, the most this service takes`,
+      };
     case 'values':
-      return { path: [], message: `holds more than ${MAX_JSON_VALUES.toLocaleString('en')} values (objects, arrays, strings, numbers), the most this service takes` };
+      return {
+        path: [],
+        message: `holds more than ${MAX_JSON_VALUES.toLocaleString('en')} values (objects, arrays, strings, numbers), the most this service takes`,
+      };
     case 'character':
-      return { path: problem.path, message: `${problem.inKey ? 'a key contains' : 'contains'} ${characterNames[problem.character]}, which cannot be stored; send well-formed Unicode text` };
+      return {
+        path: problem.path,
+        message: `${problem.inKey ? 'a key contains' : 'contains'} ${characterNames[problem.character]}, which cannot be stored; send well-formed Unicode text`,
+      };
   }
 }
 

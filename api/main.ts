@@ -17,7 +17,14 @@ await migrate(services.sql);
 await checkKeysAtStart(services, log);
 const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
 const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-const app = createApp({ sql: services.sql, temporal, config, log, mcp: services.mcp, metrics: createMetrics({ processMetrics: true }) });
+const app = createApp({
+  sql: services.sql,
+  temporal,
+  config,
+  log,
+  mcp: services.mcp,
+  metrics: createMetrics({ processMetrics: true }),
+});
 // Runs whose workflow was terminated (or timed out, or deleted) in Temporal are ended even when nobody reads them.
 const sweep = startRunSweep(app.reconciler, { intervalMs: config.RUN_SWEEP_INTERVAL_MS, log });
 // Enabled suites' schedules that Temporal lost (a new cluster, a deleted schedule) are created again, in the
@@ -26,7 +33,10 @@ void restoreSuiteSchedules(services.sql, app.schedules, log).catch((error: unkno
   log.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not restore suite schedules');
 });
 const server = app.express.listen(config.PORT, config.HOST, () => {
-  log.info({ port: config.PORT }, `API listening on http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}/api/v1`);
+  log.info(
+    { port: config.PORT },
+    `API listening on http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}/api/v1`,
+  );
 });
 answerClientErrors(server);
 

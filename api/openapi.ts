@@ -27,10 +27,11 @@ const errorMeaning: Record<ErrorCode, string> = {
   OAUTH_REQUIRED: 'the target MCP server needs an OAuth grant: import tokens with /oauth/import-tokens',
   FORBIDDEN: 'the key is valid but may never use this surface (an upload URL: expired, or its key was revoked)',
   VALIDATION_ERROR: 'malformed body, query or path parameters (details.issues lists them)',
-  NOT_FOUND: 'no such resource within the key\'s reach (other organizations\' resources look the same)',
+  NOT_FOUND: "no such resource within the key's reach (other organizations' resources look the same)",
   CONFLICT: 'the resource is not in a state that allows this',
   FEATURE_NOT_SUPPORTED: 'the target server lacks the MCP capability',
-  RATE_LIMITED: 'per-key rate limit, the per-address limit on work without a usable key, or the organization\'s concurrent-run cap; wait Retry-After seconds',
+  RATE_LIMITED:
+    "per-key rate limit, the per-address limit on work without a usable key, or the organization's concurrent-run cap; wait Retry-After seconds",
   INTERNAL_ERROR: 'failure on the service side',
   SERVER_UNREACHABLE: 'could not connect to the target MCP server',
   TIMEOUT: 'the target server connected but did not answer in time',
@@ -48,10 +49,15 @@ const tagDescriptions: Record<string, string> = {
 };
 
 const retryAfter = {
-  'Retry-After': { description: 'whole seconds to wait before retrying (at least 1)', schema: { type: 'integer', minimum: 1 } },
+  'Retry-After': {
+    description: 'whole seconds to wait before retrying (at least 1)',
+    schema: { type: 'integer', minimum: 1 },
+  },
 } satisfies Record<string, oas31.HeaderObject>;
 
-const packageVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const packageVersion = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /** `/projects/:projectId/servers` -> `/projects/{projectId}/servers`. Other Express path syntax is refused, not guessed. */
 export function toOpenApiPath(expressPath: string): string {
@@ -60,7 +66,8 @@ export function toOpenApiPath(expressPath: string): string {
     .map((segment) => {
       const param = /^[:*]([A-Za-z_][A-Za-z0-9_]*)$/.exec(segment);
       if (param) return `{${param[1]}}`;
-      if (/[:*{}()?+]/.test(segment)) throw new Error(`cannot document the Express path segment "${segment}" in ${expressPath}`);
+      if (/[:*{}()?+]/.test(segment))
+        throw new Error(`cannot document the Express path segment "${segment}" in ${expressPath}`);
       return segment;
     })
     .join('/');
@@ -71,7 +78,13 @@ function pathParamNames(expressPath: string): string[] {
 }
 
 const singular = (word: string) =>
-  word.endsWith('ies') ? `${word.slice(0, -3)}y` : /(x|s|ch|sh)es$/.test(word) ? word.slice(0, -2) : word.endsWith('s') ? word.slice(0, -1) : word;
+  word.endsWith('ies')
+    ? `${word.slice(0, -3)}y`
+    : /(x|s|ch|sh)es$/.test(word)
+      ? word.slice(0, -2)
+      : word.endsWith('s')
+        ? word.slice(0, -1)
+        : word;
 
 /** `post /projects/:projectId/eval-runs/:runId/cancel` -> `postEvalRunCancel`; unique per route, stable across releases. */
 export function operationId(route: Pick<RouteSpec, 'method' | 'path'>): string {
@@ -105,7 +118,8 @@ export function answerableErrors(route: RouteSpec): ErrorCode[] {
     codes.add('UNAUTHORIZED');
     codes.add('RATE_LIMITED');
   }
-  if (route.params || route.query || route.body || (route.method !== 'get' && route.auth !== false)) codes.add('VALIDATION_ERROR');
+  if (route.params || route.query || route.body || (route.method !== 'get' && route.auth !== false))
+    codes.add('VALIDATION_ERROR');
   codes.add('INTERNAL_ERROR');
   return [...codes];
 }
@@ -130,7 +144,10 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
   const params = route.params;
   const declared = params instanceof z.ZodObject ? Object.keys(params.shape) : [];
   const missing = pathParamNames(route.path).filter((name) => !declared.includes(name));
-  if (missing.length > 0) throw new Error(`${route.method.toUpperCase()} ${route.path}: path parameters without a schema: ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw new Error(
+      `${route.method.toUpperCase()} ${route.path}: path parameters without a schema: ${missing.join(', ')}`,
+    );
   const status = route.status ?? 200;
   const requestParams: NonNullable<ZodOpenApiOperationObject['requestParams']> = {};
   if (params) requestParams.path = params as never;
@@ -155,7 +172,10 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
         }
       : {}),
     responses: {
-      [String(status)]: { description: statusText[status] ?? 'Success', content: { 'application/json': { schema: route.response } } },
+      [String(status)]: {
+        description: statusText[status] ?? 'Success',
+        content: { 'application/json': { schema: route.response } },
+      },
       ...errorResponses(answerableErrors(route)),
     },
   };
@@ -171,12 +191,18 @@ function keyManagementPaths(): ZodOpenApiPathsObject {
     ...(path.includes(':keyId') ? { requestParams: { path: z.object({ keyId: z.string() }) } } : {}),
     tags: ['API keys'],
     summary,
-    description: 'API keys cannot manage API keys: an `sk_` bearer gets 403 FORBIDDEN; keys are created, listed and revoked by an operator with `npm run -s admin -- key create` (`key list`, `key revoke`).',
+    description:
+      'API keys cannot manage API keys: an `sk_` bearer gets 403 FORBIDDEN; keys are created, listed and revoked by an operator with `npm run -s admin -- key create` (`key list`, `key revoke`).',
     responses: errorResponses(['FORBIDDEN', 'UNAUTHORIZED']),
   });
   return {
-    '/api-keys': { get: refused('List API keys (not available to API keys)', 'get', '/api-keys'), post: refused('Create an API key (not available to API keys)', 'post', '/api-keys') },
-    '/api-keys/{keyId}': { delete: refused('Revoke an API key (not available to API keys)', 'delete', '/api-keys/:keyId') },
+    '/api-keys': {
+      get: refused('List API keys (not available to API keys)', 'get', '/api-keys'),
+      post: refused('Create an API key (not available to API keys)', 'post', '/api-keys'),
+    },
+    '/api-keys/{keyId}': {
+      delete: refused('Revoke an API key (not available to API keys)', 'delete', '/api-keys/:keyId'),
+    },
   };
 }
 
@@ -198,7 +224,9 @@ export interface RequestLimits {
   anonBurst: number;
 }
 
-const overview = (rate: RequestLimits) => `Runway operates the MCP servers saved in your projects and runs LLM evals against them.
+const overview = (
+  rate: RequestLimits,
+) => `Runway operates the MCP servers saved in your projects and runs LLM evals against them.
 
 **Authentication.** Every request carries \`Authorization: Bearer sk_...\`. A key is bound to one organization.
 
@@ -243,24 +271,28 @@ export function buildOpenApiDocument(routes: RouteSpec[], rate: RequestLimits): 
     name,
     ...(tagDescriptions[name] ? { description: tagDescriptions[name] } : {}),
   }));
-  return createDocument({
-    openapi: '3.1.0',
-    info: { title: 'Runway API', version: packageVersion, description: overview(rate) },
-    servers: [{ url: API_PREFIX, description: 'this Runway instance' }],
-    security: [{ [SECURITY_SCHEME]: [] }],
-    tags,
-    paths,
-    components: {
-      securitySchemes: {
-        [SECURITY_SCHEME]: {
-          type: 'http',
-          scheme: 'bearer',
-          bearerFormat: 'sk_...',
-          description: 'An API key (`sk_...`) created by an operator with `npm run -s admin -- key create`, sent as `Authorization: Bearer sk_...`.',
+  return createDocument(
+    {
+      openapi: '3.1.0',
+      info: { title: 'Runway API', version: packageVersion, description: overview(rate) },
+      servers: [{ url: API_PREFIX, description: 'this Runway instance' }],
+      security: [{ [SECURITY_SCHEME]: [] }],
+      tags,
+      paths,
+      components: {
+        securitySchemes: {
+          [SECURITY_SCHEME]: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'sk_...',
+            description:
+              'An API key (`sk_...`) created by an operator with `npm run -s admin -- key create`, sent as `Authorization: Bearer sk_...`.',
+          },
         },
       },
     },
-  }, { override: openReplies });
+    { override: openReplies },
+  );
 }
 
 /**
@@ -269,7 +301,9 @@ export function buildOpenApiDocument(routes: RouteSpec[], rate: RequestLimits): 
  */
 export function openApiRoute(allRoutes: () => RouteSpec[], rate: RequestLimits): RouteSpec {
   let document: OpenApiDocument | undefined;
-  const documentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }).meta({ id: 'OpenApiDocument' });
+  const documentSchema = z
+    .looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) })
+    .meta({ id: 'OpenApiDocument' });
   return defineRoute({
     method: 'get',
     path: OPENAPI_PATH,
@@ -279,7 +313,8 @@ export function openApiRoute(allRoutes: () => RouteSpec[], rate: RequestLimits):
     response: documentSchema,
     errors: [],
     // zod-openapi's types are interfaces without index signatures; the document is plain JSON, open at every level.
-    handler: async () => (document ??= buildOpenApiDocument(allRoutes(), rate)) as unknown as z.input<typeof documentSchema>,
+    handler: async () =>
+      (document ??= buildOpenApiDocument(allRoutes(), rate)) as unknown as z.input<typeof documentSchema>,
   });
 }
 
@@ -305,18 +340,24 @@ interface RouterLayer {
  */
 export function mountedRoutes(app: Express): MountedRoute[] {
   const found: MountedRoute[] = [];
-  const paths = (p: string | string[] | RegExp | undefined) => (p === undefined ? ['/'] : Array.isArray(p) ? p : [p instanceof RegExp ? String(p) : p]);
+  const paths = (p: string | string[] | RegExp | undefined) =>
+    p === undefined ? ['/'] : Array.isArray(p) ? p : [p instanceof RegExp ? String(p) : p];
   const join = (prefix: string, path: string) => (path === '/' ? prefix || '/' : prefix + path);
   const walk = (stack: RouterLayer[], prefix: string) => {
     for (const layer of stack) {
       if (layer.route) {
-        const methods = Object.keys(layer.route.methods).filter((m) => layer.route!.methods[m]).map((m) => (m === '_all' ? 'ALL' : m.toUpperCase()));
-        for (const path of paths(layer.route.path)) for (const method of methods) found.push({ method, path: join(prefix, path), kind: 'route' });
+        const methods = Object.keys(layer.route.methods)
+          .filter((m) => layer.route!.methods[m])
+          .map((m) => (m === '_all' ? 'ALL' : m.toUpperCase()));
+        for (const path of paths(layer.route.path))
+          for (const method of methods) found.push({ method, path: join(prefix, path), kind: 'route' });
       } else if (layer.handle.stack) {
-        for (const path of paths(layer.rawPath)) walk(layer.handle.stack, join(prefix, path) === '/' ? '' : join(prefix, path));
+        for (const path of paths(layer.rawPath))
+          walk(layer.handle.stack, join(prefix, path) === '/' ? '' : join(prefix, path));
       } else {
         // Middleware mounted at the root (logging, auth, the error handler) serves nothing of its own.
-        for (const path of paths(layer.rawPath)) if (path !== '/') found.push({ method: 'ALL', path: join(prefix, path), kind: 'mount' });
+        for (const path of paths(layer.rawPath))
+          if (path !== '/') found.push({ method: 'ALL', path: join(prefix, path), kind: 'mount' });
       }
     }
   };

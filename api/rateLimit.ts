@@ -12,7 +12,10 @@ export interface RateLimitSettings {
   onReject?: (principal: Principal) => void;
 }
 
-export const bucketSettings = (settings: Pick<RateLimitSettings, 'perMinute' | 'burst'>): BucketSettings => ({ ratePerSecond: settings.perMinute / 60, burst: settings.burst });
+export const bucketSettings = (settings: Pick<RateLimitSettings, 'perMinute' | 'burst'>): BucketSettings => ({
+  ratePerSecond: settings.perMinute / 60,
+  burst: settings.burst,
+});
 
 /** RateLimit headers always; whether the bucket had a token is the caller's to act on. */
 function announce(res: Response, taken: TakeResult, settings: Pick<RateLimitSettings, 'perMinute'>): void {
@@ -24,7 +27,12 @@ function announce(res: Response, taken: TakeResult, settings: Pick<RateLimitSett
  * Applies the per-key bucket's verdict (taken in Postgres, so the limit holds across every API process):
  * RateLimit headers always, and 429 RATE_LIMITED with Retry-After in whole seconds when the bucket is empty.
  */
-export function enforceRateLimit(res: Response, principal: Principal, taken: TakeResult, settings: RateLimitSettings): void {
+export function enforceRateLimit(
+  res: Response,
+  principal: Principal,
+  taken: TakeResult,
+  settings: RateLimitSettings,
+): void {
   announce(res, taken, settings);
   if (taken.allowed) return;
   settings.onReject?.(principal);

@@ -27,7 +27,8 @@ export function replyIssues(schema: z.ZodType, reply: unknown): ReplyIssue[] {
   return issues;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Keys the parse dropped: an open object (looseObject, catchall, record) keeps them and is not reported. */
 function undescribedKeys(sent: unknown, kept: unknown, path: PropertyKey[], issues: ReplyIssue[]): void {
@@ -40,7 +41,8 @@ function undescribedKeys(sent: unknown, kept: unknown, path: PropertyKey[], issu
   // output assigns keys (setting the prototype instead), so it is not checked here.
   const keys = Object.keys(sent).filter((key) => key !== '__proto__');
   const dropped = keys.filter((key) => !Object.hasOwn(kept, key));
-  if (dropped.length > 0) issues.push({ code: 'unrecognized_keys', path, message: `not in the response schema: ${dropped.join(', ')}` });
+  if (dropped.length > 0)
+    issues.push({ code: 'unrecognized_keys', path, message: `not in the response schema: ${dropped.join(', ')}` });
   for (const key of keys) if (Object.hasOwn(kept, key)) undescribedKeys(sent[key], kept[key], [...path, key], issues);
 }
 
@@ -61,6 +63,10 @@ export function replyCheck(mode: ReplyValidation, log: Logger): ReplyCheck | und
       return;
     }
     log.error({ route: where, status, issues: shown }, 'reply does not match its response schema');
-    throw new ApiError('INTERNAL_ERROR', `the reply of ${where} does not match its response schema`, { reason: 'REPLY_SCHEMA_MISMATCH', route: where, issues: shown });
+    throw new ApiError('INTERNAL_ERROR', `the reply of ${where} does not match its response schema`, {
+      reason: 'REPLY_SCHEMA_MISMATCH',
+      route: where,
+      issues: shown,
+    });
   };
 }

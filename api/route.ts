@@ -60,9 +60,12 @@ export interface RouteSpec<
 export const noBody = z.strictObject({}).meta({ description: 'no fields: send `{}` or no body' });
 export const noQuery = z.strictObject({});
 
-export function defineRoute<P extends AnySchema = Empty, Q extends AnySchema = Empty, B extends AnySchema = Empty, R extends AnySchema = AnySchema>(
-  spec: RouteSpec<P, Q, B, R>,
-): RouteSpec {
+export function defineRoute<
+  P extends AnySchema = Empty,
+  Q extends AnySchema = Empty,
+  B extends AnySchema = Empty,
+  R extends AnySchema = AnySchema,
+>(spec: RouteSpec<P, Q, B, R>): RouteSpec {
   return spec as unknown as RouteSpec;
 }
 
@@ -89,8 +92,19 @@ export function toHandler(spec: RouteSpec, checkReply?: ReplyCheck): RequestHand
     // no freshness lifetime, so caches revalidate. A route whose query is a capability URL declares it open.
     const query = parse(spec.query ?? noQuery, req.query, 'query');
     // Path parameters win over same-named body fields.
-    const body = parse(bodySchema, spec.body ? { ...(req.body as object), ...pathOverrides(spec, params) } : req.body, 'body');
-    const result = await spec.handler({ params, query, body, principal: res.locals.principal, req, res } as RouteContext<AnySchema, AnySchema, AnySchema>);
+    const body = parse(
+      bodySchema,
+      spec.body ? { ...(req.body as object), ...pathOverrides(spec, params) } : req.body,
+      'body',
+    );
+    const result = await spec.handler({
+      params,
+      query,
+      body,
+      principal: res.locals.principal,
+      req,
+      res,
+    } as RouteContext<AnySchema, AnySchema, AnySchema>);
     if (spec.raw) return;
     const status = spec.status ?? 200;
     checkReply?.(spec, status, result);

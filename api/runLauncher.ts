@@ -1,5 +1,11 @@
 import type { Client } from '@temporalio/client';
-import { evalRunWorkflowId, runSearchAttributes, runUserMetadata, type RunDescription, type RunLabels } from '../workflows/definitions.js';
+import {
+  evalRunWorkflowId,
+  runSearchAttributes,
+  runUserMetadata,
+  type RunDescription,
+  type RunLabels,
+} from '../workflows/definitions.js';
 import type { evalRun } from '../workflows/evalRun.js';
 
 /** The API's side of eval runs on Temporal: start and cancel. One workflow per run. */

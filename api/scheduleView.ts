@@ -11,7 +11,11 @@ export function scheduleView(suite: { id: string } & ScheduleState) {
     lastRunId: suite.lastScheduledRunId,
     lastRunAt: suite.lastScheduledRunAt?.getTime() ?? null,
     lastSkipped: suite.scheduleLastSkippedAt
-      ? { at: suite.scheduleLastSkippedAt.getTime(), reason: suite.scheduleLastSkipReason ?? 'UNKNOWN', message: suite.scheduleLastSkipMessage ?? '' }
+      ? {
+          at: suite.scheduleLastSkippedAt.getTime(),
+          reason: suite.scheduleLastSkipReason ?? 'UNKNOWN',
+          message: suite.scheduleLastSkipMessage ?? '',
+        }
       : null,
   };
 }

@@ -7,7 +7,11 @@ import { requireProject } from './access.js';
 import { notFound } from './errors.js';
 
 /** A live suite of a project the key may see; a deleted one, or one elsewhere, is the same 404. */
-export async function requireSuite(sql: Db, principal: Principal, params: { projectId: string; suiteId: string }): Promise<Suite> {
+export async function requireSuite(
+  sql: Db,
+  principal: Principal,
+  params: { projectId: string; suiteId: string },
+): Promise<Suite> {
   const project = await requireProject(sql, principal, params.projectId);
   const suite = await findSuite(sql, project.id, params.suiteId);
   if (!suite) throw notFound('eval suite', { suiteId: params.suiteId });
@@ -23,5 +27,7 @@ export async function suiteServersToCheck(sql: Db, box: SecretBox, suite: Suite)
   const unique = [...new Set(suite.serverIds)];
   if (unique.length === 0) return [];
   const servers = await getStoredServersByIds(sql, suite.projectId, unique);
-  return servers.length === unique.length && servers.every((s) => s.enabled) ? servers.map((s) => toSavedServer(box, s)) : [];
+  return servers.length === unique.length && servers.every((s) => s.enabled)
+    ? servers.map((s) => toSavedServer(box, s))
+    : [];
 }

@@ -73,7 +73,12 @@ export class SuiteScheduler {
     await this.temporal.schedule.create({
       scheduleId: suiteScheduleId(target.suiteId),
       ...this.scheduleOptions(target, intervalMinutes),
-      memo: { suiteId: target.suiteId, suiteName: target.suiteName, projectId: target.projectId, organizationId: target.organizationId },
+      memo: {
+        suiteId: target.suiteId,
+        suiteName: target.suiteName,
+        projectId: target.projectId,
+        organizationId: target.organizationId,
+      },
     });
   }
 
@@ -109,7 +114,12 @@ export class SuiteScheduler {
 
   private scheduleOptions(target: SuiteScheduleTarget, intervalMinutes: number): SuiteScheduleOptions {
     const every = intervalMinutes * this.options.minuteMs;
-    const labels = { organizationId: target.organizationId, projectId: target.projectId, suiteId: target.suiteId, source: 'schedule' };
+    const labels = {
+      organizationId: target.organizationId,
+      projectId: target.projectId,
+      suiteId: target.suiteId,
+      source: 'schedule',
+    };
     return {
       spec: { intervals: [{ every }] },
       action: {
@@ -129,7 +139,8 @@ export class SuiteScheduler {
 
   private note(target: SuiteScheduleTarget): string {
     const suite = `suite "${target.suiteName}" (${target.suiteId}) of project ${target.projectId}`;
-    if (!target.enabled) return `Paused through the Runway API: ${suite}. Enable it with PATCH .../eval-suites/${target.suiteId}/schedule.`;
+    if (!target.enabled)
+      return `Paused through the Runway API: ${suite}. Enable it with PATCH .../eval-suites/${target.suiteId}/schedule.`;
     const every = target.intervalMinutes === 1 ? 'every minute' : `every ${target.intervalMinutes} minutes`;
     return `Runs ${suite} ${every}, as set through the Runway API.`;
   }
@@ -147,16 +158,26 @@ export async function restoreSuiteSchedules(sql: Db, scheduler: SuiteScheduler, 
   let restored = 0;
   for (const suite of await listEnabledSchedules(sql)) {
     const target = {
-      suiteId: suite.id, suiteName: suite.name, projectId: suite.projectId, organizationId: suite.organizationId,
-      enabled: true as const, intervalMinutes: suite.scheduleIntervalMinutes,
+      suiteId: suite.id,
+      suiteName: suite.name,
+      projectId: suite.projectId,
+      organizationId: suite.organizationId,
+      enabled: true as const,
+      intervalMinutes: suite.scheduleIntervalMinutes,
     };
     try {
       if (await scheduler.restore(target)) {
         restored += 1;
-        log.warn({ suiteId: suite.id, intervalMinutes: suite.scheduleIntervalMinutes }, "suite schedule was missing in Temporal; created it again from the suite's saved schedule");
+        log.warn(
+          { suiteId: suite.id, intervalMinutes: suite.scheduleIntervalMinutes },
+          "suite schedule was missing in Temporal; created it again from the suite's saved schedule",
+        );
       }
     } catch (error) {
-      log.warn({ suiteId: suite.id, err: error instanceof Error ? error.message : String(error) }, 'could not restore a suite schedule in Temporal; the next API start or a PATCH of the schedule tries again');
+      log.warn(
+        { suiteId: suite.id, err: error instanceof Error ? error.message : String(error) },
+        'could not restore a suite schedule in Temporal; the next API start or a PATCH of the schedule tries again',
+      );
     }
   }
   return restored;

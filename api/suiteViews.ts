@@ -10,7 +10,10 @@ import type { SuiteDetail } from './schemas/suites.js';
  * superset of the suite's): the suite lists the names of those it names, in its own order; a server deleted since
  * is left out.
  */
-export function toSuiteDetail(suite: ScheduledSuite, servers: ReadonlyArray<{ id: string; name: string }>): SuiteDetail {
+export function toSuiteDetail(
+  suite: ScheduledSuite,
+  servers: ReadonlyArray<{ id: string; name: string }>,
+): SuiteDetail {
   const names = new Map(servers.map((s) => [s.id, s.name]));
   return {
     id: suite.id,
@@ -18,7 +21,8 @@ export function toSuiteDetail(suite: ScheduledSuite, servers: ReadonlyArray<{ id
     description: suite.description === '' ? null : suite.description,
     projectId: suite.projectId,
     environment: { servers: suite.serverIds.flatMap((serverId) => names.get(serverId) ?? []) },
-    executionConfig: suite.defaultModel === null ? null : { model: suite.defaultModel, systemPrompt: null, temperature: null },
+    executionConfig:
+      suite.defaultModel === null ? null : { model: suite.defaultModel, systemPrompt: null, temperature: null },
     hosts: [],
     settings: { passCriteria: suite.passCriteria },
     schedule: scheduleView(suite),
@@ -32,7 +36,10 @@ export function toSuiteDetail(suite: ScheduledSuite, servers: ReadonlyArray<{ id
 
 /** A live suite's detail, read with its schedule state and the project's server names; 404 when there is none. */
 export async function loadSuiteDetail(sql: Db, projectId: string, suiteId: string): Promise<SuiteDetail> {
-  const [suite, servers] = await Promise.all([findSuiteWithSchedule(sql, projectId, suiteId), listStoredServers(sql, projectId)]);
+  const [suite, servers] = await Promise.all([
+    findSuiteWithSchedule(sql, projectId, suiteId),
+    listStoredServers(sql, projectId),
+  ]);
   if (!suite) throw notFound('eval suite', { suiteId });
   return toSuiteDetail(suite, servers);
 }

@@ -89,14 +89,21 @@ function schemasAt(schema: z.core.$ZodType, path: readonly Step[]): z.core.$ZodT
     case 'record':
       return schemasAt(def.valueType, rest);
     case 'tuple':
-      return typeof step === 'number' && def.items[step] ? schemasAt(def.items[step], rest) : def.rest ? schemasAt(def.rest, rest) : [];
+      return typeof step === 'number' && def.items[step]
+        ? schemasAt(def.items[step], rest)
+        : def.rest
+          ? schemasAt(def.rest, rest)
+          : [];
     default:
       return [];
   }
 }
 
 /** The keys the object schemas at `path` accept, and the foreign names they declare. */
-function namesAt(schema: z.core.$ZodType, path: readonly Step[]): { accepted: string[]; foreign: Record<string, ForeignName> } {
+function namesAt(
+  schema: z.core.$ZodType,
+  path: readonly Step[],
+): { accepted: string[]; foreign: Record<string, ForeignName> } {
   const accepted = new Set<string>();
   const names: Record<string, ForeignName> = {};
   for (const at of schemasAt(schema, path)) {
@@ -111,7 +118,10 @@ function namesAt(schema: z.core.$ZodType, path: readonly Step[]): { accepted: st
 /** At most this many accepted names are listed when none is close to the unknown one. */
 const LISTED = 12;
 
-function hintFor(field: string, names: { accepted: string[]; foreign: Record<string, ForeignName> }): string | undefined {
+function hintFor(
+  field: string,
+  names: { accepted: string[]; foreign: Record<string, ForeignName> },
+): string | undefined {
   const elsewhere = Object.hasOwn(names.foreign, field) ? names.foreign[field] : undefined;
   if (elsewhere) return `did you mean \`${elsewhere.use}\`?${elsewhere.why ? ` (${elsewhere.why})` : ''}`;
   // Accepted by another form of a union here (`content` with `action: "decline"`).
@@ -119,7 +129,8 @@ function hintFor(field: string, names: { accepted: string[]; foreign: Record<str
   const close = suggestName(field, names.accepted);
   if (close) return `did you mean \`${close}\`?`;
   if (names.accepted.length === 0) return 'no fields are accepted here';
-  if (names.accepted.length <= LISTED) return `the fields accepted here are ${names.accepted.map((n) => `\`${n}\``).join(', ')}`;
+  if (names.accepted.length <= LISTED)
+    return `the fields accepted here are ${names.accepted.map((n) => `\`${n}\``).join(', ')}`;
   return undefined;
 }
 
@@ -138,7 +149,9 @@ function collect(issues: readonly z.core.$ZodIssue[], base: Step[]): Found[] {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) found.push({ path: [...base, ...issue.path], key });
     } else if (issue.code === 'invalid_union') {
-      const options = issue.errors.filter((errors) => !errors.some((e) => e.code === 'invalid_type' && e.path.length === 0));
+      const options = issue.errors.filter(
+        (errors) => !errors.some((e) => e.code === 'invalid_type' && e.path.length === 0),
+      );
       const perOption = options.map((errors) => collect(errors, [...base, ...issue.path]));
       const id = (f: Found) => JSON.stringify([...f.path.map(String), f.key]);
       const [first = [], ...others] = perOption;
@@ -162,7 +175,12 @@ export function unknownFields(error: z.ZodError, schema: z.ZodType, prefix: stri
     if (seen.has(where)) continue;
     seen.add(where);
     const hint = hintFor(key, namesAt(schema, path));
-    fields.push({ path: where, field: key, ...(hint && { hint }), message: `unknown field \`${where}\`${hint ? `; ${hint}` : ''}` });
+    fields.push({
+      path: where,
+      field: key,
+      ...(hint && { hint }),
+      message: `unknown field \`${where}\`${hint ? `; ${hint}` : ''}`,
+    });
   }
   return fields;
 }

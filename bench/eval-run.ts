@@ -49,24 +49,51 @@ const api = bench.apiBase;
 
 const worker = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
   cwd: new URL('..', import.meta.url).pathname,
-  env: { ...process.env, DATABASE_URL: config.DATABASE_URL, RUNWAY_ENCRYPTION_KEY: config.RUNWAY_ENCRYPTION_KEY, TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS,
-    TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE, EVAL_ITERATION_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'warn' },
+  env: {
+    ...process.env,
+    DATABASE_URL: config.DATABASE_URL,
+    RUNWAY_ENCRYPTION_KEY: config.RUNWAY_ENCRYPTION_KEY,
+    TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS,
+    TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
+    EVAL_ITERATION_CONCURRENCY: String(CONCURRENCY),
+    LOG_LEVEL: 'warn',
+  },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 /** Peak resident memory of the worker process so far (Linux VmHWM), in MiB. */
-const workerPeakMiB = () => Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${worker.pid}/status`, 'utf8'))?.[1] ?? 0) / 102.4) / 10;
+const workerPeakMiB = () =>
+  Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${worker.pid}/status`, 'utf8'))?.[1] ?? 0) / 102.4) / 10;
 
 const org = await seedOrganization(sql);
-await setProviderKey(sql, box, { organizationId: org.organizationId, provider: 'openai', apiKey: 'bench', baseUrl: model.url });
+await setProviderKey(sql, box, {
+  organizationId: org.organizationId,
+  provider: 'openai',
+  apiKey: 'bench',
+  baseUrl: model.url,
+});
 const stdio = { command: process.execPath, args: [serverEverythingEntry(), 'stdio'] };
-const { id: serverId } = await createServer(sql, box, { projectId: org.projectId, name: 'everything', transportType: 'stdio', ...stdio });
+const { id: serverId } = await createServer(sql, box, {
+  projectId: org.projectId,
+  name: 'everything',
+  transportType: 'stdio',
+  ...stdio,
+});
 const cases = Array.from({ length: Math.ceil(ITERATIONS / RUNS_PER_CASE) }, (_, i) => ({
-  title: `case ${i}`, query: `echo something ${i}`, runs: Math.min(RUNS_PER_CASE, ITERATIONS - i * RUNS_PER_CASE), model: 'bench', provider: 'openai',
+  title: `case ${i}`,
+  query: `echo something ${i}`,
+  runs: Math.min(RUNS_PER_CASE, ITERATIONS - i * RUNS_PER_CASE),
+  model: 'bench',
+  provider: 'openai',
   expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'bench' } }],
 }));
 // More cases than one request may carry inline: written once with the db module, then run by suiteId.
 const suiteId = await sql.begin(async (tx) => {
-  const suite = await createSuite(tx, { projectId: org.projectId, name: 'bench', serverIds: [serverId], source: 'api' });
+  const suite = await createSuite(tx, {
+    projectId: org.projectId,
+    name: 'bench',
+    serverIds: [serverId],
+    source: 'api',
+  });
   await upsertCases(tx, suite.id, cases);
   return suite.id;
 });
@@ -83,7 +110,10 @@ interface Phases {
   /** activities that ran iterations */
   batches: number;
 }
-const temporal = new TemporalClient({ connection: await Connection.connect({ address: temporalServer.address }), namespace: config.TEMPORAL_NAMESPACE });
+const temporal = new TemporalClient({
+  connection: await Connection.connect({ address: temporalServer.address }),
+  namespace: config.TEMPORAL_NAMESPACE,
+});
 
 async function phasesOf(runId: string): Promise<Phases> {
   const [t] = await sql<{ created: Date; first: Date; last: Date; completed: Date }[]>`
@@ -92,22 +122,37 @@ async function phasesOf(runId: string): Promise<Phases> {
            (SELECT max(updated_at) FROM eval_iterations WHERE run_id = r.id) AS last
     FROM eval_runs r WHERE r.id = ${runId}`;
   const history = await temporal.workflow.getHandle(evalRunWorkflowId(runId)).fetchHistory();
-  const batches = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runIterationBatch').length;
-  return { startMs: +t.first - +t.created, iterationsMs: +t.last - +t.first, finishMs: +t.completed - +t.last, batches };
+  const batches = (history.events ?? []).filter(
+    (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runIterationBatch',
+  ).length;
+  return {
+    startMs: +t.first - +t.created,
+    iterationsMs: +t.last - +t.first,
+    finishMs: +t.completed - +t.last,
+    batches,
+  };
 }
 
 /** One run through Runway, timed from POST to completed; polls (and times) GET /eval-runs/{id} meanwhile. */
 async function runThroughRunway(pollLatencies: number[], phases: Phases[] = []): Promise<number> {
   const started = performance.now();
-  const reply = await fetch(`${api}/projects/${org.projectId}/eval-runs`, { method: 'POST', headers, body: JSON.stringify({ suiteId, modelApiKeys: { openai: 'bench' } }) });
+  const reply = await fetch(`${api}/projects/${org.projectId}/eval-runs`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ suiteId, modelApiKeys: { openai: 'bench' } }),
+  });
   if (reply.status !== 202) throw new Error(`run not created: ${reply.status} ${await reply.text()}`);
   const { runId } = (await reply.json()) as { runId: string };
   for (;;) {
     const polled = performance.now();
-    const run = (await (await fetch(`${api}/projects/${org.projectId}/eval-runs/${runId}`, { headers })).json()) as { status: string; progress: { completed: number } };
+    const run = (await (await fetch(`${api}/projects/${org.projectId}/eval-runs/${runId}`, { headers })).json()) as {
+      status: string;
+      progress: { completed: number };
+    };
     pollLatencies.push(performance.now() - polled);
     if (run.status !== 'running') {
-      if (run.status !== 'completed' || run.progress.completed !== ITERATIONS) throw new Error(`run ended ${JSON.stringify(run)}`);
+      if (run.status !== 'completed' || run.progress.completed !== ITERATIONS)
+        throw new Error(`run ended ${JSON.stringify(run)}`);
       const elapsed = performance.now() - started;
       phases.push(await phasesOf(runId));
       return elapsed;
@@ -131,7 +176,12 @@ async function plainLoop(): Promise<number> {
       return { content: result.content as unknown[], isError: result.isError === true };
     },
   }));
-  const languageModel = createLanguageModel({ provider: 'openai', modelName: 'bench', apiKey: 'bench', baseURL: model.url });
+  const languageModel = createLanguageModel({
+    provider: 'openai',
+    modelName: 'bench',
+    apiKey: 'bench',
+    baseURL: model.url,
+  });
   const queue = cases.flatMap((c) => Array.from({ length: c.runs }, () => c));
   let next = 0;
   const lane = async () => {
@@ -167,22 +217,53 @@ const pollMedian = median(polls);
 const phase = (key: keyof Phases) => median(phases.map((p) => p[key]));
 // The target is set for 1,000 iterations; the other sizes show how the figure grows.
 const hasTarget = ITERATIONS === 1000;
-console.log(`eval run, ${ITERATIONS} iterations, concurrency ${CONCURRENCY}, ${REPEATS} repeats (after a warm-up of each)`);
-console.log(`  Runway (POST -> completed): median ${(o.median / 1000).toFixed(2)} s  [p25 ${(o.p25 / 1000).toFixed(2)}, p75 ${(o.p75 / 1000).toFixed(2)}]`);
-console.log(`  plain in-process loop:      median ${(b.median / 1000).toFixed(2)} s  [p25 ${(b.p25 / 1000).toFixed(2)}, p75 ${(b.p75 / 1000).toFixed(2)}]`);
-console.log(`  ratio ${ratio.toFixed(2)}x ${hasTarget ? '(target <= 1.5x)' : '(the target is set at 1,000 iterations)'}`);
-console.log(`  where Runway's time goes (medians): start ${phase('startMs').toFixed(0)} ms (POST -> first iteration: workflow start, plan, first batch),` +
-  ` iterations ${phase('iterationsMs').toFixed(0)} ms in ${phase('batches')} batches, finish ${phase('finishMs').toFixed(0)} ms (last iteration -> completed: finalize)`);
-console.log(`  GET /eval-runs/{id} while active: median ${pollMedian.toFixed(2)} ms, p95 ${quantile(polls, 0.95).toFixed(2)} ms over ${polls.length} polls (target median < 10 ms)`);
+console.log(
+  `eval run, ${ITERATIONS} iterations, concurrency ${CONCURRENCY}, ${REPEATS} repeats (after a warm-up of each)`,
+);
+console.log(
+  `  Runway (POST -> completed): median ${(o.median / 1000).toFixed(2)} s  [p25 ${(o.p25 / 1000).toFixed(2)}, p75 ${(o.p75 / 1000).toFixed(2)}]`,
+);
+console.log(
+  `  plain in-process loop:      median ${(b.median / 1000).toFixed(2)} s  [p25 ${(b.p25 / 1000).toFixed(2)}, p75 ${(b.p75 / 1000).toFixed(2)}]`,
+);
+console.log(
+  `  ratio ${ratio.toFixed(2)}x ${hasTarget ? '(target <= 1.5x)' : '(the target is set at 1,000 iterations)'}`,
+);
+console.log(
+  `  where Runway's time goes (medians): start ${phase('startMs').toFixed(0)} ms (POST -> first iteration: workflow start, plan, first batch),` +
+    ` iterations ${phase('iterationsMs').toFixed(0)} ms in ${phase('batches')} batches, finish ${phase('finishMs').toFixed(0)} ms (last iteration -> completed: finalize)`,
+);
+console.log(
+  `  GET /eval-runs/{id} while active: median ${pollMedian.toFixed(2)} ms, p95 ${quantile(polls, 0.95).toFixed(2)} ms over ${polls.length} polls (target median < 10 ms)`,
+);
 console.log(`  peak memory of the worker process: ${peakMiB} MiB`);
 const emit = (figure: Record<string, unknown>) => console.log(`BENCH ${JSON.stringify(figure)}`);
 emit({
-  benchmark: `eval run, ${ITERATIONS} iterations`, ours: o.median, baseline: b.median, unit: 'ms', ratio,
-  target: hasTarget ? 'ratio <= 1.5' : 'growth (target at 1,000)', met: hasTarget ? ratio <= 1.5 : null,
-  spread: { ours: [o.p25, o.p75], baseline: [b.p25, b.p75] }, peakMemoryMiB: peakMiB,
-  phases: { startMs: phase('startMs'), iterationsMs: phase('iterationsMs'), finishMs: phase('finishMs'), batches: phase('batches') },
+  benchmark: `eval run, ${ITERATIONS} iterations`,
+  ours: o.median,
+  baseline: b.median,
+  unit: 'ms',
+  ratio,
+  target: hasTarget ? 'ratio <= 1.5' : 'growth (target at 1,000)',
+  met: hasTarget ? ratio <= 1.5 : null,
+  spread: { ours: [o.p25, o.p75], baseline: [b.p25, b.p75] },
+  peakMemoryMiB: peakMiB,
+  phases: {
+    startMs: phase('startMs'),
+    iterationsMs: phase('iterationsMs'),
+    finishMs: phase('finishMs'),
+    batches: phase('batches'),
+  },
 });
-emit({ benchmark: `GET /eval-runs/{id} during a ${ITERATIONS}-iteration run`, ours: pollMedian, baseline: null, unit: 'ms', ratio: null, target: 'median < 10 ms', met: pollMedian < 10 });
+emit({
+  benchmark: `GET /eval-runs/{id} during a ${ITERATIONS}-iteration run`,
+  ours: pollMedian,
+  baseline: null,
+  unit: 'ms',
+  ratio: null,
+  target: 'median < 10 ms',
+  met: pollMedian < 10,
+});
 
 worker.kill('SIGTERM');
 await once(worker, 'exit');

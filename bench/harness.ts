@@ -64,8 +64,16 @@ export async function startBenchApi(overrides: Partial<Record<keyof Config, stri
   const log = createLogger(config.LOG_LEVEL, discard());
   const services = createServices(config, log);
   await migrate(services.sql);
-  const connection = overrides.TEMPORAL_ADDRESS ? await Connection.connect({ address: config.TEMPORAL_ADDRESS }) : Connection.lazy({ address: config.TEMPORAL_ADDRESS });
-  const app = createApp({ sql: services.sql, temporal: new TemporalClient({ connection }), config, log, mcp: services.mcp });
+  const connection = overrides.TEMPORAL_ADDRESS
+    ? await Connection.connect({ address: config.TEMPORAL_ADDRESS })
+    : Connection.lazy({ address: config.TEMPORAL_ADDRESS });
+  const app = createApp({
+    sql: services.sql,
+    temporal: new TemporalClient({ connection }),
+    config,
+    log,
+    mcp: services.mcp,
+  });
   const server = app.express.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return {
@@ -95,6 +103,11 @@ export function quantile(values: number[], q: number): number {
 
 /** Median and interquartile spread of repeated measurements. */
 export function describe(values: number[]): { median: number; p25: number; p75: number; min: number; max: number } {
-  return { median: median(values), p25: quantile(values, 0.25), p75: quantile(values, 0.75), min: Math.min(...values), max: Math.max(...values) };
+  return {
+    median: median(values),
+    p25: quantile(values, 0.25),
+    p75: quantile(values, 0.75),
+    min: Math.min(...values),
+    max: Math.max(...values),
+  };
 }
-

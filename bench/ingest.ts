@@ -42,14 +42,34 @@ const results = (runTag: string) =>
     trace: {
       messages: [
         { role: 'user', content: `what is the weather in city ${i % CASES}?` },
-        { role: 'assistant', content: [{ type: 'tool-call', toolName: 'forecast', input: { city: `city ${i % CASES}` } }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolName: 'forecast', input: { city: `city ${i % CASES}` } }],
+        },
         { role: 'tool', content: [{ type: 'tool-result', toolName: 'forecast', output: { high: 21, low: 12 } }] },
         { role: 'assistant', content: 'Sunny, 21°C.' },
       ],
       spans: [
         { id: 'step-1', name: 'step 1', category: 'step', startMs: 0, endMs: 700 },
-        { id: 'llm-1', parentId: 'step-1', name: 'gpt-4.1-mini', category: 'llm', startMs: 0, endMs: 600, inputTokens: 420, outputTokens: 64 },
-        { id: 'tool-1', parentId: 'step-1', name: 'forecast', category: 'tool', startMs: 600, endMs: 700, toolName: 'forecast' },
+        {
+          id: 'llm-1',
+          parentId: 'step-1',
+          name: 'gpt-4.1-mini',
+          category: 'llm',
+          startMs: 0,
+          endMs: 600,
+          inputTokens: 420,
+          outputTokens: 64,
+        },
+        {
+          id: 'tool-1',
+          parentId: 'step-1',
+          name: 'forecast',
+          category: 'tool',
+          startMs: 600,
+          endMs: 700,
+          toolName: 'forecast',
+        },
       ],
     },
     externalIterationId: `${runTag}-${i + 1}`,
@@ -66,12 +86,16 @@ async function throughRunway(runTag: string): Promise<number> {
   const all = results(runTag);
   const chunks = Array.from({ length: Math.ceil(ITERATIONS / CHUNK) }, (_, i) => all.slice(i * CHUNK, (i + 1) * CHUNK));
   const started = performance.now();
-  const { runId } = await post<{ runId: string }>('runs/start', JSON.stringify({ suiteName: 'bench', externalRunId: runTag, expectedIterations: ITERATIONS }));
+  const { runId } = await post<{ runId: string }>(
+    'runs/start',
+    JSON.stringify({ suiteName: 'bench', externalRunId: runTag, expectedIterations: ITERATIONS }),
+  );
   const bodies = chunks.map((results) => JSON.stringify({ runId, results }));
   for (const body of bodies) await post('runs/iterations', body);
   const finished = await post<{ summary: { total: number } }>('runs/finalize', JSON.stringify({ runId }));
   const elapsed = performance.now() - started;
-  if (finished.summary.total !== ITERATIONS) throw new Error(`finalized ${finished.summary.total} iterations, expected ${ITERATIONS}`);
+  if (finished.summary.total !== ITERATIONS)
+    throw new Error(`finalized ${finished.summary.total} iterations, expected ${ITERATIONS}`);
   return elapsed;
 }
 
@@ -90,14 +114,33 @@ async function bulkInsert(runTag: string): Promise<number> {
     await tx`INSERT INTO eval_runs (id, suite_id, project_id, organization_id, run_number, status, result, source, external_run_id)
              VALUES (${runId}, ${suite.id}, ${org.projectId}, ${org.organizationId}, 1, 'running', 'pending', 'sdk', ${`baseline ${runTag}`})`;
     const cases = all.slice(0, CASES).map((r) => ({
-      id: newId('case'), suite_id: suite.id, title: r.caseTitle, query: r.query, model: r.model, provider: r.provider, expected_tool_calls: tx.json(r.expectedToolCalls),
+      id: newId('case'),
+      suite_id: suite.id,
+      title: r.caseTitle,
+      query: r.query,
+      model: r.model,
+      provider: r.provider,
+      expected_tool_calls: tx.json(r.expectedToolCalls),
     }));
     await tx`INSERT INTO eval_cases ${tx(cases)}`;
     const iterations = all.map((r, i) => ({
-      id: newId('itr'), run_id: runId, case_id: cases[i % CASES].id, title: r.caseTitle, query: r.query, iteration_number: Math.floor(i / CASES) + 1,
-      status: 'completed', result: r.passed ? 'passed' : 'failed', model: r.model, provider: r.provider, duration_ms: r.durationMs,
-      input_tokens: r.tokens.input, output_tokens: r.tokens.output, total_tokens: r.tokens.total, expected_tool_calls: tx.json(r.expectedToolCalls),
-      actual_tool_calls: tx.json(r.actualToolCalls), external_iteration_id: r.externalIterationId,
+      id: newId('itr'),
+      run_id: runId,
+      case_id: cases[i % CASES].id,
+      title: r.caseTitle,
+      query: r.query,
+      iteration_number: Math.floor(i / CASES) + 1,
+      status: 'completed',
+      result: r.passed ? 'passed' : 'failed',
+      model: r.model,
+      provider: r.provider,
+      duration_ms: r.durationMs,
+      input_tokens: r.tokens.input,
+      output_tokens: r.tokens.output,
+      total_tokens: r.tokens.total,
+      expected_tool_calls: tx.json(r.expectedToolCalls),
+      actual_tool_calls: tx.json(r.actualToolCalls),
+      external_iteration_id: r.externalIterationId,
     }));
     for (let i = 0; i < iterations.length; i += 1000) {
       const chunk = iterations.slice(i, i + 1000);
@@ -105,7 +148,14 @@ async function bulkInsert(runTag: string): Promise<number> {
       await tx`INSERT INTO eval_traces ${tx(chunk.map((it, j) => ({ iteration_id: it.id, trace: tx.json({ traceVersion: 1, ...all[i + j].trace, prompts: [] } as never) })))}`;
     }
     const { summary, result } = summarizeRun(
-      all.map((r, i) => ({ caseId: cases[i % CASES].id, passed: r.passed, durationMs: r.durationMs, inputTokens: r.tokens.input, outputTokens: r.tokens.output, totalTokens: r.tokens.total })),
+      all.map((r, i) => ({
+        caseId: cases[i % CASES].id,
+        passed: r.passed,
+        durationMs: r.durationMs,
+        inputTokens: r.tokens.input,
+        outputTokens: r.tokens.output,
+        totalTokens: r.tokens.total,
+      })),
       { minimumPassRate: 100 },
     );
     await tx`UPDATE eval_runs SET status = 'completed', result = ${result}, summary = ${tx.json(summary as never)}, completed_at = now() WHERE id = ${runId}`;
@@ -127,13 +177,29 @@ const o = describe(ours);
 const b = describe(baseline);
 const ratio = o.median / b.median;
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
-console.log(`eval ingest, ${ITERATIONS} iterations over ${CASES} cases, chunked ${Math.ceil(ITERATIONS / CHUNK)} x ${CHUNK}, ${REPEATS} repeats (after a warm-up of each)`);
-console.log(`  Runway over HTTP (start -> finalized): median ${seconds(o.median)} s  [p25 ${seconds(o.p25)}, p75 ${seconds(o.p75)}]`);
-console.log(`  bulk insert of the same rows:          median ${seconds(b.median)} s  [p25 ${seconds(b.p25)}, p75 ${seconds(b.p75)}]`);
-console.log(`  ratio ${ratio.toFixed(2)}x; target: Runway under ${TARGET_MS / 1000} s (${o.median < TARGET_MS ? 'met' : 'NOT MET'})`);
-console.log(`BENCH ${JSON.stringify({
-  benchmark: `ingest, ${ITERATIONS} iterations (chunked over HTTP)`, ours: o.median, baseline: b.median, unit: 'ms', ratio,
-  target: `under ${TARGET_MS / 1000} s`, met: o.median < TARGET_MS, spread: { ours: [o.p25, o.p75], baseline: [b.p25, b.p75] },
-})}`);
+console.log(
+  `eval ingest, ${ITERATIONS} iterations over ${CASES} cases, chunked ${Math.ceil(ITERATIONS / CHUNK)} x ${CHUNK}, ${REPEATS} repeats (after a warm-up of each)`,
+);
+console.log(
+  `  Runway over HTTP (start -> finalized): median ${seconds(o.median)} s  [p25 ${seconds(o.p25)}, p75 ${seconds(o.p75)}]`,
+);
+console.log(
+  `  bulk insert of the same rows:          median ${seconds(b.median)} s  [p25 ${seconds(b.p25)}, p75 ${seconds(b.p75)}]`,
+);
+console.log(
+  `  ratio ${ratio.toFixed(2)}x; target: Runway under ${TARGET_MS / 1000} s (${o.median < TARGET_MS ? 'met' : 'NOT MET'})`,
+);
+console.log(
+  `BENCH ${JSON.stringify({
+    benchmark: `ingest, ${ITERATIONS} iterations (chunked over HTTP)`,
+    ours: o.median,
+    baseline: b.median,
+    unit: 'ms',
+    ratio,
+    target: `under ${TARGET_MS / 1000} s`,
+    met: o.median < TARGET_MS,
+    spread: { ours: [o.p25, o.p75], baseline: [b.p25, b.p75] },
+  })}`,
+);
 
 await bench.close();

@@ -35,7 +35,10 @@ const only = process.argv[2];
 
 async function run(script: string, args: string[]): Promise<Figure[]> {
   console.log(`\n=== bench/${script} ${args.join(' ')}`);
-  const child = spawn(process.execPath, ['--import', 'tsx', `bench/${script}`, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', `bench/${script}`, ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const figures: Figure[] = [];
   let pending = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -53,16 +56,31 @@ async function run(script: string, args: string[]): Promise<Figure[]> {
 }
 
 const format = (value: number | null, unit: string) =>
-  value === null ? '—' : unit === 'ms' && value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(value < 10 ? 2 : 1)} ${unit}`;
+  value === null
+    ? '—'
+    : unit === 'ms' && value >= 1000
+      ? `${(value / 1000).toFixed(2)} s`
+      : `${value.toFixed(value < 10 ? 2 : 1)} ${unit}`;
 
 const figures: Figure[] = [];
-for (const bench of benches.filter((b) => !only || b.script.includes(only))) figures.push(...(await run(bench.script, bench.args)));
+for (const bench of benches.filter((b) => !only || b.script.includes(only)))
+  figures.push(...(await run(bench.script, bench.args)));
 
-const rows = figures.map((f) => [f.benchmark, format(f.ours, f.unit), format(f.baseline, f.unit), f.ratio === null ? '—' : `${f.ratio.toFixed(f.ratio < 0.1 ? 4 : 2)}x`, f.target, f.met === null ? '—' : f.met ? 'met' : 'NOT MET']);
+const rows = figures.map((f) => [
+  f.benchmark,
+  format(f.ours, f.unit),
+  format(f.baseline, f.unit),
+  f.ratio === null ? '—' : `${f.ratio.toFixed(f.ratio < 0.1 ? 4 : 2)}x`,
+  f.target,
+  f.met === null ? '—' : f.met ? 'met' : 'NOT MET',
+]);
 const header = ['benchmark', 'ours', 'baseline', 'ratio', 'target', ''];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
 console.log(`\n${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${rows.map(line).join('\n')}`);
 
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./results/latest.json', import.meta.url), JSON.stringify({ at: new Date().toISOString(), figures }, null, 2));
+writeFileSync(
+  new URL('./results/latest.json', import.meta.url),
+  JSON.stringify({ at: new Date().toISOString(), figures }, null, 2),
+);

@@ -46,10 +46,24 @@ const inspectorCli = createRequire(import.meta.url).resolve('@modelcontextprotoc
  */
 async function inspectorCall(target: string[]): Promise<number> {
   return await time(async () => {
-    const child = spawn(process.execPath, [inspectorCli, '--cli', ...target, '--method', 'tools/call', '--tool-name', 'echo', '--tool-arg', 'message=bench'], {
-      cwd: dirname(inspectorCli),
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        inspectorCli,
+        '--cli',
+        ...target,
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'echo',
+        '--tool-arg',
+        'message=bench',
+      ],
+      {
+        cwd: dirname(inspectorCli),
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     const [code] = await once(child, 'exit');
@@ -61,7 +75,11 @@ async function bench(label: string, serverId: string, direct: McpClient, inspect
   const url = `${apiBase}/projects/${seeded.projectId}/servers/${serverId}/tools/call`;
   const body = JSON.stringify({ toolName: 'echo', parameters: { message: 'bench' } });
   const viaApi = async () => {
-    const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json' }, body });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json' },
+      body,
+    });
     if (response.status !== 200) throw new Error(`API answered ${response.status}: ${await response.text()}`);
     await response.json();
   };
@@ -87,22 +105,31 @@ async function bench(label: string, serverId: string, direct: McpClient, inspect
     diffs.push(a - d);
   }
   for (const list of [api, sdk, diffs]) list.sort((x, y) => x - y);
-  const row = (name: string, s: number[]) => `  ${name.padEnd(22)} median ${ms(quantile(s, 0.5))}  p10 ${ms(quantile(s, 0.1))}  p90 ${ms(quantile(s, 0.9))}  p99 ${ms(quantile(s, 0.99))}`;
+  const row = (name: string, s: number[]) =>
+    `  ${name.padEnd(22)} median ${ms(quantile(s, 0.5))}  p10 ${ms(quantile(s, 0.1))}  p90 ${ms(quantile(s, 0.9))}  p99 ${ms(quantile(s, 0.99))}`;
   console.log(`\n${label} (${ITERATIONS} calls each, ${WARMUP} warm-up)`);
   console.log(row('API tools/call', api));
   console.log(row('direct SDK callTool', sdk));
   console.log(row('overhead (paired)', diffs));
   const overhead = quantile(diffs, 0.5);
-  console.log(`  => median overhead ${ms(overhead)} (IQR ${ms(quantile(diffs, 0.25))} .. ${ms(quantile(diffs, 0.75))}); target < 2 ms: ${overhead < 2 ? 'MET' : 'MISSED'}`);
+  console.log(
+    `  => median overhead ${ms(overhead)} (IQR ${ms(quantile(diffs, 0.25))} .. ${ms(quantile(diffs, 0.75))}); target < 2 ms: ${overhead < 2 ? 'MET' : 'MISSED'}`,
+  );
   const apiMedian = quantile(api, 0.5);
   const sdkMedian = quantile(sdk, 0.5);
   const inspector: number[] = [];
   for (let i = 0; i < INSPECTOR_CALLS; i++) inspector.push(await inspectorCall(inspectorTarget));
   const inspectorMedian = quantile(inspector, 0.5);
-  console.log(`  MCP Inspector CLI (one process per call, ${INSPECTOR_CALLS} calls) median ${ms(inspectorMedian)}: Runway is ${(inspectorMedian / quantile(api, 0.5)).toFixed(0)}x faster`);
-  console.log(`BENCH ${JSON.stringify({ benchmark: `tools/call vs MCP Inspector CLI, ${label}`, ours: quantile(api, 0.5), baseline: inspectorMedian, unit: 'ms', ratio: quantile(api, 0.5) / inspectorMedian, target: 'faster than the Inspector CLI', met: quantile(api, 0.5) < inspectorMedian })}`);
+  console.log(
+    `  MCP Inspector CLI (one process per call, ${INSPECTOR_CALLS} calls) median ${ms(inspectorMedian)}: Runway is ${(inspectorMedian / quantile(api, 0.5)).toFixed(0)}x faster`,
+  );
+  console.log(
+    `BENCH ${JSON.stringify({ benchmark: `tools/call vs MCP Inspector CLI, ${label}`, ours: quantile(api, 0.5), baseline: inspectorMedian, unit: 'ms', ratio: quantile(api, 0.5) / inspectorMedian, target: 'faster than the Inspector CLI', met: quantile(api, 0.5) < inspectorMedian })}`,
+  );
   // "ours" is the overhead itself (paired median of API minus direct SDK); the medians of each side ride along.
-  console.log(`BENCH ${JSON.stringify({ benchmark: `tools/call overhead over a direct SDK call, ${label}`, ours: overhead, baseline: null, unit: 'ms', ratio: null, target: 'median overhead < 2 ms', met: overhead < 2, apiMedian, sdkMedian, spread: { overhead: [quantile(diffs, 0.25), quantile(diffs, 0.75)] } })}`);
+  console.log(
+    `BENCH ${JSON.stringify({ benchmark: `tools/call overhead over a direct SDK call, ${label}`, ours: overhead, baseline: null, unit: 'ms', ratio: null, target: 'median overhead < 2 ms', met: overhead < 2, apiMedian, sdkMedian, spread: { overhead: [quantile(diffs, 0.25), quantile(diffs, 0.75)] } })}`,
+  );
 }
 
 /** Where the overhead lives: a bare HTTP round trip, and the middleware every /api/v1 route pays (auth, rate limit). */
@@ -119,21 +146,35 @@ async function floor() {
   }
   for (const list of [bareTimes, meTimes]) list.sort((x, y) => x - y);
   console.log(`\nAPI floor, paid by every route (${ITERATIONS} calls each)`);
-  console.log(`  GET /healthz (HTTP round trip, no key)   median ${ms(quantile(bareTimes, 0.5))}  p90 ${ms(quantile(bareTimes, 0.9))}`);
-  console.log(`  GET /me (auth + rate limit + 1 query)     median ${ms(quantile(meTimes, 0.5))}  p90 ${ms(quantile(meTimes, 0.9))}`);
+  console.log(
+    `  GET /healthz (HTTP round trip, no key)   median ${ms(quantile(bareTimes, 0.5))}  p90 ${ms(quantile(bareTimes, 0.9))}`,
+  );
+  console.log(
+    `  GET /me (auth + rate limit + 1 query)     median ${ms(quantile(meTimes, 0.5))}  p90 ${ms(quantile(meTimes, 0.9))}`,
+  );
 }
 
 const [stdioServer, httpServer] = seeded.servers;
 const directStdio = new McpClient({ name: 'bench', version: '0' });
-await directStdio.connect(new StdioClientTransport({ command: process.execPath, args: [serverEverythingEntry(), 'stdio'], stderr: 'ignore' }));
+await directStdio.connect(
+  new StdioClientTransport({ command: process.execPath, args: [serverEverythingEntry(), 'stdio'], stderr: 'ignore' }),
+);
 const directHttp = new McpClient({ name: 'bench', version: '0' });
 await directHttp.connect(new StreamableHTTPClientTransport(new URL(everythingUrl)));
 
 try {
   // stdio: the pool's child and the direct client's child run the same program (a stdio server has one client).
-  await bench('server-everything over stdio', stdioServer.id, directStdio, [process.execPath, serverEverythingEntry(), 'stdio']);
+  await bench('server-everything over stdio', stdioServer.id, directStdio, [
+    process.execPath,
+    serverEverythingEntry(),
+    'stdio',
+  ]);
   // streamable HTTP: both paths talk to the very same server process.
-  await bench('server-everything over streamable HTTP', httpServer.id, directHttp, [everythingUrl, '--transport', 'http']);
+  await bench('server-everything over streamable HTTP', httpServer.id, directHttp, [
+    everythingUrl,
+    '--transport',
+    'http',
+  ]);
   await floor();
 } finally {
   await Promise.allSettled([directStdio.close(), directHttp.close()]);

@@ -57,7 +57,8 @@ const httpUrl = (value: string): string => {
   } catch {
     throw new InvalidArgumentError('not a URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http or https URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError('must be an http or https URL');
   return value;
 };
 
@@ -67,20 +68,31 @@ const absolutePath = (value: string): string => {
   return normalize(value).replace(/(.)\/+$/, '$1');
 };
 
-const CWD_HELP = 'stdio: the working directory of the server process (absolute; it must exist). Default: a private directory of its own under the data folder (DATA_DIR/servers/<serverId>)';
+const CWD_HELP =
+  'stdio: the working directory of the server process (absolute; it must exist). Default: a private directory of its own under the data folder (DATA_DIR/servers/<serverId>)';
 
 /** The per-server timeouts (servers.timeouts), each overriding the service's MCP_*_TIMEOUT_MS. */
 const TIMEOUT_OPTIONS = [
   ['--connect-timeout-ms <ms>', 'connectMs', 'spawning the process or opening the connection (MCP_CONNECT_TIMEOUT_MS)'],
-  ['--initialize-timeout-ms <ms>', 'initializeMs', 'the initialize handshake; raise it for npx/uvx/docker servers, whose first start downloads (MCP_INITIALIZE_TIMEOUT_MS)'],
+  [
+    '--initialize-timeout-ms <ms>',
+    'initializeMs',
+    'the initialize handshake; raise it for npx/uvx/docker servers, whose first start downloads (MCP_INITIALIZE_TIMEOUT_MS)',
+  ],
   ['--request-timeout-ms <ms>', 'requestMs', 'one request; progress notifications restart it (MCP_REQUEST_TIMEOUT_MS)'],
   ['--max-total-timeout-ms <ms>', 'maxTotalMs', 'how far progress may stretch one request (MCP_MAX_TOTAL_TIMEOUT_MS)'],
 ] as const;
 
-type TimeoutFlags = { connectTimeoutMs?: number; initializeTimeoutMs?: number; requestTimeoutMs?: number; maxTotalTimeoutMs?: number };
+type TimeoutFlags = {
+  connectTimeoutMs?: number;
+  initializeTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  maxTotalTimeoutMs?: number;
+};
 
 function withTimeoutOptions(command: Command): Command {
-  for (const [flags, , help] of TIMEOUT_OPTIONS) command.addOption(new Option(flags, `per-server timeout: ${help}`).argParser(positiveInt));
+  for (const [flags, , help] of TIMEOUT_OPTIONS)
+    command.addOption(new Option(flags, `per-server timeout: ${help}`).argParser(positiveInt));
   return command;
 }
 
@@ -95,7 +107,9 @@ function timeoutsFrom(o: TimeoutFlags): ServerTimeouts {
 }
 
 const describeSettings = (r: ServerSettings) => {
-  const timeouts = Object.entries(r.timeouts).map(([name, ms]) => `${name} ${ms}`).join(', ');
+  const timeouts = Object.entries(r.timeouts)
+    .map(([name, ms]) => `${name} ${ms}`)
+    .join(', ');
   return [
     `server ${r.id} (${r.name}, ${r.transportType})`,
     r.transportType === 'stdio'
@@ -109,7 +123,8 @@ const OAUTH_GRANT_HELP =
   "OAuth: how the server's tokens are obtained. caller (default): a caller completes the browser flow and imports them; " +
   'client-credentials: Runway obtains and renews them itself (machine-to-machine), with --client-id and either a client ' +
   'secret (client_secret_basic, or client_secret_post when the authorization server only allows that) or a private key (private_key_jwt)';
-const grantOption = () => new Option('--oauth-grant <grant>', OAUTH_GRANT_HELP).choices(['caller', 'client-credentials']);
+const grantOption = () =>
+  new Option('--oauth-grant <grant>', OAUTH_GRANT_HELP).choices(['caller', 'client-credentials']);
 const toGrant = (value: string): OAuthGrant => (value === 'client-credentials' ? 'client_credentials' : 'caller');
 
 interface ClientKeyOptions {
@@ -121,9 +136,16 @@ interface ClientKeyOptions {
 
 /** The client's private key, from stdin, the environment or a file (never an argument), checked and normalized. */
 async function clientKey(o: ClientKeyOptions, input: StandardInput): Promise<{ pem: string; alg: string } | undefined> {
-  const text = await singleSecret('private-key', { env: o.privateKeyEnv, file: o.privateKeyFile, stdin: o.privateKeyStdin }, input);
+  const text = await singleSecret(
+    'private-key',
+    { env: o.privateKeyEnv, file: o.privateKeyFile, stdin: o.privateKeyStdin },
+    input,
+  );
   if (text === undefined) {
-    if (o.signingAlg) throw new Error('--signing-alg goes with a private key (--private-key-stdin, --private-key-env or --private-key-file)');
+    if (o.signingAlg)
+      throw new Error(
+        '--signing-alg goes with a private key (--private-key-stdin, --private-key-env or --private-key-file)',
+      );
     return undefined;
   }
   return readClientKey(text, o.signingAlg);
@@ -132,10 +154,19 @@ async function clientKey(o: ClientKeyOptions, input: StandardInput): Promise<{ p
 /** The private-key options of `server create` and `server update`. */
 function withClientKeyOptions(command: Command): Command {
   return command
-    .option('--private-key-stdin', 'OAuth client_credentials with private_key_jwt: the client\'s private key (PEM or JWK), read from standard input (stored encrypted)')
-    .option('--private-key-env <NAME>', "the client's private key, from the environment variable NAME (stored encrypted)")
+    .option(
+      '--private-key-stdin',
+      "OAuth client_credentials with private_key_jwt: the client's private key (PEM or JWK), read from standard input (stored encrypted)",
+    )
+    .option(
+      '--private-key-env <NAME>',
+      "the client's private key, from the environment variable NAME (stored encrypted)",
+    )
     .option('--private-key-file <PATH>', "the client's private key, read from a file (stored encrypted)")
-    .option('--signing-alg <alg>', 'the JWS algorithm of its client assertions (default: RS256 for RSA keys, ES256/ES384/ES512 for EC keys, EdDSA for Ed25519)');
+    .option(
+      '--signing-alg <alg>',
+      'the JWS algorithm of its client assertions (default: RS256 for RSA keys, ES256/ES384/ES512 for EC keys, EdDSA for Ed25519)',
+    );
 }
 
 const AUTHORIZATION_SERVER_HELP =
@@ -147,7 +178,10 @@ const AUTHORIZATION_SERVER_HELP =
  * process, it first checks its encryption key against the database's record and refuses on a mismatch; it never
  * creates a key (`npm start` does, for a database that has none).
  */
-function action<O extends object>(run: (ctx: Context, options: O, args: string[]) => Promise<object>, describe: (result: any) => string) {
+function action<O extends object>(
+  run: (ctx: Context, options: O, args: string[]) => Promise<object>,
+  describe: (result: any) => string,
+) {
   return async (...received: unknown[]) => {
     const command = received.at(-1) as Command;
     const options = command.opts<O & { json?: boolean }>();
@@ -175,7 +209,12 @@ org
   .description('create an organization (its members, projects and keys come next)')
   .requiredOption('--name <name>')
   .addOption(json)
-  .action(action<{ name: string }>(async ({ sql }, o) => createOrganization(sql, { name: o.name }), (r) => `organization ${r.id} (${r.name})`));
+  .action(
+    action<{ name: string }>(
+      async ({ sql }, o) => createOrganization(sql, { name: o.name }),
+      (r) => `organization ${r.id} (${r.name})`,
+    ),
+  );
 
 const user = program.command('user').description('users');
 user
@@ -186,63 +225,101 @@ user
   .option('--org <organizationId>', 'also make the user a member of this organization')
   .addOption(new Option('--role <role>', 'role in --org').choices(['owner', 'admin', 'member']).default('member'))
   .addOption(json)
-  .action(action<{ email: string; name: string; org?: string; role: 'owner' | 'admin' | 'member' }>(async ({ sql }, o) => {
-    if (o.org) await requireOrganization(sql, o.org);
-    await requireFreeEmail(sql, o.email);
-    return await sql.begin(async (tx) => {
-      const created = await createUser(tx, { email: o.email, name: o.name });
-      if (o.org) await addMembership(tx, { organizationId: o.org, userId: created.id, role: o.role });
-      return { ...created, ...(o.org ? { organizationId: o.org, role: o.role } : {}) };
-    });
-  }, (r) => `user ${r.id} (${r.email})${r.organizationId ? `, ${r.role} of ${r.organizationId}` : ''}`));
+  .action(
+    action<{ email: string; name: string; org?: string; role: 'owner' | 'admin' | 'member' }>(
+      async ({ sql }, o) => {
+        if (o.org) await requireOrganization(sql, o.org);
+        await requireFreeEmail(sql, o.email);
+        return await sql.begin(async (tx) => {
+          const created = await createUser(tx, { email: o.email, name: o.name });
+          if (o.org) await addMembership(tx, { organizationId: o.org, userId: created.id, role: o.role });
+          return { ...created, ...(o.org ? { organizationId: o.org, role: o.role } : {}) };
+        });
+      },
+      (r) => `user ${r.id} (${r.email})${r.organizationId ? `, ${r.role} of ${r.organizationId}` : ''}`,
+    ),
+  );
 
 program
   .command('member')
   .description('organization memberships')
   .command('add')
-  .description("make a user a member of an organization, or change their role in it")
+  .description('make a user a member of an organization, or change their role in it')
   .requiredOption('--org <organizationId>')
   .requiredOption('--user <userId>')
   .addOption(new Option('--role <role>').choices(['owner', 'admin', 'member']).default('member'))
   .addOption(json)
-  .action(action<{ org: string; user: string; role: 'owner' | 'admin' | 'member' }>(async ({ sql }, o) => {
-    await requireOrganization(sql, o.org);
-    await requireUser(sql, o.user);
-    await addMembership(sql, { organizationId: o.org, userId: o.user, role: o.role });
-    return { organizationId: o.org, userId: o.user, role: o.role };
-  }, (r) => `${r.userId} is ${r.role} of ${r.organizationId}`));
+  .action(
+    action<{ org: string; user: string; role: 'owner' | 'admin' | 'member' }>(
+      async ({ sql }, o) => {
+        await requireOrganization(sql, o.org);
+        await requireUser(sql, o.user);
+        await addMembership(sql, { organizationId: o.org, userId: o.user, role: o.role });
+        return { organizationId: o.org, userId: o.user, role: o.role };
+      },
+      (r) => `${r.userId} is ${r.role} of ${r.organizationId}`,
+    ),
+  );
 
 const project = program.command('project').description('projects');
 project
   .command('create')
-  .description("create a project in an organization; its saved servers and eval suites live in it")
+  .description('create a project in an organization; its saved servers and eval suites live in it')
   .requiredOption('--org <organizationId>')
   .requiredOption('--name <name>')
   .option('--description <text>', '', '')
   .option('--private', 'visible only to its members and org owners/admins')
   .option('--default', "the organization's default project (used by eval ingest's `default`)")
   .addOption(json)
-  .action(action<{ org: string; name: string; description: string; private?: boolean; default?: boolean }>(async ({ sql }, o) => {
-    await requireOrganization(sql, o.org);
-    return await createProject(sql, { organizationId: o.org, name: o.name, description: o.description, visibility: o.private ? 'private' : 'organization', isDefault: o.default });
-  }, (r) => `project ${r.id} (${r.name})`));
+  .action(
+    action<{ org: string; name: string; description: string; private?: boolean; default?: boolean }>(
+      async ({ sql }, o) => {
+        await requireOrganization(sql, o.org);
+        return await createProject(sql, {
+          organizationId: o.org,
+          name: o.name,
+          description: o.description,
+          visibility: o.private ? 'private' : 'organization',
+          isDefault: o.default,
+        });
+      },
+      (r) => `project ${r.id} (${r.name})`,
+    ),
+  );
 
 const server = program.command('server').description('saved MCP servers');
 const serverCreate = server
   .command('create')
-  .description('save an MCP server in a project: a stdio command, or an HTTP/SSE URL, with its secrets stored encrypted')
+  .description(
+    'save an MCP server in a project: a stdio command, or an HTTP/SSE URL, with its secrets stored encrypted',
+  )
   .requiredOption('--project <projectId>')
   .requiredOption('--name <name>')
   .addOption(new Option('--transport <type>').choices(['stdio', 'http', 'sse']).makeOptionMandatory())
   .option('--command <command>', 'stdio: the program to spawn')
   .option('--arg <arg>', 'stdio: an argument (repeat)', collect)
   .option('--env-stdin', 'stdio: environment variables as KEY=VALUE lines on standard input (stored encrypted)')
-  .option('--env-env <KEY=NAME>', "stdio: environment variable KEY, valued as this shell's variable NAME (repeat; stored encrypted)", collect)
+  .option(
+    '--env-env <KEY=NAME>',
+    "stdio: environment variable KEY, valued as this shell's variable NAME (repeat; stored encrypted)",
+    collect,
+  )
   .option('--env <KEY=VALUE>', `stdio: an environment variable (repeat; stored encrypted; ${visible})`, collect)
   .option('--url <url>', 'http/sse: the server URL')
-  .option('--header-stdin', 'http/sse: headers sent on every request, as KEY=VALUE lines on standard input (stored encrypted)')
-  .option('--header-env <KEY=NAME>', "http/sse: header KEY, valued as this shell's variable NAME (repeat; stored encrypted)", collect)
-  .option('--header <KEY=VALUE>', `http/sse: a header sent on every request (repeat; stored encrypted; ${visible})`, collect)
+  .option(
+    '--header-stdin',
+    'http/sse: headers sent on every request, as KEY=VALUE lines on standard input (stored encrypted)',
+  )
+  .option(
+    '--header-env <KEY=NAME>',
+    "http/sse: header KEY, valued as this shell's variable NAME (repeat; stored encrypted)",
+    collect,
+  )
+  .option(
+    '--header <KEY=VALUE>',
+    `http/sse: a header sent on every request (repeat; stored encrypted; ${visible})`,
+    collect,
+  )
   .option('--oauth', 'the server requires an OAuth grant')
   .option('--scope <scope>', 'OAuth scope (repeat)', collect)
   .option('--client-id <id>', 'OAuth client id')
@@ -257,31 +334,92 @@ withClientKeyOptions(serverCreate);
 withTimeoutOptions(serverCreate)
   .addOption(json)
   .addHelpText('after', secretsHelp)
-  .action(action<{
-    project: string; name: string; transport: 'stdio' | 'http' | 'sse'; command?: string; arg?: string[]; url?: string;
-    env?: string[]; envEnv?: string[]; envStdin?: boolean; header?: string[]; headerEnv?: string[]; headerStdin?: boolean;
-    oauth?: boolean; scope?: string[]; clientId?: string; clientSecret?: string; clientSecretEnv?: string; clientSecretStdin?: boolean; authorizationServerUrl?: string;
-    cwd?: string; disabled?: boolean; oauthGrant: string;
-  } & TimeoutFlags & ClientKeyOptions>(async ({ sql, box }, o) => {
-    if (o.transport === 'stdio' && !o.command) throw new Error('--command is required for stdio servers');
-    if (o.transport !== 'stdio' && !o.url) throw new Error('--url is required for http and sse servers');
-    if (o.transport !== 'stdio' && o.cwd) throw new Error('--cwd is for stdio servers');
-    const input = new StandardInput({ '--env-stdin': o.envStdin, '--header-stdin': o.headerStdin, '--client-secret-stdin': o.clientSecretStdin, '--private-key-stdin': o.privateKeyStdin });
-    const env = await pairedSecrets('env', { pairs: o.env, env: o.envEnv, stdin: o.envStdin }, input);
-    const headers = await pairedSecrets('header', { pairs: o.header, env: o.headerEnv, stdin: o.headerStdin }, input);
-    const clientSecret = await singleSecret('client-secret', { value: o.clientSecret, env: o.clientSecretEnv, stdin: o.clientSecretStdin }, input);
-    const key = await clientKey(o, input);
-    const oauthGrant = toGrant(o.oauthGrant);
-    const problem = oauthClientProblem({ transportType: o.transport, oauthGrant, oauthClientId: o.clientId ?? null, clientSecret: clientSecret ?? null, privateKey: key?.pem ?? null, signingAlg: key?.alg ?? null });
-    if (problem) throw new Error(problem);
-    await requireProject(sql, o.project);
-    return await createServer(sql, box, {
-      projectId: o.project, name: o.name, transportType: o.transport, command: o.command, args: o.arg, env,
-      url: o.url, headers, useOAuth: o.oauth || oauthGrant === 'client_credentials', oauthScopes: o.scope, oauthClientId: o.clientId,
-      clientSecret, authorizationServerUrl: o.authorizationServerUrl, oauthGrant, privateKey: key?.pem, signingAlg: key?.alg,
-      cwd: o.cwd, enabled: !o.disabled, timeouts: timeoutsFrom(o),
-    });
-  }, (r) => `server ${r.id} (${r.name}, ${r.transportType})`));
+  .action(
+    action<
+      {
+        project: string;
+        name: string;
+        transport: 'stdio' | 'http' | 'sse';
+        command?: string;
+        arg?: string[];
+        url?: string;
+        env?: string[];
+        envEnv?: string[];
+        envStdin?: boolean;
+        header?: string[];
+        headerEnv?: string[];
+        headerStdin?: boolean;
+        oauth?: boolean;
+        scope?: string[];
+        clientId?: string;
+        clientSecret?: string;
+        clientSecretEnv?: string;
+        clientSecretStdin?: boolean;
+        authorizationServerUrl?: string;
+        cwd?: string;
+        disabled?: boolean;
+        oauthGrant: string;
+      } & TimeoutFlags &
+        ClientKeyOptions
+    >(
+      async ({ sql, box }, o) => {
+        if (o.transport === 'stdio' && !o.command) throw new Error('--command is required for stdio servers');
+        if (o.transport !== 'stdio' && !o.url) throw new Error('--url is required for http and sse servers');
+        if (o.transport !== 'stdio' && o.cwd) throw new Error('--cwd is for stdio servers');
+        const input = new StandardInput({
+          '--env-stdin': o.envStdin,
+          '--header-stdin': o.headerStdin,
+          '--client-secret-stdin': o.clientSecretStdin,
+          '--private-key-stdin': o.privateKeyStdin,
+        });
+        const env = await pairedSecrets('env', { pairs: o.env, env: o.envEnv, stdin: o.envStdin }, input);
+        const headers = await pairedSecrets(
+          'header',
+          { pairs: o.header, env: o.headerEnv, stdin: o.headerStdin },
+          input,
+        );
+        const clientSecret = await singleSecret(
+          'client-secret',
+          { value: o.clientSecret, env: o.clientSecretEnv, stdin: o.clientSecretStdin },
+          input,
+        );
+        const key = await clientKey(o, input);
+        const oauthGrant = toGrant(o.oauthGrant);
+        const problem = oauthClientProblem({
+          transportType: o.transport,
+          oauthGrant,
+          oauthClientId: o.clientId ?? null,
+          clientSecret: clientSecret ?? null,
+          privateKey: key?.pem ?? null,
+          signingAlg: key?.alg ?? null,
+        });
+        if (problem) throw new Error(problem);
+        await requireProject(sql, o.project);
+        return await createServer(sql, box, {
+          projectId: o.project,
+          name: o.name,
+          transportType: o.transport,
+          command: o.command,
+          args: o.arg,
+          env,
+          url: o.url,
+          headers,
+          useOAuth: o.oauth || oauthGrant === 'client_credentials',
+          oauthScopes: o.scope,
+          oauthClientId: o.clientId,
+          clientSecret,
+          authorizationServerUrl: o.authorizationServerUrl,
+          oauthGrant,
+          privateKey: key?.pem,
+          signingAlg: key?.alg,
+          cwd: o.cwd,
+          enabled: !o.disabled,
+          timeouts: timeoutsFrom(o),
+        });
+      },
+      (r) => `server ${r.id} (${r.name}, ${r.transportType})`,
+    ),
+  );
 const serverUpdate = server
   .command('update')
   .description(
@@ -295,63 +433,109 @@ const serverUpdate = server
   .option('--clear-authorization-server', "forget it: the server's own metadata decides again")
   .addOption(grantOption())
   .option('--client-id <id>', 'OAuth client id')
-  .option('--client-secret-stdin', 'OAuth client secret, read from standard input (stored encrypted; replaces a private key)')
-  .option('--client-secret-env <NAME>', 'OAuth client secret, from the environment variable NAME (stored encrypted; replaces a private key)')
+  .option(
+    '--client-secret-stdin',
+    'OAuth client secret, read from standard input (stored encrypted; replaces a private key)',
+  )
+  .option(
+    '--client-secret-env <NAME>',
+    'OAuth client secret, from the environment variable NAME (stored encrypted; replaces a private key)',
+  )
   .option('--client-secret <secret>', `OAuth client secret (stored encrypted; replaces a private key; ${visible})`)
   .option('--scope <scope>', 'OAuth scope (repeat; replaces the saved scopes)', collect)
   .option('--cwd <dir>', CWD_HELP, absolutePath)
   .option('--clear-cwd', 'stdio: run in its own directory under the data folder again')
-  .option('--clear-timeouts', "forget every per-server timeout (the service's defaults apply again) before setting the ones given");
+  .option(
+    '--clear-timeouts',
+    "forget every per-server timeout (the service's defaults apply again) before setting the ones given",
+  );
 withClientKeyOptions(serverUpdate);
 withTimeoutOptions(serverUpdate)
   .addOption(json)
   .addHelpText('after', secretsHelp)
-  .action(action<{
-    authorizationServerUrl?: string; clearAuthorizationServer?: boolean; oauthGrant?: string; clientId?: string;
-    clientSecret?: string; clientSecretEnv?: string; clientSecretStdin?: boolean; scope?: string[];
-    cwd?: string; clearCwd?: boolean; clearTimeouts?: boolean;
-  } & TimeoutFlags & ClientKeyOptions>(async ({ sql, box }, o, [serverId]) => {
-    if (o.authorizationServerUrl && o.clearAuthorizationServer) throw new Error('give only one of --authorization-server-url and --clear-authorization-server');
-    if (o.cwd && o.clearCwd) throw new Error('give only one of --cwd and --clear-cwd');
-    const input = new StandardInput({ '--client-secret-stdin': o.clientSecretStdin, '--private-key-stdin': o.privateKeyStdin });
-    const clientSecret = await singleSecret('client-secret', { value: o.clientSecret, env: o.clientSecretEnv, stdin: o.clientSecretStdin }, input);
-    const key = await clientKey(o, input);
-    if (clientSecret !== undefined && key) throw new Error('give the client a secret or a private key, not both');
-    const changes: OAuthClientChanges = {
-      ...(o.oauthGrant ? { oauthGrant: toGrant(o.oauthGrant) } : {}),
-      ...(o.clientId ? { oauthClientId: o.clientId } : {}),
-      // One way for the client to authenticate: a new secret drops the key, a new key drops the secret.
-      ...(clientSecret !== undefined ? { clientSecret, privateKey: null } : {}),
-      ...(key ? { privateKey: key, clientSecret: null } : {}),
-      // A key serves only the client_credentials grant: back to the caller's grant, it goes.
-      ...(o.oauthGrant === 'caller' && !key ? { privateKey: null } : {}),
-      ...(o.scope ? { oauthScopes: o.scope } : {}),
-    };
-    const timeouts = timeoutsFrom(o);
-    const authorization = o.authorizationServerUrl !== undefined || o.clearAuthorizationServer;
-    const settings = o.cwd !== undefined || o.clearCwd || o.clearTimeouts || Object.keys(timeouts).length > 0;
-    const oauthClient = Object.keys(changes).length > 0;
-    if (!authorization && !settings && !oauthClient) {
-      throw new Error('nothing to change: give an OAuth option, --cwd, a timeout option, or one of the --clear options (see --help)');
-    }
-    let client: Record<string, unknown> = {};
-    if (oauthClient) {
-      const updated = await updateOAuthClient(sql, box, serverId, changes);
-      if (!updated) throw new Error(`no server ${serverId}`);
-      client = updated;
-    }
-    return await sql.begin(async (tx) => {
-      const found =
-        (!authorization || (await setAuthorizationServer(tx, serverId, o.authorizationServerUrl ?? null)) !== undefined) &&
-        (!settings || (await updateServerSettings(tx, serverId, { cwd: o.clearCwd ? null : o.cwd, clearTimeouts: o.clearTimeouts, timeouts })));
-      const updated = found ? await getServerSettings(tx, serverId) : undefined;
-      if (!updated) throw new Error(`no server ${serverId}`);
-      return { ...client, ...updated };
-    });
-  }, (r) => [
-    describeSettings(r as ServerSettings),
-    ...(r.oauthGrant ? [`  OAuth tokens ${r.oauthGrant === 'client_credentials' ? `obtained by Runway (client_credentials, ${r.clientAuthentication})` : 'imported by callers'}`] : []),
-  ].join('\n')));
+  .action(
+    action<
+      {
+        authorizationServerUrl?: string;
+        clearAuthorizationServer?: boolean;
+        oauthGrant?: string;
+        clientId?: string;
+        clientSecret?: string;
+        clientSecretEnv?: string;
+        clientSecretStdin?: boolean;
+        scope?: string[];
+        cwd?: string;
+        clearCwd?: boolean;
+        clearTimeouts?: boolean;
+      } & TimeoutFlags &
+        ClientKeyOptions
+    >(
+      async ({ sql, box }, o, [serverId]) => {
+        if (o.authorizationServerUrl && o.clearAuthorizationServer)
+          throw new Error('give only one of --authorization-server-url and --clear-authorization-server');
+        if (o.cwd && o.clearCwd) throw new Error('give only one of --cwd and --clear-cwd');
+        const input = new StandardInput({
+          '--client-secret-stdin': o.clientSecretStdin,
+          '--private-key-stdin': o.privateKeyStdin,
+        });
+        const clientSecret = await singleSecret(
+          'client-secret',
+          { value: o.clientSecret, env: o.clientSecretEnv, stdin: o.clientSecretStdin },
+          input,
+        );
+        const key = await clientKey(o, input);
+        if (clientSecret !== undefined && key) throw new Error('give the client a secret or a private key, not both');
+        const changes: OAuthClientChanges = {
+          ...(o.oauthGrant ? { oauthGrant: toGrant(o.oauthGrant) } : {}),
+          ...(o.clientId ? { oauthClientId: o.clientId } : {}),
+          // One way for the client to authenticate: a new secret drops the key, a new key drops the secret.
+          ...(clientSecret !== undefined ? { clientSecret, privateKey: null } : {}),
+          ...(key ? { privateKey: key, clientSecret: null } : {}),
+          // A key serves only the client_credentials grant: back to the caller's grant, it goes.
+          ...(o.oauthGrant === 'caller' && !key ? { privateKey: null } : {}),
+          ...(o.scope ? { oauthScopes: o.scope } : {}),
+        };
+        const timeouts = timeoutsFrom(o);
+        const authorization = o.authorizationServerUrl !== undefined || o.clearAuthorizationServer;
+        const settings = o.cwd !== undefined || o.clearCwd || o.clearTimeouts || Object.keys(timeouts).length > 0;
+        const oauthClient = Object.keys(changes).length > 0;
+        if (!authorization && !settings && !oauthClient) {
+          throw new Error(
+            'nothing to change: give an OAuth option, --cwd, a timeout option, or one of the --clear options (see --help)',
+          );
+        }
+        let client: Record<string, unknown> = {};
+        if (oauthClient) {
+          const updated = await updateOAuthClient(sql, box, serverId, changes);
+          if (!updated) throw new Error(`no server ${serverId}`);
+          client = updated;
+        }
+        return await sql.begin(async (tx) => {
+          const found =
+            (!authorization ||
+              (await setAuthorizationServer(tx, serverId, o.authorizationServerUrl ?? null)) !== undefined) &&
+            (!settings ||
+              (await updateServerSettings(tx, serverId, {
+                cwd: o.clearCwd ? null : o.cwd,
+                clearTimeouts: o.clearTimeouts,
+                timeouts,
+              })));
+          const updated = found ? await getServerSettings(tx, serverId) : undefined;
+          if (!updated) throw new Error(`no server ${serverId}`);
+          return { ...client, ...updated };
+        });
+      },
+      (r) =>
+        [
+          describeSettings(r as ServerSettings),
+          ...(r.oauthGrant
+            ? [
+                `  OAuth tokens ${r.oauthGrant === 'client_credentials' ? `obtained by Runway (client_credentials, ${r.clientAuthentication})` : 'imported by callers'}`,
+              ]
+            : []),
+        ].join('\n'),
+    ),
+  );
 
 server
   .command('client-profile')
@@ -361,33 +545,62 @@ server
   )
   .argument('<serverId>')
   .addOption(
-    new Option('--elicitation <answer>', "declare form elicitation, answered this way unless a call or test case brings its own answer")
-      .choices(['decline', 'cancel', 'accept', 'defaults']),
+    new Option(
+      '--elicitation <answer>',
+      'declare form elicitation, answered this way unless a call or test case brings its own answer',
+    ).choices(['decline', 'cancel', 'accept', 'defaults']),
   )
-  .option('--elicitation-content <json>', 'with accept: the form content (a JSON object); with defaults: fields to fill in or override')
+  .option(
+    '--elicitation-content <json>',
+    'with accept: the form content (a JSON object); with defaults: fields to fill in or override',
+  )
   .option('--elicitation-url', 'also declare URL-mode elicitation (its requests are declined)')
   .option('--sampling', "declare sampling (server operations decline its requests; an eval run's model answers them)")
   .option('--root <[name=]uri>', 'declare roots and list this file:// URI (repeat)', collect)
   .option('--clear', 'declare nothing')
   .addOption(json)
-  .action(action<{ elicitation?: 'decline' | 'cancel' | 'accept' | 'defaults'; elicitationContent?: string; elicitationUrl?: boolean; sampling?: boolean; root?: string[]; clear?: boolean }>(async ({ sql }, o, [serverId]) => {
-    const features = o.elicitation !== undefined || o.sampling || o.root !== undefined;
-    if (Boolean(o.clear) === features) throw new Error('give --clear, or the features to declare (--elicitation, --sampling, --root)');
-    if ((o.elicitationContent !== undefined || o.elicitationUrl) && o.elicitation === undefined) throw new Error('--elicitation-content and --elicitation-url need --elicitation');
-    let profile: ClientProfile | null = null;
-    if (!o.clear) {
-      const parsed = clientProfileSchema.safeParse({
-        ...(o.elicitation !== undefined ? { elicitation: { answer: elicitationAnswer(o.elicitation, o.elicitationContent), ...(o.elicitationUrl ? { url: true } : {}) } } : {}),
-        ...(o.sampling ? { sampling: {} } : {}),
-        ...(o.root !== undefined ? { roots: o.root.map(rootOption) } : {}),
-      });
-      if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'profile'}: ${issue.message}`).join('; '));
-      profile = parsed.data;
-    }
-    const updated = await setClientProfile(sql, serverId, profile);
-    if (!updated) throw new Error(`no server ${serverId}`);
-    return updated;
-  }, (r) => `server ${r.id} (${r.name}): ${describeProfile(r.clientProfile)}`));
+  .action(
+    action<{
+      elicitation?: 'decline' | 'cancel' | 'accept' | 'defaults';
+      elicitationContent?: string;
+      elicitationUrl?: boolean;
+      sampling?: boolean;
+      root?: string[];
+      clear?: boolean;
+    }>(
+      async ({ sql }, o, [serverId]) => {
+        const features = o.elicitation !== undefined || o.sampling || o.root !== undefined;
+        if (Boolean(o.clear) === features)
+          throw new Error('give --clear, or the features to declare (--elicitation, --sampling, --root)');
+        if ((o.elicitationContent !== undefined || o.elicitationUrl) && o.elicitation === undefined)
+          throw new Error('--elicitation-content and --elicitation-url need --elicitation');
+        let profile: ClientProfile | null = null;
+        if (!o.clear) {
+          const parsed = clientProfileSchema.safeParse({
+            ...(o.elicitation !== undefined
+              ? {
+                  elicitation: {
+                    answer: elicitationAnswer(o.elicitation, o.elicitationContent),
+                    ...(o.elicitationUrl ? { url: true } : {}),
+                  },
+                }
+              : {}),
+            ...(o.sampling ? { sampling: {} } : {}),
+            ...(o.root !== undefined ? { roots: o.root.map(rootOption) } : {}),
+          });
+          if (!parsed.success)
+            throw new Error(
+              parsed.error.issues.map((issue) => `${issue.path.join('.') || 'profile'}: ${issue.message}`).join('; '),
+            );
+          profile = parsed.data;
+        }
+        const updated = await setClientProfile(sql, serverId, profile);
+        if (!updated) throw new Error(`no server ${serverId}`);
+        return updated;
+      },
+      (r) => `server ${r.id} (${r.name}): ${describeProfile(r.clientProfile)}`,
+    ),
+  );
 
 /** The elicitation answer the options describe; the content is checked by the profile's schema. */
 function elicitationAnswer(answer: 'decline' | 'cancel' | 'accept' | 'defaults', content: string | undefined): unknown {
@@ -413,7 +626,11 @@ function rootOption(value: string): { uri: string; name?: string } {
 
 function describeProfile(profile: ClientProfile): string {
   const declared = [
-    ...(profile.elicitation ? [`elicitation${profile.elicitation.url ? ' (form, url)' : ''}, answered ${JSON.stringify(profile.elicitation.answer ?? { action: 'decline' })}`] : []),
+    ...(profile.elicitation
+      ? [
+          `elicitation${profile.elicitation.url ? ' (form, url)' : ''}, answered ${JSON.stringify(profile.elicitation.answer ?? { action: 'decline' })}`,
+        ]
+      : []),
     ...(profile.sampling ? ['sampling, declined'] : []),
     ...(profile.roots ? [`roots ${profile.roots.map((r) => r.uri).join(', ') || '(none)'}`] : []),
   ];
@@ -428,31 +645,50 @@ key
   .requiredOption('--user <userId>', 'the key acts as this user inside the organization (a member of it)')
   .option('--name <name>', 'a label for the key', 'cli key')
   .addOption(json)
-  .action(action<{ org: string; user: string; name: string }>(async ({ sql }, o) => {
-    await requireMember(sql, o.org, o.user);
-    const created = await createApiKey(sql, { name: o.name, organizationId: o.org, userId: o.user });
-    return { id: created.id, name: created.name, apiKey: created.key };
-  }, (r) => `key ${r.id} created; its value is shown only now:\n${r.apiKey}`));
+  .action(
+    action<{ org: string; user: string; name: string }>(
+      async ({ sql }, o) => {
+        await requireMember(sql, o.org, o.user);
+        const created = await createApiKey(sql, { name: o.name, organizationId: o.org, userId: o.user });
+        return { id: created.id, name: created.name, apiKey: created.key };
+      },
+      (r) => `key ${r.id} created; its value is shown only now:\n${r.apiKey}`,
+    ),
+  );
 key
   .command('revoke')
-  .description('revoke a key at once, named by its id (key list) or by its sk_ value (looked up by its hash, never stored or printed)')
+  .description(
+    'revoke a key at once, named by its id (key list) or by its sk_ value (looked up by its hash, never stored or printed)',
+  )
   .argument('<key>', 'the key id (key_...) or the key itself (sk_...)')
   .addOption(json)
-  .action(action<object>(async ({ sql }, _o, [ref]) => {
-    const outcome = await revokeApiKey(sql, ref);
-    if (outcome.status === 'unknown') {
-      throw new Error(ref.startsWith('sk_') ? 'no key has that value (see: npm run -s admin -- key list)' : `no key ${ref} (see: npm run -s admin -- key list)`);
-    }
-    return outcome.status === 'revoked'
-      ? { id: outcome.id, name: outcome.name, revoked: true }
-      : { id: outcome.id, name: outcome.name, revoked: true, alreadyRevokedAt: outcome.revokedAt.toISOString() };
-  }, (r) => (r.alreadyRevokedAt ? `key ${r.id} (${r.name}) was already revoked, at ${r.alreadyRevokedAt}` : `key ${r.id} (${r.name}) revoked`)));
+  .action(
+    action<object>(
+      async ({ sql }, _o, [ref]) => {
+        const outcome = await revokeApiKey(sql, ref);
+        if (outcome.status === 'unknown') {
+          throw new Error(
+            ref.startsWith('sk_')
+              ? 'no key has that value (see: npm run -s admin -- key list)'
+              : `no key ${ref} (see: npm run -s admin -- key list)`,
+          );
+        }
+        return outcome.status === 'revoked'
+          ? { id: outcome.id, name: outcome.name, revoked: true }
+          : { id: outcome.id, name: outcome.name, revoked: true, alreadyRevokedAt: outcome.revokedAt.toISOString() };
+      },
+      (r) =>
+        r.alreadyRevokedAt
+          ? `key ${r.id} (${r.name}) was already revoked, at ${r.alreadyRevokedAt}`
+          : `key ${r.id} (${r.name}) revoked`,
+    ),
+  );
 
 addListCommands({ org, user, project, server, key }, action);
 
 program
   .command('provider-key')
-  .description("organization model provider keys (hosted catalog models run on them)")
+  .description('organization model provider keys (hosted catalog models run on them)')
   .command('set')
   .description("set an organization's key (and base URL) for a model provider, stored encrypted")
   .requiredOption('--org <organizationId>')
@@ -463,14 +699,31 @@ program
   .option('--base-url <url>', 'an OpenAI-compatible endpoint, a proxy or a local model server')
   .addOption(json)
   .addHelpText('after', secretsHelp)
-  .action(action<{ org: string; provider: string; apiKey?: string; apiKeyEnv?: string; apiKeyStdin?: boolean; baseUrl?: string }>(async ({ sql, box }, o) => {
-    const input = new StandardInput({ '--api-key-stdin': o.apiKeyStdin });
-    const apiKey = await singleSecret('api-key', { value: o.apiKey, env: o.apiKeyEnv, stdin: o.apiKeyStdin }, input);
-    if (apiKey === undefined) throw new Error('give the API key with --api-key-stdin, --api-key-env <NAME> or --api-key <key>');
-    await requireOrganization(sql, o.org);
-    await setProviderKey(sql, box, { organizationId: o.org, provider: o.provider, apiKey, baseUrl: o.baseUrl });
-    return { organizationId: o.org, provider: o.provider, baseUrl: o.baseUrl ?? null };
-  }, (r) => `provider ${r.provider} configured for ${r.organizationId}`));
+  .action(
+    action<{
+      org: string;
+      provider: string;
+      apiKey?: string;
+      apiKeyEnv?: string;
+      apiKeyStdin?: boolean;
+      baseUrl?: string;
+    }>(
+      async ({ sql, box }, o) => {
+        const input = new StandardInput({ '--api-key-stdin': o.apiKeyStdin });
+        const apiKey = await singleSecret(
+          'api-key',
+          { value: o.apiKey, env: o.apiKeyEnv, stdin: o.apiKeyStdin },
+          input,
+        );
+        if (apiKey === undefined)
+          throw new Error('give the API key with --api-key-stdin, --api-key-env <NAME> or --api-key <key>');
+        await requireOrganization(sql, o.org);
+        await setProviderKey(sql, box, { organizationId: o.org, provider: o.provider, apiKey, baseUrl: o.baseUrl });
+        return { organizationId: o.org, provider: o.provider, baseUrl: o.baseUrl ?? null };
+      },
+      (r) => `provider ${r.provider} configured for ${r.organizationId}`,
+    ),
+  );
 
 program
   .command('chatbox')
@@ -484,16 +737,48 @@ program
   .option('--host <hostId>')
   .option('--system-prompt <text>')
   .option('--description <text>')
-  .addOption(new Option('--mode <mode>').choices(['project_members', 'invited_only', 'anyone_with_link']).default('project_members'))
+  .addOption(
+    new Option('--mode <mode>')
+      .choices(['project_members', 'invited_only', 'anyone_with_link'])
+      .default('project_members'),
+  )
   .option('--require-tool-approval')
   .addOption(json)
-  .action(action<{ project: string; name: string; model: string; server?: string[]; host?: string; systemPrompt?: string; description?: string; mode: 'project_members'; requireToolApproval?: boolean }>(async ({ sql }, o) => {
-    await requireProject(sql, o.project);
-    const saved = new Set((await listServerEntries(sql, { projectId: o.project })).map((s) => s.id));
-    const missing = (o.server ?? []).filter((id) => !saved.has(id));
-    if (missing.length > 0) throw new Error(`project ${o.project} has no server ${missing.join(', ')} (see: npm run -s admin -- server list --project ${o.project})`);
-    return await createChatbox(sql, { projectId: o.project, name: o.name, modelId: o.model, serverIds: o.server, hostId: o.host, systemPrompt: o.systemPrompt, description: o.description, mode: o.mode, requireToolApproval: o.requireToolApproval });
-  }, (r) => `chatbox ${r.id}`));
+  .action(
+    action<{
+      project: string;
+      name: string;
+      model: string;
+      server?: string[];
+      host?: string;
+      systemPrompt?: string;
+      description?: string;
+      mode: 'project_members';
+      requireToolApproval?: boolean;
+    }>(
+      async ({ sql }, o) => {
+        await requireProject(sql, o.project);
+        const saved = new Set((await listServerEntries(sql, { projectId: o.project })).map((s) => s.id));
+        const missing = (o.server ?? []).filter((id) => !saved.has(id));
+        if (missing.length > 0)
+          throw new Error(
+            `project ${o.project} has no server ${missing.join(', ')} (see: npm run -s admin -- server list --project ${o.project})`,
+          );
+        return await createChatbox(sql, {
+          projectId: o.project,
+          name: o.name,
+          modelId: o.model,
+          serverIds: o.server,
+          hostId: o.host,
+          systemPrompt: o.systemPrompt,
+          description: o.description,
+          mode: o.mode,
+          requireToolApproval: o.requireToolApproval,
+        });
+      },
+      (r) => `chatbox ${r.id}`,
+    ),
+  );
 
 program
   .command('chat-session')
@@ -506,24 +791,51 @@ program
   .addOption(new Option('--status <status>').choices(['active', 'archived']).default('active'))
   .addOption(new Option('--visibility <visibility>').choices(['private', 'project']).default('private'))
   .addOption(json)
-  .action(action<{ project: string; user: string; title?: string; status: 'active' | 'archived'; visibility: 'private' | 'project' }>(async ({ sql }, o) => {
-    const found = await requireProject(sql, o.project);
-    await requireMember(sql, found.organizationId, o.user);
-    return await createChatSession(sql, { projectId: o.project, userId: o.user, title: o.title, status: o.status, visibility: o.visibility });
-  }, (r) => `chat session ${r.id}`));
+  .action(
+    action<{
+      project: string;
+      user: string;
+      title?: string;
+      status: 'active' | 'archived';
+      visibility: 'private' | 'project';
+    }>(
+      async ({ sql }, o) => {
+        const found = await requireProject(sql, o.project);
+        await requireMember(sql, found.organizationId, o.user);
+        return await createChatSession(sql, {
+          projectId: o.project,
+          userId: o.user,
+          title: o.title,
+          status: o.status,
+          visibility: o.visibility,
+        });
+      },
+      (r) => `chat session ${r.id}`,
+    ),
+  );
 
 program
   .command('seed')
   .description('seed data')
   .requiredOption('--demo', 'a demo organization, project, two servers (everything over stdio and HTTP) and a key')
-  .option('--http-url <url>', 'URL of the streamable HTTP demo server (default: http://127.0.0.1:<DEMO_MCP_PORT>/mcp, the one `npm start` runs)')
+  .option(
+    '--http-url <url>',
+    'URL of the streamable HTTP demo server (default: http://127.0.0.1:<DEMO_MCP_PORT>/mcp, the one `npm start` runs)',
+  )
   .addOption(json)
-  .action(action<{ httpUrl?: string }>(async ({ sql, box, stack }, o) => ({
-    ...(await seedDemo(sql, box, { httpUrl: o.httpUrl ?? `http://127.0.0.1:${stack.DEMO_MCP_PORT}/mcp` })),
-  }),
-    (r) => `demo organization ${r.organizationId}, project ${r.projectId}\nAPI key (shown once): ${r.apiKey}\nits id: ${r.apiKeyId} (to revoke it: npm run -s admin -- key revoke ${r.apiKeyId})`));
+  .action(
+    action<{ httpUrl?: string }>(
+      async ({ sql, box, stack }, o) => ({
+        ...(await seedDemo(sql, box, { httpUrl: o.httpUrl ?? `http://127.0.0.1:${stack.DEMO_MCP_PORT}/mcp` })),
+      }),
+      (r) =>
+        `demo organization ${r.organizationId}, project ${r.projectId}\nAPI key (shown once): ${r.apiKey}\nits id: ${r.apiKeyId} (to revoke it: npm run -s admin -- key revoke ${r.apiKeyId})`,
+    ),
+  );
 
-const secrets = program.command('secrets').description('secrets at rest and the keys that seal them (RUNWAY_ENCRYPTION_KEY)');
+const secrets = program
+  .command('secrets')
+  .description('secrets at rest and the keys that seal them (RUNWAY_ENCRYPTION_KEY)');
 secrets
   .command('rekey')
   .description(
@@ -533,25 +845,51 @@ secrets
   .addOption(new Option('--batch-size <rows>', 'rows per batch').argParser(positiveInt).default(500))
   .addOption(new Option('--max-batches <n>', 'stop after n batches (run again to carry on)').argParser(positiveInt))
   .addOption(json)
-  .action(action<{ batchSize: number; maxBatches?: number }>(async ({ sql, box }, o) => ({ ...(await rekeySecrets(sql, box, { batchSize: o.batchSize, maxBatches: o.maxBatches })) }),
-    (r) => (r.complete
-      ? `every secret is sealed with key ${r.keyId} (${r.resealed} re-sealed now)${r.retired.length ? `; retired key ${r.retired.join(', ')}: it can be dropped from RUNWAY_ENCRYPTION_KEY` : ''}`
-      : `${r.resealed} secrets re-sealed with key ${r.keyId}; ${r.remaining} still sealed with an older key: run \`secrets rekey\` again to finish`)));
+  .action(
+    action<{ batchSize: number; maxBatches?: number }>(
+      async ({ sql, box }, o) => ({
+        ...(await rekeySecrets(sql, box, { batchSize: o.batchSize, maxBatches: o.maxBatches })),
+      }),
+      (r) =>
+        r.complete
+          ? `every secret is sealed with key ${r.keyId} (${r.resealed} re-sealed now)${r.retired.length ? `; retired key ${r.retired.join(', ')}: it can be dropped from RUNWAY_ENCRYPTION_KEY` : ''}`
+          : `${r.resealed} secrets re-sealed with key ${r.keyId}; ${r.remaining} still sealed with an older key: run \`secrets rekey\` again to finish`,
+    ),
+  );
 secrets
   .command('status')
-  .description('The keys this database records as in use, the keys this process holds, and how many secrets each key seals')
+  .description(
+    'The keys this database records as in use, the keys this process holds, and how many secrets each key seals',
+  )
   .addOption(json)
-  .action(action<object>(async ({ sql, box }) => ({
-    newest: box.newest.id,
-    holds: box.keys.map((k) => k.id),
-    recorded: (await recordedKeys(sql)).map((k) => ({ id: k.id, recordedAt: k.recordedAt.toISOString(), retiredAt: k.retiredAt?.toISOString() ?? null })),
-    secrets: await secretsByKey(sql),
-  }), (r) => [
-    `newest key ${r.newest}; this process holds ${r.holds.join(', ')}`,
-    ...r.recorded.map((k: { id: string; recordedAt: string; retiredAt: string | null }) => `key ${k.id}: recorded ${k.recordedAt}${k.retiredAt ? `, retired ${k.retiredAt}` : ', in use'}`),
-    ...Object.entries(r.secrets as Record<string, Record<string, number>>).map(([column, byKey]) =>
-      `${column}: ${Object.entries(byKey).map(([k, n]) => `${n} under ${k}`).join(', ')}`),
-  ].join('\n')));
+  .action(
+    action<object>(
+      async ({ sql, box }) => ({
+        newest: box.newest.id,
+        holds: box.keys.map((k) => k.id),
+        recorded: (await recordedKeys(sql)).map((k) => ({
+          id: k.id,
+          recordedAt: k.recordedAt.toISOString(),
+          retiredAt: k.retiredAt?.toISOString() ?? null,
+        })),
+        secrets: await secretsByKey(sql),
+      }),
+      (r) =>
+        [
+          `newest key ${r.newest}; this process holds ${r.holds.join(', ')}`,
+          ...r.recorded.map(
+            (k: { id: string; recordedAt: string; retiredAt: string | null }) =>
+              `key ${k.id}: recorded ${k.recordedAt}${k.retiredAt ? `, retired ${k.retiredAt}` : ', in use'}`,
+          ),
+          ...Object.entries(r.secrets as Record<string, Record<string, number>>).map(
+            ([column, byKey]) =>
+              `${column}: ${Object.entries(byKey)
+                .map(([k, n]) => `${n} under ${k}`)
+                .join(', ')}`,
+          ),
+        ].join('\n'),
+    ),
+  );
 
 function positiveInt(value: string): number {
   const n = Number(value);

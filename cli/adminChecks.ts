@@ -44,5 +44,6 @@ export async function requireMember(sql: Db, organizationId: string, userId: str
 /** An email that is not taken yet (the unique index has the last word; this names who has it). */
 export async function requireFreeEmail(sql: Db, email: string): Promise<void> {
   const taken = await findUser(sql, { email });
-  if (taken) throw new Error(`a user with the email ${email} already exists: ${taken.id} (see: npm run -s admin -- user list)`);
+  if (taken)
+    throw new Error(`a user with the email ${email} already exists: ${taken.id} (see: npm run -s admin -- user list)`);
 }

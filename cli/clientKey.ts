@@ -20,13 +20,18 @@ export function readClientKey(text: string, alg?: string): { pem: string; alg: s
   let key: KeyObject;
   try {
     const trimmed = text.trim();
-    key = trimmed.startsWith('{') ? createPrivateKey({ key: JSON.parse(trimmed) as never, format: 'jwk' }) : createPrivateKey(trimmed);
+    key = trimmed.startsWith('{')
+      ? createPrivateKey({ key: JSON.parse(trimmed) as never, format: 'jwk' })
+      : createPrivateKey(trimmed);
   } catch {
     throw new Error('the private key is not a private key in PEM (PKCS#8, PKCS#1 or SEC1) or JWK form');
   }
-  const type = key.asymmetricKeyType === 'ec' ? `ec:${key.asymmetricKeyDetails?.namedCurve}` : String(key.asymmetricKeyType);
+  const type =
+    key.asymmetricKeyType === 'ec' ? `ec:${key.asymmetricKeyDetails?.namedCurve}` : String(key.asymmetricKeyType);
   const suitable = ALGORITHMS[type];
-  if (!suitable) throw new Error(`a ${type} key cannot sign client assertions; use an RSA, EC (P-256, P-384, P-521) or Ed25519 key`);
-  if (alg !== undefined && !suitable.includes(alg)) throw new Error(`--signing-alg ${alg} does not suit this ${type} key; use one of ${suitable.join(', ')}`);
+  if (!suitable)
+    throw new Error(`a ${type} key cannot sign client assertions; use an RSA, EC (P-256, P-384, P-521) or Ed25519 key`);
+  if (alg !== undefined && !suitable.includes(alg))
+    throw new Error(`--signing-alg ${alg} does not suit this ${type} key; use one of ${suitable.join(', ')}`);
   return { pem: key.export({ type: 'pkcs8', format: 'pem' }).toString(), alg: alg ?? suitable[0] };
 }

@@ -31,12 +31,15 @@ const NOUNS: Record<string, string> = {
   chat_sessions: 'chat session',
   eval_suites: 'eval suite',
 };
-const noun = (table: string | undefined) => (table ? (NOUNS[table] ?? table.replace(/_/g, ' ').replace(/s$/, '')) : 'row');
+const noun = (table: string | undefined) =>
+  table ? (NOUNS[table] ?? table.replace(/_/g, ' ').replace(/s$/, '')) : 'row';
 
 /** Constraints whose duplicate deserves its own sentence: what to do differs from "it exists". */
 const DUPLICATES: Record<string, (key: { column: string; value: string } | undefined) => string> = {
-  users_email_key: (key) => `a user with the email ${key?.value ?? 'given'} already exists (see: npm run -s admin -- user list)`,
-  projects_one_default_idx: () => 'the organization already has a default project; create this one without --default (see: npm run -s admin -- project list)',
+  users_email_key: (key) =>
+    `a user with the email ${key?.value ?? 'given'} already exists (see: npm run -s admin -- user list)`,
+  projects_one_default_idx: () =>
+    'the organization already has a default project; create this one without --default (see: npm run -s admin -- project list)',
 };
 
 /** `Key (email)=(a@b.c) already exists.` / `Key (organization_id)=(org_x) is not present in table "organizations".` */
@@ -45,7 +48,14 @@ function keyOf(detail: string | undefined): { column: string; value: string } | 
   return match ? { column: match[1], value: match[2] } : undefined;
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'CONNECT_TIMEOUT']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'CONNECT_TIMEOUT',
+]);
 
 /** The sentence for a database error, or undefined when the error is not one. */
 export function describeDatabaseError(error: unknown): string | undefined {
@@ -61,13 +71,16 @@ export function describeDatabaseError(error: unknown): string | undefined {
     case '23505': {
       const special = e.constraint_name ? DUPLICATES[e.constraint_name] : undefined;
       if (special) return special(key);
-      return key ? `a ${noun(e.table_name)} with ${key.column} ${key.value} already exists` : `that ${noun(e.table_name)} already exists`;
+      return key
+        ? `a ${noun(e.table_name)} with ${key.column} ${key.value} already exists`
+        : `that ${noun(e.table_name)} already exists`;
     }
     case '23503': {
       const missing = /is not present in table "(\w+)"/.exec(e.detail ?? '');
       if (missing) return `no ${noun(missing[1])} ${key?.value ?? ''}`.trimEnd();
       const using = /is still referenced from table "(\w+)"/.exec(e.detail ?? '');
-      if (using) return `${noun(e.table_name)} ${key?.value ?? ''} is still used by a ${noun(using[1])}`.replace('  ', ' ');
+      if (using)
+        return `${noun(e.table_name)} ${key?.value ?? ''} is still used by a ${noun(using[1])}`.replace('  ', ' ');
       return `a ${noun(e.table_name)} refers to something that does not exist`;
     }
     case '23502':

@@ -2,13 +2,22 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalStackConfig } from '../runtime/config.js';
 import type { Sql } from '../db/connection.js';
-import { encryptedColumns, environmentKeySource, ident, KeyMismatchError, Keyring, recordedKeys, type KeySource } from '../db/keyring.js';
+import {
+  encryptedColumns,
+  environmentKeySource,
+  ident,
+  KeyMismatchError,
+  Keyring,
+  recordedKeys,
+  type KeySource,
+} from '../db/keyring.js';
 
 // Where `npm start` keeps its embedded state (RUNWAY_DATA_DIR, EMBEDDED_POSTGRES_PORT); the operator CLI finds the
 // same database and key there.
 
 /** The embedded PostgreSQL `npm start` runs (scripts/embedded-postgres.ts). */
-export const embeddedDatabaseUrl = (stack: LocalStackConfig) => `postgres://runway:runway@127.0.0.1:${stack.EMBEDDED_POSTGRES_PORT}/runway`;
+export const embeddedDatabaseUrl = (stack: LocalStackConfig) =>
+  `postgres://runway:runway@127.0.0.1:${stack.EMBEDDED_POSTGRES_PORT}/runway`;
 
 /** The key `npm start` generates for a database that has none, kept beside its data. */
 export const keyFile = (stack: LocalStackConfig) => join(stack.RUNWAY_DATA_DIR, 'encryption.key');
@@ -39,13 +48,20 @@ export function localEncryptionKey(stack: LocalStackConfig): LocalKey | undefine
  * file, but only for a database that holds no secrets and records no key; anyone else, and `npm start` facing such
  * a database (a second checkout pointed at the first one's database), is refused with what to do instead.
  */
-export async function requireLocalKey(sql: Sql, stack: LocalStackConfig, options: { create: boolean }): Promise<LocalKey> {
+export async function requireLocalKey(
+  sql: Sql,
+  stack: LocalStackConfig,
+  options: { create: boolean },
+): Promise<LocalKey> {
   const found = localEncryptionKey(stack);
   if (found) return found;
   const file = keyFile(stack);
   const inUse = (await recordedKeys(sql)).filter((k) => k.retiredAt === null);
   if (inUse.length > 0 || (await holdsSecrets(sql))) {
-    const sealedWith = inUse.length > 0 ? `already sealed with key ${inUse.map((k) => k.id).join(', ')}` : 'already sealed with another key';
+    const sealedWith =
+      inUse.length > 0
+        ? `already sealed with key ${inUse.map((k) => k.id).join(', ')}`
+        : 'already sealed with another key';
     throw new KeyMismatchError(
       `no encryption key: RUNWAY_ENCRYPTION_KEY is not set and ${file} does not exist, and this database's secrets are ${sealedWith}. ` +
         `Refusing to create a new key for it. Set RUNWAY_ENCRYPTION_KEY to that key, or copy the encryption.key of the data folder whose ` +
@@ -64,7 +80,8 @@ export async function requireLocalKey(sql: Sql, stack: LocalStackConfig, options
 
 async function holdsSecrets(sql: Sql): Promise<boolean> {
   for (const { table, column } of await encryptedColumns(sql)) {
-    if ((await sql.unsafe(`SELECT 1 FROM ${ident(table)} WHERE ${ident(column)} IS NOT NULL LIMIT 1`)).length > 0) return true;
+    if ((await sql.unsafe(`SELECT 1 FROM ${ident(table)} WHERE ${ident(column)} IS NOT NULL LIMIT 1`)).length > 0)
+      return true;
   }
   return false;
 }

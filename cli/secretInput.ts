@@ -25,7 +25,9 @@ export class StandardInput {
   constructor(flags: Record<string, boolean | undefined>) {
     const given = Object.keys(flags).filter((flag) => flags[flag]);
     if (given.length > 1) {
-      throw new Error(`only one option can read standard input, and ${given.join(' and ')} were given; pass the others with their -env form`);
+      throw new Error(
+        `only one option can read standard input, and ${given.join(' and ')} were given; pass the others with their -env form`,
+      );
     }
   }
 
@@ -51,7 +53,11 @@ function fromEnvironment(name: string, option: string): string {
  * A single secret from `--X`, `--X-env NAME`, `--X-file PATH` or `--X-stdin` (one trailing newline dropped);
  * undefined if none.
  */
-export async function singleSecret(option: string, given: { value?: string; env?: string; file?: string; stdin?: boolean }, input: StandardInput): Promise<string | undefined> {
+export async function singleSecret(
+  option: string,
+  given: { value?: string; env?: string; file?: string; stdin?: boolean },
+  input: StandardInput,
+): Promise<string | undefined> {
   const forms = [
     given.stdin && `--${option}-stdin`,
     given.env !== undefined && `--${option}-env`,
@@ -86,7 +92,11 @@ const splitPair = (pair: string, what: string): [string, string] => {
 };
 
 /** KEY=VALUE secrets from `--X KEY=VALUE`, `--X-env KEY=NAME` and `--X-stdin` lines, together; a key given twice is refused. */
-export async function pairedSecrets(option: string, given: { pairs?: string[]; env?: string[]; stdin?: boolean }, input: StandardInput): Promise<Record<string, string>> {
+export async function pairedSecrets(
+  option: string,
+  given: { pairs?: string[]; env?: string[]; stdin?: boolean },
+  input: StandardInput,
+): Promise<Record<string, string>> {
   const entries: [string, string][] = [];
   // Never echo a value in an error: the line may be a secret.
   for (const pair of given.pairs ?? []) entries.push(splitPair(pair, `--${option}`));

@@ -23,12 +23,21 @@ export function serverEverythingEntry(): string {
  * A demo organization with one project and the reference MCP server saved twice: over stdio (spawned per
  * connection by Runway) and over streamable HTTP at `httpUrl` (a process `npm start` runs beside the API).
  */
-export async function seedDemo(sql: Sql, box: SecretBox, options: { httpUrl: string; email?: string }): Promise<DemoSeed> {
+export async function seedDemo(
+  sql: Sql,
+  box: SecretBox,
+  options: { httpUrl: string; email?: string },
+): Promise<DemoSeed> {
   return await sql.begin(async (tx) => {
     const org = await createOrganization(tx, { name: 'Demo organization' });
     const user = await createUser(tx, { email: options.email ?? `demo+${org.id}@runway.local`, name: 'Demo user' });
     await addMembership(tx, { organizationId: org.id, userId: user.id, role: 'owner' });
-    const project = await createProject(tx, { organizationId: org.id, name: 'Demo project', description: 'MCP servers to try Runway with', isDefault: true });
+    const project = await createProject(tx, {
+      organizationId: org.id,
+      name: 'Demo project',
+      description: 'MCP servers to try Runway with',
+      isDefault: true,
+    });
     const stdio = await createServer(tx, box, {
       projectId: project.id,
       name: 'everything (stdio)',
@@ -36,7 +45,12 @@ export async function seedDemo(sql: Sql, box: SecretBox, options: { httpUrl: str
       command: process.execPath,
       args: [serverEverythingEntry(), 'stdio'],
     });
-    const http = await createServer(tx, box, { projectId: project.id, name: 'everything (http)', transportType: 'http', url: options.httpUrl });
+    const http = await createServer(tx, box, {
+      projectId: project.id,
+      name: 'everything (http)',
+      transportType: 'http',
+      url: options.httpUrl,
+    });
     const key = await createApiKey(tx, { name: 'demo key', organizationId: org.id, userId: user.id });
     return { apiKey: key.key, apiKeyId: key.id, organizationId: org.id, projectId: project.id, servers: [stdio, http] };
   });

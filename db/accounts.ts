@@ -26,7 +26,10 @@ export async function createOrganization(sql: Db, input: { name: string; id?: st
   return row;
 }
 
-export async function createUser(sql: Db, input: { email: string; name: string; imageUrl?: string | null; plan?: string | null }) {
+export async function createUser(
+  sql: Db,
+  input: { email: string; name: string; imageUrl?: string | null; plan?: string | null },
+) {
   const [row] = await sql<{ id: string; email: string; name: string }[]>`
     INSERT INTO users (id, email, name, image_url, plan)
     VALUES (${newId('usr')}, ${input.email}, ${input.name}, ${input.imageUrl ?? null}, ${input.plan ?? null})
@@ -71,7 +74,9 @@ export async function revokeApiKey(sql: Db, key: string): Promise<RevokeOutcome>
     WHERE k.id = before.id
     RETURNING k.id, k.name, k.revoked_at, before.was_revoked`;
   if (!row) return { status: 'unknown' };
-  return row.was_revoked ? { status: 'already revoked', id: row.id, name: row.name, revokedAt: row.revoked_at } : { status: 'revoked', id: row.id, name: row.name };
+  return row.was_revoked
+    ? { status: 'already revoked', id: row.id, name: row.name, revokedAt: row.revoked_at }
+    : { status: 'revoked', id: row.id, name: row.name };
 }
 
 /**
@@ -80,10 +85,21 @@ export async function revokeApiKey(sql: Db, key: string): Promise<RevokeOutcome>
  * guessing or replaying keys is limited too, at no extra round trip). Every request pays this, so it is one
  * statement.
  */
-export async function admitApiKey(sql: Db, key: string, buckets: { key: BucketSettings; address: { name: string; settings: BucketSettings } }): Promise<KeyLookup> {
+export async function admitApiKey(
+  sql: Db,
+  key: string,
+  buckets: { key: BucketSettings; address: { name: string; settings: BucketSettings } },
+): Promise<KeyLookup> {
   type Row = {
-    id: string | null; user_id: string | null; organization_id: string | null; revoked: boolean | null; role: OrgRole | null;
-    tokens: number | null; last_allowed: boolean | null; address_tokens: number | null; address_last_allowed: boolean | null;
+    id: string | null;
+    user_id: string | null;
+    organization_id: string | null;
+    revoked: boolean | null;
+    role: OrgRole | null;
+    tokens: number | null;
+    last_allowed: boolean | null;
+    address_tokens: number | null;
+    address_last_allowed: boolean | null;
   };
   const [row] = await sql<Row[]>`
     WITH api_key AS (
@@ -101,8 +117,18 @@ export async function admitApiKey(sql: Db, key: string, buckets: { key: BucketSe
     SELECT api_key.*, bucket.tokens, bucket.last_allowed, address_bucket.tokens AS address_tokens, address_bucket.last_allowed AS address_last_allowed
     FROM (VALUES (1)) AS one (x)
     LEFT JOIN api_key ON true LEFT JOIN bucket ON true LEFT JOIN address_bucket ON true`;
-  if (row.id === null || !row.user_id || !row.organization_id || !row.role || row.tokens === null || row.last_allowed === null) {
-    const addressLimit = toTakeResult({ tokens: row.address_tokens!, last_allowed: row.address_last_allowed! }, buckets.address.settings);
+  if (
+    row.id === null ||
+    !row.user_id ||
+    !row.organization_id ||
+    !row.role ||
+    row.tokens === null ||
+    row.last_allowed === null
+  ) {
+    const addressLimit = toTakeResult(
+      { tokens: row.address_tokens!, last_allowed: row.address_last_allowed! },
+      buckets.address.settings,
+    );
     return { status: row.id === null ? 'unknown' : row.revoked ? 'revoked' : 'orphaned', addressLimit };
   }
   return {
@@ -113,10 +139,19 @@ export async function admitApiKey(sql: Db, key: string, buckets: { key: BucketSe
 }
 
 export async function getAccount(sql: Db, principal: Principal) {
-  const [row] = await sql<{
-    id: string; email: string; name: string; image_url: string | null; plan: string | null;
-    created_at: Date; updated_at: Date; org_id: string; org_name: string;
-  }[]>`
+  const [row] = await sql<
+    {
+      id: string;
+      email: string;
+      name: string;
+      image_url: string | null;
+      plan: string | null;
+      created_at: Date;
+      updated_at: Date;
+      org_id: string;
+      org_name: string;
+    }[]
+  >`
     SELECT u.id, u.email, u.name, u.image_url, u.plan, u.created_at, u.updated_at, o.id AS org_id, o.name AS org_name
     FROM users u, organizations o WHERE u.id = ${principal.userId} AND o.id = ${principal.organizationId}`;
   return camelRow(row);

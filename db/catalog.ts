@@ -6,8 +6,16 @@ import { camelRow, camelRows, type Camel } from './rows.js';
 // Chat sessions and chatboxes: records the hosted app writes; this service reads them (the CLI can create them).
 
 export interface ChatSessionRow {
-  id: string; project_id: string; user_id: string; title: string | null; status: 'active' | 'archived';
-  visibility: 'private' | 'project'; is_pinned: boolean; is_unread: boolean; last_activity_at: Date; created_at: Date;
+  id: string;
+  project_id: string;
+  user_id: string;
+  title: string | null;
+  status: 'active' | 'archived';
+  visibility: 'private' | 'project';
+  is_pinned: boolean;
+  is_unread: boolean;
+  last_activity_at: Date;
+  created_at: Date;
 }
 
 export type ChatSession = Camel<ChatSessionRow>;
@@ -23,9 +31,14 @@ export interface ChatSessionFilter {
 }
 
 /** Sessions in projects the key can see; a private session only for its own user. */
-export async function listChatSessions(sql: Db, principal: Principal, filter: ChatSessionFilter): Promise<ChatSession[]> {
+export async function listChatSessions(
+  sql: Db,
+  principal: Principal,
+  filter: ChatSessionFilter,
+): Promise<ChatSession[]> {
   const after = filter.after;
-  return camelRows(await sql<ChatSessionRow[]>`
+  return camelRows(
+    await sql<ChatSessionRow[]>`
     SELECT s.* FROM chat_sessions s
     JOIN projects p ON p.id = s.project_id
     LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = ${principal.userId}
@@ -34,16 +47,29 @@ export async function listChatSessions(sql: Db, principal: Principal, filter: Ch
       AND (s.visibility = 'project' OR s.user_id = ${principal.userId})
       AND s.status = ${filter.status}
       ${filter.projectId ? sql`AND s.project_id = ${filter.projectId}` : sql``}
-      ${after
-        ? sql`AND (s.last_activity_at, s.id) < (${new Date(after.lastActivityAt)}, ${after.id})`
-        : filter.before !== undefined ? sql`AND s.last_activity_at < ${new Date(filter.before)}` : sql``}
+      ${
+        after
+          ? sql`AND (s.last_activity_at, s.id) < (${new Date(after.lastActivityAt)}, ${after.id})`
+          : filter.before !== undefined
+            ? sql`AND s.last_activity_at < ${new Date(filter.before)}`
+            : sql``
+      }
     ORDER BY s.last_activity_at DESC, s.id DESC
-    LIMIT ${filter.limit}`);
+    LIMIT ${filter.limit}`,
+  );
 }
 
 export async function createChatSession(
   sql: Db,
-  input: { projectId: string; userId: string; title?: string | null; status?: 'active' | 'archived'; visibility?: 'private' | 'project'; isPinned?: boolean; lastActivityAt?: Date },
+  input: {
+    projectId: string;
+    userId: string;
+    title?: string | null;
+    status?: 'active' | 'archived';
+    visibility?: 'private' | 'project';
+    isPinned?: boolean;
+    lastActivityAt?: Date;
+  },
 ) {
   const [row] = await sql<{ id: string }[]>`
     INSERT INTO chat_sessions (id, project_id, user_id, title, status, visibility, is_pinned, last_activity_at)
@@ -54,10 +80,22 @@ export async function createChatSession(
 }
 
 export interface ChatboxRow {
-  id: string; project_id: string; name: string; description: string; host_id: string | null; host_style: string;
-  mode: 'project_members' | 'invited_only' | 'anyone_with_link'; model_id: string; system_prompt: string;
-  temperature: number; require_tool_approval: boolean; server_ids: string[]; link_path: string;
-  created_at: Date; updated_at: Date; host_name: string | null;
+  id: string;
+  project_id: string;
+  name: string;
+  description: string;
+  host_id: string | null;
+  host_style: string;
+  mode: 'project_members' | 'invited_only' | 'anyone_with_link';
+  model_id: string;
+  system_prompt: string;
+  temperature: number;
+  require_tool_approval: boolean;
+  server_ids: string[];
+  link_path: string;
+  created_at: Date;
+  updated_at: Date;
+  host_name: string | null;
   servers: { id: string; name: string; url: string | null; useOAuth: boolean }[];
 }
 
@@ -71,20 +109,32 @@ const chatboxSelect = (sql: Db) => sql`
   FROM chatboxes c LEFT JOIN hosts h ON h.id = c.host_id`;
 
 export async function listChatboxes(sql: Db, projectId: string): Promise<Chatbox[]> {
-  return camelRows(await sql<ChatboxRow[]>`${chatboxSelect(sql)} WHERE c.project_id = ${projectId} ORDER BY c.created_at, c.id`);
+  return camelRows(
+    await sql<ChatboxRow[]>`${chatboxSelect(sql)} WHERE c.project_id = ${projectId} ORDER BY c.created_at, c.id`,
+  );
 }
 
 export async function findChatbox(sql: Db, projectId: string, chatboxId: string): Promise<Chatbox | undefined> {
-  const [row] = await sql<ChatboxRow[]>`${chatboxSelect(sql)} WHERE c.id = ${chatboxId} AND c.project_id = ${projectId}`;
+  const [row] = await sql<
+    ChatboxRow[]
+  >`${chatboxSelect(sql)} WHERE c.id = ${chatboxId} AND c.project_id = ${projectId}`;
   return camelRow(row);
 }
 
 export async function createChatbox(
   sql: Db,
   input: {
-    projectId: string; name: string; description?: string; hostId?: string | null; hostStyle?: string;
-    mode?: ChatboxRow['mode']; modelId: string; systemPrompt?: string; temperature?: number;
-    requireToolApproval?: boolean; serverIds?: string[];
+    projectId: string;
+    name: string;
+    description?: string;
+    hostId?: string | null;
+    hostStyle?: string;
+    mode?: ChatboxRow['mode'];
+    modelId: string;
+    systemPrompt?: string;
+    temperature?: number;
+    requireToolApproval?: boolean;
+    serverIds?: string[];
   },
 ) {
   const id = newId('cbx');

@@ -22,7 +22,12 @@ interface Bounds {
   max?: number;
 }
 
-function within<T extends z.ZodNumber | z.ZodCoercedNumber>(schema: T, { min, max }: Bounds, outer: Required<Bounds>, what: string): T {
+function within<T extends z.ZodNumber | z.ZodCoercedNumber>(
+  schema: T,
+  { min, max }: Bounds,
+  outer: Required<Bounds>,
+  what: string,
+): T {
   const lower = min ?? outer.min;
   const upper = max ?? outer.max;
   // A product rule wider than the column would let a valid-looking value fail in Postgres.
@@ -37,7 +42,8 @@ const epochRange = { min: EPOCH_MS_MIN, max: EPOCH_MS_MAX };
 export const int4 = (bounds: Bounds = {}) => within(z.number().int(), bounds, int4Range, 'an integer column');
 
 /** The same, read from a query string. */
-export const int4Query = (bounds: Bounds = {}) => within(z.coerce.number().int(), bounds, int4Range, 'an integer column');
+export const int4Query = (bounds: Bounds = {}) =>
+  within(z.coerce.number().int(), bounds, int4Range, 'an integer column');
 
 /** A non-negative amount (tokens, milliseconds) that may have a fraction: stored rounded in an integer column. */
 export const int4Amount = () => z.number().min(0).max(INT4_MAX);

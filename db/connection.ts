@@ -17,7 +17,14 @@ export function createSql(databaseUrl: string, options: { max?: number } = {}): 
     max: options.max ?? 10,
     onnotice: () => {},
     // bigint columns (seq, counts) come back as JS numbers: they stay far below 2^53, and JSON can carry them.
-    types: { bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) } },
+    types: {
+      bigint: {
+        to: 20,
+        from: [20],
+        serialize: (value: number) => String(value),
+        parse: (value: string) => Number(value),
+      },
+    },
     // No column transform: rows keep the table's snake_case here, and db modules return them as camelCase domain
     // objects through db/rows.ts (which says why there, not here).
     transform: { undefined: null },

@@ -73,19 +73,30 @@ export async function findOrganization(sql: Db, id: string): Promise<{ id: strin
   return row;
 }
 
-export async function findUser(sql: Db, ref: { id: string } | { email: string }): Promise<{ id: string; email: string; name: string } | undefined> {
+export async function findUser(
+  sql: Db,
+  ref: { id: string } | { email: string },
+): Promise<{ id: string; email: string; name: string } | undefined> {
   const [row] = await sql<{ id: string; email: string; name: string }[]>`
     SELECT id, email, name FROM users WHERE ${'id' in ref ? sql`id = ${ref.id}` : sql`email = ${ref.email}`}`;
   return row;
 }
 
-export async function findMembership(sql: Db, organizationId: string, userId: string): Promise<{ role: string } | undefined> {
-  const [row] = await sql<{ role: string }[]>`SELECT role FROM memberships WHERE organization_id = ${organizationId} AND user_id = ${userId}`;
+export async function findMembership(
+  sql: Db,
+  organizationId: string,
+  userId: string,
+): Promise<{ role: string } | undefined> {
+  const [row] = await sql<
+    { role: string }[]
+  >`SELECT role FROM memberships WHERE organization_id = ${organizationId} AND user_id = ${userId}`;
   return row;
 }
 
 export async function findProjectEntry(sql: Db, id: string): Promise<ProjectEntry | undefined> {
-  const [row] = await sql<ProjectEntryRow[]>`SELECT id, organization_id, name, visibility, is_default, created_at FROM projects WHERE id = ${id}`;
+  const [row] = await sql<
+    ProjectEntryRow[]
+  >`SELECT id, organization_id, name, visibility, is_default, created_at FROM projects WHERE id = ${id}`;
   return camelRow(row);
 }
 
@@ -97,49 +108,64 @@ export async function findDefaultProject(sql: Db, organizationId: string): Promi
 }
 
 export async function listOrganizations(sql: Db): Promise<OrganizationEntry[]> {
-  return camelRows(await sql<OrganizationEntryRow[]>`
+  return camelRows(
+    await sql<OrganizationEntryRow[]>`
     SELECT o.id, o.name, o.created_at,
            (SELECT count(*)::int FROM memberships m WHERE m.organization_id = o.id) AS members,
            (SELECT count(*)::int FROM projects p WHERE p.organization_id = o.id) AS projects
-    FROM organizations o ORDER BY o.created_at, o.id`);
+    FROM organizations o ORDER BY o.created_at, o.id`,
+  );
 }
 
 export async function listUsers(sql: Db, filter: { organizationId?: string } = {}): Promise<UserEntry[]> {
   if (filter.organizationId === undefined) {
-    return camelRows(await sql<UserEntryRow[]>`SELECT id, email, name, NULL AS role, created_at FROM users ORDER BY created_at, id`);
+    return camelRows(
+      await sql<UserEntryRow[]>`SELECT id, email, name, NULL AS role, created_at FROM users ORDER BY created_at, id`,
+    );
   }
-  return camelRows(await sql<UserEntryRow[]>`
+  return camelRows(
+    await sql<UserEntryRow[]>`
     SELECT u.id, u.email, u.name, m.role, u.created_at
     FROM users u JOIN memberships m ON m.user_id = u.id AND m.organization_id = ${filter.organizationId}
-    ORDER BY u.created_at, u.id`);
+    ORDER BY u.created_at, u.id`,
+  );
 }
 
 export async function listProjectEntries(sql: Db, filter: { organizationId?: string } = {}): Promise<ProjectEntry[]> {
-  return camelRows(await sql<ProjectEntryRow[]>`
+  return camelRows(
+    await sql<ProjectEntryRow[]>`
     SELECT id, organization_id, name, visibility, is_default, created_at FROM projects
     ${filter.organizationId !== undefined ? sql`WHERE organization_id = ${filter.organizationId}` : sql``}
-    ORDER BY created_at, id`);
+    ORDER BY created_at, id`,
+  );
 }
 
-export async function listServerEntries(sql: Db, filter: { projectId?: string; organizationId?: string } = {}): Promise<ServerEntry[]> {
+export async function listServerEntries(
+  sql: Db,
+  filter: { projectId?: string; organizationId?: string } = {},
+): Promise<ServerEntry[]> {
   const where = [
     ...(filter.projectId !== undefined ? [sql`s.project_id = ${filter.projectId}`] : []),
     ...(filter.organizationId !== undefined ? [sql`p.organization_id = ${filter.organizationId}`] : []),
   ];
-  return camelRows(await sql<ServerEntryRow[]>`
+  return camelRows(
+    await sql<ServerEntryRow[]>`
     SELECT s.id, s.project_id, s.name, s.transport_type, s.enabled, s.url, s.command, s.created_at
     FROM servers s JOIN projects p ON p.id = s.project_id
     ${where.length === 2 ? sql`WHERE ${where[0]} AND ${where[1]}` : where.length === 1 ? sql`WHERE ${where[0]}` : sql``}
-    ORDER BY s.created_at, s.id`);
+    ORDER BY s.created_at, s.id`,
+  );
 }
 
 export async function listApiKeys(sql: Db, filter: { organizationId?: string } = {}): Promise<KeyEntry[]> {
-  return camelRows(await sql<KeyEntryRow[]>`
+  return camelRows(
+    await sql<KeyEntryRow[]>`
     SELECT k.id, k.name, k.key_prefix, k.organization_id, k.user_id, u.email AS user_email, k.created_at, k.revoked_at, k.last_used_at,
            m.user_id IS NOT NULL AS bound
     FROM api_keys k
     JOIN users u ON u.id = k.user_id
     LEFT JOIN memberships m ON m.organization_id = k.organization_id AND m.user_id = k.user_id
     ${filter.organizationId !== undefined ? sql`WHERE k.organization_id = ${filter.organizationId}` : sql``}
-    ORDER BY k.created_at, k.id`);
+    ORDER BY k.created_at, k.id`,
+  );
 }

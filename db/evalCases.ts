@@ -11,12 +11,19 @@ import { camelRow } from './rows.js';
 
 /** A live case of the suite. */
 export async function findCase(sql: Db, suiteId: string, caseId: string): Promise<Case | undefined> {
-  const [row] = await sql<CaseRow[]>`SELECT * FROM eval_cases WHERE id = ${caseId} AND suite_id = ${suiteId} AND deleted_at IS NULL`;
+  const [row] = await sql<
+    CaseRow[]
+  >`SELECT * FROM eval_cases WHERE id = ${caseId} AND suite_id = ${suiteId} AND deleted_at IS NULL`;
   return camelRow(row);
 }
 
 /** The live case of the suite with this title and query, other than `exceptId`. */
-export async function findCaseByIdentity(sql: Db, suiteId: string, identity: { title: string; query: string }, exceptId?: string): Promise<Case | undefined> {
+export async function findCaseByIdentity(
+  sql: Db,
+  suiteId: string,
+  identity: { title: string; query: string },
+  exceptId?: string,
+): Promise<Case | undefined> {
   // md5 equality lets the identity index (suite_id, md5(title), md5(query)) answer; the text equality decides.
   const [row] = await sql<CaseRow[]>`
     SELECT * FROM eval_cases
@@ -56,7 +63,12 @@ export interface CaseChanges {
 const json = (sql: Db, value: unknown) => (value === null ? null : sql.json(value as never));
 
 /** Applies the changes to a live case; undefined when there is no such case. */
-export async function updateCase(sql: Db, suiteId: string, caseId: string, changes: CaseChanges): Promise<Case | undefined> {
+export async function updateCase(
+  sql: Db,
+  suiteId: string,
+  caseId: string,
+  changes: CaseChanges,
+): Promise<Case | undefined> {
   const columns: Record<string, unknown> = {};
   if (changes.title !== undefined) columns.title = changes.title;
   if (changes.query !== undefined) columns.query = changes.query;
@@ -71,10 +83,13 @@ export async function updateCase(sql: Db, suiteId: string, caseId: string, chang
   if (changes.matchOptions !== undefined) columns.match_options = json(sql, changes.matchOptions);
   if (changes.elicitation !== undefined) columns.elicitation = json(sql, changes.elicitation);
   // postgres.js reads `UPDATE ... SET` just before the helper to render it as assignments, so it stays in one fragment.
-  const update = Object.keys(columns).length > 0
-    ? sql`UPDATE eval_cases SET ${sql(columns)}, updated_at = clock_timestamp()`
-    : sql`UPDATE eval_cases SET updated_at = clock_timestamp()`;
-  const [row] = await sql<CaseRow[]>`${update} WHERE id = ${caseId} AND suite_id = ${suiteId} AND deleted_at IS NULL RETURNING *`;
+  const update =
+    Object.keys(columns).length > 0
+      ? sql`UPDATE eval_cases SET ${sql(columns)}, updated_at = clock_timestamp()`
+      : sql`UPDATE eval_cases SET updated_at = clock_timestamp()`;
+  const [row] = await sql<
+    CaseRow[]
+  >`${update} WHERE id = ${caseId} AND suite_id = ${suiteId} AND deleted_at IS NULL RETURNING *`;
   return camelRow(row);
 }
 

@@ -46,7 +46,11 @@ export interface PlannedIteration {
 }
 
 /** Creates the run's pending iterations once; a repeated plan (a retried activity) inserts nothing new. */
-export async function planIterations(sql: Db, runId: string, planned: PlannedIteration[]): Promise<{ id: string; status: IterationStatus }[]> {
+export async function planIterations(
+  sql: Db,
+  runId: string,
+  planned: PlannedIteration[],
+): Promise<{ id: string; status: IterationStatus }[]> {
   if (planned.length > 0) {
     const rows = planned.map((p) => ({
       id: newId('itr'),
@@ -67,7 +71,9 @@ export async function planIterations(sql: Db, runId: string, planned: PlannedIte
         ON CONFLICT (run_id, case_id, iteration_number) WHERE case_id IS NOT NULL DO NOTHING`;
     }
   }
-  return await sql<{ id: string; status: IterationStatus }[]>`SELECT id, status FROM eval_iterations WHERE run_id = ${runId} ORDER BY seq`;
+  return await sql<
+    { id: string; status: IterationStatus }[]
+  >`SELECT id, status FROM eval_iterations WHERE run_id = ${runId} ORDER BY seq`;
 }
 
 /** An iteration about to run, with what its case adds (advanced config, match options, elicitation; null without a case). */
@@ -81,10 +87,12 @@ export type BatchIteration = Camel<BatchIterationRow>;
 
 /** A batch's iterations in run order, each with its case's settings: one query for the whole batch. */
 export async function getBatchIterations(sql: Db, runId: string, ids: string[]): Promise<BatchIteration[]> {
-  return camelRows(await sql<BatchIterationRow[]>`
+  return camelRows(
+    await sql<BatchIterationRow[]>`
     SELECT i.*, c.advanced_config, c.match_options, c.elicitation
     FROM eval_iterations i LEFT JOIN eval_cases c ON c.id = i.case_id
-    WHERE i.run_id = ${runId} AND i.id = ANY(${ids}) ORDER BY i.seq`);
+    WHERE i.run_id = ${runId} AND i.id = ANY(${ids}) ORDER BY i.seq`,
+  );
 }
 
 /**
@@ -180,23 +188,39 @@ export async function cancelUnfinishedIterations(sql: Db, runId: string): Promis
 }
 
 export async function listIterationPage(sql: Db, runId: string, afterSeq: number, limit: number): Promise<Iteration[]> {
-  return camelRows(await sql<IterationRow[]>`
-    SELECT * FROM eval_iterations WHERE run_id = ${runId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`);
+  return camelRows(
+    await sql<IterationRow[]>`
+    SELECT * FROM eval_iterations WHERE run_id = ${runId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`,
+  );
 }
 
 export async function findIteration(sql: Db, runId: string, iterationId: string): Promise<Iteration | undefined> {
-  const [row] = await sql<IterationRow[]>`SELECT * FROM eval_iterations WHERE id = ${iterationId} AND run_id = ${runId}`;
+  const [row] = await sql<
+    IterationRow[]
+  >`SELECT * FROM eval_iterations WHERE id = ${iterationId} AND run_id = ${runId}`;
   return camelRow(row);
 }
 
 export async function findTrace(sql: Db, iterationId: string): Promise<Record<string, unknown> | undefined> {
-  const [row] = await sql<{ trace: Record<string, unknown> }[]>`SELECT trace FROM eval_traces WHERE iteration_id = ${iterationId}`;
+  const [row] = await sql<
+    { trace: Record<string, unknown> }[]
+  >`SELECT trace FROM eval_traces WHERE iteration_id = ${iterationId}`;
   return row?.trace;
 }
 
 /** The finished iterations' numbers that run statistics are computed from. */
 export async function finishedOutcomes(sql: Db, runId: string) {
-  return await sql<{ caseId: string; passed: boolean; errored: boolean; durationMs: number | null; inputTokens: number; outputTokens: number; totalTokens: number }[]>`
+  return await sql<
+    {
+      caseId: string;
+      passed: boolean;
+      errored: boolean;
+      durationMs: number | null;
+      inputTokens: number;
+      outputTokens: number;
+      totalTokens: number;
+    }[]
+  >`
     SELECT COALESCE(case_id, title) AS "caseId", result = 'passed' AS passed, status = 'failed' AS errored, duration_ms AS "durationMs",
            input_tokens AS "inputTokens", output_tokens AS "outputTokens", total_tokens AS "totalTokens"
     FROM eval_iterations WHERE run_id = ${runId} AND status IN ('completed', 'failed') ORDER BY seq`;

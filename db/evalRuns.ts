@@ -12,7 +12,8 @@ export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
  */
 export const executedSources = ['api', 'schedule'] as const;
 export type ExecutedSource = (typeof executedSources)[number];
-export const isExecuted = (run: { source: string }): boolean => (executedSources as readonly string[]).includes(run.source);
+export const isExecuted = (run: { source: string }): boolean =>
+  (executedSources as readonly string[]).includes(run.source);
 
 export interface RunRow {
   id: string;
@@ -61,8 +62,10 @@ export async function lockOrganizationRuns(tx: Tx, organizationId: string): Prom
 
 /** The runs the concurrency cap counts for an organization (as lockOrganizationRuns counts them). */
 export async function listActiveRuns(sql: Db, organizationId: string): Promise<Run[]> {
-  return camelRows(await sql<RunRow[]>`
-    SELECT * FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'running' AND source IN ('api', 'schedule') ORDER BY created_at`);
+  return camelRows(
+    await sql<RunRow[]>`
+    SELECT * FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'running' AND source IN ('api', 'schedule') ORDER BY created_at`,
+  );
 }
 
 /**
@@ -71,21 +74,35 @@ export async function listActiveRuns(sql: Db, organizationId: string): Promise<R
  */
 export async function listQuietRuns(sql: Db, quietMs: number, limit: number): Promise<Run[]> {
   const since = sql`now() - make_interval(secs => ${quietMs / 1000})`;
-  return camelRows(await sql<RunRow[]>`
+  return camelRows(
+    await sql<RunRow[]>`
     SELECT * FROM eval_runs r
     WHERE r.status = 'running' AND r.source IN ('api', 'schedule') AND r.created_at < ${since}
       AND NOT EXISTS (SELECT 1 FROM eval_iterations i WHERE i.run_id = r.id AND i.updated_at >= ${since})
-    ORDER BY r.created_at LIMIT ${limit}`);
+    ORDER BY r.created_at LIMIT ${limit}`,
+  );
 }
 
 export async function insertRun(
   tx: Tx,
   input: {
-    suiteId: string; projectId: string; organizationId: string; source: string; notes?: string | null;
-    passCriteria: { minimumPassRate: number }; serverIds: string[]; iterationOverride?: number | null;
-    modelKeysEnc?: string | null; createdByKeyId?: string | null; externalRunId?: string | null;
-    framework?: string | null; ci?: unknown; tags?: unknown; expectedIterations?: number | null;
-    hostId?: string | null; clientProfile?: ClientProfile | null;
+    suiteId: string;
+    projectId: string;
+    organizationId: string;
+    source: string;
+    notes?: string | null;
+    passCriteria: { minimumPassRate: number };
+    serverIds: string[];
+    iterationOverride?: number | null;
+    modelKeysEnc?: string | null;
+    createdByKeyId?: string | null;
+    externalRunId?: string | null;
+    framework?: string | null;
+    ci?: unknown;
+    tags?: unknown;
+    expectedIterations?: number | null;
+    hostId?: string | null;
+    clientProfile?: ClientProfile | null;
   },
 ): Promise<Run> {
   // The suite row lock makes run numbers sequential per suite without gaps or duplicates.
@@ -122,7 +139,11 @@ export async function lockRunById(tx: Tx, runId: string): Promise<Run | undefine
 }
 
 export async function listSuiteRuns(sql: Db, suiteId: string, limit: number): Promise<Run[]> {
-  return camelRows(await sql<RunRow[]>`SELECT * FROM eval_runs WHERE suite_id = ${suiteId} ORDER BY created_at DESC, run_number DESC LIMIT ${limit}`);
+  return camelRows(
+    await sql<
+      RunRow[]
+    >`SELECT * FROM eval_runs WHERE suite_id = ${suiteId} ORDER BY created_at DESC, run_number DESC LIMIT ${limit}`,
+  );
 }
 
 /** The progress counts over a set of iteration rows; one definition for one run and for many. */
@@ -156,7 +177,12 @@ export async function markRunStarted(sql: Db, runId: string): Promise<void> {
 export async function finishRun(
   sql: Db,
   runId: string,
-  input: { status: Exclude<RunStatus, 'running'>; result: 'passed' | 'failed' | null; summary: object; error?: string | null },
+  input: {
+    status: Exclude<RunStatus, 'running'>;
+    result: 'passed' | 'failed' | null;
+    summary: object;
+    error?: string | null;
+  },
 ): Promise<Run | undefined> {
   const [row] = await sql<RunRow[]>`
     UPDATE eval_runs SET status = ${input.status}, result = ${input.result}, summary = ${sql.json(input.summary as never)},

@@ -55,7 +55,13 @@ export interface CaseRow {
   is_negative_test: boolean;
   expected_output: string | null;
   scenario: string | null;
-  advanced_config: { system?: string; temperature?: number; maxSteps?: number; toolChoice?: 'auto' | 'required' | 'none'; failOnToolError?: boolean } | null;
+  advanced_config: {
+    system?: string;
+    temperature?: number;
+    maxSteps?: number;
+    toolChoice?: 'auto' | 'required' | 'none';
+    failOnToolError?: boolean;
+  } | null;
   match_options: Record<string, unknown> | null;
   elicitation: ElicitationAnswer | null;
   external_case_id: string | null;
@@ -74,7 +80,12 @@ export interface CaseUpsert {
 }
 
 /** A suite of the project that is not deleted; `includeDeleted` for the records of runs that already exist. */
-export async function findSuite(sql: Db, projectId: string, suiteId: string, options: { includeDeleted?: boolean } = {}): Promise<Suite | undefined> {
+export async function findSuite(
+  sql: Db,
+  projectId: string,
+  suiteId: string,
+  options: { includeDeleted?: boolean } = {},
+): Promise<Suite | undefined> {
   const [row] = await sql<SuiteRow[]>`
     SELECT * FROM eval_suites WHERE id = ${suiteId} AND project_id = ${projectId}
       ${options.includeDeleted ? sql`` : sql`AND deleted_at IS NULL`}`;
@@ -137,7 +148,12 @@ export interface SuiteChanges {
 }
 
 /** Applies the given changes to a live suite; undefined when there is no such suite. */
-export async function updateSuite(sql: Db, projectId: string, suiteId: string, changes: SuiteChanges): Promise<Suite | undefined> {
+export async function updateSuite(
+  sql: Db,
+  projectId: string,
+  suiteId: string,
+  changes: SuiteChanges,
+): Promise<Suite | undefined> {
   const columns: Record<string, unknown> = {};
   if (changes.name !== undefined) columns.name = changes.name;
   if (changes.description !== undefined) columns.description = changes.description;
@@ -146,9 +162,10 @@ export async function updateSuite(sql: Db, projectId: string, suiteId: string, c
   if (changes.passCriteria !== undefined) columns.pass_criteria = sql.json(changes.passCriteria);
   if (changes.hostId !== undefined) columns.host_id = changes.hostId;
   // postgres.js reads `UPDATE ... SET` just before the helper to render it as assignments, so it stays in one fragment.
-  const update = Object.keys(columns).length > 0
-    ? sql`UPDATE eval_suites SET ${sql(columns)}, updated_at = clock_timestamp()`
-    : sql`UPDATE eval_suites SET updated_at = clock_timestamp()`;
+  const update =
+    Object.keys(columns).length > 0
+      ? sql`UPDATE eval_suites SET ${sql(columns)}, updated_at = clock_timestamp()`
+      : sql`UPDATE eval_suites SET updated_at = clock_timestamp()`;
   const [row] = await sql<SuiteRow[]>`
     ${update} WHERE id = ${suiteId} AND project_id = ${projectId} AND deleted_at IS NULL
     RETURNING *`;
@@ -157,15 +174,23 @@ export async function updateSuite(sql: Db, projectId: string, suiteId: string, c
 
 /** Runs of the suite still running: a suite cannot be deleted under them. */
 export async function listRunningRunsOfSuite(sql: Db, suiteId: string): Promise<Run[]> {
-  return camelRows(await sql<RunRow[]>`SELECT * FROM eval_runs WHERE suite_id = ${suiteId} AND status = 'running' ORDER BY created_at`);
+  return camelRows(
+    await sql<RunRow[]>`SELECT * FROM eval_runs WHERE suite_id = ${suiteId} AND status = 'running' ORDER BY created_at`,
+  );
 }
 
 /**
  * Soft-deletes a live suite unless a run of it is running (checked under the suite's row lock, which run creation
  * takes too). Its runs, iterations and traces stay as they are.
  */
-export async function deleteSuite(tx: Tx, projectId: string, suiteId: string): Promise<{ deleted: true } | { deleted: false; running: Run[] } | undefined> {
-  const [suite] = await tx<SuiteRow[]>`SELECT * FROM eval_suites WHERE id = ${suiteId} AND project_id = ${projectId} AND deleted_at IS NULL FOR UPDATE`;
+export async function deleteSuite(
+  tx: Tx,
+  projectId: string,
+  suiteId: string,
+): Promise<{ deleted: true } | { deleted: false; running: Run[] } | undefined> {
+  const [suite] = await tx<
+    SuiteRow[]
+  >`SELECT * FROM eval_suites WHERE id = ${suiteId} AND project_id = ${projectId} AND deleted_at IS NULL FOR UPDATE`;
   if (!suite) return undefined;
   const running = await listRunningRunsOfSuite(tx, suiteId);
   if (running.length > 0) return { deleted: false, running };
@@ -241,7 +266,11 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
  * Locks the suite against concurrent case creation (the row lock insertRun takes too) and counts its cases and,
  * of `incoming` (identified by title + query), the ones it does not hold yet.
  */
-export async function lockSuiteCases(tx: Tx, suiteId: string, incoming: { title: string; query: string }[] = []): Promise<{ cases: number; adding: number }> {
+export async function lockSuiteCases(
+  tx: Tx,
+  suiteId: string,
+  incoming: { title: string; query: string }[] = [],
+): Promise<{ cases: number; adding: number }> {
   await tx`SELECT id FROM eval_suites WHERE id = ${suiteId} FOR UPDATE`;
   const [row] = await tx<{ cases: number; adding: number }[]>`
     SELECT (SELECT count(*) FROM eval_cases WHERE suite_id = ${suiteId} AND deleted_at IS NULL)::int AS cases,
@@ -252,11 +281,21 @@ export async function lockSuiteCases(tx: Tx, suiteId: string, incoming: { title:
 
 /** The suite's live cases, oldest first: what a run plans and what the case list shows. */
 export async function listCases(sql: Db, suiteId: string): Promise<Case[]> {
-  return camelRows(await sql<CaseRow[]>`SELECT * FROM eval_cases WHERE suite_id = ${suiteId} AND deleted_at IS NULL ORDER BY created_at, id`);
+  return camelRows(
+    await sql<
+      CaseRow[]
+    >`SELECT * FROM eval_cases WHERE suite_id = ${suiteId} AND deleted_at IS NULL ORDER BY created_at, id`,
+  );
 }
 
 export interface SuiteListRow extends SuiteRow {
-  latest_run: { id: string; status: string; result: string | null; summary: { passRate?: number; passed?: number; failed?: number } | null; createdAt: string } | null;
+  latest_run: {
+    id: string;
+    status: string;
+    result: string | null;
+    summary: { passRate?: number; passed?: number; failed?: number } | null;
+    createdAt: string;
+  } | null;
   runs: number;
   runs_passed: number;
   runs_failed: number;
@@ -268,7 +307,8 @@ export type SuiteWithStats = Camel<SuiteListRow>;
 
 /** Suites with their latest run, run totals and the pass-rate trend of the last 10 finished runs, in one query. */
 export async function listSuitesWithStats(sql: Db, projectId: string): Promise<SuiteWithStats[]> {
-  return camelRows(await sql<SuiteListRow[]>`
+  return camelRows(
+    await sql<SuiteListRow[]>`
     SELECT s.*,
       (SELECT row_to_json(r) FROM (SELECT id, status, result, summary, created_at AS "createdAt" FROM eval_runs
         WHERE suite_id = s.id ORDER BY created_at DESC, run_number DESC LIMIT 1) r) AS latest_run,
@@ -280,5 +320,6 @@ export async function listSuitesWithStats(sql: Db, projectId: string): Promise<S
         WHERE suite_id = s.id AND status <> 'running' AND summary IS NOT NULL
         ORDER BY created_at DESC LIMIT 10) t), '{}') AS trend
     FROM eval_suites s WHERE s.project_id = ${projectId} AND s.deleted_at IS NULL
-    ORDER BY s.created_at, s.id`);
+    ORDER BY s.created_at, s.id`,
+  );
 }

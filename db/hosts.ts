@@ -32,7 +32,8 @@ export type Host = Camel<HostRow>;
 
 type HostConfig = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 const headersOf = (config: HostConfig): HostHeaders => {
   const defaults = config.connectionDefaults;
@@ -54,7 +55,10 @@ function redactConfig(config: HostConfig): HostConfig {
  * The headers a config asks for, with each marker replaced by the stored value of that header (same name, else the
  * same name in another case: header names are case-insensitive). `withoutValue` lists markers with nothing stored.
  */
-export function resolveHeaders(given: HostHeaders, stored: HostHeaders): { headers: HostHeaders; withoutValue: string[] } {
+export function resolveHeaders(
+  given: HostHeaders,
+  stored: HostHeaders,
+): { headers: HostHeaders; withoutValue: string[] } {
   const headers: HostHeaders = {};
   const withoutValue: string[] = [];
   for (const [name, value] of Object.entries(given)) {
@@ -80,7 +84,8 @@ export function hostHeaders(box: SecretBox, row: Pick<Host, 'config' | 'headersE
   return resolveHeaders(headersOf(row.config), box.decryptJson<HostHeaders>(row.headersEnc, {})).headers;
 }
 
-const sealHeaders = (box: SecretBox, headers: HostHeaders) => (Object.keys(headers).length > 0 ? box.encryptJson(headers) : null);
+const sealHeaders = (box: SecretBox, headers: HostHeaders) =>
+  Object.keys(headers).length > 0 ? box.encryptJson(headers) : null;
 
 export async function listHosts(sql: Db, projectId: string): Promise<Host[]> {
   return camelRows(await sql<HostRow[]>`SELECT * FROM hosts WHERE project_id = ${projectId} ORDER BY created_at, id`);
@@ -92,7 +97,12 @@ export async function findHost(sql: Db, projectId: string, hostId: string): Prom
 }
 
 /** The header values of a host, decrypted (undefined when there is no such host). */
-export async function findHostHeaders(sql: Db, box: SecretBox, projectId: string, hostId: string): Promise<HostHeaders | undefined> {
+export async function findHostHeaders(
+  sql: Db,
+  box: SecretBox,
+  projectId: string,
+  hostId: string,
+): Promise<HostHeaders | undefined> {
   const row = await findHost(sql, projectId, hostId);
   return row && hostHeaders(box, row);
 }
@@ -101,7 +111,9 @@ export async function findHostHeaders(sql: Db, box: SecretBox, projectId: string
 export class HeadersWithoutValueError extends Error {
   override name = 'HeadersWithoutValueError';
   constructor(readonly names: string[]) {
-    super(`"${REDACTED}" keeps a header's stored value, and ${names.join(', ')} ${names.length > 1 ? 'have' : 'has'} none; give the value`);
+    super(
+      `"${REDACTED}" keeps a header's stored value, and ${names.join(', ')} ${names.length > 1 ? 'have' : 'has'} none; give the value`,
+    );
   }
 }
 
@@ -129,7 +141,9 @@ export async function updateHost(
   input: { name?: string; config?: HostConfig },
 ): Promise<Host | undefined> {
   return (await sql.begin(async (tx) => {
-    const [locked] = await tx<HostRow[]>`SELECT * FROM hosts WHERE id = ${hostId} AND project_id = ${projectId} FOR UPDATE`;
+    const [locked] = await tx<
+      HostRow[]
+    >`SELECT * FROM hosts WHERE id = ${hostId} AND project_id = ${projectId} FOR UPDATE`;
     if (!locked) return undefined;
     const current = camelRow(locked);
     let config = current.config;
@@ -160,11 +174,13 @@ export async function deleteHost(sql: Db, projectId: string, hostId: string): Pr
  */
 export async function sealLegacyHostHeaders(sql: Sql, box: SecretBox): Promise<number> {
   return (await sql.begin(async (tx) => {
-    const rows = camelRows(await tx<HostRow[]>`
+    const rows = camelRows(
+      await tx<HostRow[]>`
       SELECT * FROM hosts
       WHERE jsonb_typeof(config #> '{connectionDefaults,headers}') = 'object'
         AND EXISTS (SELECT 1 FROM jsonb_each_text(config #> '{connectionDefaults,headers}') h WHERE h.value <> ${REDACTED})
-      FOR UPDATE SKIP LOCKED`);
+      FOR UPDATE SKIP LOCKED`,
+    );
     for (const row of rows) {
       await tx`
         UPDATE hosts SET config = ${tx.json(redactConfig(row.config) as never)}, headers_enc = ${sealHeaders(box, hostHeaders(box, row))}

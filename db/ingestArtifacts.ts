@@ -42,8 +42,14 @@ const columns = (sql: Db) =>
 export async function createArtifactSlot(
   sql: Db,
   input: {
-    organizationId: string; projectId: string; tokenHash: string; format: ArtifactFormat | null; suiteName: string | null; externalRunId: string | null;
-    ttlMs: number; createdByKeyId: string;
+    organizationId: string;
+    projectId: string;
+    tokenHash: string;
+    format: ArtifactFormat | null;
+    suiteName: string | null;
+    externalRunId: string | null;
+    ttlMs: number;
+    createdByKeyId: string;
   },
 ): Promise<ArtifactSlot> {
   const [row] = await sql<ArtifactRow[]>`
@@ -78,6 +84,10 @@ export async function findArtifactSlot(sql: Db, tokenHash: string): Promise<Arti
 }
 
 /** The reply the upload got (replayed to a client that retries with the same bytes) and the run it became. */
-export async function recordArtifactReply(tx: Tx, artifactId: string, outcome: { runId: string | null; reply: object }): Promise<void> {
+export async function recordArtifactReply(
+  tx: Tx,
+  artifactId: string,
+  outcome: { runId: string | null; reply: object },
+): Promise<void> {
   await tx`UPDATE ingest_artifacts SET run_id = ${outcome.runId}, reply = ${tx.json(outcome.reply as never)} WHERE id = ${artifactId}`;
 }

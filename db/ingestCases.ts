@@ -19,11 +19,13 @@ export async function findCasesByIdentity(
   identities: { externalCaseIds: string[]; titles: string[]; queries: string[] },
 ): Promise<CaseIdentity[]> {
   if (identities.externalCaseIds.length === 0 && identities.titles.length === 0) return [];
-  return camelRows(await sql<CaseIdentityRow[]>`
+  return camelRows(
+    await sql<CaseIdentityRow[]>`
     SELECT id, title, query, external_case_id FROM eval_cases
     WHERE suite_id = ${suiteId} AND deleted_at IS NULL
       AND (external_case_id = ANY(${identities.externalCaseIds})
-           OR (title, query) IN (SELECT * FROM unnest(${identities.titles}::text[], ${identities.queries}::text[])))`);
+           OR (title, query) IN (SELECT * FROM unnest(${identities.titles}::text[], ${identities.queries}::text[])))`,
+  );
 }
 
 /**

@@ -40,7 +40,12 @@ export async function knownExternalIterationIds(sql: Db, runId: string, ids: str
  * stays fast however many iterations the run holds and whatever the table statistics say. Iterations whose case
  * could not be stored (case_id null) are numbered by title; their key is `title:<title>`.
  */
-export async function lastIterationNumbers(sql: Db, runId: string, caseIds: string[], caselessTitles: string[]): Promise<Map<string, number>> {
+export async function lastIterationNumbers(
+  sql: Db,
+  runId: string,
+  caseIds: string[],
+  caselessTitles: string[],
+): Promise<Map<string, number>> {
   const numbers = new Map<string, number>();
   const byCase = await sql<{ key: string; last: number | null }[]>`
     SELECT c.id AS key, (SELECT max(iteration_number) FROM eval_iterations e WHERE e.run_id = ${runId} AND e.case_id = c.id) AS last
@@ -59,7 +64,11 @@ export async function lastIterationNumbers(sql: Db, runId: string, caseIds: stri
  * Inserts the iterations and their traces. The unique index on (run, external iteration id) is what makes a
  * retried call harmless: a row it already holds is skipped, never duplicated. Returns the ids inserted.
  */
-export async function insertIngestedIterations(tx: Tx, runId: string, iterations: IngestedIteration[]): Promise<Set<string>> {
+export async function insertIngestedIterations(
+  tx: Tx,
+  runId: string,
+  iterations: IngestedIteration[],
+): Promise<Set<string>> {
   const inserted = new Set<string>();
   for (let i = 0; i < iterations.length; i += ROWS_PER_STATEMENT) {
     const chunk = iterations.slice(i, i + ROWS_PER_STATEMENT);
@@ -81,7 +90,8 @@ export async function insertIngestedIterations(tx: Tx, runId: string, iterations
       expected_tool_calls: tx.json(it.expectedToolCalls as never),
       actual_tool_calls: tx.json(it.actualToolCalls as never),
       error: it.error,
-      error_details: it.errorDetails === undefined || it.errorDetails === null ? null : tx.json(it.errorDetails as never),
+      error_details:
+        it.errorDetails === undefined || it.errorDetails === null ? null : tx.json(it.errorDetails as never),
       metadata: it.metadata ? tx.json(it.metadata as never) : null,
       is_negative_test: it.isNegativeTest,
       external_iteration_id: it.externalIterationId,
@@ -91,7 +101,9 @@ export async function insertIngestedIterations(tx: Tx, runId: string, iterations
       ON CONFLICT (run_id, external_iteration_id) WHERE external_iteration_id IS NOT NULL DO NOTHING
       RETURNING id`;
     for (const { id } of ids) inserted.add(id);
-    const traces = chunk.filter((it) => it.trace !== null && inserted.has(it.id)).map((it) => ({ iteration_id: it.id, trace: tx.json(it.trace as never) }));
+    const traces = chunk
+      .filter((it) => it.trace !== null && inserted.has(it.id))
+      .map((it) => ({ iteration_id: it.id, trace: tx.json(it.trace as never) }));
     if (traces.length > 0) await tx`INSERT INTO eval_traces ${tx(traces)}`;
   }
   return inserted;

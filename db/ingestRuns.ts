@@ -4,7 +4,9 @@ import { camelRow } from './rows.js';
 
 /** A run by the id its reporter gave it; unique per project (eval_runs_external_idx). */
 export async function findRunByExternalId(sql: Db, projectId: string, externalRunId: string): Promise<Run | undefined> {
-  const [row] = await sql<RunRow[]>`SELECT * FROM eval_runs WHERE project_id = ${projectId} AND external_run_id = ${externalRunId}`;
+  const [row] = await sql<
+    RunRow[]
+  >`SELECT * FROM eval_runs WHERE project_id = ${projectId} AND external_run_id = ${externalRunId}`;
   return camelRow(row);
 }
 
@@ -21,7 +23,11 @@ export function isExternalRunConflict(error: unknown): boolean {
  * The run, row-locked until the transaction ends, so that appends to one run and its finalize happen one at a
  * time (iteration numbers stay dense, and a finalize never misses an append that was in flight).
  */
-export async function lockRun(tx: Tx, projectId: string, ref: { runId?: string; externalRunId?: string }): Promise<Run | undefined> {
+export async function lockRun(
+  tx: Tx,
+  projectId: string,
+  ref: { runId?: string; externalRunId?: string },
+): Promise<Run | undefined> {
   const [row] = await tx<RunRow[]>`
     SELECT * FROM eval_runs
     WHERE project_id = ${projectId}

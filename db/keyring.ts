@@ -51,7 +51,10 @@ export class Keyring {
     const entries = value.split(',').map((entry) => entry.trim());
     const keys = entries.map((entry, i) => {
       const where = entries.length > 1 ? `${setting} (key ${i + 1} of ${entries.length})` : setting;
-      if (!entry) throw new EncryptionKeyError(`${where} is empty; give base64 of 32 random bytes, several separated by commas, newest first`);
+      if (!entry)
+        throw new EncryptionKeyError(
+          `${where} is empty; give base64 of 32 random bytes, several separated by commas, newest first`,
+        );
       const key = Buffer.from(entry, 'base64');
       if (key.length !== 32) {
         throw new EncryptionKeyError(`${where} must be base64 of 32 random bytes (openssl rand -base64 32)`);
@@ -135,7 +138,9 @@ export class Keyring {
       const [, id, iv, tag, body] = parts;
       const key = this.#keys.find((k) => k.id === id);
       if (!key) {
-        throw new EncryptionKeyError(`a secret is sealed with key ${id}, which RUNWAY_ENCRYPTION_KEY does not hold (it holds ${this.#keys.map((k) => k.id).join(', ')})`);
+        throw new EncryptionKeyError(
+          `a secret is sealed with key ${id}, which RUNWAY_ENCRYPTION_KEY does not hold (it holds ${this.#keys.map((k) => k.id).join(', ')})`,
+        );
       }
       return { plain: openGcm(key.key, iv, tag, body, Buffer.from(`v2.${id}`)), key };
     }
@@ -189,7 +194,12 @@ const KEY_RECORD_LOCK = 4_242_018;
 export async function recordedKeys(sql: Db): Promise<RecordedKey[]> {
   const rows = await sql<{ key_id: string; fingerprint: string; recorded_at: Date; retired_at: Date | null }[]>`
     SELECT key_id, fingerprint, recorded_at, retired_at FROM encryption_keys ORDER BY recorded_at, key_id`;
-  return rows.map((r) => ({ id: r.key_id, fingerprint: r.fingerprint, recordedAt: r.recorded_at, retiredAt: r.retired_at }));
+  return rows.map((r) => ({
+    id: r.key_id,
+    fingerprint: r.fingerprint,
+    recordedAt: r.recorded_at,
+    retiredAt: r.retired_at,
+  }));
 }
 
 /** Thrown when a process must not start: its message is meant for the operator as it is. */
@@ -254,7 +264,9 @@ export async function checkDatabaseKey(sql: Sql, keyring: Keyring, source: KeySo
 async function keysOpeningSamples(sql: Db, keyring: Keyring, source: KeySource): Promise<KeyIdentity[]> {
   const found = new Map<string, KeyIdentity>();
   for (const { table, column } of await encryptedColumns(sql)) {
-    const rows = await sql.unsafe<{ value: string }[]>(`SELECT ${ident(column)} AS value FROM ${ident(table)} WHERE ${ident(column)} IS NOT NULL LIMIT 1`);
+    const rows = await sql.unsafe<{ value: string }[]>(
+      `SELECT ${ident(column)} AS value FROM ${ident(table)} WHERE ${ident(column)} IS NOT NULL LIMIT 1`,
+    );
     if (rows.length === 0) continue;
     const opener = keyring.openerOf(rows[0].value);
     if (!opener) {
@@ -287,7 +299,11 @@ export const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
  * Retires every recorded key but the newest, once `left` (run under the record's lock) finds no secret sealed with
  * another key; `secrets rekey` calls it after re-sealing. Returns the retired ids and what `left` counted.
  */
-export async function retireOlderKeys(sql: Sql, keyring: Keyring, left: (tx: Db) => Promise<number>): Promise<{ retired: string[]; remaining: number }> {
+export async function retireOlderKeys(
+  sql: Sql,
+  keyring: Keyring,
+  left: (tx: Db) => Promise<number>,
+): Promise<{ retired: string[]; remaining: number }> {
   return (await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${KEY_RECORD_LOCK})`;
     const remaining = await left(tx);

@@ -52,16 +52,31 @@ export interface RefreshedTokens {
 }
 
 interface TokenRow {
-  server_id: string; server_url: string; access_token_enc: string | null; refresh_token_enc: string | null; token_type: string;
-  scope: string | null; expires_at: Date | null; client_id: string | null; client_secret_enc: string | null;
-  authorization_server_url: string | null; resource_url: string | null; generation: number;
-  last_refresh_at: Date | null; last_error: string | null; source: TokenSource;
+  server_id: string;
+  server_url: string;
+  access_token_enc: string | null;
+  refresh_token_enc: string | null;
+  token_type: string;
+  scope: string | null;
+  expires_at: Date | null;
+  client_id: string | null;
+  client_secret_enc: string | null;
+  authorization_server_url: string | null;
+  resource_url: string | null;
+  generation: number;
+  last_refresh_at: Date | null;
+  last_error: string | null;
+  source: TokenSource;
 }
 
 const decryptOptional = (box: SecretBox, value: string | null) => (value ? box.decrypt(value) : null);
 
 /** Import replaces the whole grant (a fresh one from the caller) and starts a new generation. */
-export async function saveImportedTokens(sql: Db, box: SecretBox, input: ImportedTokens): Promise<{ generation: number }> {
+export async function saveImportedTokens(
+  sql: Db,
+  box: SecretBox,
+  input: ImportedTokens,
+): Promise<{ generation: number }> {
   const [row] = await sql<{ generation: number }[]>`
     INSERT INTO oauth_tokens (server_id, server_url, access_token_enc, refresh_token_enc, token_type, scope, expires_at,
                               client_id, client_secret_enc, authorization_server_url, resource_url)
@@ -116,7 +131,17 @@ export async function openMachineGrant(sql: Db, serverId: string, serverUrl: str
 }
 
 export async function getTokenHealth(sql: Db, serverId: string): Promise<TokenHealth | undefined> {
-  const [row] = await sql<{ source: TokenSource; has_access: boolean; expires_at: Date | null; has_refresh: boolean; has_client: boolean; last_refresh_at: Date | null; last_error: string | null }[]>`
+  const [row] = await sql<
+    {
+      source: TokenSource;
+      has_access: boolean;
+      expires_at: Date | null;
+      has_refresh: boolean;
+      has_client: boolean;
+      last_refresh_at: Date | null;
+      last_error: string | null;
+    }[]
+  >`
     SELECT source, access_token_enc IS NOT NULL AS has_access, expires_at, refresh_token_enc IS NOT NULL AS has_refresh,
            client_id IS NOT NULL AS has_client, last_refresh_at, last_error
     FROM oauth_tokens WHERE server_id = ${serverId}`;
@@ -139,7 +164,13 @@ export type RefreshClaim = 'claimed' | 'changed' | 'busy' | 'gone';
  * the authorization server is called. 'changed': the grant is no longer at that generation (someone refreshed or
  * re-imported); 'busy': another process holds an unexpired lease; 'gone': the grant was deleted.
  */
-export async function claimRefresh(sql: Db, serverId: string, generation: number, owner: string, leaseMs: number): Promise<RefreshClaim> {
+export async function claimRefresh(
+  sql: Db,
+  serverId: string,
+  generation: number,
+  owner: string,
+  leaseMs: number,
+): Promise<RefreshClaim> {
   const claimed = await sql`
     UPDATE oauth_tokens SET refresh_lease_owner = ${owner}, refresh_lease_until = now() + ${leaseMs} * interval '1 millisecond'
     WHERE server_id = ${serverId} AND generation = ${generation} AND (refresh_lease_until IS NULL OR refresh_lease_until <= now())`;
@@ -150,7 +181,10 @@ export async function claimRefresh(sql: Db, serverId: string, generation: number
 }
 
 /** The grant's generation and whether a refresh lease is running on it (what a process waiting for another reads). */
-export async function refreshState(sql: Db, serverId: string): Promise<{ generation: number; leased: boolean } | undefined> {
+export async function refreshState(
+  sql: Db,
+  serverId: string,
+): Promise<{ generation: number; leased: boolean } | undefined> {
   const [row] = await sql<{ generation: number; leased: boolean }[]>`
     SELECT generation, COALESCE(refresh_lease_until > now(), false) AS leased FROM oauth_tokens WHERE server_id = ${serverId}`;
   return row;
@@ -188,7 +222,11 @@ export async function saveRefreshedTokens(
  * is left as it was. Written only to the grant at `generation` (a re-import meanwhile starts clean) and, with
  * `owner`, only while that lease is held, which it releases.
  */
-export async function recordRefreshError(sql: Db, grant: { serverId: string; generation: number; owner?: string }, code: string): Promise<void> {
+export async function recordRefreshError(
+  sql: Db,
+  grant: { serverId: string; generation: number; owner?: string },
+  code: string,
+): Promise<void> {
   const owner = grant.owner ?? null;
   await sql`
     UPDATE oauth_tokens SET last_error = ${code.slice(0, 100)}, updated_at = clock_timestamp(),

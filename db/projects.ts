@@ -21,7 +21,14 @@ export type Project = Camel<ProjectRow>;
 
 export async function createProject(
   sql: Db,
-  input: { organizationId: string; name: string; description?: string; icon?: string; visibility?: 'organization' | 'private'; isDefault?: boolean },
+  input: {
+    organizationId: string;
+    name: string;
+    description?: string;
+    icon?: string;
+    visibility?: 'organization' | 'private';
+    isDefault?: boolean;
+  },
 ) {
   const [row] = await sql<{ id: string; name: string }[]>`
     INSERT INTO projects (id, organization_id, name, description, icon, visibility, is_default)
@@ -31,7 +38,10 @@ export async function createProject(
   return row;
 }
 
-export async function addProjectMember(sql: Db, input: { projectId: string; userId: string; role: 'owner' | 'admin' | 'editor' | 'viewer' }) {
+export async function addProjectMember(
+  sql: Db,
+  input: { projectId: string; userId: string; role: 'owner' | 'admin' | 'editor' | 'viewer' },
+) {
   await sql`
     INSERT INTO project_members (project_id, user_id, role) VALUES (${input.projectId}, ${input.userId}, ${input.role})
     ON CONFLICT (project_id, user_id) DO UPDATE SET role = EXCLUDED.role`;
@@ -47,11 +57,13 @@ const accessible = (sql: Db, principal: Principal) => sql`
   AND (p.visibility = 'organization' OR ${principal.orgRole} IN ('owner', 'admin') OR pm.user_id IS NOT NULL)`;
 
 export async function listProjects(sql: Db, principal: Principal): Promise<Project[]> {
-  return camelRows(await sql<ProjectRow[]>`
+  return camelRows(
+    await sql<ProjectRow[]>`
     SELECT p.*, COALESCE(pm.role, ${principal.orgRole}) AS role
     FROM projects p LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = ${principal.userId}
     WHERE ${accessible(sql, principal)}
-    ORDER BY p.created_at, p.id`);
+    ORDER BY p.created_at, p.id`,
+  );
 }
 
 /**
@@ -61,9 +73,11 @@ export async function listProjects(sql: Db, principal: Principal): Promise<Proje
 export const visibleProject = (sql: Db, principal: Principal, projectId: string) => sql`
   SELECT p.*, COALESCE(pm.role, ${principal.orgRole}) AS role
   FROM projects p LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = ${principal.userId}
-  WHERE p.id = ${projectId === 'default'
-    ? sql`(SELECT id FROM projects WHERE organization_id = ${principal.organizationId} ORDER BY is_default DESC, created_at, id LIMIT 1)`
-    : projectId}
+  WHERE p.id = ${
+    projectId === 'default'
+      ? sql`(SELECT id FROM projects WHERE organization_id = ${principal.organizationId} ORDER BY is_default DESC, created_at, id LIMIT 1)`
+      : projectId
+  }
     AND ${accessible(sql, principal)}`;
 
 /** The project when the key may see it, else undefined (the caller answers 404 either way). */

@@ -37,11 +37,17 @@ export function takeTokenStatement(sql: Db, keys: ReturnType<Db>, settings: Buck
 
 export function toTakeResult(row: { tokens: number; last_allowed: boolean }, settings: BucketSettings): TakeResult {
   if (row.last_allowed) return { allowed: true, remaining: Math.floor(row.tokens), retryAfterSeconds: 0 };
-  return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((1 - row.tokens) / settings.ratePerSecond)) };
+  return {
+    allowed: false,
+    remaining: 0,
+    retryAfterSeconds: Math.max(1, Math.ceil((1 - row.tokens) / settings.ratePerSecond)),
+  };
 }
 
 /** Takes a token from one bucket, named by the caller (e.g. a client address's, see api/rateLimit.ts), in one statement. */
 export async function takeToken(sql: Db, bucketKey: string, settings: BucketSettings): Promise<TakeResult> {
-  const [row] = await sql<{ tokens: number; last_allowed: boolean }[]>`${takeTokenStatement(sql, sql`SELECT ${bucketKey}::text AS key_id`, settings)}`;
+  const [row] = await sql<
+    { tokens: number; last_allowed: boolean }[]
+  >`${takeTokenStatement(sql, sql`SELECT ${bucketKey}::text AS key_id`, settings)}`;
   return toTakeResult(row, settings);
 }

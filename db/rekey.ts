@@ -44,7 +44,16 @@ interface Table {
 
 export async function rekeySecrets(sql: Sql, keyring: Keyring, options: RekeyOptions = {}): Promise<RekeyReport> {
   const batchSize = options.batchSize ?? 500;
-  const report: RekeyReport = { keyId: keyring.newest.id, complete: false, resealed: 0, columns: {}, batches: 0, hostsSealed: 0, remaining: 0, retired: [] };
+  const report: RekeyReport = {
+    keyId: keyring.newest.id,
+    complete: false,
+    resealed: 0,
+    columns: {},
+    batches: 0,
+    hostsSealed: 0,
+    remaining: 0,
+    retired: [],
+  };
   report.hostsSealed = await sealLegacyHostHeaders(sql, keyring);
   const stopped = () => options.maxBatches !== undefined && report.batches >= options.maxBatches;
 
@@ -92,12 +101,17 @@ async function resealBatch(tx: Db, keyring: Keyring, table: Table, after: string
         return keyring.reseal(row[c]!);
       } catch (error) {
         const at = table.primaryKey.map((k) => `${k}=${row[k]}`).join(', ');
-        throw new Error(`cannot open the secret in ${table.name}.${c} (${at}): ${(error as Error).message}`, { cause: error });
+        throw new Error(`cannot open the secret in ${table.name}.${c} (${at}): ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     });
     const set = changes.map((c, i) => `${ident(c)} = $${i + 1}`).join(', ');
     const match = table.primaryKey.map((k, i) => `${ident(k)} = $${changes.length + i + 1}`).join(' AND ');
-    await tx.unsafe(`UPDATE ${ident(table.name)} SET ${set} WHERE ${match}`, [...values, ...table.primaryKey.map((k) => row[k])] as never[]);
+    await tx.unsafe(`UPDATE ${ident(table.name)} SET ${set} WHERE ${match}`, [
+      ...values,
+      ...table.primaryKey.map((k) => row[k]),
+    ] as never[]);
     for (const c of changes) resealed[c] = (resealed[c] ?? 0) + 1;
   }
   const last = rows.at(-1);
@@ -107,15 +121,19 @@ async function resealBatch(tx: Db, keyring: Keyring, table: Table, after: string
 /** Tables with `*_enc` columns, with their primary keys (the walk's order). */
 async function secretTables(sql: Db): Promise<Table[]> {
   const byTable = new Map<string, string[]>();
-  for (const { table, column } of await encryptedColumns(sql)) byTable.set(table, [...(byTable.get(table) ?? []), column]);
+  for (const { table, column } of await encryptedColumns(sql))
+    byTable.set(table, [...(byTable.get(table) ?? []), column]);
   const tables: Table[] = [];
   for (const [name, columns] of byTable) {
-    const primaryKey = (await sql<{ name: string }[]>`
+    const primaryKey = (
+      await sql<{ name: string }[]>`
       SELECT a.attname AS name
       FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
       WHERE i.indrelid = ${ident(name)}::regclass AND i.indisprimary
-      ORDER BY array_position(i.indkey::int2[], a.attnum)`).map((r) => r.name);
-    if (primaryKey.length === 0) throw new Error(`table ${name} holds secrets but has no primary key, so it cannot be re-sealed in batches`);
+      ORDER BY array_position(i.indkey::int2[], a.attnum)`
+    ).map((r) => r.name);
+    if (primaryKey.length === 0)
+      throw new Error(`table ${name} holds secrets but has no primary key, so it cannot be re-sealed in batches`);
     tables.push({ name, primaryKey, columns });
   }
   return tables;

@@ -12,7 +12,9 @@ import postgres from 'postgres';
  */
 
 /** A snake_case column name in camelCase, as postgres.toCamel spells it at run time. */
-export type CamelCase<Name extends string> = Name extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : Name;
+export type CamelCase<Name extends string> = Name extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : Name;
 
 /** A row as a domain object: its columns renamed to camelCase, their values (json included) as they are. */
 export type Camel<Row> = { [Column in keyof Row as Column extends string ? CamelCase<Column> : Column]: Row[Column] };
@@ -22,7 +24,9 @@ export function camelRow<Row extends object>(row: Row): Camel<Row>;
 export function camelRow<Row extends object>(row: Row | undefined): Camel<Row> | undefined;
 export function camelRow<Row extends object>(row: Row | undefined): Camel<Row> | undefined {
   if (row === undefined) return undefined;
-  return Object.fromEntries(Object.entries(row).map(([column, value]) => [postgres.toCamel(column), value])) as Camel<Row>;
+  return Object.fromEntries(
+    Object.entries(row).map(([column, value]) => [postgres.toCamel(column), value]),
+  ) as Camel<Row>;
 }
 
 /** Every row of a result with its columns in camelCase. */

@@ -109,12 +109,30 @@ export interface ServerInput {
 }
 
 interface ServerRow {
-  id: string; project_id: string; name: string; enabled: boolean; transport_type: TransportType; url: string | null;
-  command: string | null; args: string[]; env_enc: string | null; cwd: string | null; headers_enc: string | null; use_oauth: boolean;
-  oauth_scopes: string[]; oauth_client_id: string | null; client_secret_enc: string | null;
-  authorization_server_url: string | null; oauth_grant: OAuthGrant; oauth_private_key_enc: string | null;
-  oauth_signing_alg: string | null; timeouts: ServerTimeouts; client_profile: ClientProfile | null;
-  revision: number; created_at: Date; updated_at: Date;
+  id: string;
+  project_id: string;
+  name: string;
+  enabled: boolean;
+  transport_type: TransportType;
+  url: string | null;
+  command: string | null;
+  args: string[];
+  env_enc: string | null;
+  cwd: string | null;
+  headers_enc: string | null;
+  use_oauth: boolean;
+  oauth_scopes: string[];
+  oauth_client_id: string | null;
+  client_secret_enc: string | null;
+  authorization_server_url: string | null;
+  oauth_grant: OAuthGrant;
+  oauth_private_key_enc: string | null;
+  oauth_signing_alg: string | null;
+  timeouts: ServerTimeouts;
+  client_profile: ClientProfile | null;
+  revision: number;
+  created_at: Date;
+  updated_at: Date;
 }
 
 /**
@@ -144,19 +162,24 @@ export async function createServer(sql: Db, box: SecretBox, input: ServerInput) 
 }
 
 /** The OAuth client fields of a saved server, as an operator sets them (admin CLI). */
-export type OAuthClientConfig = Pick<SavedServer, 'transportType' | 'oauthGrant' | 'oauthClientId' | 'clientSecret' | 'privateKey' | 'signingAlg'>;
+export type OAuthClientConfig = Pick<
+  SavedServer,
+  'transportType' | 'oauthGrant' | 'oauthClientId' | 'clientSecret' | 'privateKey' | 'signingAlg'
+>;
 
 /**
  * What is wrong with a server's OAuth client configuration, in the operator's words; undefined when nothing is.
  * (The table's constraints say the same; this says it before a write, and clearly.)
  */
 export function oauthClientProblem(config: OAuthClientConfig): string | undefined {
-  if (config.privateKey && config.oauthGrant !== 'client_credentials') return 'a private key is used only with the client_credentials grant';
+  if (config.privateKey && config.oauthGrant !== 'client_credentials')
+    return 'a private key is used only with the client_credentials grant';
   if (config.oauthGrant !== 'client_credentials') return undefined;
   if (config.transportType === 'stdio') return 'the client_credentials grant applies to http and sse servers only';
   if (!config.oauthClientId) return 'the client_credentials grant needs a client id';
   if (config.clientSecret && config.privateKey) return 'give the client a secret or a private key, not both';
-  if (!config.clientSecret && !config.privateKey) return 'the client_credentials grant needs a client secret or a private key (private_key_jwt)';
+  if (!config.clientSecret && !config.privateKey)
+    return 'the client_credentials grant needs a client secret or a private key (private_key_jwt)';
   return undefined;
 }
 
@@ -201,13 +224,18 @@ export async function updateOAuthClient(sql: Sql, box: SecretBox, serverId: stri
         oauth_scopes = ${next.oauthScopes}, use_oauth = use_oauth OR ${machine},
         revision = revision + 1, updated_at = clock_timestamp()
       WHERE id = ${serverId}`;
-    if (machine || current.oauthGrant === 'client_credentials') await tx`DELETE FROM oauth_tokens WHERE server_id = ${serverId}`;
+    if (machine || current.oauthGrant === 'client_credentials')
+      await tx`DELETE FROM oauth_tokens WHERE server_id = ${serverId}`;
     return {
       id: current.id,
       name: current.name,
       oauthGrant: next.oauthGrant,
       oauthClientId: next.oauthClientId,
-      clientAuthentication: next.privateKey ? `private_key_jwt (${next.signingAlg})` : next.clientSecret ? 'client_secret' : 'none',
+      clientAuthentication: next.privateKey
+        ? `private_key_jwt (${next.signingAlg})`
+        : next.clientSecret
+          ? 'client_secret'
+          : 'none',
       oauthScopes: next.oauthScopes,
     };
   });
@@ -217,7 +245,11 @@ export async function updateOAuthClient(sql: Sql, box: SecretBox, serverId: stri
  * An operator sets (or, with null, clears) the authorization server of a saved server. Grants already imported
  * lose their pinned authorization server, so their next refresh goes to this one. Undefined: no such server.
  */
-export async function setAuthorizationServer(sql: Db, serverId: string, url: string | null): Promise<{ id: string; name: string; authorizationServerUrl: string | null } | undefined> {
+export async function setAuthorizationServer(
+  sql: Db,
+  serverId: string,
+  url: string | null,
+): Promise<{ id: string; name: string; authorizationServerUrl: string | null } | undefined> {
   const [row] = await sql<{ id: string; name: string; authorization_server_url: string | null }[]>`
     WITH server AS (
       UPDATE servers SET authorization_server_url = ${url}, revision = revision + 1, updated_at = clock_timestamp()
@@ -273,17 +305,30 @@ export async function updateServerSettings(sql: Db, serverId: string, change: Se
 }
 
 export async function getServerSettings(sql: Db, serverId: string): Promise<ServerSettings | undefined> {
-  const [row] = await sql<Pick<ServerRow, 'id' | 'name' | 'transport_type' | 'authorization_server_url' | 'cwd' | 'timeouts'>[]>`
+  const [row] = await sql<
+    Pick<ServerRow, 'id' | 'name' | 'transport_type' | 'authorization_server_url' | 'cwd' | 'timeouts'>[]
+  >`
     SELECT id, name, transport_type, authorization_server_url, cwd, timeouts FROM servers WHERE id = ${serverId}`;
   if (!row) return undefined;
-  return { id: row.id, name: row.name, transportType: row.transport_type, authorizationServerUrl: row.authorization_server_url, cwd: row.cwd, timeouts: row.timeouts };
+  return {
+    id: row.id,
+    name: row.name,
+    transportType: row.transport_type,
+    authorizationServerUrl: row.authorization_server_url,
+    cwd: row.cwd,
+    timeouts: row.timeouts,
+  };
 }
 
 /**
  * An operator sets (or, with null, clears) a saved server's client profile. The revision changes, so sessions opened
  * with the old profile are replaced. Undefined: no such server.
  */
-export async function setClientProfile(sql: Db, serverId: string, profile: ClientProfile | null): Promise<{ id: string; name: string; clientProfile: ClientProfile } | undefined> {
+export async function setClientProfile(
+  sql: Db,
+  serverId: string,
+  profile: ClientProfile | null,
+): Promise<{ id: string; name: string; clientProfile: ClientProfile } | undefined> {
   const [row] = await sql<{ id: string; name: string; client_profile: ClientProfile | null }[]>`
     UPDATE servers SET client_profile = ${profile ? sql.json(profile as never) : null}, revision = revision + 1, updated_at = clock_timestamp()
     WHERE id = ${serverId} RETURNING id, name, client_profile`;
@@ -292,7 +337,9 @@ export async function setClientProfile(sql: Db, serverId: string, profile: Clien
 }
 
 export async function listStoredServers(sql: Db, projectId: string): Promise<StoredServer[]> {
-  return camelRows(await sql<ServerRow[]>`SELECT * FROM servers WHERE project_id = ${projectId} ORDER BY created_at, id`);
+  return camelRows(
+    await sql<ServerRow[]>`SELECT * FROM servers WHERE project_id = ${projectId} ORDER BY created_at, id`,
+  );
 }
 
 /**
@@ -319,7 +366,12 @@ export async function getStoredServersByIds(sql: Db, projectId: string, ids: str
   return camelRows(await sql<ServerRow[]>`SELECT * FROM servers WHERE project_id = ${projectId} AND id = ANY(${ids})`);
 }
 
-export async function getSavedServersByIds(sql: Db, box: SecretBox, projectId: string, ids: string[]): Promise<SavedServer[]> {
+export async function getSavedServersByIds(
+  sql: Db,
+  box: SecretBox,
+  projectId: string,
+  ids: string[],
+): Promise<SavedServer[]> {
   return (await getStoredServersByIds(sql, projectId, ids)).map((server) => toSavedServer(box, server));
 }
 
@@ -331,7 +383,9 @@ export interface ServerRef {
 }
 
 export async function getServerRefsByIds(sql: Db, projectId: string, ids: string[]): Promise<ServerRef[]> {
-  return await sql<ServerRef[]>`SELECT id, name, enabled FROM servers WHERE project_id = ${projectId} AND id = ANY(${ids})`;
+  return await sql<
+    ServerRef[]
+  >`SELECT id, name, enabled FROM servers WHERE project_id = ${projectId} AND id = ANY(${ids})`;
 }
 
 /** The server with its secrets opened: for what connects to it. */

@@ -8,7 +8,11 @@ import { checkDatabaseKey, type KeyCheck, type Keyring, type KeySource } from '.
  * for the operator), then seal host header values still held in plain text (hosts saved before migration 004).
  * Run after `migrate`.
  */
-export async function checkSecretsAtStart(sql: Sql, keyring: Keyring, source: KeySource): Promise<KeyCheck & { hostsSealed: number }> {
+export async function checkSecretsAtStart(
+  sql: Sql,
+  keyring: Keyring,
+  source: KeySource,
+): Promise<KeyCheck & { hostsSealed: number }> {
   const check = await checkDatabaseKey(sql, keyring, source);
   const hostsSealed = await sealLegacyHostHeaders(sql, keyring);
   return { ...check, hostsSealed };

@@ -33,7 +33,10 @@ const lastScheduledRun = (db: Db) => db`
                      WHERE suite_id = s.id AND source = 'schedule' ORDER BY created_at DESC LIMIT 1) r ON true`;
 
 /** The suite (deleted or not), its organization, project name and schedule state, by id alone: what a due run starts from. */
-export async function findScheduledSuite(sql: Db, suiteId: string): Promise<(ScheduledSuite & { projectName: string }) | undefined> {
+export async function findScheduledSuite(
+  sql: Db,
+  suiteId: string,
+): Promise<(ScheduledSuite & { projectName: string }) | undefined> {
   const [row] = await sql<(ScheduledSuiteRow & { project_name: string })[]>`
     SELECT s.*, p.organization_id, p.name AS project_name, r.* FROM eval_suites s JOIN projects p ON p.id = s.project_id ${lastScheduledRun(sql)}
     WHERE s.id = ${suiteId}`;
@@ -41,7 +44,11 @@ export async function findScheduledSuite(sql: Db, suiteId: string): Promise<(Sch
 }
 
 /** A suite of the project that is not deleted, with its schedule state; undefined otherwise. */
-export async function findSuiteWithSchedule(sql: Db, projectId: string, suiteId: string): Promise<ScheduledSuite | undefined> {
+export async function findSuiteWithSchedule(
+  sql: Db,
+  projectId: string,
+  suiteId: string,
+): Promise<ScheduledSuite | undefined> {
   const [row] = await sql<ScheduledSuiteRow[]>`
     SELECT s.*, p.organization_id, r.* FROM eval_suites s JOIN projects p ON p.id = s.project_id ${lastScheduledRun(sql)}
     WHERE s.id = ${suiteId} AND s.project_id = ${projectId} AND s.deleted_at IS NULL`;
@@ -52,7 +59,11 @@ export async function findSuiteWithSchedule(sql: Db, projectId: string, suiteId:
  * Locks the suite's row until the transaction ends (schedule changes of one suite apply to Temporal one at a time,
  * in the order they are written) and returns it, when it is the project's and not deleted.
  */
-export async function lockSuiteSchedule(tx: Tx, projectId: string, suiteId: string): Promise<ScheduledSuite | undefined> {
+export async function lockSuiteSchedule(
+  tx: Tx,
+  projectId: string,
+  suiteId: string,
+): Promise<ScheduledSuite | undefined> {
   const [locked] = await tx<{ id: string }[]>`
     SELECT id FROM eval_suites WHERE id = ${suiteId} AND project_id = ${projectId} AND deleted_at IS NULL FOR UPDATE`;
   return locked ? await findSuiteWithSchedule(tx, projectId, suiteId) : undefined;
@@ -70,7 +81,11 @@ export async function countEnabledSchedules(tx: Tx, organizationId: string, exce
   return row.enabled;
 }
 
-export async function setSuiteSchedule(tx: Tx, suiteId: string, schedule: { enabled: boolean; intervalMinutes: number | null }): Promise<void> {
+export async function setSuiteSchedule(
+  tx: Tx,
+  suiteId: string,
+  schedule: { enabled: boolean; intervalMinutes: number | null },
+): Promise<void> {
   await tx`
     UPDATE eval_suites SET schedule_enabled = ${schedule.enabled}, schedule_interval_minutes = ${schedule.intervalMinutes},
       updated_at = clock_timestamp()
@@ -78,7 +93,11 @@ export async function setSuiteSchedule(tx: Tx, suiteId: string, schedule: { enab
 }
 
 /** A due run that did not start: the newest such skip is kept with its reason, for the suite's detail. */
-export async function recordScheduleSkip(sql: Db, suiteId: string, skip: { reason: string; message: string }): Promise<void> {
+export async function recordScheduleSkip(
+  sql: Db,
+  suiteId: string,
+  skip: { reason: string; message: string },
+): Promise<void> {
   await sql`
     UPDATE eval_suites SET schedule_last_skipped_at = clock_timestamp(), schedule_last_skip_reason = ${skip.reason},
       schedule_last_skip_message = ${skip.message}
@@ -97,9 +116,11 @@ export interface EnabledScheduleRow {
 export type EnabledSchedule = Camel<EnabledScheduleRow>;
 
 export async function listEnabledSchedules(sql: Db): Promise<EnabledSchedule[]> {
-  return camelRows(await sql<EnabledScheduleRow[]>`
+  return camelRows(
+    await sql<EnabledScheduleRow[]>`
     SELECT s.id, s.name, s.project_id, p.organization_id, s.schedule_interval_minutes
     FROM eval_suites s JOIN projects p ON p.id = s.project_id
     WHERE s.schedule_enabled AND s.deleted_at IS NULL AND s.schedule_interval_minutes IS NOT NULL
-    ORDER BY s.id`);
+    ORDER BY s.id`,
+  );
 }

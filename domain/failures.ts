@@ -27,7 +27,9 @@ export class OperationFailure extends Error {
   }
 }
 
-export const notFound = (what: string, details?: Record<string, unknown>) => new OperationFailure('NOT_FOUND', `${what} not found`, details);
+export const notFound = (what: string, details?: Record<string, unknown>) =>
+  new OperationFailure('NOT_FOUND', `${what} not found`, details);
 
 /** A request the domain refuses as it stands (the API's 400 VALIDATION_ERROR). */
-export const refused = (message: string, details?: Record<string, unknown>) => new OperationFailure('VALIDATION_ERROR', message, details);
+export const refused = (message: string, details?: Record<string, unknown>) =>
+  new OperationFailure('VALIDATION_ERROR', message, details);

@@ -45,33 +45,58 @@ function exceeded(reason: string, message: string, limit: number, details: Recor
 export function checkArtifactResults(results: number, format: string): void {
   const limit = limits.resultsPerArtifact;
   if (results <= limit) return;
-  throw exceeded('TOO_MANY_RESULTS', `the artifact holds ${formatCount(results)} tests, more than the ${formatCount(limit)} one upload may hold; upload the report in parts (e.g. one per CI shard)`, limit, { results, format });
+  throw exceeded(
+    'TOO_MANY_RESULTS',
+    `the artifact holds ${formatCount(results)} tests, more than the ${formatCount(limit)} one upload may hold; upload the report in parts (e.g. one per CI shard)`,
+    limit,
+    { results, format },
+  );
 }
 
 /** A suite that would hold more cases than a suite may: `cases` it holds, `adding` new ones. */
 export function checkSuiteCases(suiteId: string, cases: number, adding: number): void {
   const limit = limits.casesPerSuite;
   if (cases + adding <= limit) return;
-  throw exceeded('TOO_MANY_CASES', `suite ${suiteId} holds ${formatCount(cases)} cases; ${formatCount(adding)} new ones would pass the ${formatCount(limit)} a suite may hold: use another suite, or reuse the existing cases' titles`, limit, { suiteId, cases, adding });
+  throw exceeded(
+    'TOO_MANY_CASES',
+    `suite ${suiteId} holds ${formatCount(cases)} cases; ${formatCount(adding)} new ones would pass the ${formatCount(limit)} a suite may hold: use another suite, or reuse the existing cases' titles`,
+    limit,
+    { suiteId, cases, adding },
+  );
 }
 
 /** An executed run that would plan more iterations than a run may. */
 export function checkPlannedIterations(suiteId: string, planned: number): void {
   const limit = limits.iterationsPerRun;
   if (planned <= limit) return;
-  throw exceeded('TOO_MANY_ITERATIONS', `this run would plan ${formatCount(planned)} iterations (each case's runs, or iterationOverride, summed over the suite's cases), more than the ${formatCount(limit)} a run may plan: lower runs or iterationOverride, or split the suite`, limit, { suiteId, planned });
+  throw exceeded(
+    'TOO_MANY_ITERATIONS',
+    `this run would plan ${formatCount(planned)} iterations (each case's runs, or iterationOverride, summed over the suite's cases), more than the ${formatCount(limit)} a run may plan: lower runs or iterationOverride, or split the suite`,
+    limit,
+    { suiteId, planned },
+  );
 }
 
 /** An ingested run that would hold more iterations than one may: `iterations` it holds, `adding` new ones. */
 export function checkIngestedIterations(runId: string, iterations: number, adding: number): void {
   const limit = limits.iterationsPerIngestedRun;
   if (iterations + adding <= limit) return;
-  throw exceeded('TOO_MANY_ITERATIONS', `run ${runId} holds ${formatCount(iterations)} iterations; ${formatCount(adding)} more would pass the ${formatCount(limit)} an ingested run may hold: report the rest as another run (another externalRunId)`, limit, { runId, iterations, adding });
+  throw exceeded(
+    'TOO_MANY_ITERATIONS',
+    `run ${runId} holds ${formatCount(iterations)} iterations; ${formatCount(adding)} more would pass the ${formatCount(limit)} an ingested run may hold: report the rest as another run (another externalRunId)`,
+    limit,
+    { runId, iterations, adding },
+  );
 }
 
 /** Enabling one more schedule in an organization that already has `enabled` of them. */
 export function checkEnabledSchedules(organizationId: string, enabled: number): void {
   const limit = limits.schedulesPerOrganization;
   if (enabled < limit) return;
-  throw exceeded('TOO_MANY_SCHEDULES', `the organization already runs ${formatCount(enabled)} suites on a schedule, the most it may: disable one first (PATCH .../schedule { "enabled": false })`, limit, { organizationId, enabled });
+  throw exceeded(
+    'TOO_MANY_SCHEDULES',
+    `the organization already runs ${formatCount(enabled)} suites on a schedule, the most it may: disable one first (PATCH .../schedule { "enabled": false })`,
+    limit,
+    { organizationId, enabled },
+  );
 }

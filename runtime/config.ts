@@ -19,16 +19,19 @@ export class EnvironmentError extends Error {
 }
 
 const positive = 'must be a whole number above 0';
-const int = (fallback: number) => z.coerce.number({ error: positive }).int(positive).positive(positive).default(fallback);
+const int = (fallback: number) =>
+  z.coerce.number({ error: positive }).int(positive).positive(positive).default(fallback);
 const portNumber = 'must be a port number (0 to 65535)';
 const port = () => z.coerce.number({ error: portNumber }).int(portNumber).min(0, portNumber).max(65535, portNumber);
 const url = (what: string) => z.string().url(`must be ${what}`);
-const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: `must be one of ${values.join(', ')}` });
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `must be one of ${values.join(', ')}` });
 const atLeast1000 = 'must be a whole number of at least 1000';
 const path = (what: string) => z.string().min(1, `must be ${what}`);
 
 /** An unset (or empty) variable the local stack stands in for (see `standIns`), as a shell's `${X:-default}` does. */
-const unsetWhenEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+const unsetWhenEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 
 /** Express's names for address ranges, usable in TRUST_PROXY next to addresses and CIDR ranges. */
 const namedRanges = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -47,18 +50,31 @@ const trustProxy = z
     if (value === '' || value === 'false') return false;
     if (value === 'true') return true;
     if (/^\d+$/.test(value)) return Number(value);
-    const wrong = value.split(',').map((entry) => entry.trim()).filter((entry) => !namedRanges.has(entry) && !ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry));
-    if (wrong.length > 0) ctx.addIssue({ code: 'custom', message: `not an address, CIDR range or one of ${[...namedRanges].join(', ')}: ${wrong.join(', ')}` });
+    const wrong = value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => !namedRanges.has(entry) && !ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry));
+    if (wrong.length > 0)
+      ctx.addIssue({
+        code: 'custom',
+        message: `not an address, CIDR range or one of ${[...namedRanges].join(', ')}: ${wrong.join(', ')}`,
+      });
     return value;
   });
 
 const databaseUrl = z
-  .string({ error: 'must be set to a PostgreSQL connection URL (`npm start` runs an embedded PostgreSQL and migrates it itself)' })
+  .string({
+    error:
+      'must be set to a PostgreSQL connection URL (`npm start` runs an embedded PostgreSQL and migrates it itself)',
+  })
   .min(1, 'must be a PostgreSQL connection URL, not empty');
 
 /** one base64 key (32 bytes), or several separated by commas, newest first (db/keyring.ts) */
 const encryptionKey = z
-  .string({ error: 'must be set: base64 of 32 random bytes (openssl rand -base64 32), several separated by commas, newest first' })
+  .string({
+    error:
+      'must be set: base64 of 32 random bytes (openssl rand -base64 32), several separated by commas, newest first',
+  })
   .min(1, { error: 'must be base64 of 32 random bytes, not empty', abort: true })
   .superRefine((value, ctx) => {
     try {
@@ -103,7 +119,9 @@ export const configSchema = z.object({
   MCP_MAX_TOTAL_TIMEOUT_MS: int(120_000),
   MCP_IDLE_TIMEOUT_MS: int(300_000),
   /** files of Runway's own: each stdio server runs in servers/<serverId> below it unless saved with a cwd */
-  DATA_DIR: path('a folder').default(projectDataDir).transform((dir) => resolve(dir)),
+  DATA_DIR: path('a folder')
+    .default(projectDataDir)
+    .transform((dir) => resolve(dir)),
   /** a response stream the server closes before answering is resumed (GET + Last-Event-ID) at most this often in a row... */
   MCP_RESUME_MAX_ATTEMPTS: int(5),
   /** ...and a request waits at most this long, in total, for its stream to come back */
@@ -152,7 +170,10 @@ const runwayCliSchema = z.object({
 });
 
 /** Every variable any process reads, with its default; each process loads only its section. */
-export const environmentSchema = configSchema.extend(localStackVariables.shape).extend(toolsSchema.shape).extend(runwayCliSchema.shape);
+export const environmentSchema = configSchema
+  .extend(localStackVariables.shape)
+  .extend(toolsSchema.shape)
+  .extend(runwayCliSchema.shape);
 
 /**
  * `npm start` and the operator CLI stand in for what is not given: an unset or empty DATABASE_URL means the embedded

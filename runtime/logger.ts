@@ -20,5 +20,8 @@ const secretFields = [
 export const redactedPaths = secretFields.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]);
 
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
-  return pino({ level, redact: { paths: redactedPaths, censor: '[redacted]' }, base: undefined }, destination ?? process.stdout);
+  return pino(
+    { level, redact: { paths: redactedPaths, censor: '[redacted]' }, base: undefined },
+    destination ?? process.stdout,
+  );
 }

@@ -97,15 +97,24 @@ export function registerActiveRuns(metrics: Metrics, sql: Db): void {
  */
 export function instrumentMcp(mcp: McpOperations, metrics: Metrics): McpOperations {
   const wrapped: Record<string, unknown> = {};
-  for (const [operation, fn] of Object.entries(mcp) as [string, (server: SavedServer, ...rest: unknown[]) => Promise<unknown>][]) {
+  for (const [operation, fn] of Object.entries(mcp) as [
+    string,
+    (server: SavedServer, ...rest: unknown[]) => Promise<unknown>,
+  ][]) {
     wrapped[operation] = async (server: SavedServer, ...rest: unknown[]) => {
-      const end = metrics.mcpCallDuration.startTimer({ server_id: server.id, transport: server.transportType, operation });
+      const end = metrics.mcpCallDuration.startTimer({
+        server_id: server.id,
+        transport: server.transportType,
+        operation,
+      });
       try {
         const result = await fn(server, ...rest);
         end({ outcome: 'ok' });
         return result;
       } catch (error) {
-        end({ outcome: typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'error' });
+        end({
+          outcome: typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'error',
+        });
         throw error;
       }
     };
@@ -125,9 +134,16 @@ function authorized(token: string | undefined, header: string | undefined): bool
 }
 
 /** Answers one scrape of `metrics` (the API's route and the worker's listener). */
-export async function answerScrape(metrics: Metrics, token: string | undefined, authorization: string | undefined, res: ServerResponse): Promise<void> {
+export async function answerScrape(
+  metrics: Metrics,
+  token: string | undefined,
+  authorization: string | undefined,
+  res: ServerResponse,
+): Promise<void> {
   if (!authorized(token, authorization)) {
-    res.writeHead(401, { 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer' }).end('metrics need Authorization: Bearer <METRICS_TOKEN>\n');
+    res
+      .writeHead(401, { 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer' })
+      .end('metrics need Authorization: Bearer <METRICS_TOKEN>\n');
     return;
   }
   const body = await metrics.registry.metrics();
@@ -135,7 +151,10 @@ export async function answerScrape(metrics: Metrics, token: string | undefined, 
 }
 
 /** The worker's own `GET /metrics` listener (it has no HTTP server otherwise), on METRICS_PORT. */
-export async function serveMetrics(metrics: Metrics, options: { port: number; host: string; token?: string }): Promise<Server> {
+export async function serveMetrics(
+  metrics: Metrics,
+  options: { port: number; host: string; token?: string },
+): Promise<Server> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' || path !== '/metrics') {

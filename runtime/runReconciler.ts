@@ -61,7 +61,9 @@ export class RunReconciler {
   /** POST /eval-runs when the cap would refuse: the organization's counted runs, each checked now. How many ended. */
   async reconcileOrganization(organizationId: string): Promise<number> {
     // At most MAX_CONCURRENT_RUNS runs: asked at once, so a slow Temporal delays the answer by one deadline only.
-    const runs = await Promise.all((await listActiveRuns(this.deps.sql, organizationId)).map((run) => this.reconcile(run, 'cap')));
+    const runs = await Promise.all(
+      (await listActiveRuns(this.deps.sql, organizationId)).map((run) => this.reconcile(run, 'cap')),
+    );
     return runs.filter((run) => run.status !== 'running').length;
   }
 
@@ -83,7 +85,11 @@ export class RunReconciler {
     this.checkedAt.delete(run.id);
     const ended = (await getRun(this.deps.sql, run.id)) ?? run;
     // else the workflow finalized the run itself between our read and Temporal's answer
-    if (ended.error === ending.error) this.deps.log.warn({ runId: run.id, organizationId: run.organizationId, status: ended.status, reason: ending.error, by }, 'run ended: its workflow closed in Temporal without finalizing it');
+    if (ended.error === ending.error)
+      this.deps.log.warn(
+        { runId: run.id, organizationId: run.organizationId, status: ended.status, reason: ending.error, by },
+        'run ended: its workflow closed in Temporal without finalizing it',
+      );
     return ended;
   }
 
@@ -95,7 +101,9 @@ export class RunReconciler {
         // Without a run id the handle names the workflow's current execution: after a reset, the new one.
         const description = await temporal.workflow.getHandle(evalRunWorkflowId(run.id)).describe();
         if (['RUNNING', 'PAUSED', 'UNSPECIFIED', 'UNKNOWN'].includes(description.status.name)) return undefined;
-        return await closedEnding(temporal.workflow.getHandle(description.workflowId, description.runId, { followRuns: false }));
+        return await closedEnding(
+          temporal.workflow.getHandle(description.workflowId, description.runId, { followRuns: false }),
+        );
       });
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) {
@@ -103,7 +111,10 @@ export class RunReconciler {
         if (run.startedAt === null && Date.now() - run.createdAt.getTime() < START_GRACE_MS) return undefined;
         return { outcome: 'failed', error: MISSING_WORKFLOW };
       }
-      log.warn({ runId: run.id, err: error instanceof Error ? error.message : String(error) }, "could not ask Temporal about a run's workflow; the run is left as it is");
+      log.warn(
+        { runId: run.id, err: error instanceof Error ? error.message : String(error) },
+        "could not ask Temporal about a run's workflow; the run is left as it is",
+      );
       return undefined;
     }
   }
@@ -128,11 +139,14 @@ async function closedEnding(execution: WorkflowHandle): Promise<WorkflowEnding> 
   } catch (error) {
     if (!(error instanceof WorkflowFailedError)) throw error;
     const cause = error.cause;
-    if (cause instanceof TerminatedFailure) return { outcome: 'failed', error: `the workflow was terminated in Temporal: ${cause.message}` };
-    if (cause instanceof TimeoutFailure) return { outcome: 'failed', error: 'the workflow timed out in Temporal (its execution or run timeout passed)' };
-    if (cause instanceof CancelledFailure) return { outcome: 'cancelled', error: 'the workflow was cancelled in Temporal before it finalized the run' };
+    if (cause instanceof TerminatedFailure)
+      return { outcome: 'failed', error: `the workflow was terminated in Temporal: ${cause.message}` };
+    if (cause instanceof TimeoutFailure)
+      return { outcome: 'failed', error: 'the workflow timed out in Temporal (its execution or run timeout passed)' };
+    if (cause instanceof CancelledFailure)
+      return { outcome: 'cancelled', error: 'the workflow was cancelled in Temporal before it finalized the run' };
     // as the workflow words its own failures: the activity's message rather than "Activity task failed"
-    const detail = (cause?.cause instanceof Error ? cause.cause : cause ?? error).message;
+    const detail = (cause?.cause instanceof Error ? cause.cause : (cause ?? error)).message;
     return { outcome: 'failed', error: `the workflow failed in Temporal before it finalized the run: ${detail}` };
   }
 }
@@ -141,21 +155,31 @@ async function closedEnding(execution: WorkflowHandle): Promise<WorkflowEnding> 
  * The periodic sweep, so that no run depends on someone reading it: every intervalMs, the runs quiet for that long
  * are checked. Runs in every API process; replicas sweeping the same run at once end it once (guarded by status).
  */
-export function startRunSweep(reconciler: RunReconciler, options: { intervalMs: number; log: Logger }): { stop(): Promise<void> } {
+export function startRunSweep(
+  reconciler: RunReconciler,
+  options: { intervalMs: number; log: Logger },
+): { stop(): Promise<void> } {
   let stopped = false;
   let pass: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   const schedule = () => {
     timer = setTimeout(() => {
-      pass = reconciler.sweep(options.intervalMs).then(
-        (ended) => {
-          if (ended > 0) options.log.info({ ended }, 'run sweep ended runs whose workflow had closed');
-        },
-        (error: unknown) => options.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'run sweep failed; trying again next interval'),
-      ).finally(() => {
-        pass = undefined;
-        if (!stopped) schedule();
-      });
+      pass = reconciler
+        .sweep(options.intervalMs)
+        .then(
+          (ended) => {
+            if (ended > 0) options.log.info({ ended }, 'run sweep ended runs whose workflow had closed');
+          },
+          (error: unknown) =>
+            options.log.warn(
+              { err: error instanceof Error ? error.message : String(error) },
+              'run sweep failed; trying again next interval',
+            ),
+        )
+        .finally(() => {
+          pass = undefined;
+          if (!stopped) schedule();
+        });
     }, options.intervalMs);
     timer.unref();
   };

@@ -42,8 +42,13 @@ export function createServices(config: Config, log: Logger, sql?: Sql): Services
 export async function checkKeysAtStart(services: Services, log: Logger): Promise<void> {
   try {
     const check = await checkSecretsAtStart(services.sql, services.box, environmentKeySource);
-    if (check.firstRecord) log.info({ keyId: services.box.newest.id }, 'recorded the encryption key this database\'s secrets are sealed with');
-    if (check.hostsSealed > 0) log.info({ hosts: check.hostsSealed }, 'sealed the header values of hosts saved before they were encrypted');
+    if (check.firstRecord)
+      log.info(
+        { keyId: services.box.newest.id },
+        "recorded the encryption key this database's secrets are sealed with",
+      );
+    if (check.hostsSealed > 0)
+      log.info({ hosts: check.hostsSealed }, 'sealed the header values of hosts saved before they were encrypted');
     for (const warning of check.warnings) log.warn(warning);
   } catch (error) {
     if (!(error instanceof KeyMismatchError)) throw error;

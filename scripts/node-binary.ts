@@ -18,14 +18,21 @@ export type NodeMajor = keyof typeof NODE_VERSIONS;
 const packageName = `node-${process.platform}-${process.arch}`;
 
 function works(binary: string, version: string): boolean {
-  return existsSync(binary) && spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 30_000 }).stdout?.trim() === `v${version}`;
+  return (
+    existsSync(binary) &&
+    spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 30_000 }).stdout?.trim() === `v${version}`
+  );
 }
 
 /**
  * A working binary of that Node major: `NODE<major>_PATH` (e.g. NODE22_PATH), else the machine cache, else
  * installed from the registry into it.
  */
-export function ensureNode(major: NodeMajor, say: (line: string) => void = (line) => console.error(line), tools: ToolsConfig = loadToolsConfig()): string {
+export function ensureNode(
+  major: NodeMajor,
+  say: (line: string) => void = (line) => console.error(line),
+  tools: ToolsConfig = loadToolsConfig(),
+): string {
   const explicit = tools[`NODE${major}_PATH`];
   if (explicit) return explicit;
   const version = NODE_VERSIONS[major];
@@ -34,9 +41,13 @@ export function ensureNode(major: NodeMajor, say: (line: string) => void = (line
   if (works(binary, version)) return binary;
   say(`Node ${version} not found; installing ${packageName}@${version} from the npm registry (once)...`);
   mkdirSync(cacheDir, { recursive: true });
-  execFileSync('npm', ['install', '--prefix', cacheDir, '--no-audit', '--no-fund', '--no-save', `${packageName}@${version}`], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  execFileSync(
+    'npm',
+    ['install', '--prefix', cacheDir, '--no-audit', '--no-fund', '--no-save', `${packageName}@${version}`],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   if (!works(binary, version)) throw new Error(`installed ${packageName}@${version}, but ${binary} does not run`);
   return binary;
 }

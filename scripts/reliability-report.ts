@@ -74,8 +74,13 @@ with ${load.workerProcesses} worker processes and a cap of ${load.maxConcurrentR
 
 sections.push('## Malformed and hostile requests (test/reliability/fuzz.test.ts)\n');
 if (fuzz) {
-  const statuses = (counts: Record<string, number>) => Object.entries(counts).map(([s, n]) => `${s}: ${n}`).join(', ');
-  const classes = Object.entries((fuzz.classes ?? {}) as Record<string, { requests: number; statuses: Record<string, number> }>)
+  const statuses = (counts: Record<string, number>) =>
+    Object.entries(counts)
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ');
+  const classes = Object.entries(
+    (fuzz.classes ?? {}) as Record<string, { requests: number; statuses: Record<string, number> }>,
+  )
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, c]) => `| ${name} | ${c.requests} | ${statuses(c.statuses)} |`);
   sections.push(`${fuzz.requests.toLocaleString('en')} generated requests (fast-check, fixed seed) over all ${fuzz.routes} routes plus unknown ones. The fields

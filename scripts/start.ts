@@ -50,8 +50,12 @@ function stopChild(child: ChildProcess): Promise<void> {
 
 function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   // The children inherit this process's environment (their own settings, PATH, ...), with the stack's values on top.
-  // eslint-disable-next-line no-restricted-properties -- passed on to a child process, not read
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    // eslint-disable-next-line no-restricted-properties -- passed on to a child process, not read
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   child.once('exit', (code, signal) => {
     if (stopping) return;
     say(`${name} exited (${signal ?? code}); stopping the stack`);
@@ -74,7 +78,11 @@ try {
   let databaseUrl = settings.DATABASE_URL;
   if (!databaseUrl) {
     say(`starting embedded PostgreSQL on port ${embeddedPostgresPort} (data in ${join(dataDir, 'postgres')})`);
-    database = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres'), port: embeddedPostgresPort, log: say });
+    database = await startEmbeddedPostgres({
+      dataDir: join(dataDir, 'postgres'),
+      port: embeddedPostgresPort,
+      log: say,
+    });
     databaseUrl = database.url;
     // Watched like the other children: a stack whose database exited, or was restarted by someone else, stops.
     database.watch((what) => {
@@ -90,7 +98,8 @@ try {
   const key = await requireLocalKey(sql, settings, { create: true });
   const box = SecretBox.fromSetting(key.value, key.source.name);
   const keyCheck = await checkSecretsAtStart(sql, box, key.source);
-  if (keyCheck.firstRecord) say(`secrets in this database are sealed with key ${box.newest.id} (from ${key.source.name})`);
+  if (keyCheck.firstRecord)
+    say(`secrets in this database are sealed with key ${box.newest.id} (from ${key.source.name})`);
   for (const warning of keyCheck.warnings) say(`warning: ${warning}`);
 
   let temporalAddress = settings.TEMPORAL_ADDRESS;
@@ -116,7 +125,12 @@ try {
   await sql.end();
 
   // The API and the worker keep their files (stdio servers' working directories) in the same data folder.
-  const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, RUNWAY_ENCRYPTION_KEY: key.value, DATA_DIR: settings.DATA_DIR ?? dataDir };
+  const env = {
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    RUNWAY_ENCRYPTION_KEY: key.value,
+    DATA_DIR: settings.DATA_DIR ?? dataDir,
+  };
   startChild('worker', ['--import', 'tsx', 'worker/main.ts'], env);
   startChild('api', ['--import', 'tsx', 'api/main.ts'], env);
 
@@ -125,17 +139,24 @@ try {
     say('');
     say('First start: seeded a demo organization, project and two servers (everything over stdio and HTTP).');
     say(`Demo API key (shown once, keep it): ${seeded.apiKey}`);
-    say(`Its key id: ${seeded.apiKeyId} (list keys: npm run -s admin -- key list; revoke this one: npm run -s admin -- key revoke ${seeded.apiKeyId})`);
-    say(`Try:  curl -sS --fail-with-body -H "Authorization: Bearer ${seeded.apiKey}" http://localhost:${port}/api/v1/projects/${seeded.projectId}/servers`);
+    say(
+      `Its key id: ${seeded.apiKeyId} (list keys: npm run -s admin -- key list; revoke this one: npm run -s admin -- key revoke ${seeded.apiKeyId})`,
+    );
+    say(
+      `Try:  curl -sS --fail-with-body -H "Authorization: Bearer ${seeded.apiKey}" http://localhost:${port}/api/v1/projects/${seeded.projectId}/servers`,
+    );
     say('');
   } else {
-    say(`Existing data found in ${dataDir}; list the keys with: npm run -s admin -- key list; create another with: npm run -s admin -- key create --help`);
+    say(
+      `Existing data found in ${dataDir}; list the keys with: npm run -s admin -- key list; create another with: npm run -s admin -- key create --help`,
+    );
   }
   if (temporal?.uiUrl) say(`Temporal Web UI: ${temporal.uiUrl}`);
   say(`API: http://localhost:${port}/api/v1 — Ctrl-C stops everything`);
 } catch (error) {
   // A key or environment problem is the operator's to fix, and its message says how: no stack trace.
-  const operators = error instanceof KeyMismatchError || error instanceof EncryptionKeyError || error instanceof EnvironmentError;
+  const operators =
+    error instanceof KeyMismatchError || error instanceof EncryptionKeyError || error instanceof EnvironmentError;
   console.error(operators ? `[runway] ${error.message}` : error);
   await stopAll(1);
 }

@@ -33,7 +33,10 @@ function onPath(name: string): string | undefined {
  * Finds a working `temporal` binary: TEMPORAL_CLI_PATH, then PATH, then the git-ignored tools folder and the
  * machine cache; builds it with Go when none is found, else downloads the official release.
  */
-export async function ensureTemporalCli(say: Say = (l) => console.error(l), tools: ToolsConfig = loadToolsConfig()): Promise<string> {
+export async function ensureTemporalCli(
+  say: Say = (l) => console.error(l),
+  tools: ToolsConfig = loadToolsConfig(),
+): Promise<string> {
   const explicit = tools.TEMPORAL_CLI_PATH;
   if (explicit) {
     if (works(explicit)) return explicit;

@@ -99,10 +99,14 @@ async function startOnce(options: DevServerOptions, port: number): Promise<DevSe
   if (options.dbFile) {
     await registerMissingSearchAttributes(options.binary, address).catch((error: unknown) => {
       child.kill('SIGKILL');
-      throw new Error(`temporal dev server on ${address}: registering Runway's search attributes failed: ${String(error)}\n${output}`);
+      throw new Error(
+        `temporal dev server on ${address}: registering Runway's search attributes failed: ${String(error)}\n${output}`,
+      );
     });
   }
-  options.log?.(`temporal dev server on ${address}${options.uiPort === null ? '' : `, Web UI http://${ip}:${options.uiPort}`}`);
+  options.log?.(
+    `temporal dev server on ${address}${options.uiPort === null ? '' : `, Web UI http://${ip}:${options.uiPort}`}`,
+  );
 
   return {
     address,
@@ -124,7 +128,19 @@ async function registerMissingSearchAttributes(binary: string, address: string):
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
     for (const name of Object.values(searchAttributeNames)) {
       if (customAttributes?.[name] !== undefined) continue;
-      await promisify(execFile)(binary, ['operator', 'search-attribute', 'create', '--address', address, '--namespace', 'default', '--name', name, '--type', 'Keyword']);
+      await promisify(execFile)(binary, [
+        'operator',
+        'search-attribute',
+        'create',
+        '--address',
+        address,
+        '--namespace',
+        'default',
+        '--name',
+        name,
+        '--type',
+        'Keyword',
+      ]);
     }
   } finally {
     await connection.close();

@@ -10,14 +10,19 @@ import { createRunwayWorker } from './createWorker.js';
 // Production entry point (`npm run worker`): real dependencies, configured by the environment.
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL);
-Runtime.install({ logger: new DefaultLogger(config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace' ? 'DEBUG' : 'WARN') });
+Runtime.install({
+  logger: new DefaultLogger(config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace' ? 'DEBUG' : 'WARN'),
+});
 const services = createServices(config, log);
 // The key check needs the schema; migrating is idempotent and locked, so the worker may start before the API.
 await migrate(services.sql);
 await checkKeysAtStart(services, log);
 // Iterations by result and MCP latency are recorded here, where the work happens; METRICS_PORT serves them.
 const metrics = createMetrics({ processMetrics: true });
-const metricsServer = config.METRICS_PORT === undefined ? undefined : await serveMetrics(metrics, { port: config.METRICS_PORT, host: config.HOST, token: config.METRICS_TOKEN });
+const metricsServer =
+  config.METRICS_PORT === undefined
+    ? undefined
+    : await serveMetrics(metrics, { port: config.METRICS_PORT, host: config.HOST, token: config.METRICS_TOKEN });
 if (metricsServer) log.info({ port: config.METRICS_PORT }, 'worker metrics at /metrics');
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
 const worker = await createRunwayWorker({

@@ -1,5 +1,10 @@
 // Shared between workflow code and the API: names, queries and small types only (no I/O, no Node builtins).
-import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair, type SearchAttributeUpdatePair } from '@temporalio/common';
+import {
+  defineSearchAttributeKey,
+  SearchAttributeType,
+  type SearchAttributePair,
+  type SearchAttributeUpdatePair,
+} from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
 
 export const evalRunWorkflowId = (runId: string): string => `eval-run:${runId}`;
@@ -44,7 +49,10 @@ export function runSearchAttributes(labels: RunLabels): SearchAttributePair[] {
  * `failed`), else its status (`cancelled`, or `completed` when nothing finished to score). A run that ended `failed`
  * with an error is `failed` too; its workflow closed Failed, so `ExecutionStatus` tells the two apart.
  */
-export function runResultSearchAttribute(finished: { status: string; result: string | null }): SearchAttributeUpdatePair {
+export function runResultSearchAttribute(finished: {
+  status: string;
+  result: string | null;
+}): SearchAttributeUpdatePair {
   return { key: searchAttributeKeys.result, value: finished.result ?? finished.status };
 }
 
@@ -57,7 +65,10 @@ export interface RunDescription {
 }
 
 /** The workflow's static summary (one line) and details (Markdown), set when it starts. */
-export function runUserMetadata(run: RunLabels & { id: string }, about: RunDescription): { staticSummary: string; staticDetails: string } {
+export function runUserMetadata(
+  run: RunLabels & { id: string },
+  about: RunDescription,
+): { staticSummary: string; staticDetails: string } {
   return {
     staticSummary: `Eval run of ${about.suiteName}: ${about.iterations} ${about.iterations === 1 ? 'iteration' : 'iterations'}`,
     staticDetails: [

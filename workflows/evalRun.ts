@@ -1,9 +1,22 @@
 import {
-  ActivityCancellationType, CancellationScope, isCancellation, patched, proxyActivities, setCurrentDetails, setHandler, upsertSearchAttributes,
+  ActivityCancellationType,
+  CancellationScope,
+  isCancellation,
+  patched,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { BatchScheduler, defaultSizing } from './batching.js';
-import { progressQuery, runCurrentDetails, runResultSearchAttribute, type EvalRunInput, type EvalRunProgress } from './definitions.js';
+import {
+  progressQuery,
+  runCurrentDetails,
+  runResultSearchAttribute,
+  type EvalRunInput,
+  type EvalRunProgress,
+} from './definitions.js';
 
 /**
  * The attempt cap of a batch: from this attempt on, a transient model or MCP failure is recorded as a failed
@@ -105,7 +118,8 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
     } else {
       // Runs started before adaptive batches: fixed-size batches, as their histories recorded.
       const batches: string[][] = [];
-      for (let i = 0; i < plan.iterationIds.length; i += plan.batchSize) batches.push(plan.iterationIds.slice(i, i + plan.batchSize));
+      for (let i = 0; i < plan.iterationIds.length; i += plan.batchSize)
+        batches.push(plan.iterationIds.slice(i, i + plan.batchSize));
       let next = 0;
       const lane = async () => {
         while (next < batches.length) await runBatch(batches[next++]);

@@ -1,6 +1,12 @@
 import { CancellationScope, ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { evalRunWorkflowId, runSearchAttributes, runUserMetadata, type ScheduledRunOutcome, type ScheduledSuiteRunInput } from './definitions.js';
+import {
+  evalRunWorkflowId,
+  runSearchAttributes,
+  runUserMetadata,
+  type ScheduledRunOutcome,
+  type ScheduledSuiteRunInput,
+} from './definitions.js';
 import { evalRun } from './evalRun.js';
 
 const { startScheduledRun, failScheduledRunStart } = proxyActivities<Activities>({

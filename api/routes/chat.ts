@@ -4,7 +4,13 @@ import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
 import { publicOrigin } from '../publicUrl.js';
 import { defineRoute } from '../route.js';
-import { chatboxDetailSchema, chatboxParams, chatboxSummarySchema, chatSessionSchema, chatSessionsQuery } from '../schemas/catalog.js';
+import {
+  chatboxDetailSchema,
+  chatboxParams,
+  chatboxSummarySchema,
+  chatSessionSchema,
+  chatSessionsQuery,
+} from '../schemas/catalog.js';
 import { collection, projectParams } from '../schemas/common.js';
 
 export function chatRoutes({ sql, cursors, config }: RouteDeps) {
@@ -45,11 +51,20 @@ export function chatRoutes({ sql, cursors, config }: RouteDeps) {
           try {
             after = decode(beforeCursor);
           } catch {
-            throw validationError('before is neither an epoch-ms instant nor a nextCursor of this list (same projectId and status)', { reason: 'INVALID_CURSOR', parameter: 'before' });
+            throw validationError(
+              'before is neither an epoch-ms instant nor a nextCursor of this list (same projectId and status)',
+              { reason: 'INVALID_CURSOR', parameter: 'before' },
+            );
           }
         }
         const before = query.before && 'epochMs' in query.before ? query.before.epochMs : undefined;
-        const rows = await listChatSessions(sql, principal, { projectId: query.projectId, status: query.status, before, after, limit: query.limit + 1 });
+        const rows = await listChatSessions(sql, principal, {
+          projectId: query.projectId,
+          status: query.status,
+          before,
+          after,
+          limit: query.limit + 1,
+        });
         const page = rows.slice(0, query.limit);
         const last = page.at(-1);
         return {

@@ -24,7 +24,12 @@ async function lockSuite(tx: Tx, suite: Suite): Promise<void> {
 }
 
 /** Cases are identified within a suite by title + prompt: a second case with both equal is refused. */
-async function refuseDuplicate(tx: Tx, suiteId: string, identity: { title: string; query: string }, exceptId?: string): Promise<void> {
+async function refuseDuplicate(
+  tx: Tx,
+  suiteId: string,
+  identity: { title: string; query: string },
+  exceptId?: string,
+): Promise<void> {
   const other = await findCaseByIdentity(tx, suiteId, identity, exceptId);
   if (!other) return;
   throw validationError(
@@ -36,7 +41,9 @@ async function refuseDuplicate(tx: Tx, suiteId: string, identity: { title: strin
 export function evalCaseRoutes({ sql, box, mcp }: RouteDeps) {
   /** Expected tools the suite's servers do not list: a warning, never a refusal. */
   const warningsFor = async (suite: Suite, row: Case) => {
-    const warnings = await checkExpectedTools(mcp, await suiteServersToCheck(sql, box, suite), [{ title: row.title, expectedToolCalls: row.expectedToolCalls }]);
+    const warnings = await checkExpectedTools(mcp, await suiteServersToCheck(sql, box, suite), [
+      { title: row.title, expectedToolCalls: row.expectedToolCalls },
+    ]);
     return warnings.length > 0 ? { warnings } : {};
   };
 
@@ -59,7 +66,8 @@ export function evalCaseRoutes({ sql, box, mcp }: RouteDeps) {
       path: '/projects/:projectId/eval-suites/:suiteId/cases',
       tag: 'Evals',
       summary: 'Add a case to a suite (runs started later include it)',
-      description: 'Takes the real product\'s field names (prompt, iterations, isNegative, models) or Runway\'s (query, runs, isNegativeTest, model + provider). A case with the title and prompt of another case of the suite is refused (400, details.reason DUPLICATE_CASE).',
+      description:
+        "Takes the real product's field names (prompt, iterations, isNegative, models) or Runway's (query, runs, isNegativeTest, model + provider). A case with the title and prompt of another case of the suite is refused (400, details.reason DUPLICATE_CASE).",
       params: suiteParams,
       body: createCaseBody,
       status: 201,
@@ -109,7 +117,8 @@ export function evalCaseRoutes({ sql, box, mcp }: RouteDeps) {
           const current = await findCase(tx, suite.id, params.caseId);
           if (!current) throw notFound('case', { caseId: params.caseId });
           const identity = { title: body.title ?? current.title, query: body.query ?? current.query };
-          if (identity.title !== current.title || identity.query !== current.query) await refuseDuplicate(tx, suite.id, identity, current.id);
+          if (identity.title !== current.title || identity.query !== current.query)
+            await refuseDuplicate(tx, suite.id, identity, current.id);
           return (await updateCase(tx, suite.id, current.id, body))!;
         });
         return { ...toCaseView(row), ...(body.expectedToolCalls !== undefined ? await warningsFor(suite, row) : {}) };

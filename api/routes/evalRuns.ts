@@ -11,16 +11,37 @@ import { defineRoute } from '../route.js';
 import { createEvalRun, launchEvalRun, type RunCreationDeps } from '../../domain/evals/startEvalRun.js';
 import type { RunDescription } from '../../workflows/definitions.js';
 import { projectParams } from '../schemas/common.js';
-import { createRunBody, evalRunSchema, iterationPage, iterationParams, iterationsQuery, runCreatedSchema, runParams, traceSchema } from '../schemas/evals.js';
+import {
+  createRunBody,
+  evalRunSchema,
+  iterationPage,
+  iterationParams,
+  iterationsQuery,
+  runCreatedSchema,
+  runParams,
+  traceSchema,
+} from '../schemas/evals.js';
 
 export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cursors, mcp }: RouteDeps) {
   // Run creation is shared with suites' schedules (runs/startEvalRun.ts): the same cap, checks and keys.
   const creation: RunCreationDeps = {
-    sql, box, catalog, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+    sql,
+    box,
+    catalog,
+    maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
     reconcileAtCap: (organizationId) => reconciler.reconcileOrganization(organizationId),
   };
   const startWorkflow = (about: RunDescription) => (run: Run) =>
-    runs.start({ id: run.id, organizationId: run.organizationId, projectId: run.projectId, suiteId: run.suiteId, source: run.source }, about);
+    runs.start(
+      {
+        id: run.id,
+        organizationId: run.organizationId,
+        projectId: run.projectId,
+        suiteId: run.suiteId,
+        source: run.source,
+      },
+      about,
+    );
   // Progress comes from the iteration rows: exact, and one indexed query. Asking the workflow instead (its
   // progress query, still there for operators) measured 34 ms median while a large run was active and slowed the
   // run itself by ~15% (bench/eval-run.ts; docs/PERFORMANCE.md).
@@ -50,18 +71,30 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
       errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'RATE_LIMITED'],
       async handler({ principal, params, body }) {
         const project = await requireProject(sql, principal, params.projectId);
-        const { run, caseUpsert, cases, servers, suiteName, iterations } = await createEvalRun(creation, {
-          organizationId: principal.organizationId,
-          projectId: project.id,
-          source: 'api',
-          createdByKeyId: principal.keyId,
-        }, body);
+        const { run, caseUpsert, cases, servers, suiteName, iterations } = await createEvalRun(
+          creation,
+          {
+            organizationId: principal.organizationId,
+            projectId: project.id,
+            source: 'api',
+            createdByKeyId: principal.keyId,
+          },
+          body,
+        );
         // Expected tools no server has are worth a warning, never a refusal; checked while the workflow starts.
-        const checked = checkExpectedTools(mcp, servers, cases.map((c) => ({ title: c.title, expectedToolCalls: c.expectedToolCalls as { toolName: string }[] })));
+        const checked = checkExpectedTools(
+          mcp,
+          servers,
+          cases.map((c) => ({ title: c.title, expectedToolCalls: c.expectedToolCalls as { toolName: string }[] })),
+        );
         await launchEvalRun(sql, startWorkflow({ suiteName, projectName: project.name, iterations }), run);
         const warnings = await checked;
         return {
-          runId: run.id, suiteId: run.suiteId, status: 'running' as const, caseUpsert, servers: servers.map((s) => ({ id: s.id, name: s.name })),
+          runId: run.id,
+          suiteId: run.suiteId,
+          status: 'running' as const,
+          caseUpsert,
+          servers: servers.map((s) => ({ id: s.id, name: s.name })),
           ...(warnings.length > 0 && { warnings }),
         };
       },
@@ -94,7 +127,11 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
         // A run whose workflow already closed in Temporal cannot be cancelled there: it is ended, and 409 says how.
         const run = await reconciler.reconcile(await requireRun(principal, params), 'cancel');
         if (run.status !== 'running' || !isExecuted(run)) {
-          throw new ApiError('CONFLICT', `the run is ${run.status === 'running' ? 'ingested, not executed here' : `already ${run.status}`}; only a running run can be cancelled`, { status: run.status });
+          throw new ApiError(
+            'CONFLICT',
+            `the run is ${run.status === 'running' ? 'ingested, not executed here' : `already ${run.status}`}; only a running run can be cancelled`,
+            { status: run.status },
+          );
         }
         await runs.cancel(run.id);
         return await view(run);

@@ -1,6 +1,11 @@
 import type { Sql } from '../../db/connection.js';
 import { listStoredServers } from '../../db/servers.js';
-import { countEnabledSchedules, findSuiteWithSchedule, lockSuiteSchedule, setSuiteSchedule } from '../../db/suiteSchedules.js';
+import {
+  countEnabledSchedules,
+  findSuiteWithSchedule,
+  lockSuiteSchedule,
+  setSuiteSchedule,
+} from '../../db/suiteSchedules.js';
 import { checkEnabledSchedules, formatCount, limits } from '../../domain/limits.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
@@ -35,9 +40,16 @@ export function evalSuiteScheduleRoutes({ sql, schedules }: RouteDeps) {
           if (!current) throw notFound('eval suite', { suiteId: params.suiteId });
           // A scheduled run has no request to name servers: it runs on the suite's saved ones.
           if (body.enabled && current.serverIds.length === 0) {
-            throw validationError('this suite has no saved server selection to run on a schedule; save its serverIds first', { suiteId: current.id, reason: 'NO_SAVED_SERVER_SELECTION' });
+            throw validationError(
+              'this suite has no saved server selection to run on a schedule; save its serverIds first',
+              { suiteId: current.id, reason: 'NO_SAVED_SERVER_SELECTION' },
+            );
           }
-          if (body.enabled && !current.scheduleEnabled) checkEnabledSchedules(current.organizationId, await countEnabledSchedules(tx, current.organizationId, current.id));
+          if (body.enabled && !current.scheduleEnabled)
+            checkEnabledSchedules(
+              current.organizationId,
+              await countEnabledSchedules(tx, current.organizationId, current.id),
+            );
           const intervalMinutes = body.intervalMinutes ?? current.scheduleIntervalMinutes;
           await schedules.apply({
             suiteId: current.id,

@@ -10,14 +10,23 @@ import { toEvalRun } from '../evalViews.js';
 import { defineRoute } from '../route.js';
 import { requireServers, requireServerSelection } from '../../domain/evals/serverSelection.js';
 import { collection, projectParams } from '../schemas/common.js';
-import { createSuiteBody, evalRunSchema, suiteCreatedSchema, suiteListItem, suiteParams, suiteRunsQuery } from '../schemas/evals.js';
+import {
+  createSuiteBody,
+  evalRunSchema,
+  suiteCreatedSchema,
+  suiteListItem,
+  suiteParams,
+  suiteRunsQuery,
+} from '../schemas/evals.js';
 import { suiteDeletedSchema, suiteDetailSchema, updateSuiteBody } from '../schemas/suites.js';
 import { requireSuite } from '../suiteAccess.js';
 import { loadSuiteDetail } from '../suiteViews.js';
 
 /** What a user has to do about a run that keeps its suite from being deleted. */
 const howToEnd = (run: Run) =>
-  run.source === 'api' ? `cancel it (POST /eval-runs/${run.id}/cancel) or wait for it to finish` : `finalize it (eval-ingest/runs/finalize with runId ${run.id})`;
+  run.source === 'api'
+    ? `cancel it (POST /eval-runs/${run.id}/cancel) or wait for it to finish`
+    : `finalize it (eval-ingest/runs/finalize with runId ${run.id})`;
 
 export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: RouteDeps) {
   return [
@@ -35,9 +44,14 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
       async handler({ principal, params, body }) {
         const project = await requireProject(sql, principal, params.projectId);
         const servers = await requireServers(sql, box, project.id, body.serverIds);
-        if (body.hostId && !(await findHost(sql, project.id, body.hostId))) throw notFound('host', { hostId: body.hostId });
+        if (body.hostId && !(await findHost(sql, project.id, body.hostId)))
+          throw notFound('host', { hostId: body.hostId });
         // Expected tools no server has are worth a warning, never a refusal; checked while the suite is written.
-        const checked = checkExpectedTools(mcp, servers, body.tests.map((t) => ({ title: t.title, expectedToolCalls: t.expectedToolCalls })));
+        const checked = checkExpectedTools(
+          mcp,
+          servers,
+          body.tests.map((t) => ({ title: t.title, expectedToolCalls: t.expectedToolCalls })),
+        );
         const created = await (sql as Sql).begin(async (tx) => {
           const suite = await createSuite(tx, {
             projectId: project.id,
@@ -49,10 +63,22 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
             source: 'api',
             hostId: body.hostId,
           });
-          const caseUpsert = await upsertCases(tx, suite.id, body.tests.map((t) => ({ ...t, provider: t.provider ?? body.provider })));
+          const caseUpsert = await upsertCases(
+            tx,
+            suite.id,
+            body.tests.map((t) => ({ ...t, provider: t.provider ?? body.provider })),
+          );
           // As in the real product: a new suite none of whose cases could be saved is not kept.
-          if (caseUpsert.committed.length === 0) throw validationError('none of the tests could be saved, so no suite was created: see details.failed', { failed: caseUpsert.failed });
-          return { suiteId: suite.id, name: suite.name, servers: servers.map((s) => ({ id: s.id, name: s.name })), caseUpsert };
+          if (caseUpsert.committed.length === 0)
+            throw validationError('none of the tests could be saved, so no suite was created: see details.failed', {
+              failed: caseUpsert.failed,
+            });
+          return {
+            suiteId: suite.id,
+            name: suite.name,
+            servers: servers.map((s) => ({ id: s.id, name: s.name })),
+            caseUpsert,
+          };
         });
         const warnings = await checked;
         return { ...created, ...(warnings.length > 0 && { warnings }) };
@@ -112,7 +138,8 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
       method: 'patch',
       path: '/projects/:projectId/eval-suites/:suiteId',
       tag: 'Evals',
-      summary: "Edit a suite: name, description, servers, default model, pass criteria, host (runs started later use them)",
+      summary:
+        'Edit a suite: name, description, servers, default model, pass criteria, host (runs started later use them)',
       params: suiteParams,
       body: updateSuiteBody,
       response: suiteDetailSchema,
@@ -120,7 +147,8 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
       async handler({ principal, params, body }) {
         const suite = await requireSuite(sql, principal, params);
         const servers = body.serverIds ? await requireServerSelection(sql, suite.projectId, body.serverIds) : undefined;
-        if (body.hostId && !(await findHost(sql, suite.projectId, body.hostId))) throw notFound('host', { hostId: body.hostId });
+        if (body.hostId && !(await findHost(sql, suite.projectId, body.hostId)))
+          throw notFound('host', { hostId: body.hostId });
         const updated = await updateSuite(sql, suite.projectId, suite.id, {
           name: body.name,
           description: body.description === null ? '' : body.description,
@@ -135,8 +163,17 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
         // Temporal that cannot be reached now leaves the old name there rather than failing the edit.
         if (body.name !== undefined && body.name !== suite.name && detail.schedule.intervalMinutes !== null) {
           await schedules
-            .apply({ suiteId: suite.id, suiteName: updated.name, projectId: suite.projectId, organizationId: principal.organizationId, enabled: detail.schedule.enabled, intervalMinutes: detail.schedule.intervalMinutes })
-            .catch((error: unknown) => log.warn({ err: error, suiteId: suite.id }, 'could not rename the suite in its Temporal Schedule'));
+            .apply({
+              suiteId: suite.id,
+              suiteName: updated.name,
+              projectId: suite.projectId,
+              organizationId: principal.organizationId,
+              enabled: detail.schedule.enabled,
+              intervalMinutes: detail.schedule.intervalMinutes,
+            })
+            .catch((error: unknown) =>
+              log.warn({ err: error, suiteId: suite.id }, 'could not rename the suite in its Temporal Schedule'),
+            );
         }
         return detail;
       },
@@ -154,12 +191,13 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params }) {
         const suite = await requireSuite(sql, principal, params);
-        const remove = () => (sql as Sql).begin(async (tx) => {
-          const outcome = await deleteSuite(tx, suite.projectId, suite.id);
-          // Its Temporal Schedule goes before the deletion commits: a deleted suite never keeps a schedule firing.
-          if (outcome?.deleted) await schedules.remove(suite.id);
-          return outcome;
-        });
+        const remove = () =>
+          (sql as Sql).begin(async (tx) => {
+            const outcome = await deleteSuite(tx, suite.projectId, suite.id);
+            // Its Temporal Schedule goes before the deletion commits: a deleted suite never keeps a schedule firing.
+            if (outcome?.deleted) await schedules.remove(suite.id);
+            return outcome;
+          });
         let outcome = await remove();
         if (outcome && !outcome.deleted) {
           // A run whose workflow already closed in Temporal (terminated in Web UI) is ended now rather than refusing.
@@ -190,7 +228,10 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
         const suite = await requireSuite(sql, principal, params);
         const runs = await listSuiteRuns(sql, suite.id, query.limit);
         // Every run's progress in one query, not one per run.
-        const progress = await runsProgress(sql, runs.map((run) => run.id));
+        const progress = await runsProgress(
+          sql,
+          runs.map((run) => run.id),
+        );
         return { items: runs.map((run) => toEvalRun(run, progress.get(run.id)!)) };
       },
     }),

@@ -1,5 +1,14 @@
 import type { Request } from 'express';
-import { createHost, deleteHost, findHost, HeadersWithoutValueError, listHosts, updateHost, visibleConfig, type Host } from '../../db/hosts.js';
+import {
+  createHost,
+  deleteHost,
+  findHost,
+  HeadersWithoutValueError,
+  listHosts,
+  updateHost,
+  visibleConfig,
+  type Host,
+} from '../../db/hosts.js';
 import type { Db } from '../../db/connection.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
@@ -9,12 +18,25 @@ import { templateConfig } from '../hostTemplates.js';
 import { defineRoute } from '../route.js';
 import { projectParams } from '../schemas/common.js';
 import {
-  createHostBody, hostDeletedSchema, hostDetailSchema, hostListSchema, hostParams, updateHostBody, type HostConfig,
+  createHostBody,
+  hostDeletedSchema,
+  hostDetailSchema,
+  hostListSchema,
+  hostParams,
+  updateHostBody,
+  type HostConfig,
 } from '../schemas/hosts.js';
 
 function detail(h: Host) {
   const config = visibleConfig(h);
-  return { id: h.id, name: h.name, hostConfigId: hostConfigId(config), config, createdAt: h.createdAt.getTime(), updatedAt: h.updatedAt.getTime() };
+  return {
+    id: h.id,
+    name: h.name,
+    hostConfigId: hostConfigId(config),
+    config,
+    createdAt: h.createdAt.getTime(),
+    updatedAt: h.updatedAt.getTime(),
+  };
 }
 
 /** What the list shows of a config: a config saved without a model or servers shows none. */
@@ -36,7 +58,8 @@ async function saving<T>(write: Promise<T>): Promise<T> {
   try {
     return await write;
   } catch (error) {
-    if (error instanceof HeadersWithoutValueError) throw validationError(`config.connectionDefaults.headers: ${error.message}`, { headers: error.names });
+    if (error instanceof HeadersWithoutValueError)
+      throw validationError(`config.connectionDefaults.headers: ${error.message}`, { headers: error.names });
     throw error;
   }
 }
@@ -53,10 +76,15 @@ function givenConfig(req: Request, checked: HostConfig): HostConfig {
 /** A host may only attach servers of its own project. */
 async function checkServers(sql: Db, projectId: string, config: HostConfig): Promise<void> {
   if (!config.serverIds || config.serverIds.length === 0) return;
-  const found = await sql<{ id: string }[]>`SELECT id FROM servers WHERE project_id = ${projectId} AND id = ANY(${config.serverIds})`;
+  const found = await sql<
+    { id: string }[]
+  >`SELECT id FROM servers WHERE project_id = ${projectId} AND id = ANY(${config.serverIds})`;
   const known = new Set(found.map((r) => r.id));
   const unknown = config.serverIds.filter((serverId) => !known.has(serverId));
-  if (unknown.length > 0) throw validationError(`config.serverIds: no such server in this project: ${unknown.join(', ')}`, { serverIds: unknown });
+  if (unknown.length > 0)
+    throw validationError(`config.serverIds: no such server in this project: ${unknown.join(', ')}`, {
+      serverIds: unknown,
+    });
 }
 
 export function hostRoutes({ sql, box }: RouteDeps) {
@@ -87,9 +115,15 @@ export function hostRoutes({ sql, box }: RouteDeps) {
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body, req }) {
         const project = await requireProject(sql, principal, params.projectId);
-        const config: HostConfig = body.template ? templateConfig(body.template, body.theme) : givenConfig(req, body.config!);
+        const config: HostConfig = body.template
+          ? templateConfig(body.template, body.theme)
+          : givenConfig(req, body.config!);
         await checkServers(sql, project.id, config);
-        return detail(await saving(createHost(sql, box, { projectId: project.id, name: body.name, template: body.template ?? null, config })));
+        return detail(
+          await saving(
+            createHost(sql, box, { projectId: project.id, name: body.name, template: body.template ?? null, config }),
+          ),
+        );
       },
     }),
     defineRoute({

@@ -16,5 +16,19 @@ import { tunnelRoutes } from './tunnels.js';
 
 /** Every route of /api/v1, in one list: the app mounts it and the OpenAPI document describes it. */
 export function allRoutes(deps: RouteDeps): RouteSpec[] {
-  return [...accountRoutes(deps), ...projectRoutes(deps), ...chatRoutes(deps), ...hostRoutes(deps), ...evalSuiteRoutes(deps), ...evalSuiteScheduleRoutes(deps), ...caseGenerationRoutes(deps), ...evalCaseRoutes(deps), ...evalRunRoutes(deps), ...ingestRoutes(deps), ...ingestUploadRoutes(deps), ...serverOperationRoutes(deps), ...tunnelRoutes(deps)];
+  return [
+    ...accountRoutes(deps),
+    ...projectRoutes(deps),
+    ...chatRoutes(deps),
+    ...hostRoutes(deps),
+    ...evalSuiteRoutes(deps),
+    ...evalSuiteScheduleRoutes(deps),
+    ...caseGenerationRoutes(deps),
+    ...evalCaseRoutes(deps),
+    ...evalRunRoutes(deps),
+    ...ingestRoutes(deps),
+    ...ingestUploadRoutes(deps),
+    ...serverOperationRoutes(deps),
+    ...tunnelRoutes(deps),
+  ];
 }

@@ -1,4 +1,11 @@
-import { appendResults, finalizeIngestRun, reportRun, runOutcome, startIngestRun, type IngestRunInput } from '../../domain/ingest/runs.js';
+import {
+  appendResults,
+  finalizeIngestRun,
+  reportRun,
+  runOutcome,
+  startIngestRun,
+  type IngestRunInput,
+} from '../../domain/ingest/runs.js';
 import { openUploadSlot, UPLOAD_URL_TTL_MS } from '../../domain/ingest/uploads.js';
 import { formatCount, limits } from '../../domain/limits.js';
 import type { Principal } from '../../db/accounts.js';
@@ -12,7 +19,16 @@ import { publicOrigin } from '../publicUrl.js';
 import { defineRoute } from '../route.js';
 import { projectParams } from '../schemas/common.js';
 import {
-  finalizeBody, finishedRunReply, INGEST_BODY_LIMIT, ingestRunBody, iterationsBody, iterationsReply, MAX_RESULTS_PER_CALL, reportBody, startReply, uploadUrlBody,
+  finalizeBody,
+  finishedRunReply,
+  INGEST_BODY_LIMIT,
+  ingestRunBody,
+  iterationsBody,
+  iterationsReply,
+  MAX_RESULTS_PER_CALL,
+  reportBody,
+  startReply,
+  uploadUrlBody,
   uploadUrlReply,
 } from '../schemas/ingest.js';
 import { uploadPath } from './ingestUploads.js';
@@ -24,7 +40,11 @@ import { uploadPath } from './ingestUploads.js';
  * The same handlers answer at /sdk/v1/evals/... (ingestSdk.ts).
  */
 export function ingestRoutes({ sql, config }: RouteDeps) {
-  const runInput = (project: Project, principal: Principal, body: Omit<IngestRunInput, 'projectId' | 'organizationId' | 'keyId'>): IngestRunInput => ({
+  const runInput = (
+    project: Project,
+    principal: Principal,
+    body: Omit<IngestRunInput, 'projectId' | 'organizationId' | 'keyId'>,
+  ): IngestRunInput => ({
     ...body,
     projectId: project.id,
     organizationId: project.organizationId,
@@ -33,7 +53,7 @@ export function ingestRoutes({ sql, config }: RouteDeps) {
   const common = { tag: 'Eval ingest', method: 'post', params: projectParams, bodyLimit: INGEST_BODY_LIMIT } as const;
   const bounds =
     `A run holds at most ${formatCount(limits.iterationsPerIngestedRun)} iterations and a suite at most ${formatCount(limits.casesPerSuite)} cases: results past either are a 400 ` +
-    'VALIDATION_ERROR (details.reason TOO_MANY_ITERATIONS or TOO_MANY_CASES, details.limit) and none of the call\'s results is written.';
+    "VALIDATION_ERROR (details.reason TOO_MANY_ITERATIONS or TOO_MANY_CASES, details.limit) and none of the call's results is written.";
 
   return [
     defineRoute({
@@ -131,7 +151,11 @@ async function lockIngestedRun(tx: Tx, projectId: string, ref: { runId?: string;
   const run = await lockRun(tx, projectId, ref);
   if (!run) throw notFound('eval run', ref);
   if (run.externalRunId === null) {
-    throw new ApiError('CONFLICT', `run ${run.id} was executed by Runway, not reported; only runs created by runs/start take results`, { runId: run.id, reason: 'NOT_AN_INGESTED_RUN' });
+    throw new ApiError(
+      'CONFLICT',
+      `run ${run.id} was executed by Runway, not reported; only runs created by runs/start take results`,
+      { runId: run.id, reason: 'NOT_AN_INGESTED_RUN' },
+    );
   }
   return run;
 }

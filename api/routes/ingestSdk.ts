@@ -5,7 +5,8 @@ import { toHandler, type ReplyCheck, type RouteSpec } from '../route.js';
 const INGEST_PREFIX = '/projects/:projectId/eval-ingest/';
 
 /** `/projects/:projectId/eval-ingest/runs/start` -> `/evals/runs/start`: the MCPJam SDK reporter's paths. */
-const sdkAliasPath = (path: string) => (path.startsWith(INGEST_PREFIX) ? `/evals/${path.slice(INGEST_PREFIX.length)}` : undefined);
+const sdkAliasPath = (path: string) =>
+  path.startsWith(INGEST_PREFIX) ? `/evals/${path.slice(INGEST_PREFIX.length)}` : undefined;
 
 // The SDK names no project: it reports to the default project of the key's organization.
 const defaultProject: RequestHandler = (req, _res, next) => {
@@ -32,7 +33,8 @@ export function sdkRouter(routes: RouteSpec[], admit: RequestHandler, checkReply
   router.use(admit);
   for (const route of routes) {
     const alias = sdkAliasPath(route.path);
-    if (alias && route.auth !== false) router[route.method](alias, defaultProject, ...jsonObjectBody(route.bodyLimit), toHandler(route, checkReply));
+    if (alias && route.auth !== false)
+      router[route.method](alias, defaultProject, ...jsonObjectBody(route.bodyLimit), toHandler(route, checkReply));
   }
   return router;
 }

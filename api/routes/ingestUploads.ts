@@ -18,7 +18,9 @@ const rawBody = express.raw({ type: () => true, limit: INGEST_BODY_LIMIT, inflat
 /** The request body as bytes, whatever its content type; over the limit it is a 400 BODY_TOO_LARGE. */
 function readBlob(req: Request, res: Response): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    rawBody(req, res, (error?: unknown) => (error ? reject(error) : resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0))));
+    rawBody(req, res, (error?: unknown) =>
+      error ? reject(error) : resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)),
+    );
   });
 }
 
@@ -26,21 +28,42 @@ function readBlob(req: Request, res: Response): Promise<Buffer> {
 function refuseEncodedBody(req: Request): void {
   const encoding = req.get('content-encoding')?.trim().slice(0, 100) ?? '';
   if (encoding === '' || encoding.toLowerCase() === 'identity') return;
-  throw new ApiError('VALIDATION_ERROR', `Content-Encoding "${encoding}" is not accepted on upload URLs: send the artifact uncompressed (at most ${INGEST_BODY_LIMIT / 1024 / 1024} MiB)`, {
-    reason: 'CONTENT_ENCODING_NOT_ACCEPTED', contentEncoding: encoding,
-  });
+  throw new ApiError(
+    'VALIDATION_ERROR',
+    `Content-Encoding "${encoding}" is not accepted on upload URLs: send the artifact uncompressed (at most ${INGEST_BODY_LIMIT / 1024 / 1024} MiB)`,
+    {
+      reason: 'CONTENT_ENCODING_NOT_ACCEPTED',
+      contentEncoding: encoding,
+    },
+  );
 }
 
 function refusal(outcome: UploadRefusal): ApiError {
   switch (outcome.kind) {
     case 'unknown':
-      return new ApiError('NOT_FOUND', 'this upload URL was never issued (check that it was copied whole); mint one with artifacts/upload-url', { reason: 'UPLOAD_URL_UNKNOWN' });
+      return new ApiError(
+        'NOT_FOUND',
+        'this upload URL was never issued (check that it was copied whole); mint one with artifacts/upload-url',
+        { reason: 'UPLOAD_URL_UNKNOWN' },
+      );
     case 'revoked':
-      return new ApiError('FORBIDDEN', 'the API key that minted this upload URL was revoked (or no longer acts for its organization), and the URL with it; mint a new one with a valid key', { reason: 'UPLOAD_URL_REVOKED' });
+      return new ApiError(
+        'FORBIDDEN',
+        'the API key that minted this upload URL was revoked (or no longer acts for its organization), and the URL with it; mint a new one with a valid key',
+        { reason: 'UPLOAD_URL_REVOKED' },
+      );
     case 'expired':
-      return new ApiError('FORBIDDEN', `this upload URL expired at ${outcome.expiredAt.toISOString()}; mint a new one with artifacts/upload-url`, { reason: 'UPLOAD_URL_EXPIRED', expiredAt: outcome.expiredAt.getTime() });
+      return new ApiError(
+        'FORBIDDEN',
+        `this upload URL expired at ${outcome.expiredAt.toISOString()}; mint a new one with artifacts/upload-url`,
+        { reason: 'UPLOAD_URL_EXPIRED', expiredAt: outcome.expiredAt.getTime() },
+      );
     case 'used':
-      return new ApiError('CONFLICT', 'this upload URL was already used for another upload; each URL takes one artifact, mint a new one', { reason: 'UPLOAD_URL_ALREADY_USED', usedAt: outcome.usedAt.getTime() });
+      return new ApiError(
+        'CONFLICT',
+        'this upload URL was already used for another upload; each URL takes one artifact, mint a new one',
+        { reason: 'UPLOAD_URL_ALREADY_USED', usedAt: outcome.usedAt.getTime() },
+      );
   }
 }
 
@@ -80,7 +103,10 @@ export function ingestUploadRoutes({ sql, addressLimit }: RouteDeps) {
         if (found.kind !== 'slot') throw refusal(found);
         res.removeHeader('Connection');
         const content = await readBlob(req, res);
-        const outcome = await receiveUpload(sql, query.token, found.slot, { content, contentType: req.get('content-type')?.slice(0, 200) ?? null });
+        const outcome = await receiveUpload(sql, query.token, found.slot, {
+          content,
+          contentType: req.get('content-type')?.slice(0, 200) ?? null,
+        });
         if (outcome.kind === 'stored') return outcome.reply;
         throw refusal(outcome);
       },

@@ -65,4 +65,3 @@ export function projectRoutes({ sql }: RouteDeps) {
     }),
   ];
 }
-

@@ -28,7 +28,14 @@ import {
 const BASE = '/projects/:projectId/servers/:serverId';
 const TAG = 'Server operations';
 /** What an operation that talks to the server can answer besides 401/429/500. */
-const OPERATION_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'NOT_FOUND', 'OAUTH_REQUIRED', 'FEATURE_NOT_SUPPORTED', 'SERVER_UNREACHABLE', 'TIMEOUT'];
+const OPERATION_ERRORS: ErrorCode[] = [
+  'VALIDATION_ERROR',
+  'NOT_FOUND',
+  'OAUTH_REQUIRED',
+  'FEATURE_NOT_SUPPORTED',
+  'SERVER_UNREACHABLE',
+  'TIMEOUT',
+];
 
 type ServerParams = z.output<typeof serverParams>;
 
@@ -39,21 +46,38 @@ type ServerParams = z.output<typeof serverParams>;
  * would connect to it; check-oauth and import-tokens still work, so tokens can be set up before enabling it.
  */
 export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
-  async function findServer(principal: Principal, params: ServerParams, options: { enabledOnly: boolean }): Promise<SavedServer> {
+  async function findServer(
+    principal: Principal,
+    params: ServerParams,
+    options: { enabledOnly: boolean },
+  ): Promise<SavedServer> {
     // The project's access rule and the server in one statement: this is on every tools/call. Its secrets are
     // opened once it passed the checks: a refused request opens none.
-    const { projectVisible, server } = await findServerInVisibleProject(sql, principal, params.projectId, params.serverId);
+    const { projectVisible, server } = await findServerInVisibleProject(
+      sql,
+      principal,
+      params.projectId,
+      params.serverId,
+    );
     if (!projectVisible) throw notFound('project', { projectId: params.projectId });
     if (!server) throw notFound('server', { serverId: params.serverId });
     if (options.enabledOnly && !server.enabled) {
-      throw validationError(`server '${server.name}' is disabled; enable it to run operations on it`, { reason: 'SERVER_DISABLED', serverId: server.id });
+      throw validationError(`server '${server.name}' is disabled; enable it to run operations on it`, {
+        reason: 'SERVER_DISABLED',
+        serverId: server.id,
+      });
     }
     return toSavedServer(box, server);
   }
-  const connectable = (principal: Principal, params: ServerParams) => findServer(principal, params, { enabledOnly: true });
+  const connectable = (principal: Principal, params: ServerParams) =>
+    findServer(principal, params, { enabledOnly: true });
 
   /** Our cursor wraps the server's, bound to this server and list so it cannot be replayed elsewhere. */
-  function listRoute<T>(list: 'tools' | 'prompts' | 'resources', response: z.ZodType<unknown, Page<T>>, fetchPage: (server: SavedServer, cursor?: string) => Promise<Page<T>>) {
+  function listRoute<T>(
+    list: 'tools' | 'prompts' | 'resources',
+    response: z.ZodType<unknown, Page<T>>,
+    fetchPage: (server: SavedServer, cursor?: string) => Promise<Page<T>>,
+  ) {
     return defineRoute({
       method: 'post',
       path: `${BASE}/${list}`,
@@ -67,9 +91,13 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
         const server = await connectable(principal, params);
         const scope = `${server.id}:${list}`;
         const cursor = body.cursor === undefined ? undefined : cursors.decode<unknown>(scope, body.cursor);
-        if (cursor !== undefined && typeof cursor !== 'string') throw validationError('cursor is invalid', { reason: 'INVALID_CURSOR' });
+        if (cursor !== undefined && typeof cursor !== 'string')
+          throw validationError('cursor is invalid', { reason: 'INVALID_CURSOR' });
         const page = await fetchPage(server, cursor);
-        return { items: page.items, ...(page.nextCursor !== undefined ? { nextCursor: cursors.encode(scope, page.nextCursor) } : {}) };
+        return {
+          items: page.items,
+          ...(page.nextCursor !== undefined ? { nextCursor: cursors.encode(scope, page.nextCursor) } : {}),
+        };
       },
     });
   }
@@ -104,7 +132,8 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
       params: serverParams,
       response: oauthRequirementSchema,
       errors: ['NOT_FOUND'],
-      handler: async ({ principal, params }) => await mcp.checkOAuth(await findServer(principal, params, { enabledOnly: false })),
+      handler: async ({ principal, params }) =>
+        await mcp.checkOAuth(await findServer(principal, params, { enabledOnly: false })),
     }),
     defineRoute({
       method: 'post',
@@ -115,7 +144,8 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
       body: importTokensBody,
       response: importTokensResultSchema,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
-      handler: async ({ principal, params, body }) => await mcp.importTokens(await findServer(principal, params, { enabledOnly: false }), body),
+      handler: async ({ principal, params, body }) =>
+        await mcp.importTokens(await findServer(principal, params, { enabledOnly: false }), body),
     }),
     listRoute('tools', toolListSchema, (server, cursor) => mcp.listTools(server, { cursor })),
     defineRoute({
@@ -135,12 +165,21 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
         // A task-augmented call answers with a task to poll (tasks/get, tasks/result), which this API has no route
         // for: running it as a plain call instead would ignore what the caller asked for.
         if (body.taskOptions !== undefined) {
-          throw new ApiError('FEATURE_NOT_SUPPORTED', 'task-augmented tool calls (taskOptions) are not supported: call the tool without taskOptions to get its result directly', {
-            reason: 'TASKS_NOT_SUPPORTED',
-            toolName: body.toolName,
-          });
+          throw new ApiError(
+            'FEATURE_NOT_SUPPORTED',
+            'task-augmented tool calls (taskOptions) are not supported: call the tool without taskOptions to get its result directly',
+            {
+              reason: 'TASKS_NOT_SUPPORTED',
+              toolName: body.toolName,
+            },
+          );
         }
-        return await mcp.callTool(server, body.toolName, body.parameters, body.elicitation ? { answers: { elicitation: body.elicitation } } : {});
+        return await mcp.callTool(
+          server,
+          body.toolName,
+          body.parameters,
+          body.elicitation ? { answers: { elicitation: body.elicitation } } : {},
+        );
       },
     }),
     listRoute('prompts', promptListSchema, (server, cursor) => mcp.listPrompts(server, { cursor })),
@@ -170,7 +209,8 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
       body: resourceReadBody,
       response: resourceContentsSchema,
       errors: OPERATION_ERRORS,
-      handler: async ({ principal, params, body }) => await mcp.readResource(await connectable(principal, params), body.uri),
+      handler: async ({ principal, params, body }) =>
+        await mcp.readResource(await connectable(principal, params), body.uri),
     }),
     defineRoute({
       method: 'post',

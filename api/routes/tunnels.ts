@@ -11,7 +11,9 @@ const WHY =
   'A self-hosted Runway reaches MCP servers directly, so no tunnel is needed: save the server with its own URL (or as a stdio command) and run operations on it.';
 
 const notOffered = () =>
-  new ApiError('FEATURE_NOT_SUPPORTED', `tunnels are not offered by a self-hosted Runway. ${WHY}`, { reason: 'TUNNELS_NOT_OFFERED' });
+  new ApiError('FEATURE_NOT_SUPPORTED', `tunnels are not offered by a self-hosted Runway. ${WHY}`, {
+    reason: 'TUNNELS_NOT_OFFERED',
+  });
 
 /**
  * The real product's relay tunnels (a server on the caller's machine, exposed through its edge). The routes exist
@@ -46,7 +48,12 @@ export function tunnelRoutes({ sql }: RouteDeps) {
       response: noTunnelReply,
       errors: ['NOT_FOUND', 'FEATURE_NOT_SUPPORTED'],
       async handler({ principal, params }) {
-        const { projectVisible, server } = await findServerInVisibleProject(sql, principal, params.projectId, params.serverId);
+        const { projectVisible, server } = await findServerInVisibleProject(
+          sql,
+          principal,
+          params.projectId,
+          params.serverId,
+        );
         if (!projectVisible) throw notFound('project', { projectId: params.projectId });
         if (!server) throw notFound('server', { serverId: params.serverId });
         throw notOffered();

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { epochMs } from './common.js';
-import { advancedConfigSchema, expectedToolCallSchema, expectedToolCallsOrNames, matchOptionsSchema, testCaseFields } from './evals.js';
+import {
+  advancedConfigSchema,
+  expectedToolCallSchema,
+  expectedToolCallsOrNames,
+  matchOptionsSchema,
+  testCaseFields,
+} from './evals.js';
 
 /*
  * A suite's cases through the case routes (`/eval-suites/{s}/cases`). Replies use the real product's names (prompt,
@@ -15,22 +21,29 @@ const modelEntry = z.strictObject({ model: testCaseFields.model.unwrap(), provid
 const caseFields = {
   kind: z.literal('prompt', { error: 'Runway runs prompt cases only: `kind` is "prompt" or left out' }).optional(),
   title: testCaseFields.title,
-  prompt: testCaseFields.query.optional().meta({ description: 'the user prompt the model is given (Runway\'s `query`)' }),
-  query: testCaseFields.query.optional().meta({ description: 'Runway\'s name for `prompt`' }),
-  expectedToolCalls: expectedToolCallsOrNames.optional().meta({ description: 'bare tool names or `{ toolName, arguments }`' }),
+  prompt: testCaseFields.query
+    .optional()
+    .meta({ description: "the user prompt the model is given (Runway's `query`)" }),
+  query: testCaseFields.query.optional().meta({ description: "Runway's name for `prompt`" }),
+  expectedToolCalls: expectedToolCallsOrNames
+    .optional()
+    .meta({ description: 'bare tool names or `{ toolName, arguments }`' }),
   expectedOutput: testCaseFields.expectedOutput,
   scenario: testCaseFields.scenario,
-  iterations: testCaseFields.runs.meta({ description: 'iterations per run, 1..10 (Runway\'s `runs`); default 1' }),
-  runs: testCaseFields.runs.meta({ description: 'Runway\'s name for `iterations`' }),
-  isNegative: z.boolean().optional().meta({ description: 'passes only when no tool is called (Runway\'s `isNegativeTest`)' }),
+  iterations: testCaseFields.runs.meta({ description: "iterations per run, 1..10 (Runway's `runs`); default 1" }),
+  runs: testCaseFields.runs.meta({ description: "Runway's name for `iterations`" }),
+  isNegative: z
+    .boolean()
+    .optional()
+    .meta({ description: "passes only when no tool is called (Runway's `isNegativeTest`)" }),
   isNegativeTest: testCaseFields.isNegativeTest,
   models: z
     .array(modelEntry)
     .max(1, 'a Runway case runs with one model: create one case per model')
     .optional()
     .meta({ description: "the case's model (at most one); empty: the suite's default model" }),
-  model: testCaseFields.model.meta({ description: 'Runway\'s name for `models[0].model`' }),
-  provider: testCaseFields.provider.meta({ description: 'Runway\'s name for `models[0].provider`' }),
+  model: testCaseFields.model.meta({ description: "Runway's name for `models[0].model`" }),
+  provider: testCaseFields.provider.meta({ description: "Runway's name for `models[0].provider`" }),
   matchOptions: matchOptionsSchema.optional(),
   advancedConfig: testCaseFields.advancedConfig,
   elicitation: testCaseFields.elicitation,
@@ -41,11 +54,19 @@ type Issue = { path: string[]; message: string };
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** The value of a field given under its public name, its Runway name, or both (then they must agree). */
-function either<T>(issues: Issue[], given: Record<string, unknown>, publicName: string, runwayName: string): T | undefined {
+function either<T>(
+  issues: Issue[],
+  given: Record<string, unknown>,
+  publicName: string,
+  runwayName: string,
+): T | undefined {
   const a = given[publicName];
   const b = given[runwayName];
   if (a !== undefined && b !== undefined && !same(a, b)) {
-    issues.push({ path: [runwayName], message: `\`${publicName}\` and \`${runwayName}\` are one field under two names and their values differ: give one` });
+    issues.push({
+      path: [runwayName],
+      message: `\`${publicName}\` and \`${runwayName}\` are one field under two names and their values differ: give one`,
+    });
   }
   return (a !== undefined ? a : b) as T | undefined;
 }
@@ -56,15 +77,29 @@ interface ModelChoice {
 }
 
 /** The model and provider from `models` and/or `model` + `provider`; `models: []` (or null) means none: the suite's default. */
-function modelChoice(issues: Issue[], given: { models?: { model: string; provider?: string }[] | null; model?: string | null; provider?: string | null }): ModelChoice {
+function modelChoice(
+  issues: Issue[],
+  given: { models?: { model: string; provider?: string }[] | null; model?: string | null; provider?: string | null },
+): ModelChoice {
   if (given.models === undefined) return { model: given.model, provider: given.provider };
   const entry = given.models?.[0];
   const fromModels = { model: entry?.model ?? null, provider: entry?.provider ?? null };
   if (given.model !== undefined && given.model !== fromModels.model) {
-    issues.push({ path: ['model'], message: '`models[0].model` and `model` are one field under two names and their values differ: give one' });
+    issues.push({
+      path: ['model'],
+      message: '`models[0].model` and `model` are one field under two names and their values differ: give one',
+    });
   }
-  if (given.provider !== undefined && given.provider !== null && entry?.provider !== undefined && given.provider !== entry.provider) {
-    issues.push({ path: ['provider'], message: '`models[0].provider` and `provider` are one field under two names and their values differ: give one' });
+  if (
+    given.provider !== undefined &&
+    given.provider !== null &&
+    entry?.provider !== undefined &&
+    given.provider !== entry.provider
+  ) {
+    issues.push({
+      path: ['provider'],
+      message: '`models[0].provider` and `provider` are one field under two names and their values differ: give one',
+    });
   }
   return { model: fromModels.model, provider: fromModels.provider ?? given.provider ?? null };
 }
@@ -87,7 +122,8 @@ export const createCaseBody = z
   .strictObject(caseFields)
   .superRefine((body, ctx) => {
     const { issues, query } = resolve(body);
-    if (query === undefined) issues.push({ path: ['prompt'], message: 'a case needs a prompt (`prompt`, or Runway\'s `query`)' });
+    if (query === undefined)
+      issues.push({ path: ['prompt'], message: "a case needs a prompt (`prompt`, or Runway's `query`)" });
     reportIssues(issues, ctx);
   })
   .transform((body) => {
@@ -114,14 +150,33 @@ export const updateCaseBody = z
   .strictObject({
     ...caseFields,
     title: testCaseFields.title.optional(),
-    expectedOutput: testCaseFields.expectedOutput.unwrap().nullable().optional().meta({ description: 'null clears it' }),
+    expectedOutput: testCaseFields.expectedOutput
+      .unwrap()
+      .nullable()
+      .optional()
+      .meta({ description: 'null clears it' }),
     scenario: testCaseFields.scenario.unwrap().nullable().optional().meta({ description: 'null clears it' }),
-    models: caseFields.models.unwrap().nullable().optional().meta({ description: "the case's model (at most one); empty or null: the suite's default model" }),
-    model: testCaseFields.model.unwrap().nullable().optional().meta({ description: "Runway's name for `models[0].model`; null: the suite's default model" }),
+    models: caseFields.models
+      .unwrap()
+      .nullable()
+      .optional()
+      .meta({ description: "the case's model (at most one); empty or null: the suite's default model" }),
+    model: testCaseFields.model
+      .unwrap()
+      .nullable()
+      .optional()
+      .meta({ description: "Runway's name for `models[0].model`; null: the suite's default model" }),
     provider: testCaseFields.provider.unwrap().nullable().optional(),
-    matchOptions: matchOptionsSchema.nullable().optional().meta({ description: 'null clears them (the defaults apply)' }),
+    matchOptions: matchOptionsSchema
+      .nullable()
+      .optional()
+      .meta({ description: 'null clears them (the defaults apply)' }),
     advancedConfig: advancedConfigSchema.nullable().optional().meta({ description: 'null clears it' }),
-    elicitation: testCaseFields.elicitation.unwrap().nullable().optional().meta({ description: 'null clears it (the profile\'s policy answers)' }),
+    elicitation: testCaseFields.elicitation
+      .unwrap()
+      .nullable()
+      .optional()
+      .meta({ description: "null clears it (the profile's policy answers)" }),
   })
   .superRefine((body, ctx) => reportIssues(resolve(body).issues, ctx))
   .transform((body) => {
@@ -149,7 +204,11 @@ const publicMatchOptionsSchema = z
     extraToolCalls: z.union([z.literal('unlimited'), z.number()]).optional(),
     arguments: z.enum(['partial', 'exact', 'ignore']).optional(),
   })
-  .meta({ id: 'EvalCaseMatchOptions', description: 'the options the case was given, in the real product\'s words; absent ones take the defaults (any order, unlimited extra calls, partial arguments)' });
+  .meta({
+    id: 'EvalCaseMatchOptions',
+    description:
+      "the options the case was given, in the real product's words; absent ones take the defaults (any order, unlimited extra calls, partial arguments)",
+  });
 
 /** One case as the real product's client reads it, plus Runway's suiteId, advancedConfig and elicitation when set. */
 export const caseSchema = z
@@ -164,7 +223,9 @@ export const caseSchema = z
     scenario: z.string().optional(),
     iterations: z.number(),
     isNegative: z.boolean(),
-    models: z.array(z.object({ model: z.string(), provider: z.string().optional() })).meta({ description: "empty: the suite's default model" }),
+    models: z
+      .array(z.object({ model: z.string(), provider: z.string().optional() }))
+      .meta({ description: "empty: the suite's default model" }),
     matchOptions: publicMatchOptionsSchema.optional(),
     advancedConfig: z.record(z.string(), z.unknown()).optional(),
     elicitation: z.unknown().optional(),

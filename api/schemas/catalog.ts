@@ -33,7 +33,10 @@ export const serverSchema = z
     createdAt: epochMs,
     updatedAt: epochMs,
   })
-  .meta({ id: 'Server', description: 'A saved MCP server. STDIO command, args, env and raw headers are never exposed.' });
+  .meta({
+    id: 'Server',
+    description: 'A saved MCP server. STDIO command, args, env and raw headers are never exposed.',
+  });
 
 export const chatSessionSchema = z
   .object({

@@ -11,7 +11,9 @@ const fieldValue = z.union([z.string().max(10_000), z.number(), z.boolean(), z.a
 const formContent = z
   .record(fieldName, fieldValue)
   .refine((content) => Object.keys(content).length <= 100, 'at most 100 fields')
-  .meta({ description: "field -> value (string, number, boolean or array of strings), checked against the server's form" });
+  .meta({
+    description: "field -> value (string, number, boolean or array of strings), checked against the server's form",
+  });
 
 export const elicitationAnswerSchema = z
   .union([
@@ -19,7 +21,9 @@ export const elicitationAnswerSchema = z
     z.strictObject({ action: z.enum(['decline', 'cancel']) }),
     z.strictObject({
       mode: z.literal('defaults'),
-      content: formContent.optional().meta({ description: 'fields to fill in or override; the rest take their defaults' }),
+      content: formContent
+        .optional()
+        .meta({ description: 'fields to fill in or override; the rest take their defaults' }),
     }),
   ])
   .meta({
@@ -33,7 +37,10 @@ export const elicitationAnswerSchema = z
 
 export const clientRootSchema = z
   .strictObject({
-    uri: z.string().max(2000).regex(/^file:\/\/\P{Cc}*$/u, 'a root is a file:// URI'),
+    uri: z
+      .string()
+      .max(2000)
+      .regex(/^file:\/\/\P{Cc}*$/u, 'a root is a file:// URI'),
     name: z.string().min(1).max(200).optional(),
   })
   .meta({ id: 'ClientRoot' });
@@ -49,7 +56,10 @@ export const clientProfileSchema = z
         url: z.boolean().optional().meta({ description: 'also declare URL mode (its requests are declined)' }),
       })
       .optional(),
-    sampling: z.strictObject({}).optional().meta({ description: "declared; server operations decline it (an eval run's model answers it in runs)" }),
+    sampling: z
+      .strictObject({})
+      .optional()
+      .meta({ description: "declared; server operations decline it (an eval run's model answers it in runs)" }),
     roots: clientRootsSchema.optional(),
   })
   .meta({ id: 'ClientProfile' });

@@ -5,7 +5,11 @@ import { int4Query } from '../../db/columnLimits.js';
  * Ids are opaque strings of letters, digits, `_` and `-` (the `default` project alias included); bounded so a huge
  * path segment is a 400, not a slow query, and free of bytes Postgres cannot hold (NUL).
  */
-export const id = z.string().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, 'not a valid id');
+export const id = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+$/, 'not a valid id');
 
 export const epochMs = z.number().meta({ description: 'epoch milliseconds' });
 

@@ -15,7 +15,9 @@ const args = z.record(z.string(), z.unknown());
  * runs without an expectation or an option its writer gave. Replies are open.
  */
 
-export const expectedToolCallSchema = z.strictObject({ toolName, arguments: args.optional() }).meta({ id: 'ExpectedToolCall' });
+export const expectedToolCallSchema = z
+  .strictObject({ toolName, arguments: args.optional() })
+  .meta({ id: 'ExpectedToolCall' });
 
 const argumentMatching = z.enum(['partial', 'exact', 'ignore']);
 const extraCallCount = z.number().int().min(0).max(1000);
@@ -27,18 +29,30 @@ const extraCallCount = z.number().int().min(0).max(1000);
  */
 export const matchOptionsSchema = z
   .strictObject({
-    toolCallOrder: z
-      .enum(['ignore', 'strict', 'superset', 'any', 'in-order', 'exact'])
+    toolCallOrder: z.enum(['ignore', 'strict', 'superset', 'any', 'in-order', 'exact']).optional().meta({
+      description:
+        'ignore (= any, default), superset (= in-order: the expected calls in order, others in between allowed), strict (= exact: position by position)',
+    }),
+    maxExtraToolCalls: extraCallCount
+      .nullable()
       .optional()
-      .meta({ description: 'ignore (= any, default), superset (= in-order: the expected calls in order, others in between allowed), strict (= exact: position by position)' }),
-    maxExtraToolCalls: extraCallCount.nullable().optional().meta({ description: 'most unexpected calls allowed; null = any number (default)' }),
-    extraToolCalls: z.union([z.literal('unlimited'), extraCallCount]).optional().meta({ description: 'the same as maxExtraToolCalls, in the real product\'s words ("unlimited" = null)' }),
-    allowExtraToolCalls: z.boolean().optional().meta({ description: 'older spelling: false = maxExtraToolCalls 0, true = any number' }),
+      .meta({ description: 'most unexpected calls allowed; null = any number (default)' }),
+    extraToolCalls: z
+      .union([z.literal('unlimited'), extraCallCount])
+      .optional()
+      .meta({ description: 'the same as maxExtraToolCalls, in the real product\'s words ("unlimited" = null)' }),
+    allowExtraToolCalls: z
+      .boolean()
+      .optional()
+      .meta({ description: 'older spelling: false = maxExtraToolCalls 0, true = any number' }),
     argumentMatching: argumentMatching.optional().meta({ description: 'partial (default), exact or ignore' }),
-    arguments: argumentMatching.optional().meta({ description: 'the same as argumentMatching, in the real product\'s words' }),
+    arguments: argumentMatching
+      .optional()
+      .meta({ description: "the same as argumentMatching, in the real product's words" }),
   })
   .superRefine((input, ctx) => {
-    for (const conflict of normalizeMatchOptions(input).conflicts) ctx.addIssue({ code: 'custom', path: [conflict.fields[1]], message: conflict.message });
+    for (const conflict of normalizeMatchOptions(input).conflicts)
+      ctx.addIssue({ code: 'custom', path: [conflict.fields[1]], message: conflict.message });
   })
   .transform((input) => normalizeMatchOptions(input).options)
   .meta({ id: 'MatchOptions', description: 'defaults: order ignored, extra calls allowed, partial argument matching' });
@@ -64,12 +78,17 @@ export const testCaseFields = {
   provider: z.string().trim().min(1).max(100).optional(),
   isNegativeTest: z.boolean().optional(),
   expectedOutput: z.string().max(50_000).optional(),
-  scenario: z.string().max(50_000).optional().meta({ description: 'what the case is about, in words; kept and shown, not run' }),
+  scenario: z
+    .string()
+    .max(50_000)
+    .optional()
+    .meta({ description: 'what the case is about, in words; kept and shown, not run' }),
   advancedConfig: advancedConfigSchema.optional(),
   matchOptions: matchOptionsSchema.optional(),
-  elicitation: elicitationAnswerSchema
-    .optional()
-    .meta({ description: "how the servers' elicitation requests are answered in this case's iterations (declares elicitation); default: decline" }),
+  elicitation: elicitationAnswerSchema.optional().meta({
+    description:
+      "how the servers' elicitation requests are answered in this case's iterations (declares elicitation); default: decline",
+  }),
 };
 
 export const testCaseSchema = z
@@ -88,15 +107,16 @@ const suiteTestCaseSchema = z
 
 export type TestCaseInput = z.infer<typeof testCaseSchema>;
 
-export const passCriteriaSchema = z
-  .strictObject({ minimumPassRate: z.number().min(0).max(100).default(100) })
-  .meta({ id: 'PassCriteria', description: 'minimumPassRate is a percentage; a finished run passes when passRate*100 >= it' });
+export const passCriteriaSchema = z.strictObject({ minimumPassRate: z.number().min(0).max(100).default(100) }).meta({
+  id: 'PassCriteria',
+  description: 'minimumPassRate is a percentage; a finished run passes when passRate*100 >= it',
+});
 
 export const serverIds = z.array(id).min(1).max(50);
 export const suiteModel = z.string().trim().min(1).max(300);
-const modelApiKeys = z
-  .record(z.string().min(1).max(100), z.string().min(1).max(1000))
-  .meta({ description: 'per-provider model keys for this run only; stored encrypted until the run ends, never returned' });
+const modelApiKeys = z.record(z.string().min(1).max(100), z.string().min(1).max(1000)).meta({
+  description: 'per-provider model keys for this run only; stored encrypted until the run ends, never returned',
+});
 
 export const suiteName = z.string().trim().min(1).max(200);
 export const suiteDescription = z.string().max(5000);
@@ -107,17 +127,23 @@ export const createSuiteBody = z
     name: suiteName.meta({ description: 'need not be unique: a name in use makes another suite' }),
     description: suiteDescription.optional(),
     serverIds,
-    serverNames: z
-      .array(z.string().max(200))
-      .max(50)
-      .optional()
-      .meta({ description: "display names parallel to serverIds, as the real product takes them; not used: replies name the saved servers" }),
-    model: suiteModel.meta({ description: 'default model of the suite\'s cases' }),
+    serverNames: z.array(z.string().max(200)).max(50).optional().meta({
+      description:
+        'display names parallel to serverIds, as the real product takes them; not used: replies name the saved servers',
+    }),
+    model: suiteModel.meta({ description: "default model of the suite's cases" }),
     provider: z.string().trim().min(1).max(100).optional(),
     tests: z.array(suiteTestCaseSchema).min(1, 'a suite needs at least one test').max(limits.testsPerRequest),
     passCriteria: passCriteriaSchema.optional(),
-    hostId: id.optional().meta({ description: "a host of the project: its client capabilities and roots are what the runs declare to the servers (default: each server's own client profile)" }),
-    tags: z.array(z.string().max(200)).max(100).optional().meta({ description: 'accepted and not stored (as in the real product, where they are a no-op)' }),
+    hostId: id.optional().meta({
+      description:
+        "a host of the project: its client capabilities and roots are what the runs declare to the servers (default: each server's own client profile)",
+    }),
+    tags: z
+      .array(z.string().max(200))
+      .max(100)
+      .optional()
+      .meta({ description: 'accepted and not stored (as in the real product, where they are a no-op)' }),
   })
   .meta({ id: 'CreateEvalSuite' });
 
@@ -126,14 +152,26 @@ export const createRunFields = z.strictObject({
   suiteId: id.optional(),
   suiteName: z.string().trim().max(200).optional(),
   suiteDescription: z.string().max(5000).optional(),
-  tests: z.array(testCaseSchema).max(limits.testsPerRequest, `at most ${limits.testsPerRequest} inline tests per request`).optional(),
+  tests: z
+    .array(testCaseSchema)
+    .max(limits.testsPerRequest, `at most ${limits.testsPerRequest} inline tests per request`)
+    .optional(),
   serverIds: serverIds.optional(),
-  model: z.string().trim().min(1).max(300).optional().meta({ description: 'default model for inline tests without one' }),
+  model: z
+    .string()
+    .trim()
+    .min(1)
+    .max(300)
+    .optional()
+    .meta({ description: 'default model for inline tests without one' }),
   modelApiKeys: modelApiKeys.optional(),
   notes: z.string().max(10_000).optional(),
   passCriteria: passCriteriaSchema.optional(),
   iterationOverride: int4({ min: 1, max: limits.runsPerTest }).optional(),
-  hostId: id.optional().meta({ description: "the host whose client capabilities and roots this run declares; default: the suite's host (saved for a new suite)" }),
+  hostId: id.optional().meta({
+    description:
+      "the host whose client capabilities and roots this run declares; default: the suite's host (saved for a new suite)",
+  }),
 });
 
 export const createRunBody = createRunFields
@@ -143,12 +181,16 @@ export const createRunBody = createRunFields
       ctx.addIssue({
         code: 'custom',
         path: ['suiteName'],
-        message: body.tests ? 'inline tests need a suite identity: give suiteId (rerun) or suiteName (new suite)' : 'give suiteId (rerun) or suiteName + tests + serverIds (new suite)',
+        message: body.tests
+          ? 'inline tests need a suite identity: give suiteId (rerun) or suiteName (new suite)'
+          : 'give suiteId (rerun) or suiteName + tests + serverIds (new suite)',
       });
       return;
     }
-    if (!body.tests || body.tests.length === 0) ctx.addIssue({ code: 'custom', path: ['tests'], message: 'a new suite needs at least one test' });
-    if (!body.serverIds) ctx.addIssue({ code: 'custom', path: ['serverIds'], message: 'a new suite needs serverIds (at least one)' });
+    if (!body.tests || body.tests.length === 0)
+      ctx.addIssue({ code: 'custom', path: ['tests'], message: 'a new suite needs at least one test' });
+    if (!body.serverIds)
+      ctx.addIssue({ code: 'custom', path: ['serverIds'], message: 'a new suite needs serverIds (at least one)' });
   })
   .meta({ id: 'CreateEvalRun' });
 
@@ -174,7 +216,13 @@ export const warningsSchema = z
   });
 
 export const suiteCreatedSchema = z
-  .object({ suiteId: z.string(), name: z.string(), servers: z.array(serverRef), caseUpsert: caseUpsertSchema, warnings: warningsSchema })
+  .object({
+    suiteId: z.string(),
+    name: z.string(),
+    servers: z.array(serverRef),
+    caseUpsert: caseUpsertSchema,
+    warnings: warningsSchema,
+  })
   .meta({ id: 'EvalSuiteCreated' });
 
 export const runCreatedSchema = z
@@ -193,14 +241,17 @@ const summarySchema = z
     total: z.number(),
     passed: z.number(),
     failed: z.number(),
-    errored: z
-      .number()
-      .optional()
-      .meta({ description: 'of the failed iterations, those that errored (a model or server error) instead of completing; absent on runs finished before it was counted' }),
+    errored: z.number().optional().meta({
+      description:
+        'of the failed iterations, those that errored (a model or server error) instead of completing; absent on runs finished before it was counted',
+    }),
     passRate: z.number().meta({ description: '0..1' }),
   })
   .catchall(z.unknown())
-  .meta({ id: 'EvalRunSummary', description: 'plus statistics: passRateInterval (95% Wilson), passAtK, passHatK, tokens, latencyMs, cases' });
+  .meta({
+    id: 'EvalRunSummary',
+    description: 'plus statistics: passRateInterval (95% Wilson), passAtK, passHatK, tokens, latencyMs, cases',
+  });
 
 export const evalRunSchema = z
   .object({
@@ -254,18 +305,20 @@ export const iterationSchema = z
     actualToolCalls: z.array(actualToolCallSchema),
     expectedToolCalls: z.array(expectedToolCallSchema),
     error: z.string().nullable(),
-    errorDetails: z
-      .unknown()
-      .optional()
-      .meta({ description: 'why an errored iteration failed, e.g. { reason: "PROVIDER_AUTH_FAILED", provider, model, status, attempt }; null when it did not error' }),
+    errorDetails: z.unknown().optional().meta({
+      description:
+        'why an errored iteration failed, e.g. { reason: "PROVIDER_AUTH_FAILED", provider, model, status, attempt }; null when it did not error',
+    }),
     metadata: z
       .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
       .optional()
-      .meta({ description: 'what the reporter attached to an ingested result (`metadata`), as sent; absent when none was' }),
-    externalIterationId: z
-      .string()
-      .optional()
-      .meta({ description: "an ingested result's idempotency key within its run (`externalIterationId`), as sent; absent when none was" }),
+      .meta({
+        description: 'what the reporter attached to an ingested result (`metadata`), as sent; absent when none was',
+      }),
+    externalIterationId: z.string().optional().meta({
+      description:
+        "an ingested result's idempotency key within its run (`externalIterationId`), as sent; absent when none was",
+    }),
   })
   .meta({ id: 'EvalIteration' });
 
@@ -281,25 +334,35 @@ export const traceSchema = z
   .object({
     traceVersion: z.literal(1),
     messages: z.array(z.unknown()),
-    spans: z.array(z.object({
-      id: z.string(),
-      parentId: z.string().optional(),
-      name: z.string(),
-      category: z.enum(['llm', 'tool', 'step', 'error']),
-      startMs: z.number(),
-      endMs: z.number(),
-      status: z.string(),
-    }).catchall(z.unknown())),
-    prompts: z.array(z.object({
-      promptIndex: z.number(),
-      prompt: z.string(),
-      expectedToolCalls: z.array(z.unknown()),
-      actualToolCalls: z.array(z.unknown()),
-      passed: z.boolean(),
-      missing: z.array(z.unknown()),
-      unexpected: z.array(z.unknown()),
-      argumentMismatches: z.array(z.object({ expected: z.unknown(), actual: z.unknown(), mismatchedArguments: z.array(z.string()) })),
-    }).catchall(z.unknown())),
+    spans: z.array(
+      z
+        .object({
+          id: z.string(),
+          parentId: z.string().optional(),
+          name: z.string(),
+          category: z.enum(['llm', 'tool', 'step', 'error']),
+          startMs: z.number(),
+          endMs: z.number(),
+          status: z.string(),
+        })
+        .catchall(z.unknown()),
+    ),
+    prompts: z.array(
+      z
+        .object({
+          promptIndex: z.number(),
+          prompt: z.string(),
+          expectedToolCalls: z.array(z.unknown()),
+          actualToolCalls: z.array(z.unknown()),
+          passed: z.boolean(),
+          missing: z.array(z.unknown()),
+          unexpected: z.array(z.unknown()),
+          argumentMismatches: z.array(
+            z.object({ expected: z.unknown(), actual: z.unknown(), mismatchedArguments: z.array(z.string()) }),
+          ),
+        })
+        .catchall(z.unknown()),
+    ),
   })
   .catchall(z.unknown())
   .meta({ id: 'EvalTrace' });
@@ -314,11 +377,26 @@ export const suiteListItem = z
     description: z.string(),
     projectId: z.string(),
     serverIds: z.array(z.string()),
-    hostId: z.string().nullable().meta({ description: "the host whose client profile the suite's runs declare, if any" }),
+    hostId: z
+      .string()
+      .nullable()
+      .meta({ description: "the host whose client profile the suite's runs declare, if any" }),
     createdAt: epochMs,
     updatedAt: epochMs,
-    latestRun: z.object({ id: z.string(), status: z.string(), result: z.string().nullable(), passRate: z.number().nullable(), passed: z.number(), failed: z.number(), createdAt: epochMs }).nullable(),
+    latestRun: z
+      .object({
+        id: z.string(),
+        status: z.string(),
+        result: z.string().nullable(),
+        passRate: z.number().nullable(),
+        passed: z.number(),
+        failed: z.number(),
+        createdAt: epochMs,
+      })
+      .nullable(),
     totals: z.object({ runs: z.number(), passed: z.number(), failed: z.number() }),
-    passRateTrend: z.array(z.number()).meta({ description: 'pass rates (0..1) of the last 10 finished runs, oldest first' }),
+    passRateTrend: z
+      .array(z.number())
+      .meta({ description: 'pass rates (0..1) of the last 10 finished runs, oldest first' }),
   })
   .meta({ id: 'EvalSuite' });

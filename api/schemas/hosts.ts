@@ -63,7 +63,10 @@ export const hostMcpProfileSchema = z
       })
       .optional(),
   })
-  .meta({ id: 'HostMcpProfile', description: '`{ profileVersion: 1, initialize: { clientInfo, supportedProtocolVersions }, apps }`' });
+  .meta({
+    id: 'HostMcpProfile',
+    description: '`{ profileVersion: 1, initialize: { clientInfo, supportedProtocolVersions }, apps }`',
+  });
 
 const headerName = z
   .string()
@@ -89,12 +92,22 @@ export const MAX_REQUEST_TIMEOUT_MS = 600_000;
 export const hostConnectionDefaultsSchema = z
   .looseObject({
     headers: z
-      .record(headerName, z.string().max(8192).regex(/^\P{Cc}*$/u, 'header values must not contain control characters'))
+      .record(
+        headerName,
+        z
+          .string()
+          .max(8192)
+          .regex(/^\P{Cc}*$/u, 'header values must not contain control characters'),
+      )
       .refine(maxKeys(50), 'at most 50 headers')
       .superRefine((headers, ctx) => {
         for (const name of Object.keys(headers)) {
           if (reservedHeaders.has(name.toLowerCase())) {
-            ctx.addIssue({ code: 'custom', path: [name], message: `header ${name} is managed by the transport and cannot be set` });
+            ctx.addIssue({
+              code: 'custom',
+              path: [name],
+              message: `header ${name} is managed by the transport and cannot be set`,
+            });
           }
         }
       })
@@ -130,9 +143,9 @@ export const hostConfigSchema = z
     connectionDefaults: hostConnectionDefaultsSchema.optional(),
     clientCapabilities: hostClientCapabilitiesSchema.optional(),
     mcpProfile: hostMcpProfileSchema.optional(),
-    roots: clientRootsSchema
-      .optional()
-      .meta({ description: 'Runway: what roots/list answers in eval runs of suites with this host (roots are then declared)' }),
+    roots: clientRootsSchema.optional().meta({
+      description: 'Runway: what roots/list answers in eval runs of suites with this host (roots are then declared)',
+    }),
   })
   .refine((config) => Object.keys(config).length > 0, 'config must have at least one property')
   .meta({
@@ -163,12 +176,15 @@ export const createHostBody = z
     name: hostName,
     template: hostTemplateIdSchema.optional().meta({ description: 'a built-in template id; give this or `config`' }),
     config: optionalConfig.meta({ description: 'a full host config v2, stored as given; give this or `template`' }),
-    theme: hostThemeSchema.optional().meta({ description: "with a template: the seeded config's `hostContext.theme` (default light)" }),
+    theme: hostThemeSchema
+      .optional()
+      .meta({ description: "with a template: the seeded config's `hostContext.theme` (default light)" }),
   })
   .superRefine((body, ctx) => {
     const hasTemplate = body.template !== undefined;
     const hasConfig = body.config !== undefined;
-    if (body.theme !== undefined && !hasTemplate) ctx.addIssue({ code: 'custom', path: ['theme'], message: 'theme applies to a template only' });
+    if (body.theme !== undefined && !hasTemplate)
+      ctx.addIssue({ code: 'custom', path: ['theme'], message: 'theme applies to a template only' });
     if (hasTemplate && hasConfig) {
       ctx.addIssue({ code: 'custom', path: ['template'], message: 'give either template or config, not both' });
     } else if (!hasTemplate && !hasConfig) {
@@ -189,8 +205,14 @@ export const updateHostBody = z
     name: hostName.optional(),
     config: optionalConfig.meta({ description: 'a full host config v2; replaces the current one' }),
   })
-  .refine((body) => body.name !== undefined || body.config !== undefined, { message: 'give at least one of name or config', path: [] })
-  .meta({ id: 'UpdateHostBody', description: 'at least one of `name` or `config`; `config` replaces the whole config' });
+  .refine((body) => body.name !== undefined || body.config !== undefined, {
+    message: 'give at least one of name or config',
+    path: [],
+  })
+  .meta({
+    id: 'UpdateHostBody',
+    description: 'at least one of `name` or `config`; `config` replaces the whole config',
+  });
 
 export type UpdateHostBody = z.infer<typeof updateHostBody>;
 
@@ -221,7 +243,9 @@ export const hostDetailSchema = z
     id: z.string(),
     name: z.string(),
     hostConfigId,
-    config: z.record(z.string(), z.unknown()).meta({ description: 'the host config v2 as stored, header values redacted' }),
+    config: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'the host config v2 as stored, header values redacted' }),
     createdAt: epochMs,
     updatedAt: epochMs,
   })

@@ -23,11 +23,18 @@ const amount = int4Amount();
  * they are accepted, and are never stored (its replay credentials among them).
  */
 
-const expectedCall = z.strictObject({ toolName: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).optional() });
-const actualCall = z.looseObject({ toolName: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).optional() });
+const expectedCall = z.strictObject({
+  toolName: z.string().min(1).max(200),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+});
+const actualCall = z.looseObject({
+  toolName: z.string().min(1).max(200),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+});
 
 /** A field the MCPJam SDK reporter sends and Runway does not use: accepted, never stored. */
-const unusedSdkField = <T extends z.ZodType>(schema: T, what: string) => schema.optional().meta({ description: `sent by the MCPJam SDK reporter (${what}); accepted and not stored` });
+const unusedSdkField = <T extends z.ZodType>(schema: T, what: string) =>
+  schema.optional().meta({ description: `sent by the MCPJam SDK reporter (${what}); accepted and not stored` });
 const sdkObject = z.record(z.string(), z.unknown());
 
 /** Without a total, the stored total is input + output, which must fit its column too. */
@@ -57,7 +64,11 @@ export const evalResultSchema = z
     provider: z.string().max(100).optional(),
     model: z.string().max(300).optional(),
     expectedToolCalls: z.array(expectedCall).max(1000).optional(),
-    actualToolCalls: z.array(actualCall).max(1000).optional().meta({ description: 'as the calls happened: keys beyond these (e.g. isError) are kept' }),
+    actualToolCalls: z
+      .array(actualCall)
+      .max(1000)
+      .optional()
+      .meta({ description: 'as the calls happened: keys beyond these (e.g. isError) are kept' }),
     tokens: tokens.optional(),
     error: z.string().max(100_000).optional(),
     errorDetails: z.unknown().optional(),
@@ -65,17 +76,37 @@ export const evalResultSchema = z
       .union([
         z.string(),
         z.array(traceMessage),
-        z.looseObject({ messages: z.array(traceMessage).optional(), spans: z.array(traceSpan).optional(), prompts: z.array(z.record(z.string(), z.unknown())).optional() }),
+        z.looseObject({
+          messages: z.array(traceMessage).optional(),
+          spans: z.array(traceSpan).optional(),
+          prompts: z.array(z.record(z.string(), z.unknown())).optional(),
+        }),
       ])
       .optional()
-      .meta({ description: 'plain text, a message list, or { messages, spans, prompts }; stored in the shape GET .../trace answers' }),
-    externalIterationId: z.string().min(1).max(500).optional().meta({ description: 'the idempotency key of this result within its run' }),
-    externalCaseId: z.string().min(1).max(500).optional().meta({ description: 'the case\'s identity in the suite; without it, title + query' }),
+      .meta({
+        description:
+          'plain text, a message list, or { messages, spans, prompts }; stored in the shape GET .../trace answers',
+      }),
+    externalIterationId: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .meta({ description: 'the idempotency key of this result within its run' }),
+    externalCaseId: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .meta({ description: "the case's identity in the suite; without it, title + query" }),
     metadata: z.record(z.string().max(200), z.union([z.string().max(10_000), z.number(), z.boolean()])).optional(),
     isNegativeTest: z.boolean().optional(),
     advancedConfig: unusedSdkField(sdkObject, "the case's model settings; the reported result is not re-run"),
     matchOptions: unusedSdkField(sdkObject, 'how the SDK matched tool calls; `passed` is the result, not re-scored'),
-    widgetSnapshots: unusedSdkField(z.array(z.unknown()).max(100), 'MCP App widgets rendered; their HTML is uploaded through artifacts/upload-url'),
+    widgetSnapshots: unusedSdkField(
+      z.array(z.unknown()).max(100),
+      'MCP App widgets rendered; their HTML is uploaded through artifacts/upload-url',
+    ),
     hostSnapshot: unusedSdkField(sdkObject, 'the host configuration of the iteration'),
   })
   // Free-form JSON (traces, error details, tool arguments) is bounded by the edge's check of the whole body; the
@@ -89,25 +120,50 @@ export const evalResultSchema = z
 const results = z
   .array(evalResultSchema)
   .min(1, 'give at least one result')
-  .max(MAX_RESULTS_PER_CALL, `at most ${MAX_RESULTS_PER_CALL} results per call: send more through runs/start, runs/iterations (${MAX_RESULTS_PER_CALL} at a time) and runs/finalize`);
+  .max(
+    MAX_RESULTS_PER_CALL,
+    `at most ${MAX_RESULTS_PER_CALL} results per call: send more through runs/start, runs/iterations (${MAX_RESULTS_PER_CALL} at a time) and runs/finalize`,
+  );
 
 export const ingestRunBody = z
   .strictObject({
     suiteName: z.string().trim().min(1).max(200),
     suiteDescription: z.string().max(5000).optional(),
-    serverNames: z.array(z.string().max(200)).max(50).optional().meta({ description: 'names of saved servers in the project; unknown names are ignored' }),
+    serverNames: z
+      .array(z.string().max(200))
+      .max(50)
+      .optional()
+      .meta({ description: 'names of saved servers in the project; unknown names are ignored' }),
     notes: z.string().max(10_000).optional(),
     passCriteria: passCriteriaSchema.optional(),
-    externalRunId: z.string().trim().min(1).max(500).meta({ description: 'the reporter\'s id for the run: the idempotency key of start and report' }),
+    externalRunId: z
+      .string()
+      .trim()
+      .min(1)
+      .max(500)
+      .meta({ description: "the reporter's id for the run: the idempotency key of start and report" }),
     framework: z.string().max(100).optional(),
     ci: z
-      .strictObject({ provider: shortText, pipelineId: shortText, jobId: shortText, runUrl: z.string().max(2000), branch: shortText, commitSha: shortText })
+      .strictObject({
+        provider: shortText,
+        pipelineId: shortText,
+        jobId: shortText,
+        runUrl: z.string().max(2000),
+        branch: shortText,
+        commitSha: shortText,
+      })
       .partial()
       .optional(),
     expectedIterations: int4({ min: 0, max: limits.iterationsPerIngestedRun }).optional(),
     tags: z.array(z.string().max(200)).max(100).optional(),
-    serverReplayConfigs: unusedSdkField(z.array(z.unknown()).max(50), 'how to reconnect to the servers, credentials included'),
-    hostConfig: unusedSdkField(sdkObject, 'only when GET /sdk/v1/info advertises evalsHostConfig, which Runway does not'),
+    serverReplayConfigs: unusedSdkField(
+      z.array(z.unknown()).max(50),
+      'how to reconnect to the servers, credentials included',
+    ),
+    hostConfig: unusedSdkField(
+      sdkObject,
+      'only when GET /sdk/v1/info advertises evalsHostConfig, which Runway does not',
+    ),
     hostConfigHash: unusedSdkField(z.string().max(200), 'with hostConfig'),
   })
   .meta({ id: 'IngestRunStart' });
@@ -118,15 +174,25 @@ export const iterationsBody = z.strictObject({ runId: id, results }).meta({ id: 
 
 export const finalizeBody = z
   .strictObject({ runId: id.optional(), externalRunId: z.string().trim().min(1).max(500).optional() })
-  .refine((body) => body.runId !== undefined || body.externalRunId !== undefined, { message: 'give runId or externalRunId (the SDK sends both)', path: ['runId'] })
+  .refine((body) => body.runId !== undefined || body.externalRunId !== undefined, {
+    message: 'give runId or externalRunId (the SDK sends both)',
+    path: ['runId'],
+  })
   .meta({ id: 'IngestFinalize' });
 
 export const uploadUrlBody = z
   .strictObject({
-    format: z.enum(artifactFormats).optional().meta({ description: 'parse the upload into a finalized run; without it the blob is only stored' }),
-    suiteName: z.string().trim().min(1).max(200).optional().meta({ description: "the suite the run is saved under; default: the report's own name (JUnit `<testsuites name>`, else the first `<testsuite name>`), else one per format" }),
+    format: z
+      .enum(artifactFormats)
+      .optional()
+      .meta({ description: 'parse the upload into a finalized run; without it the blob is only stored' }),
+    suiteName: z.string().trim().min(1).max(200).optional().meta({
+      description:
+        "the suite the run is saved under; default: the report's own name (JUnit `<testsuites name>`, else the first `<testsuite name>`), else one per format",
+    }),
     externalRunId: z.string().trim().min(1).max(500).optional().meta({
-      description: 'the run the artifact becomes (its idempotency key, as in `report`); default: derived from the format, suiteName and the artifact\'s bytes, so the same report uploaded twice makes one run',
+      description:
+        "the run the artifact becomes (its idempotency key, as in `report`); default: derived from the format, suiteName and the artifact's bytes, so the same report uploaded twice makes one run",
     }),
   })
   .meta({ id: 'IngestUploadUrlRequest' });
@@ -142,7 +208,9 @@ export const finishedRunReply = z
 export const startReply = z
   .object({
     ok: z.literal(true),
-    reused: z.boolean().meta({ description: 'the externalRunId named an existing run; a finished one comes with its summary' }),
+    reused: z
+      .boolean()
+      .meta({ description: 'the externalRunId named an existing run; a finished one comes with its summary' }),
     suiteId: z.string(),
     runId: z.string(),
     status,
@@ -160,16 +228,19 @@ export const iterationsReply = z
   })
   .meta({ id: 'IngestIterationsAppended' });
 
-export const uploadUrlReply = z
-  .object({ ok: z.literal(true), uploadUrl: z.string(), expiresAt: epochMs })
-  .meta({ id: 'IngestUploadUrl', description: 'POST or PUT the raw artifact to uploadUrl, without a key, once, before expiresAt' });
+export const uploadUrlReply = z.object({ ok: z.literal(true), uploadUrl: z.string(), expiresAt: epochMs }).meta({
+  id: 'IngestUploadUrl',
+  description: 'POST or PUT the raw artifact to uploadUrl, without a key, once, before expiresAt',
+});
 
 // A missing or malformed token is answered like an unknown one (404 UPLOAD_URL_UNKNOWN), not as a bad request. The
 // one query that stays open to other parameters: the URL is Runway's own, used as given, and its token is a
 // capability that is checked before anything else.
 export const uploadQuery = z.looseObject({ token: z.string().max(1000).catch('') });
 
-export const uploadBody = z.unknown().meta({ description: 'the raw artifact, any content type (not JSON-decoded); at most 6 MiB' });
+export const uploadBody = z
+  .unknown()
+  .meta({ description: 'the raw artifact, any content type (not JSON-decoded); at most 6 MiB' });
 
 export const uploadReply = z
   .object({
@@ -180,7 +251,13 @@ export const uploadReply = z
     status: status.optional(),
     result: result.optional(),
     summary: summary.optional(),
-    skipped: z.number().optional().meta({ description: 'tests the framework skipped: listed as cancelled iterations, outside the pass rate' }),
-    reused: z.boolean().optional().meta({ description: 'the run already existed (the same report, or the same externalRunId, was ingested before): returned unchanged' }),
+    skipped: z
+      .number()
+      .optional()
+      .meta({ description: 'tests the framework skipped: listed as cancelled iterations, outside the pass rate' }),
+    reused: z.boolean().optional().meta({
+      description:
+        'the run already existed (the same report, or the same externalRunId, was ingested before): returned unchanged',
+    }),
   })
   .meta({ id: 'IngestUpload' });

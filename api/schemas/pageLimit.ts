@@ -9,11 +9,12 @@ import { z } from 'zod';
 export function clampedLimit({ max, fallback }: { max: number; fallback: number }) {
   const clamp = (raw: unknown): number | undefined => {
     if (raw === undefined) return undefined; // the default
-    const number = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN;
+    const number =
+      typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN;
     if (Number.isNaN(number)) return fallback;
     return Math.min(max, Math.max(1, Math.trunc(number)));
   };
-  return z
-    .preprocess(clamp, z.number().int().min(1).max(max).default(fallback))
-    .meta({ description: `page size, 1 to ${max} (default ${fallback}); a value out of range is clamped, one that is not a number gives the default` });
+  return z.preprocess(clamp, z.number().int().min(1).max(max).default(fallback)).meta({
+    description: `page size, 1 to ${max} (default ${fallback}); a value out of range is clamped, one that is not a number gives the default`,
+  });
 }

@@ -20,12 +20,22 @@ const jsonObject = z.record(z.string(), z.unknown());
 export const toolCallBody = foreignNames(
   z.strictObject({
     toolName: z.string().min(1).max(500).meta({ description: 'the tool name exactly as listed (MCP: `name`)' }),
-    parameters: jsonObject.default({}).meta({ description: "arguments matching the tool's inputSchema (MCP: `arguments`)" }),
-    elicitation: elicitationAnswerSchema
-      .optional()
-      .meta({ description: "how to answer the server's elicitation requests during this call (declares elicitation for it); default: the server's client profile" }),
+    parameters: jsonObject
+      .default({})
+      .meta({ description: "arguments matching the tool's inputSchema (MCP: `arguments`)" }),
+    elicitation: elicitationAnswerSchema.optional().meta({
+      description:
+        "how to answer the server's elicitation requests during this call (declares elicitation for it); default: the server's client profile",
+    }),
     taskOptions: z
-      .looseObject({ ttl: z.number().int().nonnegative().optional().meta({ description: 'how long the server keeps the task, in ms (MCP `task.ttl`)' }) })
+      .looseObject({
+        ttl: z
+          .number()
+          .int()
+          .nonnegative()
+          .optional()
+          .meta({ description: 'how long the server keeps the task, in ms (MCP `task.ttl`)' }),
+      })
       .optional()
       .meta({
         description:
@@ -56,29 +66,37 @@ export const resourceReadBody = z.strictObject({
 const tokenText = z.string().min(1).max(16_384);
 
 export const importTokensBody = z.strictObject({
-  serverUrl: z.url().max(2000).meta({ description: "the MCP server URL the tokens were issued for; must match the saved server's" }),
+  serverUrl: z
+    .url()
+    .max(2000)
+    .meta({ description: "the MCP server URL the tokens were issued for; must match the saved server's" }),
   tokens: z.strictObject({
     access_token: tokenText,
     refresh_token: tokenText.optional(),
-    expires_in: z.number().nonnegative().max(10 * 365 * 24 * 3600).optional().meta({ description: 'seconds from now' }),
+    expires_in: z
+      .number()
+      .nonnegative()
+      .max(10 * 365 * 24 * 3600)
+      .optional()
+      .meta({ description: 'seconds from now' }),
     token_type: z.string().max(100).optional(),
     scope: z.string().max(4000).optional(),
-    id_token: tokenText.optional().meta({ description: 'accepted and not stored: Runway sends access tokens only and reads no OpenID identity' }),
+    id_token: tokenText
+      .optional()
+      .meta({ description: 'accepted and not stored: Runway sends access tokens only and reads no OpenID identity' }),
   }),
   clientInformation: z
     .strictObject({ clientId: z.string().min(1).max(2000), clientSecret: z.string().max(4000).optional() })
     .optional()
     .meta({ description: 'the OAuth client the tokens were issued to; without it tokens cannot be refreshed' }),
-  authorizationServerUrl: z
-    .url()
-    .max(2000)
-    .optional()
-    .meta({ description: "the authorization server that issued the tokens; must be one the saved server advertises (or the one an operator set), else 400 AUTHORIZATION_SERVER_MISMATCH" }),
-  oauthResourceUrl: z
-    .url()
-    .max(2000)
-    .optional()
-    .meta({ description: "RFC 8707 resource indicator sent when refreshing; must be the saved server's URL or the resource its metadata names, else 400 RESOURCE_MISMATCH" }),
+  authorizationServerUrl: z.url().max(2000).optional().meta({
+    description:
+      'the authorization server that issued the tokens; must be one the saved server advertises (or the one an operator set), else 400 AUTHORIZATION_SERVER_MISMATCH',
+  }),
+  oauthResourceUrl: z.url().max(2000).optional().meta({
+    description:
+      "RFC 8707 resource indicator sent when refreshing; must be the saved server's URL or the resource its metadata names, else 400 RESOURCE_MISMATCH",
+  }),
 });
 
 /*
@@ -108,7 +126,13 @@ export const promptSchema = z
   .meta({ id: 'Prompt', description: `A prompt, ${SENT_AS_IS}` });
 
 export const resourceEntrySchema = z
-  .looseObject({ uri: z.string(), name: z.string(), title: z.string().optional(), description: z.string(), mimeType: z.string() })
+  .looseObject({
+    uri: z.string(),
+    name: z.string(),
+    title: z.string().optional(),
+    description: z.string(),
+    mimeType: z.string(),
+  })
   .meta({ id: 'ResourceEntry', description: `A resource, ${SENT_AS_IS}` });
 
 const resourceTemplateSchema = z
@@ -141,34 +165,57 @@ export const validateResultSchema = z
 
 const failureSchema = z.object({ code: z.string(), message: z.string(), details: jsonObject.optional() });
 
-const doctorCheckSchema = z.object({ status: z.enum(['ok', 'error', 'skipped']), detail: z.string(), durationMs: z.number() });
+const doctorCheckSchema = z.object({
+  status: z.enum(['ok', 'error', 'skipped']),
+  detail: z.string(),
+  durationMs: z.number(),
+});
 
 export const doctorReportSchema = z
   .object({
     status: z.enum(['ready', 'oauth_required', 'partial', 'error']),
     generatedAt: z.string().meta({ description: 'ISO 8601' }),
-    target: z.object({ projectId: z.string(), serverId: z.string(), name: z.string(), transportType: z.string(), url: z.string().nullable() }),
+    target: z.object({
+      projectId: z.string(),
+      serverId: z.string(),
+      name: z.string(),
+      transportType: z.string(),
+      url: z.string().nullable(),
+    }),
     timeouts: z
       .object({
         connectMs: z.number(),
         initializeMs: z.number(),
         requestMs: z.number(),
         maxTotalMs: z.number(),
-        resumption: z
-          .object({ maxAttempts: z.number(), maxDelayMs: z.number() })
-          .meta({ description: 'how often in a row, and how long in total, a request waits for a closed response stream to be resumed' }),
+        resumption: z.object({ maxAttempts: z.number(), maxDelayMs: z.number() }).meta({
+          description:
+            'how often in a row, and how long in total, a request waits for a closed response stream to be resumed',
+        }),
       })
-      .meta({ description: "the timeouts that applied: the service's defaults, overridden by the server's own (admin CLI `server update`)" }),
+      .meta({
+        description:
+          "the timeouts that applied: the service's defaults, overridden by the server's own (admin CLI `server update`)",
+      }),
     probe: z
       .object({
         status: z.enum(['ok', 'error']),
         detail: z.string(),
         durationMs: z.number(),
-        transport: z.enum(['stdio', 'streamable-http', 'sse']).nullable().meta({ description: 'the MCP transport found: stdio once its command is found, else the one that answered at the URL' }),
-        httpStatus: z.number().nullable().meta({ description: 'what the URL answered (without a token); null for stdio, or when nothing answered' }),
+        transport: z.enum(['stdio', 'streamable-http', 'sse']).nullable().meta({
+          description:
+            'the MCP transport found: stdio once its command is found, else the one that answered at the URL',
+        }),
+        httpStatus: z
+          .number()
+          .nullable()
+          .meta({ description: 'what the URL answered (without a token); null for stdio, or when nothing answered' }),
       })
       .nullable()
-      .meta({ description: 'the transport probe, before any MCP session: the command (stdio) or the URL (HTTP) and which transport answers there' }),
+      .meta({
+        description:
+          'the transport probe, before any MCP session: the command (stdio) or the URL (HTTP) and which transport answers there',
+      }),
     connection: z
       .object({
         status: z.enum(['connected', 'error', 'skipped']),
@@ -179,7 +226,9 @@ export const doctorReportSchema = z
         description:
           'whether an MCP session came up (connect and initialize succeeded): `connected` means the server is reachable; `skipped` when it was not attempted (an OAuth grant is needed first)',
       }),
-    capabilities: jsonObject.nullable().meta({ description: 'the capabilities the server declared when initializing; null without a session' }),
+    capabilities: jsonObject
+      .nullable()
+      .meta({ description: 'the capabilities the server declared when initializing; null without a session' }),
     checks: z.object({
       probe: doctorCheckSchema,
       connection: doctorCheckSchema,
@@ -199,8 +248,14 @@ export const doctorReportSchema = z
       .object({
         required: z.boolean(),
         wwwAuthenticate: z.string().optional(),
-        resourceMetadataUrl: z.string().optional().meta({ description: 'RFC 9728 protected-resource metadata that answered' }),
-        authorizationServerMetadataUrl: z.string().optional().meta({ description: 'RFC 8414 / OIDC metadata that answered' }),
+        resourceMetadataUrl: z
+          .string()
+          .optional()
+          .meta({ description: 'RFC 9728 protected-resource metadata that answered' }),
+        authorizationServerMetadataUrl: z
+          .string()
+          .optional()
+          .meta({ description: 'RFC 8414 / OIDC metadata that answered' }),
         registrationStrategies: z.array(z.enum(['dcr', 'cimd', 'preregistered'])),
       })
       .nullable(),
@@ -210,11 +265,14 @@ export const doctorReportSchema = z
 
 export const oauthRequirementSchema = z
   .object({
-    useOAuth: z.boolean().meta({ description: 'the server is saved as using OAuth, advertises it, or has an imported grant: calls send a grant, or answer OAUTH_REQUIRED' }),
+    useOAuth: z.boolean().meta({
+      description:
+        'the server is saved as using OAuth, advertises it, or has an imported grant: calls send a grant, or answer OAUTH_REQUIRED',
+    }),
     serverUrl: z.string().nullable(),
     advertisesOAuth: z.boolean().nullable().meta({
       description:
-        "whether the server publishes OAuth metadata (RFC 9728 or RFC 8414 at the well-known URLs, or a 401 challenge pointing at it; no MCP request is made); null for stdio and disabled servers, or when it could not be learned",
+        'whether the server publishes OAuth metadata (RFC 9728 or RFC 8414 at the well-known URLs, or a 401 challenge pointing at it; no MCP request is made); null for stdio and disabled servers, or when it could not be learned',
     }),
     tokenSource: z.enum(['caller', 'client_credentials']).meta({
       description:
@@ -224,33 +282,51 @@ export const oauthRequirementSchema = z
       .object({
         imported: z.boolean().meta({ description: 'false: Runway obtained these tokens itself (client_credentials)' }),
         expiresAt: epochMs.nullable(),
-        refreshable: z.boolean().meta({ description: 'a refresh token and the client it was issued to are known, or Runway obtains new tokens itself' }),
+        refreshable: z.boolean().meta({
+          description: 'a refresh token and the client it was issued to are known, or Runway obtains new tokens itself',
+        }),
         lastRefreshAt: epochMs.nullable(),
-        lastError: z
-          .string()
-          .nullable()
-          .meta({
-            description:
-              'why the last refresh (or client_credentials request) failed, as a fixed code (e.g. invalid_grant, invalid_client, token_endpoint_http_403, metadata_unreachable); never the remote reply. A machine grant that never got a token shows here with expiresAt and lastRefreshAt null',
-          }),
+        lastError: z.string().nullable().meta({
+          description:
+            'why the last refresh (or client_credentials request) failed, as a fixed code (e.g. invalid_grant, invalid_client, token_endpoint_http_403, metadata_unreachable); never the remote reply. A machine grant that never got a token shows here with expiresAt and lastRefreshAt null',
+        }),
       })
       .nullable(),
   })
   .meta({ id: 'OAuthRequirement' });
 
-export const importTokensResultSchema = z.object({ imported: z.literal(true), expiresAt: epochMs.nullable() }).meta({ id: 'ImportTokensResult' });
+export const importTokensResultSchema = z
+  .object({ imported: z.literal(true), expiresAt: epochMs.nullable() })
+  .meta({ id: 'ImportTokensResult' });
 
 export const callToolResultSchema = z
-  .looseObject({ content: z.array(z.looseObject({ type: z.string() })), structuredContent: jsonObject.optional(), isError: z.boolean().optional() })
-  .meta({ id: 'CallToolResult', description: 'the MCP CallToolResult, unchanged; isError true is a tool-level failure (still HTTP 200)' });
+  .looseObject({
+    content: z.array(z.looseObject({ type: z.string() })),
+    structuredContent: jsonObject.optional(),
+    isError: z.boolean().optional(),
+  })
+  .meta({
+    id: 'CallToolResult',
+    description: 'the MCP CallToolResult, unchanged; isError true is a tool-level failure (still HTTP 200)',
+  });
 
 export const getPromptResultSchema = z
-  .looseObject({ description: z.string().optional(), messages: z.array(z.looseObject({ role: z.string(), content: z.unknown() })) })
+  .looseObject({
+    description: z.string().optional(),
+    messages: z.array(z.looseObject({ role: z.string(), content: z.unknown() })),
+  })
   .meta({ id: 'GetPromptResult', description: 'the MCP GetPromptResult, unchanged' });
 
 export const resourceContentsSchema = z
   .looseObject({
-    contents: z.array(z.looseObject({ uri: z.string(), mimeType: z.string().optional(), text: z.string().optional(), blob: z.string().optional() })),
+    contents: z.array(
+      z.looseObject({
+        uri: z.string(),
+        mimeType: z.string().optional(),
+        text: z.string().optional(),
+        blob: z.string().optional(),
+      }),
+    ),
   })
   .meta({ id: 'ResourceContents' });
 
@@ -260,7 +336,9 @@ export const snapshotSchema = z
     exportedAt: z.string().meta({ description: 'ISO 8601' }),
     tools: z.array(toolSchema),
     resources: z.array(resourceEntrySchema),
-    resourceTemplates: z.array(resourceTemplateSchema).meta({ description: 'every page; empty when the server has none or does not list them' }),
+    resourceTemplates: z
+      .array(resourceTemplateSchema)
+      .meta({ description: 'every page; empty when the server has none or does not list them' }),
     prompts: z.array(promptSchema),
   })
   .meta({ id: 'ServerSnapshot' });

@@ -17,17 +17,28 @@ export const suiteDetailSchema = z
     executionConfig: z
       .object({
         model: z.string(),
-        systemPrompt: z.string().nullable().meta({ description: 'always null: a case sets its own (advancedConfig.system)' }),
-        temperature: z.number().nullable().meta({ description: 'always null: a case sets its own (advancedConfig.temperature)' }),
+        systemPrompt: z
+          .string()
+          .nullable()
+          .meta({ description: 'always null: a case sets its own (advancedConfig.system)' }),
+        temperature: z
+          .number()
+          .nullable()
+          .meta({ description: 'always null: a case sets its own (advancedConfig.temperature)' }),
       })
       .nullable()
       .meta({ description: "the suite's default model for cases without one; null when it has none" }),
-    hosts: z.array(z.unknown()).meta({ description: 'always empty: a Runway suite has at most one host, named by hostId' }),
+    hosts: z
+      .array(z.unknown())
+      .meta({ description: 'always empty: a Runway suite has at most one host, named by hostId' }),
     settings: z.object({ passCriteria: z.object({ minimumPassRate: z.number() }) }).catchall(z.unknown()),
     schedule: suiteScheduleSchema,
     serverIds: z.array(z.string()),
     passCriteria: z.object({ minimumPassRate: z.number() }),
-    hostId: z.string().nullable().meta({ description: "the host whose client profile the suite's runs declare, if any" }),
+    hostId: z
+      .string()
+      .nullable()
+      .meta({ description: "the host whose client profile the suite's runs declare, if any" }),
     createdAt: epochMs,
     updatedAt: epochMs,
   })
@@ -39,11 +50,18 @@ export const updateSuiteBody = z
   .strictObject({
     name: suiteName.optional().meta({ description: 'need not be unique' }),
     description: suiteDescription.nullable().optional().meta({ description: 'null clears it' }),
-    serverIds: serverIds.optional().meta({ description: 'servers of the project, enabled; runs started later connect these' }),
+    serverIds: serverIds
+      .optional()
+      .meta({ description: 'servers of the project, enabled; runs started later connect these' }),
     model: suiteModel.nullable().optional().meta({ description: "default model of the suite's cases; null clears it" }),
     passCriteria: passCriteriaSchema.optional(),
-    hostId: id.nullable().optional().meta({ description: 'a host of the project; null: each server\'s own client profile' }),
+    hostId: id
+      .nullable()
+      .optional()
+      .meta({ description: "a host of the project; null: each server's own client profile" }),
   })
   .meta({ id: 'UpdateEvalSuite' });
 
-export const suiteDeletedSchema = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'EvalSuiteDeleted' });
+export const suiteDeletedSchema = z
+  .object({ id: z.string(), deleted: z.literal(true) })
+  .meta({ id: 'EvalSuiteDeleted' });

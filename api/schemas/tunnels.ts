@@ -14,5 +14,6 @@ export const tunnelCreateBody = z.strictObject({
 export const tunnelParams = z.object({ projectId: id, serverId: id });
 
 export const noTunnelReply = z.never().meta({
-  description: 'none: a self-hosted Runway offers no tunnels and answers 422 FEATURE_NOT_SUPPORTED (reason TUNNELS_NOT_OFFERED)',
+  description:
+    'none: a self-hosted Runway offers no tunnels and answers 422 FEATURE_NOT_SUPPORTED (reason TUNNELS_NOT_OFFERED)',
 });

@@ -63,7 +63,10 @@ function caseTable(cases: EvalIteration[][]): string {
     const failed = list.filter(failedScoring).length;
     const broke = list.filter(errored).length;
     const done = ok + failed + broke;
-    const durations = list.map((i) => i.durationMs).filter((d): d is number => d !== null).sort((a, b) => a - b);
+    const durations = list
+      .map((i) => i.durationMs)
+      .filter((d): d is number => d !== null)
+      .sort((a, b) => a - b);
     const median = durations.length ? Math.round(durations[Math.floor((durations.length - 1) / 2)]) : '-';
     return [list[0].title, list.length, ok, failed, broke, percent(done ? ok / done : null), median];
   });
@@ -83,7 +86,9 @@ function problemOf(iteration: EvalIteration): string {
   if (errored(iteration)) return `errored: ${oneLine(iteration.error ?? 'the iteration failed')}`;
   if (iteration.error) return oneLine(iteration.error);
   const expected = iteration.expectedToolCalls.map(describeCall).join('; ') || 'no tool calls';
-  const actual = iteration.actualToolCalls.map((c) => `${describeCall(c)}${c.isError ? ' (tool error)' : ''}`).join('; ') || 'no tool calls';
+  const actual =
+    iteration.actualToolCalls.map((c) => `${describeCall(c)}${c.isError ? ' (tool error)' : ''}`).join('; ') ||
+    'no tool calls';
   return oneLine(`the tool calls did not match: expected ${expected}; got ${actual}`);
 }
 
@@ -112,7 +117,13 @@ function resultLine(run: EvalRun, iterations: EvalIteration[]): string {
  * a CI job's "keep the report" step has one, and a failure to read the iterations leaves them out instead of
  * losing the report.
  */
-async function report(ctx: CliContext, run: EvalRun, suiteName: string, junitPath: string | undefined, partial = false): Promise<void> {
+async function report(
+  ctx: CliContext,
+  run: EvalRun,
+  suiteName: string,
+  junitPath: string | undefined,
+  partial = false,
+): Promise<void> {
   let iterations: EvalIteration[] = [];
   try {
     iterations = await ctx.client.evalRuns.allIterations(ctx.projectId, run.id);
@@ -180,7 +191,12 @@ function runCapReason(error: RunwayApiError): string {
  * after Retry-After) until the deadline. A CI job that starts while others run then runs a minute later instead
  * of failing.
  */
-async function createRun(ctx: CliContext, body: RunBody, stop: AbortSignal, deadline: number): Promise<EvalRunCreated | 'interrupted' | 'timeout'> {
+async function createRun(
+  ctx: CliContext,
+  body: RunBody,
+  stop: AbortSignal,
+  deadline: number,
+): Promise<EvalRunCreated | 'interrupted' | 'timeout'> {
   let said: string | undefined;
   for (;;) {
     try {
@@ -199,7 +215,11 @@ async function createRun(ctx: CliContext, body: RunBody, stop: AbortSignal, dead
 }
 
 /** Polls the run until it finishes, the deadline passes, or a signal stops the wait. */
-async function waitForRun(ctx: CliContext, runId: string, options: { pollMs: number; deadline: number; stop: AbortSignal }): Promise<EvalRun | 'interrupted' | 'timeout'> {
+async function waitForRun(
+  ctx: CliContext,
+  runId: string,
+  options: { pollMs: number; deadline: number; stop: AbortSignal },
+): Promise<EvalRun | 'interrupted' | 'timeout'> {
   const view = progressView(ctx.stderr);
   try {
     for (;;) {
@@ -236,69 +256,126 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
   evals
     .command('run')
     .description('start an eval run from a suite file, follow it, print a summary; exits 0 only when the run passed')
-    .requiredOption('-f, --suite-file <file>', 'JSON: the POST /eval-runs body (suiteName, tests, model, ...), with `servers` as names or ids')
-    .option('--junit <file>', 'write the results as JUnit XML (also when the run is interrupted or times out: unfinished iterations are <skipped>)')
-    .option('--model-key-env <provider=ENV_VAR>', "send this provider's model key, read from an environment variable (repeatable)", collect, [])
+    .requiredOption(
+      '-f, --suite-file <file>',
+      'JSON: the POST /eval-runs body (suiteName, tests, model, ...), with `servers` as names or ids',
+    )
+    .option(
+      '--junit <file>',
+      'write the results as JUnit XML (also when the run is interrupted or times out: unfinished iterations are <skipped>)',
+    )
+    .option(
+      '--model-key-env <provider=ENV_VAR>',
+      "send this provider's model key, read from an environment variable (repeatable)",
+      collect,
+      [],
+    )
     .option('--notes <text>', 'notes stored with the run')
-    .addOption(new Option('--iterations <n>', 'run every case this many times (1-10), overriding the suite').argParser(positive('--iterations')))
-    .option('--no-wait', 'print the run id and exit at once')
-    .addOption(new Option('--poll-interval <ms>', 'how often to poll the run').default(2000).argParser(positive('--poll-interval')))
     .addOption(
-      new Option('--timeout <seconds>', "give up after this long, waiting for a run slot (the organization's cap on concurrent runs) included; a run still going is cancelled")
+      new Option('--iterations <n>', 'run every case this many times (1-10), overriding the suite').argParser(
+        positive('--iterations'),
+      ),
+    )
+    .option('--no-wait', 'print the run id and exit at once')
+    .addOption(
+      new Option('--poll-interval <ms>', 'how often to poll the run')
+        .default(2000)
+        .argParser(positive('--poll-interval')),
+    )
+    .addOption(
+      new Option(
+        '--timeout <seconds>',
+        "give up after this long, waiting for a run slot (the organization's cap on concurrent runs) included; a run still going is cancelled",
+      )
         .default(3600)
         .argParser(positive('--timeout')),
     )
-    .addHelpText('after', '\nExit codes: 0 the run passed; 1 it failed, was cancelled, or timed out (or no run slot came free in time); 2 the command could not run; 130 interrupted (the run is cancelled first).')
-    .action(run(async (ctx, command) => {
-      const options = command.opts<{ suiteFile: string; junit?: string; modelKeyEnv: string[]; notes?: string; iterations?: number; wait: boolean; pollInterval: number; timeout: number }>();
-      const suite = await readSuiteFile(ctx, options.suiteFile, options.modelKeyEnv);
-      const body = await rerunSuiteByName(ctx, { ...suite.body, ...(options.notes ? { notes: options.notes } : {}), ...(options.iterations ? { iterationOverride: options.iterations } : {}) });
-      const deadline = Date.now() + options.timeout * 1000;
-      const stop = stopOnSignal();
-      try {
-        const created = await createRun(ctx, body, stop.signal, deadline);
-        if (created === 'interrupted') {
-          ctx.note('[runway] interrupted while waiting for a run slot; no run was started');
-          return ExitCode.interrupted;
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 the run passed; 1 it failed, was cancelled, or timed out (or no run slot came free in time); 2 the command could not run; 130 interrupted (the run is cancelled first).',
+    )
+    .action(
+      run(async (ctx, command) => {
+        const options = command.opts<{
+          suiteFile: string;
+          junit?: string;
+          modelKeyEnv: string[];
+          notes?: string;
+          iterations?: number;
+          wait: boolean;
+          pollInterval: number;
+          timeout: number;
+        }>();
+        const suite = await readSuiteFile(ctx, options.suiteFile, options.modelKeyEnv);
+        const body = await rerunSuiteByName(ctx, {
+          ...suite.body,
+          ...(options.notes ? { notes: options.notes } : {}),
+          ...(options.iterations ? { iterationOverride: options.iterations } : {}),
+        });
+        const deadline = Date.now() + options.timeout * 1000;
+        const stop = stopOnSignal();
+        try {
+          const created = await createRun(ctx, body, stop.signal, deadline);
+          if (created === 'interrupted') {
+            ctx.note('[runway] interrupted while waiting for a run slot; no run was started');
+            return ExitCode.interrupted;
+          }
+          if (created === 'timeout') {
+            ctx.note(`[runway] no run slot came free within ${options.timeout}s; no run was started`);
+            return ExitCode.failed;
+          }
+          const failedCases = created.caseUpsert.failed;
+          ctx.note(
+            `[runway] run ${created.runId} started (suite ${created.suiteId}, ${counted(created.caseUpsert.committed.length, 'case')}, servers ${created.servers.map((s) => s.name).join(', ')})`,
+          );
+          for (const failure of failedCases)
+            ctx.note(`[runway] warning: case "${failure.name}" was not saved: ${failure.error}`);
+          if (!options.wait) {
+            ctx.print(ctx.json ? JSON.stringify(created, null, 2) : created.runId);
+            return ExitCode.ok;
+          }
+          const suiteName = async () => suite.body.suiteName || (await suiteNameOf(ctx, created.suiteId));
+          const outcome = await waitForRun(ctx, created.runId, {
+            pollMs: options.pollInterval,
+            deadline,
+            stop: stop.signal,
+          });
+          if (outcome === 'interrupted' || outcome === 'timeout') {
+            await cancel(
+              ctx,
+              created.runId,
+              outcome === 'interrupted' ? 'interrupted' : `still running after ${options.timeout}s`,
+            );
+            // The run as it stands, reported like a finished one: what finished, and what did not.
+            const stopped = await ctx.client.evalRuns.get(ctx.projectId, created.runId);
+            await report(ctx, stopped, await suiteName().catch(() => suite.suiteName), options.junit, true);
+            return outcome === 'interrupted' ? ExitCode.interrupted : ExitCode.failed;
+          }
+          await report(ctx, outcome, await suiteName(), options.junit);
+          return exitCodeOf(outcome);
+        } finally {
+          stop.release();
         }
-        if (created === 'timeout') {
-          ctx.note(`[runway] no run slot came free within ${options.timeout}s; no run was started`);
-          return ExitCode.failed;
-        }
-        const failedCases = created.caseUpsert.failed;
-        ctx.note(`[runway] run ${created.runId} started (suite ${created.suiteId}, ${counted(created.caseUpsert.committed.length, 'case')}, servers ${created.servers.map((s) => s.name).join(', ')})`);
-        for (const failure of failedCases) ctx.note(`[runway] warning: case "${failure.name}" was not saved: ${failure.error}`);
-        if (!options.wait) {
-          ctx.print(ctx.json ? JSON.stringify(created, null, 2) : created.runId);
-          return ExitCode.ok;
-        }
-        const suiteName = async () => suite.body.suiteName || (await suiteNameOf(ctx, created.suiteId));
-        const outcome = await waitForRun(ctx, created.runId, { pollMs: options.pollInterval, deadline, stop: stop.signal });
-        if (outcome === 'interrupted' || outcome === 'timeout') {
-          await cancel(ctx, created.runId, outcome === 'interrupted' ? 'interrupted' : `still running after ${options.timeout}s`);
-          // The run as it stands, reported like a finished one: what finished, and what did not.
-          const stopped = await ctx.client.evalRuns.get(ctx.projectId, created.runId);
-          await report(ctx, stopped, await suiteName().catch(() => suite.suiteName), options.junit, true);
-          return outcome === 'interrupted' ? ExitCode.interrupted : ExitCode.failed;
-        }
-        await report(ctx, outcome, await suiteName(), options.junit);
-        return exitCodeOf(outcome);
-      } finally {
-        stop.release();
-      }
-    }));
+      }),
+    );
 
   evals
     .command('show')
     .description("a run's status, per-case results and summary")
     .argument('<runId>')
     .option('--junit <file>', 'write the results as JUnit XML')
-    .addHelpText('after', '\nExit codes: 0 the run passed; 1 it failed or was cancelled; 3 it has not finished yet; 2 the command could not run.')
-    .action(run(async (ctx, command) => {
-      const options = command.opts<{ junit?: string }>();
-      const found = await ctx.client.evalRuns.get(ctx.projectId, command.args[0]);
-      await report(ctx, found, await suiteNameOf(ctx, found.suiteId), options.junit);
-      if (!ctx.json && found.status === 'running') ctx.print(`progress: ${found.progress.completed}/${found.progress.total} iterations finished`);
-      return exitCodeOf(found);
-    }));
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 the run passed; 1 it failed or was cancelled; 3 it has not finished yet; 2 the command could not run.',
+    )
+    .action(
+      run(async (ctx, command) => {
+        const options = command.opts<{ junit?: string }>();
+        const found = await ctx.client.evalRuns.get(ctx.projectId, command.args[0]);
+        await report(ctx, found, await suiteNameOf(ctx, found.suiteId), options.junit);
+        if (!ctx.json && found.status === 'running')
+          ctx.print(`progress: ${found.progress.completed}/${found.progress.total} iterations finished`);
+        return exitCodeOf(found);
+      }),
+    );
 }

@@ -23,7 +23,10 @@ export const describeCall = (call: { toolName: string; arguments?: Record<string
 function callsText(iteration: EvalIteration): string {
   const expected = iteration.expectedToolCalls.map(describeCall);
   const actual = iteration.actualToolCalls.map((c) => `${describeCall(c)}${c.isError ? ' (tool error)' : ''}`);
-  return [`expected tool calls: ${expected.length ? expected.join('; ') : '(none)'}`, `actual tool calls: ${actual.length ? actual.join('; ') : '(none)'}`].join('\n');
+  return [
+    `expected tool calls: ${expected.length ? expected.join('; ') : '(none)'}`,
+    `actual tool calls: ${actual.length ? actual.join('; ') : '(none)'}`,
+  ].join('\n');
 }
 
 function testcase(iteration: EvalIteration, suiteName: string) {
@@ -41,13 +44,21 @@ function testcase(iteration: EvalIteration, suiteName: string) {
   const model = [iteration.provider, iteration.model].filter(Boolean).join('/');
   const out = `${callsText(iteration)}\nmodel: ${model || '-'}\ntokens: ${iteration.usage.totalTokens}`;
   if (iteration.status === 'failed') {
-    node.error = { '@_message': xmlText(iteration.error ?? 'the iteration failed'), '@_type': 'IterationError', '#text': xmlText(out) };
+    node.error = {
+      '@_message': xmlText(iteration.error ?? 'the iteration failed'),
+      '@_type': 'IterationError',
+      '#text': xmlText(out),
+    };
   } else if (iteration.status === 'cancelled') {
     node.skipped = { '@_message': 'iteration cancelled' };
   } else if (iteration.status !== 'completed') {
     node.skipped = { '@_message': `the iteration had not finished (${iteration.status})` };
   } else if (iteration.result === 'failed') {
-    node.failure = { '@_message': 'the tool calls did not match the expectations', '@_type': 'ToolCallMismatch', '#text': xmlText(out) };
+    node.failure = {
+      '@_message': 'the tool calls did not match the expectations',
+      '@_type': 'ToolCallMismatch',
+      '#text': xmlText(out),
+    };
   } else {
     node['system-out'] = xmlText(out);
   }
@@ -65,7 +76,11 @@ export function toJunitXml(input: { suiteName: string; run: EvalRun; iterations:
     '@_failures': failures,
     '@_errors': errors,
     '@_skipped': skipped,
-    '@_time': seconds(run.completedAt && run.createdAt ? run.completedAt - run.createdAt : iterations.reduce((sum, i) => sum + (i.durationMs ?? 0), 0)),
+    '@_time': seconds(
+      run.completedAt && run.createdAt
+        ? run.completedAt - run.createdAt
+        : iterations.reduce((sum, i) => sum + (i.durationMs ?? 0), 0),
+    ),
   };
   const properties = [
     ['runway.runId', run.id],
@@ -91,6 +106,12 @@ export function toJunitXml(input: { suiteName: string; run: EvalRun; iterations:
       },
     },
   };
-  const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', textNodeName: '#text', format: true, suppressEmptyNode: true });
+  const builder = new XMLBuilder({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    textNodeName: '#text',
+    format: true,
+    suppressEmptyNode: true,
+  });
   return builder.build(document) as string;
 }

@@ -24,14 +24,20 @@ export interface GlobalOptions {
   json?: boolean;
 }
 
-const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 export function contextFor(command: Command, io: Pick<CliContext, 'env' | 'stdout' | 'stderr'>): CliContext {
   const options = command.optsWithGlobals<GlobalOptions>();
   const settings = loadRunwayCliConfig(io.env);
   const apiKey = settings.RUNWAY_API_KEY;
-  if (!apiKey) throw new UsageError('RUNWAY_API_KEY is not set: export an sk_ key (an operator creates one with `npm run -s admin -- key create`)');
-  if (!apiKey.startsWith('sk_')) throw new UsageError('RUNWAY_API_KEY does not look like an API key (it should start with sk_)');
+  if (!apiKey)
+    throw new UsageError(
+      'RUNWAY_API_KEY is not set: export an sk_ key (an operator creates one with `npm run -s admin -- key create`)',
+    );
+  if (!apiKey.startsWith('sk_'))
+    throw new UsageError('RUNWAY_API_KEY does not look like an API key (it should start with sk_)');
   const note = (line: string) => void io.stderr.write(`${line}\n`);
   const client = createRunwayClient({
     baseUrl: options.url ?? settings.RUNWAY_URL,
@@ -50,13 +56,23 @@ export function contextFor(command: Command, io: Pick<CliContext, 'env' | 'stdou
   };
 }
 
-export function createProgram(io: Pick<CliContext, 'env' | 'stdout' | 'stderr'>, setExitCode: (code: number) => void): Command {
+export function createProgram(
+  io: Pick<CliContext, 'env' | 'stdout' | 'stderr'>,
+  setExitCode: (code: number) => void,
+): Command {
   const program = new Command('runway')
-    .description('Runway from the command line and CI: operate saved MCP servers, run evals, ingest test results.\n' +
-      'Configured by RUNWAY_URL (default http://localhost:3000), RUNWAY_API_KEY (an sk_ key) and RUNWAY_PROJECT_ID.')
+    .description(
+      'Runway from the command line and CI: operate saved MCP servers, run evals, ingest test results.\n' +
+        'Configured by RUNWAY_URL (default http://localhost:3000), RUNWAY_API_KEY (an sk_ key) and RUNWAY_PROJECT_ID.',
+    )
     .version(version)
     .addOption(new Option('--url <url>', 'Runway URL (env RUNWAY_URL)'))
-    .addOption(new Option('-p, --project <projectId>', 'project id, or `default` for the organization\'s default project (env RUNWAY_PROJECT_ID)'))
+    .addOption(
+      new Option(
+        '-p, --project <projectId>',
+        "project id, or `default` for the organization's default project (env RUNWAY_PROJECT_ID)",
+      ),
+    )
     .addOption(new Option('--json', 'print machine-readable JSON on stdout'))
     .addHelpText('after', EXIT_CODES)
     .showHelpAfterError()
@@ -64,10 +80,12 @@ export function createProgram(io: Pick<CliContext, 'env' | 'stdout' | 'stderr'>,
     .exitOverride();
 
   /** Wraps a command's work: builds the context, maps errors to exit codes. */
-  const run = (action: Action) => async (...received: unknown[]) => {
-    const command = received.at(-1) as Command;
-    setExitCode(await action(contextFor(command, io), command));
-  };
+  const run =
+    (action: Action) =>
+    async (...received: unknown[]) => {
+      const command = received.at(-1) as Command;
+      setExitCode(await action(contextFor(command, io), command));
+    };
   serverCommands(program, run);
   evalCommands(program, run);
   ingestCommand(program, run);
@@ -79,8 +97,12 @@ export async function runCli(
   argv: string[],
   // The environment is passed in whole: the settings are read from it through loadRunwayCliConfig, and
   // --model-key-env reads the variables a user names.
-  // eslint-disable-next-line no-restricted-properties -- the process's environment, handed to the CLI to read as above
-  io: Pick<CliContext, 'env' | 'stdout' | 'stderr'> = { env: process.env, stdout: process.stdout, stderr: process.stderr },
+  io: Pick<CliContext, 'env' | 'stdout' | 'stderr'> = {
+    // eslint-disable-next-line no-restricted-properties -- the process's environment, handed to the CLI to read as above
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  },
 ): Promise<number> {
   let exitCode: number = ExitCode.ok;
   const program = createProgram(io, (code) => (exitCode = code));
@@ -104,7 +126,8 @@ export function describeError(error: unknown): string {
   }
   if (error instanceof UsageError) return error.message;
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  if (error instanceof TypeError && error.message === 'fetch failed') return `cannot reach Runway (${cause?.code ?? cause?.message ?? 'network error'}); check RUNWAY_URL`;
+  if (error instanceof TypeError && error.message === 'fetch failed')
+    return `cannot reach Runway (${cause?.code ?? cause?.message ?? 'network error'}); check RUNWAY_URL`;
   if (error instanceof DOMException && error.name === 'TimeoutError') return 'Runway did not answer in time';
   return error instanceof Error ? error.message : String(error);
 }

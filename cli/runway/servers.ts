@@ -11,7 +11,8 @@ export async function resolveServer(ctx: CliContext, ref: string): Promise<Serve
   if (byId) return byId;
   const byName = items.filter((s) => s.name === ref);
   if (byName.length === 1) return byName[0];
-  if (byName.length > 1) throw new UsageError(`several servers are named "${ref}" (${byName.map((s) => s.id).join(', ')}); give the id`);
+  if (byName.length > 1)
+    throw new UsageError(`several servers are named "${ref}" (${byName.map((s) => s.id).join(', ')}); give the id`);
   const known = items.map((s) => `${s.name} (${s.id})`).join(', ') || 'none';
   throw new UsageError(`no server "${ref}" in project ${ctx.projectId}; servers: ${known}`);
 }
@@ -26,7 +27,8 @@ function parseParams(json: string | undefined, pairs: string[]): Record<string, 
     } catch {
       throw new UsageError('--params must be a JSON object');
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--params must be a JSON object');
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new UsageError('--params must be a JSON object');
     params = parsed as Record<string, unknown>;
   }
   for (const pair of pairs) {
@@ -58,25 +60,49 @@ export function serverCommands(program: Command, run: (action: Action) => (...ar
   servers
     .command('list')
     .description("the project's saved servers")
-    .action(run(async (ctx) => {
-      const { items } = await ctx.client.servers.list(ctx.projectId);
-      if (ctx.json) ctx.print(JSON.stringify(items, null, 2));
-      else if (items.length === 0) ctx.print(`no servers in project ${ctx.projectId}`);
-      else ctx.print(formatTable(['ID', 'NAME', 'TRANSPORT', 'ENABLED', 'OAUTH', 'URL'], items.map((s) => [s.id, s.name, s.transportType, s.enabled ? 'yes' : 'no', s.useOAuth ? 'yes' : 'no', s.url])));
-      return ExitCode.ok;
-    }));
+    .action(
+      run(async (ctx) => {
+        const { items } = await ctx.client.servers.list(ctx.projectId);
+        if (ctx.json) ctx.print(JSON.stringify(items, null, 2));
+        else if (items.length === 0) ctx.print(`no servers in project ${ctx.projectId}`);
+        else
+          ctx.print(
+            formatTable(
+              ['ID', 'NAME', 'TRANSPORT', 'ENABLED', 'OAUTH', 'URL'],
+              items.map((s) => [
+                s.id,
+                s.name,
+                s.transportType,
+                s.enabled ? 'yes' : 'no',
+                s.useOAuth ? 'yes' : 'no',
+                s.url,
+              ]),
+            ),
+          );
+        return ExitCode.ok;
+      }),
+    );
 
   servers
     .command('tools')
-    .description("every tool of a server (all pages)")
+    .description('every tool of a server (all pages)')
     .argument('<server>', 'server id or name')
-    .action(run(async (ctx, command) => {
-      const server = await resolveServer(ctx, command.args[0]);
-      const tools = await ctx.client.servers.allTools(ctx.projectId, server.id);
-      if (ctx.json) ctx.print(JSON.stringify(tools, null, 2));
-      else ctx.print(formatTable(['TOOL', 'DESCRIPTION'], tools.map((t) => [t.name, t.description]), { maxWidth: 100 }));
-      return ExitCode.ok;
-    }));
+    .action(
+      run(async (ctx, command) => {
+        const server = await resolveServer(ctx, command.args[0]);
+        const tools = await ctx.client.servers.allTools(ctx.projectId, server.id);
+        if (ctx.json) ctx.print(JSON.stringify(tools, null, 2));
+        else
+          ctx.print(
+            formatTable(
+              ['TOOL', 'DESCRIPTION'],
+              tools.map((t) => [t.name, t.description]),
+              { maxWidth: 100 },
+            ),
+          );
+        return ExitCode.ok;
+      }),
+    );
 
   servers
     .command('call')
@@ -85,39 +111,54 @@ export function serverCommands(program: Command, run: (action: Action) => (...ar
     .argument('<tool>', 'tool name, exactly as listed')
     .option('--params <json>', 'the arguments as one JSON object')
     .option('--param <key=value>', 'one argument (repeatable); the value is parsed as JSON when it can be', collect, [])
-    .action(run(async (ctx, command) => {
-      const options = command.opts<{ params?: string; param: string[] }>();
-      const params = parseParams(options.params, options.param);
-      const server = await resolveServer(ctx, command.args[0]);
-      const result = await ctx.client.servers.callTool(ctx.projectId, server.id, command.args[1], params);
-      if (ctx.json) ctx.print(JSON.stringify(result, null, 2));
-      else printToolResult(ctx, result);
-      if (result.isError) {
-        ctx.note(`the tool reported an error (isError)`);
-        return ExitCode.failed;
-      }
-      return ExitCode.ok;
-    }));
+    .action(
+      run(async (ctx, command) => {
+        const options = command.opts<{ params?: string; param: string[] }>();
+        const params = parseParams(options.params, options.param);
+        const server = await resolveServer(ctx, command.args[0]);
+        const result = await ctx.client.servers.callTool(ctx.projectId, server.id, command.args[1], params);
+        if (ctx.json) ctx.print(JSON.stringify(result, null, 2));
+        else printToolResult(ctx, result);
+        if (result.isError) {
+          ctx.note(`the tool reported an error (isError)`);
+          return ExitCode.failed;
+        }
+        return ExitCode.ok;
+      }),
+    );
 
   servers
     .command('doctor')
     .description('probe, connect, initialize and list everything, each step timed; exits 1 unless the server is ready')
     .argument('<server>', 'server id or name')
-    .action(run(async (ctx, command) => {
-      const server = await resolveServer(ctx, command.args[0]);
-      const report = await ctx.client.servers.doctor(ctx.projectId, server.id);
-      if (ctx.json) {
-        ctx.print(JSON.stringify(report, null, 2));
-      } else {
-        ctx.print(`${report.target.name} (${report.target.serverId}, ${report.target.transportType}${report.target.url ? ` ${report.target.url}` : ''})`);
-        ctx.print(formatTable(
-          ['CHECK', 'STATUS', 'MS', 'DETAIL'],
-          Object.entries(report.checks).map(([name, check]) => [name, check.status, Math.round(check.durationMs), check.detail]),
-          { align: ['left', 'left', 'right', 'left'], maxWidth: 90 },
-        ));
-        ctx.print(`status: ${report.status}  (tools ${report.tools.length}, resources ${report.resources.length}, prompts ${report.prompts.length})`);
-        if (report.error) ctx.print(`error: ${report.error.code}: ${report.error.message}`);
-      }
-      return report.status === 'ready' ? ExitCode.ok : ExitCode.failed;
-    }));
+    .action(
+      run(async (ctx, command) => {
+        const server = await resolveServer(ctx, command.args[0]);
+        const report = await ctx.client.servers.doctor(ctx.projectId, server.id);
+        if (ctx.json) {
+          ctx.print(JSON.stringify(report, null, 2));
+        } else {
+          ctx.print(
+            `${report.target.name} (${report.target.serverId}, ${report.target.transportType}${report.target.url ? ` ${report.target.url}` : ''})`,
+          );
+          ctx.print(
+            formatTable(
+              ['CHECK', 'STATUS', 'MS', 'DETAIL'],
+              Object.entries(report.checks).map(([name, check]) => [
+                name,
+                check.status,
+                Math.round(check.durationMs),
+                check.detail,
+              ]),
+              { align: ['left', 'left', 'right', 'left'], maxWidth: 90 },
+            ),
+          );
+          ctx.print(
+            `status: ${report.status}  (tools ${report.tools.length}, resources ${report.resources.length}, prompts ${report.prompts.length})`,
+          );
+          if (report.error) ctx.print(`error: ${report.error.code}: ${report.error.message}`);
+        }
+        return report.status === 'ready' ? ExitCode.ok : ExitCode.failed;
+      }),
+    );
 }

@@ -40,7 +40,16 @@ export async function readSuiteFile(ctx: CliContext, path: string, modelKeyEnv: 
   const parsed = suiteFileSchema.safeParse(json);
   if (!parsed.success) {
     const unknown = unknownFields(parsed.error, suiteFileSchema);
-    throw new UsageError(`${path}: ${unknown.length > 0 ? unknown.slice(0, 10).map((u) => u.message).join('; ') : issues(parsed.error)}`);
+    throw new UsageError(
+      `${path}: ${
+        unknown.length > 0
+          ? unknown
+              .slice(0, 10)
+              .map((u) => u.message)
+              .join('; ')
+          : issues(parsed.error)
+      }`,
+    );
   }
   const { servers, ...rest } = json as { servers?: string[] } & Record<string, unknown>;
   const body: Record<string, unknown> = { ...rest };
@@ -48,9 +57,11 @@ export async function readSuiteFile(ctx: CliContext, path: string, modelKeyEnv: 
     if (body.serverIds) throw new UsageError(`${path}: give either servers (names or ids) or serverIds, not both`);
     body.serverIds = await Promise.all(servers.map(async (ref) => (await resolveServer(ctx, ref)).id));
   }
-  if (body.modelApiKeys) ctx.note('[runway] warning: the suite file contains modelApiKeys; prefer --model-key-env PROVIDER=ENV_VAR');
+  if (body.modelApiKeys)
+    ctx.note('[runway] warning: the suite file contains modelApiKeys; prefer --model-key-env PROVIDER=ENV_VAR');
   const keys = modelKeysFromEnv(ctx.env, modelKeyEnv);
-  if (Object.keys(keys).length > 0) body.modelApiKeys = { ...(body.modelApiKeys as Record<string, string> | undefined), ...keys };
+  if (Object.keys(keys).length > 0)
+    body.modelApiKeys = { ...(body.modelApiKeys as Record<string, string> | undefined), ...keys };
 
   const checked = createRunBody.safeParse(body);
   if (!checked.success) throw new UsageError(`${path}: ${issues(checked.error)}`);
@@ -71,4 +82,8 @@ function modelKeysFromEnv(env: NodeJS.ProcessEnv, pairs: string[]): Record<strin
   return keys;
 }
 
-const issues = (error: z.ZodError) => error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ');
+const issues = (error: z.ZodError) =>
+  error.issues
+    .slice(0, 10)
+    .map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`)
+    .join('; ');

@@ -1,6 +1,12 @@
 /** A plain text table: a header row, a rule, then rows, columns padded to their widest cell. */
-export function formatTable(headers: string[], rows: (string | number)[][], options: { align?: ('left' | 'right')[]; maxWidth?: number } = {}): string {
-  const cells = rows.map((row) => row.map((cell) => truncate(String(cell).replace(/\s+/g, ' '), options.maxWidth ?? 60)));
+export function formatTable(
+  headers: string[],
+  rows: (string | number)[][],
+  options: { align?: ('left' | 'right')[]; maxWidth?: number } = {},
+): string {
+  const cells = rows.map((row) =>
+    row.map((cell) => truncate(String(cell).replace(/\s+/g, ' '), options.maxWidth ?? 60)),
+  );
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]?.length ?? 0)));
   const line = (row: string[]) =>
     row
@@ -14,7 +20,8 @@ function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-export const percent = (rate: number | null | undefined) => (rate === null || rate === undefined ? '-' : `${(rate * 100).toFixed(1)}%`);
+export const percent = (rate: number | null | undefined) =>
+  rate === null || rate === undefined ? '-' : `${(rate * 100).toFixed(1)}%`;
 
 /** `1 case`, `2 cases`: a count with its noun. */
 export const counted = (n: number, singular: string, plural = `${singular}s`) => `${n} ${n === 1 ? singular : plural}`;

@@ -51,7 +51,11 @@ export async function checkExpectedTools(
 }
 
 /** Every selected server's tool names, or undefined when any of them could not be listed before the deadline. */
-async function listWithin(mcp: McpOperations, servers: readonly SavedServer[], deadlineMs: number): Promise<Set<string> | undefined> {
+async function listWithin(
+  mcp: McpOperations,
+  servers: readonly SavedServer[],
+  deadlineMs: number,
+): Promise<Set<string> | undefined> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<undefined>((resolve) => {

@@ -55,16 +55,28 @@ export interface ListedTool {
  * The tools of every server of the run, as the model sees them. A name used by two servers, or one the providers
  * refuse, is exposed as `<server>__<tool>`; scoring always sees the MCP tool name.
  */
-export async function collectTools(mcp: McpOperations, servers: SavedServer[], signal: AbortSignal): Promise<{ tools: ListedTool[]; mcpName: Map<string, string> }> {
+export async function collectTools(
+  mcp: McpOperations,
+  servers: SavedServer[],
+  signal: AbortSignal,
+): Promise<{ tools: ListedTool[]; mcpName: Map<string, string> }> {
   const tools: ListedTool[] = [];
   const mcpName = new Map<string, string>();
   for (const server of servers) {
     for (const tool of await mcp.listAllTools(server, { signal })) {
       const plain = !mcpName.has(tool.name) && toolNamePattern.test(tool.name);
-      const exposed = plain ? tool.name : `${server.name.replace(/[^a-zA-Z0-9_-]/g, '_')}__${tool.name.replace(/[^a-zA-Z0-9_-]/g, '_')}`.slice(0, 64);
+      const exposed = plain
+        ? tool.name
+        : `${server.name.replace(/[^a-zA-Z0-9_-]/g, '_')}__${tool.name.replace(/[^a-zA-Z0-9_-]/g, '_')}`.slice(0, 64);
       if (mcpName.has(exposed)) continue;
       mcpName.set(exposed, tool.name);
-      tools.push({ server, name: exposed, mcpName: tool.name, description: tool.description, inputSchema: tool.inputSchema });
+      tools.push({
+        server,
+        name: exposed,
+        mcpName: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+      });
     }
   }
   return { tools, mcpName };
@@ -87,22 +99,30 @@ function iterationTools(mcp: McpOperations, listed: ListedTool[], elicitation: E
   }));
 }
 
-function buildTrace(query: string, record: AgentRecord, expected: ExpectedToolCall[], actual: unknown[], score: ToolCallScore) {
+function buildTrace(
+  query: string,
+  record: AgentRecord,
+  expected: ExpectedToolCall[],
+  actual: unknown[],
+  score: ToolCallScore,
+) {
   return {
     traceVersion: 1 as const,
     messages: record.messages,
     spans: record.spans,
-    prompts: [{
-      promptIndex: 0,
-      prompt: query,
-      expectedToolCalls: expected,
-      actualToolCalls: actual,
-      passed: score.passed,
-      missing: score.missing,
-      unexpected: score.unexpected,
-      argumentMismatches: score.argumentMismatches,
-      reasons: score.reasons,
-    }],
+    prompts: [
+      {
+        promptIndex: 0,
+        prompt: query,
+        expectedToolCalls: expected,
+        actualToolCalls: actual,
+        passed: score.passed,
+        missing: score.missing,
+        unexpected: score.unexpected,
+        argumentMismatches: score.argumentMismatches,
+        reasons: score.reasons,
+      },
+    ],
     finalText: record.text,
     finishReason: record.finishReason,
     steps: record.steps,
@@ -125,7 +145,8 @@ export async function executeIteration(
   const advanced = iteration.advancedConfig ?? {};
 
   const resolved = resolveModel({ model: iteration.model ?? '', provider: iteration.provider, ...ctx.modelAccess });
-  if (!resolved.ok) throw new IterationFailure('model', new OperationFailure('VALIDATION_ERROR', resolved.message, resolved.details));
+  if (!resolved.ok)
+    throw new IterationFailure('model', new OperationFailure('VALIDATION_ERROR', resolved.message, resolved.details));
 
   let tools: Awaited<ReturnType<typeof options.tools>>;
   try {
@@ -148,10 +169,19 @@ export async function executeIteration(
       startedAt,
     });
   } catch (error) {
-    throw new IterationFailure('model', error, error instanceof AgentRunFailure ? error.record : undefined, resolved.provider);
+    throw new IterationFailure(
+      'model',
+      error,
+      error instanceof AgentRunFailure ? error.record : undefined,
+      resolved.provider,
+    );
   }
 
-  const actual = record.toolCalls.map((c) => ({ toolName: tools.mcpName.get(c.toolName) ?? c.toolName, arguments: c.arguments, isError: c.isError }));
+  const actual = record.toolCalls.map((c) => ({
+    toolName: tools.mcpName.get(c.toolName) ?? c.toolName,
+    arguments: c.arguments,
+    isError: c.isError,
+  }));
   const score = scoreToolCalls({
     expected,
     actual,
@@ -187,7 +217,8 @@ export function failedOutcome(
   const error = failure.stage === 'tools' ? `could not list the servers' tools: ${decision.message}` : decision.message;
   const record = failure.record;
   const provider = failure.provider ?? iteration.provider;
-  const errorDetails = failure.stage === 'model' ? { ...decision.details, provider, model: iteration.model } : decision.details;
+  const errorDetails =
+    failure.stage === 'model' ? { ...decision.details, provider, model: iteration.model } : decision.details;
   return {
     status: 'failed',
     result: 'failed',
@@ -195,7 +226,8 @@ export function failedOutcome(
     provider,
     durationMs,
     usage: record?.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-    actualToolCalls: record?.toolCalls.map((c) => ({ toolName: c.toolName, arguments: c.arguments, isError: c.isError })) ?? [],
+    actualToolCalls:
+      record?.toolCalls.map((c) => ({ toolName: c.toolName, arguments: c.arguments, isError: c.isError })) ?? [],
     error,
     errorDetails,
     trace: { traceVersion: 1, messages: record?.messages ?? [], spans: record?.spans ?? [], prompts: [], error },

@@ -45,24 +45,33 @@ export interface MatchOptionsConflict {
   message: string;
 }
 
-const describe = (value: number | null) => (value === null ? 'any number of extra calls' : `at most ${value} extra call${value === 1 ? '' : 's'}`);
+const describe = (value: number | null) =>
+  value === null ? 'any number of extra calls' : `at most ${value} extra call${value === 1 ? '' : 's'}`;
 
 /**
  * The scorer's options for what was written (only the options given: the scorer fills in its defaults), and the
  * options spelt twice with different meanings.
  */
-export function normalizeMatchOptions(input: MatchOptionsInput): { options: Partial<MatchOptions>; conflicts: MatchOptionsConflict[] } {
+export function normalizeMatchOptions(input: MatchOptionsInput): {
+  options: Partial<MatchOptions>;
+  conflicts: MatchOptionsConflict[];
+} {
   const options: Partial<MatchOptions> = {};
   const conflicts: MatchOptionsConflict[] = [];
 
   if (input.toolCallOrder !== undefined) {
-    options.toolCallOrder = (PUBLIC_TOOL_CALL_ORDER as Record<string, ToolCallOrder>)[input.toolCallOrder] ?? (input.toolCallOrder as ToolCallOrder);
+    options.toolCallOrder =
+      (PUBLIC_TOOL_CALL_ORDER as Record<string, ToolCallOrder>)[input.toolCallOrder] ??
+      (input.toolCallOrder as ToolCallOrder);
   }
 
   const extras: { field: string; value: number | null }[] = [];
-  if (input.maxExtraToolCalls !== undefined) extras.push({ field: 'maxExtraToolCalls', value: input.maxExtraToolCalls });
-  if (input.extraToolCalls !== undefined) extras.push({ field: 'extraToolCalls', value: input.extraToolCalls === 'unlimited' ? null : input.extraToolCalls });
-  if (input.allowExtraToolCalls !== undefined) extras.push({ field: 'allowExtraToolCalls', value: input.allowExtraToolCalls ? null : 0 });
+  if (input.maxExtraToolCalls !== undefined)
+    extras.push({ field: 'maxExtraToolCalls', value: input.maxExtraToolCalls });
+  if (input.extraToolCalls !== undefined)
+    extras.push({ field: 'extraToolCalls', value: input.extraToolCalls === 'unlimited' ? null : input.extraToolCalls });
+  if (input.allowExtraToolCalls !== undefined)
+    extras.push({ field: 'allowExtraToolCalls', value: input.allowExtraToolCalls ? null : 0 });
   if (extras.length > 0) {
     options.maxExtraToolCalls = extras[0].value;
     if (extras.some((e) => e.value !== extras[0].value)) {
@@ -93,7 +102,8 @@ export function normalizeMatchOptions(input: MatchOptionsInput): { options: Part
 export function toPublicMatchOptions(options: Partial<MatchOptions>): PublicMatchOptions {
   const view: PublicMatchOptions = {};
   if (options.toolCallOrder !== undefined) view.toolCallOrder = INTERNAL_TO_PUBLIC_ORDER[options.toolCallOrder];
-  if (options.maxExtraToolCalls !== undefined) view.extraToolCalls = options.maxExtraToolCalls === null ? 'unlimited' : options.maxExtraToolCalls;
+  if (options.maxExtraToolCalls !== undefined)
+    view.extraToolCalls = options.maxExtraToolCalls === null ? 'unlimited' : options.maxExtraToolCalls;
   if (options.argumentMatching !== undefined) view.arguments = options.argumentMatching;
   return view;
 }

@@ -12,7 +12,10 @@ export interface RunContext {
   modelAccess: ModelAccess;
 }
 
-export async function loadRunContext(deps: { sql: Db; box: SecretBox; catalog: HostedModelCatalog }, runId: string): Promise<RunContext | undefined> {
+export async function loadRunContext(
+  deps: { sql: Db; box: SecretBox; catalog: HostedModelCatalog },
+  runId: string,
+): Promise<RunContext | undefined> {
   const run = await getRun(deps.sql, runId);
   if (!run) return undefined;
   const [servers, orgProviderKeys] = await Promise.all([

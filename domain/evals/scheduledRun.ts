@@ -22,7 +22,10 @@ export interface ScheduledRunDeps extends RunCreationDeps {
  * on the suite with its reason, logged and counted. The caller (workflows/scheduledSuiteRun.ts) starts the run's
  * evalRun workflow.
  */
-export async function startScheduledRun(deps: ScheduledRunDeps, { suiteId }: ScheduledSuiteRunInput): Promise<ScheduledRunOutcome> {
+export async function startScheduledRun(
+  deps: ScheduledRunDeps,
+  { suiteId }: ScheduledSuiteRunInput,
+): Promise<ScheduledRunOutcome> {
   const { sql, log } = deps;
   const skipped = async (reason: string, message: string, record: boolean): Promise<ScheduledRunOutcome> => {
     if (record) await recordScheduleSkip(sql, suiteId, { reason, message });
@@ -44,7 +47,13 @@ export async function startScheduledRun(deps: ScheduledRunDeps, { suiteId }: Sch
     deps.metrics?.scheduledRunOutcome({ outcome: 'started' });
     return {
       outcome: 'started',
-      run: { id: run.id, organizationId: run.organizationId, projectId: run.projectId, suiteId: run.suiteId, source: run.source },
+      run: {
+        id: run.id,
+        organizationId: run.organizationId,
+        projectId: run.projectId,
+        suiteId: run.suiteId,
+        source: run.source,
+      },
       about: { suiteName, projectName: suite.projectName, iterations },
     };
   } catch (error) {

@@ -295,7 +295,12 @@ function pairIgnoringOrder(
     }
     missingReasons.set(
       e,
-      missingReason(name, e, actual, (calls) => `"${name}" was called ${calls} time(s), but every call was matched to another expectation`),
+      missingReason(
+        name,
+        e,
+        actual,
+        (calls) => `"${name}" was called ${calls} time(s), but every call was matched to another expectation`,
+      ),
     );
   }
   return { actualIndex, missingReasons };
@@ -305,7 +310,12 @@ function pairIgnoringOrder(
  * Why expected call #e+1 found no partner when order is not strict: the tool was never called, else `whenCalled`
  * says what became of its calls (given how many there were).
  */
-function missingReason(name: string, e: number, actual: ActualToolCall[], whenCalled: (calls: number) => string): string {
+function missingReason(
+  name: string,
+  e: number,
+  actual: ActualToolCall[],
+  whenCalled: (calls: number) => string,
+): string {
   const calls = actual.filter((call) => call.toolName === name).length;
   return `Missing tool call "${name}" (expected #${e + 1}): ${calls === 0 ? 'the tool was never called' : whenCalled(calls)}`;
 }
@@ -385,7 +395,10 @@ function pairAsSubsequence(
       last = found;
       continue;
     }
-    missingReasons.set(e, missingReason(name, e, actual, () => `"${name}" was called, but not in the expected order`));
+    missingReasons.set(
+      e,
+      missingReason(name, e, actual, () => `"${name}" was called, but not in the expected order`),
+    );
   }
   return { actualIndex, missingReasons };
 }
@@ -455,9 +468,7 @@ export function scoreToolCalls(input: ScoreToolCallsInput): ToolCallScore {
 
     const cap = options.maxExtraToolCalls;
     if (cap !== null && unexpected.length > cap) {
-      reasons.push(
-        `${unexpected.length} unexpected tool call(s) exceed the limit of ${cap}: ${listNames(unexpected)}`,
-      );
+      reasons.push(`${unexpected.length} unexpected tool call(s) exceed the limit of ${cap}: ${listNames(unexpected)}`);
     }
   }
 

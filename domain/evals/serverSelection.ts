@@ -14,7 +14,10 @@ export async function requireServerSelection(sql: Db, projectId: string, serverI
   if (missing.length > 0) throw notFound(`server ${missing.join(', ')}`, { serverIds: missing });
   const disabled = servers.filter((s) => !s.enabled);
   if (disabled.length > 0) {
-    throw refused(`server ${disabled.map((s) => s.name).join(', ')} is disabled`, { reason: 'SERVER_DISABLED', serverIds: disabled.map((s) => s.id) });
+    throw refused(`server ${disabled.map((s) => s.name).join(', ')} is disabled`, {
+      reason: 'SERVER_DISABLED',
+      serverIds: disabled.map((s) => s.id),
+    });
   }
   return unique.map((id) => servers.find((s) => s.id === id)!);
 }
@@ -23,9 +26,19 @@ export async function requireServerSelection(sql: Db, projectId: string, serverI
  * The same servers, checked the same way, with their settings and secrets for what connects to them (tool
  * listing); decrypted only once the selection passed.
  */
-export async function requireServers(sql: Db, box: SecretBox, projectId: string, serverIds: string[]): Promise<SavedServer[]> {
+export async function requireServers(
+  sql: Db,
+  box: SecretBox,
+  projectId: string,
+  serverIds: string[],
+): Promise<SavedServer[]> {
   const selected = await requireServerSelection(sql, projectId, serverIds);
-  const servers = await getSavedServersByIds(sql, box, projectId, selected.map((s) => s.id));
+  const servers = await getSavedServersByIds(
+    sql,
+    box,
+    projectId,
+    selected.map((s) => s.id),
+  );
   // A server deleted between the two reads is missing, as if it had been deleted just before.
   const gone = selected.filter((s) => !servers.some((saved) => saved.id === s.id)).map((s) => s.id);
   if (gone.length > 0) throw notFound(`server ${gone.join(', ')}`, { serverIds: gone });

@@ -1,6 +1,16 @@
 import type { Sql } from '../../db/connection.js';
 import { failRunToStart, insertRun, lockOrganizationRuns, type ExecutedSource, type Run } from '../../db/evalRuns.js';
-import { createSuite, findSuite, listCases, lockLiveSuite, lockSuiteCases, upsertCases, type Case, type CaseUpsert, type Suite } from '../../db/evalSuites.js';
+import {
+  createSuite,
+  findSuite,
+  listCases,
+  lockLiveSuite,
+  lockSuiteCases,
+  upsertCases,
+  type Case,
+  type CaseUpsert,
+  type Suite,
+} from '../../db/evalSuites.js';
 import { findHost } from '../../db/hosts.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
 import type { SecretBox } from '../../db/secretBox.js';
@@ -65,7 +75,11 @@ class RunCapReached extends Error {
  * nothing written. The run's workflow is not started here: launchEvalRun starts it for the API, the scheduled
  * workflow starts it as its child.
  */
-export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, request: CreateRunBody): Promise<CreatedRun> {
+export async function createEvalRun(
+  deps: RunCreationDeps,
+  origin: RunOrigin,
+  request: CreateRunBody,
+): Promise<CreatedRun> {
   const { sql, box, catalog } = deps;
   let existing: Suite | undefined;
   if (request.suiteId) {
@@ -74,7 +88,10 @@ export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, re
   }
   const serverIds = request.serverIds ?? existing?.serverIds ?? [];
   if (serverIds.length === 0) {
-    throw refused('this suite has no saved server selection; pass serverIds', { suiteId: request.suiteId, reason: 'NO_SAVED_SERVER_SELECTION' });
+    throw refused('this suite has no saved server selection; pass serverIds', {
+      suiteId: request.suiteId,
+      reason: 'NO_SAVED_SERVER_SELECTION',
+    });
   }
   const servers = await requireServers(sql, box, origin.projectId, serverIds);
   // The run declares what its host declares, as the host is now (a later edit does not change a running run).
@@ -84,54 +101,61 @@ export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, re
   const modelApiKeys = request.modelApiKeys ?? {};
   const orgProviderKeys = await getProviderKeys(sql, box, origin.organizationId);
 
-  const create = () => sql.begin(async (tx) => {
-    const active = await lockOrganizationRuns(tx, origin.organizationId);
-    if (active >= deps.maxConcurrentRuns) throw new RunCapReached(active);
-    // A rerun holds its suite's row lock from here: a suite deleted meanwhile gets no run. A suiteName makes a
-    // new suite every time (names are not unique, as in the real product).
-    if (existing && !(await lockLiveSuite(tx, existing.id))) throw notFound('eval suite', { suiteId: existing.id });
-    const suite = existing ?? (await createSuite(tx, {
-      projectId: origin.projectId,
-      name: request.suiteName!,
-      description: request.suiteDescription,
-      serverIds: servers.map((s) => s.id),
-      defaultModel: request.model,
-      passCriteria: request.passCriteria,
-      source: 'api',
-      hostId,
-    }));
-    const tests = request.tests ?? [];
-    if (tests.length > 0) {
-      const { cases, adding } = await lockSuiteCases(tx, suite.id, tests);
-      checkSuiteCases(suite.id, cases, adding);
-    }
-    const caseUpsert = await upsertCases(tx, suite.id, tests.map((t) => ({ ...t, model: t.model ?? request.model })));
-    const cases = await listCases(tx, suite.id);
-    if (cases.length === 0) throw refused('the suite has no tests to run', { suiteId: suite.id, reason: 'NO_TESTS' });
-    // Refused here, the transaction takes back the inline tests (and a suite it created) with it.
-    const iterations = cases.reduce((planned, c) => planned + (request.iterationOverride ?? c.runs), 0);
-    checkPlannedIterations(suite.id, iterations);
-    const rejected = validateRunModels(
-      cases.map((c) => ({ model: c.model ?? suite.defaultModel ?? '', provider: c.provider })),
-      { catalog, orgProviderKeys, modelApiKeys },
-    );
-    if (rejected) throw rejected;
-    const run = await insertRun(tx, {
-      suiteId: suite.id,
-      projectId: origin.projectId,
-      organizationId: origin.organizationId,
-      source: origin.source,
-      notes: request.notes,
-      passCriteria: request.passCriteria ?? suite.passCriteria,
-      serverIds: servers.map((s) => s.id),
-      iterationOverride: request.iterationOverride,
-      modelKeysEnc: Object.keys(modelApiKeys).length > 0 ? box.encryptJson(modelApiKeys) : null,
-      createdByKeyId: origin.createdByKeyId,
-      hostId,
-      clientProfile: host ? hostClientProfile(host.config) : null,
+  const create = () =>
+    sql.begin(async (tx) => {
+      const active = await lockOrganizationRuns(tx, origin.organizationId);
+      if (active >= deps.maxConcurrentRuns) throw new RunCapReached(active);
+      // A rerun holds its suite's row lock from here: a suite deleted meanwhile gets no run. A suiteName makes a
+      // new suite every time (names are not unique, as in the real product).
+      if (existing && !(await lockLiveSuite(tx, existing.id))) throw notFound('eval suite', { suiteId: existing.id });
+      const suite =
+        existing ??
+        (await createSuite(tx, {
+          projectId: origin.projectId,
+          name: request.suiteName!,
+          description: request.suiteDescription,
+          serverIds: servers.map((s) => s.id),
+          defaultModel: request.model,
+          passCriteria: request.passCriteria,
+          source: 'api',
+          hostId,
+        }));
+      const tests = request.tests ?? [];
+      if (tests.length > 0) {
+        const { cases, adding } = await lockSuiteCases(tx, suite.id, tests);
+        checkSuiteCases(suite.id, cases, adding);
+      }
+      const caseUpsert = await upsertCases(
+        tx,
+        suite.id,
+        tests.map((t) => ({ ...t, model: t.model ?? request.model })),
+      );
+      const cases = await listCases(tx, suite.id);
+      if (cases.length === 0) throw refused('the suite has no tests to run', { suiteId: suite.id, reason: 'NO_TESTS' });
+      // Refused here, the transaction takes back the inline tests (and a suite it created) with it.
+      const iterations = cases.reduce((planned, c) => planned + (request.iterationOverride ?? c.runs), 0);
+      checkPlannedIterations(suite.id, iterations);
+      const rejected = validateRunModels(
+        cases.map((c) => ({ model: c.model ?? suite.defaultModel ?? '', provider: c.provider })),
+        { catalog, orgProviderKeys, modelApiKeys },
+      );
+      if (rejected) throw rejected;
+      const run = await insertRun(tx, {
+        suiteId: suite.id,
+        projectId: origin.projectId,
+        organizationId: origin.organizationId,
+        source: origin.source,
+        notes: request.notes,
+        passCriteria: request.passCriteria ?? suite.passCriteria,
+        serverIds: servers.map((s) => s.id),
+        iterationOverride: request.iterationOverride,
+        modelKeysEnc: Object.keys(modelApiKeys).length > 0 ? box.encryptJson(modelApiKeys) : null,
+        createdByKeyId: origin.createdByKeyId,
+        hostId,
+        clientProfile: host ? hostClientProfile(host.config) : null,
+      });
+      return { run, caseUpsert, cases, suiteName: suite.name, iterations };
     });
-    return { run, caseUpsert, cases, suiteName: suite.name, iterations };
-  });
   // At the cap, the counted runs are checked against Temporal (outside the transaction: no network call holds the
   // lock): a run whose workflow was terminated in Web UI frees its slot here, not only when someone reads it.
   const capped = (error: unknown) => {
@@ -139,7 +163,8 @@ export async function createEvalRun(deps: RunCreationDeps, origin: RunOrigin, re
     throw error;
   };
   let created = await create().catch(capped);
-  if (created instanceof RunCapReached && (await deps.reconcileAtCap(origin.organizationId)) > 0) created = await create().catch(capped);
+  if (created instanceof RunCapReached && (await deps.reconcileAtCap(origin.organizationId)) > 0)
+    created = await create().catch(capped);
   if (created instanceof RunCapReached) {
     throw new OperationFailure(
       'RATE_LIMITED',

@@ -6,7 +6,10 @@ export type RunSummary = RunStatistics;
  * The run summary (pass rate plus statistics) and its result, the same for executed and ingested runs.
  * `result` is passed when passRate*100 >= minimumPassRate; a run with nothing finished has no result.
  */
-export function summarizeRun(outcomes: IterationOutcome[], passCriteria: { minimumPassRate: number }): { summary: RunSummary; result: 'passed' | 'failed' | null } {
+export function summarizeRun(
+  outcomes: IterationOutcome[],
+  passCriteria: { minimumPassRate: number },
+): { summary: RunSummary; result: 'passed' | 'failed' | null } {
   const summary = summarizeIterations(outcomes);
   if (summary.total === 0) return { summary, result: null };
   return { summary, result: summary.passRate * 100 >= passCriteria.minimumPassRate ? 'passed' : 'failed' };

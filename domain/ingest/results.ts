@@ -46,7 +46,10 @@ export function toCaseInput(result: IngestResult): CaseInput {
     query: result.query ?? '',
     model: result.model,
     provider: result.provider,
-    expectedToolCalls: result.expectedToolCalls?.map(({ toolName, arguments: args }) => ({ toolName, ...(args !== undefined && { arguments: args }) })),
+    expectedToolCalls: result.expectedToolCalls?.map(({ toolName, arguments: args }) => ({
+      toolName,
+      ...(args !== undefined && { arguments: args }),
+    })),
     isNegativeTest: result.isNegativeTest,
     externalCaseId: result.externalCaseId,
   };
@@ -58,7 +61,11 @@ const whole = (value: number | undefined) => (value === undefined ? undefined : 
  * The stored iteration of a reported result. The reporter's `passed` is the result, as reported: it is not
  * re-scored. An `error` makes the iteration `failed` (it broke), otherwise it is `completed`.
  */
-export function toIngestedIteration(result: IngestResult, caseId: string | null, iterationNumber: number): IngestedIteration {
+export function toIngestedIteration(
+  result: IngestResult,
+  caseId: string | null,
+  iterationNumber: number,
+): IngestedIteration {
   const input = whole(result.tokens?.input) ?? 0;
   const output = whole(result.tokens?.output) ?? 0;
   return {

@@ -2,7 +2,12 @@ import type { Tx } from '../../db/connection.js';
 import { getRun, insertRun, markRunStarted, type Run } from '../../db/evalRuns.js';
 import { findOrCreateSuiteByName, lockSuiteCases } from '../../db/evalSuites.js';
 import { findCasesByIdentity, insertReportedCases } from '../../db/ingestCases.js';
-import { countIterations, insertIngestedIterations, knownExternalIterationIds, lastIterationNumbers } from '../../db/ingestIterations.js';
+import {
+  countIterations,
+  insertIngestedIterations,
+  knownExternalIterationIds,
+  lastIterationNumbers,
+} from '../../db/ingestIterations.js';
 import { findRunByExternalId, isExternalRunConflict, lockRun } from '../../db/ingestRuns.js';
 import { listStoredServers } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
@@ -110,9 +115,15 @@ export async function appendResults(tx: Tx, run: Run, results: IngestResult[]): 
   let inserted = 0;
   if (fresh.length > 0) {
     if (run.status !== 'running') {
-      throw new OperationFailure('CONFLICT', `run ${run.id} is already ${run.status}; start a new run (another externalRunId) to report more results`, {
-        runId: run.id, status: run.status, reason: 'RUN_FINALIZED',
-      });
+      throw new OperationFailure(
+        'CONFLICT',
+        `run ${run.id} is already ${run.status}; start a new run (another externalRunId) to report more results`,
+        {
+          runId: run.id,
+          status: run.status,
+          reason: 'RUN_FINALIZED',
+        },
+      );
     }
     checkIngestedIterations(run.id, held, fresh.length);
     const caseIds = await storeCases(tx, run.suiteId, fresh);
@@ -166,7 +177,8 @@ async function findReportedCases(tx: Tx, suiteId: string, results: IngestResult[
   });
   const found = new Map<string, string>();
   for (const row of rows) {
-    if (row.externalCaseId !== null) found.set(caseIdentity({ caseTitle: row.title, externalCaseId: row.externalCaseId }), row.id);
+    if (row.externalCaseId !== null)
+      found.set(caseIdentity({ caseTitle: row.title, externalCaseId: row.externalCaseId }), row.id);
     found.set(caseIdentity({ caseTitle: row.title, query: row.query }), row.id);
   }
   return found;

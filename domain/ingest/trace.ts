@@ -22,7 +22,12 @@ export interface TraceSpanInput {
 export type TraceInput =
   | string
   | TraceMessage[]
-  | { messages?: TraceMessage[]; spans?: TraceSpanInput[]; prompts?: Record<string, unknown>[]; [extra: string]: unknown };
+  | {
+      messages?: TraceMessage[];
+      spans?: TraceSpanInput[];
+      prompts?: Record<string, unknown>[];
+      [extra: string]: unknown;
+    };
 
 type Row = Record<string, unknown>;
 const isRow = (value: unknown): value is Row => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -38,7 +43,11 @@ export function normalizeTrace(result: IngestResult): object | null {
   const { trace } = result;
   if (trace === undefined) return null;
   const given: Exclude<TraceInput, string | TraceMessage[]> =
-    typeof trace === 'string' ? { messages: [{ role: 'assistant', content: trace }] } : Array.isArray(trace) ? { messages: trace } : trace;
+    typeof trace === 'string'
+      ? { messages: [{ role: 'assistant', content: trace }] }
+      : Array.isArray(trace)
+        ? { messages: trace }
+        : trace;
   const { messages, spans, prompts, ...extra } = given;
   return {
     ...extra,
@@ -51,7 +60,17 @@ export function normalizeTrace(result: IngestResult): object | null {
 
 /** A reporter's per-prompt analysis in our field names; the MCPJam SDK names argument mismatches differently. */
 function toPrompt(given: Row, index: number, result: IngestResult): Row {
-  const { promptIndex, prompt, expectedToolCalls, actualToolCalls, passed, missing, unexpected, argumentMismatches, ...extra } = given;
+  const {
+    promptIndex,
+    prompt,
+    expectedToolCalls,
+    actualToolCalls,
+    passed,
+    missing,
+    unexpected,
+    argumentMismatches,
+    ...extra
+  } = given;
   return {
     ...extra,
     promptIndex: typeof promptIndex === 'number' ? promptIndex : index,
@@ -84,8 +103,15 @@ function toArgumentMismatch(mismatch: Row): Row {
  * the reporter's verdict: the analysis explains, it does not re-judge.
  */
 function analysedPrompt(result: IngestResult): Row {
-  const expected = (result.expectedToolCalls ?? []).map(({ toolName, arguments: args }) => ({ toolName, ...(args !== undefined && { arguments: args }) }));
-  const actual = (result.actualToolCalls ?? []).map((call) => ({ ...call, arguments: call.arguments ?? {}, isError: call.isError === true }));
+  const expected = (result.expectedToolCalls ?? []).map(({ toolName, arguments: args }) => ({
+    toolName,
+    ...(args !== undefined && { arguments: args }),
+  }));
+  const actual = (result.actualToolCalls ?? []).map((call) => ({
+    ...call,
+    arguments: call.arguments ?? {},
+    isError: call.isError === true,
+  }));
   const score = scoreToolCalls({ expected, actual, isNegativeTest: result.isNegativeTest });
   return {
     promptIndex: 0,

@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Sql, Tx } from '../../db/connection.js';
 import { randomBase62 } from '../../db/ids.js';
-import { claimArtifactSlot, createArtifactSlot, findArtifactSlot, recordArtifactReply, type ArtifactFormat, type ArtifactSlot } from '../../db/ingestArtifacts.js';
+import {
+  claimArtifactSlot,
+  createArtifactSlot,
+  findArtifactSlot,
+  recordArtifactReply,
+  type ArtifactFormat,
+  type ArtifactSlot,
+} from '../../db/ingestArtifacts.js';
 import { checkArtifactResults } from '../limits.js';
 import { findRunByExternalId } from '../../db/ingestRuns.js';
 import { artifactSource, parseArtifact, type Artifact } from './artifacts/index.js';
@@ -18,10 +25,22 @@ export const hashUploadToken = (token: string) => createHash('sha256').update(to
 /** Opens a single-use upload slot; the caller turns the token into a URL. Only its hash is stored. */
 export async function openUploadSlot(
   sql: Sql,
-  input: { organizationId: string; projectId: string; keyId: string; format: ArtifactFormat | null; suiteName: string | null; externalRunId: string | null },
+  input: {
+    organizationId: string;
+    projectId: string;
+    keyId: string;
+    format: ArtifactFormat | null;
+    suiteName: string | null;
+    externalRunId: string | null;
+  },
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBase62(TOKEN_LENGTH);
-  const slot = await createArtifactSlot(sql, { ...input, tokenHash: hashUploadToken(token), ttlMs: UPLOAD_URL_TTL_MS, createdByKeyId: input.keyId });
+  const slot = await createArtifactSlot(sql, {
+    ...input,
+    tokenHash: hashUploadToken(token),
+    ttlMs: UPLOAD_URL_TTL_MS,
+    createdByKeyId: input.keyId,
+  });
   return { token, expiresAt: slot.expiresAt };
 }
 
@@ -44,7 +63,10 @@ export type UploadOutcome = { kind: 'stored'; reply: UploadReply } | UploadRefus
  * The slot a token names, looked up before a byte of the body is read, or why the URL takes no upload. A used
  * slot is returned too: whether the upload is a retry of the same bytes depends on the body.
  */
-export async function findUploadSlot(sql: Sql, token: string): Promise<{ kind: 'slot'; slot: ArtifactSlot } | UploadRefusal> {
+export async function findUploadSlot(
+  sql: Sql,
+  token: string,
+): Promise<{ kind: 'slot'; slot: ArtifactSlot } | UploadRefusal> {
   const slot = await findArtifactSlot(sql, hashUploadToken(token));
   if (!slot) return { kind: 'unknown' };
   if (!slot.mintingKeyUsable) return { kind: 'revoked' };
@@ -59,7 +81,12 @@ export async function findUploadSlot(sql: Sql, token: string): Promise<{ kind: '
  * transaction opens, so parsing holds no connection and an artifact refused writes nothing. The same bytes sent
  * again (a client retrying a reply it lost) get the first reply back.
  */
-export async function receiveUpload(sql: Sql, token: string, found: ArtifactSlot, blob: { content: Buffer; contentType: string | null }): Promise<UploadOutcome> {
+export async function receiveUpload(
+  sql: Sql,
+  token: string,
+  found: ArtifactSlot,
+  blob: { content: Buffer; contentType: string | null },
+): Promise<UploadOutcome> {
   const tokenHash = hashUploadToken(token);
   const sha256 = createHash('sha256').update(blob.content).digest('hex');
   if (found.usedAt) return refusalOf(found, sha256);
@@ -67,7 +94,8 @@ export async function receiveUpload(sql: Sql, token: string, found: ArtifactSlot
   const reply = await sql.begin(async (tx) => {
     const slot = await claimArtifactSlot(tx, tokenHash, { ...blob, sha256 });
     if (!slot) return undefined;
-    const ingested = slot.format && artifact ? await ingestArtifact(tx, slot, slot.format, artifact, blob.content) : undefined;
+    const ingested =
+      slot.format && artifact ? await ingestArtifact(tx, slot, slot.format, artifact, blob.content) : undefined;
     const stored: UploadReply = { ok: true, storageId: slot.id, ...ingested };
     await recordArtifactReply(tx, slot.id, { runId: ingested?.runId ?? null, reply: stored });
     return stored;
@@ -82,7 +110,10 @@ function refusalOf(slot: ArtifactSlot | undefined, sha256?: string): UploadOutco
   if (!slot) return { kind: 'unknown' };
   if (!slot.mintingKeyUsable) return { kind: 'revoked' };
   // The stored reply is the UploadReply receiveUpload recorded.
-  if (slot.usedAt) return slot.contentSha256 === sha256 && slot.reply ? { kind: 'stored', reply: slot.reply as UploadReply } : { kind: 'used', usedAt: slot.usedAt };
+  if (slot.usedAt)
+    return slot.contentSha256 === sha256 && slot.reply
+      ? { kind: 'stored', reply: slot.reply as UploadReply }
+      : { kind: 'used', usedAt: slot.usedAt };
   return { kind: 'expired', expiredAt: slot.expiresAt };
 }
 
@@ -99,21 +130,28 @@ function readArtifact(format: ArtifactFormat, content: Buffer): Artifact {
  * run on purpose.
  */
 export function artifactRunId(slot: Pick<ArtifactSlot, 'format' | 'suiteName'>, content: Buffer): string {
-  const digest = createHash('sha256').update(`${slot.format ?? ''}\u0000${slot.suiteName ?? ''}\u0000`).update(content).digest('hex');
+  const digest = createHash('sha256')
+    .update(`${slot.format ?? ''}\u0000${slot.suiteName ?? ''}\u0000`)
+    .update(content)
+    .digest('hex');
   return `artifact:sha256:${digest}`;
 }
 
 async function ingestArtifact(tx: Tx, slot: ArtifactSlot, format: ArtifactFormat, artifact: Artifact, content: Buffer) {
   const externalRunId = slot.externalRunId ?? artifactRunId(slot, content);
   const existing = await findRunByExternalId(tx, slot.projectId, externalRunId);
-  const run = await reportRun(tx, {
-    projectId: slot.projectId,
-    organizationId: slot.organizationId,
-    keyId: slot.createdByKeyId,
-    suiteName: slot.suiteName ?? artifact.suiteName ?? artifactSource[format].suiteName,
-    externalRunId,
-    framework: artifactSource[format].framework,
-  }, artifact.results);
+  const run = await reportRun(
+    tx,
+    {
+      projectId: slot.projectId,
+      organizationId: slot.organizationId,
+      keyId: slot.createdByKeyId,
+      suiteName: slot.suiteName ?? artifact.suiteName ?? artifactSource[format].suiteName,
+      externalRunId,
+      framework: artifactSource[format].framework,
+    },
+    artifact.results,
+  );
   const reused = existing !== undefined && existing.status !== 'running';
   return { ...runOutcome(run), skipped: artifact.results.filter((r) => r.skipped).length, ...(reused && { reused }) };
 }

@@ -1,5 +1,9 @@
 import { createPrivateKey } from 'node:crypto';
-import { ClientCredentialsProvider, createPrivateKeyJwtAuth, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import {
+  ClientCredentialsProvider,
+  createPrivateKeyJwtAuth,
+  PrivateKeyJwtProvider,
+} from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { SavedServer } from '../../db/servers.js';
@@ -11,13 +15,23 @@ import { sameUrl } from './discovery.js';
  * server's metadata lists only client_secret_post: the SDK picks from the metadata) or with a JWT signed by its
  * private key (RFC 7523 §2.2, private_key_jwt). The scope is the server's saved scopes, omitted when there are none.
  */
-export function machineClient(server: SavedServer, authorizationServerUrl: string, metadata: AuthorizationServerMetadata | undefined): OAuthClientProvider {
+export function machineClient(
+  server: SavedServer,
+  authorizationServerUrl: string,
+  metadata: AuthorizationServerMetadata | undefined,
+): OAuthClientProvider {
   const clientId = server.oauthClientId ?? '';
   const scope = server.oauthScopes.length ? server.oauthScopes.join(' ') : undefined;
   if (server.privateKey && server.signingAlg) {
     // As a JWK: the SDK reads PEM only for RSA and EC keys, a JWK of any kind (Ed25519 too).
     const privateKey = createPrivateKey(server.privateKey).export({ format: 'jwk' }) as Record<string, unknown>;
-    const client: OAuthClientProvider = new PrivateKeyJwtProvider({ clientId, privateKey, algorithm: server.signingAlg, expectedIssuer: authorizationServerUrl, scope });
+    const client: OAuthClientProvider = new PrivateKeyJwtProvider({
+      clientId,
+      privateKey,
+      algorithm: server.signingAlg,
+      expectedIssuer: authorizationServerUrl,
+      scope,
+    });
     // The SDK's provider takes the assertion's audience from the metadata unchecked; this one is checked.
     client.addClientAuthentication = createPrivateKeyJwtAuth({
       issuer: clientId,
@@ -28,7 +42,12 @@ export function machineClient(server: SavedServer, authorizationServerUrl: strin
     });
     return client;
   }
-  return new ClientCredentialsProvider({ clientId, clientSecret: server.clientSecret ?? '', expectedIssuer: authorizationServerUrl, scope });
+  return new ClientCredentialsProvider({
+    clientId,
+    clientSecret: server.clientSecret ?? '',
+    expectedIssuer: authorizationServerUrl,
+    scope,
+  });
 }
 
 /**
@@ -36,7 +55,10 @@ export function machineClient(server: SavedServer, authorizationServerUrl: strin
  * only when it names the authorization server Runway pinned (RFC 8414 §3.3 says it must): a metadata document
  * claiming another issuer would otherwise get an assertion it could replay at that other server.
  */
-export function assertionAudience(authorizationServerUrl: string, metadata: AuthorizationServerMetadata | undefined): string {
+export function assertionAudience(
+  authorizationServerUrl: string,
+  metadata: AuthorizationServerMetadata | undefined,
+): string {
   const issuer = metadata?.issuer;
   return issuer && sameUrl(issuer, authorizationServerUrl) ? issuer : authorizationServerUrl;
 }

@@ -25,7 +25,10 @@ export function profileKey(profile: ClientProfile): string {
  * The profile an operation needs: an operation that brings its own elicitation answer (a tools/call body, a test
  * case's script) declares elicitation, so the server may ask, whatever the profile says.
  */
-export function profileFor(profile: ClientProfile, answers: { elicitation?: ElicitationAnswer } | undefined): ClientProfile {
+export function profileFor(
+  profile: ClientProfile,
+  answers: { elicitation?: ElicitationAnswer } | undefined,
+): ClientProfile {
   return answers?.elicitation && !profile.elicitation ? { ...profile, elicitation: {} } : profile;
 }
 
@@ -56,13 +59,17 @@ export function hostClientProfile(config: unknown): ClientProfile {
   const host = record(config);
   const capabilities = record(host?.clientCapabilities) ?? {};
   const listed = host?.roots;
-  const roots = Array.isArray(listed) ? listed.filter((root): root is ClientRoot => typeof record(root)?.uri === 'string') : undefined;
+  const roots = Array.isArray(listed)
+    ? listed.filter((root): root is ClientRoot => typeof record(root)?.uri === 'string')
+    : undefined;
   const elicitation = record(capabilities.elicitation);
   const clientInfo = hostClientInfo(host);
   return {
     ...(clientInfo ? { clientInfo } : {}),
     ...(elicitation ? { elicitation: elicitation.url !== undefined ? { url: true } : {} } : {}),
     ...(record(capabilities.sampling) ? { sampling: {} } : {}),
-    ...(roots || record(capabilities.roots) ? { roots: (roots ?? []).map((r) => ({ uri: r.uri, ...(typeof r.name === 'string' ? { name: r.name } : {}) })) } : {}),
+    ...(roots || record(capabilities.roots)
+      ? { roots: (roots ?? []).map((r) => ({ uri: r.uri, ...(typeof r.name === 'string' ? { name: r.name } : {}) })) }
+      : {}),
   };
 }

@@ -27,15 +27,25 @@ export interface ClientAnswers {
  * (the pool lends a session to one such operation at a time), if any. Requests for anything else, declared or not,
  * get the SDK's JSON-RPC error (-32601 for an unknown method, -32602 for an undeclared elicitation mode).
  */
-export function answerServerRequests(client: Client, profile: ClientProfile, current: () => ClientAnswers | undefined): void {
+export function answerServerRequests(
+  client: Client,
+  profile: ClientProfile,
+  current: () => ClientAnswers | undefined,
+): void {
   const { elicitation, sampling, roots } = profile;
   if (elicitation) {
-    client.setRequestHandler(ElicitRequestSchema, (request) => answerElicitation(current()?.elicitation ?? elicitation.answer ?? DECLINE, request.params));
+    client.setRequestHandler(ElicitRequestSchema, (request) =>
+      answerElicitation(current()?.elicitation ?? elicitation.answer ?? DECLINE, request.params),
+    );
   }
   if (sampling) {
     client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
       const sample = current()?.sample;
-      if (!sample) throw new McpError(SAMPLING_REJECTED, 'sampling request declined: Runway answers sampling only in eval runs, with the run\'s model');
+      if (!sample)
+        throw new McpError(
+          SAMPLING_REJECTED,
+          "sampling request declined: Runway answers sampling only in eval runs, with the run's model",
+        );
       return await sample(request.params, extra.signal);
     });
   }

@@ -1,7 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, type Implementation, type RequestId, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  type Implementation,
+  type RequestId,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SavedServer } from '../../db/servers.js';
 import type { OperationFailure } from '../failures.js';
@@ -11,7 +17,13 @@ import { toOperationFailure } from './failures.js';
 import { refusalsAsErrors } from './refusals.js';
 import { StreamSupervisor, type LostStream } from './resumption.js';
 import type { McpTimeouts, Phase } from './timeouts.js';
-import { createTransport, transportKindsFor, type ChildReport, type Credentials, type TransportKind } from './transports.js';
+import {
+  createTransport,
+  transportKindsFor,
+  type ChildReport,
+  type Credentials,
+  type TransportKind,
+} from './transports.js';
 
 /** What initialization told us about the server (the validate reply's initInfo). */
 export interface InitInfo {
@@ -59,7 +71,10 @@ export const CLIENT_INFO: Implementation = { name: 'runway', version: '0.1.0' };
  * Opens and initializes a session, timing the connect and initialize phases separately. An `http` server that
  * refuses streamable HTTP is tried again over SSE. Failures come out typed (OperationFailure).
  */
-export async function openConnection(target: ConnectTarget, timings: ConnectTimings = { connectMs: 0, initializeMs: 0 }): Promise<McpConnection> {
+export async function openConnection(
+  target: ConnectTarget,
+  timings: ConnectTimings = { connectMs: 0, initializeMs: 0 },
+): Promise<McpConnection> {
   const kinds = transportKindsFor(target.server);
   for (let i = 0; ; i++) {
     try {
@@ -75,7 +90,11 @@ export async function openConnection(target: ConnectTarget, timings: ConnectTimi
 const refusesTransport = (failure: OperationFailure) =>
   failure.code === 'SERVER_UNREACHABLE' && [400, 404, 405].includes(failure.details?.status as number);
 
-async function connectOver(kind: TransportKind, { server, credentials, timeouts, dataDir, profile = server.clientProfile }: ConnectTarget, timings: ConnectTimings): Promise<McpConnection> {
+async function connectOver(
+  kind: TransportKind,
+  { server, credentials, timeouts, dataDir, profile = server.clientProfile }: ConnectTarget,
+  timings: ConnectTimings,
+): Promise<McpConnection> {
   let phase: Phase = 'connect';
   let startedAt = Date.now();
   const enterInitialize = () => {
@@ -87,14 +106,22 @@ async function connectOver(kind: TransportKind, { server, credentials, timeouts,
   // Streamable HTTP opens no connection until its first request, so there the connect phase ends with the
   // server's first HTTP answer; a refused or unresolvable address is then a connect failure, as for the others.
   // Inside that: the streams are watched (resumption bounds); outside: an HTTP error answer becomes typed.
-  const supervisor = kind === 'streamable-http' ? new StreamSupervisor(timeouts.resumption, (ids, lost) => failLost(ids, lost)) : undefined;
+  const supervisor =
+    kind === 'streamable-http'
+      ? new StreamSupervisor(timeouts.resumption, (ids, lost) => failLost(ids, lost))
+      : undefined;
   const watched = supervisor?.wrap(fetch) ?? fetch;
   const observe: FetchLike = async (url, init) => {
     const response = await watched(url, init);
     enterInitialize();
     return response;
   };
-  const created = createTransport(kind, server, { credentials, fetch: kind === 'streamable-http' ? refusalsAsErrors(observe) : undefined, dataDir, resumption: timeouts.resumption });
+  const created = createTransport(kind, server, {
+    credentials,
+    fetch: kind === 'streamable-http' ? refusalsAsErrors(observe) : undefined,
+    dataDir,
+    resumption: timeouts.resumption,
+  });
   const { transport } = created;
   // A host's profile introduces the client as that host (its clientInfo); otherwise Runway names itself.
   const client = new Client(profile.clientInfo ?? CLIENT_INFO, { capabilities: declaredCapabilities(profile) });
@@ -103,7 +130,12 @@ async function connectOver(kind: TransportKind, { server, credentials, timeouts,
   // A request whose response stream cannot come back fails alone, as if the transport had delivered that answer
   // (the SDK has no other way to fail one request); its data marks it as ours (failures.ts).
   const failLost = (ids: RequestId[], lost: LostStream) => {
-    for (const id of ids) transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: lost.why, data: lost } });
+    for (const id of ids)
+      transport.onmessage?.({
+        jsonrpc: '2.0',
+        id,
+        error: { code: ErrorCode.ConnectionClosed, message: lost.why, data: lost },
+      });
   };
   if (supervisor) transport.onmessage = (message) => supervisor.delivered(message);
 
@@ -171,7 +203,8 @@ async function connectOver(kind: TransportKind, { server, credentials, timeouts,
     close: async () => {
       // A streamable HTTP session is ended on the server too (the spec's DELETE with the session id), briefly:
       // a server that does not answer must not hold up closing. A server without the feature answers 405.
-      if (transport instanceof StreamableHTTPClientTransport) await withDeadline(transport.terminateSession(), SESSION_END_MS).catch(() => {});
+      if (transport instanceof StreamableHTTPClientTransport)
+        await withDeadline(transport.terminateSession(), SESSION_END_MS).catch(() => {});
       await client.close();
     },
   };

@@ -36,7 +36,8 @@ export class OAuthFailure extends Error {
 export function failureCode(stage: OAuthStage, error: unknown): string {
   if (error instanceof OAuthFailure) return error.code;
   if (error instanceof OutboundError) return `${stage}_${error.kind}`;
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return `${stage}_timeout`;
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+    return `${stage}_timeout`;
   return `${stage}_invalid_response`;
 }
 
@@ -52,7 +53,11 @@ const METADATA_HEADERS = { 'MCP-Protocol-Version': LATEST_PROTOCOL_VERSION, Acce
  * GETs each candidate in turn. The first 2xx is the document; a 4xx means "not published here", so the next is
  * tried; anything else fails the stage. Undefined when every candidate answered 4xx.
  */
-async function firstPublished<T>(stage: OAuthStage, fetch: FetchLike, candidates: { url: URL; parse: (json: unknown) => T }[]): Promise<Published<T> | undefined> {
+async function firstPublished<T>(
+  stage: OAuthStage,
+  fetch: FetchLike,
+  candidates: { url: URL; parse: (json: unknown) => T }[],
+): Promise<Published<T> | undefined> {
   for (const { url, parse } of candidates) {
     try {
       const response = await fetch(url, { headers: METADATA_HEADERS });
@@ -67,7 +72,11 @@ async function firstPublished<T>(stage: OAuthStage, fetch: FetchLike, candidates
 }
 
 /** RFC 9728 protected-resource metadata: at the WWW-Authenticate pointer, else path-aware, else root well-known. */
-export async function fetchResourceMetadata(serverUrl: string, pointer: string | undefined, fetch: FetchLike): Promise<Published<OAuthProtectedResourceMetadata> | undefined> {
+export async function fetchResourceMetadata(
+  serverUrl: string,
+  pointer: string | undefined,
+  fetch: FetchLike,
+): Promise<Published<OAuthProtectedResourceMetadata> | undefined> {
   const server = new URL(serverUrl);
   const urls: URL[] = [];
   if (pointer) urls.push(new URL(pointer));
@@ -75,14 +84,22 @@ export async function fetchResourceMetadata(serverUrl: string, pointer: string |
   if (path) urls.push(new URL(`/.well-known/oauth-protected-resource${path}${server.search}`, server));
   urls.push(new URL('/.well-known/oauth-protected-resource', server));
   const unique = urls.filter((url, i) => urls.findIndex((other) => other.href === url.href) === i);
-  return await firstPublished('resource_metadata', fetch, unique.map((url) => ({ url, parse: (json) => OAuthProtectedResourceMetadataSchema.parse(json) })));
+  return await firstPublished(
+    'resource_metadata',
+    fetch,
+    unique.map((url) => ({ url, parse: (json) => OAuthProtectedResourceMetadataSchema.parse(json) })),
+  );
 }
 
 /** RFC 8414, then OpenID Connect discovery, at the URLs the SDK derives from the authorization server's URL. */
-export async function fetchAuthorizationServerMetadata(authorizationServerUrl: string, fetch: FetchLike): Promise<Published<AuthorizationServerMetadata> | undefined> {
+export async function fetchAuthorizationServerMetadata(
+  authorizationServerUrl: string,
+  fetch: FetchLike,
+): Promise<Published<AuthorizationServerMetadata> | undefined> {
   const candidates = buildDiscoveryUrls(authorizationServerUrl).map(({ url, type }) => ({
     url,
-    parse: (json: unknown): AuthorizationServerMetadata => (type === 'oauth' ? OAuthMetadataSchema.parse(json) : OpenIdProviderDiscoveryMetadataSchema.parse(json)),
+    parse: (json: unknown): AuthorizationServerMetadata =>
+      type === 'oauth' ? OAuthMetadataSchema.parse(json) : OpenIdProviderDiscoveryMetadataSchema.parse(json),
   }));
   return await firstPublished('metadata', fetch, candidates);
 }
@@ -97,16 +114,29 @@ export interface AdvertisedAuthorization {
 }
 
 /** The authorization servers a saved server advertises for itself. */
-export async function advertisedAuthorization(serverUrl: string, pointer: string | undefined, fetch: FetchLike): Promise<AdvertisedAuthorization> {
+export async function advertisedAuthorization(
+  serverUrl: string,
+  pointer: string | undefined,
+  fetch: FetchLike,
+): Promise<AdvertisedAuthorization> {
   const origin = new URL('/', serverUrl).href;
   const found = await fetchResourceMetadata(serverUrl, pointer, fetch);
   if (!found) return { authorizationServers: [origin] };
   // RFC 9728 §3.3: metadata about another resource is not about this server.
-  if (!checkResourceAllowed({ requestedResource: resourceUrlFromServerUrl(serverUrl), configuredResource: found.metadata.resource })) {
+  if (
+    !checkResourceAllowed({
+      requestedResource: resourceUrlFromServerUrl(serverUrl),
+      configuredResource: found.metadata.resource,
+    })
+  ) {
     throw new OAuthFailure('resource_mismatch');
   }
   const servers = (found.metadata.authorization_servers ?? []).filter(isHttpUrl);
-  return { authorizationServers: servers.length ? servers : [origin], resource: found.metadata.resource, resourceMetadataUrl: found.url };
+  return {
+    authorizationServers: servers.length ? servers : [origin],
+    resource: found.metadata.resource,
+    resourceMetadataUrl: found.url,
+  };
 }
 
 /**
@@ -114,7 +144,11 @@ export async function advertisedAuthorization(serverUrl: string, pointer: string
  * metadata, the 2025-03-26 default (`/token`) applies only when the authorization server is the saved server's own
  * origin; anything else is refused before a request is sent.
  */
-export function tokenEndpointFor(authorizationServerUrl: string, metadata: AuthorizationServerMetadata | undefined, serverUrl: string): URL {
+export function tokenEndpointFor(
+  authorizationServerUrl: string,
+  metadata: AuthorizationServerMetadata | undefined,
+  serverUrl: string,
+): URL {
   const issuer = new URL(authorizationServerUrl);
   if (!metadata) {
     if (issuer.origin === new URL(serverUrl).origin && issuer.pathname === '/') return new URL('/token', issuer);
@@ -136,7 +170,10 @@ export const canonicalResource = (serverUrl: string): string => resourceUrlFromS
 /** Whether a resource indicator may be sent for the saved server (the same URL, or a prefix of it on its origin). */
 export function resourceAllowed(resource: string, serverUrl: string): boolean {
   try {
-    return checkResourceAllowed({ requestedResource: resourceUrlFromServerUrl(serverUrl), configuredResource: resource });
+    return checkResourceAllowed({
+      requestedResource: resourceUrlFromServerUrl(serverUrl),
+      configuredResource: resource,
+    });
   } catch {
     return false;
   }

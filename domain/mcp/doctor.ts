@@ -12,7 +12,8 @@ export interface DoctorCheck {
   durationMs: number;
 }
 
-type CheckName = 'probe' | 'connection' | 'initialization' | 'capabilities' | 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
+type CheckName =
+  'probe' | 'connection' | 'initialization' | 'capabilities' | 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 
 /** What the transport probe found, before any MCP session (probe.ts). */
 export interface DoctorProbe {
@@ -72,11 +73,21 @@ const skipped = (detail: string): DoctorCheck => ({ status: 'skipped', detail, d
  * instead of throwing: once the server is found the reply is always a report (HTTP 200). `dataDir` is where a
  * stdio server without a saved working directory runs.
  */
-export async function runDoctor(server: SavedServer, { timeouts, dataDir }: { timeouts: McpTimeouts; dataDir: string }, steps: DoctorSteps): Promise<DoctorReport> {
+export async function runDoctor(
+  server: SavedServer,
+  { timeouts, dataDir }: { timeouts: McpTimeouts; dataDir: string },
+  steps: DoctorSteps,
+): Promise<DoctorReport> {
   const report: DoctorReport = {
     status: 'ready',
     generatedAt: new Date().toISOString(),
-    target: { projectId: server.projectId, serverId: server.id, name: server.name, transportType: server.transportType, url: server.url },
+    target: {
+      projectId: server.projectId,
+      serverId: server.id,
+      name: server.name,
+      transportType: server.transportType,
+      url: server.url,
+    },
     timeouts,
     probe: null,
     connection: { status: 'skipped', detail: 'not run', durationMs: 0 },
@@ -101,14 +112,30 @@ export async function runDoctor(server: SavedServer, { timeouts, dataDir }: { ti
   };
 
   const probeStarted = Date.now();
-  const probe = server.transportType === 'stdio' ? await probeStdio(server, dataDir) : await probeHttp(server, timeouts.connectMs + timeouts.initializeMs);
-  report.probe = { status: probe.ok ? 'ok' : 'error', detail: probe.detail, durationMs: Date.now() - probeStarted, transport: probe.transport, httpStatus: probe.httpStatus };
+  const probe =
+    server.transportType === 'stdio'
+      ? await probeStdio(server, dataDir)
+      : await probeHttp(server, timeouts.connectMs + timeouts.initializeMs);
+  report.probe = {
+    status: probe.ok ? 'ok' : 'error',
+    detail: probe.detail,
+    durationMs: Date.now() - probeStarted,
+    transport: probe.transport,
+    httpStatus: probe.httpStatus,
+  };
   report.checks.probe = { status: report.probe.status, detail: probe.detail, durationMs: report.probe.durationMs };
   report.oauth = probe.oauth;
   if (probe.oauth?.required && !(await steps.hasGrant())) {
-    report.connection = { status: 'skipped', detail: 'not attempted: the server needs an OAuth grant first', durationMs: 0 };
+    report.connection = {
+      status: 'skipped',
+      detail: 'not attempted: the server needs an OAuth grant first',
+      durationMs: 0,
+    };
     report.status = 'oauth_required';
-    report.error = { code: 'OAUTH_REQUIRED', message: `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens` };
+    report.error = {
+      code: 'OAUTH_REQUIRED',
+      message: `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens`,
+    };
     return report;
   }
 
@@ -118,7 +145,10 @@ export async function runDoctor(server: SavedServer, { timeouts, dataDir }: { ti
   try {
     connection = await steps.connect(timings);
   } catch (error) {
-    const failure = error instanceof OperationFailure ? error : new OperationFailure('INTERNAL_ERROR', 'connecting failed unexpectedly');
+    const failure =
+      error instanceof OperationFailure
+        ? error
+        : new OperationFailure('INTERNAL_ERROR', 'connecting failed unexpectedly');
     const elapsed = Date.now() - connectStarted;
     const detail = explainConnectFailure(server, timeouts, failure);
     if (failure.details?.phase === 'initialize' || failure.code === 'OAUTH_REQUIRED') {
@@ -130,29 +160,69 @@ export async function runDoctor(server: SavedServer, { timeouts, dataDir }: { ti
     report.connection = { status: 'error', detail, durationMs: elapsed };
     // Without a session nothing else can be checked: that is an unusable server, not a partial one.
     report.status = failure.code === 'OAUTH_REQUIRED' ? 'oauth_required' : 'error';
-    report.error = { code: failure.code, message: failure.message, ...(failure.details ? { details: failure.details } : {}) };
+    report.error = {
+      code: failure.code,
+      message: failure.message,
+      ...(failure.details ? { details: failure.details } : {}),
+    };
     return report;
   }
 
   try {
     const { initInfo } = connection;
     report.initInfo = initInfo;
-    report.checks.connection = { status: 'ok', detail: `connected over ${initInfo.transport}${connection.pid ? ` (pid ${connection.pid})` : ''}`, durationMs: timings.connectMs };
+    report.checks.connection = {
+      status: 'ok',
+      detail: `connected over ${initInfo.transport}${connection.pid ? ` (pid ${connection.pid})` : ''}`,
+      durationMs: timings.connectMs,
+    };
     report.checks.initialization = {
       status: 'ok',
       detail: `protocol ${initInfo.protocolVersion ?? 'unknown'}; ${initInfo.serverInfo ? `${initInfo.serverInfo.name} ${initInfo.serverInfo.version}` : 'no server info'}`,
       durationMs: timings.initializeMs,
     };
-    report.connection = { status: 'connected', detail: report.checks.connection.detail, durationMs: timings.connectMs + timings.initializeMs };
+    report.connection = {
+      status: 'connected',
+      detail: report.checks.connection.detail,
+      durationMs: timings.connectMs + timings.initializeMs,
+    };
     report.capabilities = initInfo.capabilities;
     const declared = Object.keys(initInfo.capabilities);
-    report.checks.capabilities = { status: 'ok', detail: declared.length ? `declares ${declared.join(', ')}` : 'declares no capabilities', durationMs: 0 };
+    report.checks.capabilities = {
+      status: 'ok',
+      detail: declared.length ? `declares ${declared.join(', ')}` : 'declares no capabilities',
+      durationMs: 0,
+    };
 
     const caps = initInfo.capabilities;
-    await check(report, 'tools', caps.tools, () => steps.listTools(connection), (items) => (report.tools = items));
-    await check(report, 'resources', caps.resources, () => steps.listResources(connection), (items) => (report.resources = items));
-    await check(report, 'resourceTemplates', caps.resources, () => steps.listResourceTemplates(connection), (items) => (report.resourceTemplates = items));
-    await check(report, 'prompts', caps.prompts, () => steps.listPrompts(connection), (items) => (report.prompts = items));
+    await check(
+      report,
+      'tools',
+      caps.tools,
+      () => steps.listTools(connection),
+      (items) => (report.tools = items),
+    );
+    await check(
+      report,
+      'resources',
+      caps.resources,
+      () => steps.listResources(connection),
+      (items) => (report.resources = items),
+    );
+    await check(
+      report,
+      'resourceTemplates',
+      caps.resources,
+      () => steps.listResourceTemplates(connection),
+      (items) => (report.resourceTemplates = items),
+    );
+    await check(
+      report,
+      'prompts',
+      caps.prompts,
+      () => steps.listPrompts(connection),
+      (items) => (report.prompts = items),
+    );
   } finally {
     await connection.close().catch(() => {});
   }
@@ -163,7 +233,13 @@ export async function runDoctor(server: SavedServer, { timeouts, dataDir }: { ti
 }
 
 /** One primitive list: skipped when the capability is not declared, else timed and counted. */
-async function check<T>(report: DoctorReport, name: CheckName, declared: unknown, list: () => Promise<T[]>, keep: (items: T[]) => void): Promise<void> {
+async function check<T>(
+  report: DoctorReport,
+  name: CheckName,
+  declared: unknown,
+  list: () => Promise<T[]>,
+  keep: (items: T[]) => void,
+): Promise<void> {
   if (!declared) {
     report.checks[name] = skipped(`the server does not declare ${name === 'resourceTemplates' ? 'resources' : name}`);
     return;
@@ -176,7 +252,10 @@ async function check<T>(report: DoctorReport, name: CheckName, declared: unknown
   } catch (error) {
     const message = error instanceof OperationFailure ? error.message : 'listing failed';
     report.checks[name] = { status: 'error', detail: message, durationMs: Date.now() - started };
-    report.error ??= error instanceof OperationFailure ? { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } : null;
+    report.error ??=
+      error instanceof OperationFailure
+        ? { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }
+        : null;
   }
 }
 
@@ -202,7 +281,8 @@ function explainConnectFailure(server: SavedServer, timeouts: McpTimeouts, failu
   }
   if (typeof details.exitCode === 'number') parts.push(`the server exited with code ${details.exitCode}`);
   else if (typeof details.signal === 'string') parts.push(`the server was ended by ${details.signal}`);
-  if (typeof details.stderr === 'string' && details.stderr !== '') parts.push(`its stderr ends with:\n${details.stderr}`);
+  if (typeof details.stderr === 'string' && details.stderr !== '')
+    parts.push(`its stderr ends with:\n${details.stderr}`);
   return parts.join('; ');
 }
 
@@ -210,14 +290,23 @@ function explainConnectFailure(server: SavedServer, timeouts: McpTimeouts, failu
 const LAUNCHERS = new Set(['npx', 'pnpx', 'bunx', 'uvx', 'pipx']);
 const IMAGE_RUNNERS = new Set(['docker', 'podman']);
 /** `npm exec`, `pnpm dlx`, `uv tool run`, ...: a package manager's subcommand that does the same. */
-const LAUNCHING_SUBCOMMANDS: Record<string, string[]> = { npm: ['exec', 'x'], pnpm: ['dlx', 'exec'], yarn: ['dlx'], bun: ['x'], uv: ['tool'] };
+const LAUNCHING_SUBCOMMANDS: Record<string, string[]> = {
+  npm: ['exec', 'x'],
+  pnpm: ['dlx', 'exec'],
+  yarn: ['dlx'],
+  bun: ['x'],
+  uv: ['tool'],
+};
 
 function packageLauncher(server: SavedServer): { name: string; pullsImages: boolean } | undefined {
   if (server.transportType !== 'stdio' || !server.command) return undefined;
-  const command = basename(server.command).toLowerCase().replace(/\.(cmd|exe)$/, '');
+  const command = basename(server.command)
+    .toLowerCase()
+    .replace(/\.(cmd|exe)$/, '');
   if (LAUNCHERS.has(command)) return { name: command, pullsImages: false };
   if (IMAGE_RUNNERS.has(command)) return { name: command, pullsImages: true };
   const subcommand = server.args[0];
-  if (subcommand && LAUNCHING_SUBCOMMANDS[command]?.includes(subcommand)) return { name: `${command} ${subcommand}`, pullsImages: false };
+  if (subcommand && LAUNCHING_SUBCOMMANDS[command]?.includes(subcommand))
+    return { name: `${command} ${subcommand}`, pullsImages: false };
   return undefined;
 }

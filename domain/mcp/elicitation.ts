@@ -22,11 +22,15 @@ export function answerElicitation(answer: ElicitationAnswer, params: ElicitReque
   if ('action' in answer && answer.action !== 'accept') return { action: answer.action };
   const schema = params.requestedSchema;
   const content = 'mode' in answer ? { ...defaultsOf(schema), ...answer.content } : answer.content;
-  if ('mode' in answer && (schema.required ?? []).some((field) => content[field] === undefined)) return { action: 'cancel' };
+  if ('mode' in answer && (schema.required ?? []).some((field) => content[field] === undefined))
+    return { action: 'cancel' };
   // A validator of its own per request: Ajv keeps every schema it compiles, and servers send new ones every time.
   const checked = new AjvJsonSchemaValidator().getValidator(schema)(content);
   if (!checked.valid) {
-    throw new McpError(ErrorCode.InvalidParams, `the elicitation answer given to Runway does not fit the requested form: ${checked.errorMessage}`);
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `the elicitation answer given to Runway does not fit the requested form: ${checked.errorMessage}`,
+    );
   }
   return { action: 'accept', content };
 }

@@ -55,24 +55,46 @@ function classify(error: unknown, context: FailureContext): OperationFailure {
     new OperationFailure('SERVER_UNREACHABLE', `server '${server.name}': ${message}`, { reason, phase, ...extra });
 
   if (error instanceof HttpRefusal) return fromHttpRefusal(error, context);
-  if (error instanceof UnauthorizedError) return oauthRequired(server, `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens`);
+  if (error instanceof UnauthorizedError)
+    return oauthRequired(
+      server,
+      `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens`,
+    );
   if (error instanceof McpError) {
     if (error.data instanceof LostStream) {
-      return unreachable('STREAM_LOST', `the response stream broke before the answer arrived: ${error.data.why}`, { resumptions: error.data.resumptions });
+      return unreachable('STREAM_LOST', `the response stream broke before the answer arrived: ${error.data.why}`, {
+        resumptions: error.data.resumptions,
+      });
     }
     if (error.code === ErrorCode.RequestTimeout) {
-      return new OperationFailure('TIMEOUT', `server '${server.name}' did not answer in time (${phase})`, { phase, elapsedMs });
+      return new OperationFailure('TIMEOUT', `server '${server.name}' did not answer in time (${phase})`, {
+        phase,
+        elapsedMs,
+      });
     }
-    if (error.code === ErrorCode.ConnectionClosed && error.message === CLOSED_LOCALLY) return unreachable('CONNECTION_CLOSED', `the connection closed (${phase})`);
+    if (error.code === ErrorCode.ConnectionClosed && error.message === CLOSED_LOCALLY)
+      return unreachable('CONNECTION_CLOSED', `the connection closed (${phase})`);
     // The SDK prefixes "MCP error <code>: " on each side; what is left is the server's, so it is cleaned like any.
-    const mcpError = { code: error.code, message: serverWords(error.message.replace(/^(MCP error -?\d+: )+/, '')) ?? '' };
+    const mcpError = {
+      code: error.code,
+      message: serverWords(error.message.replace(/^(MCP error -?\d+: )+/, '')) ?? '',
+    };
     // Our initialize is not the caller's request: whatever the server objects to there is the server's answer.
     if (phase === 'request') {
-      if (error.code === ErrorCode.MethodNotFound) return featureNotSupported(server, 'the requested method', { mcpError });
+      if (error.code === ErrorCode.MethodNotFound)
+        return featureNotSupported(server, 'the requested method', { mcpError });
       if (error.code === ErrorCode.InvalidParams) {
-        return new OperationFailure('VALIDATION_ERROR', `server '${server.name}' rejected the request: ${mcpError.message}`, { reason: 'INVALID_PARAMS', mcpError });
+        return new OperationFailure(
+          'VALIDATION_ERROR',
+          `server '${server.name}' rejected the request: ${mcpError.message}`,
+          { reason: 'INVALID_PARAMS', mcpError },
+        );
       }
-      if (error.code === RESOURCE_NOT_FOUND) return new OperationFailure('NOT_FOUND', `server '${server.name}': ${mcpError.message}`, { reason: 'RESOURCE_NOT_FOUND', mcpError });
+      if (error.code === RESOURCE_NOT_FOUND)
+        return new OperationFailure('NOT_FOUND', `server '${server.name}': ${mcpError.message}`, {
+          reason: 'RESOURCE_NOT_FOUND',
+          mcpError,
+        });
     }
     return serverError(server, phase, mcpError);
   }
@@ -81,15 +103,26 @@ function classify(error: unknown, context: FailureContext): OperationFailure {
   if (answer) {
     // Here (legacy SSE, where every POST names its session) a 404 on a live session means the server forgot it.
     const reason = answer.status === 404 && phase === 'request' ? 'SESSION_EXPIRED' : 'HTTP_ERROR';
-    return unreachable(reason, `answered HTTP ${answer.status}${answer.words ? `: ${answer.words}` : ''}`, { status: answer.status, ...(answer.words ? { serverMessage: answer.words } : {}) });
+    return unreachable(reason, `answered HTTP ${answer.status}${answer.words ? `: ${answer.words}` : ''}`, {
+      status: answer.status,
+      ...(answer.words ? { serverMessage: answer.words } : {}),
+    });
   }
   const code = (error as NodeJS.ErrnoException | null)?.code;
-  if (phase === 'connect' && typeof code === 'string') return unreachable('SPAWN_FAILED', (error as Error).message, { errno: code });
+  if (phase === 'connect' && typeof code === 'string')
+    return unreachable('SPAWN_FAILED', (error as Error).message, { errno: code });
   if (error instanceof TypeError && error.message === 'fetch failed') {
     const cause = (error.cause as NodeJS.ErrnoException | undefined)?.code;
-    return unreachable('NETWORK_ERROR', cause ? `fetch failed (${cause})` : 'fetch failed', cause ? { errno: cause } : {});
+    return unreachable(
+      'NETWORK_ERROR',
+      cause ? `fetch failed (${cause})` : 'fetch failed',
+      cause ? { errno: cause } : {},
+    );
   }
-  if (error instanceof Error && (error.name === 'ZodError' || /^Not connected$|protocol version/i.test(error.message))) {
+  if (
+    error instanceof Error &&
+    (error.name === 'ZodError' || /^Not connected$|protocol version/i.test(error.message))
+  ) {
     return unreachable('INVALID_RESPONSE', error.message);
   }
   // Before the session exists any failure means we could not reach it; after, an unknown error is ours.
@@ -113,7 +146,11 @@ function fromHttpRefusal(refusal: HttpRefusal, { phase, server }: FailureContext
   const { status, challenge, serverWords } = refusal;
   if (status === 401) {
     // A challenge that points at protected-resource metadata is an OAuth server asking for a grant.
-    if (challenge?.resourceMetadataUrl) return oauthRequired(server, `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens`);
+    if (challenge?.resourceMetadataUrl)
+      return oauthRequired(
+        server,
+        `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens`,
+      );
     return refusedCredentials(server, phase, 401, serverWords);
   }
   if (status === 403 && challenge?.error === 'insufficient_scope') {
@@ -122,16 +159,25 @@ function fromHttpRefusal(refusal: HttpRefusal, { phase, server }: FailureContext
     return new OperationFailure(
       'OAUTH_REQUIRED',
       `server '${server.name}' needs a token with more scope${scope ? ` (${scope})` : ''}: obtain new tokens and import them with /oauth/import-tokens`,
-      { reason: 'INSUFFICIENT_SCOPE', scope, ...oauthRequiredDetails(server), ...(serverWords ? { serverMessage: serverWords } : {}) },
+      {
+        reason: 'INSUFFICIENT_SCOPE',
+        scope,
+        ...oauthRequiredDetails(server),
+        ...(serverWords ? { serverMessage: serverWords } : {}),
+      },
     );
   }
   const reason = sessionExpired(refusal) ? 'SESSION_EXPIRED' : 'HTTP_ERROR';
-  return new OperationFailure('SERVER_UNREACHABLE', `server '${server.name}' answered HTTP ${status}${serverWords ? `: ${serverWords}` : ''}`, {
-    reason,
-    phase,
-    status,
-    ...(serverWords ? { serverMessage: serverWords } : {}),
-  });
+  return new OperationFailure(
+    'SERVER_UNREACHABLE',
+    `server '${server.name}' answered HTTP ${status}${serverWords ? `: ${serverWords}` : ''}`,
+    {
+      reason,
+      phase,
+      status,
+      ...(serverWords ? { serverMessage: serverWords } : {}),
+    },
+  );
 }
 
 /**
@@ -141,27 +187,44 @@ function fromHttpRefusal(refusal: HttpRefusal, { phase, server }: FailureContext
  * not retryable since the same request will be refused again until an operator fixes the saved server.
  * operations.ts turns it into OAUTH_REQUIRED when the server turns out to use OAuth after all.
  */
-export function refusedCredentials(server: Pick<SavedServer, 'name'>, phase: Phase, status: number, serverWords: string | undefined): OperationFailure {
-  return new OperationFailure('SERVER_UNREACHABLE', `server '${server.name}' refused the request's credentials (HTTP ${status})${serverWords ? `: ${serverWords}` : ''}`, {
-    reason: 'SERVER_REFUSED_CREDENTIALS',
-    phase,
-    status,
-    retryable: false,
-    ...(serverWords ? { serverMessage: serverWords } : {}),
-  });
+export function refusedCredentials(
+  server: Pick<SavedServer, 'name'>,
+  phase: Phase,
+  status: number,
+  serverWords: string | undefined,
+): OperationFailure {
+  return new OperationFailure(
+    'SERVER_UNREACHABLE',
+    `server '${server.name}' refused the request's credentials (HTTP ${status})${serverWords ? `: ${serverWords}` : ''}`,
+    {
+      reason: 'SERVER_REFUSED_CREDENTIALS',
+      phase,
+      status,
+      retryable: false,
+      ...(serverWords ? { serverMessage: serverWords } : {}),
+    },
+  );
 }
 
 /**
  * The server is up and answered with a JSON-RPC error of its own (-32603 and the like). Not an outage: the same
  * request will most likely fail the same way, so it is marked not retryable, and the session is kept.
  */
-function serverError(server: Pick<SavedServer, 'name'>, phase: Phase, mcpError: { code: number; message: string }): OperationFailure {
-  return new OperationFailure('SERVER_UNREACHABLE', `server '${server.name}' answered with an error: ${mcpError.message} (${mcpError.code})`, {
-    reason: 'SERVER_ERROR',
-    phase,
-    retryable: false,
-    mcpError,
-  });
+function serverError(
+  server: Pick<SavedServer, 'name'>,
+  phase: Phase,
+  mcpError: { code: number; message: string },
+): OperationFailure {
+  return new OperationFailure(
+    'SERVER_UNREACHABLE',
+    `server '${server.name}' answered with an error: ${mcpError.message} (${mcpError.code})`,
+    {
+      reason: 'SERVER_ERROR',
+      phase,
+      retryable: false,
+      mcpError,
+    },
+  );
 }
 
 /** Reasons that mean the session itself is gone or unusable (as opposed to one request failing on a healthy one). */
@@ -184,8 +247,15 @@ export function oauthRequired(server: Pick<SavedServer, 'id' | 'name' | 'url'>, 
   return new OperationFailure('OAUTH_REQUIRED', message, oauthRequiredDetails(server));
 }
 
-export function featureNotSupported(server: Pick<SavedServer, 'name'>, what: string, details: Record<string, unknown> = {}): OperationFailure {
-  return new OperationFailure('FEATURE_NOT_SUPPORTED', `server '${server.name}' does not support ${what}`, { reason: 'CAPABILITY_MISSING', ...details });
+export function featureNotSupported(
+  server: Pick<SavedServer, 'name'>,
+  what: string,
+  details: Record<string, unknown> = {},
+): OperationFailure {
+  return new OperationFailure('FEATURE_NOT_SUPPORTED', `server '${server.name}' does not support ${what}`, {
+    reason: 'CAPABILITY_MISSING',
+    ...details,
+  });
 }
 
 /**
@@ -195,8 +265,12 @@ export function featureNotSupported(server: Pick<SavedServer, 'name'>, what: str
 function httpAnswer(error: unknown): { status: number; words?: string } | undefined {
   if (error instanceof StreamableHTTPError || error instanceof SseError) {
     if (typeof error.code !== 'number' || error.code < 100) return undefined;
-    return { status: error.code, words: serverWords(error.message.replace(/^(Streamable HTTP error|SSE error): /, '')) };
+    return {
+      status: error.code,
+      words: serverWords(error.message.replace(/^(Streamable HTTP error|SSE error): /, '')),
+    };
   }
-  const post = error instanceof Error ? /^Error POSTing to endpoint \(HTTP (\d{3})\): ([\s\S]*)$/.exec(error.message) : null;
+  const post =
+    error instanceof Error ? /^Error POSTing to endpoint \(HTTP (\d{3})\): ([\s\S]*)$/.exec(error.message) : null;
   return post ? { status: Number(post[1]), words: serverWords(post[2]) } : undefined;
 }

@@ -58,7 +58,13 @@ export interface OAuthRequirement {
   advertisesOAuth: boolean | null;
   /** who obtains the server's tokens: a caller (import-tokens), or Runway itself (client_credentials) */
   tokenSource: 'caller' | 'client_credentials';
-  tokens: { imported: boolean; expiresAt: number | null; refreshable: boolean; lastRefreshAt: number | null; lastError: string | null } | null;
+  tokens: {
+    imported: boolean;
+    expiresAt: number | null;
+    refreshable: boolean;
+    lastRefreshAt: number | null;
+    lastError: string | null;
+  } | null;
 }
 
 interface RefreshOutcome {
@@ -67,7 +73,15 @@ interface RefreshOutcome {
 }
 
 /** Token-endpoint error codes kept as they are in lastError (RFC 6749 §5.2, and RFC 8707's invalid_target). */
-const TOKEN_ERROR_CODES = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'invalid_target']);
+const TOKEN_ERROR_CODES = new Set([
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'invalid_target',
+]);
 
 /** A lease outlives the refresh's own deadline by this much, so it never runs out under a refresh still going. */
 const LEASE_MARGIN_MS = 10_000;
@@ -75,7 +89,9 @@ const LEASE_MARGIN_MS = 10_000;
 const WAIT_POLL_MS = 100;
 
 /** What a token request asks for: a refresh of an imported grant, or a new token for a machine-to-machine server. */
-type TokenRequest = { grant: 'refresh_token'; refreshToken: string; client: OAuthClientInformationMixed } | { grant: 'client_credentials' };
+type TokenRequest =
+  | { grant: 'refresh_token'; refreshToken: string; client: OAuthClientInformationMixed }
+  | { grant: 'client_credentials' };
 
 /**
  * The OAuth grants of saved servers: imported by the caller (or, for a machine-to-machine server, obtained by Runway
@@ -97,7 +113,11 @@ export class OAuthGrants {
     if (isMachineGrant(server)) return await this.#machineCredentials(server);
     const stored = await getStoredTokens(this.deps.sql, this.deps.box, server.id);
     if (!stored) {
-      if (server.useOAuth) throw oauthRequired(server, `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens`);
+      if (server.useOAuth)
+        throw oauthRequired(
+          server,
+          `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens`,
+        );
       return undefined;
     }
     // A grant whose last refresh failed is not retried on every call while its token is good; a 401 (or the token
@@ -113,7 +133,11 @@ export class OAuthGrants {
         server,
         `the OAuth access token of server '${server.name}' has expired and could not be refreshed${lastError ? ` (${lastError})` : ''}: import new tokens with /oauth/import-tokens`,
       );
-      throw new OperationFailure(failure.code, failure.message, { ...failure.details, reason: 'TOKEN_EXPIRED', ...(lastError ? { lastError } : {}) });
+      throw new OperationFailure(failure.code, failure.message, {
+        ...failure.details,
+        reason: 'TOKEN_EXPIRED',
+        ...(lastError ? { lastError } : {}),
+      });
     }
     return credentials(stored);
   }
@@ -130,7 +154,8 @@ export class OAuthGrants {
     const generation = stored?.generation ?? (await openMachineGrant(this.deps.sql, server.id, server.url ?? ''));
     const { tokens: latest, refreshed } = await this.#refresh(server, generation);
     // New tokens (ours or another process's), else the old ones while they are still good.
-    const obtained = latest && (refreshed || latest.generation !== generation || usable) ? credentials(latest) : undefined;
+    const obtained =
+      latest && (refreshed || latest.generation !== generation || usable) ? credentials(latest) : undefined;
     if (obtained) return obtained;
     throw await this.#machineGrantFailed(server);
   }
@@ -142,7 +167,11 @@ export class OAuthGrants {
       server,
       `server '${server.name}' gets its OAuth tokens with the client_credentials grant, and the authorization server issued none (${lastError}); an operator must check the server's OAuth client`,
     );
-    return new OperationFailure(failure.code, failure.message, { ...failure.details, reason: 'CLIENT_CREDENTIALS_FAILED', lastError });
+    return new OperationFailure(failure.code, failure.message, {
+      ...failure.details,
+      reason: 'CLIENT_CREDENTIALS_FAILED',
+      lastError,
+    });
   }
 
   /**
@@ -155,7 +184,8 @@ export class OAuthGrants {
     if (!stored) return isMachineGrant(server) ? await this.#machineCredentials(server) : undefined;
     if (stored.generation !== generation && stored.accessToken) return credentials(stored);
     const outcome = await this.#refresh(server, stored.generation);
-    if (outcome.tokens && outcome.tokens.generation !== generation && outcome.tokens.accessToken) return credentials(outcome.tokens);
+    if (outcome.tokens && outcome.tokens.generation !== generation && outcome.tokens.accessToken)
+      return credentials(outcome.tokens);
     // A machine grant the authorization server would not renew: say so, rather than "import tokens".
     if (isMachineGrant(server)) throw await this.#machineGrantFailed(server);
     return undefined;
@@ -168,16 +198,24 @@ export class OAuthGrants {
    */
   async importTokens(server: SavedServer, input: TokenImport): Promise<{ imported: true; expiresAt: number | null }> {
     if (server.transportType === 'stdio' || !server.url) {
-      throw new OperationFailure('VALIDATION_ERROR', 'OAuth tokens apply to HTTP and SSE servers only', { reason: 'NOT_AN_HTTP_SERVER' });
+      throw new OperationFailure('VALIDATION_ERROR', 'OAuth tokens apply to HTTP and SSE servers only', {
+        reason: 'NOT_AN_HTTP_SERVER',
+      });
     }
     if (isMachineGrant(server)) {
-      throw new OperationFailure('VALIDATION_ERROR', `server '${server.name}' gets its OAuth tokens itself (client_credentials grant): there is nothing to import`, {
-        reason: 'CLIENT_CREDENTIALS_SERVER',
-      });
+      throw new OperationFailure(
+        'VALIDATION_ERROR',
+        `server '${server.name}' gets its OAuth tokens itself (client_credentials grant): there is nothing to import`,
+        {
+          reason: 'CLIENT_CREDENTIALS_SERVER',
+        },
+      );
     }
     // Tokens are sent wherever the saved URL points: never accept tokens minted for another server.
     if (!sameUrl(input.serverUrl, server.url)) {
-      throw new OperationFailure('VALIDATION_ERROR', "serverUrl does not match the saved server's URL", { reason: 'SERVER_URL_MISMATCH' });
+      throw new OperationFailure('VALIDATION_ERROR', "serverUrl does not match the saved server's URL", {
+        reason: 'SERVER_URL_MISMATCH',
+      });
     }
     const authorization = await this.#authorizationOf(server, server.url);
     let authorizationServerUrl = 'failure' in authorization ? null : authorization.authorizationServers[0];
@@ -190,7 +228,8 @@ export class OAuthGrants {
         );
       }
       const claimed = input.authorizationServerUrl;
-      authorizationServerUrl = authorization.authorizationServers.find((advertised) => sameUrl(advertised, claimed)) ?? null;
+      authorizationServerUrl =
+        authorization.authorizationServers.find((advertised) => sameUrl(advertised, claimed)) ?? null;
       if (!authorizationServerUrl) {
         throw new OperationFailure(
           'VALIDATION_ERROR',
@@ -204,12 +243,17 @@ export class OAuthGrants {
       const claimed = input.oauthResourceUrl;
       if (sameUrl(claimed, server.url)) resourceUrl = canonicalResource(server.url);
       else if (!(resourceUrl && sameUrl(claimed, resourceUrl))) {
-        throw new OperationFailure('VALIDATION_ERROR', "oauthResourceUrl is neither the saved server's URL nor the resource its metadata names", {
-          reason: 'RESOURCE_MISMATCH',
-        });
+        throw new OperationFailure(
+          'VALIDATION_ERROR',
+          "oauthResourceUrl is neither the saved server's URL nor the resource its metadata names",
+          {
+            reason: 'RESOURCE_MISMATCH',
+          },
+        );
       }
     }
-    const expiresAt = input.tokens.expires_in !== undefined ? new Date(Date.now() + input.tokens.expires_in * 1000) : null;
+    const expiresAt =
+      input.tokens.expires_in !== undefined ? new Date(Date.now() + input.tokens.expires_in * 1000) : null;
     await saveImportedTokens(this.deps.sql, this.deps.box, {
       serverId: server.id,
       serverUrl: server.url,
@@ -238,7 +282,9 @@ export class OAuthGrants {
    */
   async requirement(server: SavedServer): Promise<OAuthRequirement> {
     const serverUrl = server.transportType === 'stdio' ? null : server.url;
-    const [health, advertisesOAuth] = serverUrl ? await Promise.all([getTokenHealth(this.deps.sql, server.id), this.advertisesOAuth(server)]) : [undefined, null];
+    const [health, advertisesOAuth] = serverUrl
+      ? await Promise.all([getTokenHealth(this.deps.sql, server.id), this.advertisesOAuth(server)])
+      : [undefined, null];
     const machine = isMachineGrant(server);
     // A machine grant's row with no token and no error is a first request still under way: nothing to show yet.
     const shown = health && (health.hasAccessToken || health.lastError !== null);
@@ -292,7 +338,10 @@ export class OAuthGrants {
    * The operator's authorization server, else what the server advertises; a failed discovery as its code. A disabled
    * server is not contacted (its grant is pinned at its first refresh instead).
    */
-  async #authorizationOf(server: SavedServer, serverUrl: string): Promise<AdvertisedAuthorization | { failure: string }> {
+  async #authorizationOf(
+    server: SavedServer,
+    serverUrl: string,
+  ): Promise<AdvertisedAuthorization | { failure: string }> {
     if (server.authorizationServerUrl) return { authorizationServers: [server.authorizationServerUrl] };
     if (!server.enabled) return { failure: 'server_disabled' };
     const outbound = await Outbound.forServer(serverUrl, { signal: AbortSignal.timeout(this.deps.requestTimeoutMs) });
@@ -326,7 +375,11 @@ export class OAuthGrants {
     } else {
       const client = clientInformation(stored, server);
       if (!stored.refreshToken || !client) {
-        await recordRefreshError(sql, { serverId: server.id, generation: seenGeneration }, stored.refreshToken ? 'no_client_information' : 'no_refresh_token');
+        await recordRefreshError(
+          sql,
+          { serverId: server.id, generation: seenGeneration },
+          stored.refreshToken ? 'no_client_information' : 'no_refresh_token',
+        );
         return { tokens: stored, refreshed: false };
       }
       request = { grant: 'refresh_token', refreshToken: stored.refreshToken, client };
@@ -339,13 +392,28 @@ export class OAuthGrants {
     }
     const lease = { serverId: server.id, generation: seenGeneration, owner };
     try {
-      const { tokens: fresh, authorizationServerUrl, resourceUrl } = await this.#requestTokens(server, server.url, stored, request);
+      const {
+        tokens: fresh,
+        authorizationServerUrl,
+        resourceUrl,
+      } = await this.#requestTokens(server, server.url, stored, request);
       const expiresAt = fresh.expires_in !== undefined ? new Date(Date.now() + fresh.expires_in * 1000) : null;
-      const refreshed = { accessToken: fresh.access_token, refreshToken: fresh.refresh_token ?? null, tokenType: fresh.token_type, scope: fresh.scope ?? null, expiresAt };
+      const refreshed = {
+        accessToken: fresh.access_token,
+        refreshToken: fresh.refresh_token ?? null,
+        tokenType: fresh.token_type,
+        scope: fresh.scope ?? null,
+        expiresAt,
+      };
       const generation = await saveRefreshedTokens(sql, box, lease, refreshed, { authorizationServerUrl, resourceUrl });
       // The grant was re-imported meanwhile: the caller's new tokens win over these.
       if (generation === undefined) return { tokens: await getStoredTokens(sql, box, server.id), refreshed: false };
-      log.info({ serverId: server.id, generation }, request.grant === 'client_credentials' ? 'obtained OAuth tokens (client_credentials)' : 'refreshed OAuth tokens');
+      log.info(
+        { serverId: server.id, generation },
+        request.grant === 'client_credentials'
+          ? 'obtained OAuth tokens (client_credentials)'
+          : 'refreshed OAuth tokens',
+      );
       return {
         tokens: {
           ...stored,
@@ -360,7 +428,12 @@ export class OAuthGrants {
       };
     } catch (error) {
       const code = error instanceof OAuthFailure ? error.code : 'refresh_failed';
-      log.warn({ serverId: server.id, error: code }, request.grant === 'client_credentials' ? 'OAuth token request (client_credentials) failed' : 'OAuth token refresh failed');
+      log.warn(
+        { serverId: server.id, error: code },
+        request.grant === 'client_credentials'
+          ? 'OAuth token request (client_credentials) failed'
+          : 'OAuth token refresh failed',
+      );
       await recordRefreshError(sql, lease, code);
       return { tokens: stored, refreshed: false };
     }
@@ -387,11 +460,17 @@ export class OAuthGrants {
    * metadata names on its own origin, with the resource checked against the saved URL. Every request goes through
    * the outbound guard and shares one deadline.
    */
-  async #requestTokens(server: SavedServer, serverUrl: string, stored: StoredTokens, request: TokenRequest): Promise<{ tokens: OAuthTokens; authorizationServerUrl: string; resourceUrl: string }> {
+  async #requestTokens(
+    server: SavedServer,
+    serverUrl: string,
+    stored: StoredTokens,
+    request: TokenRequest,
+  ): Promise<{ tokens: OAuthTokens; authorizationServerUrl: string; resourceUrl: string }> {
     const outbound = await Outbound.forServer(serverUrl, { signal: AbortSignal.timeout(this.deps.requestTimeoutMs) });
     try {
       let authorizationServerUrl = stored.authorizationServerUrl ?? server.authorizationServerUrl;
-      let resource = stored.resourceUrl && resourceAllowed(stored.resourceUrl, serverUrl) ? stored.resourceUrl : undefined;
+      let resource =
+        stored.resourceUrl && resourceAllowed(stored.resourceUrl, serverUrl) ? stored.resourceUrl : undefined;
       if (!authorizationServerUrl) {
         const advertised = await discover(server, serverUrl, outbound.fetch);
         authorizationServerUrl = advertised.authorizationServers[0];
@@ -412,8 +491,18 @@ export class OAuthGrants {
         const target = resource ?? canonicalResource(serverUrl);
         const tokens =
           request.grant === 'refresh_token'
-            ? await refreshAuthorization(authorizationServerUrl, { metadata, clientInformation: request.client, refreshToken: request.refreshToken, resource: target, fetchFn: toTokenEndpoint })
-            : await fetchToken(machineClient(server, authorizationServerUrl, metadata), authorizationServerUrl, { metadata, resource: target, fetchFn: toTokenEndpoint });
+            ? await refreshAuthorization(authorizationServerUrl, {
+                metadata,
+                clientInformation: request.client,
+                refreshToken: request.refreshToken,
+                resource: target,
+                fetchFn: toTokenEndpoint,
+              })
+            : await fetchToken(machineClient(server, authorizationServerUrl, metadata), authorizationServerUrl, {
+                metadata,
+                resource: target,
+                fetchFn: toTokenEndpoint,
+              });
         return { tokens, authorizationServerUrl, resourceUrl: target };
       } catch (error) {
         throw new OAuthFailure(tokenFailureCode(error, status));
@@ -432,7 +521,8 @@ async function discover(server: SavedServer, serverUrl: string, fetch: FetchLike
 /** What a failed token request is remembered as: a standard OAuth error code, else our words and the HTTP status. */
 function tokenFailureCode(error: unknown, status: number | undefined): string {
   if (error instanceof OAuthFailure || error instanceof OutboundError) return failureCode('token_endpoint', error);
-  if (status === undefined) return error instanceof Error && error.name === 'TimeoutError' ? 'token_endpoint_timeout' : 'refresh_failed';
+  if (status === undefined)
+    return error instanceof Error && error.name === 'TimeoutError' ? 'token_endpoint_timeout' : 'refresh_failed';
   if (status >= 200 && status < 300) return 'token_endpoint_invalid_response';
   if (error instanceof OAuthError && TOKEN_ERROR_CODES.has(error.errorCode)) return error.errorCode;
   return `token_endpoint_http_${status}`;
@@ -445,19 +535,24 @@ const credentials = (tokens: StoredTokens): Credentials | undefined =>
 const hasExpired = (tokens: StoredTokens) => tokens.expiresAt !== null && tokens.expiresAt.getTime() <= Date.now();
 
 /** Whether the access token expires inside the refresh margin (a token without an expiry never does). */
-const dueForRefresh = (tokens: StoredTokens) => tokens.expiresAt !== null && tokens.expiresAt.getTime() - Date.now() < REFRESH_MARGIN_MS;
+const dueForRefresh = (tokens: StoredTokens) =>
+  tokens.expiresAt !== null && tokens.expiresAt.getTime() - Date.now() < REFRESH_MARGIN_MS;
 
 /** A machine-to-machine server: Runway obtains its tokens itself, with the client_credentials grant. */
-const isMachineGrant = (server: SavedServer) => server.oauthGrant === 'client_credentials' && server.transportType !== 'stdio';
+const isMachineGrant = (server: SavedServer) =>
+  server.oauthGrant === 'client_credentials' && server.transportType !== 'stdio';
 
 /**
  * The client the tokens were imported with, else the one an operator saved with the server (pre-registered). A
  * caller's own client never borrows the saved secret.
  */
 function clientInformation(stored: StoredTokens, server: SavedServer): OAuthClientInformationMixed | undefined {
-  if (stored.clientId) return { client_id: stored.clientId, ...(stored.clientSecret ? { client_secret: stored.clientSecret } : {}) };
-  if (server.oauthClientId) return { client_id: server.oauthClientId, ...(server.clientSecret ? { client_secret: server.clientSecret } : {}) };
+  if (stored.clientId)
+    return { client_id: stored.clientId, ...(stored.clientSecret ? { client_secret: stored.clientSecret } : {}) };
+  if (server.oauthClientId)
+    return { client_id: server.oauthClientId, ...(server.clientSecret ? { client_secret: server.clientSecret } : {}) };
   return undefined;
 }
 
-const refreshable = (stored: StoredTokens, server: SavedServer) => stored.refreshToken !== null && clientInformation(stored, server) !== undefined;
+const refreshable = (stored: StoredTokens, server: SavedServer) =>
+  stored.refreshToken !== null && clientInformation(stored, server) !== undefined;

@@ -92,9 +92,19 @@ export interface McpOperations {
   /** every page; what an eval iteration hands to the model */
   listAllTools(server: SavedServer, options?: Pick<CallOptions, 'signal'>): Promise<ToolEntry[]>;
   /** the MCP result unchanged; a tool-level failure is a result with isError, not an exception */
-  callTool(server: SavedServer, name: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;
+  callTool(
+    server: SavedServer,
+    name: string,
+    args: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<CallToolResult>;
   listPrompts(server: SavedServer, options?: ListOptions): Promise<Page<PromptEntry>>;
-  getPrompt(server: SavedServer, name: string, args: Record<string, string>, options?: CallOptions): Promise<GetPromptResult>;
+  getPrompt(
+    server: SavedServer,
+    name: string,
+    args: Record<string, string>,
+    options?: CallOptions,
+  ): Promise<GetPromptResult>;
   listResources(server: SavedServer, options?: ListOptions): Promise<Page<ResourceEntry>>;
   readResource(server: SavedServer, uri: string, options?: CallOptions): Promise<ReadResourceResult>;
   exportSnapshot(server: SavedServer, options?: Pick<CallOptions, 'signal'>): Promise<ServerSnapshot>;
@@ -104,22 +114,35 @@ type Work<T> = (connection: McpConnection, timeouts: McpTimeouts) => Promise<T>;
 
 /** A 401 from the server, however it was classified (an OAuth challenge, or credentials it refused). */
 const refusedToken = (failure: OperationFailure) =>
-  (failure.code === 'OAUTH_REQUIRED' && failure.details?.reason === undefined) || (failure.details?.reason === 'SERVER_REFUSED_CREDENTIALS' && failure.details?.status === 401);
+  (failure.code === 'OAUTH_REQUIRED' && failure.details?.reason === undefined) ||
+  (failure.details?.reason === 'SERVER_REFUSED_CREDENTIALS' && failure.details?.status === 401);
 
 /** The server refused the grant's token (and no refresh helped): whatever it said, the remedy is new tokens. */
 const asOAuthRequired = (server: SavedServer, failure: OperationFailure) =>
-  failure.code === 'OAUTH_REQUIRED' ? failure : oauthRequired(server, `server '${server.name}' refused the OAuth grant's token: import new tokens with /oauth/import-tokens`);
+  failure.code === 'OAUTH_REQUIRED'
+    ? failure
+    : oauthRequired(
+        server,
+        `server '${server.name}' refused the OAuth grant's token: import new tokens with /oauth/import-tokens`,
+      );
 
 /** The server refused the request's parameters (-32602, failures.ts). */
-const rejectedParams = (error: unknown): error is OperationFailure => error instanceof OperationFailure && error.details?.reason === 'INVALID_PARAMS';
+const rejectedParams = (error: unknown): error is OperationFailure =>
+  error instanceof OperationFailure && error.details?.reason === 'INVALID_PARAMS';
 
 /**
  * A prompt or resource the server does not have: 404 NOT_FOUND (api.md, "unknown ... resource"), the server's own
  * words in the message, as for its -32002 (failures.ts).
  */
-function unknownPrimitive(server: SavedServer, refusal: OperationFailure, reason: 'PROMPT_NOT_FOUND' | 'RESOURCE_NOT_FOUND', what: Record<string, string>): OperationFailure {
+function unknownPrimitive(
+  server: SavedServer,
+  refusal: OperationFailure,
+  reason: 'PROMPT_NOT_FOUND' | 'RESOURCE_NOT_FOUND',
+  what: Record<string, string>,
+): OperationFailure {
   const mcpError = refusal.details?.mcpError as { code: number; message: string } | undefined;
-  const words = mcpError?.message || `no ${reason === 'PROMPT_NOT_FOUND' ? 'prompt' : 'resource'} ${Object.values(what)[0]}`;
+  const words =
+    mcpError?.message || `no ${reason === 'PROMPT_NOT_FOUND' ? 'prompt' : 'resource'} ${Object.values(what)[0]}`;
   return new OperationFailure('NOT_FOUND', `server '${server.name}': ${words}`, { reason, ...what, mcpError });
 }
 
@@ -128,7 +151,12 @@ const MAX_PAGES = 1000;
 
 export function createMcpOperations(deps: McpDeps): McpOperations {
   const { config, pool } = deps;
-  const grants = new OAuthGrants({ sql: deps.sql, box: deps.box, log: deps.log, requestTimeoutMs: config.MCP_REQUEST_TIMEOUT_MS });
+  const grants = new OAuthGrants({
+    sql: deps.sql,
+    box: deps.box,
+    log: deps.log,
+    requestTimeoutMs: config.MCP_REQUEST_TIMEOUT_MS,
+  });
 
   /**
    * Runs `attempt` with the server's OAuth credentials. A refused token (401) gets one refresh and one retry;
@@ -136,7 +164,11 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
    * uses OAuth (a grant was sent, it is configured so, or it advertises it); otherwise the server wants other
    * credentials and the failure says what it said (failures.ts, refusedCredentials).
    */
-  async function authorized<T>(server: SavedServer, signal: AbortSignal | undefined, attempt: (credentials?: Credentials) => Promise<T>): Promise<T> {
+  async function authorized<T>(
+    server: SavedServer,
+    signal: AbortSignal | undefined,
+    attempt: (credentials?: Credentials) => Promise<T>,
+  ): Promise<T> {
     let credentials = await grants.credentialsFor(server);
     for (let retried = false; ; retried = true) {
       try {
@@ -147,8 +179,16 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
         const unauthorized = refusedToken(error);
         // More scope needs new tokens from the caller: a refresh cannot widen a grant.
         if (error.details?.reason === 'INSUFFICIENT_SCOPE') throw error;
-        if (unauthorized && !credentials && error.code !== 'OAUTH_REQUIRED' && (server.useOAuth || (await grants.advertisesOAuth(server)))) {
-          throw oauthRequired(server, `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens`);
+        if (
+          unauthorized &&
+          !credentials &&
+          error.code !== 'OAUTH_REQUIRED' &&
+          (server.useOAuth || (await grants.advertisesOAuth(server)))
+        ) {
+          throw oauthRequired(
+            server,
+            `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens`,
+          );
         }
         if (retried) throw unauthorized && credentials ? asOAuthRequired(server, error) : error;
         if (unauthorized && credentials) {
@@ -166,26 +206,45 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
    * One request on a pooled session of the server's client profile; a session that failed at the connection level
    * is not reused. A call with answers of its own is lent a session for itself when the profile lets the server ask.
    */
-  function run<T>(server: SavedServer, signal: AbortSignal | undefined, work: Work<T>, answers?: ClientAnswers): Promise<T> {
+  function run<T>(
+    server: SavedServer,
+    signal: AbortSignal | undefined,
+    work: Work<T>,
+    answers?: ClientAnswers,
+  ): Promise<T> {
     const timeouts = resolveTimeouts(config, server.timeouts);
     const profile = profileFor(server.clientProfile, answers);
-    const lease = (answers?.elicitation && profile.elicitation) || (answers?.sample && profile.sampling) ? answers : undefined;
+    const lease =
+      (answers?.elicitation && profile.elicitation) || (answers?.sample && profile.sampling) ? answers : undefined;
     return authorized(server, signal, (credentials) =>
-      pool.use({ server, credentials, timeouts, dataDir: config.DATA_DIR, profile }, async (connection) => {
-        const startedAt = Date.now();
-        try {
-          return await work(connection, timeouts);
-        } catch (error) {
-          if (signal?.aborted) throw signal.reason;
-          const failure = toOperationFailure(error, { phase: 'request', startedAt, server, child: connection.child() });
-          if (endsSession(failure)) pool.discard(connection);
-          throw failure;
-        }
-      }, lease),
+      pool.use(
+        { server, credentials, timeouts, dataDir: config.DATA_DIR, profile },
+        async (connection) => {
+          const startedAt = Date.now();
+          try {
+            return await work(connection, timeouts);
+          } catch (error) {
+            if (signal?.aborted) throw signal.reason;
+            const failure = toOperationFailure(error, {
+              phase: 'request',
+              startedAt,
+              server,
+              child: connection.child(),
+            });
+            if (endsSession(failure)) pool.discard(connection);
+            throw failure;
+          }
+        },
+        lease,
+      ),
     );
   }
 
-  function requireCapability(server: SavedServer, connection: McpConnection, capability: keyof ServerCapabilities): void {
+  function requireCapability(
+    server: SavedServer,
+    connection: McpConnection,
+    capability: keyof ServerCapabilities,
+  ): void {
     if (!connection.initInfo.capabilities[capability]) throw featureNotSupported(server, capability);
   }
 
@@ -194,35 +253,83 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
   // and client.listTools compiles a validator for every tool's output schema, for client.callTool, never used here.
   const listParams = (cursor?: string) => (cursor ? { cursor } : {});
   const lists = {
-    tools: async (server: SavedServer, c: McpConnection, t: McpTimeouts, cursor?: string, signal?: AbortSignal): Promise<Page<ToolEntry>> => {
+    tools: async (
+      server: SavedServer,
+      c: McpConnection,
+      t: McpTimeouts,
+      cursor?: string,
+      signal?: AbortSignal,
+    ): Promise<Page<ToolEntry>> => {
       requireCapability(server, c, 'tools');
-      const page = await c.client.request({ method: 'tools/list', params: listParams(cursor) }, listResultSchemas.tools, requestOptions(t, signal));
+      const page = await c.client.request(
+        { method: 'tools/list', params: listParams(cursor) },
+        listResultSchemas.tools,
+        requestOptions(t, signal),
+      );
       return { items: page.tools.map(toToolEntry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
-    prompts: async (server: SavedServer, c: McpConnection, t: McpTimeouts, cursor?: string, signal?: AbortSignal): Promise<Page<PromptEntry>> => {
+    prompts: async (
+      server: SavedServer,
+      c: McpConnection,
+      t: McpTimeouts,
+      cursor?: string,
+      signal?: AbortSignal,
+    ): Promise<Page<PromptEntry>> => {
       requireCapability(server, c, 'prompts');
-      const page = await c.client.request({ method: 'prompts/list', params: listParams(cursor) }, listResultSchemas.prompts, requestOptions(t, signal));
+      const page = await c.client.request(
+        { method: 'prompts/list', params: listParams(cursor) },
+        listResultSchemas.prompts,
+        requestOptions(t, signal),
+      );
       return { items: page.prompts.map(toPromptEntry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
-    resources: async (server: SavedServer, c: McpConnection, t: McpTimeouts, cursor?: string, signal?: AbortSignal): Promise<Page<ResourceEntry>> => {
+    resources: async (
+      server: SavedServer,
+      c: McpConnection,
+      t: McpTimeouts,
+      cursor?: string,
+      signal?: AbortSignal,
+    ): Promise<Page<ResourceEntry>> => {
       requireCapability(server, c, 'resources');
-      const page = await c.client.request({ method: 'resources/list', params: listParams(cursor) }, listResultSchemas.resources, requestOptions(t, signal));
-      return { items: page.resources.map(toResourceEntry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      const page = await c.client.request(
+        { method: 'resources/list', params: listParams(cursor) },
+        listResultSchemas.resources,
+        requestOptions(t, signal),
+      );
+      return {
+        items: page.resources.map(toResourceEntry),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      };
     },
-    resourceTemplates: async (server: SavedServer, c: McpConnection, t: McpTimeouts, cursor?: string, signal?: AbortSignal): Promise<Page<ResourceTemplateEntry>> => {
+    resourceTemplates: async (
+      server: SavedServer,
+      c: McpConnection,
+      t: McpTimeouts,
+      cursor?: string,
+      signal?: AbortSignal,
+    ): Promise<Page<ResourceTemplateEntry>> => {
       requireCapability(server, c, 'resources');
       const page = await c.client.request(
         { method: 'resources/templates/list', params: listParams(cursor) },
         listResultSchemas.resourceTemplates,
         requestOptions(t, signal),
       );
-      return { items: page.resourceTemplates.map(toResourceTemplateEntry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      return {
+        items: page.resourceTemplates.map(toResourceTemplateEntry),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      };
     },
   };
   type ListName = keyof typeof lists;
   type Item<L extends ListName> = Awaited<ReturnType<(typeof lists)[L]>>['items'][number];
 
-  async function allPages<L extends ListName>(list: L, server: SavedServer, c: McpConnection, t: McpTimeouts, signal?: AbortSignal): Promise<Item<L>[]> {
+  async function allPages<L extends ListName>(
+    list: L,
+    server: SavedServer,
+    c: McpConnection,
+    t: McpTimeouts,
+    signal?: AbortSignal,
+  ): Promise<Item<L>[]> {
     const items: Item<L>[] = [];
     let cursor: string | undefined;
     for (let pages = 0; pages < MAX_PAGES; pages++) {
@@ -274,40 +381,68 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
             throw toOperationFailure(error, { phase: 'request', startedAt, server });
           }
         };
-      return await runDoctor(server, { timeouts, dataDir: config.DATA_DIR }, {
-        connect: (timings) => authorized(server, undefined, (credentials) => openConnection({ server, credentials, timeouts, dataDir: config.DATA_DIR }, timings)),
-        hasGrant: () => grants.hasGrant(server),
-        listTools: listed('tools'),
-        listResources: listed('resources'),
-        listResourceTemplates: listed('resourceTemplates'),
-        listPrompts: listed('prompts'),
-      });
+      return await runDoctor(
+        server,
+        { timeouts, dataDir: config.DATA_DIR },
+        {
+          connect: (timings) =>
+            authorized(server, undefined, (credentials) =>
+              openConnection({ server, credentials, timeouts, dataDir: config.DATA_DIR }, timings),
+            ),
+          hasGrant: () => grants.hasGrant(server),
+          listTools: listed('tools'),
+          listResources: listed('resources'),
+          listResourceTemplates: listed('resourceTemplates'),
+          listPrompts: listed('prompts'),
+        },
+      );
     },
 
     checkOAuth: (server) => grants.requirement(server),
 
     importTokens: (server, input) => grants.importTokens(server, input),
 
-    listTools: (server, options = {}) => run(server, options.signal, (c, t) => lists.tools(server, c, t, options.cursor, options.signal)),
+    listTools: (server, options = {}) =>
+      run(server, options.signal, (c, t) => lists.tools(server, c, t, options.cursor, options.signal)),
 
-    listAllTools: (server, options = {}) => run(server, options.signal, (c, t) => allPages('tools', server, c, t, options.signal)),
+    listAllTools: (server, options = {}) =>
+      run(server, options.signal, (c, t) => allPages('tools', server, c, t, options.signal)),
 
     callTool: (server, name, args, options = {}) =>
-      run(server, options.signal, (c, t) => {
-        requireCapability(server, c, 'tools');
-        // client.request rather than client.callTool: the result goes back unchanged, without the SDK's
-        // client-side output-schema checks turning a server's answer into an exception.
-        return c.client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, requestOptions(t, options.signal, options.onprogress));
-      }, options.answers),
+      run(
+        server,
+        options.signal,
+        (c, t) => {
+          requireCapability(server, c, 'tools');
+          // client.request rather than client.callTool: the result goes back unchanged, without the SDK's
+          // client-side output-schema checks turning a server's answer into an exception.
+          return c.client.request(
+            { method: 'tools/call', params: { name, arguments: args } },
+            CallToolResultSchema,
+            requestOptions(t, options.signal, options.onprogress),
+          );
+        },
+        options.answers,
+      ),
 
-    listPrompts: (server, options = {}) => run(server, options.signal, (c, t) => lists.prompts(server, c, t, options.cursor, options.signal)),
+    listPrompts: (server, options = {}) =>
+      run(server, options.signal, (c, t) => lists.prompts(server, c, t, options.cursor, options.signal)),
 
     getPrompt: async (server, name, args, options = {}) => {
       try {
-        return await run(server, options.signal, (c, t) => {
-          requireCapability(server, c, 'prompts');
-          return c.client.request({ method: 'prompts/get', params: { name, arguments: args } }, GetPromptResultSchema, requestOptions(t, options.signal, options.onprogress));
-        }, options.answers);
+        return await run(
+          server,
+          options.signal,
+          (c, t) => {
+            requireCapability(server, c, 'prompts');
+            return c.client.request(
+              { method: 'prompts/get', params: { name, arguments: args } },
+              GetPromptResultSchema,
+              requestOptions(t, options.signal, options.onprogress),
+            );
+          },
+          options.answers,
+        );
       } catch (error) {
         // MCP answers an unknown prompt and a bad argument alike (-32602): the server's own list tells them apart.
         if (!rejectedParams(error) || (await promptListed(server, name, options.signal))) throw error;
@@ -315,14 +450,24 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
       }
     },
 
-    listResources: (server, options = {}) => run(server, options.signal, (c, t) => lists.resources(server, c, t, options.cursor, options.signal)),
+    listResources: (server, options = {}) =>
+      run(server, options.signal, (c, t) => lists.resources(server, c, t, options.cursor, options.signal)),
 
     readResource: async (server, uri, options = {}) => {
       try {
-        return await run(server, options.signal, (c, t) => {
-          requireCapability(server, c, 'resources');
-          return c.client.request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, requestOptions(t, options.signal, options.onprogress));
-        }, options.answers);
+        return await run(
+          server,
+          options.signal,
+          (c, t) => {
+            requireCapability(server, c, 'resources');
+            return c.client.request(
+              { method: 'resources/read', params: { uri } },
+              ReadResourceResultSchema,
+              requestOptions(t, options.signal, options.onprogress),
+            );
+          },
+          options.answers,
+        );
       } catch (error) {
         // The uri is the request's only parameter: a server refusing it (-32602, what the 2025-11-25 revision and
         // the reference server answer for a resource it does not have) has no such resource.
@@ -336,10 +481,19 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
         const [tools, resources, resourceTemplates, prompts] = await Promise.all([
           ifDeclared(c, 'tools', () => allPages('tools', server, c, t, options.signal)),
           ifDeclared(c, 'resources', () => allPages('resources', server, c, t, options.signal)),
-          ifDeclared(c, 'resources', () => unlessUnanswered(allPages('resourceTemplates', server, c, t, options.signal))),
+          ifDeclared(c, 'resources', () =>
+            unlessUnanswered(allPages('resourceTemplates', server, c, t, options.signal)),
+          ),
           ifDeclared(c, 'prompts', () => allPages('prompts', server, c, t, options.signal)),
         ]);
-        return { serverId: server.id, exportedAt: new Date().toISOString(), tools, resources, resourceTemplates, prompts };
+        return {
+          serverId: server.id,
+          exportedAt: new Date().toISOString(),
+          tools,
+          resources,
+          resourceTemplates,
+          prompts,
+        };
       }),
   };
 }

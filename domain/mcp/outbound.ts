@@ -25,7 +25,9 @@ export type AddressClass = 'public' | 'loopback' | 'private' | 'carrierGradeNat'
 const HOME_CLASSES: ReadonlySet<AddressClass> = new Set(['loopback', 'private', 'carrierGradeNat', 'unspecified']);
 
 /** Cloud metadata endpoints outside link-local: Alibaba (in CGNAT space), Azure's wire server, AWS's IPv6 services. */
-const METADATA_RANGES = ['100.100.100.200/32', '168.63.129.16/32', 'fd00:ec2::/32'].map((cidr) => ipaddr.parseCIDR(cidr));
+const METADATA_RANGES = ['100.100.100.200/32', '168.63.129.16/32', 'fd00:ec2::/32'].map((cidr) =>
+  ipaddr.parseCIDR(cidr),
+);
 
 const IPV4_CLASSES: Record<string, AddressClass> = {
   unicast: 'public',
@@ -43,7 +45,8 @@ export function classifyAddress(address: string): AddressClass {
   } catch {
     return 'refused';
   }
-  if (METADATA_RANGES.some(([range, bits]) => parsed.kind() === range.kind() && parsed.match(range, bits))) return 'refused';
+  if (METADATA_RANGES.some(([range, bits]) => parsed.kind() === range.kind() && parsed.match(range, bits)))
+    return 'refused';
   if (parsed.kind() === 'ipv4') return IPV4_CLASSES[parsed.range()] ?? 'refused';
   const v6 = parsed as ipaddr.IPv6;
   const embedded = embeddedIPv4(v6);
@@ -87,12 +90,18 @@ export class OutboundPolicy {
   }
 }
 
-type Lookup = (hostname: string, options: { all: true }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+type Lookup = (
+  hostname: string,
+  options: { all: true },
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 const systemLookup: Lookup = (hostname, options, callback) => dnsLookup(hostname, options, callback);
 
 const resolveAll = (lookup: Lookup, hostname: string) =>
-  new Promise<LookupAddress[]>((resolve, reject) => lookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+  new Promise<LookupAddress[]>((resolve, reject) =>
+    lookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  );
 
 const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 
@@ -173,16 +182,21 @@ export class Outbound {
     let url = new URL(String(input));
     let request: RequestInit = { ...init };
     for (let followed = 0; ; followed++) {
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('refused_address', `only http and https URLs are fetched, not ${url.protocol}`);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw new OutboundError('refused_address', `only http and https URLs are fetched, not ${url.protocol}`);
       const response = await this.#send(url, request);
       const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
       if (location === null) return response;
       await response.body?.cancel();
       const next = new URL(location, url);
       if (next.origin !== url.origin || next.username || next.password) {
-        throw new OutboundError('redirect_refused', 'redirected to another origin; not followed, so nothing saved goes to another host');
+        throw new OutboundError(
+          'redirect_refused',
+          'redirected to another origin; not followed, so nothing saved goes to another host',
+        );
       }
-      if (followed === MAX_REDIRECTS) throw new OutboundError('redirect_refused', `more than ${MAX_REDIRECTS} redirects`);
+      if (followed === MAX_REDIRECTS)
+        throw new OutboundError('redirect_refused', `more than ${MAX_REDIRECTS} redirects`);
       // As browsers do: 303 (and 301/302 after a POST) continue as a GET without the body.
       const method = (request.method ?? 'GET').toUpperCase();
       if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
@@ -221,7 +235,10 @@ export class Outbound {
 }
 
 function refusedAddress(host: string): OutboundError {
-  return new OutboundError('refused_address', `${host} is not an address outbound requests may reach (link-local, metadata, or a private range the saved server is not in)`);
+  return new OutboundError(
+    'refused_address',
+    `${host} is not an address outbound requests may reach (link-local, metadata, or a private range the saved server is not in)`,
+  );
 }
 
 /** The first error of type `type` in `error`'s cause chain (fetch wraps connection errors in a TypeError). */

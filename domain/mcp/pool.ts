@@ -67,7 +67,11 @@ export class ConnectionPool {
    * Runs `work` on a session of the target's scope, opening it first when there is none (once, however many wait).
    * With `lease`, the session is the operation's alone while it runs, and its server's requests go to `lease`.
    */
-  async use<T>(target: ConnectTarget, work: (connection: McpConnection) => Promise<T>, lease?: ClientAnswers): Promise<T> {
+  async use<T>(
+    target: ConnectTarget,
+    work: (connection: McpConnection) => Promise<T>,
+    lease?: ClientAnswers,
+  ): Promise<T> {
     const entry = lease ? await this.#lend(target, lease) : this.#acquire(target);
     try {
       const connection = await entry.ready;
@@ -102,7 +106,8 @@ export class ConnectionPool {
     const scope = `${target.server.id}|${profileKey(target.profile ?? target.server.clientProfile)}`;
     const key = `${target.server.revision}:${target.credentials?.generation ?? 0}`;
     // Whatever its scope, a session of an edited server or of replaced tokens is not used again.
-    for (const entry of this.#all) if (entry.serverId === target.server.id && entry.key !== key && !entry.retired) this.#retire(entry);
+    for (const entry of this.#all)
+      if (entry.serverId === target.server.id && entry.key !== key && !entry.retired) this.#retire(entry);
     return { scope, key, entries: this.#scopes.get(scope) ?? [] };
   }
 
@@ -121,7 +126,9 @@ export class ConnectionPool {
       const entry =
         lent.find((e) => e.lease === lease) ??
         lent.find((e) => e.lease === null) ??
-        (lent.length < (this.#options.maxLentSessions ?? DEFAULT_MAX_LENT_SESSIONS) ? this.#create(target, scope, key, 'lent') : undefined);
+        (lent.length < (this.#options.maxLentSessions ?? DEFAULT_MAX_LENT_SESSIONS)
+          ? this.#create(target, scope, key, 'lent')
+          : undefined);
       if (entry) {
         entry.lease = lease;
         entry.active++;
@@ -132,7 +139,16 @@ export class ConnectionPool {
   }
 
   #create(target: ConnectTarget, scope: string, key: string, kind: Entry['kind']): Entry {
-    const entry: Entry = { key, scope, serverId: target.server.id, kind, lease: null, active: 0, retired: false, ready: undefined as never };
+    const entry: Entry = {
+      key,
+      scope,
+      serverId: target.server.id,
+      kind,
+      lease: null,
+      active: 0,
+      retired: false,
+      ready: undefined as never,
+    };
     entry.ready = this.#open(target).then(
       (connection) => {
         entry.connection = connection;

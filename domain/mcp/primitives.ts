@@ -24,12 +24,26 @@ const listedPrompt = z.looseObject({
   name: z.string(),
   title: text,
   description: text,
-  arguments: z.array(z.looseObject({ name: z.string(), description: text, required: z.boolean().optional() })).optional(),
+  arguments: z
+    .array(z.looseObject({ name: z.string(), description: text, required: z.boolean().optional() }))
+    .optional(),
 });
 
-const listedResource = z.looseObject({ uri: z.string(), name: z.string(), title: text, description: text, mimeType: text });
+const listedResource = z.looseObject({
+  uri: z.string(),
+  name: z.string(),
+  title: text,
+  description: text,
+  mimeType: text,
+});
 
-const listedResourceTemplate = z.looseObject({ uriTemplate: z.string(), name: z.string(), title: text, description: text, mimeType: text });
+const listedResourceTemplate = z.looseObject({
+  uriTemplate: z.string(),
+  name: z.string(),
+  title: text,
+  description: text,
+  mimeType: text,
+});
 
 const nextCursor = z.string().optional();
 
@@ -94,7 +108,11 @@ export const toToolEntry = (tool: ListedTool): ToolEntry => ({ ...tool, descript
 export const toPromptEntry = (prompt: ListedPrompt): PromptEntry => ({
   ...prompt,
   description: prompt.description ?? '',
-  arguments: (prompt.arguments ?? []).map((a) => ({ ...a, description: a.description ?? '', required: a.required ?? false })),
+  arguments: (prompt.arguments ?? []).map((a) => ({
+    ...a,
+    description: a.description ?? '',
+    required: a.required ?? false,
+  })),
 });
 
 export const toResourceEntry = (resource: ListedResource): ResourceEntry => ({

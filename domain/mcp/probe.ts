@@ -39,21 +39,51 @@ export interface ProbeResult {
  */
 export async function probeStdio(server: SavedServer, dataDir: string): Promise<ProbeResult> {
   const cwd = workingDirectory(server, dataDir);
-  if (server.cwd !== null && !(await stat(cwd).then((found) => found.isDirectory(), () => false))) {
-    return { ok: false, detail: `the working directory ${cwd} does not exist`, transport: null, httpStatus: null, oauth: null };
+  if (
+    server.cwd !== null &&
+    !(await stat(cwd).then(
+      (found) => found.isDirectory(),
+      () => false,
+    ))
+  ) {
+    return {
+      ok: false,
+      detail: `the working directory ${cwd} does not exist`,
+      transport: null,
+      httpStatus: null,
+      oauth: null,
+    };
   }
   const command = server.command ?? '';
   const path = { ...getDefaultEnvironment(), ...server.env }.PATH ?? '';
-  const candidates = isAbsolute(command) || command.includes('/') ? [resolve(cwd, command)] : path.split(delimiter).filter(Boolean).map((dir) => join(dir, command));
+  const candidates =
+    isAbsolute(command) || command.includes('/')
+      ? [resolve(cwd, command)]
+      : path
+          .split(delimiter)
+          .filter(Boolean)
+          .map((dir) => join(dir, command));
   for (const candidate of candidates) {
     try {
       await access(candidate, constants.X_OK);
-      return { ok: true, detail: `command found: ${candidate}; working directory ${cwd}`, transport: 'stdio', httpStatus: null, oauth: null };
+      return {
+        ok: true,
+        detail: `command found: ${candidate}; working directory ${cwd}`,
+        transport: 'stdio',
+        httpStatus: null,
+        oauth: null,
+      };
     } catch {
       // keep looking along PATH
     }
   }
-  return { ok: false, detail: `command not found or not executable: ${command}`, transport: null, httpStatus: null, oauth: null };
+  return {
+    ok: false,
+    detail: `command not found or not executable: ${command}`,
+    transport: null,
+    httpStatus: null,
+    oauth: null,
+  };
 }
 
 /**
@@ -70,7 +100,10 @@ export async function probeHttp(server: SavedServer, timeoutMs: number): Promise
     try {
       answer = await knock(server, fetch);
     } catch (error) {
-      const why = error instanceof OutboundError && error.kind !== 'unreachable' && error.kind !== 'timeout' ? 'refused' : 'unreachable';
+      const why =
+        error instanceof OutboundError && error.kind !== 'unreachable' && error.kind !== 'timeout'
+          ? 'refused'
+          : 'unreachable';
       return { ok: false, detail: `${why}: ${describeFetchError(error)}`, transport: null, httpStatus: null, oauth };
     }
     const answered = { transport: answer.transport ?? null, httpStatus: answer.status };
@@ -82,14 +115,30 @@ export async function probeHttp(server: SavedServer, timeoutMs: number): Promise
     // at its metadata, metadata at the well-known URLs, or the saved setting. Else it wants other credentials.
     const advertised = oauth.required || answer.status === 401 ? await discoverOAuth(server, oauth, fetch) : false;
     if (answer.status === 401) oauth.required ||= advertised || answer.resourceMetadataUrl !== undefined;
-    if (answer.status === 401 && oauth.required) return { ok: true, detail: 'reachable; the server requires OAuth (HTTP 401)', ...answered, oauth };
+    if (answer.status === 401 && oauth.required)
+      return { ok: true, detail: 'reachable; the server requires OAuth (HTTP 401)', ...answered, oauth };
     if (answer.status === 401) {
-      return { ok: false, detail: `reachable; the server refused the request's credentials (HTTP 401)${answer.words ? `: ${answer.words}` : ''}`, ...answered, oauth };
+      return {
+        ok: false,
+        detail: `reachable; the server refused the request's credentials (HTTP 401)${answer.words ? `: ${answer.words}` : ''}`,
+        ...answered,
+        oauth,
+      };
     }
     if (answer.transport) {
-      return { ok: true, detail: `reachable; speaks ${answer.transport === 'sse' ? 'HTTP+SSE (2024-11-05)' : 'streamable HTTP'} (HTTP ${answer.status})`, ...answered, oauth };
+      return {
+        ok: true,
+        detail: `reachable; speaks ${answer.transport === 'sse' ? 'HTTP+SSE (2024-11-05)' : 'streamable HTTP'} (HTTP ${answer.status})`,
+        ...answered,
+        oauth,
+      };
     }
-    return { ok: false, detail: `reachable, but no MCP transport answered (HTTP ${answer.status})`, ...answered, oauth };
+    return {
+      ok: false,
+      detail: `reachable, but no MCP transport answered (HTTP ${answer.status})`,
+      ...answered,
+      oauth,
+    };
   } finally {
     await outbound.close();
   }
@@ -144,13 +193,21 @@ async function postInitialize(url: string, headers: Record<string, string>, fetc
       jsonrpc: '2.0',
       id: 0,
       method: 'initialize',
-      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { ...CLIENT_INFO, name: 'runway-doctor' } },
+      params: {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { ...CLIENT_INFO, name: 'runway-doctor' },
+      },
     }),
   });
   const answer = await describe(response, response.ok ? 'streamable-http' : undefined);
   // Don't leave the probe's session behind on the server.
   const session = response.headers.get('mcp-session-id');
-  if (session) await fetch(url, { method: 'DELETE', headers: { ...headers, 'mcp-session-id': session } }).then((r) => r.body?.cancel(), () => {});
+  if (session)
+    await fetch(url, { method: 'DELETE', headers: { ...headers, 'mcp-session-id': session } }).then(
+      (r) => r.body?.cancel(),
+      () => {},
+    );
   return answer;
 }
 
@@ -196,7 +253,8 @@ async function discoverOAuth(server: SavedServer, oauth: OAuthDiscovery, fetch: 
   const { metadata } = found;
   oauth.authorizationServerMetadataUrl = found.url;
   if (metadata.registration_endpoint) oauth.registrationStrategies.push('dcr');
-  if ((metadata as { client_id_metadata_document_supported?: boolean }).client_id_metadata_document_supported) oauth.registrationStrategies.push('cimd');
+  if ((metadata as { client_id_metadata_document_supported?: boolean }).client_id_metadata_document_supported)
+    oauth.registrationStrategies.push('cimd');
   // A client registered out of band always works with a standard authorization server.
   oauth.registrationStrategies.push('preregistered');
   return true;

@@ -38,7 +38,12 @@ export function refusalsAsErrors(fetch: FetchLike): FetchLike {
   return async (url, init) => {
     const response = await fetch(url, init);
     if ((init?.method ?? 'GET').toUpperCase() !== 'POST' || response.status < 400) return response;
-    throw new HttpRefusal(response.status, new Headers(init?.headers).has('mcp-session-id'), bearerChallenge(response), await wordsOf(response));
+    throw new HttpRefusal(
+      response.status,
+      new Headers(init?.headers).has('mcp-session-id'),
+      bearerChallenge(response),
+      await wordsOf(response),
+    );
   };
 }
 
@@ -66,7 +71,10 @@ export function bearerChallenge(response: Response): BearerChallenge | undefined
  * overrides) become spaces, runs of spaces one, and the whole is cut to a short excerpt.
  */
 export function serverWords(text: string | undefined): string | undefined {
-  const clean = text?.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ').replace(/\s+/g, ' ').trim();
+  const clean = text
+    ?.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (!clean) return undefined;
   return clean.length > WORDS_LIMIT ? `${clean.slice(0, WORDS_LIMIT - 1)}…` : clean;
 }
@@ -77,7 +85,13 @@ function wordsOfBody(text: string, contentType: string | null): string | undefin
   if (!/json/i.test(contentType ?? '') && !/^\s*[{[]/.test(text)) return text;
   try {
     const body = JSON.parse(text) as Record<string, unknown> | null;
-    const candidates = [body?.error_description, (body?.error as { message?: unknown } | null)?.message, body?.message, body?.error, body?.detail];
+    const candidates = [
+      body?.error_description,
+      (body?.error as { message?: unknown } | null)?.message,
+      body?.message,
+      body?.error,
+      body?.detail,
+    ];
     return candidates.find((c): c is string => typeof c === 'string' && c.trim() !== '') ?? text;
   } catch {
     return text;

@@ -92,7 +92,9 @@ export class StreamSupervisor {
   async #post(fetch: FetchLike, url: string | URL, init: RequestInit | undefined): Promise<Response> {
     const messages = parseMessages(init?.body);
     // A request the SDK gave up on (timeout, caller's abort) is not resumed any further.
-    for (const m of messages) if ('method' in m && m.method === 'notifications/cancelled') this.#abandon(m.params?.requestId as RequestId | undefined);
+    for (const m of messages)
+      if ('method' in m && m.method === 'notifications/cancelled')
+        this.#abandon(m.params?.requestId as RequestId | undefined);
     const requestIds = messages.filter((m) => 'method' in m && 'id' in m).map((m) => (m as { id: RequestId }).id);
     const response = await fetch(url, init);
     if (requestIds.length === 0 || !response.ok || !isEventStream(response)) return response;
@@ -186,16 +188,23 @@ export class StreamSupervisor {
     if (this.#closed || !this.#streams.has(stream) || stream === this.#standalone) return;
     if (stream.pending.size === 0) return this.#forget(stream);
     if (!resumable) {
-      return this.#giveUp(stream, `the server closed ${stream.attempts === 0 ? 'it' : 'the resumed stream'} before answering, without an event id to resume from`);
+      return this.#giveUp(
+        stream,
+        `the server closed ${stream.attempts === 0 ? 'it' : 'the resumed stream'} before answering, without an event id to resume from`,
+      );
     }
     stream.waitingSince = Date.now();
     const remaining = this.limits.maxDelayMs - stream.waitedMs;
     const asked = stream.retryMs !== undefined ? ` (the server asked to wait ${stream.retryMs} ms)` : '';
-    stream.timer = setTimeout(() => this.#giveUp(stream, `it was not resumed within ${this.limits.maxDelayMs} ms${asked}`), Math.max(0, remaining));
+    stream.timer = setTimeout(
+      () => this.#giveUp(stream, `it was not resumed within ${this.limits.maxDelayMs} ms${asked}`),
+      Math.max(0, remaining),
+    );
   }
 
   #attemptFailed(stream: Stream, why: string): void {
-    if (stream.attempts >= this.limits.maxAttempts) this.#giveUp(stream, `resuming it failed ${stream.attempts} times (last: ${why})`);
+    if (stream.attempts >= this.limits.maxAttempts)
+      this.#giveUp(stream, `resuming it failed ${stream.attempts} times (last: ${why})`);
   }
 
   #giveUp(stream: Stream, why: string): void {
@@ -236,7 +245,9 @@ function parseMessages(body: RequestInit['body']): JSONRPCMessage[] {
   if (typeof body !== 'string') return [];
   try {
     const parsed = JSON.parse(body) as unknown;
-    return (Array.isArray(parsed) ? parsed : [parsed]).filter((m): m is JSONRPCMessage => m !== null && typeof m === 'object');
+    return (Array.isArray(parsed) ? parsed : [parsed]).filter(
+      (m): m is JSONRPCMessage => m !== null && typeof m === 'object',
+    );
   } catch {
     return [];
   }
@@ -255,7 +266,9 @@ export class EventFieldScanner {
   #hasData = false;
   #pendingCr = false;
 
-  constructor(private readonly on: { onEvent(id: string | undefined, hasData: boolean): void; onRetry(ms: number): void }) {}
+  constructor(
+    private readonly on: { onEvent(id: string | undefined, hasData: boolean): void; onRetry(ms: number): void },
+  ) {}
 
   push(chunk: Uint8Array): void {
     let text = this.#decoder.decode(chunk, { stream: true });

@@ -29,7 +29,9 @@ export class StderrTail {
 
   constructor(secrets: Iterable<string>) {
     // Longest first, so a secret that contains another is redacted whole.
-    this.#secrets = [...new Set(secrets)].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+    this.#secrets = [...new Set(secrets)]
+      .filter((s) => s.length >= MIN_SECRET_LENGTH)
+      .sort((a, b) => b.length - a.length);
     this.#longest = this.#secrets[0]?.length ?? 0;
     this.#keep = 4 * STDERR_MAX_CHARS + this.#longest;
   }

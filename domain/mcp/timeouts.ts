@@ -18,7 +18,12 @@ export interface McpTimeouts {
 
 type TimeoutConfig = Pick<
   Config,
-  'MCP_CONNECT_TIMEOUT_MS' | 'MCP_INITIALIZE_TIMEOUT_MS' | 'MCP_REQUEST_TIMEOUT_MS' | 'MCP_MAX_TOTAL_TIMEOUT_MS' | 'MCP_RESUME_MAX_ATTEMPTS' | 'MCP_RESUME_MAX_DELAY_MS'
+  | 'MCP_CONNECT_TIMEOUT_MS'
+  | 'MCP_INITIALIZE_TIMEOUT_MS'
+  | 'MCP_REQUEST_TIMEOUT_MS'
+  | 'MCP_MAX_TOTAL_TIMEOUT_MS'
+  | 'MCP_RESUME_MAX_ATTEMPTS'
+  | 'MCP_RESUME_MAX_DELAY_MS'
 >;
 
 const positive = (value: unknown): number | undefined =>
@@ -41,8 +46,18 @@ export function resolveTimeouts(config: TimeoutConfig, overrides: ServerTimeouts
  * SDK options for one request: each progress notification restarts the request timeout, up to the maximum total.
  * Asking for progress (onprogress) is what makes the SDK send a progress token, so it is always set.
  */
-export function requestOptions(timeouts: McpTimeouts, signal?: AbortSignal, onprogress: RequestOptions['onprogress'] = ignoreProgress): RequestOptions {
-  return { timeout: timeouts.requestMs, maxTotalTimeout: timeouts.maxTotalMs, resetTimeoutOnProgress: true, onprogress, signal };
+export function requestOptions(
+  timeouts: McpTimeouts,
+  signal?: AbortSignal,
+  onprogress: RequestOptions['onprogress'] = ignoreProgress,
+): RequestOptions {
+  return {
+    timeout: timeouts.requestMs,
+    maxTotalTimeout: timeouts.maxTotalMs,
+    resetTimeoutOnProgress: true,
+    onprogress,
+    signal,
+  };
 }
 
 const ignoreProgress = () => {};

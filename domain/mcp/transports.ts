@@ -3,7 +3,10 @@ import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport, type StreamableHTTPReconnectionOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  type StreamableHTTPReconnectionOptions,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SavedServer } from '../../db/servers.js';
 import { StderrTail } from './stderrTail.js';
@@ -27,7 +30,10 @@ export function transportKindsFor(server: Pick<SavedServer, 'transportType'>): T
 }
 
 /** Saved headers, with the OAuth access token (when there is one) as the Authorization header. */
-export function requestHeaders(server: Pick<SavedServer, 'headers'>, credentials?: Credentials): Record<string, string> {
+export function requestHeaders(
+  server: Pick<SavedServer, 'headers'>,
+  credentials?: Credentials,
+): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(server.headers)) {
     if (!(credentials && name.toLowerCase() === 'authorization')) headers[name] = value;
@@ -41,7 +47,12 @@ export function requestHeaders(server: Pick<SavedServer, 'headers'>, credentials
  * attempted as often as the resumption limits allow; StreamSupervisor (resumption.ts) enforces the limits.
  */
 function reconnectionOptions(limits: ResumptionLimits): StreamableHTTPReconnectionOptions {
-  return { maxRetries: limits.maxAttempts, initialReconnectionDelay: 1000, maxReconnectionDelay: 10_000, reconnectionDelayGrowFactor: 1.5 };
+  return {
+    maxRetries: limits.maxAttempts,
+    initialReconnectionDelay: 1000,
+    maxReconnectionDelay: 10_000,
+    reconnectionDelayGrowFactor: 1.5,
+  };
 }
 
 /** How a stdio server's process is doing: the end of its stderr and, once it ended, how. */
@@ -67,7 +78,11 @@ export function workingDirectory(server: Pick<SavedServer, 'id' | 'cwd'>, dataDi
 }
 
 /** Everything saved with a server that must not come back out of its stderr. */
-const savedSecrets = (server: SavedServer) => [...Object.values(server.env), ...Object.values(server.headers), ...(server.clientSecret ? [server.clientSecret] : [])];
+const savedSecrets = (server: SavedServer) => [
+  ...Object.values(server.env),
+  ...Object.values(server.headers),
+  ...(server.clientSecret ? [server.clientSecret] : []),
+];
 
 /**
  * `fetch` lets the caller observe HTTP traffic (the connection uses it to see when the server first answers).
@@ -107,7 +122,15 @@ export function createTransport(
     return {
       transport,
       pid: () => transport.pid,
-      child: () => (child ? { stderr: tail.text(), exitCode: child.exitCode, signal: child.signalCode, exited: child.exitCode !== null || child.signalCode !== null } : null),
+      child: () =>
+        child
+          ? {
+              stderr: tail.text(),
+              exitCode: child.exitCode,
+              signal: child.signalCode,
+              exited: child.exitCode !== null || child.signalCode !== null,
+            }
+          : null,
     };
   }
   if (!server.url) throw new Error('an HTTP server needs a url');
@@ -116,7 +139,11 @@ export function createTransport(
   const transport =
     kind === 'sse'
       ? new SSEClientTransport(url, { requestInit, fetch })
-      : new StreamableHTTPClientTransport(url, { requestInit, fetch, reconnectionOptions: reconnectionOptions(options.resumption) });
+      : new StreamableHTTPClientTransport(url, {
+          requestInit,
+          fetch,
+          reconnectionOptions: reconnectionOptions(options.resumption),
+        });
   return { transport, pid: () => null, child: () => null };
 }
 
@@ -130,5 +157,6 @@ async function prepareWorkingDirectory(server: SavedServer, cwd: string): Promis
     return;
   }
   const found = await stat(cwd).catch(() => undefined);
-  if (!found?.isDirectory()) throw Object.assign(new Error(`the working directory ${cwd} does not exist`), { code: 'ENOENT' });
+  if (!found?.isDirectory())
+    throw Object.assign(new Error(`the working directory ${cwd} does not exist`), { code: 'ENOENT' });
 }

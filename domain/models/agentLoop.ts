@@ -3,8 +3,20 @@
  * runs out of steps. Everything that happened is returned as one JSON-serializable record (messages, tool calls,
  * steps, usage, spans), also when the loop fails part-way (AgentRunFailure.record).
  */
-import { ErrorCode, McpError, type CreateMessageRequest, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
-import { generateText, stepCountIs, wrapLanguageModel, type LanguageModelMiddleware, type StepResult, type ToolSet } from 'ai';
+import {
+  ErrorCode,
+  McpError,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  generateText,
+  stepCountIs,
+  wrapLanguageModel,
+  type LanguageModelMiddleware,
+  type StepResult,
+  type ToolSet,
+} from 'ai';
 import { SAMPLING_REJECTED } from '../mcp/clientRequests.js';
 import { classifyModelError, type ModelErrorClassification } from './failures.js';
 import type { ChatModel } from './providers.js';
@@ -105,7 +117,8 @@ export class AgentRunFailure extends Error {
 }
 
 export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
-  if (!Number.isInteger(options.maxSteps) || options.maxSteps < 1) throw new RangeError('maxSteps must be an integer >= 1');
+  if (!Number.isInteger(options.maxSteps) || options.maxSteps < 1)
+    throw new RangeError('maxSteps must be an integer >= 1');
   const clock = options.clock ?? Date.now;
   const origin = options.startedAt ?? clock();
   const trace = new TraceRecorder(() => clock() - origin);
@@ -120,17 +133,37 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
   ];
   const sampling = { requests: 0, inputTokens: 0, outputTokens: 0 };
   const record = (finishReason: string): AgentRecord =>
-    buildRecord({ prompt, steps, stepTimes, executions, trace, startMs, finishReason, maxSteps: options.maxSteps, sampling });
+    buildRecord({
+      prompt,
+      steps,
+      stepTimes,
+      executions,
+      trace,
+      startMs,
+      finishReason,
+      maxSteps: options.maxSteps,
+      sampling,
+    });
 
   /** A server's sampling request during a tool call, answered by the run's model: a span, and tokens in the usage. */
-  const sample = async (params: CreateMessageRequest['params'], requestSignal: AbortSignal, parentId: string): Promise<CreateMessageResult> => {
+  const sample = async (
+    params: CreateMessageRequest['params'],
+    requestSignal: AbortSignal,
+    parentId: string,
+  ): Promise<CreateMessageResult> => {
     if (++sampling.requests > MAX_SAMPLING_REQUESTS) {
-      throw new McpError(SAMPLING_REJECTED, `sampling request declined: at most ${MAX_SAMPLING_REQUESTS} per eval iteration`);
+      throw new McpError(
+        SAMPLING_REJECTED,
+        `sampling request declined: at most ${MAX_SAMPLING_REQUESTS} per eval iteration`,
+      );
     }
     const span = trace.start('llm', 'sampling', { modelId: options.model.modelId }, parentId);
     const callSignal = AbortSignal.any([signal, requestSignal]);
     try {
-      const { result, usage } = await answerSampling(options.model, params, { signal: callSignal, maxRetries: options.maxRetries ?? MODEL_CALL_RETRIES });
+      const { result, usage } = await answerSampling(options.model, params, {
+        signal: callSignal,
+        maxRetries: options.maxRetries ?? MODEL_CALL_RETRIES,
+      });
       sampling.inputTokens += usage.inputTokens;
       sampling.outputTokens += usage.outputTokens;
       trace.end(span, 'ok', usage);
@@ -139,7 +172,10 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
       trace.end(span, callSignal.aborted ? 'cancelled' : 'error');
       if (error instanceof McpError) throw error;
       // The server is told what kind of failure it was, never the provider's words (they are about our account).
-      throw new McpError(ErrorCode.InternalError, `the run's model could not answer the sampling request (${classifyModelError(error, callSignal).kind})`);
+      throw new McpError(
+        ErrorCode.InternalError,
+        `the run's model could not answer the sampling request (${classifyModelError(error, callSignal).kind})`,
+      );
     }
   };
 

@@ -22,7 +22,13 @@
  */
 import { closestName } from '../closestName.js';
 import { OperationFailure } from '../failures.js';
-import { isModelProvider, MODEL_PROVIDERS, PROVIDER_TRAITS, type ModelEndpoint, type ModelProvider } from './providers.js';
+import {
+  isModelProvider,
+  MODEL_PROVIDERS,
+  PROVIDER_TRAITS,
+  type ModelEndpoint,
+  type ModelProvider,
+} from './providers.js';
 
 export interface HostedModel {
   /** `<provider>/<name>`, the id test cases use. */
@@ -95,7 +101,13 @@ export interface ModelRejection {
   ok: false;
   message: string;
   /** `providers` (the valid ones) comes with UNKNOWN_PROVIDER */
-  details: { model: string; provider: string | null; hostedModels: string[]; reason: ModelRejectionReason; providers?: string[] };
+  details: {
+    model: string;
+    provider: string | null;
+    hostedModels: string[];
+    reason: ModelRejectionReason;
+    providers?: string[];
+  };
 }
 
 /** Contains the secret apiKey: never log it, never put it into workflow history. */
@@ -104,7 +116,11 @@ export type ResolvedModel = { ok: true; hosted: boolean; keySource: 'run' | 'org
 export function resolveModel(request: ModelRequest & ModelAccess): ResolvedModel | ModelRejection {
   const model = request.model.trim();
   const provider = request.provider?.trim() || undefined;
-  const reject = (reason: ModelRejectionReason, message: string, extra: { providers?: string[]; provider?: string } = {}): ModelRejection => ({
+  const reject = (
+    reason: ModelRejectionReason,
+    message: string,
+    extra: { providers?: string[]; provider?: string } = {},
+  ): ModelRejection => ({
     ok: false,
     message,
     details: {
@@ -132,7 +148,10 @@ export function resolveModel(request: ModelRequest & ModelAccess): ResolvedModel
   const ownPrefix = provider !== undefined ? model.startsWith(`${provider}/`) : isModelProvider(model.split('/')[0]);
   if (ownPrefix) return reject('NOT_HOSTED', `${model} is not a hosted model`);
   if (provider === undefined) {
-    return reject('PROVIDER_REQUIRED', `${model} is not a hosted model; give its provider (${MODEL_PROVIDERS.join(', ')})`);
+    return reject(
+      'PROVIDER_REQUIRED',
+      `${model} is not a hosted model; give its provider (${MODEL_PROVIDERS.join(', ')})`,
+    );
   }
   const endpoint = endpointFor(provider, model, undefined, request);
   if (endpoint.ok) return { ...endpoint, hosted: false };
@@ -143,7 +162,12 @@ type EndpointCheck =
   | ({ ok: true; keySource: ResolvedModel['keySource'] } & ModelEndpoint)
   | { ok: false; reason: ModelRejectionReason; message: string };
 
-function endpointFor(provider: ModelProvider, modelName: string, catalogBaseURL: string | undefined, access: ModelAccess): EndpointCheck {
+function endpointFor(
+  provider: ModelProvider,
+  modelName: string,
+  catalogBaseURL: string | undefined,
+  access: ModelAccess,
+): EndpointCheck {
   const runKey = present(access.modelApiKeys[provider]);
   const orgKey = access.orgProviderKeys[provider];
   // The rule: the run's own key when it brings one, else the organization's.
@@ -187,7 +211,10 @@ function present(value: string | null | undefined): string | undefined {
  * (`details: { model, provider, hostedModels, reason }`; the CLI phrases MODEL_KEY_MISSING with its own flags),
  * or undefined when all can run.
  */
-export function validateRunModels(requests: readonly ModelRequest[], access: ModelAccess): OperationFailure | undefined {
+export function validateRunModels(
+  requests: readonly ModelRequest[],
+  access: ModelAccess,
+): OperationFailure | undefined {
   const seen = new Set<string>();
   for (const request of requests) {
     const key = `${request.provider ?? ''}\u0000${request.model}`;

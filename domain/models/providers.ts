@@ -92,6 +92,8 @@ export function createLanguageModel(endpoint: ModelEndpoint): ChatModel {
     case 'openai-compatible':
       if (baseURL === undefined) throw new Error(`model provider ${provider} needs a base URL`);
       // includeUsage: without it streaming replies carry no token counts.
-      return createOpenAICompatible({ name: provider, baseURL, apiKey, includeUsage: true, fetch: providerFetch })(modelName);
+      return createOpenAICompatible({ name: provider, baseURL, apiKey, includeUsage: true, fetch: providerFetch })(
+        modelName,
+      );
   }
 }

@@ -4,7 +4,12 @@
  * model is the one under test), nor `includeContext` (Runway does not declare the context capability).
  */
 import { generateText, type ModelMessage } from 'ai';
-import { ErrorCode, McpError, type CreateMessageRequest, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ChatModel } from './providers.js';
 
 type SamplingParams = CreateMessageRequest['params'];
@@ -18,9 +23,14 @@ export interface SamplingAnswer {
   usage: { inputTokens: number; outputTokens: number };
 }
 
-export async function answerSampling(model: ChatModel, params: SamplingParams, options: { signal: AbortSignal; maxRetries: number }): Promise<SamplingAnswer> {
+export async function answerSampling(
+  model: ChatModel,
+  params: SamplingParams,
+  options: { signal: AbortSignal; maxRetries: number },
+): Promise<SamplingAnswer> {
   // Runway declares `sampling: {}`, without `tools`: a server may not send them.
-  if (params.tools?.length || params.toolChoice) throw new McpError(ErrorCode.InvalidParams, 'tools in sampling requests are not supported by this client');
+  if (params.tools?.length || params.toolChoice)
+    throw new McpError(ErrorCode.InvalidParams, 'tools in sampling requests are not supported by this client');
   const result = await generateText({
     model,
     system: params.systemPrompt,
@@ -55,12 +65,21 @@ function toModelMessage(message: SamplingParams['messages'][number]): ModelMessa
       case 'audio':
         return { type: 'file' as const, data: block.data, mediaType: block.mimeType };
       default:
-        throw new McpError(ErrorCode.InvalidParams, `sampling messages with ${block.type} content are not supported by this client`);
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `sampling messages with ${block.type} content are not supported by this client`,
+        );
     }
   });
   return message.role === 'user'
     ? { role: 'user', content: parts }
-    : { role: 'assistant', content: parts.filter((part) => part.type !== 'image') as Extract<ModelMessage, { role: 'assistant' }>['content'] };
+    : {
+        role: 'assistant',
+        content: parts.filter((part) => part.type !== 'image') as Extract<
+          ModelMessage,
+          { role: 'assistant' }
+        >['content'],
+      };
 }
 
 /** The AI SDK's finish reason in MCP's words. */

@@ -25,7 +25,10 @@ export interface AgentTool {
 }
 
 /** Answers a sampling request of the server behind a tool call with the run's model, traced under the call. */
-export type SampleWithModel = (params: CreateMessageRequest['params'], signal: AbortSignal) => Promise<CreateMessageResult>;
+export type SampleWithModel = (
+  params: CreateMessageRequest['params'],
+  signal: AbortSignal,
+) => Promise<CreateMessageResult>;
 
 export interface ToolCallOptions {
   signal: AbortSignal;
@@ -87,7 +90,10 @@ async function runTool(tool: AgentTool, toolCallId: string, input: unknown, cont
   context.executions.set(toolCallId, execution);
   let result: ToolResult;
   try {
-    const answer = await tool.call(execution.arguments, { signal, sample: (params, requestSignal) => context.sample(params, requestSignal, span.id) });
+    const answer = await tool.call(execution.arguments, {
+      signal,
+      sample: (params, requestSignal) => context.sample(params, requestSignal, span.id),
+    });
     result = { ...answer, content: Array.isArray(answer?.content) ? answer.content : [] };
   } catch (error) {
     if (signal.aborted) {
@@ -96,7 +102,10 @@ async function runTool(tool: AgentTool, toolCallId: string, input: unknown, cont
       throw error;
     }
     // A failing tool is something the model should see and react to, as an MCP error result would be.
-    result = { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true };
+    result = {
+      content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }],
+      isError: true,
+    };
   }
   trace.end(span, result.isError ? 'error' : 'ok');
   execution.durationMs = span.endMs - span.startMs;
@@ -113,7 +122,8 @@ export function toArguments(input: unknown): Record<string, unknown> {
  * resources) as JSON with binary data elided, and structuredContent when there is no content at all.
  */
 export function toolResultText(result: ToolResult): string {
-  if (result.content.length === 0) return result.structuredContent === undefined ? '' : JSON.stringify(result.structuredContent);
+  if (result.content.length === 0)
+    return result.structuredContent === undefined ? '' : JSON.stringify(result.structuredContent);
   return result.content.map(partText).join('\n');
 }
 

@@ -32,7 +32,12 @@ export class TraceRecorder {
   constructor(readonly now: () => number) {}
 
   /** A span under `parentId`, by default under the current step (a step under nothing). */
-  start(category: SpanCategory, name: string, fields: SpanFields = {}, parentId = category === 'step' ? undefined : this.step?.id): TraceSpan {
+  start(
+    category: SpanCategory,
+    name: string,
+    fields: SpanFields = {},
+    parentId = category === 'step' ? undefined : this.step?.id,
+  ): TraceSpan {
     const at = this.now();
     const span: TraceSpan = {
       id: `${category}-${++this.count}`,

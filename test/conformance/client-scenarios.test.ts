@@ -82,13 +82,16 @@ function conformanceEntry(): string {
 function problemsOf(name: string, scenario: ClientScenario, run: ScenarioRun): string[] {
   const problems: string[] = [];
   const callerChecks = new Set(scenario.callerChecks?.ids ?? []);
-  if (run.checks.length === 0) problems.push(`the suite reported no checks (exit ${run.exitCode}): ${run.output.slice(-2000)}`);
+  if (run.checks.length === 0)
+    problems.push(`the suite reported no checks (exit ${run.exitCode}): ${run.output.slice(-2000)}`);
   for (const check of run.checks) {
     if (callerChecks.has(check.id)) continue;
-    if (check.status === 'FAILURE' || check.status === 'WARNING') problems.push(`${check.status} ${check.id}: ${check.errorMessage ?? check.description}`);
+    if (check.status === 'FAILURE' || check.status === 'WARNING')
+      problems.push(`${check.status} ${check.id}: ${check.errorMessage ?? check.description}`);
   }
   // The suite's verdict counts too (a timed-out or failed client), unless checks of the caller's part are expected to fail it.
-  if (callerChecks.size === 0 && run.exitCode !== 0) problems.push(`the suite failed the scenario (exit ${run.exitCode})`);
+  if (callerChecks.size === 0 && run.exitCode !== 0)
+    problems.push(`the suite failed the scenario (exit ${run.exitCode})`);
   if (!run.report) problems.push(`the adapter wrote no report for ${name}`);
   else if (!run.report.ok) problems.push(`API: ${run.report.error ?? 'the plan did not finish'}`);
   return problems;
@@ -103,7 +106,13 @@ describe('MCP conformance suite: client scenarios through the API', () => {
   let entry = '';
   const workDir = mkdtempSync(join(tmpdir(), 'runway-conformance-'));
   const reports = join(workDir, 'reports');
-  const summary: { scenario: string; result: string; seconds: number; phases?: ScenarioRun['phases']; calls?: string }[] = [];
+  const summary: {
+    scenario: string;
+    result: string;
+    seconds: number;
+    phases?: ScenarioRun['phases'];
+    calls?: string;
+  }[] = [];
   const startedAt = Date.now();
   const inTurn = limiter(CONCURRENCY);
 
@@ -113,7 +122,18 @@ describe('MCP conformance suite: client scenarios through the API', () => {
     const started = Date.now();
     const child = spawn(
       node22,
-      [entry, 'client', '--command', `${node22} --disable-warning=ExperimentalWarning ${adapter}`, '--scenario', name, '--timeout', String(CLIENT_TIMEOUT_MS), '-o', outputDir],
+      [
+        entry,
+        'client',
+        '--command',
+        `${node22} --disable-warning=ExperimentalWarning ${adapter}`,
+        '--scenario',
+        name,
+        '--timeout',
+        String(CLIENT_TIMEOUT_MS),
+        '-o',
+        outputDir,
+      ],
       {
         cwd: root,
         env: {
@@ -132,7 +152,9 @@ describe('MCP conformance suite: client scenarios through the API', () => {
     child.stderr.on('data', (chunk) => (output += chunk));
     const [exitCode] = (await once(child, 'close')) as [number | null];
     const ended = Date.now();
-    const checksFile = (readdirSync(outputDir, { recursive: true }) as string[]).find((file) => file.endsWith('checks.json'));
+    const checksFile = (readdirSync(outputDir, { recursive: true }) as string[]).find((file) =>
+      file.endsWith('checks.json'),
+    );
     const reportFile = join(reports, `${name.replaceAll('/', '_')}.json`);
     const report = existsSync(reportFile) ? (JSON.parse(readFileSync(reportFile, 'utf8')) as AdapterReport) : undefined;
     return {
@@ -141,16 +163,27 @@ describe('MCP conformance suite: client scenarios through the API', () => {
       checks: checksFile ? (JSON.parse(readFileSync(join(outputDir, checksFile), 'utf8')) as CheckResult[]) : [],
       report,
       seconds: (ended - started) / 1000,
-      phases: report && { before: report.startedAt - started, adapter: report.endedAt - report.startedAt, after: ended - report.endedAt },
+      phases: report && {
+        before: report.startedAt - started,
+        adapter: report.endedAt - report.startedAt,
+        after: ended - report.endedAt,
+      },
     };
   }
 
   beforeAll(async () => {
     node22 = ensureNode(22);
     entry = conformanceEntry();
-    stack = await startTestStack({ worker: false, config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000', MCP_REQUEST_TIMEOUT_MS: '10000',
-      // Scenario servers stop once the adapter exits, some only when no connection is left open to them.
-      MCP_IDLE_TIMEOUT_MS: '500' } });
+    stack = await startTestStack({
+      worker: false,
+      config: {
+        RATE_LIMIT_BURST: '10000',
+        RATE_LIMIT_PER_MINUTE: '600000',
+        MCP_REQUEST_TIMEOUT_MS: '10000',
+        // Scenario servers stop once the adapter exits, some only when no connection is left open to them.
+        MCP_IDLE_TIMEOUT_MS: '500',
+      },
+    });
     org = await seedOrganization(stack.sql);
     mkdirSync(reports);
     // The operator's part: saving the scenario's server, with the db module the admin CLI uses.
@@ -196,7 +229,13 @@ describe('MCP conformance suite: client scenarios through the API', () => {
   afterAll(async () => {
     const total = ((Date.now() - startedAt) / 1000).toFixed(1);
     console.log(
-      [`conformance client scenarios (${total} s in all, ${CONCURRENCY} at a time):`, ...summary.map((s) => `  ${s.result.padEnd(14)} ${s.scenario} (${s.seconds.toFixed(1)} s = ${JSON.stringify(s.phases)} ms; ${s.calls})`)].join('\n'),
+      [
+        `conformance client scenarios (${total} s in all, ${CONCURRENCY} at a time):`,
+        ...summary.map(
+          (s) =>
+            `  ${s.result.padEnd(14)} ${s.scenario} (${s.seconds.toFixed(1)} s = ${JSON.stringify(s.phases)} ms; ${s.calls})`,
+        ),
+      ].join('\n'),
     );
     operator?.close();
     await stack?.stop();
@@ -215,24 +254,38 @@ describe('MCP conformance suite: client scenarios through the API', () => {
     for (const [name, scenario] of Object.entries(CLIENT_SCENARIOS)) {
       const status = scenario.status;
       if (status.kind === 'notApplicable') continue;
-      it(status.kind === 'waits' ? `${name} waits for ${status.items.join(' and ')}` : `${name} passes`, async () => {
-        const run = await inTurn(() => runScenario(name));
-        const problems = problemsOf(name, scenario, run);
-        summary.push({
-          scenario: name,
-          result: problems.length === 0 ? (status.kind === 'waits' ? 'passes now' : 'passed') : status.kind === 'waits' ? 'waits' : 'FAILED',
-          seconds: run.seconds,
-          phases: run.phases,
-          calls: run.report?.calls.map((c) => `${c.step} ${c.status} ${c.ms}ms`).join(', '),
-        });
-        const detail = JSON.stringify(run.report?.calls.at(-1) ?? run.output.slice(-1500), null, 2);
-        if (status.kind === 'passes' || problems.length === 0) {
-          expect(problems, detail).toEqual([]);
-        } else {
-          // Still failing: only the way its items explain is fine.
-          expect(status.symptom({ calls: run.report?.calls ?? [], checks: run.checks }), `fails, but not (only) with the symptom of ${status.items.join(' and ')}: ${problems.join('; ')}\n${detail}`).toBe(true);
-        }
-      }, SCENARIO_TEST_TIMEOUT_MS);
+      it(
+        status.kind === 'waits' ? `${name} waits for ${status.items.join(' and ')}` : `${name} passes`,
+        async () => {
+          const run = await inTurn(() => runScenario(name));
+          const problems = problemsOf(name, scenario, run);
+          summary.push({
+            scenario: name,
+            result:
+              problems.length === 0
+                ? status.kind === 'waits'
+                  ? 'passes now'
+                  : 'passed'
+                : status.kind === 'waits'
+                  ? 'waits'
+                  : 'FAILED',
+            seconds: run.seconds,
+            phases: run.phases,
+            calls: run.report?.calls.map((c) => `${c.step} ${c.status} ${c.ms}ms`).join(', '),
+          });
+          const detail = JSON.stringify(run.report?.calls.at(-1) ?? run.output.slice(-1500), null, 2);
+          if (status.kind === 'passes' || problems.length === 0) {
+            expect(problems, detail).toEqual([]);
+          } else {
+            // Still failing: only the way its items explain is fine.
+            expect(
+              status.symptom({ calls: run.report?.calls ?? [], checks: run.checks }),
+              `fails, but not (only) with the symptom of ${status.items.join(' and ')}: ${problems.join('; ')}\n${detail}`,
+            ).toBe(true);
+          }
+        },
+        SCENARIO_TEST_TIMEOUT_MS,
+      );
     }
   });
 });

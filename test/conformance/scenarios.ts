@@ -35,7 +35,8 @@ export interface ClientScenario {
 
 const passes: ScenarioStatus = { kind: 'passes' };
 
-const BROWSER_FLOW = "the caller's browser flow (dynamic client registration and the authorization request); Runway receives its result through import-tokens";
+const BROWSER_FLOW =
+  "the caller's browser flow (dynamic client registration and the authorization request); Runway receives its result through import-tokens";
 const browserFlow = (ids: string[]) => ({ ids, reason: BROWSER_FLOW });
 
 export const CLIENT_SCENARIOS: Record<string, ClientScenario> = {
@@ -46,15 +47,33 @@ export const CLIENT_SCENARIOS: Record<string, ClientScenario> = {
 
   // OAuth discovery (doctor) and refresh (Runway's own token requests). The adapter imports an expired grant, as a
   // caller that completed the browser flow earlier would, so the first call makes Runway refresh it.
-  'auth/metadata-default': { status: passes, callerChecks: browserFlow(['client-registration', 'authorization-request']) },
+  'auth/metadata-default': {
+    status: passes,
+    callerChecks: browserFlow(['client-registration', 'authorization-request']),
+  },
   'auth/metadata-var1': { status: passes, callerChecks: browserFlow(['client-registration', 'authorization-request']) },
   'auth/metadata-var2': { status: passes, callerChecks: browserFlow(['client-registration', 'authorization-request']) },
   'auth/metadata-var3': { status: passes, callerChecks: browserFlow(['client-registration', 'authorization-request']) },
-  'auth/2025-03-26-oauth-metadata-backcompat': { status: passes, callerChecks: browserFlow(['client-registration', 'authorization-request']) },
-  'auth/2025-03-26-oauth-endpoint-fallback': { status: passes, callerChecks: browserFlow(['client-registration', 'authorization-request']) },
-  'auth/token-endpoint-auth-basic': { status: passes, callerChecks: browserFlow(['resource-parameter-in-authorization']) },
-  'auth/token-endpoint-auth-post': { status: passes, callerChecks: browserFlow(['resource-parameter-in-authorization']) },
-  'auth/token-endpoint-auth-none': { status: passes, callerChecks: browserFlow(['resource-parameter-in-authorization']) },
+  'auth/2025-03-26-oauth-metadata-backcompat': {
+    status: passes,
+    callerChecks: browserFlow(['client-registration', 'authorization-request']),
+  },
+  'auth/2025-03-26-oauth-endpoint-fallback': {
+    status: passes,
+    callerChecks: browserFlow(['client-registration', 'authorization-request']),
+  },
+  'auth/token-endpoint-auth-basic': {
+    status: passes,
+    callerChecks: browserFlow(['resource-parameter-in-authorization']),
+  },
+  'auth/token-endpoint-auth-post': {
+    status: passes,
+    callerChecks: browserFlow(['resource-parameter-in-authorization']),
+  },
+  'auth/token-endpoint-auth-none': {
+    status: passes,
+    callerChecks: browserFlow(['resource-parameter-in-authorization']),
+  },
   'auth/pre-registration': { status: passes },
   'auth/resource-mismatch': { status: passes },
   'auth/scope-step-up': {
@@ -67,30 +86,52 @@ export const CLIENT_SCENARIOS: Record<string, ClientScenario> = {
   'auth/client-credentials-jwt': { status: passes },
 
   'auth/basic-cimd': {
-    status: { kind: 'notApplicable', reason: `its only check is the client id of the authorization request (Client ID Metadata Documents): ${BROWSER_FLOW}` },
+    status: {
+      kind: 'notApplicable',
+      reason: `its only check is the client id of the authorization request (Client ID Metadata Documents): ${BROWSER_FLOW}`,
+    },
   },
   'auth/scope-from-www-authenticate': {
-    status: { kind: 'notApplicable', reason: `its only check is the scope of the authorization request: ${BROWSER_FLOW}` },
+    status: {
+      kind: 'notApplicable',
+      reason: `its only check is the scope of the authorization request: ${BROWSER_FLOW}`,
+    },
   },
   'auth/scope-from-scopes-supported': {
-    status: { kind: 'notApplicable', reason: `its only check is the scope of the authorization request: ${BROWSER_FLOW}` },
+    status: {
+      kind: 'notApplicable',
+      reason: `its only check is the scope of the authorization request: ${BROWSER_FLOW}`,
+    },
   },
   'auth/scope-omitted-when-undefined': {
-    status: { kind: 'notApplicable', reason: `its only check is the scope of the authorization request: ${BROWSER_FLOW}` },
+    status: {
+      kind: 'notApplicable',
+      reason: `its only check is the scope of the authorization request: ${BROWSER_FLOW}`,
+    },
   },
   'auth/scope-retry-limit': {
-    status: { kind: 'notApplicable', reason: `its only check counts the caller's repeated authorization requests after 403 insufficient_scope: ${BROWSER_FLOW}` },
+    status: {
+      kind: 'notApplicable',
+      reason: `its only check counts the caller's repeated authorization requests after 403 insufficient_scope: ${BROWSER_FLOW}`,
+    },
   },
   'auth/offline-access-scope': {
-    status: { kind: 'notApplicable', reason: `its checks are the scope of the authorization request and the client's registration metadata: ${BROWSER_FLOW}` },
+    status: {
+      kind: 'notApplicable',
+      reason: `its checks are the scope of the authorization request and the client's registration metadata: ${BROWSER_FLOW}`,
+    },
   },
   'auth/offline-access-not-supported': {
-    status: { kind: 'notApplicable', reason: `its only check is the scope of the authorization request: ${BROWSER_FLOW}` },
+    status: {
+      kind: 'notApplicable',
+      reason: `its only check is the scope of the authorization request: ${BROWSER_FLOW}`,
+    },
   },
   'auth/cross-app-access-complete-flow': {
     status: {
       kind: 'notApplicable',
-      reason: "enterprise-managed authorization (SEP-990) exchanges a signed-in user's ID token from their identity provider: a user's grant, which Runway does not hold",
+      reason:
+        "enterprise-managed authorization (SEP-990) exchanges a signed-in user's ID token from their identity provider: a user's grant, which Runway does not hold",
     },
   },
 };

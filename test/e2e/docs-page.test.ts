@@ -13,7 +13,15 @@ describe('the API reference page at /docs', () => {
 
   beforeAll(async () => {
     // Not the defaults (60 a minute, bursts of 10), so that the page can only show them by reading the configuration.
-    stack = await startTestStack({ worker: false, config: { RATE_LIMIT_PER_MINUTE: '120', RATE_LIMIT_BURST: '15', RATE_LIMIT_ANON_PER_MINUTE: '30', RATE_LIMIT_ANON_BURST: '5' } });
+    stack = await startTestStack({
+      worker: false,
+      config: {
+        RATE_LIMIT_PER_MINUTE: '120',
+        RATE_LIMIT_BURST: '15',
+        RATE_LIMIT_ANON_PER_MINUTE: '30',
+        RATE_LIMIT_ANON_BURST: '5',
+      },
+    });
   });
   afterAll(async () => {
     await browser?.close();
@@ -22,7 +30,9 @@ describe('the API reference page at /docs', () => {
 
   it('renders every operation of the document in a real browser, offline, and keeps a screenshot', async () => {
     const document = (await (await fetch(`${stack.baseUrl}/openapi.json`)).json()) as OpenApiDocument;
-    const operations = Object.values(document.paths ?? {}).flatMap((item) => ['get', 'post', 'put', 'patch', 'delete'].filter((m) => item?.[m as 'get']));
+    const operations = Object.values(document.paths ?? {}).flatMap((item) =>
+      ['get', 'post', 'put', 'patch', 'delete'].filter((m) => item?.[m as 'get']),
+    );
 
     browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
@@ -50,7 +60,12 @@ describe('the API reference page at /docs', () => {
     expect(info).toContain('30 a minute with bursts of 5');
     expect(info).not.toContain('60 requests per minute');
     const summaries = await page.locator('.opblock-summary-path').allInnerTexts();
-    expect(summaries.map((s) => s.replace(/\u200b/g, ''))).toEqual(expect.arrayContaining(['/projects/{projectId}/eval-runs', '/projects/{projectId}/servers/{serverId}/tools/call']));
+    expect(summaries.map((s) => s.replace(/\u200b/g, ''))).toEqual(
+      expect.arrayContaining([
+        '/projects/{projectId}/eval-runs',
+        '/projects/{projectId}/servers/{serverId}/tools/call',
+      ]),
+    );
     // The bearer scheme is offered ("Authorize").
     await expect.poll(() => page.locator('button.authorize').count()).toBeGreaterThan(0);
 

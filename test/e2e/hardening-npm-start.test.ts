@@ -28,7 +28,13 @@ describe('issue 13 reproductions on npm start', () => {
       received.push(req);
       // What an attacker's "authorization server" would answer: metadata naming an internal token endpoint.
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ issuer: listenerUrl, token_endpoint: 'http://169.254.169.254/latest/meta-data/', authorization_endpoint: `${listenerUrl}/authorize` }));
+      res.end(
+        JSON.stringify({
+          issuer: listenerUrl,
+          token_endpoint: 'http://169.254.169.254/latest/meta-data/',
+          authorization_endpoint: `${listenerUrl}/authorize`,
+        }),
+      );
     });
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
     listenerUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
@@ -37,7 +43,11 @@ describe('issue 13 reproductions on npm start', () => {
     stack = await startNpmStart({ RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_MINUTE: '60000' });
     call = apiClient(stack.apiUrl, stack.demoKey);
     projectId = (await call('GET', '/projects')).body.items[0].id;
-    const servers = (await call('GET', `/projects/${projectId}/servers`)).body.items as { id: string; name: string; url: string }[];
+    const servers = (await call('GET', `/projects/${projectId}/servers`)).body.items as {
+      id: string;
+      name: string;
+      url: string;
+    }[];
     ({ id: httpServerId, url: httpServerUrl } = servers.find((s) => s.name === 'everything (http)')!);
   }, 200_000);
   afterAll(async () => {
@@ -71,10 +81,15 @@ describe('issue 13 reproductions on npm start', () => {
     const plain = await fetch(forged, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(plain.status).toBeGreaterThanOrEqual(400);
     expect(plain.status).toBeLessThan(500);
-    const minted = await call('POST', `/projects/${projectId}/eval-ingest/artifacts/upload-url`, { format: 'jest-json', suiteName: 'uploads' });
+    const minted = await call('POST', `/projects/${projectId}/eval-ingest/artifacts/upload-url`, {
+      format: 'jest-json',
+      suiteName: 'uploads',
+    });
     expect(minted.status).toBe(200);
     const gzip = await fetch(minted.body.uploadUrl, {
-      method: 'PUT', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(Buffer.alloc(7 * 1024 * 1024)),
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync(Buffer.alloc(7 * 1024 * 1024)),
     });
     expect(gzip.status).toBe(400);
     expect(await gzip.json()).toMatchObject({ details: { reason: 'CONTENT_ENCODING_NOT_ACCEPTED' } });
@@ -82,27 +97,56 @@ describe('issue 13 reproductions on npm start', () => {
 
   it('§3 work has bounds: a request past a limit is a 400 naming the limit, and writes nothing', async () => {
     const tests = Array.from({ length: 101 }, (_, i) => ({ title: `t${i}`, query: `q${i}`, expectedToolCalls: [] }));
-    const suite = await call('POST', `/projects/${projectId}/eval-suites`, { name: 'too big', serverIds: [httpServerId], model: 'gpt-4.1-mini', tests });
+    const suite = await call('POST', `/projects/${projectId}/eval-suites`, {
+      name: 'too big',
+      serverIds: [httpServerId],
+      model: 'gpt-4.1-mini',
+      tests,
+    });
     expect4xx(suite);
     expect(suite.body.message).toMatch(/body\.tests.*100/);
-    const report = await call('POST', `/projects/${projectId}/eval-ingest/report`, { suiteName: 'too many', externalRunId: 'many-1', results: sampleResults(201) });
+    const report = await call('POST', `/projects/${projectId}/eval-ingest/report`, {
+      suiteName: 'too many',
+      externalRunId: 'many-1',
+      results: sampleResults(201),
+    });
     expect4xx(report);
     expect(report.body.message).toMatch(/body\.results.*200/);
-    const names = (await call('GET', `/projects/${projectId}/eval-suites`)).body.items.map((s: { name: string }) => s.name);
+    const names = (await call('GET', `/projects/${projectId}/eval-suites`)).body.items.map(
+      (s: { name: string }) => s.name,
+    );
     expect(names).not.toContain('too big');
     expect(names).not.toContain('too many');
   });
 
   it('§4 the inputs that answered 500 answer 400', async () => {
     expect4xx(await call('GET', `/chat-sessions?cursor=${encodeURIComponent(`abc.${'é'.repeat(43)}`)}`));
-    expect4xx(await call('POST', `/projects/${projectId}/servers/${httpServerId}/tools/call`, '['.repeat(200_000) + ']'.repeat(200_000)));
+    expect4xx(
+      await call(
+        'POST',
+        `/projects/${projectId}/servers/${httpServerId}/tools/call`,
+        '['.repeat(200_000) + ']'.repeat(200_000),
+      ),
+    );
     expect4xx(await call('GET', '/chat-sessions?before=9000000000000000'));
     const result = sampleResults(1)[0];
-    expect4xx(await call('POST', `/projects/${projectId}/eval-ingest/report`, { suiteName: 'big', externalRunId: 'big-1', results: [{ ...result, tokens: { input: 1e12 } }] }));
-    const surrogate = JSON.stringify({ suiteName: 'sur', externalRunId: 'sur-1', results: [{ ...result, metadata: { note: '@' } }] }).replace('"@"', '"\\ud800"');
+    expect4xx(
+      await call('POST', `/projects/${projectId}/eval-ingest/report`, {
+        suiteName: 'big',
+        externalRunId: 'big-1',
+        results: [{ ...result, tokens: { input: 1e12 } }],
+      }),
+    );
+    const surrogate = JSON.stringify({
+      suiteName: 'sur',
+      externalRunId: 'sur-1',
+      results: [{ ...result, metadata: { note: '@' } }],
+    }).replace('"@"', '"\\ud800"');
     expect4xx(await call('POST', `/projects/${projectId}/eval-ingest/report`, surrogate));
     // Nothing of the refused reports was stored.
-    const suites = (await call('GET', `/projects/${projectId}/eval-suites`)).body.items.map((s: { name: string }) => s.name);
+    const suites = (await call('GET', `/projects/${projectId}/eval-suites`)).body.items.map(
+      (s: { name: string }) => s.name,
+    );
     expect(suites).not.toContain('big');
     expect(suites).not.toContain('sur');
   });

@@ -19,8 +19,12 @@ describe('npm start', () => {
     try {
       const key = stack.demoKey;
       // The key's id too, so the demo key can be revoked: npm run -s admin -- key revoke key_...
-      expect(output()).toMatch(/Its key id: key_\w+ \(list keys: npm run -s admin -- key list; revoke this one: npm run -s admin -- key revoke key_\w+\)/);
-      expect(output()).toMatch(/curl -sS --fail-with-body -H "Authorization: Bearer sk_\w+" http:\/\/localhost:\d+\/api\/v1\/projects\/prj_\w+\/servers/);
+      expect(output()).toMatch(
+        /Its key id: key_\w+ \(list keys: npm run -s admin -- key list; revoke this one: npm run -s admin -- key revoke key_\w+\)/,
+      );
+      expect(output()).toMatch(
+        /curl -sS --fail-with-body -H "Authorization: Bearer sk_\w+" http:\/\/localhost:\d+\/api\/v1\/projects\/prj_\w+\/servers/,
+      );
 
       let anonymous = await apiClient(`http://127.0.0.1:${port}/api/v1`)('GET', '/me').catch(() => undefined);
       for (let i = 0; !anonymous && i < 40; i++) {
@@ -50,7 +54,9 @@ describe('npm start', () => {
       process.kill(postmaster, 'SIGKILL');
       const code = await exited;
       expect(code, stack.output()).toBe(1);
-      expect(stack.output()).toMatch(new RegExp(`embedded PostgreSQL exited \\(pid ${postmaster}\\); stopping the stack`));
+      expect(stack.output()).toMatch(
+        new RegExp(`embedded PostgreSQL exited \\(pid ${postmaster}\\); stopping the stack`),
+      );
       expect(stack.output()).toMatch(/stopped/);
     } finally {
       await stack.stop();

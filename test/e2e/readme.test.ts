@@ -1,5 +1,14 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +36,7 @@ const NOT_RUN = new Map<string, string>([
   [
     'npm install && npm start',
     'the stack under test: the test itself runs `npm start` (its own data folder and free ports, see PORTS) before the ' +
-      'first block; `npm install` is the clone\'s setup, already done (running it would rewrite node_modules)',
+      "first block; `npm install` is the clone's setup, already done (running it would rewrite node_modules)",
   ],
   [
     'MCPJAM_BASE_URL=http://localhost:3000 MCPJAM_API_KEY=$RUNWAY_API_KEY npx vitest run',
@@ -47,7 +56,10 @@ const NOT_RUN = new Map<string, string>([
  * background, as written, before the shell, and waits for their ready line.
  */
 const SERVICES = new Map<string, RegExp>([
-  ['SCRIPTS_FILE=examples/scripted-model.json npx tsx test/fixtures/model/server.ts    # listens on http://127.0.0.1:4010/v1', /listening on http/],
+  [
+    'SCRIPTS_FILE=examples/scripted-model.json npx tsx test/fixtures/model/server.ts    # listens on http://127.0.0.1:4010/v1',
+    /listening on http/,
+  ],
 ]);
 
 /** Commands that must never run unannounced: a block holding one must be in NOT_RUN (or SERVICES). */
@@ -56,14 +68,22 @@ const NEEDS_A_DECISION = /(?:^|[;&|(`]|\$\()\s*(?:npm (?:install|i|ci|test|start
 const FAILING_CURL = /--fail(?:-with-body)?\b|\s-[a-zA-Z]*f[a-zA-Z]*\b/;
 
 /** A block's commands without their comments (a `#` that starts a word, outside quotes as the README writes them). */
-const commands = (text: string) => text.split('\n').map((line) => line.replace(/(^|\s)#.*$/, '')).join('\n');
+const commands = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.replace(/(^|\s)#.*$/, ''))
+    .join('\n');
 
 /**
  * What the README tells the reader to paste, and what the test pastes instead: each entry one thing a person
  * would copy. Any other placeholder left in a block fails the test (make a command of the README set it).
  */
 const SUBSTITUTIONS: { placeholder: string; why: string; value: (stack: Stack) => string }[] = [
-  { placeholder: 'sk_...', why: 'the demo API key `npm start` printed ("the demo key npm start printed")', value: (stack) => stack.demoKey },
+  {
+    placeholder: 'sk_...',
+    why: 'the demo API key `npm start` printed ("the demo key npm start printed")',
+    value: (stack) => stack.demoKey,
+  },
 ];
 const PLACEHOLDER = /\b(?:sk|prj|org|usr|srv|run|sui|itr|key)_\.\.\./;
 
@@ -103,8 +123,10 @@ class Background {
   async waitFor(patterns: RegExp[], timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!patterns.every((p) => p.test(this.output))) {
-      if (this.child.exitCode !== null || this.child.signalCode !== null) throw new Error(`${this.name} ended before it was ready:\n${this.output}`);
-      if (Date.now() > deadline) throw new Error(`${this.name} was not ready after ${timeoutMs / 1000}s:\n${this.output}`);
+      if (this.child.exitCode !== null || this.child.signalCode !== null)
+        throw new Error(`${this.name} ended before it was ready:\n${this.output}`);
+      if (Date.now() > deadline)
+        throw new Error(`${this.name} was not ready after ${timeoutMs / 1000}s:\n${this.output}`);
       await new Promise((r) => setTimeout(r, 250));
     }
   }
@@ -173,7 +195,10 @@ const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const blocks = fencedBlocks(readme);
 const shellBlocks = blocks.filter((b) => b.lang === 'sh');
 
-type Plan = { block: FencedBlock; kind: 'skip'; reason: string } | { block: FencedBlock; kind: 'service'; ready: RegExp } | { block: FencedBlock; kind: 'run' };
+type Plan =
+  | { block: FencedBlock; kind: 'skip'; reason: string }
+  | { block: FencedBlock; kind: 'service'; ready: RegExp }
+  | { block: FencedBlock; kind: 'run' };
 
 function plan(): Plan[] {
   return shellBlocks.map((block): Plan => {
@@ -189,15 +214,26 @@ function plan(): Plan[] {
 describe('the README, followed from top to bottom against npm start', () => {
   it('marks every shell block ```sh, and names every block it does not run with the reason', () => {
     const languages = new Set(blocks.map((b) => b.lang));
-    for (const lang of languages) expect(['sh', 'json', 'yaml', ''], `a \`\`\`${lang} block: commands go in \`\`\`sh blocks, which this test runs`).toContain(lang);
+    for (const lang of languages)
+      expect(
+        ['sh', 'json', 'yaml', ''],
+        `a \`\`\`${lang} block: commands go in \`\`\`sh blocks, which this test runs`,
+      ).toContain(lang);
     const texts = new Set(shellBlocks.map((b) => b.text.trim()));
-    for (const listed of [...NOT_RUN.keys(), ...SERVICES.keys()]) expect(texts.has(listed), `no README block reads exactly:\n${listed}`).toBe(true);
+    for (const listed of [...NOT_RUN.keys(), ...SERVICES.keys()])
+      expect(texts.has(listed), `no README block reads exactly:\n${listed}`).toBe(true);
     for (const step of plan()) {
       if (step.kind !== 'run') continue;
       const code = commands(step.block.text);
-      expect(NEEDS_A_DECISION.test(code), `README line ${step.block.line}: this block needs a decision (NOT_RUN with a reason, or SERVICES):\n${step.block.text}`).toBe(false);
+      expect(
+        NEEDS_A_DECISION.test(code),
+        `README line ${step.block.line}: this block needs a decision (NOT_RUN with a reason, or SERVICES):\n${step.block.text}`,
+      ).toBe(false);
       for (const line of code.split('\n').filter((l) => /\bcurl\s/.test(l))) {
-        expect(FAILING_CURL.test(line), `README line ${step.block.line}: a curl call that would succeed on an error reply (use --fail-with-body):\n${line}`).toBe(true);
+        expect(
+          FAILING_CURL.test(line),
+          `README line ${step.block.line}: a curl call that would succeed on an error reply (use --fail-with-body):\n${line}`,
+        ).toBe(true);
       }
     }
   });
@@ -215,7 +251,14 @@ describe('the README, followed from top to bottom against npm start', () => {
     let userEnv: NodeJS.ProcessEnv;
 
     beforeAll(async () => {
-      const [api, model, ui, demo, temporal, postgres] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+      const [api, model, ui, demo, temporal, postgres] = await Promise.all([
+        freePort(),
+        freePort(),
+        freePort(),
+        freePort(),
+        freePort(),
+        freePort(),
+      ]);
       const ports = { api, model, ui, demo, temporal, postgres };
       // A reader's shell: no test runner's variables, and no node_modules/.bin on PATH (npm run and npx find those).
       const path = (process.env.PATH ?? '').split(delimiter).filter((dir) => dir && !dir.includes('node_modules'));
@@ -251,10 +294,15 @@ describe('the README, followed from top to bottom against npm start', () => {
 
       for (const step of plan()) {
         if (step.kind !== 'service') continue;
-        const service = new Background(`README line ${step.block.line}`, 'bash', ['-c', substitute(step.block.text, stack)], {
-          cwd: clone,
-          env: { ...userEnv, PORT: String(ports.model) },
-        });
+        const service = new Background(
+          `README line ${step.block.line}`,
+          'bash',
+          ['-c', substitute(step.block.text, stack)],
+          {
+            cwd: clone,
+            env: { ...userEnv, PORT: String(ports.model) },
+          },
+        );
         running.push(service);
         await service.waitFor([step.ready], 120_000);
       }
@@ -269,10 +317,17 @@ describe('the README, followed from top to bottom against npm start', () => {
 
     it('runs each block in one shell, in order, and every command succeeds', async () => {
       const steps = plan().filter((s): s is Extract<Plan, { kind: 'run' }> => s.kind === 'run');
-      const script = ['set -euo pipefail', 'exec 2>&1', `trap 'status=$?; echo "::readme-failed:: exit $status: $BASH_COMMAND"' ERR`];
+      const script = [
+        'set -euo pipefail',
+        'exec 2>&1',
+        `trap 'status=$?; echo "::readme-failed:: exit $status: $BASH_COMMAND"' ERR`,
+      ];
       steps.forEach((step, index) => {
         const text = substitute(step.block.text, stack);
-        expect(PLACEHOLDER.exec(text)?.[0], `README line ${step.block.line} leaves a placeholder the test cannot fill:\n${step.block.text}`).toBeUndefined();
+        expect(
+          PLACEHOLDER.exec(text)?.[0],
+          `README line ${step.block.line} leaves a placeholder the test cannot fill:\n${step.block.text}`,
+        ).toBeUndefined();
         // On a line of its own: a block's output may not end with a newline.
         script.push(`printf '\\n::readme-block:: ${index}\\n'`, text);
       });
@@ -294,7 +349,9 @@ describe('the README, followed from top to bottom against npm start', () => {
       if (code !== 0) {
         const failed = steps[Math.max(0, outputs.length - 1)];
         const output = outputs.at(-1) ?? shell.output;
-        expect.fail(`README block at line ${failed.block.line} failed (exit ${code}):\n${failed.block.text}\n--- its output ---\n${output.slice(-6000)}`);
+        expect.fail(
+          `README block at line ${failed.block.line} failed (exit ${code}):\n${failed.block.text}\n--- its output ---\n${output.slice(-6000)}`,
+        );
       }
       expect(outputs).toHaveLength(steps.length);
 
@@ -304,9 +361,15 @@ describe('the README, followed from top to bottom against npm start', () => {
       expect(runId).toBeDefined();
       const api = `http://127.0.0.1:${stack.ports.api}/api/v1/projects/default/eval-runs/${runId}`;
       const headers = { authorization: `Bearer ${stack.demoKey}` };
-      const run = (await (await fetch(api, { headers })).json()) as { status: string; result: string; summary: { total: number; passed: number } };
+      const run = (await (await fetch(api, { headers })).json()) as {
+        status: string;
+        result: string;
+        summary: { total: number; passed: number };
+      };
       expect(run).toMatchObject({ status: 'completed', result: 'passed', summary: { total: 6, passed: 4 } });
-      const { items } = (await (await fetch(`${api}/iterations?limit=50`, { headers })).json()) as { items: { title: string; result: string }[] };
+      const { items } = (await (await fetch(`${api}/iterations?limit=50`, { headers })).json()) as {
+        items: { title: string; result: string }[];
+      };
       expect(items.filter((i) => i.result === 'failed').map((i) => i.title)).toEqual(['Echo goodbye', 'Echo goodbye']);
     }, 1_200_000);
 
@@ -321,7 +384,10 @@ describe('the README, followed from top to bottom against npm start', () => {
 async function untilReady(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const status = await fetch(url).then((r) => r.status, () => 0);
+    const status = await fetch(url).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     if (Date.now() > deadline) throw new Error(`${url} answered ${status} after ${timeoutMs / 1000}s`);
     await new Promise((r) => setTimeout(r, 500));

@@ -47,7 +47,11 @@ function runway(args: string[], env: Record<string, string | undefined>, cwd: st
   });
 }
 
-const junit = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name) });
+const junit = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name),
+});
 
 interface JUnitCase {
   name: string;
@@ -61,8 +65,18 @@ interface JUnitCase {
 function readJunit(path: string) {
   const parsed = junit.parse(readFileSync(path, 'utf8')) as {
     testsuites: {
-      name: string; tests: string; failures: string;
-      testsuite: { name: string; tests: string; failures: string; errors: string; skipped: string; testcase: JUnitCase[]; properties: { property: { name: string; value: string }[] } }[];
+      name: string;
+      tests: string;
+      failures: string;
+      testsuite: {
+        name: string;
+        tests: string;
+        failures: string;
+        errors: string;
+        skipped: string;
+        testcase: JUnitCase[];
+        properties: { property: { name: string; value: string }[] };
+      }[];
     };
   };
   return parsed.testsuites;
@@ -78,10 +92,21 @@ describe('runway CLI end to end', () => {
 
   beforeAll(async () => {
     model = await startScriptedModelServer();
-    stack = await startTestStack({ config: { RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_MINUTE: '6000000', MAX_CONCURRENT_RUNS: '5' } });
+    stack = await startTestStack({
+      config: { RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_MINUTE: '6000000', MAX_CONCURRENT_RUNS: '5' },
+    });
     org = await seedOrganization(stack.sql);
-    await setProviderKey(stack.sql, stack.box, { organizationId: org.organizationId, provider: 'openai', apiKey: 'org-key', baseUrl: model.url });
-    serverId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'everything', ...everythingOverStdio() });
+    await setProviderKey(stack.sql, stack.box, {
+      organizationId: org.organizationId,
+      provider: 'openai',
+      apiKey: 'org-key',
+      baseUrl: model.url,
+    });
+    serverId = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'everything',
+      ...everythingOverStdio(),
+    });
     model.setScript(MODEL, {
       byQuery: {
         'echo hello': [{ toolCalls: [{ name: 'echo', arguments: { message: 'hello' } }] }, { text: 'It said hello.' }],
@@ -102,7 +127,12 @@ describe('runway CLI end to end', () => {
     return path;
   };
   const testCase = (title: string, query: string, message = 'hello') => ({
-    title, query, model: MODEL, provider: 'openai', runs: 2, expectedToolCalls: [{ toolName: 'echo', arguments: { message } }],
+    title,
+    query,
+    model: MODEL,
+    provider: 'openai',
+    runs: 2,
+    expectedToolCalls: [{ toolName: 'echo', arguments: { message } }],
   });
 
   it('servers list, tools, call and doctor', async () => {
@@ -118,7 +148,11 @@ describe('runway CLI end to end', () => {
     expect(call.code, call.stderr).toBe(0);
     expect(call.stdout.trim()).toBe('Echo: hello from the CLI');
 
-    const json = await runway(['--json', 'servers', 'call', 'everything', 'get-sum', '--params', '{"a":2,"b":3}'], env, dir);
+    const json = await runway(
+      ['--json', 'servers', 'call', 'everything', 'get-sum', '--params', '{"a":2,"b":3}'],
+      env,
+      dir,
+    );
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ content: [{ type: 'text', text: expect.stringContaining('5') }] });
 
@@ -133,7 +167,12 @@ describe('runway CLI end to end', () => {
   });
 
   it('servers tools on a host name that does not resolve fails at once, without retrying', async () => {
-    await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'nowhere', transportType: 'http', url: 'http://runway-cli-test.invalid/mcp' });
+    await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'nowhere',
+      transportType: 'http',
+      url: 'http://runway-cli-test.invalid/mcp',
+    });
     const tools = await runway(['servers', 'tools', 'nowhere'], env, dir);
     expect(tools.code).toBe(2);
     expect(tools.stderr).toMatch(/SERVER_UNREACHABLE \(HTTP 502\).*ENOTFOUND/);
@@ -148,7 +187,22 @@ describe('runway CLI end to end', () => {
   it('evals run: a passing run exits 0, prints the summary and writes JUnit XML a parser reads back', async () => {
     const file = suiteFile('CLI passing', [testCase('echo hello', 'echo hello')]);
     const out = join(dir, 'reports', 'pass.xml');
-    const run = await runway(['evals', 'run', '--suite-file', file, '--junit', out, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'], env, dir);
+    const run = await runway(
+      [
+        'evals',
+        'run',
+        '--suite-file',
+        file,
+        '--junit',
+        out,
+        '--model-key-env',
+        'openai=RUN_MODEL_KEY',
+        '--poll-interval',
+        '200',
+      ],
+      env,
+      dir,
+    );
     expect(run.code, run.stdout + run.stderr).toBe(0);
     // Not a terminal: plain progress lines, no bar.
     expect(run.stderr).toMatch(/\[runway\] run run_\w+ started \(suite sui_\w+, 1 case, servers everything\)/);
@@ -168,30 +222,50 @@ describe('runway CLI end to end', () => {
     const [suite] = report.testsuite;
     expect(suite).toMatchObject({ name: 'CLI passing', tests: '2', failures: '0', errors: '0' });
     expect(suite.testcase.map((c) => c.name)).toEqual(['echo hello #1', 'echo hello #2']);
-    expect(suite.testcase.every((c) => c.classname === 'CLI passing' && c.failure === undefined && Number(c.time) > 0)).toBe(true);
-    expect(suite.properties.property).toEqual(expect.arrayContaining([{ name: 'runway.runId', value: passingRunId }, { name: 'runway.result', value: 'passed' }]));
+    expect(
+      suite.testcase.every((c) => c.classname === 'CLI passing' && c.failure === undefined && Number(c.time) > 0),
+    ).toBe(true);
+    expect(suite.properties.property).toEqual(
+      expect.arrayContaining([
+        { name: 'runway.runId', value: passingRunId },
+        { name: 'runway.result', value: 'passed' },
+      ]),
+    );
     // The run used the key from the environment variable, and only that one.
     expect(new Set(model.calls(MODEL).map((c) => c.apiKey))).toEqual(new Set([MODEL_KEY]));
   });
 
   it('evals run: the same suite file runs again in the same suite (suite names are not unique; the CLI reruns the newest of the name)', async () => {
-    const again = await runway(['evals', 'run', '-f', passingFile, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'], env, dir);
+    const again = await runway(
+      ['evals', 'run', '-f', passingFile, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'],
+      env,
+      dir,
+    );
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stderr).toContain(`started (suite ${passingSuiteId}, 1 case,`);
     expect(again.stdout).not.toContain(`Run: ${passingRunId} `);
   });
 
   it('evals run: a failing run exits 1 and its JUnit file lists the failures', async () => {
-    const file = suiteFile('CLI failing', [testCase('echo hello', 'echo hello'), testCase('echo mismatch', 'echo wrong')]);
+    const file = suiteFile('CLI failing', [
+      testCase('echo hello', 'echo hello'),
+      testCase('echo mismatch', 'echo wrong'),
+    ]);
     const out = join(dir, 'fail.xml');
-    const run = await runway(['evals', 'run', '-f', file, '--junit', out, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'], env, dir);
+    const run = await runway(
+      ['evals', 'run', '-f', file, '--junit', out, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'],
+      env,
+      dir,
+    );
     expect(run.code, run.stdout + run.stderr).toBe(1);
     expect(run.stderr).toContain('2 cases');
     expect(run.stdout).toContain('Result: FAILED, 2 of 4 iterations passed (50.0%; needs 100%)\n');
     expect(run.stdout).toMatch(/^echo mismatch\s+2\s+0\s+2\s+0\s+0\.0%/m);
     // Why, without opening the JUnit file: the first problem of the case that did not pass.
-    expect(run.stdout).toContain('Why cases did not pass (the first problem of each):\n'
-      + '  echo mismatch #1: the tool calls did not match: expected echo {"message":"hello"}; got echo {"message":"bye"}\n');
+    expect(run.stdout).toContain(
+      'Why cases did not pass (the first problem of each):\n' +
+        '  echo mismatch #1: the tool calls did not match: expected echo {"message":"hello"}; got echo {"message":"bye"}\n',
+    );
     expect(run.stdout).not.toMatch(/^ {2}echo hello #/m);
     failingRunId = /Run: (run_\w+)/.exec(run.stdout)![1];
 
@@ -207,12 +281,27 @@ describe('runway CLI end to end', () => {
   it('evals run on a terminal shows a live progress bar instead of lines', async () => {
     // `script` gives the CLI a pseudo-terminal, as an interactive shell would.
     const file = suiteFile('CLI terminal', [testCase('echo hello', 'echo hello')]);
-    const command = [process.execPath, RUNWAY_BIN, 'evals', 'run', '-f', file, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200']
+    const command = [
+      process.execPath,
+      RUNWAY_BIN,
+      'evals',
+      'run',
+      '-f',
+      file,
+      '--model-key-env',
+      'openai=RUN_MODEL_KEY',
+      '--poll-interval',
+      '200',
+    ]
       .map((arg) => `'${arg.replace(/'/g, "'\\''")}'`)
       .join(' ');
     const started = Date.now();
     const result = await new Promise<Finished>((resolve, reject) => {
-      const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('script', ['-qefc', command, '/dev/null'], {
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
       child.on('error', reject);
@@ -228,11 +317,31 @@ describe('runway CLI end to end', () => {
 
   it('evals run cancels its run when the job is stopped (SIGTERM) and exits 130', async () => {
     model.setScript('scripted-slow', [{ delayMs: 30_000, text: 'too late' }]);
-    const file = suiteFile('CLI stopped', [{ title: 'slow', query: 'take your time', model: 'scripted-slow', provider: 'openai', runs: 1 }]);
+    const file = suiteFile('CLI stopped', [
+      { title: 'slow', query: 'take your time', model: 'scripted-slow', provider: 'openai', runs: 1 },
+    ]);
     const out = join(dir, 'stopped.xml');
-    const child = spawn(process.execPath, [RUNWAY_BIN, 'evals', 'run', '-f', file, '--junit', out, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'], {
-      cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        RUNWAY_BIN,
+        'evals',
+        'run',
+        '-f',
+        file,
+        '--junit',
+        out,
+        '--model-key-env',
+        'openai=RUN_MODEL_KEY',
+        '--poll-interval',
+        '200',
+      ],
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     const started = new Promise<string>((resolve) => {
       child.stderr.on('data', (chunk: Buffer) => {
@@ -249,24 +358,54 @@ describe('runway CLI end to end', () => {
     // The report is written on the way out: the unfinished iteration is <skipped>, so CI has a file to keep.
     const [suite] = readJunit(out).testsuite;
     expect(suite).toMatchObject({ name: 'CLI stopped', tests: '1', failures: '0', errors: '0', skipped: '1' });
-    expect(suite.testcase[0]).toMatchObject({ name: 'slow #1', skipped: { message: expect.stringMatching(/^(iteration cancelled|the iteration had not finished \((pending|running)\))$/) } });
+    expect(suite.testcase[0]).toMatchObject({
+      name: 'slow #1',
+      skipped: {
+        message: expect.stringMatching(/^(iteration cancelled|the iteration had not finished \((pending|running)\))$/),
+      },
+    });
     const show = await runway(['--json', 'evals', 'show', runId], env, dir);
     expect(JSON.parse(show.stdout).status).toMatch(/^(running|cancelled)$/);
     const deadline = Date.now() + 30_000;
     let status = JSON.parse(show.stdout).status as string;
     while (status === 'running' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 250));
-      status = ((await (await fetch(`${stack.baseUrl}/projects/default/eval-runs/${runId}`, { headers: { authorization: `Bearer ${org.apiKey}` } })).json()) as { status: string }).status;
+      status = (
+        (await (
+          await fetch(`${stack.baseUrl}/projects/default/eval-runs/${runId}`, {
+            headers: { authorization: `Bearer ${org.apiKey}` },
+          })
+        ).json()) as { status: string }
+      ).status;
     }
     expect(status).toBe('cancelled');
   });
 
   it('evals run --timeout cancels the run, writes the partial report and exits 1; a long poll loop warns of nothing', async () => {
     model.setScript('scripted-slower', [{ delayMs: 20_000, text: 'too late' }]);
-    const file = suiteFile('CLI timeout', [{ title: 'slower', query: 'take longer', model: 'scripted-slower', provider: 'openai', runs: 2 }]);
+    const file = suiteFile('CLI timeout', [
+      { title: 'slower', query: 'take longer', model: 'scripted-slower', provider: 'openai', runs: 2 },
+    ]);
     const out = join(dir, 'timeout.xml');
     // Polling every 10 ms for 3 s: a few hundred waits, each of which used to leave an abort listener behind.
-    const run = await runway(['evals', 'run', '-f', file, '--junit', out, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '10', '--timeout', '3'], env, dir);
+    const run = await runway(
+      [
+        'evals',
+        'run',
+        '-f',
+        file,
+        '--junit',
+        out,
+        '--model-key-env',
+        'openai=RUN_MODEL_KEY',
+        '--poll-interval',
+        '10',
+        '--timeout',
+        '3',
+      ],
+      env,
+      dir,
+    );
     expect(run.code, run.stdout + run.stderr).toBe(1);
     expect(run.stderr).toMatch(/\[runway\] still running after 3s: cancelling run run_\w+/);
     expect(run.stderr).not.toContain('MaxListenersExceededWarning');
@@ -278,17 +417,32 @@ describe('runway CLI end to end', () => {
   });
 
   it('an errored iteration is counted apart from a failed one and its reason is shown', async () => {
-    model.setScript('scripted-refusing', [{ error: { status: 401, message: 'Incorrect API key provided (scripted refusal)' } }]);
+    model.setScript('scripted-refusing', [
+      { error: { status: 401, message: 'Incorrect API key provided (scripted refusal)' } },
+    ]);
     const file = suiteFile('CLI errored', [
       testCase('echo hello', 'echo hello'),
-      { title: 'refused', query: 'anything', model: 'scripted-refusing', provider: 'openai', runs: 2, expectedToolCalls: [{ toolName: 'echo' }] },
+      {
+        title: 'refused',
+        query: 'anything',
+        model: 'scripted-refusing',
+        provider: 'openai',
+        runs: 2,
+        expectedToolCalls: [{ toolName: 'echo' }],
+      },
     ]);
     const out = join(dir, 'errored.xml');
-    const run = await runway(['evals', 'run', '-f', file, '--junit', out, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'], env, dir);
+    const run = await runway(
+      ['evals', 'run', '-f', file, '--junit', out, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'],
+      env,
+      dir,
+    );
     expect(run.code, run.stdout + run.stderr).toBe(1);
     expect(run.stdout).toMatch(/^refused\s+2\s+0\s+0\s+2\s+0\.0%/m);
     expect(run.stdout).toMatch(/^ {2}refused #\d: errored: .*Incorrect API key provided \(scripted refusal\)/m);
-    expect(run.stdout).toMatch(/Result: FAILED, 2 of 4 iterations passed \(50\.0%; needs 100%\); 2 errored before they could be scored/);
+    expect(run.stdout).toMatch(
+      /Result: FAILED, 2 of 4 iterations passed \(50\.0%; needs 100%\); 2 errored before they could be scored/,
+    );
     const [suite] = readJunit(out).testsuite;
     expect(suite).toMatchObject({ tests: '4', failures: '0', errors: '2' });
     const show = await runway(['evals', 'show', /Run: (run_\w+)/.exec(run.stdout)![1]], env, dir);
@@ -299,7 +453,12 @@ describe('runway CLI end to end', () => {
   it("at the organization's run cap, evals run says why and waits for a slot instead of failing", async () => {
     // Another organization, so that its five running runs (the stack's cap) hold no one else up.
     const busy = await seedOrganization(stack.sql);
-    await setProviderKey(stack.sql, stack.box, { organizationId: busy.organizationId, provider: 'openai', apiKey: 'org-key', baseUrl: model.url });
+    await setProviderKey(stack.sql, stack.box, {
+      organizationId: busy.organizationId,
+      provider: 'openai',
+      apiKey: 'org-key',
+      baseUrl: model.url,
+    });
     await saveServer(stack.sql, stack.box, { projectId: busy.projectId, name: 'everything', ...everythingOverStdio() });
     model.setScript('scripted-hold', [{ delayMs: 90_000, text: 'held' }]);
     const call = apiClient(stack.baseUrl, busy.apiKey);
@@ -308,7 +467,9 @@ describe('runway CLI end to end', () => {
     try {
       for (let i = 0; i < 5; i++) {
         const created = await call('POST', '/projects/default/eval-runs', {
-          suiteName: `holder ${i}`, serverIds: [servers[0].id], modelApiKeys: { openai: MODEL_KEY },
+          suiteName: `holder ${i}`,
+          serverIds: [servers[0].id],
+          modelApiKeys: { openai: MODEL_KEY },
           tests: [{ title: 'hold', query: 'hold on', model: 'scripted-hold', provider: 'openai' }],
         });
         expect(created.status, JSON.stringify(created.body)).toBe(202);
@@ -319,9 +480,15 @@ describe('runway CLI end to end', () => {
       expect((await runway(['evals', 'show', holders[0]], busyEnv, dir)).code).toBe(3);
 
       const file = suiteFile('CLI waits for a slot', [testCase('echo hello', 'echo hello')]);
-      const child = spawn(process.execPath, [RUNWAY_BIN, 'evals', 'run', '-f', file, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'], {
-        cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...busyEnv }, stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [RUNWAY_BIN, 'evals', 'run', '-f', file, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'],
+        {
+          cwd: dir,
+          env: { PATH: process.env.PATH, HOME: process.env.HOME, ...busyEnv },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -354,16 +521,32 @@ describe('runway CLI end to end', () => {
     expect(failed.stdout).toContain('Result: FAILED, 2 of 4 iterations passed');
     expect(failed.stdout).toContain('  echo mismatch #1: the tool calls did not match');
     const json = await runway(['evals', 'show', passingRunId, '--json'], env, dir);
-    expect(JSON.parse(json.stdout)).toMatchObject({ id: passingRunId, status: 'completed', result: 'passed', suiteName: 'CLI passing', iterations: [{}, {}] });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      id: passingRunId,
+      status: 'completed',
+      result: 'passed',
+      suiteName: 'CLI passing',
+      iterations: [{}, {}],
+    });
   });
 
   it('ingest uploads a results file through a minted upload URL and saves it as a run; exits 1 when the results failed', async () => {
-    const ingest = await runway(['ingest', join(dir, 'fail.xml'), '--format', 'junit-xml', '--suite-name', 'CLI ingest'], env, dir);
+    const ingest = await runway(
+      ['ingest', join(dir, 'fail.xml'), '--format', 'junit-xml', '--suite-name', 'CLI ingest'],
+      env,
+      dir,
+    );
     expect(ingest.code, ingest.stdout + ingest.stderr).toBe(1);
     const [, runId] = /run (run_\w+)/.exec(ingest.stdout) ?? [];
     expect(runId, ingest.stdout).toBeDefined();
     const show = await runway(['--json', 'evals', 'show', runId], env, dir);
-    expect(JSON.parse(show.stdout)).toMatchObject({ id: runId, source: 'sdk', status: 'completed', result: 'failed', summary: { total: 4, passed: 2, failed: 2 } });
+    expect(JSON.parse(show.stdout)).toMatchObject({
+      id: runId,
+      source: 'sdk',
+      status: 'completed',
+      result: 'failed',
+      summary: { total: 4, passed: 2, failed: 2 },
+    });
   });
 
   it("ingest of Runway's own JUnit: the suite the file names, one case per case, and the same file twice is one run", async () => {
@@ -374,27 +557,50 @@ describe('runway CLI end to end', () => {
     const call = apiClient(stack.baseUrl, org.apiKey);
     const suites = (await call('GET', '/projects/default/eval-suites')).body.items as { id: string; name: string }[];
     expect(suites.find((s) => s.id === suiteId)?.name).toBe('CLI failing');
-    const iterations = (await call('GET', `/projects/default/eval-runs/${runId}/iterations?limit=200`)).body.items as { title: string; testCaseId: string }[];
-    expect(iterations.map((i) => i.title).sort()).toEqual(['echo hello', 'echo hello', 'echo mismatch', 'echo mismatch']);
+    const iterations = (await call('GET', `/projects/default/eval-runs/${runId}/iterations?limit=200`)).body.items as {
+      title: string;
+      testCaseId: string;
+    }[];
+    expect(iterations.map((i) => i.title).sort()).toEqual([
+      'echo hello',
+      'echo hello',
+      'echo mismatch',
+      'echo mismatch',
+    ]);
     expect(new Set(iterations.map((i) => i.testCaseId)).size).toBe(2);
 
     const again = await runway(['ingest', file, '--format', 'junit-xml'], env, dir);
     expect(again.code).toBe(1);
     expect(again.stdout).toContain(`run ${runId} (suite ${suiteId})`);
     expect(again.stdout).toContain('already ingested');
-    const named = await runway(['--json', 'ingest', file, '--format', 'junit-xml', '--external-run-id', 'ci-job-77'], env, dir);
+    const named = await runway(
+      ['--json', 'ingest', file, '--format', 'junit-xml', '--external-run-id', 'ci-job-77'],
+      env,
+      dir,
+    );
     expect(JSON.parse(named.stdout).runId).not.toBe(runId);
   });
 
   it('ingest of a Jest or Vitest JSON report saves it in a suite named after the file; passing results exit 0', async () => {
-    const report = { testResults: [{ name: '/ci/test/weather.test.ts', status: 'passed', assertionResults: [{ title: 'forecast', fullName: 'weather forecast', status: 'passed', duration: 3 }] }] };
+    const report = {
+      testResults: [
+        {
+          name: '/ci/test/weather.test.ts',
+          status: 'passed',
+          assertionResults: [{ title: 'forecast', fullName: 'weather forecast', status: 'passed', duration: 3 }],
+        },
+      ],
+    };
     const file = join(dir, 'weather-evals.json');
     writeFileSync(file, JSON.stringify(report));
     const ingest = await runway(['--json', 'ingest', file, '--format', 'vitest-json'], env, dir);
     expect(ingest.code, ingest.stderr).toBe(0);
     const saved = JSON.parse(ingest.stdout);
     expect(saved).toMatchObject({ result: 'passed', summary: { total: 1, passed: 1 } });
-    const suites = (await apiClient(stack.baseUrl, org.apiKey)('GET', '/projects/default/eval-suites')).body.items as { id: string; name: string }[];
+    const suites = (await apiClient(stack.baseUrl, org.apiKey)('GET', '/projects/default/eval-suites')).body.items as {
+      id: string;
+      name: string;
+    }[];
     expect(suites.find((s) => s.id === saved.suiteId)?.name).toBe('weather-evals');
   });
 
@@ -418,7 +624,11 @@ describe('runway CLI end to end', () => {
     const invalid = await runway(['evals', 'run', '-f', bad], env, dir);
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain('tests.0.query');
-    const missingEnv = await runway(['evals', 'run', '-f', suiteFile('x', [testCase('a', 'b')]), '--model-key-env', 'openai=NOT_SET_ANYWHERE'], env, dir);
+    const missingEnv = await runway(
+      ['evals', 'run', '-f', suiteFile('x', [testCase('a', 'b')]), '--model-key-env', 'openai=NOT_SET_ANYWHERE'],
+      env,
+      dir,
+    );
     expect(missingEnv.code).toBe(2);
     expect(missingEnv.stderr).toContain('NOT_SET_ANYWHERE is not set');
   });
@@ -443,9 +653,12 @@ describe('runway CLI retries', () => {
     app.get('/api/v1/projects/default/servers', (_req, res) => {
       const status = replies.shift() ?? 200;
       seen.push({ at: Date.now(), status });
-      if (status === 429) return void res.status(429).set('Retry-After', '1').json({ code: 'RATE_LIMITED', message: 'slow down' });
+      if (status === 429)
+        return void res.status(429).set('Retry-After', '1').json({ code: 'RATE_LIMITED', message: 'slow down' });
       if (status === 503) return void res.status(503).send('upstream unavailable');
-      res.json({ items: [{ id: 'srv_1', name: 'one', enabled: true, transportType: 'stdio', useOAuth: false, url: '' }] });
+      res.json({
+        items: [{ id: 'srv_1', name: 'one', enabled: true, transportType: 'stdio', useOAuth: false, url: '' }],
+      });
     });
     server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));

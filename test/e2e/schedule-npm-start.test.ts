@@ -26,9 +26,15 @@ describe('a scheduled suite on npm start', () => {
 
   beforeAll(async () => {
     model = await startScriptedModelServer();
-    const scripts = JSON.parse(readFileSync(new URL('../../examples/scripted-model.json', import.meta.url), 'utf8')) as Record<string, ModelScript>;
+    const scripts = JSON.parse(
+      readFileSync(new URL('../../examples/scripted-model.json', import.meta.url), 'utf8'),
+    ) as Record<string, ModelScript>;
     for (const [modelId, script] of Object.entries(scripts)) model.setScript(modelId, script);
-    stack = await startNpmStart({ SCHEDULE_MINUTE_MS: String(MINUTE_MS), RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_MINUTE: '60000' });
+    stack = await startNpmStart({
+      SCHEDULE_MINUTE_MS: String(MINUTE_MS),
+      RATE_LIMIT_BURST: '1000',
+      RATE_LIMIT_PER_MINUTE: '60000',
+    });
   }, 200_000);
   afterAll(async () => {
     await browser?.close();
@@ -41,8 +47,30 @@ describe('a scheduled suite on npm start', () => {
     const organizationId = (await call('GET', '/me')).body.organization.id as string;
     await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'cli/admin.ts', 'provider-key', 'set', '--org', organizationId, '--provider', 'openai-compatible', '--api-key-env', 'MODEL_API_KEY', '--base-url', model.url],
-      { cwd: root, env: { ...process.env, RUNWAY_DATA_DIR: stack.dataDir, EMBEDDED_POSTGRES_PORT: String(stack.ports.postgres), MODEL_API_KEY: 'local' } },
+      [
+        '--import',
+        'tsx',
+        'cli/admin.ts',
+        'provider-key',
+        'set',
+        '--org',
+        organizationId,
+        '--provider',
+        'openai-compatible',
+        '--api-key-env',
+        'MODEL_API_KEY',
+        '--base-url',
+        model.url,
+      ],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          RUNWAY_DATA_DIR: stack.dataDir,
+          EMBEDDED_POSTGRES_PORT: String(stack.ports.postgres),
+          MODEL_API_KEY: 'local',
+        },
+      },
     );
     const servers = (await call('GET', '/projects/default/servers')).body.items as { id: string; name: string }[];
     const suite = await call('POST', '/projects/default/eval-suites', {
@@ -50,12 +78,25 @@ describe('a scheduled suite on npm start', () => {
       serverIds: [servers.find((s) => s.name === 'everything (stdio)')!.id],
       model: 'gpt-4.1-mini',
       provider: 'openai-compatible',
-      tests: [{ title: 'Echo', query: 'Use the echo tool to say hello', expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }] }],
+      tests: [
+        {
+          title: 'Echo',
+          query: 'Use the echo tool to say hello',
+          expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }],
+        },
+      ],
     });
     expect(suite.status, JSON.stringify(suite.body)).toBe(201);
     const suiteId = suite.body.suiteId as string;
-    const scheduled = await call('PATCH', `/projects/default/eval-suites/${suiteId}/schedule`, { enabled: true, intervalMinutes: 1 });
-    expect(scheduled.body.schedule).toMatchObject({ enabled: true, intervalMinutes: 1, temporalScheduleId: `suite-schedule:${suiteId}` });
+    const scheduled = await call('PATCH', `/projects/default/eval-suites/${suiteId}/schedule`, {
+      enabled: true,
+      intervalMinutes: 1,
+    });
+    expect(scheduled.body.schedule).toMatchObject({
+      enabled: true,
+      intervalMinutes: 1,
+      temporalScheduleId: `suite-schedule:${suiteId}`,
+    });
 
     // Two runs nobody started, each an ordinary run of the suite with source "schedule", the first one finished.
     let runs: { id: string; source: string; status: string; result: string | null }[] = [];
@@ -72,7 +113,9 @@ describe('a scheduled suite on npm start', () => {
     expect(runs.map((r) => r.id)).toContain(detail.body.schedule.lastRunId);
 
     // Pausing stops the runs; the schedule stays.
-    expect((await call('PATCH', `/projects/default/eval-suites/${suiteId}/schedule`, { enabled: false })).status).toBe(200);
+    expect((await call('PATCH', `/projects/default/eval-suites/${suiteId}/schedule`, { enabled: false })).status).toBe(
+      200,
+    );
 
     // Temporal Web UI's Schedules page shows it, by its id and with the suite's name in its note.
     browser = await launchChromium();
@@ -81,7 +124,9 @@ describe('a scheduled suite on npm start', () => {
     await page.getByText(`suite-schedule:${suiteId}`).first().waitFor({ state: 'visible', timeout: 60_000 });
     mkdirSync('test-results', { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
-    await page.goto(`http://127.0.0.1:${stack.ports.ui}/namespaces/default/schedules/${encodeURIComponent(`suite-schedule:${suiteId}`)}`);
+    await page.goto(
+      `http://127.0.0.1:${stack.ports.ui}/namespaces/default/schedules/${encodeURIComponent(`suite-schedule:${suiteId}`)}`,
+    );
     await page.getByText('Every minute').first().waitFor({ state: 'visible', timeout: 60_000 });
   }, 240_000);
 });

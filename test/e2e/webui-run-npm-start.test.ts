@@ -28,7 +28,9 @@ describe('an eval run in Temporal Web UI on npm start', () => {
 
   beforeAll(async () => {
     model = await startScriptedModelServer();
-    const scripts = JSON.parse(readFileSync(new URL('../../examples/scripted-model.json', import.meta.url), 'utf8')) as Record<string, ModelScript>;
+    const scripts = JSON.parse(
+      readFileSync(new URL('../../examples/scripted-model.json', import.meta.url), 'utf8'),
+    ) as Record<string, ModelScript>;
     for (const [modelId, script] of Object.entries(scripts)) model.setScript(modelId, script);
     stack = await startNpmStart({ RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_MINUTE: '60000' });
   }, 200_000);
@@ -45,8 +47,30 @@ describe('an eval run in Temporal Web UI on npm start', () => {
     const organizationId = me.organization.id as string;
     await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'cli/admin.ts', 'provider-key', 'set', '--org', organizationId, '--provider', 'openai-compatible', '--api-key-env', 'MODEL_API_KEY', '--base-url', model.url],
-      { cwd: root, env: { ...process.env, RUNWAY_DATA_DIR: stack.dataDir, EMBEDDED_POSTGRES_PORT: String(stack.ports.postgres), MODEL_API_KEY: 'local' } },
+      [
+        '--import',
+        'tsx',
+        'cli/admin.ts',
+        'provider-key',
+        'set',
+        '--org',
+        organizationId,
+        '--provider',
+        'openai-compatible',
+        '--api-key-env',
+        'MODEL_API_KEY',
+        '--base-url',
+        model.url,
+      ],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          RUNWAY_DATA_DIR: stack.dataDir,
+          EMBEDDED_POSTGRES_PORT: String(stack.ports.postgres),
+          MODEL_API_KEY: 'local',
+        },
+      },
     );
     const project = ((await call('GET', '/projects')).body.items as { id: string; name: string }[])[0];
     const servers = (await call('GET', `/projects/${project.id}/servers`)).body.items as { id: string; name: string }[];
@@ -54,7 +78,15 @@ describe('an eval run in Temporal Web UI on npm start', () => {
       suiteName: 'Web UI check',
       serverIds: [servers.find((s) => s.name === 'everything (stdio)')!.id],
       iterationOverride: 2,
-      tests: [{ title: 'Echo', query: 'Use the echo tool to say hello', model: 'gpt-4.1-mini', provider: 'openai-compatible', expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }] }],
+      tests: [
+        {
+          title: 'Echo',
+          query: 'Use the echo tool to say hello',
+          model: 'gpt-4.1-mini',
+          provider: 'openai-compatible',
+          expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }],
+        },
+      ],
     });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
     const { runId, suiteId } = created.body as { runId: string; suiteId: string };
@@ -74,12 +106,30 @@ describe('an eval run in Temporal Web UI on npm start', () => {
     // "User Metadata": Web UI renders the summary, the details and the current details (Markdown) in frames of
     // their own; the current details come from a query the worker answers, so they show up last.
     await page.goto(`${workflowPage}/user-metadata`);
-    const shownText = async () => (await Promise.all(page.frames().map((frame) => frame.locator('body').innerText().catch(() => '')))).join('\n');
-    await expect.poll(shownText, { timeout: 60_000, interval: 500 }).toContain('2 of 2 iterations done: 2 passed, 0 failed');
+    const shownText = async () =>
+      (
+        await Promise.all(
+          page.frames().map((frame) =>
+            frame
+              .locator('body')
+              .innerText()
+              .catch(() => ''),
+          ),
+        )
+      ).join('\n');
+    await expect
+      .poll(shownText, { timeout: 60_000, interval: 500 })
+      .toContain('2 of 2 iterations done: 2 passed, 0 failed');
     await page.screenshot({ path: METADATA_SCREENSHOT, fullPage: true });
     const metadata = await shownText();
     expect(metadata).toContain('Eval run of Web UI check: 2 iterations');
-    for (const line of [`Run ${runId}`, `Suite Web UI check (${suiteId})`, `Project ${project.name} (${project.id})`, 'Source api', 'Iterations 2']) {
+    for (const line of [
+      `Run ${runId}`,
+      `Suite Web UI check (${suiteId})`,
+      `Project ${project.name} (${project.id})`,
+      'Source api',
+      'Iterations 2',
+    ]) {
       expect(metadata).toContain(line);
     }
 

@@ -52,12 +52,26 @@ describe('an eval run survives faults of the real processes', () => {
       env: { EVAL_ITERATION_CONCURRENCY: '2', RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_MINUTE: '6000000' },
     });
     org = await seedOrganization(stack.sql);
-    await setProviderKey(stack.sql, stack.box, { organizationId: org.organizationId, provider: 'openai', apiKey: 'org-key', baseUrl: model.url });
-    serverId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'everything', ...everythingOverStdio() });
+    await setProviderKey(stack.sql, stack.box, {
+      organizationId: org.organizationId,
+      provider: 'openai',
+      apiKey: 'org-key',
+      baseUrl: model.url,
+    });
+    serverId = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'everything',
+      ...everythingOverStdio(),
+    });
   }, 180_000);
 
   afterAll(async () => {
-    writeFigures('faults', { wallTimeMs: Date.now() - suiteStarted, iterationsPerRun: ITERATIONS, modelDelayMs: MODEL_DELAY_MS, scenarios });
+    writeFigures('faults', {
+      wallTimeMs: Date.now() - suiteStarted,
+      iterationsPerRun: ITERATIONS,
+      modelDelayMs: MODEL_DELAY_MS,
+      scenarios,
+    });
     await stack?.stop();
     await model?.close();
   }, 120_000);
@@ -66,7 +80,11 @@ describe('an eval run survives faults of the real processes', () => {
   async function survive(scenario: string, fault: string, apply: () => Promise<void>): Promise<void> {
     const suite = scriptSuite(model, `fault-${scenario}`, ITERATIONS, MODEL_DELAY_MS);
     const started = Date.now();
-    const created = await apiClient(stack.apis[0].baseUrl, org.apiKey)('POST', `/projects/${org.projectId}/eval-runs`, runBody(suite, serverId));
+    const created = await apiClient(stack.apis[0].baseUrl, org.apiKey)(
+      'POST',
+      `/projects/${org.projectId}/eval-runs`,
+      runBody(suite, serverId),
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(202);
     const runId: string = created.body.runId;
     const poll = (until: (run: any) => boolean, signal?: AbortSignal) =>
@@ -96,7 +114,11 @@ describe('an eval run survives faults of the real processes', () => {
     } catch (error) {
       throw new Error(`${String(error)}\n${stack.logTails()}`);
     }
-    expect(ended.run, stack.logTails()).toMatchObject({ status: 'completed', result: 'passed', summary: { total: ITERATIONS, passed: ITERATIONS } });
+    expect(ended.run, stack.logTails()).toMatchObject({
+      status: 'completed',
+      result: 'passed',
+      summary: { total: ITERATIONS, passed: ITERATIONS },
+    });
 
     const audit = await auditRun(stack.sql, model, suite, runId, finishedBefore);
     expect(audit.iterations).toBe(ITERATIONS);
@@ -104,7 +126,9 @@ describe('an eval run survives faults of the real processes', () => {
     expect(audit.reexecutedFinished).toEqual([]);
     expect(audit.callsAfterFinish).toEqual([]);
 
-    const [{ completed_at: completedAt, resumed_at: resumedAt }] = await stack.sql<{ completed_at: Date; resumed_at: Date }[]>`
+    const [{ completed_at: completedAt, resumed_at: resumedAt }] = await stack.sql<
+      { completed_at: Date; resumed_at: Date }[]
+    >`
       SELECT r.completed_at, (SELECT min(updated_at) FROM eval_iterations WHERE run_id = r.id AND updated_at > ${new Date(faultStarted)}) AS resumed_at
       FROM eval_runs r WHERE r.id = ${runId}`;
     scenarios.push({
@@ -132,14 +156,24 @@ describe('an eval run survives faults of the real processes', () => {
 
   // Both stores stay down a while, as in a real restart: work in flight meets the outage, not just a blip.
   it('(b) the Temporal dev server restarted on its persistent database', async () => {
-    await survive('temporal-restart', `Temporal dev server stopped (SIGTERM), down ${STORE_DOWN_MS} ms, started again on the same port and sqlite file`, () => stack.temporal.restart({ downMs: STORE_DOWN_MS }));
+    await survive(
+      'temporal-restart',
+      `Temporal dev server stopped (SIGTERM), down ${STORE_DOWN_MS} ms, started again on the same port and sqlite file`,
+      () => stack.temporal.restart({ downMs: STORE_DOWN_MS }),
+    );
   }, 240_000);
 
   it('(c) Postgres restarted', async () => {
-    await survive('postgres-restart', `PostgreSQL fast shutdown (SIGINT), down ${STORE_DOWN_MS} ms, started again on the same data dir and port`, () => stack.postgres.restart({ downMs: STORE_DOWN_MS }));
+    await survive(
+      'postgres-restart',
+      `PostgreSQL fast shutdown (SIGINT), down ${STORE_DOWN_MS} ms, started again on the same data dir and port`,
+      () => stack.postgres.restart({ downMs: STORE_DOWN_MS }),
+    );
   }, 240_000);
 
   it('(d) the API process restarted', async () => {
-    await survive('api-restart', 'SIGKILL to the API process group, then a new API process on the same port', () => stack.restartApi(0, 'SIGKILL'));
+    await survive('api-restart', 'SIGKILL to the API process group, then a new API process on the same port', () =>
+      stack.restartApi(0, 'SIGKILL'),
+    );
   }, 240_000);
 });

@@ -10,13 +10,20 @@ import { startTestStack } from './stack.js';
 type Call = ReturnType<typeof apiClient>;
 
 /** Polls GET /eval-runs/{id} until the run leaves `running` (or the predicate holds). */
-export async function waitForRun(call: Call, projectId: string, runId: string, until: (run: any) => boolean = (r) => r.status !== 'running', timeoutMs = 60_000) {
+export async function waitForRun(
+  call: Call,
+  projectId: string,
+  runId: string,
+  until: (run: any) => boolean = (r) => r.status !== 'running',
+  timeoutMs = 60_000,
+) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const reply = await call('GET', `/projects/${projectId}/eval-runs/${runId}`);
     expect(reply.status).toBe(200);
     if (until(reply.body)) return reply.body;
-    if (Date.now() > deadline) throw new Error(`run ${runId} still ${reply.body.status}: ${JSON.stringify(reply.body.progress)}`);
+    if (Date.now() > deadline)
+      throw new Error(`run ${runId} still ${reply.body.status}: ${JSON.stringify(reply.body.progress)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -26,7 +33,10 @@ export async function allIterations(call: Call, projectId: string, runId: string
   const items: any[] = [];
   let cursor: string | undefined;
   do {
-    const reply = await call('GET', `/projects/${projectId}/eval-runs/${runId}/iterations?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+    const reply = await call(
+      'GET',
+      `/projects/${projectId}/eval-runs/${runId}/iterations?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+    );
     expect(reply.status).toBe(200);
     items.push(...reply.body.items);
     cursor = reply.body.nextCursor;
@@ -40,10 +50,21 @@ export async function allIterations(call: Call, projectId: string, runId: string
  */
 export async function startEvalWorld(config: Partial<Record<keyof Config, string>> = {}) {
   const model = await startScriptedModelServer();
-  const stack = await startTestStack({ config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000', ...config } });
+  const stack = await startTestStack({
+    config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000', ...config },
+  });
   const org = await seedOrganization(stack.sql);
-  await setProviderKey(stack.sql, stack.box, { organizationId: org.organizationId, provider: 'openai', apiKey: 'org-key', baseUrl: model.url });
-  const serverId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'everything', ...everythingOverStdio() });
+  await setProviderKey(stack.sql, stack.box, {
+    organizationId: org.organizationId,
+    provider: 'openai',
+    apiKey: 'org-key',
+    baseUrl: model.url,
+  });
+  const serverId = await saveServer(stack.sql, stack.box, {
+    projectId: org.projectId,
+    name: 'everything',
+    ...everythingOverStdio(),
+  });
   return {
     stack,
     model,

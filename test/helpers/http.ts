@@ -6,7 +6,12 @@ export interface ApiReply<T = any> {
 
 /** A tiny fetch wrapper for tests: JSON in, JSON out, the key as a bearer. */
 export function apiClient(baseUrl: string, key?: string) {
-  return async function call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiReply<T>> {
+  return async function call<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiReply<T>> {
     const response = await fetch(baseUrl + path, {
       method,
       headers: {

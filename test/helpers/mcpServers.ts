@@ -8,7 +8,16 @@ import type { SecretBox } from '../../db/secretBox.js';
 import { createServer, type ServerInput } from '../../db/servers.js';
 import { freePort } from './ports.js';
 
-export type StdioFixture = 'broken-start' | 'client-features' | 'crashy' | 'faulty' | 'metadata' | 'paginated' | 'slow' | 'tools-only' | 'workdir';
+export type StdioFixture =
+  | 'broken-start'
+  | 'client-features'
+  | 'crashy'
+  | 'faulty'
+  | 'metadata'
+  | 'paginated'
+  | 'slow'
+  | 'tools-only'
+  | 'workdir';
 
 /**
  * The node arguments that run a fixture of test/fixtures/mcp. Everything is absolute (the tsx loader too): a stdio
@@ -36,7 +45,10 @@ export interface RunningServer {
 }
 
 /** The reference server as its own process over streamable HTTP (…/mcp) or legacy SSE (…/sse). */
-export async function startEverythingOverHttp(kind: 'streamableHttp' | 'sse', options: { port?: number } = {}): Promise<RunningServer> {
+export async function startEverythingOverHttp(
+  kind: 'streamableHttp' | 'sse',
+  options: { port?: number } = {},
+): Promise<RunningServer> {
   const port = options.port ?? (await freePort());
   const child: ChildProcess = spawn(process.execPath, [serverEverythingEntry(), kind], {
     env: { ...process.env, PORT: String(port) },
@@ -46,7 +58,10 @@ export async function startEverythingOverHttp(kind: 'streamableHttp' | 'sse', op
   const deadline = Date.now() + 15_000;
   for (;;) {
     // Any HTTP answer means it listens.
-    const answered = await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+    const answered = await fetch(`http://127.0.0.1:${port}/`).then(
+      () => true,
+      () => false,
+    );
     if (answered) break;
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server-everything (${kind}) did not start`);
     await new Promise((r) => setTimeout(r, 50));

@@ -25,14 +25,32 @@ export async function startNpmStart(extraEnv: NodeJS.ProcessEnv = {}): Promise<N
   const dataDir = mkdtempSync(join(tmpdir(), 'runway-start-'));
   // As root, embedded Postgres runs as the postgres user, which must be able to enter the folder.
   chmodSync(dataDir, 0o755);
-  const [api, temporal, ui, demo, postgres] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [api, temporal, ui, demo, postgres] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   const env: NodeJS.ProcessEnv = {
-    ...process.env, RUNWAY_DATA_DIR: dataDir, PORT: String(api), TEMPORAL_PORT: String(temporal), TEMPORAL_UI_PORT: String(ui),
-    DEMO_MCP_PORT: String(demo), EMBEDDED_POSTGRES_PORT: String(postgres), ...extraEnv,
+    ...process.env,
+    RUNWAY_DATA_DIR: dataDir,
+    PORT: String(api),
+    TEMPORAL_PORT: String(temporal),
+    TEMPORAL_UI_PORT: String(ui),
+    DEMO_MCP_PORT: String(demo),
+    EMBEDDED_POSTGRES_PORT: String(postgres),
+    ...extraEnv,
   };
-  for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'RUNWAY_ENCRYPTION_KEY']) if (!(name in extraEnv)) delete env[name];
+  for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'RUNWAY_ENCRYPTION_KEY'])
+    if (!(name in extraEnv)) delete env[name];
   // Its own process group, so that stop() can press "Ctrl-C" the way a terminal does: SIGINT to the whole group.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: root,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));
@@ -52,8 +70,13 @@ export async function startNpmStart(extraEnv: NodeJS.ProcessEnv = {}): Promise<N
     const demoKey = /Demo API key \(shown once, keep it\): (sk_\w+)/.exec(output)?.[1];
     if (!demoKey) throw new Error(`npm start printed no demo key:\n${output}`);
     return {
-      dataDir, ports: { api, temporal, ui, demo, postgres }, apiUrl: `http://127.0.0.1:${api}/api/v1`, demoKey,
-      output: () => output, stop, child,
+      dataDir,
+      ports: { api, temporal, ui, demo, postgres },
+      apiUrl: `http://127.0.0.1:${api}/api/v1`,
+      demoKey,
+      output: () => output,
+      stop,
+      child,
     };
   } catch (error) {
     await stop();

@@ -23,7 +23,10 @@ function absoluteRefs(value: unknown, base: string): unknown {
   if (Array.isArray(value)) return value.map((item) => absoluteRefs(item, base));
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, v]) => [key, key === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${base}${v}` : absoluteRefs(v, base)]),
+    Object.entries(value).map(([key, v]) => [
+      key,
+      key === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${base}${v}` : absoluteRefs(v, base),
+    ]),
   );
 }
 
@@ -55,7 +58,8 @@ export class OpenApiReplies {
     addFormats(this.ajv);
     // OpenAPI's own formats and keywords, which carry no constraint.
     this.ajv.addFormat('password', true);
-    for (const keyword of ['components', 'example', 'discriminator', 'xml', 'externalDocs']) this.ajv.addKeyword(keyword);
+    for (const keyword of ['components', 'example', 'discriminator', 'xml', 'externalDocs'])
+      this.ajv.addKeyword(keyword);
     const schemas: Json = structuredClone(document.components?.schemas ?? {});
     if (options.required) {
       for (const [name, schema] of Object.entries(schemas)) {
@@ -71,7 +75,12 @@ export class OpenApiReplies {
     return Object.entries(this.document.paths ?? {}).flatMap(([path, item]) =>
       METHODS.filter((method) => (item as Json)[method]).map((method) => {
         const op = (item as Json)[method] as Json;
-        return { operationId: op.operationId ?? `${method.toUpperCase()} ${path}`, method, path, statuses: Object.keys(op.responses ?? {}) };
+        return {
+          operationId: op.operationId ?? `${method.toUpperCase()} ${path}`,
+          method,
+          path,
+          statuses: Object.keys(op.responses ?? {}),
+        };
       }),
     );
   }
@@ -79,7 +88,10 @@ export class OpenApiReplies {
   private follow(value: Json | undefined): Json | undefined {
     let current = value;
     while (current?.$ref) {
-      const pointer = String(current.$ref).replace(/^#\//, '').split('/').map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+      const pointer = String(current.$ref)
+        .replace(/^#\//, '')
+        .split('/')
+        .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
       current = pointer.reduce<Json | undefined>((node, key) => node?.[key], this.document);
     }
     return current;
@@ -99,7 +111,8 @@ export class OpenApiReplies {
 
   /** What is wrong with a reply: a status the operation does not list, or a body its schema for that status refuses. */
   replyProblems(op: DocumentedOperation, status: number, body: unknown): string[] {
-    const response = this.follow(this.operation(op).responses?.[String(status)]) ?? this.follow(this.operation(op).responses?.default);
+    const response =
+      this.follow(this.operation(op).responses?.[String(status)]) ?? this.follow(this.operation(op).responses?.default);
     if (!response) return [`status ${status} is not documented (${op.statuses.join(', ')})`];
     const schema = response.content?.['application/json']?.schema;
     if (!schema) return [];
@@ -111,7 +124,10 @@ export class OpenApiReplies {
   requestProblems(op: DocumentedOperation, body: unknown): string[] {
     const requestBody = this.follow(this.operation(op).requestBody);
     const schema = requestBody?.content?.['application/json']?.schema;
-    if (!schema) return body === undefined || (typeof body === 'object' && body !== null && Object.keys(body).length === 0) ? [] : ['the operation takes no body'];
+    if (!schema)
+      return body === undefined || (typeof body === 'object' && body !== null && Object.keys(body).length === 0)
+        ? []
+        : ['the operation takes no body'];
     if (body === undefined) return requestBody?.required ? ['a body is required'] : [];
     const validate = this.validator(`${op.method} ${op.path} request`, schema);
     return validate(body) ? [] : (validate.errors ?? []).map((e) => `request ${describe(e)}`);

@@ -22,14 +22,21 @@ export interface RecordingServer {
  * A plain HTTP listener on loopback that writes down every request it gets (an attacker's listener, an "internal"
  * service): tests assert what reached it. `respond` answers; by default an empty 200.
  */
-export async function startRecordingServer(respond: (request: RecordedRequest, res: ServerResponse, origin: string) => void = (_r, res) => res.end()): Promise<RecordingServer> {
+export async function startRecordingServer(
+  respond: (request: RecordedRequest, res: ServerResponse, origin: string) => void = (_r, res) => res.end(),
+): Promise<RecordingServer> {
   const requests: RecordedRequest[] = [];
   let origin = '';
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
+      const recorded = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+      };
       requests.push(recorded);
       respond(recorded, res, origin);
     });

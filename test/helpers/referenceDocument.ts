@@ -8,11 +8,25 @@ import formats from 'ajv-formats';
  * are JSON Schema 2020-12.
  */
 const DOCUMENT_ID = 'https://reference.test/mcpjam-openapi.json';
-const document = JSON.parse(readFileSync(new URL('../fixtures/reference/mcpjam-openapi-2026-06-19.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+const document = JSON.parse(
+  readFileSync(new URL('../fixtures/reference/mcpjam-openapi-2026-06-19.json', import.meta.url), 'utf8'),
+) as Record<string, unknown>;
 
 const ajv = new Ajv2020({ allErrors: true });
 // OpenAPI's own keywords beside the JSON Schema ones, and the document's top level, which is no schema.
-ajv.addVocabulary(['example', 'discriminator', 'xml', 'externalDocs', 'openapi', 'info', 'servers', 'paths', 'components', 'security', 'tags']);
+ajv.addVocabulary([
+  'example',
+  'discriminator',
+  'xml',
+  'externalDocs',
+  'openapi',
+  'info',
+  'servers',
+  'paths',
+  'components',
+  'security',
+  'tags',
+]);
 // A CommonJS module: under NodeNext its function is the default export's `default`.
 formats.default(ajv);
 ajv.addSchema(document, DOCUMENT_ID);

@@ -12,7 +12,10 @@ export interface SeededOrganization {
 }
 
 /** An organization with one owner, a default project and an API key, written with the same db modules as the CLI. */
-export async function seedOrganization(sql: Sql, options: { name?: string; role?: OrgRole } = {}): Promise<SeededOrganization> {
+export async function seedOrganization(
+  sql: Sql,
+  options: { name?: string; role?: OrgRole } = {},
+): Promise<SeededOrganization> {
   const tag = randomBase62(6);
   const org = await createOrganization(sql, { name: options.name ?? `Org ${tag}` });
   const user = await createUser(sql, { email: `user-${tag}@example.test`, name: `User ${tag}` });

@@ -73,12 +73,15 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     ...options.config,
   });
   const logs: string[] = [];
-  const log: Logger = createLogger(config.LOG_LEVEL, new Writable({
-    write(chunk, _enc, done) {
-      logs.push(String(chunk));
-      done();
-    },
-  }));
+  const log: Logger = createLogger(
+    config.LOG_LEVEL,
+    new Writable({
+      write(chunk, _enc, done) {
+        logs.push(String(chunk));
+        done();
+      },
+    }),
+  );
   const services = createServices(config, log, db.sql);
   const { box, pool, mcp } = services;
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -139,7 +142,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       // A reply off its schema is a 500 the test may not have looked at (one that only asserts `< 500` would): the
       // file fails here all the same, naming the route and the issues.
       const offSchema = logs.filter((line) => line.includes('"msg":"reply does not match its response schema"'));
-      if (offSchema.length > 0) throw new Error(`replies that do not match their response schema:\n${offSchema.join('')}`);
+      if (offSchema.length > 0)
+        throw new Error(`replies that do not match their response schema:\n${offSchema.join('')}`);
     },
   };
 }

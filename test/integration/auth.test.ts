@@ -27,7 +27,11 @@ describe('authentication', () => {
   });
 
   it('revocation is immediate: the next request is 401', async () => {
-    const key = await createApiKey(stack.sql, { name: 'short-lived', organizationId: org.organizationId, userId: org.userId });
+    const key = await createApiKey(stack.sql, {
+      name: 'short-lived',
+      organizationId: org.organizationId,
+      userId: org.userId,
+    });
     const call = apiClient(stack.baseUrl, key.key);
     expect((await call('GET', '/me')).status).toBe(200);
     await revokeApiKey(stack.sql, key.id);
@@ -35,7 +39,9 @@ describe('authentication', () => {
     expect(after.status).toBe(401);
     expect(after.body.code).toBe('UNAUTHORIZED');
     // A self-hosted Runway has no settings page: the message names the command that makes keys.
-    expect(after.body.message).toBe('this API key has been revoked; an operator creates a new one with `npm run -s admin -- key create`');
+    expect(after.body.message).toBe(
+      'this API key has been revoked; an operator creates a new one with `npm run -s admin -- key create`',
+    );
   });
 
   it('a key whose organization is gone is 401 with reason ORPHANED_KEY', async () => {
@@ -58,7 +64,11 @@ describe('authentication', () => {
     'the key-management surface refuses sk_ bearers: %s is 403 FORBIDDEN',
     async (route) => {
       const [method, path] = route.split(' ');
-      const reply = await apiClient(stack.baseUrl, org.apiKey)(method, path, method === 'POST' ? { name: 'x' } : undefined);
+      const reply = await apiClient(stack.baseUrl, org.apiKey)(
+        method,
+        path,
+        method === 'POST' ? { name: 'x' } : undefined,
+      );
       expect(reply.status).toBe(403);
       expect(reply.body.code).toBe('FORBIDDEN');
       expect(reply.body.message).toContain('npm run -s admin -- key create');
@@ -67,7 +77,9 @@ describe('authentication', () => {
   );
 
   it('stores only a hash of each key', async () => {
-    const rows = await stack.sql<{ key_hash: string; key_prefix: string }[]>`SELECT key_hash, key_prefix FROM api_keys WHERE id = ${org.keyId}`;
+    const rows = await stack.sql<
+      { key_hash: string; key_prefix: string }[]
+    >`SELECT key_hash, key_prefix FROM api_keys WHERE id = ${org.keyId}`;
     expect(rows[0].key_hash).not.toContain(org.apiKey);
     expect(rows[0].key_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(await stack.sql`SELECT * FROM api_keys`)).not.toContain(org.apiKey);

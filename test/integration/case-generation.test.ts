@@ -8,14 +8,26 @@ import { apiClient } from '../helpers/http.js';
 import { saveServer } from '../helpers/mcpServers.js';
 import { seedOrganization } from '../helpers/seed.js';
 
-const draft = (title: string, query: string, calls: { toolName: string; arguments?: Record<string, unknown> }[], isNegative = false) => ({ title, query, isNegative, expectedToolCalls: calls });
+const draft = (
+  title: string,
+  query: string,
+  calls: { toolName: string; arguments?: Record<string, unknown> }[],
+  isNegative = false,
+) => ({ title, query, isNegative, expectedToolCalls: calls });
 const answer = (...cases: unknown[]) => ({ text: JSON.stringify({ cases }) });
 
 describe('POST /eval-suites/{s}/cases/generate', () => {
   let world: EvalWorld;
   let suiteId: string;
-  const generate = (body: unknown, suite = suiteId) => world.call('POST', `/projects/${world.org.projectId}/eval-suites/${suite}/cases/generate`, body);
-  const casesOf = async (suite = suiteId) => (await listCases(world.stack.sql, suite)).map((c) => ({ title: c.title, query: c.query, expected: c.expectedToolCalls, negative: c.isNegativeTest }));
+  const generate = (body: unknown, suite = suiteId) =>
+    world.call('POST', `/projects/${world.org.projectId}/eval-suites/${suite}/cases/generate`, body);
+  const casesOf = async (suite = suiteId) =>
+    (await listCases(world.stack.sql, suite)).map((c) => ({
+      title: c.title,
+      query: c.query,
+      expected: c.expectedToolCalls,
+      negative: c.isNegativeTest,
+    }));
 
   beforeAll(async () => {
     world = await startEvalWorld({ HOSTED_MODELS: 'openai/hosted-gen', MAX_CONCURRENT_RUNS: '5' });
@@ -24,7 +36,13 @@ describe('POST /eval-suites/{s}/cases/generate', () => {
       serverIds: [world.serverId],
       model: 'gen-1',
       provider: 'openai',
-      tests: [{ title: 'Existing echo', query: 'Echo "existing"', expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'existing' } }] }],
+      tests: [
+        {
+          title: 'Existing echo',
+          query: 'Echo "existing"',
+          expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'existing' } }],
+        },
+      ],
     });
     expect(created.status).toBe(201);
     suiteId = created.body.suiteId;
@@ -32,15 +50,21 @@ describe('POST /eval-suites/{s}/cases/generate', () => {
   afterAll(async () => world?.stop());
 
   it('saves the valid drafts and reports the others; the saved cases run with arguments the tools accept', async () => {
-    world.model.setScript('gen-1', [answer(
-      draft('Echo a greeting', 'Please echo the word "hello"', [{ toolName: 'echo', arguments: { message: 'hello' } }]),
-      draft('Add two numbers', 'What is 2 plus 3?', [{ toolName: 'get-sum', arguments: { a: 2, b: 3 } }]),
-      draft('Small talk', 'How are you today?', [], true),
-      draft('Reverse text', 'Reverse "abc"', [{ toolName: 'reverse-text', arguments: { text: 'abc' } }]),
-      draft('Add words', 'Add one and two', [{ toolName: 'get-sum', arguments: { a: 'one', b: 2 } }]),
-      draft('Existing echo', 'Echo "existing"', [{ toolName: 'echo', arguments: { message: 'overwritten?' } }]),
-      draft('Echo a greeting', 'Please echo the word "hello"', [{ toolName: 'echo', arguments: { message: 'hello' } }]),
-    )]);
+    world.model.setScript('gen-1', [
+      answer(
+        draft('Echo a greeting', 'Please echo the word "hello"', [
+          { toolName: 'echo', arguments: { message: 'hello' } },
+        ]),
+        draft('Add two numbers', 'What is 2 plus 3?', [{ toolName: 'get-sum', arguments: { a: 2, b: 3 } }]),
+        draft('Small talk', 'How are you today?', [], true),
+        draft('Reverse text', 'Reverse "abc"', [{ toolName: 'reverse-text', arguments: { text: 'abc' } }]),
+        draft('Add words', 'Add one and two', [{ toolName: 'get-sum', arguments: { a: 'one', b: 2 } }]),
+        draft('Existing echo', 'Echo "existing"', [{ toolName: 'echo', arguments: { message: 'overwritten?' } }]),
+        draft('Echo a greeting', 'Please echo the word "hello"', [
+          { toolName: 'echo', arguments: { message: 'hello' } },
+        ]),
+      ),
+    ]);
     const reply = await generate({ count: 7 });
     expect(reply.status).toBe(201);
     expect(reply.body).toMatchObject({
@@ -53,24 +77,55 @@ describe('POST /eval-suites/{s}/cases/generate', () => {
     });
     expect(reply.body.created).toEqual([
       {
-        id: expect.any(String), suiteId: expect.any(String), title: 'Echo a greeting', kind: 'prompt', prompt: 'Please echo the word "hello"', expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }],
-        iterations: 1, isNegative: false, models: [], createdAt: expect.any(Number), updatedAt: expect.any(Number),
+        id: expect.any(String),
+        suiteId: expect.any(String),
+        title: 'Echo a greeting',
+        kind: 'prompt',
+        prompt: 'Please echo the word "hello"',
+        expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }],
+        iterations: 1,
+        isNegative: false,
+        models: [],
+        createdAt: expect.any(Number),
+        updatedAt: expect.any(Number),
       },
-      expect.objectContaining({ title: 'Add two numbers', expectedToolCalls: [{ toolName: 'get-sum', arguments: { a: 2, b: 3 } }], isNegative: false }),
+      expect.objectContaining({
+        title: 'Add two numbers',
+        expectedToolCalls: [{ toolName: 'get-sum', arguments: { a: 2, b: 3 } }],
+        isNegative: false,
+      }),
       expect.objectContaining({ title: 'Small talk', expectedToolCalls: [], isNegative: true }),
     ]);
     expect(reply.body.skipped).toEqual([
       { title: 'Reverse text', error: "no tool `reverse-text` on the suite's servers" },
-      { title: 'Add words', error: expect.stringMatching(/^arguments of get-sum do not match its input schema: \/a must be number/) },
+      {
+        title: 'Add words',
+        error: expect.stringMatching(/^arguments of get-sum do not match its input schema: \/a must be number/),
+      },
       { title: 'Echo a greeting', error: 'duplicate of an earlier draft (same title and query)' },
       { title: 'Existing echo', error: 'the suite already has a case with this title and query' },
     ]);
 
     // The suite holds the three new cases, and the existing one as it was.
     expect(await casesOf()).toEqual([
-      { title: 'Existing echo', query: 'Echo "existing"', expected: [{ toolName: 'echo', arguments: { message: 'existing' } }], negative: false },
-      { title: 'Echo a greeting', query: 'Please echo the word "hello"', expected: [{ toolName: 'echo', arguments: { message: 'hello' } }], negative: false },
-      { title: 'Add two numbers', query: 'What is 2 plus 3?', expected: [{ toolName: 'get-sum', arguments: { a: 2, b: 3 } }], negative: false },
+      {
+        title: 'Existing echo',
+        query: 'Echo "existing"',
+        expected: [{ toolName: 'echo', arguments: { message: 'existing' } }],
+        negative: false,
+      },
+      {
+        title: 'Echo a greeting',
+        query: 'Please echo the word "hello"',
+        expected: [{ toolName: 'echo', arguments: { message: 'hello' } }],
+        negative: false,
+      },
+      {
+        title: 'Add two numbers',
+        query: 'What is 2 plus 3?',
+        expected: [{ toolName: 'get-sum', arguments: { a: 2, b: 3 } }],
+        negative: false,
+      },
       { title: 'Small talk', query: 'How are you today?', expected: [], negative: true },
     ]);
 
@@ -82,15 +137,24 @@ describe('POST /eval-suites/{s}/cases/generate', () => {
 
     // Every expected call's arguments are valid against the tool's input schema, as the server lists it...
     const listed = await world.call('POST', `/projects/${world.org.projectId}/servers/${world.serverId}/tools`, {});
-    const schemas = new Map<string, Record<string, unknown>>(listed.body.items.map((t: { name: string; inputSchema: Record<string, unknown> }) => [t.name, t.inputSchema]));
+    const schemas = new Map<string, Record<string, unknown>>(
+      listed.body.items.map((t: { name: string; inputSchema: Record<string, unknown> }) => [t.name, t.inputSchema]),
+    );
     const ajv = new Ajv({ strict: false });
     for (const c of reply.body.created) {
-      for (const expected of c.expectedToolCalls) expect(ajv.validate(schemas.get(expected.toolName)!, expected.arguments), `${c.title}: ${ajv.errorsText()}`).toBe(true);
+      for (const expected of c.expectedToolCalls)
+        expect(
+          ajv.validate(schemas.get(expected.toolName)!, expected.arguments),
+          `${c.title}: ${ajv.errorsText()}`,
+        ).toBe(true);
     }
     // ...and a run in which the model makes exactly the expected calls passes, the server accepting every call.
     world.model.setScript('gen-1', {
       byQuery: {
-        'Echo "existing"': [{ toolCalls: [{ name: 'echo', arguments: { message: 'existing' } }] }, { text: 'existing' }],
+        'Echo "existing"': [
+          { toolCalls: [{ name: 'echo', arguments: { message: 'existing' } }] },
+          { text: 'existing' },
+        ],
         'echo the word': [{ toolCalls: [{ name: 'echo', arguments: { message: 'hello' } }] }, { text: 'hello' }],
         '2 plus 3': [{ toolCalls: [{ name: 'get-sum', arguments: { a: 2, b: 3 } }] }, { text: '5' }],
         'How are you': [{ text: 'Fine, thanks.' }],
@@ -101,8 +165,15 @@ describe('POST /eval-suites/{s}/cases/generate', () => {
     const finished = await waitForRun(world.call, world.org.projectId, run.body.runId);
     expect(finished).toMatchObject({ status: 'completed', result: 'passed', summary: { total: 4, passed: 4 } });
     const iterations = await allIterations(world.call, world.org.projectId, run.body.runId);
-    expect(iterations.flatMap((i) => i.actualToolCalls).map((c: { toolName: string; isError: boolean }) => [c.toolName, c.isError])).toEqual(
-      expect.arrayContaining([['echo', false], ['get-sum', false]]),
+    expect(
+      iterations
+        .flatMap((i) => i.actualToolCalls)
+        .map((c: { toolName: string; isError: boolean }) => [c.toolName, c.isError]),
+    ).toEqual(
+      expect.arrayContaining([
+        ['echo', false],
+        ['get-sum', false],
+      ]),
     );
   });
 
@@ -116,13 +187,17 @@ describe('POST /eval-suites/{s}/cases/generate', () => {
       message: expect.stringContaining('the model did not answer with the JSON object of cases asked for'),
       details: { reason: 'MODEL_OUTPUT_INVALID', excerpt: 'Here are some ideas: 1) echo hello 2) add numbers' },
     });
-    world.model.setScript('gen-1', [{ text: JSON.stringify({ testCases: [draft('x', 'y', [{ toolName: 'echo', arguments: { message: 'x' } }])] }) }]);
+    world.model.setScript('gen-1', [
+      { text: JSON.stringify({ testCases: [draft('x', 'y', [{ toolName: 'echo', arguments: { message: 'x' } }])] }) },
+    ]);
     expect((await generate({})).body.details).toMatchObject({ reason: 'MODEL_OUTPUT_INVALID' });
     expect(await casesOf()).toEqual(before);
   });
 
   it('asks for 5 cases by default, 1 to 20, and saves no more than asked for', async () => {
-    const valid = Array.from({ length: 4 }, (_, i) => draft(`Sum ${i}`, `What is ${i} plus ${i}?`, [{ toolName: 'get-sum', arguments: { a: i, b: i } }]));
+    const valid = Array.from({ length: 4 }, (_, i) =>
+      draft(`Sum ${i}`, `What is ${i} plus ${i}?`, [{ toolName: 'get-sum', arguments: { a: i, b: i } }]),
+    );
     world.model.setScript('gen-1', [answer(...valid)]);
     const byDefault = await generate(undefined);
     expect(byDefault.status).toBe(201);
@@ -141,18 +216,29 @@ describe('POST /eval-suites/{s}/cases/generate', () => {
     for (const count of [0, 21, 2.5, '5', null]) {
       const reply = await generate({ count });
       expect(reply.status, `count ${JSON.stringify(count)}`).toBe(400);
-      expect(reply.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { issues: [expect.objectContaining({ path: 'body.count' })] } });
+      expect(reply.body).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: { issues: [expect.objectContaining({ path: 'body.count' })] },
+      });
     }
     const misspelt = await generate({ cuont: 3 });
     expect(misspelt.status).toBe(400);
-    expect(misspelt.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'UNKNOWN_FIELD' }, message: expect.stringContaining('count') });
+    expect(misspelt.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { reason: 'UNKNOWN_FIELD' },
+      message: expect.stringContaining('count'),
+    });
     expect(world.model.calls('gen-1')).toHaveLength(calls);
   });
 
   it("answers 404 for a suite that is not the key's to see", async () => {
     const other = await seedOrganization(world.stack.sql);
     const otherCall = apiClient(world.stack.baseUrl, other.apiKey);
-    const theirs = await otherCall('POST', `/projects/${world.org.projectId}/eval-suites/${suiteId}/cases/generate`, {});
+    const theirs = await otherCall(
+      'POST',
+      `/projects/${world.org.projectId}/eval-suites/${suiteId}/cases/generate`,
+      {},
+    );
     expect(theirs.status).toBe(404);
     expect(theirs.body.code).toBe('NOT_FOUND');
     // a suite id of another project, under the caller's own project
@@ -165,18 +251,29 @@ describe('POST /eval-suites/{s}/cases/generate', () => {
   it('refuses a model it cannot use as POST /eval-runs does, and names provider failures', async () => {
     const noKey = await generate({ model: 'claude-sonnet-4-5', provider: 'anthropic' });
     expect(noKey.status).toBe(400);
-    expect(noKey.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'MODEL_KEY_MISSING', provider: 'anthropic', model: 'claude-sonnet-4-5' } });
+    expect(noKey.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { reason: 'MODEL_KEY_MISSING', provider: 'anthropic', model: 'claude-sonnet-4-5' },
+    });
     const notHosted = await generate({ model: 'openai/not-in-catalog' });
     expect(notHosted.status).toBe(400);
-    expect(notHosted.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'NOT_HOSTED', hostedModels: ['openai/hosted-gen'] } });
+    expect(notHosted.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { reason: 'NOT_HOSTED', hostedModels: ['openai/hosted-gen'] },
+    });
 
     world.model.setScript('refusing', [{ error: { status: 401, message: 'invalid api key' } }]);
     const refused = await generate({ model: 'refusing', provider: 'openai' });
     expect(refused.status).toBe(502);
-    expect(refused.body).toMatchObject({ code: 'SERVER_UNREACHABLE', details: { reason: 'PROVIDER_AUTH_FAILED', status: 401, retryable: false } });
+    expect(refused.body).toMatchObject({
+      code: 'SERVER_UNREACHABLE',
+      details: { reason: 'PROVIDER_AUTH_FAILED', status: 401, retryable: false },
+    });
 
     // a hosted id runs on the catalog's entry
-    world.model.setScript('hosted-gen', [answer(draft('Hosted echo', 'Echo "hosted"', [{ toolName: 'echo', arguments: { message: 'hosted' } }]))]);
+    world.model.setScript('hosted-gen', [
+      answer(draft('Hosted echo', 'Echo "hosted"', [{ toolName: 'echo', arguments: { message: 'hosted' } }])),
+    ]);
     const hosted = await generate({ model: 'openai/hosted-gen', count: 1 });
     expect(hosted.status).toBe(201);
     expect(hosted.body).toMatchObject({ generationModel: 'openai/hosted-gen', counts: { normal: 1, negative: 0 } });
@@ -184,9 +281,16 @@ describe('POST /eval-suites/{s}/cases/generate', () => {
 
   it("opens the servers' secrets only once the request passed its checks (a refused model opens none)", async () => {
     const { projectId } = world.org;
-    const sealed = await saveServer(world.stack.sql, world.stack.box, { projectId, name: 'sealed', transportType: 'http', url: 'http://127.0.0.1:9/mcp', headers: { 'x-api-key': 'sealed' } });
+    const sealed = await saveServer(world.stack.sql, world.stack.box, {
+      projectId,
+      name: 'sealed',
+      transportType: 'http',
+      url: 'http://127.0.0.1:9/mcp',
+      headers: { 'x-api-key': 'sealed' },
+    });
     const sealedSuite = 'sui_Sealed';
-    await world.stack.sql`INSERT INTO eval_suites (id, project_id, name, server_ids, default_model) VALUES (${sealedSuite}, ${projectId}, 'Sealed', ${[sealed]}, 'gen-1')`;
+    await world.stack
+      .sql`INSERT INTO eval_suites (id, project_id, name, server_ids, default_model) VALUES (${sealedSuite}, ${projectId}, 'Sealed', ${[sealed]}, 'gen-1')`;
     // servers are opened with decryptJson (their env and headers); provider keys, which a model check needs, are not
     const opened = vi.spyOn(SecretBox.prototype, 'decryptJson');
     try {
@@ -205,25 +309,41 @@ describe('POST /eval-suites/{s}/cases/generate', () => {
     // Suites written directly: the API asks a new suite for tests, and a suite without servers is made by no route.
     const suiteOf = async (name: string, serverIds: string[]) => {
       const id = `sui_${name.replace(/\W/g, '')}`;
-      await world.stack.sql`INSERT INTO eval_suites (id, project_id, name, server_ids, default_model) VALUES (${id}, ${projectId}, ${name}, ${serverIds}, 'gen-1')`;
+      await world.stack
+        .sql`INSERT INTO eval_suites (id, project_id, name, server_ids, default_model) VALUES (${id}, ${projectId}, ${name}, ${serverIds}, 'gen-1')`;
       return id;
     };
-    const unreachable = await saveServer(world.stack.sql, world.stack.box, { projectId, name: 'nowhere', transportType: 'http', url: 'http://127.0.0.1:9/mcp' });
+    const unreachable = await saveServer(world.stack.sql, world.stack.box, {
+      projectId,
+      name: 'nowhere',
+      transportType: 'http',
+      url: 'http://127.0.0.1:9/mcp',
+    });
     const calls = world.model.calls('gen-1').length;
     // a suite with no cases yet keeps no provider for its provider-native model: the request gives it
     const reply = await generate({ provider: 'openai' }, await suiteOf('Unreachable', [unreachable]));
     expect(reply.status).toBe(502);
-    expect(reply.body).toMatchObject({ code: 'SERVER_UNREACHABLE', details: { unreachableServers: [expect.objectContaining({ serverId: unreachable, name: 'nowhere' })] } });
+    expect(reply.body).toMatchObject({
+      code: 'SERVER_UNREACHABLE',
+      details: { unreachableServers: [expect.objectContaining({ serverId: unreachable, name: 'nowhere' })] },
+    });
     expect(world.model.calls('gen-1')).toHaveLength(calls);
 
     // one server down of two: the cases come from the other, and the reply says which one was left out
     const both = await suiteOf('Half reachable', [unreachable, world.serverId]);
-    world.model.setScript('gen-1', [answer(draft('Echo', 'Echo "x"', [{ toolName: 'echo', arguments: { message: 'x' } }]))]);
+    world.model.setScript('gen-1', [
+      answer(draft('Echo', 'Echo "x"', [{ toolName: 'echo', arguments: { message: 'x' } }])),
+    ]);
     const half = await generate({ count: 1, provider: 'openai' }, both);
     expect(half.status).toBe(201);
-    expect(half.body).toMatchObject({ counts: { normal: 1, negative: 0 }, unreachableServers: [{ serverId: unreachable, name: 'nowhere', code: 'SERVER_UNREACHABLE' }] });
+    expect(half.body).toMatchObject({
+      counts: { normal: 1, negative: 0 },
+      unreachableServers: [{ serverId: unreachable, name: 'nowhere', code: 'SERVER_UNREACHABLE' }],
+    });
     // saved with the provider the request gave for the suite's model, so that the case can run
-    expect(await world.stack.sql`SELECT model, provider FROM eval_cases WHERE suite_id = ${both}`).toEqual([{ model: null, provider: 'openai' }]);
+    expect(await world.stack.sql`SELECT model, provider FROM eval_cases WHERE suite_id = ${both}`).toEqual([
+      { model: null, provider: 'openai' },
+    ]);
 
     const none = await generate({}, await suiteOf('No servers', []));
     expect(none.status).toBe(400);

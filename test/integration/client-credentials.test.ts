@@ -48,15 +48,27 @@ describe('machine-to-machine servers (client_credentials)', () => {
   /** A machine-to-machine server saved with the same db module the admin CLI uses. */
   const machineServer = (fixture: OAuthFixture, extra: Partial<ServerInput> = {}) =>
     saveServer(stack.sql, stack.box, {
-      projectId: org.projectId, name: `m2m-${++serverCount}`, transportType: 'http', url: fixture.url, useOAuth: true,
-      oauthGrant: 'client_credentials', oauthClientId: fixture.clientId, clientSecret: fixture.clientSecret, ...extra,
+      projectId: org.projectId,
+      name: `m2m-${++serverCount}`,
+      transportType: 'http',
+      url: fixture.url,
+      useOAuth: true,
+      oauthGrant: 'client_credentials',
+      oauthClientId: fixture.clientId,
+      clientSecret: fixture.clientSecret,
+      ...extra,
     });
 
   /** The admin CLI as a process: the key or secret on standard input or in the environment, never as an argument. */
   const admin = (args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'cli/admin.ts', ...args], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: stack.db.url, RUNWAY_ENCRYPTION_KEY: stack.config.RUNWAY_ENCRYPTION_KEY, ...options.env },
+      env: {
+        ...process.env,
+        DATABASE_URL: stack.db.url,
+        RUNWAY_ENCRYPTION_KEY: stack.config.RUNWAY_ENCRYPTION_KEY,
+        ...options.env,
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -64,7 +76,9 @@ describe('machine-to-machine servers (client_credentials)', () => {
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
     child.stdin.end(options.input ?? '');
-    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+      child.once('close', (code) => resolve({ code, stdout, stderr })),
+    );
   };
   const created = (outcome: { code: number | null; stdout: string; stderr: string }) => {
     expect(outcome, outcome.stderr).toMatchObject({ code: 0 });
@@ -73,7 +87,10 @@ describe('machine-to-machine servers (client_credentials)', () => {
   const everythingVisible = () => JSON.stringify(replies.map((r) => r.body)) + stack.logs.join('\n');
 
   beforeAll(async () => {
-    stack = await startTestStack({ worker: false, config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000', MCP_REQUEST_TIMEOUT_MS: '5000' } });
+    stack = await startTestStack({
+      worker: false,
+      config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000', MCP_REQUEST_TIMEOUT_MS: '5000' },
+    });
     org = await seedOrganization(stack.sql);
     call = apiClient(stack.baseUrl, org.apiKey);
   });
@@ -88,26 +105,74 @@ describe('machine-to-machine servers (client_credentials)', () => {
   describe('set up with the admin CLI, used through the API with no import', () => {
     it('client secret (HTTP Basic) from the environment: the first call obtains a token with the saved scopes and the resource', async () => {
       const fixture = await oauthFixture();
-      const server = created(await admin(['server', 'create', '--project', org.projectId, '--name', 'reports', '--transport', 'http', '--url', fixture.url,
-        '--oauth-grant', 'client-credentials', '--client-id', fixture.clientId, '--client-secret-env', 'REPORTS_SECRET', '--scope', 'reports:read', '--scope', 'reports:list', '--json'],
-      { env: { REPORTS_SECRET: fixture.clientSecret } }));
+      const server = created(
+        await admin(
+          [
+            'server',
+            'create',
+            '--project',
+            org.projectId,
+            '--name',
+            'reports',
+            '--transport',
+            'http',
+            '--url',
+            fixture.url,
+            '--oauth-grant',
+            'client-credentials',
+            '--client-id',
+            fixture.clientId,
+            '--client-secret-env',
+            'REPORTS_SECRET',
+            '--scope',
+            'reports:read',
+            '--scope',
+            'reports:list',
+            '--json',
+          ],
+          { env: { REPORTS_SECRET: fixture.clientSecret } },
+        ),
+      );
 
-      expect(await checkOAuth(server.id)).toEqual({ useOAuth: true, serverUrl: fixture.url, advertisesOAuth: true, tokenSource: 'client_credentials', tokens: null });
+      expect(await checkOAuth(server.id)).toEqual({
+        useOAuth: true,
+        serverUrl: fixture.url,
+        advertisesOAuth: true,
+        tokenSource: 'client_credentials',
+        tokens: null,
+      });
       expect((await whoami(server.id)).body).toEqual({ content: [{ type: 'text', text: fixture.clientId }] });
       expect(fixture.stats.clientCredentials).toEqual([
-        { clientId: fixture.clientId, authentication: 'client_secret_basic', scope: 'reports:read reports:list', resource: fixture.url, outcome: 'issued' },
+        {
+          clientId: fixture.clientId,
+          authentication: 'client_secret_basic',
+          scope: 'reports:read reports:list',
+          resource: fixture.url,
+          outcome: 'issued',
+        },
       ]);
       const oauth = await checkOAuth(server.id);
       expect(oauth).toEqual({
-        useOAuth: true, serverUrl: fixture.url, advertisesOAuth: true, tokenSource: 'client_credentials',
-        tokens: { imported: false, expiresAt: expect.any(Number), refreshable: true, lastRefreshAt: expect.any(Number), lastError: null },
+        useOAuth: true,
+        serverUrl: fixture.url,
+        advertisesOAuth: true,
+        tokenSource: 'client_credentials',
+        tokens: {
+          imported: false,
+          expiresAt: expect.any(Number),
+          refreshable: true,
+          lastRefreshAt: expect.any(Number),
+          lastError: null,
+        },
       });
       expect(oauth.tokens.expiresAt).toBeGreaterThan(Date.now() + 3500_000);
 
       // The token is reused while it is good; the secret is sealed at rest and shown nowhere.
       expect((await whoami(server.id)).status).toBe(200);
       expect(fixture.stats.clientCredentials).toHaveLength(1);
-      const [row] = await stack.sql<{ client_secret_enc: string }[]>`SELECT client_secret_enc FROM servers WHERE id = ${server.id}`;
+      const [row] = await stack.sql<
+        { client_secret_enc: string }[]
+      >`SELECT client_secret_enc FROM servers WHERE id = ${server.id}`;
       expect(stack.box.decrypt(row.client_secret_enc)).toBe(fixture.clientSecret);
       expect(row.client_secret_enc).not.toContain(fixture.clientSecret);
       expect(everythingVisible()).not.toContain(fixture.clientSecret);
@@ -118,14 +183,40 @@ describe('machine-to-machine servers (client_credentials)', () => {
       const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
       fixture.registerJwtClient('reports-robot', publicKey);
       const pem = privateKey.export({ type: 'sec1', format: 'pem' }).toString();
-      const server = created(await admin(['server', 'create', '--project', org.projectId, '--name', 'jwt', '--transport', 'http', '--url', fixture.url,
-        '--oauth-grant', 'client-credentials', '--client-id', 'reports-robot', '--private-key-stdin', '--json'], { input: pem }));
+      const server = created(
+        await admin(
+          [
+            'server',
+            'create',
+            '--project',
+            org.projectId,
+            '--name',
+            'jwt',
+            '--transport',
+            'http',
+            '--url',
+            fixture.url,
+            '--oauth-grant',
+            'client-credentials',
+            '--client-id',
+            'reports-robot',
+            '--private-key-stdin',
+            '--json',
+          ],
+          { input: pem },
+        ),
+      );
 
       expect((await whoami(server.id)).body).toEqual({ content: [{ type: 'text', text: 'reports-robot' }] });
       fixture.expireAccessTokens();
       expect((await whoami(server.id)).status).toBe(200);
       expect(fixture.stats.clientCredentials).toEqual([
-        expect.objectContaining({ clientId: 'reports-robot', authentication: 'private_key_jwt', outcome: 'issued', assertion: expect.objectContaining({ iss: 'reports-robot', sub: 'reports-robot', aud: fixture.issuer }) }),
+        expect.objectContaining({
+          clientId: 'reports-robot',
+          authentication: 'private_key_jwt',
+          outcome: 'issued',
+          assertion: expect.objectContaining({ iss: 'reports-robot', sub: 'reports-robot', aud: fixture.issuer }),
+        }),
         expect.objectContaining({ clientId: 'reports-robot', authentication: 'private_key_jwt', outcome: 'issued' }),
       ]);
       const [first, second] = fixture.stats.clientCredentials.map((r) => r.assertion!.jti);
@@ -143,20 +234,65 @@ describe('machine-to-machine servers (client_credentials)', () => {
       fixture.registerJwtClient('rsa-robot', rsa.publicKey);
       const keyFile = join(keyDir, 'rsa.pem');
       writeFileSync(keyFile, rsa.privateKey.export({ type: 'pkcs1', format: 'pem' }), { mode: 0o600 });
-      const fromFile = created(await admin(['server', 'create', '--project', org.projectId, '--name', 'rsa', '--transport', 'http', '--url', fixture.url,
-        '--oauth-grant', 'client-credentials', '--client-id', 'rsa-robot', '--private-key-file', keyFile, '--json']));
+      const fromFile = created(
+        await admin([
+          'server',
+          'create',
+          '--project',
+          org.projectId,
+          '--name',
+          'rsa',
+          '--transport',
+          'http',
+          '--url',
+          fixture.url,
+          '--oauth-grant',
+          'client-credentials',
+          '--client-id',
+          'rsa-robot',
+          '--private-key-file',
+          keyFile,
+          '--json',
+        ]),
+      );
       expect((await whoami(fromFile.id)).body.content[0].text).toBe('rsa-robot');
 
       // A server saved for the caller's browser flow becomes a machine-to-machine one.
       const ed = generateKeyPairSync('ed25519');
       fixture.registerJwtClient('ed-robot', ed.publicKey);
-      const callerServer = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: `caller-${++serverCount}`, transportType: 'http', url: fixture.url, useOAuth: true });
+      const callerServer = await saveServer(stack.sql, stack.box, {
+        projectId: org.projectId,
+        name: `caller-${++serverCount}`,
+        transportType: 'http',
+        url: fixture.url,
+        useOAuth: true,
+      });
       expect((await whoami(callerServer)).body.code).toBe('OAUTH_REQUIRED');
-      const updated = await admin(['server', 'update', callerServer, '--oauth-grant', 'client-credentials', '--client-id', 'ed-robot', '--private-key-env', 'ED_KEY', '--json'],
-        { env: { ED_KEY: JSON.stringify(ed.privateKey.export({ format: 'jwk' })) } });
-      expect(JSON.parse(updated.stdout)).toMatchObject({ id: callerServer, oauthGrant: 'client_credentials', oauthClientId: 'ed-robot', clientAuthentication: 'private_key_jwt (EdDSA)' });
+      const updated = await admin(
+        [
+          'server',
+          'update',
+          callerServer,
+          '--oauth-grant',
+          'client-credentials',
+          '--client-id',
+          'ed-robot',
+          '--private-key-env',
+          'ED_KEY',
+          '--json',
+        ],
+        { env: { ED_KEY: JSON.stringify(ed.privateKey.export({ format: 'jwk' })) } },
+      );
+      expect(JSON.parse(updated.stdout)).toMatchObject({
+        id: callerServer,
+        oauthGrant: 'client_credentials',
+        oauthClientId: 'ed-robot',
+        clientAuthentication: 'private_key_jwt (EdDSA)',
+      });
       const afterUpdate = await whoami(callerServer);
-      expect(afterUpdate.body, JSON.stringify(afterUpdate.body)).toEqual({ content: [{ type: 'text', text: 'ed-robot' }] });
+      expect(afterUpdate.body, JSON.stringify(afterUpdate.body)).toEqual({
+        content: [{ type: 'text', text: 'ed-robot' }],
+      });
       expect(fixture.stats.clientCredentials.map((r) => [r.clientId, r.authentication, r.outcome])).toEqual([
         ['rsa-robot', 'private_key_jwt', 'issued'],
         ['ed-robot', 'private_key_jwt', 'issued'],
@@ -167,23 +303,74 @@ describe('machine-to-machine servers (client_credentials)', () => {
       expect(JSON.parse(back.stdout)).toMatchObject({ oauthGrant: 'caller', clientAuthentication: 'none' });
       expect((await whoami(callerServer)).body.code).toBe('OAUTH_REQUIRED');
       expect(await checkOAuth(callerServer)).toMatchObject({ tokenSource: 'caller', tokens: null });
-      expect(await stack.sql`SELECT 1 FROM servers WHERE id = ${callerServer} AND oauth_private_key_enc IS NULL AND oauth_signing_alg IS NULL`).toHaveLength(1);
+      expect(
+        await stack.sql`SELECT 1 FROM servers WHERE id = ${callerServer} AND oauth_private_key_enc IS NULL AND oauth_signing_alg IS NULL`,
+      ).toHaveLength(1);
     });
 
     it('refuses a private key as an argument, an incomplete client, and a key that is not one, without echoing it', async () => {
-      const base = ['server', 'create', '--project', org.projectId, '--name', 'bad', '--transport', 'http', '--url', 'https://m2m.example/mcp'];
-      expect((await admin([...base, '--oauth-grant', 'client-credentials', '--client-id', 'c', '--private-key', 'KEY'])).stderr).toContain("unknown option '--private-key'");
-      expect((await admin([...base, '--oauth-grant', 'client-credentials', '--client-secret', 's'])).stderr).toContain('the client_credentials grant needs a client id');
-      expect((await admin([...base, '--oauth-grant', 'client-credentials', '--client-id', 'c'])).stderr).toContain('needs a client secret or a private key');
+      const base = [
+        'server',
+        'create',
+        '--project',
+        org.projectId,
+        '--name',
+        'bad',
+        '--transport',
+        'http',
+        '--url',
+        'https://m2m.example/mcp',
+      ];
+      expect(
+        (await admin([...base, '--oauth-grant', 'client-credentials', '--client-id', 'c', '--private-key', 'KEY']))
+          .stderr,
+      ).toContain("unknown option '--private-key'");
+      expect((await admin([...base, '--oauth-grant', 'client-credentials', '--client-secret', 's'])).stderr).toContain(
+        'the client_credentials grant needs a client id',
+      );
+      expect((await admin([...base, '--oauth-grant', 'client-credentials', '--client-id', 'c'])).stderr).toContain(
+        'needs a client secret or a private key',
+      );
       const notAKey = `-----BEGIN PRIVATE KEY-----\nNOT-A-KEY-${randomBytes(6).toString('hex')}\n-----END PRIVATE KEY-----\n`;
-      const garbled = await admin([...base, '--oauth-grant', 'client-credentials', '--client-id', 'c', '--private-key-stdin'], { input: notAKey });
+      const garbled = await admin(
+        [...base, '--oauth-grant', 'client-credentials', '--client-id', 'c', '--private-key-stdin'],
+        { input: notAKey },
+      );
       expect(garbled).toMatchObject({ code: 1, stderr: expect.stringContaining('not a private key') });
       expect(garbled.stderr).not.toContain('NOT-A-KEY');
       const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-      const wrongAlg = await admin([...base, '--oauth-grant', 'client-credentials', '--client-id', 'c', '--private-key-stdin', '--signing-alg', 'RS256'],
-        { input: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() });
+      const wrongAlg = await admin(
+        [
+          ...base,
+          '--oauth-grant',
+          'client-credentials',
+          '--client-id',
+          'c',
+          '--private-key-stdin',
+          '--signing-alg',
+          'RS256',
+        ],
+        { input: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
+      );
       expect(wrongAlg.stderr).toContain('--signing-alg RS256 does not suit this ec:prime256v1 key; use one of ES256');
-      const stdio = await admin(['server', 'create', '--project', org.projectId, '--name', 'bad', '--transport', 'stdio', '--command', 'node', '--oauth-grant', 'client-credentials', '--client-id', 'c', '--client-secret', 's']);
+      const stdio = await admin([
+        'server',
+        'create',
+        '--project',
+        org.projectId,
+        '--name',
+        'bad',
+        '--transport',
+        'stdio',
+        '--command',
+        'node',
+        '--oauth-grant',
+        'client-credentials',
+        '--client-id',
+        'c',
+        '--client-secret',
+        's',
+      ]);
       expect(stdio.stderr).toContain('applies to http and sse servers only');
       expect(await stack.sql`SELECT 1 FROM servers WHERE name = 'bad'`).toHaveLength(0);
     });
@@ -250,15 +437,26 @@ describe('machine-to-machine servers (client_credentials)', () => {
       const fixture = await oauthFixture();
       const serverId = await machineServer(fixture);
       const report = (await op(serverId, 'doctor')).body;
-      expect(report).toMatchObject({ status: 'ready', oauth: { required: true }, tools: [{ name: 'whoami' }, { name: 'echo' }], error: null });
+      expect(report).toMatchObject({
+        status: 'ready',
+        oauth: { required: true },
+        tools: [{ name: 'whoami' }, { name: 'echo' }],
+        error: null,
+      });
       expect(fixture.stats.clientCredentials).toHaveLength(1);
     });
 
     it('import-tokens is refused: there is nothing to import', async () => {
       const fixture = await oauthFixture();
       const serverId = await machineServer(fixture);
-      const reply = await op(serverId, 'oauth/import-tokens', { serverUrl: fixture.url, tokens: fixture.issueTokens() });
-      expect(reply).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', details: { reason: 'CLIENT_CREDENTIALS_SERVER' } } });
+      const reply = await op(serverId, 'oauth/import-tokens', {
+        serverUrl: fixture.url,
+        tokens: fixture.issueTokens(),
+      });
+      expect(reply).toMatchObject({
+        status: 400,
+        body: { code: 'VALIDATION_ERROR', details: { reason: 'CLIENT_CREDENTIALS_SERVER' } },
+      });
       expect(await checkOAuth(serverId)).toMatchObject({ tokenSource: 'client_credentials', tokens: null });
     });
   });
@@ -278,10 +476,19 @@ describe('machine-to-machine servers (client_credentials)', () => {
         tokenSource: 'client_credentials',
         tokens: { imported: false, expiresAt: null, lastRefreshAt: null, lastError: 'invalid_client' },
       });
-      expect((await op(serverId, 'doctor')).body).toMatchObject({ status: 'oauth_required', error: { code: 'OAUTH_REQUIRED', details: { lastError: 'invalid_client' } } });
+      expect((await op(serverId, 'doctor')).body).toMatchObject({
+        status: 'oauth_required',
+        error: { code: 'OAUTH_REQUIRED', details: { lastError: 'invalid_client' } },
+      });
 
-      const repaired = await admin(['server', 'update', serverId, '--client-secret-stdin', '--json'], { input: fixture.clientSecret });
-      expect(JSON.parse(repaired.stdout)).toMatchObject({ id: serverId, oauthGrant: 'client_credentials', clientAuthentication: 'client_secret' });
+      const repaired = await admin(['server', 'update', serverId, '--client-secret-stdin', '--json'], {
+        input: fixture.clientSecret,
+      });
+      expect(JSON.parse(repaired.stdout)).toMatchObject({
+        id: serverId,
+        oauthGrant: 'client_credentials',
+        clientAuthentication: 'client_secret',
+      });
       expect((await whoami(serverId)).status).toBe(200);
       expect((await checkOAuth(serverId)).tokens.lastError).toBeNull();
       expect(everythingVisible()).not.toContain(fixture.clientSecret);
@@ -295,11 +502,21 @@ describe('machine-to-machine servers (client_credentials)', () => {
       fixture.failTokenRequests({ status: 502, body });
       // Renewal fails, but the token has not expired: the call goes out with it.
       expect((await whoami(serverId)).status).toBe(200);
-      expect((await checkOAuth(serverId)).tokens).toMatchObject({ lastError: 'token_endpoint_http_502', expiresAt: expect.any(Number) });
+      expect((await checkOAuth(serverId)).tokens).toMatchObject({
+        lastError: 'token_endpoint_http_502',
+        expiresAt: expect.any(Number),
+      });
       // Once the server refuses it, the caller hears why no new one came.
       fixture.expireAccessTokens();
-      fixture.failTokenRequests({ status: 400, body: JSON.stringify({ error: 'invalid_scope', error_description: body }), contentType: 'application/json' });
-      expect((await whoami(serverId)).body).toMatchObject({ code: 'OAUTH_REQUIRED', details: { reason: 'CLIENT_CREDENTIALS_FAILED', lastError: 'invalid_scope' } });
+      fixture.failTokenRequests({
+        status: 400,
+        body: JSON.stringify({ error: 'invalid_scope', error_description: body }),
+        contentType: 'application/json',
+      });
+      expect((await whoami(serverId)).body).toMatchObject({
+        code: 'OAUTH_REQUIRED',
+        details: { reason: 'CLIENT_CREDENTIALS_FAILED', lastError: 'invalid_scope' },
+      });
       fixture.failTokenRequests(undefined);
       expect((await whoami(serverId)).status).toBe(200);
       expect((await checkOAuth(serverId)).tokens.lastError).toBeNull();
@@ -310,11 +527,16 @@ describe('machine-to-machine servers (client_credentials)', () => {
 
   describe('the outbound rules of refresh hold', () => {
     it('a token endpoint on another origin gets no request: token_endpoint_cross_origin', async () => {
-      const internal = await startRecordingServer((_request, res) => res.end(JSON.stringify({ access_token: 'stolen', token_type: 'Bearer' })));
+      const internal = await startRecordingServer((_request, res) =>
+        res.end(JSON.stringify({ access_token: 'stolen', token_type: 'Bearer' })),
+      );
       cleanups.push(() => internal.close());
       const fixture = await oauthFixture({ tokenEndpoint: `${internal.origin}/token` });
       const serverId = await machineServer(fixture);
-      expect((await whoami(serverId)).body.details).toMatchObject({ reason: 'CLIENT_CREDENTIALS_FAILED', lastError: 'token_endpoint_cross_origin' });
+      expect((await whoami(serverId)).body.details).toMatchObject({
+        reason: 'CLIENT_CREDENTIALS_FAILED',
+        lastError: 'token_endpoint_cross_origin',
+      });
       expect(internal.requests).toEqual([]);
       expect(everythingVisible()).not.toContain(fixture.clientSecret);
     });
@@ -330,11 +552,17 @@ describe('machine-to-machine servers (client_credentials)', () => {
 
     it("the operator's authorization server wins over the advertised one, and the assertion is addressed to it alone", async () => {
       // Metadata that claims another issuer: an assertion addressed there could be replayed there.
-      const fixture = await oauthFixture({ authorizationServers: ['http://169.254.169.254/'], metadataIssuer: 'https://other-issuer.example' });
+      const fixture = await oauthFixture({
+        authorizationServers: ['http://169.254.169.254/'],
+        metadataIssuer: 'https://other-issuer.example',
+      });
       const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
       fixture.registerJwtClient('pinned-robot', publicKey);
       const serverId = await machineServer(fixture, {
-        oauthClientId: 'pinned-robot', clientSecret: null, privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), signingAlg: 'ES256',
+        oauthClientId: 'pinned-robot',
+        clientSecret: null,
+        privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        signingAlg: 'ES256',
         authorizationServerUrl: fixture.issuer,
       });
       expect((await whoami(serverId)).status).toBe(200);

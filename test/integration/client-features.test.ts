@@ -31,20 +31,28 @@ describe('MCP client features: elicitation, sampling, roots', () => {
     expect(answer).toMatch(/^accept /);
     return JSON.parse(answer.slice('accept '.length));
   };
-  const declared = async (server: string, body: Record<string, unknown> = {}) => JSON.parse(answerOf(await callTool(server, 'client_capabilities', body)));
+  const declared = async (server: string, body: Record<string, unknown> = {}) =>
+    JSON.parse(answerOf(await callTool(server, 'client_capabilities', body)));
 
   beforeAll(async () => {
     // Sessions are opened per client profile, each a stdio child started through tsx: slow on a busy machine.
     const slowStart = { MCP_CONNECT_TIMEOUT_MS: '60000', MCP_INITIALIZE_TIMEOUT_MS: '60000' };
     [world, http] = await Promise.all([startEvalWorld(slowStart), startClientFeaturesServer()]);
     const save = async (name: string, input: Record<string, unknown>) =>
-      (servers[name] = await saveServer(world.stack.sql, world.stack.box, { projectId: world.org.projectId, name, ...input } as never));
+      (servers[name] = await saveServer(world.stack.sql, world.stack.box, {
+        projectId: world.org.projectId,
+        name,
+        ...input,
+      } as never));
     await Promise.all([
       save('plain', fixtureOverStdio('client-features')),
       save('declining', { ...fixtureOverStdio('client-features'), clientProfile: { elicitation: {}, sampling: {} } }),
       save('defaults', {
         ...fixtureOverStdio('client-features'),
-        clientProfile: { elicitation: { answer: { mode: 'defaults' }, url: true }, roots: [{ uri: 'file:///srv/project', name: 'project' }] },
+        clientProfile: {
+          elicitation: { answer: { mode: 'defaults' }, url: true },
+          roots: [{ uri: 'file:///srv/project', name: 'project' }],
+        },
       }),
       save('http', { transportType: 'http', url: http.url }),
       save('edited', fixtureOverStdio('client-features')),
@@ -78,36 +86,72 @@ describe('MCP client features: elicitation, sampling, roots', () => {
     expect(answerOf(await callTool('declining', 'open_login'))).toMatch(/^error -32602 /);
   });
 
-  it('accepts with the form\'s defaults (SEP-1034), cancels a form they cannot complete, declines URL mode, lists the roots', async () => {
-    expect(await declared('defaults')).toMatchObject({ elicitation: { form: {}, url: {} }, roots: { listChanged: false } });
-    expect(accepted(answerOf(await callTool('defaults', 'order_coffee')))).toEqual({ size: 'medium', shots: 2, decaf: false });
+  it("accepts with the form's defaults (SEP-1034), cancels a form they cannot complete, declines URL mode, lists the roots", async () => {
+    expect(await declared('defaults')).toMatchObject({
+      elicitation: { form: {}, url: {} },
+      roots: { listChanged: false },
+    });
+    expect(accepted(answerOf(await callTool('defaults', 'order_coffee')))).toEqual({
+      size: 'medium',
+      shots: 2,
+      decaf: false,
+    });
     // `email` is required and has no default: nobody filled the form in.
     expect(answerOf(await callTool('defaults', 'register_user'))).toBe('cancel');
     expect(answerOf(await callTool('defaults', 'open_login'))).toBe('decline');
-    expect(answerOf(await callTool('defaults', 'list_roots'))).toBe('roots [{"uri":"file:///srv/project","name":"project"}]');
+    expect(answerOf(await callTool('defaults', 'list_roots'))).toBe(
+      'roots [{"uri":"file:///srv/project","name":"project"}]',
+    );
   });
 
   it('takes an elicitation answer from the tools/call body, checked against the requested schema', async () => {
     const content = { size: 'large', shots: 3, decaf: true, note: 'oat milk' };
-    expect(accepted(answerOf(await callTool('plain', 'order_coffee', { elicitation: { action: 'accept', content } })))).toEqual(content);
-    expect(accepted(answerOf(await callTool('plain', 'order_coffee', { elicitation: { mode: 'defaults', content: { shots: 1, note: 'to go' } } })))).toEqual({
-      size: 'medium', shots: 1, decaf: false, note: 'to go',
+    expect(
+      accepted(answerOf(await callTool('plain', 'order_coffee', { elicitation: { action: 'accept', content } }))),
+    ).toEqual(content);
+    expect(
+      accepted(
+        answerOf(
+          await callTool('plain', 'order_coffee', {
+            elicitation: { mode: 'defaults', content: { shots: 1, note: 'to go' } },
+          }),
+        ),
+      ),
+    ).toEqual({
+      size: 'medium',
+      shots: 1,
+      decaf: false,
+      note: 'to go',
     });
     expect(answerOf(await callTool('plain', 'order_coffee', { elicitation: { action: 'decline' } }))).toBe('decline');
     expect(answerOf(await callTool('plain', 'order_coffee', { elicitation: { action: 'cancel' } }))).toBe('cancel');
     // The request's answer wins over the server's policy.
-    expect(accepted(answerOf(await callTool('declining', 'order_coffee', { elicitation: { action: 'accept', content } })))).toEqual(content);
+    expect(
+      accepted(answerOf(await callTool('declining', 'order_coffee', { elicitation: { action: 'accept', content } }))),
+    ).toEqual(content);
     // Content the form does not allow is never sent: the server gets an error saying why.
-    const refused = answerOf(await callTool('plain', 'order_coffee', { elicitation: { action: 'accept', content: { size: 'huge', shots: 2 } } }));
+    const refused = answerOf(
+      await callTool('plain', 'order_coffee', {
+        elicitation: { action: 'accept', content: { size: 'huge', shots: 2 } },
+      }),
+    );
     expect(refused).toMatch(/^error -32602 .*size/);
     // The answer and the capability it needs were for that call only.
     expect(await declared('plain')).not.toHaveProperty('elicitation');
-    expect(await declared('plain', { elicitation: { action: 'decline' } })).toMatchObject({ elicitation: { form: {} } });
+    expect(await declared('plain', { elicitation: { action: 'decline' } })).toMatchObject({
+      elicitation: { form: {} },
+    });
     expect(answerOf(await callTool('plain', 'order_coffee'))).toMatch(/^error -32601 /);
   });
 
   it('refuses a malformed elicitation answer with 400', async () => {
-    for (const elicitation of [{ action: 'maybe' }, { action: 'accept' }, { action: 'accept', content: { size: { nested: true } } }, { mode: 'defaults', extra: 1 }, 'decline']) {
+    for (const elicitation of [
+      { action: 'maybe' },
+      { action: 'accept' },
+      { action: 'accept', content: { size: { nested: true } } },
+      { mode: 'defaults', extra: 1 },
+      'decline',
+    ]) {
       const reply = await callTool('plain', 'order_coffee', { elicitation });
       expect(reply.status, JSON.stringify(elicitation)).toBe(400);
       expect(reply.body.code).toBe('VALIDATION_ERROR');
@@ -115,8 +159,12 @@ describe('MCP client features: elicitation, sampling, roots', () => {
   });
 
   it('gives each of several concurrent calls its own answer', async () => {
-    const orders = [1, 2, 3, 4].flatMap((shots) => ['small', 'large'].map((size) => ({ size, shots, decaf: shots % 2 === 0 })));
-    const answers = await Promise.all(orders.map((content) => callTool('http', 'order_coffee', { elicitation: { action: 'accept', content } })));
+    const orders = [1, 2, 3, 4].flatMap((shots) =>
+      ['small', 'large'].map((size) => ({ size, shots, decaf: shots % 2 === 0 })),
+    );
+    const answers = await Promise.all(
+      orders.map((content) => callTool('http', 'order_coffee', { elicitation: { action: 'accept', content } })),
+    );
     expect(answers.map((reply) => accepted(answerOf(reply)))).toEqual(orders);
   });
 
@@ -130,7 +178,11 @@ describe('MCP client features: elicitation, sampling, roots', () => {
     const before = http.openSessions();
     try {
       const orders = [1, 2, 3, 4].map((shots) => ({ size: 'small', shots }));
-      const results = await Promise.all(orders.map((content) => mcp.callTool(server, 'order_coffee', {}, { answers: { elicitation: { action: 'accept', content } } })));
+      const results = await Promise.all(
+        orders.map((content) =>
+          mcp.callTool(server, 'order_coffee', {}, { answers: { elicitation: { action: 'accept', content } } }),
+        ),
+      );
       expect(results.map((result) => accepted((result.content[0] as { text: string }).text))).toEqual(orders);
       expect(pool.size).toBe(1);
       expect(http.openSessions()).toBe(before + 1);
@@ -152,7 +204,9 @@ describe('MCP client features: elicitation, sampling, roots', () => {
     const host = await call('POST', `/projects/${org.projectId}/hosts`, { name: 'Inspector', template: 'mcpjam' });
     expect(host.status).toBe(201);
     const roots = [{ uri: 'file:///workspace', name: 'workspace' }];
-    const patched = await call('PATCH', `/projects/${org.projectId}/hosts/${host.body.id}`, { config: { ...host.body.config, roots } });
+    const patched = await call('PATCH', `/projects/${org.projectId}/hosts/${host.body.id}`, {
+      config: { ...host.body.config, roots },
+    });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
 
     model.setScript('scripted-cf', {
@@ -160,7 +214,9 @@ describe('MCP client features: elicitation, sampling, roots', () => {
         'Order my usual': [
           {
             toolCalls: [
-              { name: 'order_coffee', arguments: {} }, { name: 'summarize', arguments: { text: 'Runway runs evals of MCP servers.' } }, { name: 'list_roots', arguments: {} },
+              { name: 'order_coffee', arguments: {} },
+              { name: 'summarize', arguments: { text: 'Runway runs evals of MCP servers.' } },
+              { name: 'list_roots', arguments: {} },
               { name: 'client_info', arguments: {} },
             ],
           },
@@ -177,19 +233,29 @@ describe('MCP client features: elicitation, sampling, roots', () => {
       hostId: host.body.id,
       model: 'scripted-cf',
       provider: 'openai',
-      tests: [{
-        title: 'usual',
-        query: 'Order my usual coffee, summarize the order and list my roots',
-        elicitation: { action: 'accept', content: order },
-        expectedToolCalls: ['order_coffee', 'summarize', 'list_roots', 'client_info'],
-      }],
+      tests: [
+        {
+          title: 'usual',
+          query: 'Order my usual coffee, summarize the order and list my roots',
+          elicitation: { action: 'accept', content: order },
+          expectedToolCalls: ['order_coffee', 'summarize', 'list_roots', 'client_info'],
+        },
+      ],
     });
     expect(suite.status, JSON.stringify(suite.body)).toBe(201);
     const created = await call('POST', `/projects/${org.projectId}/eval-runs`, {
       suiteId: suite.body.suiteId,
       modelApiKeys: { openai: RUN_KEY },
       // An inline case without a script: the host declares elicitation, so it is declined.
-      tests: [{ title: 'unscripted', query: 'Order without asking', model: 'scripted-cf', provider: 'openai', expectedToolCalls: [{ toolName: 'order_coffee' }] }],
+      tests: [
+        {
+          title: 'unscripted',
+          query: 'Order without asking',
+          model: 'scripted-cf',
+          provider: 'openai',
+          expectedToolCalls: [{ toolName: 'order_coffee' }],
+        },
+      ],
     });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
     const run = await waitForRun(call, org.projectId, created.body.runId);
@@ -198,7 +264,10 @@ describe('MCP client features: elicitation, sampling, roots', () => {
     const iterations = await allIterations(call, org.projectId, created.body.runId);
     const traceOf = async (title: string) => {
       const iteration = iterations.find((i) => i.title === title);
-      const trace = await call('GET', `/projects/${org.projectId}/eval-runs/${created.body.runId}/iterations/${iteration.id}/trace`);
+      const trace = await call(
+        'GET',
+        `/projects/${org.projectId}/eval-runs/${created.body.runId}/iterations/${iteration.id}/trace`,
+      );
       expect(trace.status).toBe(200);
       // What each tool answered (what its server got back from Runway), as the model saw it.
       const answers: Record<string, string> = {};
@@ -210,8 +279,13 @@ describe('MCP client features: elicitation, sampling, roots', () => {
     };
 
     const usual = await traceOf('usual');
-    expect(usual.iteration.actualToolCalls.map((c: { toolName: string; isError: boolean }) => [c.toolName, c.isError])).toEqual([
-      ['order_coffee', false], ['summarize', false], ['list_roots', false], ['client_info', false],
+    expect(
+      usual.iteration.actualToolCalls.map((c: { toolName: string; isError: boolean }) => [c.toolName, c.isError]),
+    ).toEqual([
+      ['order_coffee', false],
+      ['summarize', false],
+      ['list_roots', false],
+      ['client_info', false],
     ]);
     expect(accepted(usual.answers.order_coffee)).toEqual(order);
     expect(usual.answers.summarize).toBe('sampled scripted-cf: Runway evaluates MCP servers.');
@@ -219,9 +293,23 @@ describe('MCP client features: elicitation, sampling, roots', () => {
     // The client introduced itself as the host does (mcpProfile.initialize.clientInfo), not as Runway.
     expect(JSON.parse(usual.answers.client_info)).toEqual(host.body.config.mcpProfile.initialize.clientInfo);
     // The sampling request is a span of its own, under the tool call that caused it, with its tokens.
-    const spans = usual.trace.spans as { id: string; parentId?: string; name: string; category: string; toolName?: string; inputTokens?: number; outputTokens?: number }[];
+    const spans = usual.trace.spans as {
+      id: string;
+      parentId?: string;
+      name: string;
+      category: string;
+      toolName?: string;
+      inputTokens?: number;
+      outputTokens?: number;
+    }[];
     const sampling = spans.find((s) => s.name === 'sampling');
-    expect(sampling).toMatchObject({ category: 'llm', status: 'ok', modelId: 'scripted-cf', inputTokens: 11, outputTokens: 7 });
+    expect(sampling).toMatchObject({
+      category: 'llm',
+      status: 'ok',
+      modelId: 'scripted-cf',
+      inputTokens: 11,
+      outputTokens: 7,
+    });
     expect(spans.find((s) => s.id === sampling!.parentId)).toMatchObject({ category: 'tool', toolName: 'summarize' });
     // ... and its tokens count in the iteration's usage, with the agent's own model calls.
     const llm = spans.filter((s) => s.category === 'llm');
@@ -243,9 +331,16 @@ describe('MCP client features: elicitation, sampling, roots', () => {
     const { call, org } = world;
     const base = { suiteName: 'Bad', serverIds: [servers.plain], modelApiKeys: { openai: RUN_KEY } };
     const test = { title: 't', query: 'q', model: 'scripted-cf', provider: 'openai' };
-    const unknownHost = await call('POST', `/projects/${org.projectId}/eval-runs`, { ...base, hostId: 'host_nope', tests: [test] });
+    const unknownHost = await call('POST', `/projects/${org.projectId}/eval-runs`, {
+      ...base,
+      hostId: 'host_nope',
+      tests: [test],
+    });
     expect(unknownHost).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
-    const badAnswer = await call('POST', `/projects/${org.projectId}/eval-runs`, { ...base, tests: [{ ...test, elicitation: { action: 'accept' } }] });
+    const badAnswer = await call('POST', `/projects/${org.projectId}/eval-runs`, {
+      ...base,
+      tests: [{ ...test, elicitation: { action: 'accept' } }],
+    });
     expect(badAnswer).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR' } });
   });
 });

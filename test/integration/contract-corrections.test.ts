@@ -19,7 +19,8 @@ describe('contract corrections', () => {
   let call: ReturnType<typeof apiClient>;
   let httpEverything: RunningServer;
   const servers: Record<string, string> = {};
-  const op = (server: string, suffix: string, body: unknown = {}) => call('POST', `/projects/${org.projectId}/servers/${servers[server]}/${suffix}`, body);
+  const op = (server: string, suffix: string, body: unknown = {}) =>
+    call('POST', `/projects/${org.projectId}/servers/${servers[server]}/${suffix}`, body);
 
   beforeAll(async () => {
     [stack, httpEverything] = await Promise.all([
@@ -28,7 +29,8 @@ describe('contract corrections', () => {
     ]);
     org = await seedOrganization(stack.sql);
     call = apiClient(stack.baseUrl, org.apiKey);
-    const save = async (name: string, input: Record<string, unknown>) => (servers[name] = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name, ...input } as never));
+    const save = async (name: string, input: Record<string, unknown>) =>
+      (servers[name] = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name, ...input } as never));
     await save('stdio', everythingOverStdio());
     await save('http', { transportType: 'http', url: httpEverything.url });
     // Nothing listens there: the probe and the connection fail.
@@ -43,24 +45,35 @@ describe('contract corrections', () => {
     it.each([
       ['stdio', 'stdio', null],
       ['http', 'streamable-http', 200],
-    ])('over %s: probe, connection and capabilities at the top level, as the reference document has them', async (server, transport, httpStatus) => {
-      const reply = await op(server, 'doctor');
-      expect(reply.status).toBe(200);
-      const report = reply.body;
-      expect(report).toMatchObject({
-        status: 'ready',
-        probe: { status: 'ok', detail: expect.any(String), durationMs: expect.any(Number), transport, httpStatus },
-        connection: { status: 'connected', detail: expect.stringContaining('connected over'), durationMs: expect.any(Number) },
-        capabilities: { tools: expect.any(Object), prompts: expect.any(Object), resources: expect.any(Object) },
-      });
-      // The top-level fields agree with the checks and the initialize answer they summarize.
-      expect(report.capabilities).toEqual(report.initInfo.capabilities);
-      expect(report.probe.detail).toBe(report.checks.probe.detail);
-      expect(report.checks).toMatchObject({ probe: { status: 'ok' }, connection: { status: 'ok' }, initialization: { status: 'ok' } });
-      expect(report).toHaveProperty('target.serverId', servers[server]);
-      expect(report.oauth === null || typeof report.oauth === 'object').toBe(true);
-      expect(referenceErrors('DoctorReport', report)).toEqual([]);
-    });
+    ])(
+      'over %s: probe, connection and capabilities at the top level, as the reference document has them',
+      async (server, transport, httpStatus) => {
+        const reply = await op(server, 'doctor');
+        expect(reply.status).toBe(200);
+        const report = reply.body;
+        expect(report).toMatchObject({
+          status: 'ready',
+          probe: { status: 'ok', detail: expect.any(String), durationMs: expect.any(Number), transport, httpStatus },
+          connection: {
+            status: 'connected',
+            detail: expect.stringContaining('connected over'),
+            durationMs: expect.any(Number),
+          },
+          capabilities: { tools: expect.any(Object), prompts: expect.any(Object), resources: expect.any(Object) },
+        });
+        // The top-level fields agree with the checks and the initialize answer they summarize.
+        expect(report.capabilities).toEqual(report.initInfo.capabilities);
+        expect(report.probe.detail).toBe(report.checks.probe.detail);
+        expect(report.checks).toMatchObject({
+          probe: { status: 'ok' },
+          connection: { status: 'ok' },
+          initialization: { status: 'ok' },
+        });
+        expect(report).toHaveProperty('target.serverId', servers[server]);
+        expect(report.oauth === null || typeof report.oauth === 'object').toBe(true);
+        expect(referenceErrors('DoctorReport', report)).toEqual([]);
+      },
+    );
 
     it('a server that cannot be reached: connection error, no capabilities, and still the reference shape', async () => {
       const reply = await op('refused', 'doctor');
@@ -87,7 +100,13 @@ describe('contract corrections', () => {
       projectId = org.projectId;
       const base = Date.UTC(2026, 2, 1);
       for (let i = 0; i < 23; i++) {
-        await createChatSession(stack.sql, { projectId, userId: org.userId, title: `chat ${i}`, visibility: 'project', lastActivityAt: new Date(base + Math.floor(i / 2) * 1000) });
+        await createChatSession(stack.sql, {
+          projectId,
+          userId: org.userId,
+          title: `chat ${i}`,
+          visibility: 'project',
+          lastActivityAt: new Date(base + Math.floor(i / 2) * 1000),
+        });
       }
     });
 
@@ -96,7 +115,10 @@ describe('contract corrections', () => {
       let before: string | undefined;
       let pages = 0;
       do {
-        const reply = await call('GET', `/chat-sessions?projectId=${projectId}&limit=4${before ? `&before=${encodeURIComponent(before)}` : ''}`);
+        const reply = await call(
+          'GET',
+          `/chat-sessions?projectId=${projectId}&limit=4${before ? `&before=${encodeURIComponent(before)}` : ''}`,
+        );
         expect(reply.status).toBe(200);
         expect(referenceErrors('ChatSessionPage', reply.body)).toEqual([]);
         seen.push(...titles(reply));
@@ -111,12 +133,24 @@ describe('contract corrections', () => {
 
     it('before and cursor walk the same pages; cursor wins when both are given', async () => {
       const first = await call('GET', `/chat-sessions?projectId=${projectId}&limit=5`);
-      const byBefore = await call('GET', `/chat-sessions?projectId=${projectId}&limit=5&before=${first.body.nextCursor}`);
-      const byCursor = await call('GET', `/chat-sessions?projectId=${projectId}&limit=5&cursor=${first.body.nextCursor}`);
+      const byBefore = await call(
+        'GET',
+        `/chat-sessions?projectId=${projectId}&limit=5&before=${first.body.nextCursor}`,
+      );
+      const byCursor = await call(
+        'GET',
+        `/chat-sessions?projectId=${projectId}&limit=5&cursor=${first.body.nextCursor}`,
+      );
       expect(byBefore.status).toBe(200);
       expect(byBefore.body).toEqual(byCursor.body);
-      const third = await call('GET', `/chat-sessions?projectId=${projectId}&limit=5&cursor=${byBefore.body.nextCursor}`);
-      const both = await call('GET', `/chat-sessions?projectId=${projectId}&limit=5&cursor=${byBefore.body.nextCursor}&before=${first.body.nextCursor}`);
+      const third = await call(
+        'GET',
+        `/chat-sessions?projectId=${projectId}&limit=5&cursor=${byBefore.body.nextCursor}`,
+      );
+      const both = await call(
+        'GET',
+        `/chat-sessions?projectId=${projectId}&limit=5&cursor=${byBefore.body.nextCursor}&before=${first.body.nextCursor}`,
+      );
       expect(both.body).toEqual(third.body);
       expect(titles(both)).not.toEqual(titles(byBefore));
     });
@@ -126,7 +160,12 @@ describe('contract corrections', () => {
       const reply = await call('GET', `/chat-sessions?projectId=${projectId}&before=${base + 2000}`);
       expect(reply.status).toBe(200);
       expect(titles(reply).sort()).toEqual(['chat 0', 'chat 1', 'chat 2', 'chat 3']);
-      expect(reply.body.items.map((s: { lastActivityAt: number }) => s.lastActivityAt)).toEqual([base + 1000, base + 1000, base, base]);
+      expect(reply.body.items.map((s: { lastActivityAt: number }) => s.lastActivityAt)).toEqual([
+        base + 1000,
+        base + 1000,
+        base,
+        base,
+      ]);
     });
 
     it.each([
@@ -154,7 +193,10 @@ describe('contract corrections', () => {
       const first = await call('GET', `/chat-sessions?projectId=${projectId}&limit=1`);
       expect((await call('GET', `/chat-sessions?status=archived&before=${first.body.nextCursor}`)).status).toBe(400);
       const far = await call('GET', `/chat-sessions?before=${'9'.repeat(20)}`);
-      expect(far).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', details: { issues: [expect.objectContaining({ path: 'query.before' })] } } });
+      expect(far).toMatchObject({
+        status: 400,
+        body: { code: 'VALIDATION_ERROR', details: { issues: [expect.objectContaining({ path: 'query.before' })] } },
+      });
     });
   });
 
@@ -163,7 +205,8 @@ describe('contract corrections', () => {
     const page = (query: string) => call('GET', `/projects/${org.projectId}/eval-runs/${runId}/iterations?${query}`);
 
     beforeAll(async () => {
-      const ingest = (suffix: string, body: unknown) => call('POST', `/projects/${org.projectId}/eval-ingest/${suffix}`, body);
+      const ingest = (suffix: string, body: unknown) =>
+        call('POST', `/projects/${org.projectId}/eval-ingest/${suffix}`, body);
       const started = await ingest('runs/start', { suiteName: 'iteration bounds', externalRunId: 'bounds-1' });
       expect(started.status).toBe(200);
       runId = started.body.runId;
@@ -199,7 +242,10 @@ describe('contract corrections', () => {
 
     it('a malformed cursor stays a 400', async () => {
       const reply = await page('limit=0&cursor=not-a-cursor');
-      expect(reply).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', details: { reason: 'INVALID_CURSOR' } } });
+      expect(reply).toMatchObject({
+        status: 400,
+        body: { code: 'VALIDATION_ERROR', details: { reason: 'INVALID_CURSOR' } },
+      });
     });
   });
 
@@ -210,20 +256,41 @@ describe('contract corrections', () => {
       expect(me.body).toMatchObject({ imageUrl: null, profilePictureUrl: null });
       expect(referenceErrors('Me', me.body)).toEqual([]);
 
-      const pictured = await createUser(stack.sql, { email: 'pictured@example.test', name: 'Pictured', imageUrl: 'https://img.example.test/p.png' });
+      const pictured = await createUser(stack.sql, {
+        email: 'pictured@example.test',
+        name: 'Pictured',
+        imageUrl: 'https://img.example.test/p.png',
+      });
       await addMembership(stack.sql, { organizationId: org.organizationId, userId: pictured.id, role: 'member' });
       const key = await createApiKey(stack.sql, { name: 'p', organizationId: org.organizationId, userId: pictured.id });
       const theirs = await apiClient(stack.baseUrl, key.key)('GET', '/me');
-      expect(theirs.body).toMatchObject({ id: pictured.id, imageUrl: 'https://img.example.test/p.png', profilePictureUrl: 'https://img.example.test/p.png' });
+      expect(theirs.body).toMatchObject({
+        id: pictured.id,
+        imageUrl: 'https://img.example.test/p.png',
+        profilePictureUrl: 'https://img.example.test/p.png',
+      });
       expect(referenceErrors('Me', theirs.body)).toEqual([]);
     });
 
     it('a chatbox without a host has hostId and hostName null, in the list and the detail; with one, its id and name', async () => {
-      const created = await call('POST', `/projects/${org.projectId}/hosts`, { name: 'Claude desk', template: 'claude' });
+      const created = await call('POST', `/projects/${org.projectId}/hosts`, {
+        name: 'Claude desk',
+        template: 'claude',
+      });
       expect(created.status).toBe(201);
       const host = created.body as { id: string };
-      const hostless = await createChatbox(stack.sql, { projectId: org.projectId, name: 'hostless', modelId: 'openai/gpt-4.1', serverIds: [servers.stdio] });
-      const hosted = await createChatbox(stack.sql, { projectId: org.projectId, name: 'hosted', modelId: 'openai/gpt-4.1', hostId: host.id });
+      const hostless = await createChatbox(stack.sql, {
+        projectId: org.projectId,
+        name: 'hostless',
+        modelId: 'openai/gpt-4.1',
+        serverIds: [servers.stdio],
+      });
+      const hosted = await createChatbox(stack.sql, {
+        projectId: org.projectId,
+        name: 'hosted',
+        modelId: 'openai/gpt-4.1',
+        hostId: host.id,
+      });
 
       const list = await call('GET', `/projects/${org.projectId}/chatboxes`);
       expect(list.status).toBe(200);
@@ -235,7 +302,10 @@ describe('contract corrections', () => {
       const detail = await call('GET', `/projects/${org.projectId}/chatboxes/${hostless.id}`);
       expect(detail.body).toMatchObject({ hostId: null, hostName: null });
       expect(referenceErrors('ChatboxDetail', detail.body)).toEqual([]);
-      expect((await call('GET', `/projects/${org.projectId}/chatboxes/${hosted.id}`)).body).toMatchObject({ hostId: host.id, hostName: 'Claude desk' });
+      expect((await call('GET', `/projects/${org.projectId}/chatboxes/${hosted.id}`)).body).toMatchObject({
+        hostId: host.id,
+        hostName: 'Claude desk',
+      });
     });
   });
 
@@ -244,7 +314,10 @@ describe('contract corrections', () => {
       for (const server of ['stdio', 'http']) {
         const reply = await op(server, 'resources/read', { uri: 'demo://nothing/here' });
         expect(reply.status, server).toBe(404);
-        expect(reply.body).toMatchObject({ code: 'NOT_FOUND', details: { reason: 'RESOURCE_NOT_FOUND', uri: 'demo://nothing/here', mcpError: { code: -32602 } } });
+        expect(reply.body).toMatchObject({
+          code: 'NOT_FOUND',
+          details: { reason: 'RESOURCE_NOT_FOUND', uri: 'demo://nothing/here', mcpError: { code: -32602 } },
+        });
         expect(reply.body.message).toContain(reply.body.details.mcpError.message);
         expect(reply.body.details.mcpError.message).toContain('demo://nothing/here');
       }
@@ -253,7 +326,10 @@ describe('contract corrections', () => {
     it('prompts/get of an unknown prompt is 404 NOT_FOUND; a known prompt with a bad argument stays 400', async () => {
       const unknown = await op('stdio', 'prompts/get', { promptName: 'no-such-prompt' });
       expect(unknown.status).toBe(404);
-      expect(unknown.body).toMatchObject({ code: 'NOT_FOUND', details: { reason: 'PROMPT_NOT_FOUND', promptName: 'no-such-prompt', mcpError: { code: -32602 } } });
+      expect(unknown.body).toMatchObject({
+        code: 'NOT_FOUND',
+        details: { reason: 'PROMPT_NOT_FOUND', promptName: 'no-such-prompt', mcpError: { code: -32602 } },
+      });
       expect(unknown.body.message).toContain(unknown.body.details.mcpError.message);
       expect(unknown.body.details.mcpError.message).toContain('no-such-prompt');
 
@@ -261,26 +337,43 @@ describe('contract corrections', () => {
       expect(missingArgument.status).toBe(400);
       expect(missingArgument.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'INVALID_PARAMS' } });
       // And the session is still good.
-      expect((await op('stdio', 'prompts/get', { promptName: 'args-prompt', arguments: { city: 'Oslo' } })).status).toBe(200);
+      expect(
+        (await op('stdio', 'prompts/get', { promptName: 'args-prompt', arguments: { city: 'Oslo' } })).status,
+      ).toBe(200);
     });
   });
 
   describe('task-augmented tool calls', () => {
     it('tools/call with taskOptions is 422 FEATURE_NOT_SUPPORTED, and the tool is not called', async () => {
-      const reply = await op('stdio', 'tools/call', { toolName: 'echo', parameters: { message: 'as a task' }, taskOptions: { ttl: 60_000 } });
+      const reply = await op('stdio', 'tools/call', {
+        toolName: 'echo',
+        parameters: { message: 'as a task' },
+        taskOptions: { ttl: 60_000 },
+      });
       expect(reply.status).toBe(422);
-      expect(reply.body).toMatchObject({ code: 'FEATURE_NOT_SUPPORTED', details: { reason: 'TASKS_NOT_SUPPORTED', toolName: 'echo' } });
+      expect(reply.body).toMatchObject({
+        code: 'FEATURE_NOT_SUPPORTED',
+        details: { reason: 'TASKS_NOT_SUPPORTED', toolName: 'echo' },
+      });
       expect(reply.body.message).toMatch(/task-augmented/);
       expect(referenceErrors('Error', reply.body)).toEqual([]);
       // An empty taskOptions still asks for a task.
       expect((await op('stdio', 'tools/call', { toolName: 'echo', taskOptions: {} })).status).toBe(422);
       // Without it the same call answers.
-      expect((await op('stdio', 'tools/call', { toolName: 'echo', parameters: { message: 'plain' } })).body).toEqual({ content: [{ type: 'text', text: 'Echo: plain' }] });
+      expect((await op('stdio', 'tools/call', { toolName: 'echo', parameters: { message: 'plain' } })).body).toEqual({
+        content: [{ type: 'text', text: 'Echo: plain' }],
+      });
     });
 
     it('taskOptions of the wrong type is a 400 naming it', async () => {
       const reply = await op('stdio', 'tools/call', { toolName: 'echo', taskOptions: 'yes' });
-      expect(reply).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', details: { issues: [expect.objectContaining({ path: 'body.taskOptions' })] } } });
+      expect(reply).toMatchObject({
+        status: 400,
+        body: {
+          code: 'VALIDATION_ERROR',
+          details: { issues: [expect.objectContaining({ path: 'body.taskOptions' })] },
+        },
+      });
     });
   });
 
@@ -301,14 +394,22 @@ describe('contract corrections', () => {
 
     it('closing one is the same 422 for a server of the project', async () => {
       const reply = await call('POST', path(org.projectId, `/${servers.http}/close`), {});
-      expect(reply).toMatchObject({ status: 422, body: { code: 'FEATURE_NOT_SUPPORTED', details: { reason: 'TUNNELS_NOT_OFFERED' } } });
+      expect(reply).toMatchObject({
+        status: 422,
+        body: { code: 'FEATURE_NOT_SUPPORTED', details: { reason: 'TUNNELS_NOT_OFFERED' } },
+      });
       expect((await call('POST', path(org.projectId, `/${servers.http}/close`))).status).toBe(422);
     });
 
     it('the usual checks come first: key, project, server, body', async () => {
       expect((await apiClient(stack.baseUrl)('POST', path(org.projectId), { name: 'x' })).status).toBe(401);
       const other = await seedOrganization(stack.sql);
-      const otherServer = await saveServer(stack.sql, stack.box, { projectId: other.projectId, name: 'theirs', transportType: 'http', url: 'https://mcp.example.test/mcp' });
+      const otherServer = await saveServer(stack.sql, stack.box, {
+        projectId: other.projectId,
+        name: 'theirs',
+        transportType: 'http',
+        url: 'https://mcp.example.test/mcp',
+      });
       for (const [target, body] of [
         [path('prj_unknown'), { name: 'x' }],
         [path(other.projectId), { name: 'x' }],

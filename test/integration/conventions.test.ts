@@ -10,7 +10,10 @@ describe('conventions every route follows', () => {
   let hostsPath: string;
 
   beforeAll(async () => {
-    stack = await startTestStack({ worker: false, config: { RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_MINUTE: '60000' } });
+    stack = await startTestStack({
+      worker: false,
+      config: { RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_MINUTE: '60000' },
+    });
     org = await seedOrganization(stack.sql);
     call = apiClient(stack.baseUrl, org.apiKey);
     hostsPath = `/projects/${org.projectId}/hosts`;
@@ -40,7 +43,9 @@ describe('conventions every route follows', () => {
   });
 
   it('reads the body as JSON whatever the content type says', async () => {
-    const reply = await call('POST', hostsPath, JSON.stringify({ name: 'plain', template: 'claude' }), { 'content-type': 'text/plain' });
+    const reply = await call('POST', hostsPath, JSON.stringify({ name: 'plain', template: 'claude' }), {
+      'content-type': 'text/plain',
+    });
     expect(reply.status).toBe(201);
   });
 
@@ -64,7 +69,17 @@ describe('conventions every route follows', () => {
     expect(reply.body).toEqual({
       code: 'VALIDATION_ERROR',
       message: 'unknown field `body.color`; the fields accepted here are `name`, `template`, `config`, `theme`',
-      details: { reason: 'UNKNOWN_FIELD', issues: [{ path: 'body.color', field: 'color', hint: 'the fields accepted here are `name`, `template`, `config`, `theme`', message: reply.body.message }] },
+      details: {
+        reason: 'UNKNOWN_FIELD',
+        issues: [
+          {
+            path: 'body.color',
+            field: 'color',
+            hint: 'the fields accepted here are `name`, `template`, `config`, `theme`',
+            message: reply.body.message,
+          },
+        ],
+      },
     });
     expect(await hostCount()).toBe(hosts);
   });

@@ -27,7 +27,9 @@ describe('a batch attempt taken over by a newer attempt', () => {
     // No worker: the run's workflow waits, and this test plays its batch activity by hand.
     await stack.stopWorker();
     const created = await call('POST', `/projects/${org.projectId}/eval-runs`, {
-      suiteName: 'Takeover', serverIds: [serverId], modelApiKeys: { openai: 'sk-run' },
+      suiteName: 'Takeover',
+      serverIds: [serverId],
+      modelApiKeys: { openai: 'sk-run' },
       tests: queries.map((q) => ({ title: q, query: q, model: 'takeover', provider: 'openai', isNegativeTest: true })),
     });
     expect(created.status).toBe(202);
@@ -44,15 +46,31 @@ describe('a batch attempt taken over by a newer attempt', () => {
         return await stack.mcp.listAllTools(...args);
       },
     };
-    const deps = (mcp: McpOperations): BatchDeps => ({ sql: stack.sql, box: stack.box, mcp, catalog: parseHostedModels(''), log: createLogger('warn') });
+    const deps = (mcp: McpOperations): BatchDeps => ({
+      sql: stack.sql,
+      box: stack.box,
+      mcp,
+      catalog: parseHostedModels(''),
+      log: createLogger('warn'),
+    });
     const input = { runId, iterationIds, lastAttempt: 5 };
-    const stale = await new MockActivityEnvironment({ ...info, attempt: 1 }).run(runIterationBatch, deps(takingOver), input);
+    const stale = await new MockActivityEnvironment({ ...info, attempt: 1 }).run(
+      runIterationBatch,
+      deps(takingOver),
+      input,
+    );
     expect(stale).toEqual({ completed: 0, passed: 0, failed: 0 });
-    const stored = await stack.sql<{ status: string }[]>`SELECT status FROM eval_iterations WHERE run_id = ${runId} ORDER BY seq`;
+    const stored = await stack.sql<
+      { status: string }[]
+    >`SELECT status FROM eval_iterations WHERE run_id = ${runId} ORDER BY seq`;
     expect(stored.map((r) => r.status)).toEqual(['running', 'pending', 'pending']);
     expect(model.calls('takeover')).toHaveLength(1);
 
-    const fresh = await new MockActivityEnvironment({ ...info, attempt: 2 }).run(runIterationBatch, deps(stack.mcp), input);
+    const fresh = await new MockActivityEnvironment({ ...info, attempt: 2 }).run(
+      runIterationBatch,
+      deps(stack.mcp),
+      input,
+    );
     expect(fresh).toEqual({ completed: 3, passed: 3, failed: 0 });
     const rows = await stack.sql<{ status: string; traces: number }[]>`
       SELECT i.status, (SELECT count(*)::int FROM eval_traces t WHERE t.iteration_id = i.id) AS traces

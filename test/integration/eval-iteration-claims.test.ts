@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../db/connection.js';
-import { claimIteration, completeIteration, fenceIterations, type ClaimFence, type IterationCompletion } from '../../db/evalIterations.js';
+import {
+  claimIteration,
+  completeIteration,
+  fenceIterations,
+  type ClaimFence,
+  type IterationCompletion,
+} from '../../db/evalIterations.js';
 import { insertRun } from '../../db/evalRuns.js';
 import { createSuite } from '../../db/evalSuites.js';
 import { newId } from '../../db/ids.js';
@@ -14,8 +20,15 @@ let db: TestDatabase;
 let runId: string;
 
 const outcome = (result: 'passed' | 'failed'): IterationCompletion => ({
-  status: 'completed', result, model: 'm', provider: 'p', durationMs: 5,
-  usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, actualToolCalls: [], error: null, trace: { by: result },
+  status: 'completed',
+  result,
+  model: 'm',
+  provider: 'p',
+  durationMs: 5,
+  usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+  actualToolCalls: [],
+  error: null,
+  trace: { by: result },
 });
 
 async function addIterations(count: number): Promise<string[]> {
@@ -26,16 +39,27 @@ async function addIterations(count: number): Promise<string[]> {
   return ids;
 }
 
-const statusOf = async (id: string) => (await db.sql<{ status: string; result: string | null }[]>`SELECT status, result FROM eval_iterations WHERE id = ${id}`)[0];
+const statusOf = async (id: string) =>
+  (
+    await db.sql<
+      { status: string; result: string | null }[]
+    >`SELECT status, result FROM eval_iterations WHERE id = ${id}`
+  )[0];
 
 beforeAll(async () => {
   db = await createTestDatabase();
   const org = await seedOrganization(db.sql);
   const suite = await createSuite(db.sql, { projectId: org.projectId, name: 'claims', source: 'api' });
-  const run = await inTransaction(db.sql, (tx) => insertRun(tx, {
-    suiteId: suite.id, projectId: org.projectId, organizationId: org.organizationId, source: 'api',
-    passCriteria: { minimumPassRate: 100 }, serverIds: [],
-  }));
+  const run = await inTransaction(db.sql, (tx) =>
+    insertRun(tx, {
+      suiteId: suite.id,
+      projectId: org.projectId,
+      organizationId: org.organizationId,
+      source: 'api',
+      passCriteria: { minimumPassRate: 100 },
+      serverIds: [],
+    }),
+  );
   runId = run.id;
 });
 
@@ -55,14 +79,20 @@ describe('claims fenced by batch attempt', () => {
     expect(await fenceIterations(db.sql, runId, [a, b], second)).toEqual(new Set([a, b]));
     expect(await claimIteration(db.sql, a, second)).toBe(true);
     // attempt 1 wakes up: its completion of a stores nothing and claims nothing
-    expect(await completeIteration(db.sql, a, outcome('failed'), first, { claimNext: b })).toEqual({ completed: false, nextClaimed: false });
+    expect(await completeIteration(db.sql, a, outcome('failed'), first, { claimNext: b })).toEqual({
+      completed: false,
+      nextClaimed: false,
+    });
     expect(await statusOf(a)).toEqual({ status: 'running', result: null });
     expect(await statusOf(b)).toEqual({ status: 'pending', result: null });
     expect(await claimIteration(db.sql, b, first)).toBe(false);
     // nor can it fence the batch back
     expect(await fenceIterations(db.sql, runId, [a, b], first)).toEqual(new Set());
     // attempt 2 stores its outcome and claims the next
-    expect(await completeIteration(db.sql, a, outcome('passed'), second, { claimNext: b })).toEqual({ completed: true, nextClaimed: true });
+    expect(await completeIteration(db.sql, a, outcome('passed'), second, { claimNext: b })).toEqual({
+      completed: true,
+      nextClaimed: true,
+    });
     expect(await statusOf(a)).toEqual({ status: 'completed', result: 'passed' });
     const [trace] = await db.sql<{ trace: unknown }[]>`SELECT trace FROM eval_traces WHERE iteration_id = ${a}`;
     expect(trace.trace).toEqual({ by: 'passed' });
@@ -86,7 +116,9 @@ describe('claims fenced by batch attempt', () => {
     const reset: ClaimFence = { owner: 'wfrun-new/3', attempt: 1 };
     expect(await fenceIterations(db.sql, runId, [a], reset)).toEqual(new Set([a]));
     expect(await claimIteration(db.sql, a, reset)).toBe(true);
-    expect((await completeIteration(db.sql, a, outcome('passed'), { owner: 'wfrun-old/3', attempt: 4 })).completed).toBe(false);
+    expect(
+      (await completeIteration(db.sql, a, outcome('passed'), { owner: 'wfrun-old/3', attempt: 4 })).completed,
+    ).toBe(false);
     expect((await completeIteration(db.sql, a, outcome('passed'), reset)).completed).toBe(true);
   });
 });

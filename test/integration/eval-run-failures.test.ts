@@ -16,68 +16,145 @@ describe('eval runs whose model fails', () => {
   afterAll(async () => world?.stop());
 
   const start = async (name: string, tests: object[], modelApiKeys: Record<string, string> = { openai: 'sk-run' }) => {
-    const created = await world.call('POST', `/projects/${world.org.projectId}/eval-runs`, { suiteName: name, serverIds: [world.serverId], modelApiKeys, tests });
+    const created = await world.call('POST', `/projects/${world.org.projectId}/eval-runs`, {
+      suiteName: name,
+      serverIds: [world.serverId],
+      modelApiKeys,
+      tests,
+    });
     expect(created.status).toBe(202);
     return created.body.runId as string;
   };
   const errorDetails = async (runId: string) =>
-    (await world.stack.sql<{ error_details: unknown }[]>`SELECT error_details FROM eval_iterations WHERE run_id = ${runId} ORDER BY seq`).map((r) => r.error_details);
+    (
+      await world.stack.sql<
+        { error_details: unknown }[]
+      >`SELECT error_details FROM eval_iterations WHERE run_id = ${runId} ORDER BY seq`
+    ).map((r) => r.error_details);
 
   it('fails every iteration at once when the provider host does not resolve, with the reason in error', async () => {
     const { stack, org, call } = world;
     // `.invalid` never resolves (RFC 2606)
-    await setProviderKey(stack.sql, stack.box, { organizationId: org.organizationId, provider: 'openai-compatible', apiKey: 'k', baseUrl: 'http://runway-no-such-host.invalid/v1' });
-    const runId = await start('Unreachable provider', [
-      { title: 'first', query: 'q1', model: 'any-model', provider: 'openai-compatible', runs: 2, isNegativeTest: true },
-      { title: 'second', query: 'q2', model: 'any-model', provider: 'openai-compatible', runs: 2, isNegativeTest: true },
-    ], { 'openai-compatible': 'k' });
+    await setProviderKey(stack.sql, stack.box, {
+      organizationId: org.organizationId,
+      provider: 'openai-compatible',
+      apiKey: 'k',
+      baseUrl: 'http://runway-no-such-host.invalid/v1',
+    });
+    const runId = await start(
+      'Unreachable provider',
+      [
+        {
+          title: 'first',
+          query: 'q1',
+          model: 'any-model',
+          provider: 'openai-compatible',
+          runs: 2,
+          isNegativeTest: true,
+        },
+        {
+          title: 'second',
+          query: 'q2',
+          model: 'any-model',
+          provider: 'openai-compatible',
+          runs: 2,
+          isNegativeTest: true,
+        },
+      ],
+      { 'openai-compatible': 'k' },
+    );
 
     const run = await waitForRun(call, org.projectId, runId);
     expect(run).toMatchObject({
-      status: 'completed', result: 'failed',
+      status: 'completed',
+      result: 'failed',
       summary: { total: 4, passed: 0, failed: 4, errored: 4, passRate: 0 },
       progress: { total: 4, completed: 4, passed: 0, failed: 4, errored: 4 },
     });
     const iterations = await allIterations(call, org.projectId, runId);
     for (const iteration of iterations) {
-      expect(iteration).toMatchObject({ status: 'failed', result: 'failed', error: expect.stringMatching(/could not reach the model provider: .*ENOTFOUND runway-no-such-host\.invalid/) });
-      expect(iteration.errorDetails).toEqual({ reason: 'PROVIDER_HOST_NOT_FOUND', provider: 'openai-compatible', model: 'any-model', attempt: 1 });
+      expect(iteration).toMatchObject({
+        status: 'failed',
+        result: 'failed',
+        error: expect.stringMatching(/could not reach the model provider: .*ENOTFOUND runway-no-such-host\.invalid/),
+      });
+      expect(iteration.errorDetails).toEqual({
+        reason: 'PROVIDER_HOST_NOT_FOUND',
+        provider: 'openai-compatible',
+        model: 'any-model',
+        attempt: 1,
+      });
     }
     // recorded at the first attempt of the batch: never retried
-    expect(await errorDetails(runId)).toEqual(Array(4).fill({ reason: 'PROVIDER_HOST_NOT_FOUND', provider: 'openai-compatible', model: 'any-model', attempt: 1 }));
+    expect(await errorDetails(runId)).toEqual(
+      Array(4).fill({
+        reason: 'PROVIDER_HOST_NOT_FOUND',
+        provider: 'openai-compatible',
+        model: 'any-model',
+        attempt: 1,
+      }),
+    );
   });
 
   it('fails an iteration at once when the provider refuses the key (401), calling it once', async () => {
     const { model, org, call } = world;
-    model.setScript('rejects-key', [{ error: { status: 401, message: 'Incorrect API key provided', code: 'invalid_api_key' } }]);
-    const runId = await start('Refused key', [{ title: 'refused', query: 'q', model: 'rejects-key', provider: 'openai', runs: 2, isNegativeTest: true }]);
+    model.setScript('rejects-key', [
+      { error: { status: 401, message: 'Incorrect API key provided', code: 'invalid_api_key' } },
+    ]);
+    const runId = await start('Refused key', [
+      { title: 'refused', query: 'q', model: 'rejects-key', provider: 'openai', runs: 2, isNegativeTest: true },
+    ]);
 
     const run = await waitForRun(call, org.projectId, runId);
     expect(run).toMatchObject({ status: 'completed', result: 'failed', summary: { total: 2, failed: 2, errored: 2 } });
     const iterations = await allIterations(call, org.projectId, runId);
-    expect(iterations.map((i) => [i.status, i.error])).toEqual(Array(2).fill(['failed', expect.stringMatching(/rejected the API key \(HTTP 401\): Incorrect API key provided/)]));
-    expect(await errorDetails(runId)).toEqual(Array(2).fill({ reason: 'PROVIDER_AUTH_FAILED', status: 401, provider: 'openai', model: 'rejects-key', attempt: 1 }));
+    expect(iterations.map((i) => [i.status, i.error])).toEqual(
+      Array(2).fill(['failed', expect.stringMatching(/rejected the API key \(HTTP 401\): Incorrect API key provided/)]),
+    );
+    expect(await errorDetails(runId)).toEqual(
+      Array(2).fill({
+        reason: 'PROVIDER_AUTH_FAILED',
+        status: 401,
+        provider: 'openai',
+        model: 'rejects-key',
+        attempt: 1,
+      }),
+    );
     expect(model.calls('rejects-key')).toHaveLength(2);
   });
 
   it('fails an iteration at once when the provider does not know the model (404)', async () => {
     const { model, org, call } = world;
-    model.setScript('no-such-model', [{ error: { status: 404, message: 'The model `no-such-model` does not exist', code: 'model_not_found' } }]);
-    const runId = await start('Unknown model', [{ title: 'unknown', query: 'q', model: 'no-such-model', provider: 'openai', isNegativeTest: true }]);
+    model.setScript('no-such-model', [
+      { error: { status: 404, message: 'The model `no-such-model` does not exist', code: 'model_not_found' } },
+    ]);
+    const runId = await start('Unknown model', [
+      { title: 'unknown', query: 'q', model: 'no-such-model', provider: 'openai', isNegativeTest: true },
+    ]);
 
     expect(await waitForRun(call, org.projectId, runId)).toMatchObject({ summary: { total: 1, errored: 1 } });
     const [iteration] = await allIterations(call, org.projectId, runId);
     expect(iteration.error).toMatch(/does not know the model \(HTTP 404\)/);
-    expect(await errorDetails(runId)).toEqual([{ reason: 'MODEL_NOT_FOUND', status: 404, provider: 'openai', model: 'no-such-model', attempt: 1 }]);
+    expect(await errorDetails(runId)).toEqual([
+      { reason: 'MODEL_NOT_FOUND', status: 404, provider: 'openai', model: 'no-such-model', attempt: 1 },
+    ]);
     expect(model.calls('no-such-model')).toHaveLength(1);
   });
 
   it('counts errored iterations apart from those that completed and failed', async () => {
     const { model, org, call } = world;
-    model.setScript('mixed', { byQuery: { 'no tools': [{ text: 'fine' }], broken: [{ error: { status: 403, message: 'denied' } }] } });
+    model.setScript('mixed', {
+      byQuery: { 'no tools': [{ text: 'fine' }], broken: [{ error: { status: 403, message: 'denied' } }] },
+    });
     const runId = await start('Mixed', [
       { title: 'passes', query: 'no tools', model: 'mixed', provider: 'openai', isNegativeTest: true },
-      { title: 'misses', query: 'no tools', model: 'mixed', provider: 'openai', expectedToolCalls: [{ toolName: 'echo' }] },
+      {
+        title: 'misses',
+        query: 'no tools',
+        model: 'mixed',
+        provider: 'openai',
+        expectedToolCalls: [{ toolName: 'echo' }],
+      },
       { title: 'breaks', query: 'broken', model: 'mixed', provider: 'openai', isNegativeTest: true },
     ]);
     const run = await waitForRun(call, org.projectId, runId);
@@ -94,8 +171,12 @@ describe('eval runs whose model fails', () => {
   it('retries a rate limit after the Retry-After the provider gave, then completes', async () => {
     const { model, org, call } = world;
     // Every call of the first attempt (the AI SDK's own try and its two retries) is told to wait 4 s; the next works.
-    model.setScript('rate-limited', [{ error: { status: 429, message: 'Rate limit reached', retryAfterMs: 4_000, times: 3 }, text: 'fine' }]);
-    const runId = await start('Rate limited', [{ title: 'limited', query: 'q', model: 'rate-limited', provider: 'openai', isNegativeTest: true }]);
+    model.setScript('rate-limited', [
+      { error: { status: 429, message: 'Rate limit reached', retryAfterMs: 4_000, times: 3 }, text: 'fine' },
+    ]);
+    const runId = await start('Rate limited', [
+      { title: 'limited', query: 'q', model: 'rate-limited', provider: 'openai', isNegativeTest: true },
+    ]);
 
     const run = await waitForRun(call, org.projectId, runId);
     expect(run).toMatchObject({ status: 'completed', result: 'passed', summary: { total: 1, passed: 1, errored: 0 } });
@@ -108,13 +189,19 @@ describe('eval runs whose model fails', () => {
   it('retries an outage up to the attempt cap, then records the iteration as failed with the reason and the attempts', async () => {
     const { model, org, call } = world;
     model.setScript('always-down', [{ error: { status: 503, message: 'Service Unavailable', retryAfterMs: 1 } }]);
-    const runId = await start('Down', [{ title: 'down', query: 'q', model: 'always-down', provider: 'openai', isNegativeTest: true }]);
+    const runId = await start('Down', [
+      { title: 'down', query: 'q', model: 'always-down', provider: 'openai', isNegativeTest: true },
+    ]);
 
     const run = await waitForRun(call, org.projectId, runId, undefined, 90_000);
     expect(run).toMatchObject({ status: 'completed', result: 'failed', summary: { total: 1, errored: 1 } });
     const [iteration] = await allIterations(call, org.projectId, runId);
-    expect(iteration.error).toMatch(/unavailable \(HTTP 503\): Service Unavailable \(after 3 attempts\) \(still failing after 5 attempts\)/);
-    expect(await errorDetails(runId)).toEqual([{ reason: 'PROVIDER_UNAVAILABLE', status: 503, provider: 'openai', model: 'always-down', attempt: 5 }]);
+    expect(iteration.error).toMatch(
+      /unavailable \(HTTP 503\): Service Unavailable \(after 3 attempts\) \(still failing after 5 attempts\)/,
+    );
+    expect(await errorDetails(runId)).toEqual([
+      { reason: 'PROVIDER_UNAVAILABLE', status: 503, provider: 'openai', model: 'always-down', attempt: 5 },
+    ]);
     // 5 attempts of the batch, each the AI SDK's call and its 2 retries
     expect(model.calls('always-down')).toHaveLength(15);
   }, 120_000);

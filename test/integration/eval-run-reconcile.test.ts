@@ -31,7 +31,11 @@ describe('eval runs whose workflow ended in Temporal without finalizing them', (
   const workflow = (runId: string) => stack.temporal.workflow.getHandle(evalRunWorkflowId(runId));
   const row = async (runId: string) => (await stack.sql<RunRow[]>`SELECT * FROM eval_runs WHERE id = ${runId}`)[0];
   const iterationStatuses = async (runId: string) =>
-    (await stack.sql<{ title: string; status: string }[]>`SELECT title, status FROM eval_iterations WHERE run_id = ${runId} ORDER BY seq`).map((i) => [i.title, i.status]);
+    (
+      await stack.sql<
+        { title: string; status: string }[]
+      >`SELECT title, status FROM eval_iterations WHERE run_id = ${runId} ORDER BY seq`
+    ).map((i) => [i.title, i.status]);
   const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 15_000) => {
     const deadline = Date.now() + timeoutMs;
     while (!(await check())) {
@@ -39,12 +43,23 @@ describe('eval runs whose workflow ended in Temporal without finalizing them', (
       await new Promise((r) => setTimeout(r, 50));
     }
   };
-  const testCase = (modelId: string, query: string) => ({ title: query, query, model: modelId, provider: 'openai', isNegativeTest: true });
+  const testCase = (modelId: string, query: string) => ({
+    title: query,
+    query,
+    model: modelId,
+    provider: 'openai',
+    isNegativeTest: true,
+  });
 
   /** A run of two cases on its own model id: "fast" answers at once, "slow" waits in the model for two minutes. */
   const startSlowRun = async (suiteName: string, modelId: string) => {
     model.setScript(modelId, { byQuery: { fast: [{ text: 'quick' }], slow: [{ text: 'late', delayMs: 120_000 }] } });
-    const reply = await call('POST', runsPath(), { suiteName, serverIds: [serverId], modelApiKeys: keys, tests: [testCase(modelId, 'fast'), testCase(modelId, 'slow')] });
+    const reply = await call('POST', runsPath(), {
+      suiteName,
+      serverIds: [serverId],
+      modelApiKeys: keys,
+      tests: [testCase(modelId, 'fast'), testCase(modelId, 'slow')],
+    });
     expect(reply.status).toBe(202);
     return reply.body.runId as string;
   };
@@ -69,12 +84,23 @@ describe('eval runs whose workflow ended in Temporal without finalizing them', (
   };
   /** A run row as POST /eval-runs writes it, with no workflow behind it (the API died before starting one). */
   const runWithoutWorkflow = async () => {
-    const suite = await call('POST', `/projects/${org.projectId}/eval-suites`, { name: `No workflow ${randomUUID()}`, serverIds: [serverId], model: 'quick', tests: [testCase('quick', 'q')] });
+    const suite = await call('POST', `/projects/${org.projectId}/eval-suites`, {
+      name: `No workflow ${randomUUID()}`,
+      serverIds: [serverId],
+      model: 'quick',
+      tests: [testCase('quick', 'q')],
+    });
     expect(suite.status).toBe(201);
-    return await stack.sql.begin((tx) => insertRun(tx, {
-      suiteId: suite.body.suiteId, projectId: org.projectId, organizationId: org.organizationId, source: 'api',
-      passCriteria: { minimumPassRate: 100 }, serverIds: [serverId],
-    }));
+    return await stack.sql.begin((tx) =>
+      insertRun(tx, {
+        suiteId: suite.body.suiteId,
+        projectId: org.projectId,
+        organizationId: org.organizationId,
+        source: 'api',
+        passCriteria: { minimumPassRate: 100 },
+        serverIds: [serverId],
+      }),
+    );
   };
 
   it('a run terminated in Temporal reads failed with the reason; its open iterations are cancelled, what finished is summarized', async () => {
@@ -84,11 +110,17 @@ describe('eval runs whose workflow ended in Temporal without finalizing them', (
 
     const run = await waitForRun(call, org.projectId, runId, undefined, 15_000);
     expect(run).toMatchObject({
-      status: 'failed', result: 'failed', error: 'the workflow was terminated in Temporal: stuck; terminated by the on-call operator',
-      summary: { total: 1, passed: 1, failed: 0 }, progress: { total: 2, completed: 1, passed: 1 },
+      status: 'failed',
+      result: 'failed',
+      error: 'the workflow was terminated in Temporal: stuck; terminated by the on-call operator',
+      summary: { total: 1, passed: 1, failed: 0 },
+      progress: { total: 2, completed: 1, passed: 1 },
     });
     expect(run.completedAt).toBeGreaterThanOrEqual(run.createdAt);
-    expect((await allIterations(call, org.projectId, runId)).map((i) => [i.title, i.status])).toEqual([['fast', 'completed'], ['slow', 'cancelled']]);
+    expect((await allIterations(call, org.projectId, runId)).map((i) => [i.title, i.status])).toEqual([
+      ['fast', 'completed'],
+      ['slow', 'cancelled'],
+    ]);
     // as for any run that ended, its per-run model keys are gone
     expect(await row(runId)).toMatchObject({ status: 'failed', model_keys_enc: null });
     // the worker learnt of the termination too: the model call in flight was aborted
@@ -100,18 +132,37 @@ describe('eval runs whose workflow ended in Temporal without finalizing them', (
   it('two terminated runs do not lock the organization out: the next POST /eval-runs starts, with no read in between', async () => {
     const first = await startSlowRun('Capped 1', 'slow-cap');
     const second = await startSlowRun('Capped 2', 'slow-cap');
-    const refused = await call('POST', runsPath(), { suiteName: 'Capped 3', serverIds: [serverId], modelApiKeys: keys, tests: [testCase('slow-cap', 'fast')] });
+    const refused = await call('POST', runsPath(), {
+      suiteName: 'Capped 3',
+      serverIds: [serverId],
+      modelApiKeys: keys,
+      tests: [testCase('slow-cap', 'fast')],
+    });
     expect(refused).toMatchObject({ status: 429, body: { details: { reason: 'CONCURRENT_RUN_LIMIT' } } });
 
     await workflow(first).terminate('freeing the slot');
     await workflow(second).terminate('freeing the slot');
-    const third = await call('POST', runsPath(), { suiteName: 'Capped 3', serverIds: [serverId], modelApiKeys: keys, tests: [testCase('slow-cap', 'fast')] });
+    const third = await call('POST', runsPath(), {
+      suiteName: 'Capped 3',
+      serverIds: [serverId],
+      modelApiKeys: keys,
+      tests: [testCase('slow-cap', 'fast')],
+    });
     expect(third.status).toBe(202);
     for (const runId of [first, second]) {
-      expect(await row(runId)).toMatchObject({ status: 'failed', result: 'failed', error: 'the workflow was terminated in Temporal: freeing the slot' });
-      expect((await iterationStatuses(runId)).filter(([, status]) => status === 'pending' || status === 'running')).toEqual([]);
+      expect(await row(runId)).toMatchObject({
+        status: 'failed',
+        result: 'failed',
+        error: 'the workflow was terminated in Temporal: freeing the slot',
+      });
+      expect(
+        (await iterationStatuses(runId)).filter(([, status]) => status === 'pending' || status === 'running'),
+      ).toEqual([]);
     }
-    expect(await waitForRun(call, org.projectId, third.body.runId)).toMatchObject({ status: 'completed', result: 'passed' });
+    expect(await waitForRun(call, org.projectId, third.body.runId)).toMatchObject({
+      status: 'completed',
+      result: 'passed',
+    });
   });
 
   it('the periodic sweep alone ends a terminated run: no read, no new run', async () => {
@@ -128,8 +179,14 @@ describe('eval runs whose workflow ended in Temporal without finalizing them', (
     } finally {
       await sweep.stop();
     }
-    expect(await row(runId)).toMatchObject({ status: 'failed', error: 'the workflow was terminated in Temporal: swept', model_keys_enc: null });
-    expect((await iterationStatuses(runId)).filter(([, status]) => status === 'pending' || status === 'running')).toEqual([]);
+    expect(await row(runId)).toMatchObject({
+      status: 'failed',
+      error: 'the workflow was terminated in Temporal: swept',
+      model_keys_enc: null,
+    });
+    expect(
+      (await iterationStatuses(runId)).filter(([, status]) => status === 'pending' || status === 'running'),
+    ).toEqual([]);
   });
 
   it('cancelling a run whose workflow was terminated answers 409 with what the run became', async () => {
@@ -137,7 +194,10 @@ describe('eval runs whose workflow ended in Temporal without finalizing them', (
     await workflow(runId).terminate('gone');
     const reply = await call('POST', `${runsPath()}/${runId}/cancel`);
     expect(reply).toMatchObject({ status: 409, body: { code: 'CONFLICT', details: { status: 'failed' } } });
-    expect(await row(runId)).toMatchObject({ status: 'failed', error: 'the workflow was terminated in Temporal: gone' });
+    expect(await row(runId)).toMatchObject({
+      status: 'failed',
+      error: 'the workflow was terminated in Temporal: gone',
+    });
   });
 
   it('a run whose workflow never started fails once it is clearly not starting; one whose workflow was deleted fails at once', async () => {
@@ -146,27 +206,43 @@ describe('eval runs whose workflow ended in Temporal without finalizing them', (
     expect((await call('GET', `${runsPath()}/${orphan.id}`)).body.status).toBe('running');
     await stack.sql`UPDATE eval_runs SET created_at = now() - interval '10 minutes' WHERE id = ${orphan.id}`;
     expect(await waitForRun(call, org.projectId, orphan.id, undefined, 15_000)).toMatchObject({
-      status: 'failed', result: 'failed', error: expect.stringContaining('the workflow of this run does not exist in Temporal'), summary: { total: 0 },
+      status: 'failed',
+      result: 'failed',
+      error: expect.stringContaining('the workflow of this run does not exist in Temporal'),
+      summary: { total: 0 },
     });
 
     const runId = await startSlowRun('Deleted', 'slow-deleted');
     await midRun(runId, 'slow-deleted');
-    await stack.temporal.workflowService.deleteWorkflowExecution({ namespace: stack.config.TEMPORAL_NAMESPACE, workflowExecution: { workflowId: evalRunWorkflowId(runId) } });
-    expect(await waitForRun(call, org.projectId, runId, undefined, 15_000)).toMatchObject({
-      status: 'failed', error: expect.stringContaining('the workflow of this run does not exist in Temporal'), summary: { total: 1, passed: 1 },
+    await stack.temporal.workflowService.deleteWorkflowExecution({
+      namespace: stack.config.TEMPORAL_NAMESPACE,
+      workflowExecution: { workflowId: evalRunWorkflowId(runId) },
     });
-    expect(await iterationStatuses(runId)).toEqual([['fast', 'completed'], ['slow', 'cancelled']]);
+    expect(await waitForRun(call, org.projectId, runId, undefined, 15_000)).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('the workflow of this run does not exist in Temporal'),
+      summary: { total: 1, passed: 1 },
+    });
+    expect(await iterationStatuses(runId)).toEqual([
+      ['fast', 'completed'],
+      ['slow', 'cancelled'],
+    ]);
   });
 
   it('a run whose workflow timed out reads failed, timed out', async () => {
     const orphan = await runWithoutWorkflow();
     // a workflow with an execution timeout, on a task queue no worker polls: it times out in Temporal
     const handle = await stack.temporal.workflow.start('evalRun', {
-      taskQueue: `nobody-${randomUUID()}`, workflowId: evalRunWorkflowId(orphan.id), args: [{ runId: orphan.id }], workflowExecutionTimeout: '1 second',
+      taskQueue: `nobody-${randomUUID()}`,
+      workflowId: evalRunWorkflowId(orphan.id),
+      args: [{ runId: orphan.id }],
+      workflowExecutionTimeout: '1 second',
     });
     await expect(handle.result()).rejects.toThrow();
     expect(await waitForRun(call, org.projectId, orphan.id, undefined, 15_000)).toMatchObject({
-      status: 'failed', result: 'failed', error: expect.stringContaining('the workflow timed out in Temporal'),
+      status: 'failed',
+      result: 'failed',
+      error: expect.stringContaining('the workflow timed out in Temporal'),
     });
   });
 
@@ -178,24 +254,46 @@ describe('eval runs whose workflow ended in Temporal without finalizing them', (
     await resetToFirstWorkflowTask(runId, 'operator: re-run from the start');
 
     const run = await waitForRun(call, org.projectId, runId, undefined, 30_000);
-    expect(run).toMatchObject({ status: 'completed', result: 'passed', error: null, summary: { total: 2, passed: 2 }, progress: { total: 2, completed: 2 } });
-    expect(await iterationStatuses(runId)).toEqual([['fast', 'completed'], ['slow', 'completed']]);
+    expect(run).toMatchObject({
+      status: 'completed',
+      result: 'passed',
+      error: null,
+      summary: { total: 2, passed: 2 },
+      progress: { total: 2, completed: 2 },
+    });
+    expect(await iterationStatuses(runId)).toEqual([
+      ['fast', 'completed'],
+      ['slow', 'completed'],
+    ]);
     // what had finished before the reset was not run again
     expect(model.calls('slow-reset').filter((c) => c.lastUserText === 'fast')).toHaveLength(1);
   });
 
   it('reset of a finished run re-runs nothing: the run, its iterations and its summary stay as they were', async () => {
     model.setScript('quick-reset', [{ text: 'ok' }]);
-    const created = await call('POST', runsPath(), { suiteName: 'Reset after finish', serverIds: [serverId], modelApiKeys: keys, tests: [{ ...testCase('quick-reset', 'first'), runs: 2 }] });
+    const created = await call('POST', runsPath(), {
+      suiteName: 'Reset after finish',
+      serverIds: [serverId],
+      modelApiKeys: keys,
+      tests: [{ ...testCase('quick-reset', 'first'), runs: 2 }],
+    });
     expect(created.status).toBe(202);
     const runId = created.body.runId;
     const finished = await waitForRun(call, org.projectId, runId);
     expect(finished).toMatchObject({ status: 'completed', result: 'passed', summary: { total: 2 } });
     // the suite gains a case afterwards (a later run adds it)
-    const later = await call('POST', runsPath(), { suiteId: created.body.suiteId, modelApiKeys: keys, tests: [testCase('quick-reset', 'added later')] });
+    const later = await call('POST', runsPath(), {
+      suiteId: created.body.suiteId,
+      modelApiKeys: keys,
+      tests: [testCase('quick-reset', 'added later')],
+    });
     expect(later.status).toBe(202);
     await waitForRun(call, org.projectId, later.body.runId);
-    const before = { run: await row(runId), iterations: await allIterations(call, org.projectId, runId), calls: model.calls('quick-reset').length };
+    const before = {
+      run: await row(runId),
+      iterations: await allIterations(call, org.projectId, runId),
+      calls: model.calls('quick-reset').length,
+    };
 
     await resetToFirstWorkflowTask(runId, 'operator: reset a finished run');
     expect(await workflow(runId).result()).toMatchObject({ status: 'completed', result: 'passed' });
@@ -210,8 +308,15 @@ describe('eval runs whose workflow ended in Temporal without finalizing them', (
     await midRun(runId, 'slow-reset-ended');
     await workflow(runId).terminate('terminated by mistake');
     const ended = await waitForRun(call, org.projectId, runId, undefined, 15_000);
-    expect(ended).toMatchObject({ status: 'failed', error: 'the workflow was terminated in Temporal: terminated by mistake' });
-    const before = { run: await row(runId), iterations: await allIterations(call, org.projectId, runId), calls: model.calls('slow-reset-ended').length };
+    expect(ended).toMatchObject({
+      status: 'failed',
+      error: 'the workflow was terminated in Temporal: terminated by mistake',
+    });
+    const before = {
+      run: await row(runId),
+      iterations: await allIterations(call, org.projectId, runId),
+      calls: model.calls('slow-reset-ended').length,
+    };
 
     // were anything re-run, it would now finish at once
     model.setScript('slow-reset-ended', { byQuery: { fast: [{ text: 'quick' }], slow: [{ text: 'in time' }] } });

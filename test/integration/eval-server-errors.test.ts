@@ -11,7 +11,11 @@ describe('eval iterations against servers that say no', () => {
   let guarded: GuardedFixture;
 
   beforeAll(async () => {
-    [world, listFails, guarded] = await Promise.all([startEvalWorld(), startFaultyServer({ listFails: true }), startGuardedServer({ advertise: 'none' })]);
+    [world, listFails, guarded] = await Promise.all([
+      startEvalWorld(),
+      startFaultyServer({ listFails: true }),
+      startGuardedServer({ advertise: 'none' }),
+    ]);
   });
   afterAll(async () => {
     await world?.stop();
@@ -24,22 +28,36 @@ describe('eval iterations against servers that say no', () => {
   ])('%s is recorded as a failed iteration with the reason at once, not retried', async (_label, reason, words) => {
     const { stack, org, call } = world;
     const url = reason === 'SERVER_ERROR' ? listFails.url : guarded.url;
-    const serverId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: `says-no-${reason}`, transportType: 'http', url });
+    const serverId = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: `says-no-${reason}`,
+      transportType: 'http',
+      url,
+    });
     const listed = () => (reason === 'SERVER_ERROR' ? listFails.stats.toolLists : guarded.stats.initializeAttempts);
     const before = listed();
     const created = await call('POST', `/projects/${org.projectId}/eval-runs`, {
       suiteName: `says no: ${reason}`,
       serverIds: [serverId],
       modelApiKeys: { openai: 'sk-run' },
-      tests: [{ title: 'lists tools', query: 'anything', model: 'scripted-none', provider: 'openai', isNegativeTest: true }],
+      tests: [
+        { title: 'lists tools', query: 'anything', model: 'scripted-none', provider: 'openai', isNegativeTest: true },
+      ],
     });
     expect(created.status).toBe(202);
     const run = await waitForRun(call, org.projectId, created.body.runId);
     expect(run).toMatchObject({ status: 'completed', result: 'failed', summary: { total: 1, failed: 1 } });
     const [iteration] = await allIterations(call, org.projectId, created.body.runId);
     expect(iteration).toMatchObject({ status: 'failed', error: expect.stringContaining(words) });
-    const [row] = await stack.sql<{ error_details: unknown }[]>`SELECT error_details FROM eval_iterations WHERE id = ${iteration.id}`;
-    expect(row.error_details).toEqual({ code: 'SERVER_UNREACHABLE', reason, attempt: 1, ...(reason === 'SERVER_REFUSED_CREDENTIALS' && { status: 401 }) });
+    const [row] = await stack.sql<
+      { error_details: unknown }[]
+    >`SELECT error_details FROM eval_iterations WHERE id = ${iteration.id}`;
+    expect(row.error_details).toEqual({
+      code: 'SERVER_UNREACHABLE',
+      reason,
+      attempt: 1,
+      ...(reason === 'SERVER_REFUSED_CREDENTIALS' && { status: 401 }),
+    });
     expect(run.summary.errored).toBe(1);
     // Asked once: an outage would have been retried (with backoff) up to the last attempt.
     expect(listed() - before).toBe(1);

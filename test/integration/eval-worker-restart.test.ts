@@ -21,17 +21,37 @@ describe('a worker restarted mid-run', () => {
 
   it('finishes the run with every iteration exactly once, and no finished iteration runs again', async () => {
     const queries = Array.from({ length: 24 }, (_, i) => `question ${String(i).padStart(2, '0')}`);
-    model.setScript('steady', { byQuery: Object.fromEntries(queries.map((q) => [q, [{ toolCalls: [{ name: 'echo', arguments: { message: q } }], delayMs: 60 }, { text: 'ok', delayMs: 60 }]])) });
+    model.setScript('steady', {
+      byQuery: Object.fromEntries(
+        queries.map((q) => [
+          q,
+          [
+            { toolCalls: [{ name: 'echo', arguments: { message: q } }], delayMs: 60 },
+            { text: 'ok', delayMs: 60 },
+          ],
+        ]),
+      ),
+    });
     const created = await call('POST', `/projects/${org.projectId}/eval-runs`, {
-      suiteName: 'Restart', serverIds: [serverId], modelApiKeys: { openai: 'sk-run' },
-      tests: queries.map((q) => ({ title: q, query: q, model: 'steady', provider: 'openai', expectedToolCalls: [{ toolName: 'echo', arguments: { message: q } }] })),
+      suiteName: 'Restart',
+      serverIds: [serverId],
+      modelApiKeys: { openai: 'sk-run' },
+      tests: queries.map((q) => ({
+        title: q,
+        query: q,
+        model: 'steady',
+        provider: 'openai',
+        expectedToolCalls: [{ toolName: 'echo', arguments: { message: q } }],
+      })),
     });
     expect(created.status).toBe(202);
     const runId = created.body.runId;
 
     await waitForRun(call, org.projectId, runId, (r) => r.progress.completed >= 6);
     await stack.stopWorker();
-    const finishedBefore = (await allIterations(call, org.projectId, runId)).filter((i) => i.status === 'completed').map((i) => i.title);
+    const finishedBefore = (await allIterations(call, org.projectId, runId))
+      .filter((i) => i.status === 'completed')
+      .map((i) => i.title);
     expect(finishedBefore.length).toBeGreaterThanOrEqual(6);
     expect(finishedBefore.length).toBeLessThan(24);
 
@@ -43,7 +63,12 @@ describe('a worker restarted mid-run', () => {
 
     await stack.startWorker();
     const run = await waitForRun(call, org.projectId, runId);
-    expect(run).toMatchObject({ status: 'completed', result: 'passed', summary: { total: 24, passed: 24 }, progress: { total: 24, completed: 24 } });
+    expect(run).toMatchObject({
+      status: 'completed',
+      result: 'passed',
+      summary: { total: 24, passed: 24 },
+      progress: { total: 24, completed: 24 },
+    });
 
     const rows = await stack.sql<{ title: string; n: number }[]>`
       SELECT title, count(*)::int AS n FROM eval_iterations WHERE run_id = ${runId} GROUP BY title`;
@@ -51,7 +76,10 @@ describe('a worker restarted mid-run', () => {
     expect(rows.every((r) => r.n === 1)).toBe(true);
     // An iteration that had finished before the restart asked the model exactly once per turn.
     for (const title of finishedBefore) {
-      const turns = model.calls('steady').filter((c) => c.lastUserText === title).map((c) => c.turnIndex);
+      const turns = model
+        .calls('steady')
+        .filter((c) => c.lastUserText === title)
+        .map((c) => c.turnIndex);
       expect(turns, title).toEqual([0, 1]);
     }
   });

@@ -12,7 +12,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { startPaginatedServer } from '../fixtures/mcp/paginated.js';
 import { startSlowServer } from '../fixtures/mcp/slow.js';
@@ -48,7 +54,8 @@ async function connect(transport: Transport, timeout?: number): Promise<Client> 
   return client;
 }
 
-const http = (url: string, init?: RequestInit) => new StreamableHTTPClientTransport(new URL(url), { requestInit: init });
+const http = (url: string, init?: RequestInit) =>
+  new StreamableHTTPClientTransport(new URL(url), { requestInit: init });
 
 /** Spawn a fixture as a child process over stdio, the way Runway runs stdio servers. */
 const stdio = (name: string) =>
@@ -76,7 +83,9 @@ async function walk<T>(list: (cursor?: string) => Promise<{ items: T[]; nextCurs
 }
 
 const walkTools = (client: Client) =>
-  walk((cursor) => client.listTools({ cursor }).then((r) => ({ items: r.tools.map((t) => t.name), nextCursor: r.nextCursor })));
+  walk((cursor) =>
+    client.listTools({ cursor }).then((r) => ({ items: r.tools.map((t) => t.name), nextCursor: r.nextCursor })),
+  );
 
 describe('paginated fixture', () => {
   it('walks every page of tools, prompts and resources', async () => {
@@ -96,7 +105,9 @@ describe('paginated fixture', () => {
     expect([prompts.pages, prompts.items.length]).toEqual([2, 12]);
 
     const resources = await walk((cursor) =>
-      client.listResources({ cursor }).then((r) => ({ items: r.resources.map((x) => x.uri), nextCursor: r.nextCursor })),
+      client
+        .listResources({ cursor })
+        .then((r) => ({ items: r.resources.map((x) => x.uri), nextCursor: r.nextCursor })),
     );
     expect([resources.pages, resources.items.length]).toEqual([4, 31]);
     expect(new Set(resources.items).size).toBe(31);
@@ -142,7 +153,10 @@ describe('slow fixture', () => {
     const client = await connect(http(url));
     expect(textOf(await client.callTool({ name: 'sleep', arguments: { ms: 20 } }))).toBe('slept 20');
     expect(textOf(await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }))).toBe('5');
-    expect(await client.callTool({ name: 'fail' })).toEqual({ isError: true, content: [{ type: 'text', text: 'boom' }] });
+    expect(await client.callTool({ name: 'fail' })).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'boom' }],
+    });
     const thrown = await client.callTool({ name: 'throw' });
     expect(thrown.isError).toBe(true);
     expect(textOf(thrown)).toContain('kaboom');
@@ -152,9 +166,13 @@ describe('slow fixture', () => {
     const { url } = await started(startSlowServer());
     const client = await connect(http(url));
     const progress: Progress[] = [];
-    const result = await client.callTool({ name: 'sleep_with_progress', arguments: { ms: 250, intervalMs: 50 } }, undefined, {
-      onprogress: (p) => progress.push(p),
-    });
+    const result = await client.callTool(
+      { name: 'sleep_with_progress', arguments: { ms: 250, intervalMs: 50 } },
+      undefined,
+      {
+        onprogress: (p) => progress.push(p),
+      },
+    );
     expect(textOf(result)).toBe('slept 250');
     expect(progress.length).toBeGreaterThanOrEqual(3);
     expect(progress.at(-1)).toMatchObject({ progress: 250, total: 250 });
@@ -164,7 +182,9 @@ describe('slow fixture', () => {
   it('times out a slow call on the client side', async () => {
     const { url } = await started(startSlowServer());
     const client = await connect(http(url));
-    await expect(client.callTool({ name: 'sleep', arguments: { ms: 2000 } }, undefined, { timeout: 100 })).rejects.toMatchObject({
+    await expect(
+      client.callTool({ name: 'sleep', arguments: { ms: 2000 } }, undefined, { timeout: 100 }),
+    ).rejects.toMatchObject({
       code: ErrorCode.RequestTimeout,
     });
   });
@@ -225,12 +245,19 @@ describe('tools-only fixture', () => {
 describe('client-features fixture', () => {
   it("relays the client's answers to elicitation, sampling and roots, and its JSON-RPC errors", async () => {
     const f = await started(startClientFeaturesServer());
-    const client = new Client({ name: 'fixtures-test', version: '0.0.0' }, { capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} } });
+    const client = new Client(
+      { name: 'fixtures-test', version: '0.0.0' },
+      { capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} } },
+    );
     client.setRequestHandler(ElicitRequestSchema, (request) =>
-      'requestedSchema' in request.params && 'email' in request.params.requestedSchema.properties ? { action: 'decline' } : { action: 'accept', content: { size: 'small', shots: 1 } },
+      'requestedSchema' in request.params && 'email' in request.params.requestedSchema.properties
+        ? { action: 'decline' }
+        : { action: 'accept', content: { size: 'small', shots: 1 } },
     );
     client.setRequestHandler(CreateMessageRequestSchema, (request) => ({
-      role: 'assistant', model: 'm', content: { type: 'text', text: `saw ${(request.params.messages[0].content as { text: string }).text}` },
+      role: 'assistant',
+      model: 'm',
+      content: { type: 'text', text: `saw ${(request.params.messages[0].content as { text: string }).text}` },
     }));
     client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: 'file:///r' }] }));
     cleanups.push(() => client.close());
@@ -238,12 +265,18 @@ describe('client-features fixture', () => {
 
     expect(textOf(await client.callTool({ name: 'order_coffee' }))).toBe('accept {"size":"small","shots":1}');
     expect(textOf(await client.callTool({ name: 'register_user' }))).toBe('decline');
-    expect(textOf(await client.callTool({ name: 'summarize', arguments: { text: 'abc' } }))).toBe('sampled m: saw Summarize: abc');
+    expect(textOf(await client.callTool({ name: 'summarize', arguments: { text: 'abc' } }))).toBe(
+      'sampled m: saw Summarize: abc',
+    );
     expect(textOf(await client.callTool({ name: 'list_roots' }))).toBe('roots [{"uri":"file:///r"}]');
     // Not declared by this client (URL mode): the SDK client's own JSON-RPC error reaches the tool.
     expect(textOf(await client.callTool({ name: 'open_login' }))).toMatch(/^error -32602 /);
     expect(textOf(await client.callTool({ name: 'ask_unknown' }))).toMatch(/^error -32601 /);
-    expect(JSON.parse(textOf(await client.callTool({ name: 'client_capabilities' })))).toMatchObject({ elicitation: { form: {} }, sampling: {}, roots: {} });
+    expect(JSON.parse(textOf(await client.callTool({ name: 'client_capabilities' })))).toMatchObject({
+      elicitation: { form: {} },
+      sampling: {},
+      roots: {},
+    });
   });
 });
 
@@ -287,7 +320,10 @@ describe('oauth fixture', () => {
 
     const prm = (await (await fetch(metadataUrl!)).json()) as { resource: string; authorization_servers: string[] };
     expect(prm).toMatchObject({ resource: f.url, authorization_servers: [f.issuer] });
-    const as = (await (await fetch(`${f.issuer}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    const as = (await (await fetch(`${f.issuer}/.well-known/oauth-authorization-server`)).json()) as Record<
+      string,
+      unknown
+    >;
     expect(as).toMatchObject({
       issuer: f.issuer,
       token_endpoint: `${f.issuer}/token`,
@@ -333,7 +369,12 @@ describe('oauth fixture', () => {
     // Wrong client secret is invalid_client, not a grant problem.
     const badClient = await fetch(`${f.issuer}/token`, {
       method: 'POST',
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x', client_id: f.clientId, client_secret: 'wrong' }),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: 'x',
+        client_id: f.clientId,
+        client_secret: 'wrong',
+      }),
     });
     expect(badClient.status).toBe(401);
   });
@@ -414,8 +455,13 @@ describe('oauth fixture', () => {
       return `${signed}.${sign('sha256', Buffer.from(signed), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
     };
     const token = (body: Record<string, string>, headers: Record<string, string> = {}) =>
-      fetch(`${f.issuer}/token`, { method: 'POST', headers, body: new URLSearchParams({ grant_type: 'client_credentials', ...body }) });
-    const withAssertion = (jwt: string) => token({ client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: jwt });
+      fetch(`${f.issuer}/token`, {
+        method: 'POST',
+        headers,
+        body: new URLSearchParams({ grant_type: 'client_credentials', ...body }),
+      });
+    const withAssertion = (jwt: string) =>
+      token({ client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: jwt });
 
     const good = assertion(robot.privateKey);
     const issued = await withAssertion(good);
@@ -427,13 +473,18 @@ describe('oauth fixture', () => {
     expect(textOf(await client.callTool({ name: 'whoami' }))).toBe('robot');
 
     expect((await withAssertion(good)).status).toBe(401); // replayed
-    expect((await withAssertion(assertion(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey))).status).toBe(401); // another key
+    expect((await withAssertion(assertion(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey))).status).toBe(
+      401,
+    ); // another key
     expect((await withAssertion(assertion(robot.privateKey, { aud: 'https://elsewhere.example' }))).status).toBe(401);
     expect((await withAssertion(assertion(robot.privateKey, { exp: now - 10 }))).status).toBe(401);
     expect((await withAssertion(assertion(robot.privateKey, { sub: 'someone-else' }))).status).toBe(401);
     // A JWT client cannot use a secret instead; the pre-registered client can, with HTTP Basic.
     expect((await token({ client_id: 'robot', client_secret: 'guess' })).status).toBe(401);
-    const basic = await token({ scope: 'a b' }, { Authorization: `Basic ${Buffer.from(`${f.clientId}:${f.clientSecret}`).toString('base64')}` });
+    const basic = await token(
+      { scope: 'a b' },
+      { Authorization: `Basic ${Buffer.from(`${f.clientId}:${f.clientSecret}`).toString('base64')}` },
+    );
     expect(await basic.json()).toMatchObject({ scope: 'a b' });
     expect(f.stats.clientCredentials.map((r) => [r.clientId, r.authentication, r.outcome])).toEqual([
       ['robot', 'private_key_jwt', 'issued'],
@@ -469,7 +520,9 @@ describe('resumable fixture', () => {
   it("'never' answers tools/call with priming events only", async () => {
     const f = await started(startResumableServer({ answer: 'never' }));
     const client = await connect(http(f.url));
-    await expect(client.callTool({ name: 'echo', arguments: { text: 'x' } }, undefined, { timeout: 500 })).rejects.toMatchObject({ code: ErrorCode.RequestTimeout });
+    await expect(
+      client.callTool({ name: 'echo', arguments: { text: 'x' } }, undefined, { timeout: 500 }),
+    ).rejects.toMatchObject({ code: ErrorCode.RequestTimeout });
     expect(f.stats.resumptions).toBeGreaterThanOrEqual(1);
   });
 });
@@ -480,7 +533,10 @@ describe('faulty fixture', () => {
     const client = await connect(http(f.url));
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['internal', 'custom', 'echo']);
     await expect(client.callTool({ name: 'internal' })).rejects.toMatchObject({ code: ErrorCode.InternalError });
-    await expect(client.callTool({ name: 'custom' })).rejects.toMatchObject({ code: -32050, data: { retryAfterSeconds: 3600 } });
+    await expect(client.callTool({ name: 'custom' })).rejects.toMatchObject({
+      code: -32050,
+      data: { retryAfterSeconds: 3600 },
+    });
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'ok' } }))).toBe('ok');
     expect(f.stats).toEqual({ toolLists: 1, initializations: 1 });
   });
@@ -488,14 +544,20 @@ describe('faulty fixture', () => {
   it('fails tools/list when asked to, also as a stdio child', async () => {
     const f = await started(startFaultyServer({ listFails: true }));
     await expect((await connect(http(f.url))).listTools()).rejects.toMatchObject({ code: ErrorCode.InternalError });
-    expect(textOf(await (await connect(stdio('faulty'))).callTool({ name: 'echo', arguments: { text: 'hi' } }))).toBe('hi');
+    expect(textOf(await (await connect(stdio('faulty'))).callTool({ name: 'echo', arguments: { text: 'hi' } }))).toBe(
+      'hi',
+    );
   });
 });
 
 describe('guarded fixture', () => {
   it('wants its own bearer token; says why not; 403 insufficient_scope for admin', async () => {
     const f = await started(startGuardedServer());
-    const missing = await fetch(f.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const missing = await fetch(f.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
     expect(missing.status).toBe(401);
     expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="guarded"');
     expect(await missing.json()).toEqual({ error: 'unauthorized', message: 'Missing bearer token' });
@@ -507,10 +569,19 @@ describe('guarded fixture', () => {
     expect(f.stats).toMatchObject({ sessions: 1, refused: 2 });
   });
 
-  it.each(['well-known', 'challenge'] as const)('advertise %s: publishes protected-resource metadata', async (advertise) => {
-    const f = await started(startGuardedServer({ advertise }));
-    expect(await (await fetch(f.resourceMetadataUrl)).json()).toMatchObject({ resource: f.url });
-    const refused = await fetch(f.url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
-    expect(refused.headers.get('www-authenticate')?.includes(`resource_metadata="${f.resourceMetadataUrl}"`)).toBe(advertise === 'challenge');
-  });
+  it.each(['well-known', 'challenge'] as const)(
+    'advertise %s: publishes protected-resource metadata',
+    async (advertise) => {
+      const f = await started(startGuardedServer({ advertise }));
+      expect(await (await fetch(f.resourceMetadataUrl)).json()).toMatchObject({ resource: f.url });
+      const refused = await fetch(f.url, {
+        method: 'POST',
+        body: '{}',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(refused.headers.get('www-authenticate')?.includes(`resource_metadata="${f.resourceMetadataUrl}"`)).toBe(
+        advertise === 'challenge',
+      );
+    },
+  );
 });

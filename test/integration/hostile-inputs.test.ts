@@ -41,11 +41,24 @@ describe('hostile inputs', () => {
   let runId: string;
 
   beforeAll(async () => {
-    stack = await startTestStack({ worker: false, config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000' } });
+    stack = await startTestStack({
+      worker: false,
+      config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000' },
+    });
     org = await seedOrganization(stack.sql);
     call = apiClient(stack.baseUrl, org.apiKey);
-    serverId = (await createServer(stack.sql, stack.box, { projectId: org.projectId, name: 'tools', ...fixtureOverStdio('tools-only') })).id;
-    const report = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, { suiteName: 'hostile', externalRunId: 'hostile-1', results: sampleResults(3) });
+    serverId = (
+      await createServer(stack.sql, stack.box, {
+        projectId: org.projectId,
+        name: 'tools',
+        ...fixtureOverStdio('tools-only'),
+      })
+    ).id;
+    const report = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, {
+      suiteName: 'hostile',
+      externalRunId: 'hostile-1',
+      results: sampleResults(3),
+    });
     expect(report.status).toBe(200);
     runId = report.body.runId;
     await createChatSession(stack.sql, { projectId: org.projectId, userId: org.userId, title: 'chat' });
@@ -72,32 +85,55 @@ describe('hostile inputs', () => {
   describe('deep nesting', () => {
     it('a body nested 200,000 arrays deep is a 400 naming the bound', async () => {
       // The NUL at the bottom once sent the recursive NUL scan down all 200,000 levels.
-      const reply = await call('POST', `/projects/${org.projectId}/hosts`, `{"name":"deep","config":${deepArrays(200_000, '"\\u0000"')}}`);
+      const reply = await call(
+        'POST',
+        `/projects/${org.projectId}/hosts`,
+        `{"name":"deep","config":${deepArrays(200_000, '"\\u0000"')}}`,
+      );
       expectValidationError(reply, /nested deeper than 64/);
       expect(reply.body.details).toMatchObject({ reason: 'BODY_TOO_DEEP', limit: 64 });
     });
 
     it('deeply nested host clientCapabilities are a 400', async () => {
-      const config = JSON.stringify({ ...templateConfig('claude'), clientCapabilities: { sampling: '@' } }).replace('"@"', deepObjects(20_000));
-      expectValidationError(await call('POST', `/projects/${org.projectId}/hosts`, `{"name":"deep caps","config":${config}}`), /nested deeper than 64/);
+      const config = JSON.stringify({ ...templateConfig('claude'), clientCapabilities: { sampling: '@' } }).replace(
+        '"@"',
+        deepObjects(20_000),
+      );
+      expectValidationError(
+        await call('POST', `/projects/${org.projectId}/hosts`, `{"name":"deep caps","config":${config}}`),
+        /nested deeper than 64/,
+      );
     });
 
     it('deeply nested tools/call parameters are a 400', async () => {
-      const reply = await call('POST', `/projects/${org.projectId}/servers/${serverId}/tools/call`, `{"toolName":"echo","parameters":{"message":${deepArrays(50_000)}}}`);
+      const reply = await call(
+        'POST',
+        `/projects/${org.projectId}/servers/${serverId}/tools/call`,
+        `{"toolName":"echo","parameters":{"message":${deepArrays(50_000)}}}`,
+      );
       expectValidationError(reply, /nested deeper than 64/);
     });
 
     it('a body of nothing but structure is a 400 naming the node bound', async () => {
       const flat = `[${Array(1_100_000).fill('0').join(',')}]`;
-      const reply = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, `{"suiteName":"s","externalRunId":"r","results":[],"x":${flat}}`);
+      const reply = await call(
+        'POST',
+        `/projects/${org.projectId}/eval-ingest/report`,
+        `{"suiteName":"s","externalRunId":"r","results":[],"x":${flat}}`,
+      );
       expectValidationError(reply, /more than 1,000,000 values/);
       expect(reply.body.details).toMatchObject({ reason: 'BODY_TOO_MANY_VALUES', limit: 1_000_000 });
     });
 
     it('a JUnit report nested deeper than the parser goes is a 400', async () => {
-      const { body: minted } = await call('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, { format: 'junit-xml' });
+      const { body: minted } = await call('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, {
+        format: 'junit-xml',
+      });
       const xml = `<testsuites>${'<testsuite name="s">'.repeat(5_000)}<testcase name="t"/>${'</testsuite>'.repeat(5_000)}</testsuites>`;
-      expect(await upload(minted.uploadUrl, xml)).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', details: { reason: 'ARTIFACT_UNREADABLE' } } });
+      expect(await upload(minted.uploadUrl, xml)).toMatchObject({
+        status: 400,
+        body: { code: 'VALIDATION_ERROR', details: { reason: 'ARTIFACT_UNREADABLE' } },
+      });
     });
   });
 
@@ -113,33 +149,72 @@ describe('hostile inputs', () => {
     it('ingest tokens.input: 1e12 is a 400; the largest int4 is stored as given', async () => {
       const before = await snapshotDatabase(stack.sql);
       const [result] = sampleResults(1);
-      const tooMany = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, { suiteName: 'big', externalRunId: 'big-1', results: [{ ...result, tokens: { input: 1e12 } }] });
+      const tooMany = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, {
+        suiteName: 'big',
+        externalRunId: 'big-1',
+        results: [{ ...result, tokens: { input: 1e12 } }],
+      });
       expectValidationError(tooMany, /results\.0\.tokens\.input/);
-      const sum = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, { suiteName: 'big', externalRunId: 'big-1', results: [{ ...result, tokens: { input: 2 ** 31 - 1, output: 1 } }] });
+      const sum = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, {
+        suiteName: 'big',
+        externalRunId: 'big-1',
+        results: [{ ...result, tokens: { input: 2 ** 31 - 1, output: 1 } }],
+      });
       expectValidationError(sum, /results\.0\.tokens/);
-      const slow = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, { suiteName: 'big', externalRunId: 'big-1', results: [{ ...result, durationMs: 2 ** 31 }] });
+      const slow = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, {
+        suiteName: 'big',
+        externalRunId: 'big-1',
+        results: [{ ...result, durationMs: 2 ** 31 }],
+      });
       expectValidationError(slow, /results\.0\.durationMs/);
       expect(await snapshotDatabase(stack.sql)).toEqual(before);
 
       const largest = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, {
-        suiteName: 'big', externalRunId: 'big-2', results: [{ ...result, durationMs: 2 ** 31 - 1, tokens: { input: 2 ** 31 - 1, output: 2 ** 31 - 1, total: 2 ** 31 - 1 } }],
+        suiteName: 'big',
+        externalRunId: 'big-2',
+        results: [
+          {
+            ...result,
+            durationMs: 2 ** 31 - 1,
+            tokens: { input: 2 ** 31 - 1, output: 2 ** 31 - 1, total: 2 ** 31 - 1 },
+          },
+        ],
       });
       expect(largest.status).toBe(200);
       const { body: page } = await call('GET', `/projects/${org.projectId}/eval-runs/${largest.body.runId}/iterations`);
-      expect(page.items[0]).toMatchObject({ durationMs: 2 ** 31 - 1, usage: { inputTokens: 2 ** 31 - 1, outputTokens: 2 ** 31 - 1, totalTokens: 2 ** 31 - 1 } });
+      expect(page.items[0]).toMatchObject({
+        durationMs: 2 ** 31 - 1,
+        usage: { inputTokens: 2 ** 31 - 1, outputTokens: 2 ** 31 - 1, totalTokens: 2 ** 31 - 1 },
+      });
     });
 
     it('a Jest duration or a JUnit time past what the duration column holds is a 400 naming the test', async () => {
       const jest = JSON.parse(artifact('jest.json'));
       jest.testResults[0].assertionResults[1].duration = 1e12;
-      const { body: minted } = await call('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, { format: 'jest-json' });
+      const { body: minted } = await call('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, {
+        format: 'jest-json',
+      });
       const reply = await upload(minted.uploadUrl, JSON.stringify(jest));
-      expect(reply).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', message: expect.stringContaining('testResults[0].assertionResults[1].duration') } });
+      expect(reply).toMatchObject({
+        status: 400,
+        body: {
+          code: 'VALIDATION_ERROR',
+          message: expect.stringContaining('testResults[0].assertionResults[1].duration'),
+        },
+      });
 
-      const { body: junit } = await call('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, { format: 'junit-xml' });
+      const { body: junit } = await call('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, {
+        format: 'junit-xml',
+      });
       const xml = '<testsuites><testsuite name="s"><testcase name="t" time="1e12"/></testsuite></testsuites>';
       const slow = await upload(junit.uploadUrl, xml);
-      expect(slow).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', message: expect.stringContaining('testsuites[0].testsuite[0].testcase[0].@time') } });
+      expect(slow).toMatchObject({
+        status: 400,
+        body: {
+          code: 'VALIDATION_ERROR',
+          message: expect.stringContaining('testsuites[0].testsuite[0].testcase[0].@time'),
+        },
+      });
     });
   });
 
@@ -147,7 +222,11 @@ describe('hostile inputs', () => {
     it('in ingest metadata: a 400 that names the field, and nothing stored', async () => {
       const before = await snapshotDatabase(stack.sql);
       const [result] = sampleResults(1);
-      const body = JSON.stringify({ suiteName: 'surrogates', externalRunId: 'sur-1', results: [{ ...result, metadata: { note: '@' } }] }).replace('"@"', '"\\ud800"');
+      const body = JSON.stringify({
+        suiteName: 'surrogates',
+        externalRunId: 'sur-1',
+        results: [{ ...result, metadata: { note: '@' } }],
+      }).replace('"@"', '"\\ud800"');
       const reply = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, body);
       expectValidationError(reply, /results\.0\.metadata\.note: .*lone surrogate/);
       expect(await snapshotDatabase(stack.sql)).toEqual(before);
@@ -155,22 +234,33 @@ describe('hostile inputs', () => {
 
     it('in a host systemPrompt, and in an object key: a 400', async () => {
       const config = { ...templateConfig('claude'), systemPrompt: 'be brief \ud83d' };
-      expectValidationError(await call('POST', `/projects/${org.projectId}/hosts`, { name: 'h', config }), /config\.systemPrompt: .*lone surrogate/);
+      expectValidationError(
+        await call('POST', `/projects/${org.projectId}/hosts`, { name: 'h', config }),
+        /config\.systemPrompt: .*lone surrogate/,
+      );
       const key = JSON.stringify({ toolName: 'echo', parameters: { '\udc00': 1 } });
-      expectValidationError(await call('POST', `/projects/${org.projectId}/servers/${serverId}/tools/call`, key), /parameters: .*lone surrogate/);
+      expectValidationError(
+        await call('POST', `/projects/${org.projectId}/servers/${serverId}/tools/call`, key),
+        /parameters: .*lone surrogate/,
+      );
     });
 
     it('a well-formed pair (an emoji) and other multi-byte text are stored as given', async () => {
       const config = { ...templateConfig('claude'), systemPrompt: 'sois bref 😀 — 日本語' };
       const created = await call('POST', `/projects/${org.projectId}/hosts`, { name: 'émoji 😀', config });
       expect(created.status).toBe(201);
-      expect((await call('GET', `/projects/${org.projectId}/hosts/${created.body.id}`)).body).toMatchObject({ name: 'émoji 😀', config: { systemPrompt: config.systemPrompt } });
+      expect((await call('GET', `/projects/${org.projectId}/hosts/${created.body.id}`)).body).toMatchObject({
+        name: 'émoji 😀',
+        config: { systemPrompt: config.systemPrompt },
+      });
     });
 
     it('in an uploaded report (text a test framework wrote) are stored as U+FFFD, like NUL', async () => {
       const report = JSON.parse(artifact('vitest.json'));
       report.testResults[1].assertionResults[1].failureMessages = ['AssertionError: expected "\ud83d" to be "ok"'];
-      const { body: minted } = await call('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, { format: 'vitest-json' });
+      const { body: minted } = await call('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, {
+        format: 'vitest-json',
+      });
       const reply = await upload(minted.uploadUrl, JSON.stringify(report));
       expect(reply.status).toBe(200);
       const { body: page } = await call('GET', `/projects/${org.projectId}/eval-runs/${reply.body.runId}/iterations`);
@@ -182,19 +272,31 @@ describe('hostile inputs', () => {
   describe('long text in an indexed identity', () => {
     // Random text does not compress: 20,000 characters once overflowed the btree entry of the (suite, title, query)
     // unique index (at most 2,704 bytes), so the case was not stored and Postgres' error came back in the reply.
-    const longQuery = Array.from({ length: 20_000 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20_000))).join('');
+    const longQuery = Array.from({ length: 20_000 }, (_, i) =>
+      String.fromCharCode(0x4e00 + ((i * 7919) % 20_000)),
+    ).join('');
 
     it('a case with a 20,000-character query is stored, authored or reported', async () => {
       const suite = await call('POST', `/projects/${org.projectId}/eval-suites`, {
-        name: 'long prompts', serverIds: [serverId], model: 'openai/gpt-4.1', tests: [{ title: 'long', query: longQuery }],
+        name: 'long prompts',
+        serverIds: [serverId],
+        model: 'openai/gpt-4.1',
+        tests: [{ title: 'long', query: longQuery }],
       });
       expect(suite.status).toBe(201);
       expect(suite.body.caseUpsert).toEqual({ committed: [{ id: expect.any(String), name: 'long' }], failed: [] });
 
       const [result] = sampleResults(1);
-      const reported = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, { suiteName: 'long reported', externalRunId: 'long-1', results: [{ ...result, caseTitle: 'long', query: longQuery }] });
+      const reported = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, {
+        suiteName: 'long reported',
+        externalRunId: 'long-1',
+        results: [{ ...result, caseTitle: 'long', query: longQuery }],
+      });
       expect(reported.status).toBe(200);
-      const { body: page } = await call('GET', `/projects/${org.projectId}/eval-runs/${reported.body.runId}/iterations`);
+      const { body: page } = await call(
+        'GET',
+        `/projects/${org.projectId}/eval-runs/${reported.body.runId}/iterations`,
+      );
       expect(page.items[0].testCaseId).toEqual(expect.any(String));
       const [row] = await stack.sql`SELECT query FROM eval_cases WHERE id = ${page.items[0].testCaseId}`;
       expect(row.query).toBe(longQuery);
@@ -203,8 +305,13 @@ describe('hostile inputs', () => {
     it('the same long title and query reported again are the same case', async () => {
       const [result] = sampleResults(1);
       const caseOf = async (externalRunId: string) => {
-        const reported = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, { suiteName: 'long again', externalRunId, results: [{ ...result, caseTitle: 'long', query: longQuery }] });
-        return (await call('GET', `/projects/${org.projectId}/eval-runs/${reported.body.runId}/iterations`)).body.items[0].testCaseId;
+        const reported = await call('POST', `/projects/${org.projectId}/eval-ingest/report`, {
+          suiteName: 'long again',
+          externalRunId,
+          results: [{ ...result, caseTitle: 'long', query: longQuery }],
+        });
+        return (await call('GET', `/projects/${org.projectId}/eval-runs/${reported.body.runId}/iterations`)).body
+          .items[0].testCaseId;
       };
       const ids = [await caseOf('again-1'), await caseOf('again-2')];
       expect(ids[0]).toEqual(expect.any(String));
@@ -214,22 +321,40 @@ describe('hostile inputs', () => {
 
   describe('requests Node itself refuses', () => {
     it('a URL past the 16 KB header limit gets the envelope (400), not a bare status line', async () => {
-      const response = await fetch(`${stack.baseUrl}/chat-sessions?cursor=${'%C3%A9'.repeat(4_000)}`, { headers: { authorization: `Bearer ${org.apiKey}` } });
+      const response = await fetch(`${stack.baseUrl}/chat-sessions?cursor=${'%C3%A9'.repeat(4_000)}`, {
+        headers: { authorization: `Bearer ${org.apiKey}` },
+      });
       expect(response.status).toBe(400);
-      expect(await response.json()).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('16 KB'), details: { reason: 'REQUEST_HEADERS_TOO_LARGE' } });
+      expect(await response.json()).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        message: expect.stringContaining('16 KB'),
+        details: { reason: 'REQUEST_HEADERS_TOO_LARGE' },
+      });
     });
   });
 
   describe('wrong types inside a Jest report', () => {
-    const mintJest = async () => (await call('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, { format: 'jest-json' })).body.uploadUrl as string;
+    const mintJest = async () =>
+      (await call('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, { format: 'jest-json' })).body
+        .uploadUrl as string;
 
     it('name: 5 is a 400 naming the field; the URL stays usable', async () => {
       const url = await mintJest();
       const report = JSON.parse(artifact('jest.json'));
       report.testResults[1].name = 5;
       const reply = await upload(url, JSON.stringify(report));
-      expect(reply).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/testResults\[1\]\.name: .*expected string/), details: { reason: 'ARTIFACT_INVALID', format: 'jest-json' } } });
-      expect(reply.body.details.issues[0]).toEqual({ path: 'testResults[1].name', message: expect.stringContaining('expected string') });
+      expect(reply).toMatchObject({
+        status: 400,
+        body: {
+          code: 'VALIDATION_ERROR',
+          message: expect.stringMatching(/testResults\[1\]\.name: .*expected string/),
+          details: { reason: 'ARTIFACT_INVALID', format: 'jest-json' },
+        },
+      });
+      expect(reply.body.details.issues[0]).toEqual({
+        path: 'testResults[1].name',
+        message: expect.stringContaining('expected string'),
+      });
       expect((await upload(url, artifact('jest.json'))).status).toBe(200);
     });
 
@@ -237,7 +362,13 @@ describe('hostile inputs', () => {
       const report = JSON.parse(artifact('jest.json'));
       report.testResults[0].assertionResults = [null];
       const reply = await upload(await mintJest(), JSON.stringify(report));
-      expect(reply).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/testResults\[0\]\.assertionResults\[0\]: .*expected object/) } });
+      expect(reply).toMatchObject({
+        status: 400,
+        body: {
+          code: 'VALIDATION_ERROR',
+          message: expect.stringMatching(/testResults\[0\]\.assertionResults\[0\]: .*expected object/),
+        },
+      });
     });
   });
 });

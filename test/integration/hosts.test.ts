@@ -22,7 +22,10 @@ const exampleConfig = (): Config => readJson('../fixtures/reference/host-config-
 // CommonJS modules: under NodeNext their classes are the `default` of the default import (Node sets both).
 const ajv = new Ajv2020.default({ strict: false, allErrors: true });
 addFormats.default(ajv);
-ajv.addSchema({ $id: 'https://reference.test/mcpjam', components: readJson('../fixtures/reference/mcpjam-openapi-2026-06-19.json').components });
+ajv.addSchema({
+  $id: 'https://reference.test/mcpjam',
+  components: readJson('../fixtures/reference/mcpjam-openapi-2026-06-19.json').components,
+});
 function expectReference(schema: string, value: unknown) {
   const validate = ajv.getSchema(`https://reference.test/mcpjam#/components/schemas/${schema}`)!;
   expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
@@ -31,7 +34,9 @@ function expectReference(schema: string, value: unknown) {
 /** A config as the API returns it: every header value replaced by the redaction marker. */
 function redacted(config: Config): Config {
   if (!config.connectionDefaults?.headers) return config;
-  const headers = Object.fromEntries(Object.keys(config.connectionDefaults.headers).map((name) => [name, '[redacted]']));
+  const headers = Object.fromEntries(
+    Object.keys(config.connectionDefaults.headers).map((name) => [name, '[redacted]']),
+  );
   return { ...config, connectionDefaults: { ...config.connectionDefaults, headers } };
 }
 
@@ -41,7 +46,10 @@ function expectedConfigId(config: unknown): string {
     Array.isArray(value)
       ? `[${value.map(jcs).join(',')}]`
       : value !== null && typeof value === 'object'
-        ? `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${jcs((value as Config)[k])}`).join(',')}}`
+        ? `{${Object.keys(value)
+            .sort()
+            .map((k) => `${JSON.stringify(k)}:${jcs((value as Config)[k])}`)
+            .join(',')}}`
         : JSON.stringify(value);
   return `hcfg_${createHash('sha256').update(jcs(config)).digest('base64url')}`;
 }
@@ -54,50 +62,81 @@ describe('hosts', () => {
   const hostsPath = () => `/projects/${org.projectId}/hosts`;
 
   beforeAll(async () => {
-    stack = await startTestStack({ worker: false, config: { RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_MINUTE: '60000' } });
+    stack = await startTestStack({
+      worker: false,
+      config: { RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_MINUTE: '60000' },
+    });
     org = await seedOrganization(stack.sql);
     call = apiClient(stack.baseUrl, org.apiKey);
-    serverId = (await createServer(stack.sql, stack.box, { projectId: org.projectId, name: 's', transportType: 'http', url: 'http://127.0.0.1:1/mcp' })).id;
+    serverId = (
+      await createServer(stack.sql, stack.box, {
+        projectId: org.projectId,
+        name: 's',
+        transportType: 'http',
+        url: 'http://127.0.0.1:1/mcp',
+      })
+    ).id;
   });
   afterAll(async () => stack?.stop());
 
-  it.each(hostTemplateIds)('creates a host from the %s template; its config is v2 and goes back in as a config', async (template) => {
-    const body = { name: `My ${template}`, template, theme: 'dark' };
-    expectReference('HostCreateRequest', body);
-    const created = await call('POST', hostsPath(), body);
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const config = templateConfig(template, 'dark');
-    expect(config.hostContext.theme).toBe('dark');
-    expect(created.body).toEqual({
-      id: expect.any(String), name: `My ${template}`, hostConfigId: expectedConfigId(config), config, createdAt: expect.any(Number), updatedAt: expect.any(Number),
-    });
-    expectReference('HostDetail', created.body);
-    // The v2 shape: client identity and protocol revisions under mcpProfile.initialize, the timeout as requestTimeout.
-    expect(config).toMatchObject({
-      modelId: expect.any(String),
-      serverIds: [],
-      optionalServerIds: [],
-      connectionDefaults: { headers: {}, requestTimeout: expect.any(Number) },
-      mcpProfile: { profileVersion: 1, initialize: { clientInfo: { name: expect.any(String), version: expect.any(String) }, supportedProtocolVersions: expect.any(Array) } },
-    });
-    expect(config).not.toHaveProperty('clientInfo');
-    expect(config.connectionDefaults).not.toHaveProperty('requestTimeoutMs');
-    const read = await call('GET', `${hostsPath()}/${created.body.id}`);
-    expect(read.body).toEqual(created.body);
-    const list = await call('GET', hostsPath());
-    expectReference('HostPage', list.body);
-    expect(list.body.items).toContainEqual({
-      id: created.body.id, name: `My ${template}`, hostConfigId: created.body.hostConfigId, modelId: config.modelId, serverCount: 0,
-      createdAt: created.body.createdAt, updatedAt: created.body.updatedAt,
-    });
+  it.each(hostTemplateIds)(
+    'creates a host from the %s template; its config is v2 and goes back in as a config',
+    async (template) => {
+      const body = { name: `My ${template}`, template, theme: 'dark' };
+      expectReference('HostCreateRequest', body);
+      const created = await call('POST', hostsPath(), body);
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const config = templateConfig(template, 'dark');
+      expect(config.hostContext.theme).toBe('dark');
+      expect(created.body).toEqual({
+        id: expect.any(String),
+        name: `My ${template}`,
+        hostConfigId: expectedConfigId(config),
+        config,
+        createdAt: expect.any(Number),
+        updatedAt: expect.any(Number),
+      });
+      expectReference('HostDetail', created.body);
+      // The v2 shape: client identity and protocol revisions under mcpProfile.initialize, the timeout as requestTimeout.
+      expect(config).toMatchObject({
+        modelId: expect.any(String),
+        serverIds: [],
+        optionalServerIds: [],
+        connectionDefaults: { headers: {}, requestTimeout: expect.any(Number) },
+        mcpProfile: {
+          profileVersion: 1,
+          initialize: {
+            clientInfo: { name: expect.any(String), version: expect.any(String) },
+            supportedProtocolVersions: expect.any(Array),
+          },
+        },
+      });
+      expect(config).not.toHaveProperty('clientInfo');
+      expect(config.connectionDefaults).not.toHaveProperty('requestTimeoutMs');
+      const read = await call('GET', `${hostsPath()}/${created.body.id}`);
+      expect(read.body).toEqual(created.body);
+      const list = await call('GET', hostsPath());
+      expectReference('HostPage', list.body);
+      expect(list.body.items).toContainEqual({
+        id: created.body.id,
+        name: `My ${template}`,
+        hostConfigId: created.body.hostConfigId,
+        modelId: config.modelId,
+        serverCount: 0,
+        createdAt: created.body.createdAt,
+        updatedAt: created.body.updatedAt,
+      });
 
-    const again = { name: `Copy of ${template}`, config: read.body.config };
-    expectReference('HostCreateRequest', again);
-    const copy = await call('POST', hostsPath(), again);
-    expect(copy.status, JSON.stringify(copy.body)).toBe(201);
-    expect(copy.body).toMatchObject({ config, hostConfigId: created.body.hostConfigId });
-    expect((await call('PATCH', `${hostsPath()}/${created.body.id}`, { config: read.body.config })).body).toMatchObject({ config, hostConfigId: created.body.hostConfigId });
-  });
+      const again = { name: `Copy of ${template}`, config: read.body.config };
+      expectReference('HostCreateRequest', again);
+      const copy = await call('POST', hostsPath(), again);
+      expect(copy.status, JSON.stringify(copy.body)).toBe(201);
+      expect(copy.body).toMatchObject({ config, hostConfigId: created.body.hostConfigId });
+      expect(
+        (await call('PATCH', `${hostsPath()}/${created.body.id}`, { config: read.body.config })).body,
+      ).toMatchObject({ config, hostConfigId: created.body.hostConfigId });
+    },
+  );
 
   it('stamps the theme into hostContext (light by default), and takes a theme only with a template', async () => {
     const light = await call('POST', hostsPath(), { name: 'light', template: 'claude' });
@@ -105,8 +144,14 @@ describe('hosts', () => {
     const dark = await call('POST', hostsPath(), { name: 'dark', template: 'claude', theme: 'dark' });
     expect(dark.body.config.hostContext.theme).toBe('dark');
     expect(dark.body.hostConfigId).not.toBe(light.body.hostConfigId);
-    expect(await call('POST', hostsPath(), { name: 'x', template: 'claude', theme: 'dim' })).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR' } });
-    expect(await call('POST', hostsPath(), { name: 'x', config: exampleConfig(), theme: 'dark' })).toMatchObject({ status: 400, body: { message: expect.stringContaining('theme') } });
+    expect(await call('POST', hostsPath(), { name: 'x', template: 'claude', theme: 'dim' })).toMatchObject({
+      status: 400,
+      body: { code: 'VALIDATION_ERROR' },
+    });
+    expect(await call('POST', hostsPath(), { name: 'x', config: exampleConfig(), theme: 'dark' })).toMatchObject({
+      status: 400,
+      body: { message: expect.stringContaining('theme') },
+    });
   });
 
   it("keeps the real product's example config whole: every key comes back unchanged, header values redacted", async () => {
@@ -117,7 +162,10 @@ describe('hosts', () => {
     expectReference('HostCreateRequest', body);
     const created = await call('POST', hostsPath(), body);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const expected = { ...config, connectionDefaults: { ...config.connectionDefaults, headers: { Authorization: '[redacted]' } } };
+    const expected = {
+      ...config,
+      connectionDefaults: { ...config.connectionDefaults, headers: { Authorization: '[redacted]' } },
+    };
     expect(created.body.config).toEqual(expected);
     const read = await call('GET', `${hostsPath()}/${created.body.id}`);
     expect(read.status).toBe(200);
@@ -126,12 +174,19 @@ describe('hosts', () => {
     expect(JSON.stringify(sortKeys(read.body.config))).toBe(JSON.stringify(sortKeys(expected)));
     expectReference('HostDetail', read.body);
     expect(JSON.stringify(read.body)).not.toContain('example-SECRET-8812');
-    expect(await findHostHeaders(stack.sql, stack.box, org.projectId, created.body.id)).toEqual({ Authorization: 'Bearer example-SECRET-8812' });
+    expect(await findHostHeaders(stack.sql, stack.box, org.projectId, created.body.id)).toEqual({
+      Authorization: 'Bearer example-SECRET-8812',
+    });
 
     const item = (await call('GET', hostsPath())).body.items.find((h: { id: string }) => h.id === created.body.id);
     expect(item).toEqual({
-      id: created.body.id, name: 'Claude (v2)', hostConfigId: expectedConfigId(expected), modelId: 'anthropic/claude-haiku-4.5', serverCount: 1,
-      createdAt: expect.any(Number), updatedAt: expect.any(Number),
+      id: created.body.id,
+      name: 'Claude (v2)',
+      hostConfigId: expectedConfigId(expected),
+      modelId: 'anthropic/claude-haiku-4.5',
+      serverCount: 1,
+      createdAt: expect.any(Number),
+      updatedAt: expect.any(Number),
     });
     // What Runway's MCP client takes from it in an eval run: the identity under mcpProfile.initialize.
     expect(hostClientProfile(read.body.config)).toEqual({ clientInfo: { name: 'claude-ai', version: '0.1.0' } });
@@ -142,15 +197,25 @@ describe('hosts', () => {
     const patched = await call('PATCH', `${hostsPath()}/${created.body.id}`, { config: edited });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     expect(patched.body.config).toEqual(edited);
-    expect(await findHostHeaders(stack.sql, stack.box, org.projectId, created.body.id)).toEqual({ Authorization: 'Bearer example-SECRET-8812' });
+    expect(await findHostHeaders(stack.sql, stack.box, org.projectId, created.body.id)).toEqual({
+      Authorization: 'Bearer example-SECRET-8812',
+    });
   });
 
   describe('hostConfigId', () => {
     it('is the documented content address: equal configs, equal ids; any change, another id; header values never in it', async () => {
       const config = exampleConfig();
-      const a = await call('POST', hostsPath(), { name: 'a', config: { ...config, connectionDefaults: { headers: { 'X-Key': 'value-one' }, requestTimeout: 10_000 } } });
+      const a = await call('POST', hostsPath(), {
+        name: 'a',
+        config: { ...config, connectionDefaults: { headers: { 'X-Key': 'value-one' }, requestTimeout: 10_000 } },
+      });
       // The same config, keys in another order, another header value.
-      const reordered = Object.fromEntries(Object.entries({ ...config, connectionDefaults: { requestTimeout: 10_000, headers: { 'X-Key': 'value-two' } } }).reverse());
+      const reordered = Object.fromEntries(
+        Object.entries({
+          ...config,
+          connectionDefaults: { requestTimeout: 10_000, headers: { 'X-Key': 'value-two' } },
+        }).reverse(),
+      );
       const b = await call('POST', hostsPath(), { name: 'b', config: reordered });
       expect([a.status, b.status]).toEqual([201, 201]);
       expect(a.body.hostConfigId).toMatch(/^hcfg_[A-Za-z0-9_-]{43}$/);
@@ -175,7 +240,11 @@ describe('hosts', () => {
         // No headers: none are added.
         connectionDefaults: { requestTimeout: 5000, keepAlive: true },
         clientCapabilities: { roots: { listChanged: true, watch: 'x' }, experimental: { 'acme/beta': { on: 1 } } },
-        mcpProfile: { profileVersion: 2, initialize: { clientInfo: { name: 'acme', version: '9', icons: [{ src: 'https://acme.test/i.png' }] } }, extra: [] },
+        mcpProfile: {
+          profileVersion: 2,
+          initialize: { clientInfo: { name: 'acme', version: '9', icons: [{ src: 'https://acme.test/i.png' }] } },
+          extra: [],
+        },
         big: 1e21,
         precise: 0.1,
       };
@@ -198,7 +267,9 @@ describe('hosts', () => {
       const minimal = await call('POST', hostsPath(), { name: 'minimal', config: { hostStyle: 'custom' } });
       expect(minimal.status, JSON.stringify(minimal.body)).toBe(201);
       expect(minimal.body.config).toEqual({ hostStyle: 'custom' });
-      expect((await call('GET', hostsPath())).body.items.find((h: { id: string }) => h.id === minimal.body.id)).toMatchObject({ modelId: '', serverCount: 0 });
+      expect(
+        (await call('GET', hostsPath())).body.items.find((h: { id: string }) => h.id === minimal.body.id),
+      ).toMatchObject({ modelId: '', serverCount: 0 });
     });
 
     it.each([
@@ -210,15 +281,51 @@ describe('hosts', () => {
       ['no name', { template: 'claude' }, /name/],
       ['an unknown body field', { name: 'x', template: 'claude', themes: 'dark' }, /did you mean `theme`/],
       ['a modelId that is not a string', { name: 'x', config: { ...exampleConfig(), modelId: 5 } }, /config\.modelId/],
-      ['serverIds that are not ids', { name: 'x', config: { ...exampleConfig(), serverIds: 'all' } }, /config\.serverIds/],
-      ['a server of no such id', { name: 'x', config: { ...exampleConfig(), serverIds: ['srv_elsewhere'] } }, /no such server in this project: srv_elsewhere/],
-      ['a fractional requestTimeout', { name: 'x', config: { ...exampleConfig(), connectionDefaults: { headers: {}, requestTimeout: 1500.5 } } }, /requestTimeout/],
-      ['a requestTimeout as text', { name: 'x', config: { ...exampleConfig(), connectionDefaults: { headers: {}, requestTimeout: '10s' } } }, /requestTimeout/],
-      ['a header value that is not text', { name: 'x', config: { ...exampleConfig(), connectionDefaults: { headers: { 'X-A': 1 } } } }, /headers/],
-      ['a header the transport sets', { name: 'x', config: { ...exampleConfig(), connectionDefaults: { headers: { 'Mcp-Session-Id': 'a' } } } }, /managed by the transport/],
-      ['a clientInfo without version', { name: 'x', config: { mcpProfile: { initialize: { clientInfo: { name: 'c' } } } } }, /clientInfo\.version/],
-      ['protocol versions that are not a list', { name: 'x', config: { mcpProfile: { initialize: { supportedProtocolVersions: '2025-06-18' } } } }, /supportedProtocolVersions/],
-      ['a capability that is not an object', { name: 'x', config: { clientCapabilities: { sampling: true } } }, /clientCapabilities\.sampling/],
+      [
+        'serverIds that are not ids',
+        { name: 'x', config: { ...exampleConfig(), serverIds: 'all' } },
+        /config\.serverIds/,
+      ],
+      [
+        'a server of no such id',
+        { name: 'x', config: { ...exampleConfig(), serverIds: ['srv_elsewhere'] } },
+        /no such server in this project: srv_elsewhere/,
+      ],
+      [
+        'a fractional requestTimeout',
+        { name: 'x', config: { ...exampleConfig(), connectionDefaults: { headers: {}, requestTimeout: 1500.5 } } },
+        /requestTimeout/,
+      ],
+      [
+        'a requestTimeout as text',
+        { name: 'x', config: { ...exampleConfig(), connectionDefaults: { headers: {}, requestTimeout: '10s' } } },
+        /requestTimeout/,
+      ],
+      [
+        'a header value that is not text',
+        { name: 'x', config: { ...exampleConfig(), connectionDefaults: { headers: { 'X-A': 1 } } } },
+        /headers/,
+      ],
+      [
+        'a header the transport sets',
+        { name: 'x', config: { ...exampleConfig(), connectionDefaults: { headers: { 'Mcp-Session-Id': 'a' } } } },
+        /managed by the transport/,
+      ],
+      [
+        'a clientInfo without version',
+        { name: 'x', config: { mcpProfile: { initialize: { clientInfo: { name: 'c' } } } } },
+        /clientInfo\.version/,
+      ],
+      [
+        'protocol versions that are not a list',
+        { name: 'x', config: { mcpProfile: { initialize: { supportedProtocolVersions: '2025-06-18' } } } },
+        /supportedProtocolVersions/,
+      ],
+      [
+        'a capability that is not an object',
+        { name: 'x', config: { clientCapabilities: { sampling: true } } },
+        /clientCapabilities\.sampling/,
+      ],
     ])('refuses %s with 400 and writes nothing', async (_label, body, message) => {
       const before = await stack.sql`SELECT count(*)::int AS n FROM hosts`;
       const reply = await call('POST', hostsPath(), body);
@@ -236,21 +343,36 @@ describe('hosts', () => {
     };
 
     it('are stored encrypted and returned as [redacted]', async () => {
-      const created = await call('POST', hostsPath(), { name: 'with a key', config: withHeaders({ 'X-Api-Key': secret, 'X-Team': 'blue' }) });
+      const created = await call('POST', hostsPath(), {
+        name: 'with a key',
+        config: withHeaders({ 'X-Api-Key': secret, 'X-Team': 'blue' }),
+      });
       expect(created.status).toBe(201);
-      expect(created.body.config.connectionDefaults.headers).toEqual({ 'X-Api-Key': '[redacted]', 'X-Team': '[redacted]' });
+      expect(created.body.config.connectionDefaults.headers).toEqual({
+        'X-Api-Key': '[redacted]',
+        'X-Team': '[redacted]',
+      });
       const read = await call('GET', `${hostsPath()}/${created.body.id}`);
-      expect(read.body.config.connectionDefaults.headers).toEqual({ 'X-Api-Key': '[redacted]', 'X-Team': '[redacted]' });
+      expect(read.body.config.connectionDefaults.headers).toEqual({
+        'X-Api-Key': '[redacted]',
+        'X-Team': '[redacted]',
+      });
       expect(JSON.stringify([created.body, read.body, (await call('GET', hostsPath())).body])).not.toContain(secret);
 
       const [row] = await stack.sql`SELECT to_jsonb(hosts)::text AS text FROM hosts WHERE id = ${created.body.id}`;
       expect(row.text).not.toContain(secret);
       expect(row.text).not.toContain('blue');
-      expect(await findHostHeaders(stack.sql, stack.box, org.projectId, created.body.id)).toEqual({ 'X-Api-Key': secret, 'X-Team': 'blue' });
+      expect(await findHostHeaders(stack.sql, stack.box, org.projectId, created.body.id)).toEqual({
+        'X-Api-Key': secret,
+        'X-Team': 'blue',
+      });
     });
 
     it('a PATCH keeps a [redacted] value, replaces a new one, drops a missing one; a rename keeps them all', async () => {
-      const created = await call('POST', hostsPath(), { name: 'rw', config: withHeaders({ 'X-Api-Key': secret, 'X-Team': 'blue', 'X-Old': 'gone' }) });
+      const created = await call('POST', hostsPath(), {
+        name: 'rw',
+        config: withHeaders({ 'X-Api-Key': secret, 'X-Team': 'blue', 'X-Old': 'gone' }),
+      });
       const hostPath = `${hostsPath()}/${created.body.id}`;
       const read = await call('GET', hostPath);
       const edited = structuredClone(read.body.config);
@@ -258,16 +380,30 @@ describe('hosts', () => {
       edited.connectionDefaults.headers = { 'X-Api-Key': '[redacted]', 'X-Team': 'green' };
       const patched = await call('PATCH', hostPath, { config: edited });
       expect(patched.status).toBe(200);
-      expect(patched.body.config).toEqual({ ...edited, connectionDefaults: { ...edited.connectionDefaults, headers: { 'X-Api-Key': '[redacted]', 'X-Team': '[redacted]' } } });
-      expect(await findHostHeaders(stack.sql, stack.box, org.projectId, created.body.id)).toEqual({ 'X-Api-Key': secret, 'X-Team': 'green' });
+      expect(patched.body.config).toEqual({
+        ...edited,
+        connectionDefaults: {
+          ...edited.connectionDefaults,
+          headers: { 'X-Api-Key': '[redacted]', 'X-Team': '[redacted]' },
+        },
+      });
+      expect(await findHostHeaders(stack.sql, stack.box, org.projectId, created.body.id)).toEqual({
+        'X-Api-Key': secret,
+        'X-Team': 'green',
+      });
 
       expect((await call('PATCH', hostPath, { name: 'renamed' })).status).toBe(200);
-      expect(await findHostHeaders(stack.sql, stack.box, org.projectId, created.body.id)).toEqual({ 'X-Api-Key': secret, 'X-Team': 'green' });
+      expect(await findHostHeaders(stack.sql, stack.box, org.projectId, created.body.id)).toEqual({
+        'X-Api-Key': secret,
+        'X-Team': 'green',
+      });
 
       // Header names are case-insensitive: the stored value is kept under the name the PATCH gives.
       edited.connectionDefaults.headers = { 'x-api-key': '[redacted]' };
       expect((await call('PATCH', hostPath, { config: edited })).status).toBe(200);
-      expect(await findHostHeaders(stack.sql, stack.box, org.projectId, created.body.id)).toEqual({ 'x-api-key': secret });
+      expect(await findHostHeaders(stack.sql, stack.box, org.projectId, created.body.id)).toEqual({
+        'x-api-key': secret,
+      });
 
       // A config without headers (or without connectionDefaults) keeps none, and gains no key it was not given.
       const { connectionDefaults: _dropped, ...withoutDefaults } = edited;
@@ -279,13 +415,27 @@ describe('hosts', () => {
     it('[redacted] for a header with no stored value is 400 and changes nothing', async () => {
       const created = await call('POST', hostsPath(), { name: 'strict', config: withHeaders({ 'X-Api-Key': secret }) });
       const hostPath = `${hostsPath()}/${created.body.id}`;
-      const patched = await call('PATCH', hostPath, { config: withHeaders({ 'X-Api-Key': '[redacted]', 'X-Other': '[redacted]' }) });
+      const patched = await call('PATCH', hostPath, {
+        config: withHeaders({ 'X-Api-Key': '[redacted]', 'X-Other': '[redacted]' }),
+      });
       expect(patched.status).toBe(400);
-      expect(patched.body).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('X-Other'), details: { headers: ['X-Other'] } });
-      expect(await findHostHeaders(stack.sql, stack.box, org.projectId, created.body.id)).toEqual({ 'X-Api-Key': secret });
+      expect(patched.body).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        message: expect.stringContaining('X-Other'),
+        details: { headers: ['X-Other'] },
+      });
+      expect(await findHostHeaders(stack.sql, stack.box, org.projectId, created.body.id)).toEqual({
+        'X-Api-Key': secret,
+      });
 
-      const copy = await call('POST', hostsPath(), { name: 'copy', config: withHeaders({ 'X-Api-Key': '[redacted]' }) });
-      expect(copy).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', details: { headers: ['X-Api-Key'] } } });
+      const copy = await call('POST', hostsPath(), {
+        name: 'copy',
+        config: withHeaders({ 'X-Api-Key': '[redacted]' }),
+      });
+      expect(copy).toMatchObject({
+        status: 400,
+        body: { code: 'VALIDATION_ERROR', details: { headers: ['X-Api-Key'] } },
+      });
     });
 
     it('a host saved before encryption (plain headers in its config) is redacted at once and sealed at start', async () => {
@@ -332,12 +482,22 @@ describe('hosts', () => {
       const read = await call('GET', `${hostsPath()}/host_v1_kept`);
       expect(read.status).toBe(200);
       expect(read.body.config).toEqual(legacyConfig());
-      expect((await call('GET', hostsPath())).body.items.find((h: { id: string }) => h.id === 'host_v1_kept')).toMatchObject({ modelId: 'anthropic/claude-sonnet-4-5', serverCount: 0 });
-      expect(hostClientProfile(read.body.config)).toEqual({ clientInfo: { name: 'claude-ai', version: '0.1.0' }, elicitation: {}, roots: [{ uri: 'file:///work' }] });
-      const patched = await call('PATCH', `${hostsPath()}/host_v1_kept`, { config: { ...read.body.config, temperature: 0.2 } });
+      expect(
+        (await call('GET', hostsPath())).body.items.find((h: { id: string }) => h.id === 'host_v1_kept'),
+      ).toMatchObject({ modelId: 'anthropic/claude-sonnet-4-5', serverCount: 0 });
+      expect(hostClientProfile(read.body.config)).toEqual({
+        clientInfo: { name: 'claude-ai', version: '0.1.0' },
+        elicitation: {},
+        roots: [{ uri: 'file:///work' }],
+      });
+      const patched = await call('PATCH', `${hostsPath()}/host_v1_kept`, {
+        config: { ...read.body.config, temperature: 0.2 },
+      });
       expect(patched.status, JSON.stringify(patched.body)).toBe(200);
       expect(patched.body.config).toEqual({ ...legacyConfig(), temperature: 0.2 });
-      expect(await findHostHeaders(stack.sql, stack.box, org.projectId, 'host_v1_kept')).toEqual({ 'X-Api-Key': 'old-SECRET' });
+      expect(await findHostHeaders(stack.sql, stack.box, org.projectId, 'host_v1_kept')).toEqual({
+        'X-Api-Key': 'old-SECRET',
+      });
     });
 
     it('migration 031 moves their identity and timeout to the v2 places and keeps everything else', async () => {
@@ -345,7 +505,9 @@ describe('hosts', () => {
       const v2 = exampleConfig();
       const [{ id: v2Id }] = await stack.sql`
         INSERT INTO hosts (id, project_id, name, config) VALUES ('host_v2_untouched', ${org.projectId}, 'v2', ${stack.sql.json(v2 as never)}) RETURNING id`;
-      await stack.sql.unsafe(readFileSync(new URL('../../db/migrations/031_host_config_v2.sql', import.meta.url), 'utf8'));
+      await stack.sql.unsafe(
+        readFileSync(new URL('../../db/migrations/031_host_config_v2.sql', import.meta.url), 'utf8'),
+      );
 
       const { clientInfo, protocolVersions, connectionDefaults, ...rest } = legacyConfig();
       const moved = (await call('GET', `${hostsPath()}/host_v1_moved`)).body.config;
@@ -355,7 +517,9 @@ describe('hosts', () => {
         mcpProfile: { profileVersion: 1, initialize: { clientInfo, supportedProtocolVersions: protocolVersions } },
       });
       expect(hostClientProfile(moved)).toEqual(hostClientProfile(legacyConfig()));
-      expect(await findHostHeaders(stack.sql, stack.box, org.projectId, 'host_v1_moved')).toEqual({ 'X-Api-Key': 'old-SECRET' });
+      expect(await findHostHeaders(stack.sql, stack.box, org.projectId, 'host_v1_moved')).toEqual({
+        'X-Api-Key': 'old-SECRET',
+      });
       expect((await call('GET', `${hostsPath()}/${v2Id}`)).body.config).toEqual(v2);
     });
   });
@@ -368,7 +532,13 @@ describe('hosts', () => {
 
     const list = await call('GET', hostsPath());
     expect(list.body.items).toContainEqual({
-      id: hostId, name: 'Custom', hostConfigId: created.body.hostConfigId, modelId: 'openai/gpt-4.1-mini', serverCount: 1, createdAt: expect.any(Number), updatedAt: expect.any(Number),
+      id: hostId,
+      name: 'Custom',
+      hostConfigId: created.body.hostConfigId,
+      modelId: 'openai/gpt-4.1-mini',
+      serverCount: 1,
+      createdAt: expect.any(Number),
+      updatedAt: expect.any(Number),
     });
 
     const renamed = await call('PATCH', `${hostsPath()}/${hostId}`, { name: 'Renamed' });
@@ -394,7 +564,10 @@ describe('hosts', () => {
       expect(reply.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'UNKNOWN_FIELD' } });
     }
     expect((await call('GET', hostPath)).status).toBe(200);
-    expect(await call('DELETE', hostPath, {})).toMatchObject({ status: 200, body: { id: created.body.id, deleted: true } });
+    expect(await call('DELETE', hostPath, {})).toMatchObject({
+      status: 200,
+      body: { id: created.body.id, deleted: true },
+    });
   });
 
   it('PATCH needs at least one field', async () => {
@@ -419,6 +592,11 @@ describe('hosts', () => {
 /** The same value with object keys sorted at every depth (jsonb keeps no key order). */
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Config)[k])]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortKeys((value as Config)[k])]),
+    );
   return value;
 }

@@ -8,8 +8,16 @@ import { startTestStack, type TestStack } from '../helpers/stack.js';
 const artifact = (name: string) => readFileSync(new URL(`../fixtures/artifacts/${name}`, import.meta.url));
 
 /** Sends raw bytes to an upload URL the way a CI step would: no key, any content type. */
-async function upload(url: string, body: Buffer | string, init: { method?: 'POST' | 'PUT'; contentType?: string } = {}) {
-  const response = await fetch(url, { method: init.method ?? 'POST', headers: { 'content-type': init.contentType ?? 'application/octet-stream' }, body });
+async function upload(
+  url: string,
+  body: Buffer | string,
+  init: { method?: 'POST' | 'PUT'; contentType?: string } = {},
+) {
+  const response = await fetch(url, {
+    method: init.method ?? 'POST',
+    headers: { 'content-type': init.contentType ?? 'application/octet-stream' },
+    body,
+  });
   return { status: response.status, body: (await response.json()) as any };
 }
 
@@ -19,7 +27,10 @@ describe('eval ingest: artifact uploads', () => {
   let call: ReturnType<typeof apiClient>;
 
   beforeAll(async () => {
-    stack = await startTestStack({ worker: false, config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000' } });
+    stack = await startTestStack({
+      worker: false,
+      config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000' },
+    });
     org = await seedOrganization(stack.sql);
     call = apiClient(stack.baseUrl, org.apiKey);
   });
@@ -41,14 +52,21 @@ describe('eval ingest: artifact uploads', () => {
   it('mints a short-lived URL on this service and stores only a hash of its token', async () => {
     const before = Date.now();
     const minted = await mint({ format: 'junit-xml', suiteName: 'CI' });
-    expect(minted.uploadUrl).toMatch(new RegExp(`^${stack.origin}/api/v1/eval-ingest/uploads\\?token=[0-9A-Za-z]{43}$`));
+    expect(minted.uploadUrl).toMatch(
+      new RegExp(`^${stack.origin}/api/v1/eval-ingest/uploads\\?token=[0-9A-Za-z]{43}$`),
+    );
     expect(minted.expiresAt).toBeGreaterThanOrEqual(before + 14 * 60_000);
     expect(minted.expiresAt).toBeLessThanOrEqual(Date.now() + 15 * 60_000 + 5_000);
     const token = new URL(minted.uploadUrl).searchParams.get('token')!;
     const rows = await stack.sql`SELECT * FROM ingest_artifacts WHERE project_id = ${org.projectId}`;
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(token);
-    expect(rows[0]).toMatchObject({ format: 'junit-xml', suite_name: 'CI', used_at: null, created_by_key_id: org.keyId });
+    expect(rows[0]).toMatchObject({
+      format: 'junit-xml',
+      suite_name: 'CI',
+      used_at: null,
+      created_by_key_id: org.keyId,
+    });
     // Nor does the request log carry it once the URL is used.
     expect((await upload(minted.uploadUrl, artifact('pytest-junit.xml'))).status).toBe(200);
     expect(stack.logs.join('')).toContain('/eval-ingest/uploads');
@@ -61,113 +79,256 @@ describe('eval ingest: artifact uploads', () => {
     expect(reply).toEqual({
       status: 200,
       body: {
-        ok: true, storageId: expect.stringMatching(/^art_/), runId: expect.stringMatching(/^run_/), suiteId: expect.stringMatching(/^sui_/),
-        status: 'completed', result: 'failed', summary: expect.objectContaining({ total: 4, passed: 2, failed: 2, passRate: 0.5 }), skipped: 1,
+        ok: true,
+        storageId: expect.stringMatching(/^art_/),
+        runId: expect.stringMatching(/^run_/),
+        suiteId: expect.stringMatching(/^sui_/),
+        status: 'completed',
+        result: 'failed',
+        summary: expect.objectContaining({ total: 4, passed: 2, failed: 2, passRate: 0.5 }),
+        skipped: 1,
       },
     });
     const { run, iterations, byTitle } = await readRun(reply.body.runId);
-    expect(run).toMatchObject({ source: 'sdk', status: 'completed', progress: { total: 5, completed: 4, passed: 2, failed: 2 } });
-    expect(iterations.map((i) => i.title)).toEqual(['test_forecast_for_known_city', 'test_low_temperature', 'test_severe_weather_alerts', 'test_alerts_endpoint', 'test_units_conversion']);
-    expect(byTitle.test_forecast_for_known_city).toMatchObject({ status: 'completed', result: 'passed', durationMs: 1, error: null, metadata: { outcome: 'passed', suite: 'weather-tools' } });
-    expect(byTitle.test_low_temperature).toMatchObject({ status: 'failed', result: 'failed', error: 'assert 12 == -3', metadata: { outcome: 'failed' } });
-    expect(byTitle.test_alerts_endpoint).toMatchObject({
-      status: 'failed', result: 'failed', error: 'failed on setup with "ConnectionError: alerts server is not reachable on 127.0.0.1:8765"', metadata: { outcome: 'errored' },
+    expect(run).toMatchObject({
+      source: 'sdk',
+      status: 'completed',
+      progress: { total: 5, completed: 4, passed: 2, failed: 2 },
     });
-    expect(byTitle.test_severe_weather_alerts).toMatchObject({ status: 'cancelled', result: null, error: null, metadata: { outcome: 'skipped', skipReason: 'needs a weather API key' } });
-    const [details] = await stack.sql`SELECT error_details FROM eval_iterations WHERE id = ${byTitle.test_low_temperature.id}`;
+    expect(iterations.map((i) => i.title)).toEqual([
+      'test_forecast_for_known_city',
+      'test_low_temperature',
+      'test_severe_weather_alerts',
+      'test_alerts_endpoint',
+      'test_units_conversion',
+    ]);
+    expect(byTitle.test_forecast_for_known_city).toMatchObject({
+      status: 'completed',
+      result: 'passed',
+      durationMs: 1,
+      error: null,
+      metadata: { outcome: 'passed', suite: 'weather-tools' },
+    });
+    expect(byTitle.test_low_temperature).toMatchObject({
+      status: 'failed',
+      result: 'failed',
+      error: 'assert 12 == -3',
+      metadata: { outcome: 'failed' },
+    });
+    expect(byTitle.test_alerts_endpoint).toMatchObject({
+      status: 'failed',
+      result: 'failed',
+      error: 'failed on setup with "ConnectionError: alerts server is not reachable on 127.0.0.1:8765"',
+      metadata: { outcome: 'errored' },
+    });
+    expect(byTitle.test_severe_weather_alerts).toMatchObject({
+      status: 'cancelled',
+      result: null,
+      error: null,
+      metadata: { outcome: 'skipped', skipReason: 'needs a weather API key' },
+    });
+    const [details] =
+      await stack.sql`SELECT error_details FROM eval_iterations WHERE id = ${byTitle.test_low_temperature.id}`;
     expect(details.error_details).toContain('tests/test_weather.py:18: AssertionError');
-    const cases = await stack.sql`SELECT title, query FROM eval_cases WHERE suite_id = ${reply.body.suiteId} ORDER BY title`;
+    const cases =
+      await stack.sql`SELECT title, query FROM eval_cases WHERE suite_id = ${reply.body.suiteId} ORDER BY title`;
     expect(cases.map((c) => c.query)).toEqual(Array(5).fill('tests.test_weather'));
     const [stored] = await stack.sql`SELECT framework, external_run_id FROM eval_runs WHERE id = ${reply.body.runId}`;
-    expect(stored).toEqual({ framework: 'junit', external_run_id: expect.stringMatching(/^artifact:sha256:[0-9a-f]{64}$/) });
+    expect(stored).toEqual({
+      framework: 'junit',
+      external_run_id: expect.stringMatching(/^artifact:sha256:[0-9a-f]{64}$/),
+    });
   });
 
   it('Vitest JUnit XML (PUT), with a test file that failed to load and todo tests', async () => {
     const { uploadUrl } = await mint({ format: 'junit-xml' });
     const reply = await upload(uploadUrl, artifact('vitest-junit.xml'), { method: 'PUT', contentType: 'text/xml' });
-    expect(reply.body).toMatchObject({ status: 'completed', result: 'failed', summary: { total: 4, passed: 1, failed: 3 }, skipped: 2 });
+    expect(reply.body).toMatchObject({
+      status: 'completed',
+      result: 'failed',
+      summary: { total: 4, passed: 1, failed: 3 },
+      skipped: 2,
+    });
     const { byTitle } = await readRun(reply.body.runId);
-    expect(byTitle['weather tools > reports the low temperature']).toMatchObject({ error: 'expected 12 to be -3 // Object.is equality', durationMs: 8 });
-    expect(byTitle['test/broken.test.ts']).toMatchObject({ result: 'failed', error: "Cannot find module './does-not-exist.js' imported from /home/runner/work/weather-mcp/weather-mcp/test/broken.test.ts" });
-    expect(byTitle['weather tools > converts units']).toMatchObject({ status: 'cancelled', metadata: { outcome: 'skipped' } });
+    expect(byTitle['weather tools > reports the low temperature']).toMatchObject({
+      error: 'expected 12 to be -3 // Object.is equality',
+      durationMs: 8,
+    });
+    expect(byTitle['test/broken.test.ts']).toMatchObject({
+      result: 'failed',
+      error:
+        "Cannot find module './does-not-exist.js' imported from /home/runner/work/weather-mcp/weather-mcp/test/broken.test.ts",
+    });
+    expect(byTitle['weather tools > converts units']).toMatchObject({
+      status: 'cancelled',
+      metadata: { outcome: 'skipped' },
+    });
     const suites = (await call('GET', `/projects/${org.projectId}/eval-suites`)).body.items;
     // No suiteName: the suite is the one the report names.
     expect(suites.find((s: { id: string }) => s.id === reply.body.suiteId).name).toBe('vitest tests');
   });
 
   it('the same report uploaded again, through another URL, is the same run; a given externalRunId names the run', async () => {
-    const first = await upload((await mint({ format: 'junit-xml', suiteName: 'Uploaded twice' })).uploadUrl, artifact('vitest-junit.xml'));
-    const again = await upload((await mint({ format: 'junit-xml', suiteName: 'Uploaded twice' })).uploadUrl, artifact('vitest-junit.xml'));
+    const first = await upload(
+      (await mint({ format: 'junit-xml', suiteName: 'Uploaded twice' })).uploadUrl,
+      artifact('vitest-junit.xml'),
+    );
+    const again = await upload(
+      (await mint({ format: 'junit-xml', suiteName: 'Uploaded twice' })).uploadUrl,
+      artifact('vitest-junit.xml'),
+    );
     expect(first.body).not.toHaveProperty('reused');
-    expect(again.body).toMatchObject({ runId: first.body.runId, suiteId: first.body.suiteId, result: 'failed', reused: true });
+    expect(again.body).toMatchObject({
+      runId: first.body.runId,
+      suiteId: first.body.suiteId,
+      result: 'failed',
+      reused: true,
+    });
     expect(again.body.storageId).not.toBe(first.body.storageId);
-    const runs = await stack.sql`SELECT r.id FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE s.name = 'Uploaded twice'`;
+    const runs =
+      await stack.sql`SELECT r.id FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE s.name = 'Uploaded twice'`;
     expect(runs).toHaveLength(1);
 
     // Another suite name is another run on purpose; so is another externalRunId, and the same one is the same run.
-    const elsewhere = await upload((await mint({ format: 'junit-xml', suiteName: 'Uploaded elsewhere' })).uploadUrl, artifact('vitest-junit.xml'));
+    const elsewhere = await upload(
+      (await mint({ format: 'junit-xml', suiteName: 'Uploaded elsewhere' })).uploadUrl,
+      artifact('vitest-junit.xml'),
+    );
     expect(elsewhere.body.runId).not.toBe(first.body.runId);
-    const named = await upload((await mint({ format: 'junit-xml', suiteName: 'Uploaded twice', externalRunId: 'ci-1234-1' })).uploadUrl, artifact('vitest-junit.xml'));
+    const named = await upload(
+      (await mint({ format: 'junit-xml', suiteName: 'Uploaded twice', externalRunId: 'ci-1234-1' })).uploadUrl,
+      artifact('vitest-junit.xml'),
+    );
     expect(named.body.runId).not.toBe(first.body.runId);
     const [stored] = await stack.sql`SELECT external_run_id FROM eval_runs WHERE id = ${named.body.runId}`;
     expect(stored.external_run_id).toBe('ci-1234-1');
-    const renamed = await upload((await mint({ format: 'junit-xml', externalRunId: 'ci-1234-1' })).uploadUrl, artifact('pytest-junit.xml'));
+    const renamed = await upload(
+      (await mint({ format: 'junit-xml', externalRunId: 'ci-1234-1' })).uploadUrl,
+      artifact('pytest-junit.xml'),
+    );
     expect(renamed.body).toMatchObject({ runId: named.body.runId, reused: true });
   });
 
   it.each([
     ['jest-json', 'jest.json', 'jest', 'Jest artifacts', '__tests__'],
     ['vitest-json', 'vitest.json', 'vitest', 'Vitest artifacts', 'test'],
-  ])('%s: passed, failed, errored (a thrown TypeError, a file that failed to run) and skipped (skip, todo) tests', async (format, file, framework, suiteName, folder) => {
-    const { uploadUrl } = await mint({ format });
-    const reply = await upload(uploadUrl, artifact(file), { contentType: 'application/json' });
-    expect(reply.body).toMatchObject({ ok: true, status: 'completed', result: 'failed', summary: { total: 4, passed: 1, failed: 3, passRate: 0.25 }, skipped: 2 });
-    const { iterations, byTitle } = await readRun(reply.body.runId);
-    expect(iterations).toHaveLength(6);
-    expect(byTitle['weather tools returns a forecast for a known city']).toMatchObject({ status: 'completed', result: 'passed', metadata: { outcome: 'passed' } });
-    expect(byTitle['weather tools reports the low temperature']).toMatchObject({ result: 'failed', metadata: { outcome: 'failed' } });
-    expect(byTitle['weather tools calls the alerts endpoint']).toMatchObject({ result: 'failed', error: 'TypeError: client.alerts is not a function', metadata: { outcome: 'errored' } });
-    expect(byTitle['weather tools lists severe weather alerts']).toMatchObject({ status: 'cancelled', result: null, metadata: { outcome: 'skipped' } });
-    expect(byTitle['weather tools converts units']).toMatchObject({ status: 'cancelled', result: null, metadata: { outcome: 'skipped' } });
-    const broken = iterations.find((i) => i.title.endsWith(`${folder}/broken.test.${format === 'jest-json' ? 'js' : 'ts'}`));
-    expect(broken).toMatchObject({ status: 'failed', result: 'failed', metadata: { outcome: 'errored' } });
-    expect(broken.error).toMatch(/Cannot find module|Test suite failed to run/);
-    for (const iteration of iterations) expect(iteration.error ?? '').not.toContain('\u001b');
-    const [stored] = await stack.sql`SELECT framework FROM eval_runs WHERE id = ${reply.body.runId}`;
-    expect(stored.framework).toBe(framework);
-    const suite = (await call('GET', `/projects/${org.projectId}/eval-suites`)).body.items.find((s: { id: string }) => s.id === reply.body.suiteId);
-    expect(suite).toMatchObject({ name: suiteName, latestRun: { id: reply.body.runId, passRate: 0.25 } });
-  });
+  ])(
+    '%s: passed, failed, errored (a thrown TypeError, a file that failed to run) and skipped (skip, todo) tests',
+    async (format, file, framework, suiteName, folder) => {
+      const { uploadUrl } = await mint({ format });
+      const reply = await upload(uploadUrl, artifact(file), { contentType: 'application/json' });
+      expect(reply.body).toMatchObject({
+        ok: true,
+        status: 'completed',
+        result: 'failed',
+        summary: { total: 4, passed: 1, failed: 3, passRate: 0.25 },
+        skipped: 2,
+      });
+      const { iterations, byTitle } = await readRun(reply.body.runId);
+      expect(iterations).toHaveLength(6);
+      expect(byTitle['weather tools returns a forecast for a known city']).toMatchObject({
+        status: 'completed',
+        result: 'passed',
+        metadata: { outcome: 'passed' },
+      });
+      expect(byTitle['weather tools reports the low temperature']).toMatchObject({
+        result: 'failed',
+        metadata: { outcome: 'failed' },
+      });
+      expect(byTitle['weather tools calls the alerts endpoint']).toMatchObject({
+        result: 'failed',
+        error: 'TypeError: client.alerts is not a function',
+        metadata: { outcome: 'errored' },
+      });
+      expect(byTitle['weather tools lists severe weather alerts']).toMatchObject({
+        status: 'cancelled',
+        result: null,
+        metadata: { outcome: 'skipped' },
+      });
+      expect(byTitle['weather tools converts units']).toMatchObject({
+        status: 'cancelled',
+        result: null,
+        metadata: { outcome: 'skipped' },
+      });
+      const broken = iterations.find((i) =>
+        i.title.endsWith(`${folder}/broken.test.${format === 'jest-json' ? 'js' : 'ts'}`),
+      );
+      expect(broken).toMatchObject({ status: 'failed', result: 'failed', metadata: { outcome: 'errored' } });
+      expect(broken.error).toMatch(/Cannot find module|Test suite failed to run/);
+      for (const iteration of iterations) expect(iteration.error ?? '').not.toContain('\u001b');
+      const [stored] = await stack.sql`SELECT framework FROM eval_runs WHERE id = ${reply.body.runId}`;
+      expect(stored.framework).toBe(framework);
+      const suite = (await call('GET', `/projects/${org.projectId}/eval-suites`)).body.items.find(
+        (s: { id: string }) => s.id === reply.body.suiteId,
+      );
+      expect(suite).toMatchObject({ name: suiteName, latestRun: { id: reply.body.runId, passRate: 0.25 } });
+    },
+  );
 
   it('without a format the blob is only stored', async () => {
     const { uploadUrl } = await mint({}, 'default');
     const html = '<!doctype html><p>widget</p>';
     const reply = await upload(uploadUrl, html, { contentType: 'text/html; charset=utf-8' });
     expect(reply).toEqual({ status: 200, body: { ok: true, storageId: expect.stringMatching(/^art_/) } });
-    const [row] = await stack.sql`SELECT content, content_type, run_id, project_id FROM ingest_artifacts WHERE id = ${reply.body.storageId}`;
-    expect(row).toEqual({ content: Buffer.from(html), content_type: 'text/html; charset=utf-8', run_id: null, project_id: org.projectId });
+    const [row] =
+      await stack.sql`SELECT content, content_type, run_id, project_id FROM ingest_artifacts WHERE id = ${reply.body.storageId}`;
+    expect(row).toEqual({
+      content: Buffer.from(html),
+      content_type: 'text/html; charset=utf-8',
+      run_id: null,
+      project_id: org.projectId,
+    });
   });
 
   it('a forged URL is 404, an expired one 403, a used one 409; each says why, also in an `error` string', async () => {
     const forged = await upload(`${stack.origin}/api/v1/eval-ingest/uploads?token=${'x'.repeat(43)}`, 'data');
-    expect(forged).toEqual({ status: 404, body: { code: 'NOT_FOUND', message: expect.stringContaining('never issued'), error: expect.any(String), details: { reason: 'UPLOAD_URL_UNKNOWN' } } });
-    for (const url of [`${stack.origin}/api/v1/eval-ingest/uploads`, `${stack.origin}/api/v1/eval-ingest/uploads?token=a&token=b`]) {
+    expect(forged).toEqual({
+      status: 404,
+      body: {
+        code: 'NOT_FOUND',
+        message: expect.stringContaining('never issued'),
+        error: expect.any(String),
+        details: { reason: 'UPLOAD_URL_UNKNOWN' },
+      },
+    });
+    for (const url of [
+      `${stack.origin}/api/v1/eval-ingest/uploads`,
+      `${stack.origin}/api/v1/eval-ingest/uploads?token=a&token=b`,
+    ]) {
       expect((await upload(url, 'data')).body.details).toEqual({ reason: 'UPLOAD_URL_UNKNOWN' });
     }
 
     const expiring = await mint({ format: 'junit-xml' });
     await stack.sql`UPDATE ingest_artifacts SET expires_at = now() - interval '1 second' WHERE used_at IS NULL`;
     const expired = await upload(expiring.uploadUrl, artifact('pytest-junit.xml'));
-    expect(expired).toMatchObject({ status: 403, body: { code: 'FORBIDDEN', message: expect.stringContaining('expired'), error: expect.stringContaining('expired'), details: { reason: 'UPLOAD_URL_EXPIRED' } } });
+    expect(expired).toMatchObject({
+      status: 403,
+      body: {
+        code: 'FORBIDDEN',
+        message: expect.stringContaining('expired'),
+        error: expect.stringContaining('expired'),
+        details: { reason: 'UPLOAD_URL_EXPIRED' },
+      },
+    });
 
     const { uploadUrl } = await mint();
     expect((await upload(uploadUrl, 'first')).status).toBe(200);
     const reused = await upload(uploadUrl, 'second');
-    expect(reused).toMatchObject({ status: 409, body: { code: 'CONFLICT', error: expect.stringContaining('already used'), details: { reason: 'UPLOAD_URL_ALREADY_USED' } } });
-    const [row] = await stack.sql`SELECT content FROM ingest_artifacts WHERE content IS NOT NULL AND content = ${Buffer.from('first')}`;
+    expect(reused).toMatchObject({
+      status: 409,
+      body: {
+        code: 'CONFLICT',
+        error: expect.stringContaining('already used'),
+        details: { reason: 'UPLOAD_URL_ALREADY_USED' },
+      },
+    });
+    const [row] =
+      await stack.sql`SELECT content FROM ingest_artifacts WHERE content IS NOT NULL AND content = ${Buffer.from('first')}`;
     expect(row).toBeDefined();
     // The upload URL is its own credential: a bearer key changes nothing, and none is needed.
-    expect((await fetch(uploadUrl, { method: 'POST', headers: { authorization: 'Bearer sk_nope' }, body: 'third' })).status).toBe(409);
+    expect(
+      (await fetch(uploadUrl, { method: 'POST', headers: { authorization: 'Bearer sk_nope' }, body: 'third' })).status,
+    ).toBe(409);
   });
 
   it('the same bytes sent again (a retry whose reply was lost) get the same reply and make no second run', async () => {
@@ -175,7 +336,8 @@ describe('eval ingest: artifact uploads', () => {
     const first = await upload(uploadUrl, artifact('jest.json'));
     const retry = await upload(uploadUrl, artifact('jest.json'));
     expect(retry).toEqual(first);
-    const runs = await stack.sql`SELECT r.id FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE s.name = 'Retried upload'`;
+    const runs =
+      await stack.sql`SELECT r.id FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE s.name = 'Retried upload'`;
     expect(runs).toHaveLength(1);
   });
 
@@ -186,14 +348,22 @@ describe('eval ingest: artifact uploads', () => {
     const replies = await Promise.all(variants.map((body) => upload(uploadUrl, body)));
     expect(replies.filter((r) => r.status === 200)).toHaveLength(1);
     expect(replies.filter((r) => r.status === 409)).toHaveLength(5);
-    const runs = await stack.sql`SELECT r.id FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE s.name = 'Racing uploads'`;
+    const runs =
+      await stack.sql`SELECT r.id FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE s.name = 'Racing uploads'`;
     expect(runs).toHaveLength(1);
   });
 
   it('an artifact that cannot be read is a 400 and leaves the URL usable for a fixed file', async () => {
     const junit = await mint({ format: 'junit-xml' });
     const notXml = await upload(junit.uploadUrl, '<testsuites><testsuite name="x"><testcase name="a"></testsuite>');
-    expect(notXml).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', error: expect.stringContaining('not well-formed XML'), details: { reason: 'ARTIFACT_UNREADABLE', line: expect.any(Number) } } });
+    expect(notXml).toMatchObject({
+      status: 400,
+      body: {
+        code: 'VALIDATION_ERROR',
+        error: expect.stringContaining('not well-formed XML'),
+        details: { reason: 'ARTIFACT_UNREADABLE', line: expect.any(Number) },
+      },
+    });
     const notJunit = await upload(junit.uploadUrl, '<html><body>report</body></html>');
     expect(notJunit.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'ARTIFACT_UNREADABLE' } });
     const empty = await upload(junit.uploadUrl, '<testsuites name="none"></testsuites>');
@@ -201,7 +371,10 @@ describe('eval ingest: artifact uploads', () => {
     expect((await upload(junit.uploadUrl, artifact('pytest-junit.xml'))).status).toBe(200);
 
     const jest = await mint({ format: 'jest-json' });
-    expect((await upload(jest.uploadUrl, '{"testResults": ')).body).toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'ARTIFACT_UNREADABLE' } });
+    expect((await upload(jest.uploadUrl, '{"testResults": ')).body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { reason: 'ARTIFACT_UNREADABLE' },
+    });
     expect((await upload(jest.uploadUrl, '{"numTotalTests": 0}')).body.message).toContain('no testResults');
     expect((await upload(jest.uploadUrl, artifact('jest.json'))).status).toBe(200);
   });
@@ -213,7 +386,9 @@ describe('eval ingest: artifact uploads', () => {
     const reply = await upload(uploadUrl, JSON.stringify(report));
     expect(reply.status).toBe(200);
     const { byTitle } = await readRun(reply.body.runId);
-    expect(byTitle['weather tools reports the low temperature'].error).toBe('AssertionError: expected "a\uFFFDb" to be "ab"');
+    expect(byTitle['weather tools reports the low temperature'].error).toBe(
+      'AssertionError: expected "a\uFFFDb" to be "ab"',
+    );
   });
 
   it('XML entities cannot blow up: nested ones stay unexpanded, wide ones past the bound are refused', async () => {
@@ -228,26 +403,47 @@ describe('eval ingest: artifact uploads', () => {
     const wide = await mint({ format: 'junit-xml' });
     const testcase = `<testcase name="${'&a;'.repeat(20)}"/>`;
     const flood = `<?xml version="1.0"?><!DOCTYPE testsuites [<!ENTITY a "${'x'.repeat(9000)}">]><testsuites><testsuite name="b">${testcase.repeat(1000)}</testsuite></testsuites>`;
-    expect(await upload(wide.uploadUrl, flood)).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', details: { reason: 'ARTIFACT_UNREADABLE' } } });
+    expect(await upload(wide.uploadUrl, flood)).toMatchObject({
+      status: 400,
+      body: { code: 'VALIDATION_ERROR', details: { reason: 'ARTIFACT_UNREADABLE' } },
+    });
   });
 
   it('an upload over 6 MiB is a 400 BODY_TOO_LARGE; the URL stays usable', async () => {
     const { uploadUrl } = await mint();
     const reply = await upload(uploadUrl, Buffer.alloc(6 * 1024 * 1024 + 1, 'a'));
-    expect(reply).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', details: { reason: 'BODY_TOO_LARGE', limit: 6 * 1024 * 1024 } } });
+    expect(reply).toMatchObject({
+      status: 400,
+      body: { code: 'VALIDATION_ERROR', details: { reason: 'BODY_TOO_LARGE', limit: 6 * 1024 * 1024 } },
+    });
     expect((await upload(uploadUrl, Buffer.alloc(6 * 1024 * 1024, 'a'))).status).toBe(200);
   });
 
   it('upload-url validates its body and needs a key', async () => {
-    expect((await call('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, { format: 'trx' })).body).toMatchObject({ code: 'VALIDATION_ERROR' });
-    expect((await apiClient(stack.baseUrl)('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, {})).status).toBe(401);
+    expect(
+      (await call('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, { format: 'trx' })).body,
+    ).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(
+      (await apiClient(stack.baseUrl)('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, {}))
+        .status,
+    ).toBe(401);
   });
 
   it('builds the URL on PUBLIC_URL when it is set', async () => {
-    const behindProxy = await startTestStack({ worker: false, database: stack.db, config: { PUBLIC_URL: 'https://runway.example.test/base/', RATE_LIMIT_BURST: '10000' } });
+    const behindProxy = await startTestStack({
+      worker: false,
+      database: stack.db,
+      config: { PUBLIC_URL: 'https://runway.example.test/base/', RATE_LIMIT_BURST: '10000' },
+    });
     try {
-      const reply = await apiClient(behindProxy.baseUrl, org.apiKey)('POST', '/projects/default/eval-ingest/artifacts/upload-url', {});
-      expect(reply.body.uploadUrl).toMatch(/^https:\/\/runway\.example\.test\/base\/api\/v1\/eval-ingest\/uploads\?token=[0-9A-Za-z]{43}$/);
+      const reply = await apiClient(behindProxy.baseUrl, org.apiKey)(
+        'POST',
+        '/projects/default/eval-ingest/artifacts/upload-url',
+        {},
+      );
+      expect(reply.body.uploadUrl).toMatch(
+        /^https:\/\/runway\.example\.test\/base\/api\/v1\/eval-ingest\/uploads\?token=[0-9A-Za-z]{43}$/,
+      );
     } finally {
       await behindProxy.stop();
     }

@@ -11,7 +11,11 @@ const artifact = (name: string) => readFileSync(new URL(`../fixtures/artifacts/$
 
 /** Sends raw bytes to an upload URL the way a CI step would: no key, any content type. */
 async function upload(url: string, body: Buffer | string, headers: Record<string, string> = {}) {
-  const response = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/octet-stream', ...headers }, body });
+  const response = await fetch(url, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/octet-stream', ...headers },
+    body,
+  });
   return { status: response.status, body: (await response.json()) as any };
 }
 
@@ -21,7 +25,10 @@ async function upload(url: string, body: Buffer | string, headers: Record<string
  */
 function uploadThatNeverEnds(url: string, headers: Record<string, string>, firstChunk: Buffer) {
   return new Promise<{ status: number; headers: Record<string, unknown>; body: any }>((resolve, reject) => {
-    const req = request(url, { method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked', ...headers } });
+    const req = request(url, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked', ...headers },
+    });
     // Once the service answers and closes the connection, writing more fails; that is expected.
     req.on('error', () => {});
     req.on('response', (res) => {
@@ -47,7 +54,10 @@ describe('eval ingest: what an upload URL costs before it proves to be one', () 
   let call: ReturnType<typeof apiClient>;
 
   beforeAll(async () => {
-    stack = await startTestStack({ worker: false, config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000' } });
+    stack = await startTestStack({
+      worker: false,
+      config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000' },
+    });
     org = await seedOrganization(stack.sql);
     call = apiClient(stack.baseUrl, org.apiKey);
   });
@@ -55,31 +65,46 @@ describe('eval ingest: what an upload URL costs before it proves to be one', () 
 
   const forged = () => `${stack.origin}/api/v1/eval-ingest/uploads?token=${'x'.repeat(43)}`;
   const mint = async (body: Record<string, unknown> = {}, key = org.apiKey) => {
-    const reply = await apiClient(stack.baseUrl, key)('POST', `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`, body);
+    const reply = await apiClient(stack.baseUrl, key)(
+      'POST',
+      `/projects/${org.projectId}/eval-ingest/artifacts/upload-url`,
+      body,
+    );
     expect(reply.status).toBe(200);
     return reply.body.uploadUrl as string;
   };
-  const storedUploads = async () => (await stack.sql`SELECT count(*)::int AS n FROM ingest_artifacts WHERE used_at IS NOT NULL`)[0].n as number;
+  const storedUploads = async () =>
+    (await stack.sql`SELECT count(*)::int AS n FROM ingest_artifacts WHERE used_at IS NOT NULL`)[0].n as number;
 
   it('a forged URL is answered 404 before a byte of its body is read: a body that never ends still gets its reply', async () => {
     expect(inflatesPastTheLimit.length).toBeLessThan(10_000);
     const reply = await uploadThatNeverEnds(forged(), {}, Buffer.alloc(64 * 1024, 'a'));
     expect(reply.status).toBe(404);
-    expect(reply.body).toMatchObject({ code: 'NOT_FOUND', error: expect.stringContaining('never issued'), details: { reason: 'UPLOAD_URL_UNKNOWN' } });
+    expect(reply.body).toMatchObject({
+      code: 'NOT_FOUND',
+      error: expect.stringContaining('never issued'),
+      details: { reason: 'UPLOAD_URL_UNKNOWN' },
+    });
     // The unread body is not kept streaming in: the service closes the connection.
     expect(reply.headers.connection).toBe('close');
   }, 20_000);
 
   it('a forged URL with a body past the size limit is 404, not 400 BODY_TOO_LARGE: its body was never read', async () => {
     const reply = await upload(forged(), Buffer.alloc(6 * 1024 * 1024 + 1, 'a'));
-    expect(reply).toMatchObject({ status: 404, body: { code: 'NOT_FOUND', details: { reason: 'UPLOAD_URL_UNKNOWN' } } });
+    expect(reply).toMatchObject({
+      status: 404,
+      body: { code: 'NOT_FOUND', details: { reason: 'UPLOAD_URL_UNKNOWN' } },
+    });
   });
 
   it('an expired URL is answered 403 without reading its body', async () => {
     const url = await mint({ format: 'junit-xml' });
     await stack.sql`UPDATE ingest_artifacts SET expires_at = now() - interval '1 second' WHERE used_at IS NULL`;
     const reply = await uploadThatNeverEnds(url, {}, Buffer.from('<testsuites>'));
-    expect(reply).toMatchObject({ status: 403, body: { code: 'FORBIDDEN', details: { reason: 'UPLOAD_URL_EXPIRED' } } });
+    expect(reply).toMatchObject({
+      status: 403,
+      body: { code: 'FORBIDDEN', details: { reason: 'UPLOAD_URL_EXPIRED' } },
+    });
   }, 20_000);
 
   it.each(['gzip', 'deflate', 'br', 'GZIP', 'gzip, identity', 'x-anything'])(
@@ -90,7 +115,11 @@ describe('eval ingest: what an upload URL costs before it proves to be one', () 
       const reply = await upload(url, gzipSync(artifact('jest.json')), { 'content-encoding': encoding });
       expect(reply).toMatchObject({
         status: 400,
-        body: { code: 'VALIDATION_ERROR', error: expect.stringContaining('Content-Encoding'), details: { reason: 'CONTENT_ENCODING_NOT_ACCEPTED', contentEncoding: encoding } },
+        body: {
+          code: 'VALIDATION_ERROR',
+          error: expect.stringContaining('Content-Encoding'),
+          details: { reason: 'CONTENT_ENCODING_NOT_ACCEPTED', contentEncoding: encoding },
+        },
       });
       expect(await storedUploads()).toBe(before);
       expect((await upload(url, artifact('jest.json'), { 'content-encoding': 'identity' })).status).toBe(200);
@@ -119,16 +148,24 @@ describe('eval ingest: what an upload URL costs before it proves to be one', () 
     const endless = await uploadThatNeverEnds(url, {}, Buffer.from('<testsuites>'));
     expect(endless).toMatchObject({ status: 403, body: { details: { reason: 'UPLOAD_URL_REVOKED' } } });
     expect(await storedUploads()).toBe(before);
-    const runs = await stack.sql`SELECT r.id FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE s.name = 'Revoked key'`;
+    const runs =
+      await stack.sql`SELECT r.id FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE s.name = 'Revoked key'`;
     expect(runs).toHaveLength(0);
   }, 20_000);
 
   it('so is one whose minting key no longer acts for the organization (its owner left it)', async () => {
     const other = await seedOrganization(stack.sql);
-    const minted = await apiClient(stack.baseUrl, other.apiKey)('POST', '/projects/default/eval-ingest/artifacts/upload-url', {});
+    const minted = await apiClient(stack.baseUrl, other.apiKey)(
+      'POST',
+      '/projects/default/eval-ingest/artifacts/upload-url',
+      {},
+    );
     await removeMembership(stack.sql, other.organizationId, other.userId);
     const reply = await upload(minted.body.uploadUrl, 'blob');
-    expect(reply).toMatchObject({ status: 403, body: { code: 'FORBIDDEN', details: { reason: 'UPLOAD_URL_REVOKED' } } });
+    expect(reply).toMatchObject({
+      status: 403,
+      body: { code: 'FORBIDDEN', details: { reason: 'UPLOAD_URL_REVOKED' } },
+    });
   });
 
   it('an upload URL of a live key still works, and sending the same bytes again still gets the first reply', async () => {
@@ -137,6 +174,8 @@ describe('eval ingest: what an upload URL costs before it proves to be one', () 
     expect(first.status).toBe(200);
     expect(await upload(url, artifact('jest.json'))).toEqual(first);
     expect((await upload(url, 'other bytes')).status).toBe(409);
-    expect((await call('GET', `/projects/${org.projectId}/eval-runs/${first.body.runId}`)).body.status).toBe('completed');
+    expect((await call('GET', `/projects/${org.projectId}/eval-runs/${first.body.runId}`)).body.status).toBe(
+      'completed',
+    );
   });
 });

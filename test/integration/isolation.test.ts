@@ -18,20 +18,37 @@ const sampleBodies: Record<string, unknown> = {
   'DELETE /projects/:projectId/hosts/:hostId': {},
   'POST /projects/:projectId/servers/:serverId/tools/call': { toolName: 'echo', parameters: { message: 'hi' } },
   'POST /projects/:projectId/servers/:serverId/prompts/get': { promptName: 'simple_prompt' },
-  'POST /projects/:projectId/servers/:serverId/resources/read': { uri: 'demo://resource/static/document/architecture.md' },
-  'POST /projects/:projectId/servers/:serverId/oauth/import-tokens': { serverUrl: 'https://x.test/mcp', tokens: { access_token: 'a' } },
+  'POST /projects/:projectId/servers/:serverId/resources/read': {
+    uri: 'demo://resource/static/document/architecture.md',
+  },
+  'POST /projects/:projectId/servers/:serverId/oauth/import-tokens': {
+    serverUrl: 'https://x.test/mcp',
+    tokens: { access_token: 'a' },
+  },
   'POST /projects/:projectId/servers/:serverId/tools': {},
   'POST /projects/:projectId/servers/:serverId/prompts': {},
   'POST /projects/:projectId/servers/:serverId/resources': {},
-  'POST /projects/:projectId/eval-suites': { name: 'x', serverIds: ['srv_x'], model: 'openai/gpt-4.1', tests: [{ title: 't', query: 'q' }] },
+  'POST /projects/:projectId/eval-suites': {
+    name: 'x',
+    serverIds: ['srv_x'],
+    model: 'openai/gpt-4.1',
+    tests: [{ title: 't', query: 'q' }],
+  },
   'PATCH /projects/:projectId/eval-suites/:suiteId': { name: 'renamed' },
   'POST /projects/:projectId/eval-suites/:suiteId/cases': { title: 't', prompt: 'p' },
   'PATCH /projects/:projectId/eval-suites/:suiteId/cases/:caseId': { title: 'renamed' },
   'POST /projects/:projectId/eval-runs': { suiteId: 'sui_b' },
   'PATCH /projects/:projectId/eval-suites/:suiteId/schedule': { enabled: true, intervalMinutes: 5 },
-  'POST /projects/:projectId/eval-ingest/report': { suiteName: 'b-suite', externalRunId: 'x', results: [{ caseTitle: 'c', passed: true }] },
+  'POST /projects/:projectId/eval-ingest/report': {
+    suiteName: 'b-suite',
+    externalRunId: 'x',
+    results: [{ caseTitle: 'c', passed: true }],
+  },
   'POST /projects/:projectId/eval-ingest/runs/start': { suiteName: 'b-suite', externalRunId: 'x' },
-  'POST /projects/:projectId/eval-ingest/runs/iterations': { runId: 'run_b', results: [{ caseTitle: 'c', passed: true }] },
+  'POST /projects/:projectId/eval-ingest/runs/iterations': {
+    runId: 'run_b',
+    results: [{ caseTitle: 'c', passed: true }],
+  },
   'POST /projects/:projectId/eval-ingest/runs/finalize': { runId: 'run_b' },
   'POST /projects/:projectId/eval-ingest/artifacts/upload-url': { format: 'junit-xml' },
   'POST /projects/:projectId/tunnels': { name: 'everything' },
@@ -45,13 +62,36 @@ describe('isolation: a key of organization A never reaches organization B', () =
   const idsOfB: Record<string, string> = {};
 
   beforeAll(async () => {
-    stack = await startTestStack({ worker: false, config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000' } });
+    stack = await startTestStack({
+      worker: false,
+      config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000' },
+    });
     a = await seedOrganization(stack.sql, { name: 'A' });
     b = await seedOrganization(stack.sql, { name: 'B' });
-    const server = await createServer(stack.sql, stack.box, { projectId: b.projectId, name: 'b-server', transportType: 'http', url: 'http://127.0.0.1:9/mcp' });
-    const chatbox = await createChatbox(stack.sql, { projectId: b.projectId, name: 'b-chatbox', modelId: 'openai/gpt-4.1', serverIds: [server.id] });
-    const host = await createHost(stack.sql, stack.box, { projectId: b.projectId, name: 'b-host', template: 'claude', config: templateConfig('claude') });
-    await createChatSession(stack.sql, { projectId: b.projectId, userId: b.userId, title: 'b-session', visibility: 'project' });
+    const server = await createServer(stack.sql, stack.box, {
+      projectId: b.projectId,
+      name: 'b-server',
+      transportType: 'http',
+      url: 'http://127.0.0.1:9/mcp',
+    });
+    const chatbox = await createChatbox(stack.sql, {
+      projectId: b.projectId,
+      name: 'b-chatbox',
+      modelId: 'openai/gpt-4.1',
+      serverIds: [server.id],
+    });
+    const host = await createHost(stack.sql, stack.box, {
+      projectId: b.projectId,
+      name: 'b-host',
+      template: 'claude',
+      config: templateConfig('claude'),
+    });
+    await createChatSession(stack.sql, {
+      projectId: b.projectId,
+      userId: b.userId,
+      title: 'b-session',
+      visibility: 'project',
+    });
     const [suite] = await stack.sql<{ id: string }[]>`
       INSERT INTO eval_suites (id, project_id, name, server_ids) VALUES ('sui_b', ${b.projectId}, 'b-suite', ${[server.id]}) RETURNING id`;
     await stack.sql`
@@ -62,12 +102,19 @@ describe('isolation: a key of organization A never reaches organization B', () =
     const [iteration] = await stack.sql<{ id: string }[]>`
       INSERT INTO eval_iterations (id, run_id, title, iteration_number, status) VALUES ('itr_b', 'run_b', 'case', 1, 'completed') RETURNING id`;
     Object.assign(idsOfB, {
-      projectId: b.projectId, serverId: server.id, chatboxId: chatbox.id, hostId: host.id, suiteId: suite.id, caseId: testCase.id, runId: 'run_b', iterationId: iteration.id,
+      projectId: b.projectId,
+      serverId: server.id,
+      chatboxId: chatbox.id,
+      hostId: host.id,
+      suiteId: suite.id,
+      caseId: testCase.id,
+      runId: 'run_b',
+      iterationId: iteration.id,
     });
   });
   afterAll(async () => stack?.stop());
 
-  it('every route with path ids answers 404 with B\'s ids, and leaks nothing', async () => {
+  it("every route with path ids answers 404 with B's ids, and leaks nothing", async () => {
     const call = apiClient(stack.baseUrl, a.apiKey);
     const checked: string[] = [];
     for (const route of stack.app.routes.filter((r) => r.path.includes(':') && r.auth !== false)) {
@@ -77,27 +124,45 @@ describe('isolation: a key of organization A never reaches organization B', () =
         return idsOfB[name];
       });
       const body = route.method === 'get' ? undefined : route.body ? sampleBodies[key] : {};
-      if (route.body && route.method !== 'get' && body === undefined) throw new Error(`add a sample body for ${key} to the isolation matrix`);
+      if (route.body && route.method !== 'get' && body === undefined)
+        throw new Error(`add a sample body for ${key} to the isolation matrix`);
       const reply = await call(route.method.toUpperCase(), path, body);
       expect(reply.status, key).toBe(404);
       expect(reply.body.code, key).toBe('NOT_FOUND');
       const text = JSON.stringify(reply.body);
-      for (const secretName of ['b-server', 'b-chatbox', 'b-host', 'b-suite', 'b-case', 'b-session']) expect(text, key).not.toContain(secretName);
+      for (const secretName of ['b-server', 'b-chatbox', 'b-host', 'b-suite', 'b-case', 'b-session'])
+        expect(text, key).not.toContain(secretName);
       checked.push(key);
     }
     expect(checked.length).toBeGreaterThanOrEqual(7);
     // The suite and case routes of issue 14 are among them.
-    expect(checked).toEqual(expect.arrayContaining([
-      'GET /projects/:projectId/eval-suites/:suiteId', 'PATCH /projects/:projectId/eval-suites/:suiteId', 'DELETE /projects/:projectId/eval-suites/:suiteId',
-      'GET /projects/:projectId/eval-suites/:suiteId/cases', 'POST /projects/:projectId/eval-suites/:suiteId/cases',
-      'GET /projects/:projectId/eval-suites/:suiteId/cases/:caseId', 'PATCH /projects/:projectId/eval-suites/:suiteId/cases/:caseId',
-      'DELETE /projects/:projectId/eval-suites/:suiteId/cases/:caseId',
-    ]));
+    expect(checked).toEqual(
+      expect.arrayContaining([
+        'GET /projects/:projectId/eval-suites/:suiteId',
+        'PATCH /projects/:projectId/eval-suites/:suiteId',
+        'DELETE /projects/:projectId/eval-suites/:suiteId',
+        'GET /projects/:projectId/eval-suites/:suiteId/cases',
+        'POST /projects/:projectId/eval-suites/:suiteId/cases',
+        'GET /projects/:projectId/eval-suites/:suiteId/cases/:caseId',
+        'PATCH /projects/:projectId/eval-suites/:suiteId/cases/:caseId',
+        'DELETE /projects/:projectId/eval-suites/:suiteId/cases/:caseId',
+      ]),
+    );
     // B's suite and case are untouched.
-    expect((await stack.sql`SELECT s.name, s.deleted_at, c.title, c.deleted_at AS case_deleted_at FROM eval_suites s JOIN eval_cases c ON c.suite_id = s.id WHERE s.id = 'sui_b'`)[0])
-      .toEqual({ name: 'b-suite', deleted_at: null, title: 'b-case', case_deleted_at: null });
+    expect(
+      (
+        await stack.sql`SELECT s.name, s.deleted_at, c.title, c.deleted_at AS case_deleted_at FROM eval_suites s JOIN eval_cases c ON c.suite_id = s.id WHERE s.id = 'sui_b'`
+      )[0],
+    ).toEqual({ name: 'b-suite', deleted_at: null, title: 'b-case', case_deleted_at: null });
     mkdirSync('test-results/reliability', { recursive: true });
-    writeFileSync('test-results/reliability/isolation.json', JSON.stringify({ routes: checked.length, checked: checked.length, idKinds: Object.keys(idsOfB), routeList: checked }, null, 2));
+    writeFileSync(
+      'test-results/reliability/isolation.json',
+      JSON.stringify(
+        { routes: checked.length, checked: checked.length, idKinds: Object.keys(idsOfB), routeList: checked },
+        null,
+        2,
+      ),
+    );
   });
 
   it('listings without path ids show nothing of B', async () => {

@@ -36,7 +36,9 @@ function parseExposition(text: string): Sample[] {
 }
 
 const value = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
-  samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0);
+  samples
+    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+    .reduce((sum, s) => sum + s.value, 0);
 
 async function scrape(url: string, token?: string): Promise<Sample[]> {
   const reply = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
@@ -58,11 +60,23 @@ describe('Prometheus metrics', () => {
 
   beforeAll(async () => {
     model = await startScriptedModelServer();
-    stack = await startTestStack({ worker: false, config: { RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_MINUTE: '6000000' } });
+    stack = await startTestStack({
+      worker: false,
+      config: { RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_MINUTE: '6000000' },
+    });
     org = await seedOrganization(stack.sql);
     call = apiClient(stack.baseUrl, org.apiKey);
-    await setProviderKey(stack.sql, stack.box, { organizationId: org.organizationId, provider: 'openai', apiKey: 'org-key', baseUrl: model.url });
-    serverId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'everything', ...everythingOverStdio() });
+    await setProviderKey(stack.sql, stack.box, {
+      organizationId: org.organizationId,
+      provider: 'openai',
+      apiKey: 'org-key',
+      baseUrl: model.url,
+    });
+    serverId = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'everything',
+      ...everythingOverStdio(),
+    });
     workerMetrics = createMetrics();
     workerMetricsServer = await serveMetrics(workerMetrics, { port: 0, host: '127.0.0.1' });
   });
@@ -81,20 +95,45 @@ describe('Prometheus metrics', () => {
   const workerMetricsUrl = () => `http://127.0.0.1:${(workerMetricsServer.address() as { port: number }).port}/metrics`;
 
   it('HTTP latency by route pattern and status, MCP call latency by server, on the API', async () => {
-    const reply = await call('POST', `/projects/${org.projectId}/servers/${serverId}/tools/call`, { toolName: 'echo', parameters: { message: 'hi' } });
+    const reply = await call('POST', `/projects/${org.projectId}/servers/${serverId}/tools/call`, {
+      toolName: 'echo',
+      parameters: { message: 'hi' },
+    });
     expect(reply.status).toBe(200);
     expect((await call('GET', '/no/such/route')).status).toBe(404);
     expect((await apiClient(stack.baseUrl)('GET', `/projects/${org.projectId}/servers`)).status).toBe(401);
 
     const samples = await apiMetrics();
     const toolsCall = '/api/v1/projects/:projectId/servers/:serverId/tools/call';
-    expect(value(samples, 'runway_http_request_duration_seconds_count', { method: 'POST', route: toolsCall, status: '200' })).toBe(1);
-    expect(value(samples, 'runway_http_request_duration_seconds_bucket', { method: 'POST', route: toolsCall, status: '200', le: '+Inf' })).toBe(1);
+    expect(
+      value(samples, 'runway_http_request_duration_seconds_count', { method: 'POST', route: toolsCall, status: '200' }),
+    ).toBe(1);
+    expect(
+      value(samples, 'runway_http_request_duration_seconds_bucket', {
+        method: 'POST',
+        route: toolsCall,
+        status: '200',
+        le: '+Inf',
+      }),
+    ).toBe(1);
     expect(value(samples, 'runway_http_request_duration_seconds_count', { route: 'unmatched', status: '404' })).toBe(1);
     // Refused before routing, still labelled with the route it asked for; never with the raw path and its ids.
-    expect(value(samples, 'runway_http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/projects/:projectId/servers', status: '401' })).toBe(1);
+    expect(
+      value(samples, 'runway_http_request_duration_seconds_count', {
+        method: 'GET',
+        route: '/api/v1/projects/:projectId/servers',
+        status: '401',
+      }),
+    ).toBe(1);
     expect(samples.some((s) => s.labels.route?.includes(org.projectId))).toBe(false);
-    expect(value(samples, 'runway_mcp_call_duration_seconds_count', { server_id: serverId, transport: 'stdio', operation: 'callTool', outcome: 'ok' })).toBe(1);
+    expect(
+      value(samples, 'runway_mcp_call_duration_seconds_count', {
+        server_id: serverId,
+        transport: 'stdio',
+        operation: 'callTool',
+        outcome: 'ok',
+      }),
+    ).toBe(1);
   });
 
   it('active runs from Postgres at scrape time; iterations by result and MCP latency from the worker', async () => {
@@ -105,10 +144,26 @@ describe('Prometheus metrics', () => {
       },
     });
     const created = await call('POST', `/projects/${org.projectId}/eval-runs`, {
-      suiteName: 'Metrics', serverIds: [serverId], modelApiKeys: { openai: 'run-key' },
+      suiteName: 'Metrics',
+      serverIds: [serverId],
+      modelApiKeys: { openai: 'run-key' },
       tests: [
-        { title: 'passes', query: 'echo hello', model: 'metrics-model', provider: 'openai', runs: 2, expectedToolCalls: [{ toolName: 'echo' }] },
-        { title: 'fails', query: 'say nothing', model: 'metrics-model', provider: 'openai', runs: 1, expectedToolCalls: [{ toolName: 'echo' }] },
+        {
+          title: 'passes',
+          query: 'echo hello',
+          model: 'metrics-model',
+          provider: 'openai',
+          runs: 2,
+          expectedToolCalls: [{ toolName: 'echo' }],
+        },
+        {
+          title: 'fails',
+          query: 'say nothing',
+          model: 'metrics-model',
+          provider: 'openai',
+          runs: 1,
+          expectedToolCalls: [{ toolName: 'echo' }],
+        },
       ],
     });
     expect(created.status).toBe(202);
@@ -120,7 +175,14 @@ describe('Prometheus metrics', () => {
       connection,
       namespace: stack.config.TEMPORAL_NAMESPACE,
       taskQueue: stack.taskQueue,
-      activities: createActivities({ sql: stack.sql, box: stack.box, config: stack.config, log: createLogger('silent'), mcp: instrumentMcp(stack.mcp, workerMetrics), metrics: workerMetrics }),
+      activities: createActivities({
+        sql: stack.sql,
+        box: stack.box,
+        config: stack.config,
+        log: createLogger('silent'),
+        mcp: instrumentMcp(stack.mcp, workerMetrics),
+        metrics: workerMetrics,
+      }),
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
     worker = { worker: w, running: w.run(), connection };
@@ -131,12 +193,28 @@ describe('Prometheus metrics', () => {
     const samples = await scrape(workerMetricsUrl());
     expect(value(samples, 'runway_eval_iterations_total', { result: 'passed' })).toBe(2);
     expect(value(samples, 'runway_eval_iterations_total', { result: 'failed' })).toBe(1);
-    expect(value(samples, 'runway_mcp_call_duration_seconds_count', { server_id: serverId, operation: 'listAllTools', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
-    expect(value(samples, 'runway_mcp_call_duration_seconds_count', { server_id: serverId, operation: 'callTool', outcome: 'ok' })).toBe(2);
+    expect(
+      value(samples, 'runway_mcp_call_duration_seconds_count', {
+        server_id: serverId,
+        operation: 'listAllTools',
+        outcome: 'ok',
+      }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      value(samples, 'runway_mcp_call_duration_seconds_count', {
+        server_id: serverId,
+        operation: 'callTool',
+        outcome: 'ok',
+      }),
+    ).toBe(2);
   });
 
   it('rate-limit rejections, and METRICS_TOKEN protects /metrics', async () => {
-    const limited = await startTestStack({ worker: false, database: stack.db, config: { RATE_LIMIT_BURST: '1', RATE_LIMIT_PER_MINUTE: '1', METRICS_TOKEN: 'scrape-secret' } });
+    const limited = await startTestStack({
+      worker: false,
+      database: stack.db,
+      config: { RATE_LIMIT_BURST: '1', RATE_LIMIT_PER_MINUTE: '1', METRICS_TOKEN: 'scrape-secret' },
+    });
     try {
       const other = await seedOrganization(stack.sql);
       const limitedCall = apiClient(limited.baseUrl, other.apiKey);
@@ -148,10 +226,14 @@ describe('Prometheus metrics', () => {
       const anonymous = await fetch(`${limited.origin}/metrics`);
       expect(anonymous.status).toBe(401);
       expect(await anonymous.text()).not.toContain('runway_');
-      expect((await fetch(`${limited.origin}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+      expect((await fetch(`${limited.origin}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(
+        401,
+      );
       const samples = await scrape(`${limited.origin}/metrics`, 'scrape-secret');
       expect(value(samples, 'runway_rate_limit_rejections_total')).toBe(1);
-      expect(value(samples, 'runway_http_request_duration_seconds_count', { route: '/api/v1/me', status: '429' })).toBe(1);
+      expect(value(samples, 'runway_http_request_duration_seconds_count', { route: '/api/v1/me', status: '429' })).toBe(
+        1,
+      );
     } finally {
       await limited.stop();
     }
@@ -170,14 +252,22 @@ describe('structured logs', () => {
   beforeAll(async () => {
     // Every level, so that nothing logged anywhere escapes the check.
     [stack, oauth, http, model] = await Promise.all([
-      startTestStack({ worker: true, config: { LOG_LEVEL: 'trace', RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_MINUTE: '6000000' } }),
+      startTestStack({
+        worker: true,
+        config: { LOG_LEVEL: 'trace', RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_MINUTE: '6000000' },
+      }),
       startOAuthServer(),
       startEverythingOverHttp('streamableHttp'),
       startScriptedModelServer(),
     ]);
     org = await seedOrganization(stack.sql);
     // The organization's provider points at the scripted model server; runs bring their own key.
-    await setProviderKey(stack.sql, stack.box, { organizationId: org.organizationId, provider: 'openai', apiKey: 'org-key', baseUrl: model.url });
+    await setProviderKey(stack.sql, stack.box, {
+      organizationId: org.organizationId,
+      provider: 'openai',
+      apiKey: 'org-key',
+      baseUrl: model.url,
+    });
     call = apiClient(stack.baseUrl, org.apiKey);
     secrets.push(org.apiKey, oauth.clientSecret);
   });
@@ -193,27 +283,65 @@ describe('structured logs', () => {
     expect(reply.headers.get('x-request-id')).toBe('req-logs-1');
     const generated = (await call('GET', '/projects')).headers.get('x-request-id');
     expect(generated).toMatch(/^[0-9a-f-]{36}$/);
-    const lines = stack.logs.flatMap((chunk) => chunk.split('\n')).filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines).toContainEqual(expect.objectContaining({ msg: 'request', requestId: 'req-logs-1', method: 'GET', path: '/api/v1/me', status: 200, ms: expect.any(Number) }));
-    expect(lines).toContainEqual(expect.objectContaining({ msg: 'request', requestId: generated, path: '/api/v1/projects' }));
+    const lines = stack.logs
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'request',
+        requestId: 'req-logs-1',
+        method: 'GET',
+        path: '/api/v1/me',
+        status: 200,
+        ms: expect.any(Number),
+      }),
+    );
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'request', requestId: generated, path: '/api/v1/projects' }),
+    );
   });
 
   it('redact secret fields wherever a logged object carries them', () => {
     const lines: string[] = [];
-    const log = createLogger('info', new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) }));
-    log.info({
-      authorization: 'Bearer sk_top_level',
-      req: { headers: { authorization: 'Bearer sk_in_headers' } },
-      body: { modelApiKeys: { openai: 'sk-model-nested' }, tokens: { access_token: 'at-nested' } },
-      server: { env: { TOKEN: 'env-nested' }, config: { headers: { 'x-api-key': 'header-deep' } } },
-      grant: { access_token: 'at-level-1', refresh_token: 'rt-level-1', clientInformation: { clientSecret: 'cs-level-2' } },
-      safe: 'visible',
-    }, 'secrets everywhere');
+    const log = createLogger(
+      'info',
+      new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) }),
+    );
+    log.info(
+      {
+        authorization: 'Bearer sk_top_level',
+        req: { headers: { authorization: 'Bearer sk_in_headers' } },
+        body: { modelApiKeys: { openai: 'sk-model-nested' }, tokens: { access_token: 'at-nested' } },
+        server: { env: { TOKEN: 'env-nested' }, config: { headers: { 'x-api-key': 'header-deep' } } },
+        grant: {
+          access_token: 'at-level-1',
+          refresh_token: 'rt-level-1',
+          clientInformation: { clientSecret: 'cs-level-2' },
+        },
+        safe: 'visible',
+      },
+      'secrets everywhere',
+    );
     const line = lines.join('');
-    for (const secret of ['sk_top_level', 'sk_in_headers', 'sk-model-nested', 'at-nested', 'env-nested', 'header-deep', 'at-level-1', 'rt-level-1', 'cs-level-2']) {
+    for (const secret of [
+      'sk_top_level',
+      'sk_in_headers',
+      'sk-model-nested',
+      'at-nested',
+      'env-nested',
+      'header-deep',
+      'at-level-1',
+      'rt-level-1',
+      'cs-level-2',
+    ]) {
       expect(line).not.toContain(secret);
     }
-    expect(JSON.parse(line)).toMatchObject({ safe: 'visible', authorization: '[redacted]', body: { modelApiKeys: '[redacted]' } });
+    expect(JSON.parse(line)).toMatchObject({
+      safe: 'visible',
+      authorization: '[redacted]',
+      body: { modelApiKeys: '[redacted]' },
+    });
   });
 
   it('never contain a bearer key, a model key, an OAuth token, or saved headers and env, whatever the request', async () => {
@@ -227,33 +355,68 @@ describe('structured logs', () => {
     const headerSecret = 'Bearer saved-header-secret-3d2c';
     const envSecret = 'saved-env-secret-8b7a';
     secrets.push(headerSecret, 'saved-header-secret-3d2c', envSecret);
-    const httpId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'http', transportType: 'http', url: http.url, headers: { Authorization: headerSecret } });
-    const stdioId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'stdio', ...everythingOverStdio(), env: { RUNWAY_TEST_SECRET: envSecret } });
+    const httpId = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'http',
+      transportType: 'http',
+      url: http.url,
+      headers: { Authorization: headerSecret },
+    });
+    const stdioId = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'stdio',
+      ...everythingOverStdio(),
+      env: { RUNWAY_TEST_SECRET: envSecret },
+    });
     for (const id of [httpId, stdioId]) {
-      expect((await call('POST', `/projects/${org.projectId}/servers/${id}/tools/call`, { toolName: 'echo', parameters: { message: 'x' } })).status).toBe(200);
+      expect(
+        (
+          await call('POST', `/projects/${org.projectId}/servers/${id}/tools/call`, {
+            toolName: 'echo',
+            parameters: { message: 'x' },
+          })
+        ).status,
+      ).toBe(200);
       expect((await call('POST', `/projects/${org.projectId}/servers/${id}/doctor`, {})).status).toBe(200);
     }
 
     // OAuth tokens: imported, injected, then refreshed after they expire.
-    const oauthId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'oauth', transportType: 'http', url: oauth.url, useOAuth: true });
+    const oauthId = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'oauth',
+      transportType: 'http',
+      url: oauth.url,
+      useOAuth: true,
+    });
     const pair = oauth.issueTokens();
     secrets.push(pair.access_token, pair.refresh_token);
     const imported = await call('POST', `/projects/${org.projectId}/servers/${oauthId}/oauth/import-tokens`, {
-      serverUrl: oauth.url, tokens: pair, clientInformation: { clientId: oauth.clientId, clientSecret: oauth.clientSecret }, authorizationServerUrl: oauth.issuer,
+      serverUrl: oauth.url,
+      tokens: pair,
+      clientInformation: { clientId: oauth.clientId, clientSecret: oauth.clientSecret },
+      authorizationServerUrl: oauth.issuer,
     });
     expect(imported.status).toBe(200);
-    expect((await call('POST', `/projects/${org.projectId}/servers/${oauthId}/tools/call`, { toolName: 'whoami' })).status).toBe(200);
+    expect(
+      (await call('POST', `/projects/${org.projectId}/servers/${oauthId}/tools/call`, { toolName: 'whoami' })).status,
+    ).toBe(200);
     oauth.expireAccessTokens();
-    expect((await call('POST', `/projects/${org.projectId}/servers/${oauthId}/tools/call`, { toolName: 'whoami' })).status).toBe(200);
+    expect(
+      (await call('POST', `/projects/${org.projectId}/servers/${oauthId}/tools/call`, { toolName: 'whoami' })).status,
+    ).toBe(200);
     expect(oauth.stats.refreshes).toBe(1);
 
     // A model key: in an eval run's body, through the worker to the model, and into a model call that fails.
     const modelKey = 'sk-model-logs-secret-6e5d';
     secrets.push(modelKey);
-    model.setScript('logs-model', { byQuery: { 'echo please': [{ toolCalls: [{ name: 'echo', arguments: { message: 'x' } }] }, { text: 'ok' }] } });
+    model.setScript('logs-model', {
+      byQuery: { 'echo please': [{ toolCalls: [{ name: 'echo', arguments: { message: 'x' } }] }, { text: 'ok' }] },
+    });
     model.setScript('logs-broken', [{ error: { status: 401, message: 'invalid api key' } }]);
     const created = await call('POST', `/projects/${org.projectId}/eval-runs`, {
-      suiteName: 'Logs', serverIds: [stdioId], modelApiKeys: { openai: modelKey },
+      suiteName: 'Logs',
+      serverIds: [stdioId],
+      modelApiKeys: { openai: modelKey },
       tests: [
         { title: 'works', query: 'echo please', model: 'logs-model', provider: 'openai', runs: 1 },
         { title: 'model refuses the key', query: 'anything', model: 'logs-broken', provider: 'openai', runs: 1 },

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpError, type CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
-import { AgentRunFailure, MAX_SAMPLING_REQUESTS, runAgent, type AgentRecord, type AgentTool } from '../../domain/models/agentLoop.js';
+import {
+  AgentRunFailure,
+  MAX_SAMPLING_REQUESTS,
+  runAgent,
+  type AgentRecord,
+  type AgentTool,
+} from '../../domain/models/agentLoop.js';
 import { parseHostedModels, resolveModel, type ModelAccess, type ModelRequest } from '../../domain/models/catalog.js';
 import { createLanguageModel } from '../../domain/models/providers.js';
 import { startScriptedModelServer, type ModelScript, type ScriptedModelServer } from '../fixtures/model/server.js';
@@ -118,7 +124,13 @@ function expectTemporalSearch(record: AgentRecord, toolCallId: unknown) {
   expect(record.finishReason).toBe('stop');
   expect(record.usage).toEqual({ inputTokens: 30, outputTokens: 8, totalTokens: 38 });
   expect(record.steps).toEqual([
-    expect.objectContaining({ index: 0, inputTokens: 10, outputTokens: 3, toolCalls: ['search_docs', 'get_time'], finishReason: 'tool-calls' }),
+    expect.objectContaining({
+      index: 0,
+      inputTokens: 10,
+      outputTokens: 3,
+      toolCalls: ['search_docs', 'get_time'],
+      finishReason: 'tool-calls',
+    }),
     expect.objectContaining({ index: 1, inputTokens: 20, outputTokens: 5, toolCalls: [], finishReason: 'stop' }),
   ]);
 }
@@ -135,25 +147,40 @@ async function failureOf(run: Promise<AgentRecord>): Promise<AgentRunFailure> {
 describe('runAgent against the scripted model server', () => {
   it('runs a hosted openai model on the per-run key and records the whole conversation', async () => {
     script('scripted-hosted', temporalSearch);
-    const model = modelFor({ model: 'openai/scripted-hosted', provider: 'openai' }, { modelApiKeys: { openai: 'run-key-1' } });
+    const model = modelFor(
+      { model: 'openai/scripted-hosted', provider: 'openai' },
+      { modelApiKeys: { openai: 'run-key-1' } },
+    );
 
     const record = await runAgent({ model, system: 'Be brief.', prompt: 'Search temporal docs', tools, maxSteps: 5 });
 
     expectTemporalSearch(record, expect.any(String));
     expect(record.stepLimitReached).toBe(false);
-    expect(record.messages.map((m) => (m as { role: string }).role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
+    expect(record.messages.map((m) => (m as { role: string }).role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
     expect(JSON.parse(JSON.stringify(record))).toEqual(record);
 
     // The per-run key, not the organization's, reached the provider; both requests carried the tools.
     const calls = server.calls('scripted-hosted');
     expect(calls.map((c) => c.apiKey)).toEqual(['run-key-1', 'run-key-1']);
     expect(calls[0]!.tools).toEqual(['search_docs', 'get_time', 'flaky_db', 'delete_all', 'wait_forever']);
-    expect(calls[1]!.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['3 results for temporal', '12:00']);
+    expect(calls[1]!.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
+      '3 results for temporal',
+      '12:00',
+    ]);
   });
 
   it('records spans: a step per model turn holding its llm call and tool calls', async () => {
     script('scripted-hosted', [
-      { toolCalls: [{ name: 'search_docs', arguments: { query: 'x' } }], usage: { prompt_tokens: 7, completion_tokens: 2 } },
+      {
+        toolCalls: [{ name: 'search_docs', arguments: { query: 'x' } }],
+        usage: { prompt_tokens: 7, completion_tokens: 2 },
+      },
       { text: 'ok' },
     ]);
     const model = modelFor({ model: 'openai/scripted-hosted' });
@@ -166,7 +193,14 @@ describe('runAgent against the scripted model server', () => {
     expect(step1).toMatchObject({ name: 'step 1', status: 'ok', inputTokens: 7, outputTokens: 2 });
     expect(step1!.parentId).toBeUndefined();
     expect(byCategory('llm')).toEqual([
-      expect.objectContaining({ parentId: step1!.id, name: 'scripted-hosted', modelId: 'scripted-hosted', status: 'ok', inputTokens: 7, outputTokens: 2 }),
+      expect.objectContaining({
+        parentId: step1!.id,
+        name: 'scripted-hosted',
+        modelId: 'scripted-hosted',
+        status: 'ok',
+        inputTokens: 7,
+        outputTokens: 2,
+      }),
       expect.objectContaining({ parentId: step2!.id, modelId: 'scripted-hosted', status: 'ok' }),
     ]);
     expect(byCategory('tool')).toEqual([
@@ -185,7 +219,10 @@ describe('runAgent against the scripted model server', () => {
   it("answers a tool's sampling requests with the run's model: a span under the tool call, tokens in the usage, failures as JSON-RPC errors", async () => {
     script('scripted-hosted', {
       byQuery: {
-        'write a haiku': [{ toolCalls: [{ name: 'poet', arguments: {} }], usage: { prompt_tokens: 5, completion_tokens: 1 } }, { text: 'done', usage: { prompt_tokens: 6, completion_tokens: 1 } }],
+        'write a haiku': [
+          { toolCalls: [{ name: 'poet', arguments: {} }], usage: { prompt_tokens: 5, completion_tokens: 1 } },
+          { text: 'done', usage: { prompt_tokens: 6, completion_tokens: 1 } },
+        ],
         'Haiku about': [{ text: 'autumn wind', usage: { prompt_tokens: 3, completion_tokens: 2 } }],
         'Fail please': [{ error: { status: 400, message: 'this request mentions org-openai-key internals' } }],
       },
@@ -203,29 +240,51 @@ describe('runAgent against the scripted model server', () => {
         answers.push(await sample(request('Haiku about autumn'), signal));
         answers.push(await sample(request('Fail please'), signal).catch((error: unknown) => error));
         // The bound: 25 requests per iteration (the failed one counts), then the spec's "rejected".
-        for (let n = 2; n <= MAX_SAMPLING_REQUESTS; n++) answers.push(await sample(request('Haiku about more'), signal).catch((error: unknown) => error));
+        for (let n = 2; n <= MAX_SAMPLING_REQUESTS; n++)
+          answers.push(await sample(request('Haiku about more'), signal).catch((error: unknown) => error));
         return { content: [{ type: 'text', text: 'written' }] };
       },
     };
-    const record = await runAgent({ model: modelFor({ model: 'openai/scripted-hosted' }), prompt: 'write a haiku', tools: [poet], maxSteps: 3 });
+    const record = await runAgent({
+      model: modelFor({ model: 'openai/scripted-hosted' }),
+      prompt: 'write a haiku',
+      tools: [poet],
+      maxSteps: 3,
+    });
 
-    expect(answers[0]).toEqual({ role: 'assistant', content: { type: 'text', text: 'autumn wind' }, model: 'scripted-hosted', stopReason: 'endTurn' });
+    expect(answers[0]).toEqual({
+      role: 'assistant',
+      content: { type: 'text', text: 'autumn wind' },
+      model: 'scripted-hosted',
+      stopReason: 'endTurn',
+    });
     expect(answers[1]).toBeInstanceOf(McpError);
     expect(answers[1]).toMatchObject({ code: -32603, message: expect.stringContaining('rejected') });
     expect((answers[1] as Error).message).not.toContain('org-openai-key');
-    expect(answers.slice(2, -1).every((a) => (a as { content: { text: string } }).content.text === 'autumn wind')).toBe(true);
+    expect(answers.slice(2, -1).every((a) => (a as { content: { text: string } }).content.text === 'autumn wind')).toBe(
+      true,
+    );
     expect(answers.at(-1)).toMatchObject({ code: -1 });
     expect(answers).toHaveLength(MAX_SAMPLING_REQUESTS + 1);
 
     const tool = record.spans.find((s) => s.category === 'tool')!;
     const sampling = record.spans.filter((s) => s.name === 'sampling');
     expect(sampling).toHaveLength(MAX_SAMPLING_REQUESTS);
-    expect(sampling.every((s) => s.category === 'llm' && s.parentId === tool.id && s.modelId === 'scripted-hosted')).toBe(true);
+    expect(
+      sampling.every((s) => s.category === 'llm' && s.parentId === tool.id && s.modelId === 'scripted-hosted'),
+    ).toBe(true);
     expect(sampling.map((s) => s.status).filter((status) => status !== 'ok')).toEqual(['error']);
     const answered = MAX_SAMPLING_REQUESTS - 1;
-    expect(record.usage).toEqual({ inputTokens: 5 + 6 + 3 * answered, outputTokens: 1 + 1 + 2 * answered, totalTokens: 5 + 6 + 1 + 1 + 5 * answered });
+    expect(record.usage).toEqual({
+      inputTokens: 5 + 6 + 3 * answered,
+      outputTokens: 1 + 1 + 2 * answered,
+      totalTokens: 5 + 6 + 1 + 1 + 5 * answered,
+    });
     const sampled = server.calls('scripted-hosted').filter((c) => c.lastUserText.startsWith('Haiku about'));
-    expect(sampled[0]).toMatchObject({ tools: [], messages: [{ role: 'system', content: 'Answer in five words.' }, { role: 'user' }] });
+    expect(sampled[0]).toMatchObject({
+      tools: [],
+      messages: [{ role: 'system', content: 'Answer in five words.' }, { role: 'user' }],
+    });
   });
 
   it('feeds thrown tool errors and isError results back to the model and keeps going (openai-compatible)', async () => {
@@ -248,7 +307,10 @@ describe('runAgent against the scripted model server', () => {
       ['delete_all', {}, true],
       ['no_such_tool', { a: 1 }, true],
     ]);
-    expect(record.toolCalls[0]!.result).toEqual({ content: [{ type: 'text', text: 'database is down' }], isError: true });
+    expect(record.toolCalls[0]!.result).toEqual({
+      content: [{ type: 'text', text: 'database is down' }],
+      isError: true,
+    });
     expect(record.spans.filter((s) => s.category === 'tool').map((s) => [s.name, s.status])).toEqual([
       ['flaky_db', 'error'],
       ['delete_all', 'error'],
@@ -324,7 +386,9 @@ describe('runAgent against the scripted model server', () => {
   });
 
   it('fails on HTTP 401 without retrying', async () => {
-    script('scripted-hosted', [{ error: { status: 401, message: 'Incorrect API key provided', code: 'invalid_api_key' } }]);
+    script('scripted-hosted', [
+      { error: { status: 401, message: 'Incorrect API key provided', code: 'invalid_api_key' } },
+    ]);
     const model = modelFor({ model: 'openai/scripted-hosted' });
 
     const failure = await failureOf(runAgent({ model, prompt: 'q', tools, maxSteps: 3 }));
@@ -351,23 +415,40 @@ describe('runAgent against the scripted model server', () => {
     expect(record.toolCalls.map((c) => c.toolName)).toEqual(['get_time']);
     expect(record.steps).toHaveLength(1);
     expect(record.messages.map((m) => (m as { role: string }).role)).toEqual(['user', 'assistant', 'tool']);
-    expect(record.spans.filter((s) => s.category === 'llm').map((s) => s.status)).toEqual(['ok', 'error', 'error', 'error']);
-    expect(record.spans.at(-1)).toMatchObject({ category: 'error', status: 'error', parentId: expect.stringMatching(/^step-/) });
+    expect(record.spans.filter((s) => s.category === 'llm').map((s) => s.status)).toEqual([
+      'ok',
+      'error',
+      'error',
+      'error',
+    ]);
+    expect(record.spans.at(-1)).toMatchObject({
+      category: 'error',
+      status: 'error',
+      parentId: expect.stringMatching(/^step-/),
+    });
   });
 
-  it('fails at once, without the AI SDK\'s retries, when the provider\'s host does not resolve', async () => {
+  it("fails at once, without the AI SDK's retries, when the provider's host does not resolve", async () => {
     // `.invalid` never resolves (RFC 2606)
-    const model = modelFor({ model: 'some-model', provider: 'openai' }, { orgProviderKeys: { openai: { apiKey: 'k', baseUrl: 'http://runway-no-such-host.invalid/v1' } } });
+    const model = modelFor(
+      { model: 'some-model', provider: 'openai' },
+      { orgProviderKeys: { openai: { apiKey: 'k', baseUrl: 'http://runway-no-such-host.invalid/v1' } } },
+    );
 
     const failure = await failureOf(runAgent({ model, prompt: 'q', tools, maxSteps: 3 }));
 
-    expect(failure.failure).toEqual({ kind: 'host_not_found', message: expect.stringMatching(/could not reach the model provider: .*ENOTFOUND runway-no-such-host\.invalid$/) });
+    expect(failure.failure).toEqual({
+      kind: 'host_not_found',
+      message: expect.stringMatching(/could not reach the model provider: .*ENOTFOUND runway-no-such-host\.invalid$/),
+    });
     // one model call attempted, not three
     expect(failure.record.spans.filter((s) => s.category === 'llm').map((s) => s.status)).toEqual(['error']);
   });
 
   it('recovers when a retry succeeds', async () => {
-    script('scripted-hosted', [{ error: { status: 429, message: 'slow down', retryAfterMs: 1, times: 1 }, text: 'fine' }]);
+    script('scripted-hosted', [
+      { error: { status: 429, message: 'slow down', retryAfterMs: 1, times: 1 }, text: 'fine' },
+    ]);
     const model = modelFor({ model: 'openai/scripted-hosted' });
 
     const record = await runAgent({ model, prompt: 'q', tools: [], maxSteps: 1 });
@@ -402,7 +483,10 @@ describe('runAgent against the scripted model server', () => {
 
   it('runs a google model on the per-run key through the Gemini API, feeding tool errors back', async () => {
     script('gemini-scripted', [
-      { toolCalls: [{ name: 'search_docs', arguments: { query: 'mcp' } }], usage: { prompt_tokens: 8, completion_tokens: 2 } },
+      {
+        toolCalls: [{ name: 'search_docs', arguments: { query: 'mcp' } }],
+        usage: { prompt_tokens: 8, completion_tokens: 2 },
+      },
       { toolCalls: [{ name: 'flaky_db', arguments: { id: 7 } }], usage: { prompt_tokens: 12, completion_tokens: 3 } },
       { text: 'Found 3 results; the database is down.', usage: { prompt_tokens: 16, completion_tokens: 6 } },
     ]);
@@ -414,7 +498,10 @@ describe('runAgent against the scripted model server', () => {
       ['search_docs', { query: 'mcp' }, false, 0],
       ['flaky_db', { id: 7 }, true, 1],
     ]);
-    expect(record.toolCalls[1]!.result).toEqual({ content: [{ type: 'text', text: 'database is down' }], isError: true });
+    expect(record.toolCalls[1]!.result).toEqual({
+      content: [{ type: 'text', text: 'database is down' }],
+      isError: true,
+    });
     expect(record.text).toBe('Found 3 results; the database is down.');
     expect(record.finishReason).toBe('stop');
     expect(record.usage).toEqual({ inputTokens: 36, outputTokens: 11, totalTokens: 47 });
@@ -449,7 +536,10 @@ describe('runAgent against the scripted model server', () => {
 
   it('classifies anthropic and google provider errors', async () => {
     script('claude-scripted', [{ error: { status: 529, message: 'Overloaded', retryAfterMs: 1 } }]);
-    const claude = modelFor({ model: 'claude-scripted', provider: 'anthropic' }, { modelApiKeys: { anthropic: 'run-key-a' } });
+    const claude = modelFor(
+      { model: 'claude-scripted', provider: 'anthropic' },
+      { modelApiKeys: { anthropic: 'run-key-a' } },
+    );
     const overloaded = await failureOf(runAgent({ model: claude, prompt: 'q', tools, maxSteps: 3 }));
     expect(overloaded.failure).toMatchObject({ kind: 'unavailable', status: 529 });
     expect(overloaded.message).toMatch(/Overloaded \(after 3 attempts\)/);
@@ -459,13 +549,20 @@ describe('runAgent against the scripted model server', () => {
       ['anthropic', 'run-key-a', 529],
     ]);
 
-    script('gemini-scripted', [{ error: { status: 429, message: 'Resource has been exhausted', retryAfterMs: 1, times: 1 }, text: 'fine' }]);
-    const gemini = modelFor({ model: 'gemini-scripted', provider: 'google' }, { modelApiKeys: { google: 'run-key-g' } });
+    script('gemini-scripted', [
+      { error: { status: 429, message: 'Resource has been exhausted', retryAfterMs: 1, times: 1 }, text: 'fine' },
+    ]);
+    const gemini = modelFor(
+      { model: 'gemini-scripted', provider: 'google' },
+      { modelApiKeys: { google: 'run-key-g' } },
+    );
     const recovered = await runAgent({ model: gemini, prompt: 'q', tools: [], maxSteps: 1 });
     expect(recovered.text).toBe('fine');
     expect(recovered.spans.filter((s) => s.category === 'llm').map((s) => s.status)).toEqual(['error', 'ok']);
 
-    script('gemini-scripted', [{ error: { status: 400, message: 'API key not valid. Please pass a valid API key.', code: 'API_KEY_INVALID' } }]);
+    script('gemini-scripted', [
+      { error: { status: 400, message: 'API key not valid. Please pass a valid API key.', code: 'API_KEY_INVALID' } },
+    ]);
     const rejected = await failureOf(runAgent({ model: gemini, prompt: 'q', tools, maxSteps: 3 }));
     expect(rejected.failure).toMatchObject({ kind: 'rejected', status: 400 });
     expect(rejected.message).toMatch(/API key not valid/);

@@ -5,7 +5,14 @@ import { z } from 'zod';
 import { createLogger } from '../../runtime/logger.js';
 import { createApp } from '../../api/app.js';
 import { errorEnvelopeSchema, errorStatus } from '../../api/errors.js';
-import { answerableErrors, buildOpenApiDocument, mountedRoutes, toOpenApiPath, type MountedRoute, type OpenApiDocument } from '../../api/openapi.js';
+import {
+  answerableErrors,
+  buildOpenApiDocument,
+  mountedRoutes,
+  toOpenApiPath,
+  type MountedRoute,
+  type OpenApiDocument,
+} from '../../api/openapi.js';
 import { defineRoute } from '../../api/route.js';
 import { apiClient } from '../helpers/http.js';
 import { OpenApiReplies } from '../helpers/openApiReplies.js';
@@ -37,7 +44,11 @@ interface Drift {
 }
 
 /** Compares what the Express app serves (from its router, not the registry) with the document's operations. */
-function drift(served: MountedRoute[], document: OpenApiDocument, sdkAlias: (path: string) => string | undefined): Drift {
+function drift(
+  served: MountedRoute[],
+  document: OpenApiDocument,
+  sdkAlias: (path: string) => string | undefined,
+): Drift {
   const documented = new Set<string>();
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const method of METHODS) if (item?.[method]) documented.add(`${method.toUpperCase()} ${shape(path)}`);
@@ -70,7 +81,8 @@ function drift(served: MountedRoute[], document: OpenApiDocument, sdkAlias: (pat
 }
 
 /** `/evals/runs/start` -> `/projects/{projectId}/eval-ingest/runs/start` */
-const sdkTarget = (path: string) => (path.startsWith('/evals/') ? `/projects/{projectId}/eval-ingest/${path.slice('/evals/'.length)}` : undefined);
+const sdkTarget = (path: string) =>
+  path.startsWith('/evals/') ? `/projects/{projectId}/eval-ingest/${path.slice('/evals/'.length)}` : undefined;
 
 describe('the OpenAPI document', () => {
   let stack: TestStack;
@@ -78,7 +90,10 @@ describe('the OpenAPI document', () => {
   let document: OpenApiDocument;
 
   beforeAll(async () => {
-    stack = await startTestStack({ worker: false, config: { RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_MINUTE: '6000000' } });
+    stack = await startTestStack({
+      worker: false,
+      config: { RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_MINUTE: '6000000' },
+    });
     org = await seedOrganization(stack.sql);
     const reply = await fetch(`${stack.baseUrl}/openapi.json`);
     expect(reply.status).toBe(200);
@@ -102,12 +117,19 @@ describe('the OpenAPI document', () => {
     expect(replies.compileAll()).toBeGreaterThan(stack.app.routes.length);
     // Each one checks: an iteration without its `id` is refused.
     const iterations = replies.operations().find((op) => op.operationId === 'getEvalRunIterations')!;
-    expect(replies.replyProblems(iterations, 200, { items: [{ title: 'no id' }] })).toEqual(expect.arrayContaining([expect.stringContaining("must have required property 'id'")]));
+    expect(replies.replyProblems(iterations, 200, { items: [{ title: 'no id' }] })).toEqual(
+      expect.arrayContaining([expect.stringContaining("must have required property 'id'")]),
+    );
   });
 
-  it('describes the fields replies carry beyond the contract, e.g. an ingested iteration\'s metadata and externalIterationId', () => {
-    const schemas = document.components?.schemas as Record<string, { properties?: Record<string, { properties?: Record<string, unknown> }> }>;
-    expect(Object.keys(schemas.EvalIteration.properties!)).toEqual(expect.arrayContaining(['metadata', 'externalIterationId', 'errorDetails', 'usage']));
+  it("describes the fields replies carry beyond the contract, e.g. an ingested iteration's metadata and externalIterationId", () => {
+    const schemas = document.components?.schemas as Record<
+      string,
+      { properties?: Record<string, { properties?: Record<string, unknown> }> }
+    >;
+    expect(Object.keys(schemas.EvalIteration.properties!)).toEqual(
+      expect.arrayContaining(['metadata', 'externalIterationId', 'errorDetails', 'usage']),
+    );
     expect(Object.keys(schemas.DoctorReport.properties!.timeouts.properties!)).toContain('resumption');
   });
 
@@ -118,13 +140,31 @@ describe('the OpenAPI document', () => {
   });
 
   it('the drift check sees a route mounted by hand and an operation nobody serves', () => {
-    const app = createApp({ sql: stack.sql, temporal: stack.temporal, config: stack.config, log: createLogger('silent'), mcp: stack.mcp });
+    const app = createApp({
+      sql: stack.sql,
+      temporal: stack.temporal,
+      config: stack.config,
+      log: createLogger('silent'),
+      mcp: stack.mcp,
+    });
     const rogue = express.Router();
     rogue.get('/debug/state', (_req, res) => void res.json({}));
     app.express.use('/api/v1', rogue);
     app.express.get('/admin', (_req, res) => void res.json({}));
-    const phantom = defineRoute({ method: 'get', path: '/phantom', tag: 'Meta', summary: 'not mounted', response: z.object({}), errors: [], handler: async () => ({}) });
-    const result = drift(mountedRoutes(app.express), buildOpenApiDocument([...app.routes, phantom], { perMinute: 60, burst: 10, anonPerMinute: 60, anonBurst: 20 }), sdkTarget);
+    const phantom = defineRoute({
+      method: 'get',
+      path: '/phantom',
+      tag: 'Meta',
+      summary: 'not mounted',
+      response: z.object({}),
+      errors: [],
+      handler: async () => ({}),
+    });
+    const result = drift(
+      mountedRoutes(app.express),
+      buildOpenApiDocument([...app.routes, phantom], { perMinute: 60, burst: 10, anonPerMinute: 60, anonBurst: 20 }),
+      sdkTarget,
+    );
     expect(result.undocumented).toEqual(['GET /api/v1/debug/state', 'GET /admin']);
     expect(result.notServed).toEqual(['GET /phantom']);
   });
@@ -148,9 +188,21 @@ describe('the OpenAPI document', () => {
       // Path parameters, query parameters: the same names as the zod schemas.
       const params = (op.parameters ?? []) as { in: string; name: string; required?: boolean }[];
       const pathNames = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
-      expect(params.filter((p) => p.in === 'path').map((p) => p.name).sort(), where).toEqual(pathNames.sort());
+      expect(
+        params
+          .filter((p) => p.in === 'path')
+          .map((p) => p.name)
+          .sort(),
+        where,
+      ).toEqual(pathNames.sort());
       const queryNames = route.query instanceof z.ZodObject ? Object.keys(route.query.shape) : [];
-      expect(params.filter((p) => p.in === 'query').map((p) => p.name).sort(), where).toEqual(queryNames.sort());
+      expect(
+        params
+          .filter((p) => p.in === 'query')
+          .map((p) => p.name)
+          .sort(),
+        where,
+      ).toEqual(queryNames.sort());
       // A body on every route that reads one.
       if (route.method !== 'get') expect(op.requestBody, where).toBeDefined();
       if (route.body instanceof z.ZodObject) {
@@ -159,16 +211,22 @@ describe('the OpenAPI document', () => {
       }
       // The success reply with its schema.
       const status = String(route.status ?? 200);
-      expect(op.responses?.[status], where).toMatchObject({ content: { 'application/json': { schema: expect.any(Object) } } });
+      expect(op.responses?.[status], where).toMatchObject({
+        content: { 'application/json': { schema: expect.any(Object) } },
+      });
       // Every declared error, and 401/429/500 on every route that needs a key, in the envelope.
       const codes = answerableErrors(route);
       for (const code of route.errors) expect(codes).toContain(code);
-      if (route.auth !== false) expect(codes).toEqual(expect.arrayContaining(['UNAUTHORIZED', 'RATE_LIMITED', 'INTERNAL_ERROR']));
+      if (route.auth !== false)
+        expect(codes).toEqual(expect.arrayContaining(['UNAUTHORIZED', 'RATE_LIMITED', 'INTERNAL_ERROR']));
       for (const code of codes) {
-        const reply = op.responses?.[String(errorStatus[code])] as { description: string; content: unknown; headers?: Record<string, unknown> } | undefined;
+        const reply = op.responses?.[String(errorStatus[code])] as
+          { description: string; content: unknown; headers?: Record<string, unknown> } | undefined;
         expect(reply, `${where} answers ${code}`).toBeDefined();
         expect(reply!.description, where).toContain(code);
-        expect(reply!.content, where).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/Error' } } });
+        expect(reply!.content, where).toEqual({
+          'application/json': { schema: { $ref: '#/components/schemas/Error' } },
+        });
         if (code === 'RATE_LIMITED') expect(reply!.headers, where).toHaveProperty('Retry-After');
       }
       // Auth: the global bearer scheme, or none for the routes without a key.
@@ -181,7 +239,9 @@ describe('the OpenAPI document', () => {
     const call = apiClient(stack.baseUrl, org.apiKey);
     const anonymous = apiClient(stack.baseUrl);
     for (const [path, item] of Object.entries(document.paths ?? {})) {
-      const concrete = path.replace(/\{(\w+)\}/g, (_m, name: string) => (name === 'projectId' ? org.projectId : `unknown_${name}`));
+      const concrete = path.replace(/\{(\w+)\}/g, (_m, name: string) =>
+        name === 'projectId' ? org.projectId : `unknown_${name}`,
+      );
       for (const method of METHODS) {
         const op = item?.[method];
         if (!op) continue;
@@ -197,7 +257,9 @@ describe('the OpenAPI document', () => {
         expect(reply.body?.message ?? '', where).not.toMatch(/^no route for/);
         expect(reply.status, where).toBeLessThan(500);
         const documentedStatuses = Object.keys(op.responses ?? {});
-        expect(documentedStatuses, `${where} answered ${reply.status}: ${JSON.stringify(reply.body)}`).toContain(String(reply.status));
+        expect(documentedStatuses, `${where} answered ${reply.status}: ${JSON.stringify(reply.body)}`).toContain(
+          String(reply.status),
+        );
       }
     }
   });

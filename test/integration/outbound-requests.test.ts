@@ -54,8 +54,13 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
   /** An OAuth server whose admin saved a confidential client (`server create --client-id --client-secret`). */
   const savedServer = (fixture: OAuthFixture, url = fixture.url) =>
     saveServer(stack.sql, stack.box, {
-      projectId: org.projectId, name: `outbound-${++serverCount}`, transportType: 'http', url, useOAuth: true,
-      oauthClientId: fixture.clientId, clientSecret: fixture.clientSecret,
+      projectId: org.projectId,
+      name: `outbound-${++serverCount}`,
+      transportType: 'http',
+      url,
+      useOAuth: true,
+      oauthClientId: fixture.clientId,
+      clientSecret: fixture.clientSecret,
     });
   const importTokens = (serverId: string, fixture: OAuthFixture, extra: Record<string, unknown> = {}) =>
     op(serverId, 'oauth/import-tokens', { serverUrl: fixture.url, tokens: fixture.issueTokens(), ...extra });
@@ -66,7 +71,10 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
   };
 
   beforeAll(async () => {
-    stack = await startTestStack({ worker: false, config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000', MCP_REQUEST_TIMEOUT_MS: '5000' } });
+    stack = await startTestStack({
+      worker: false,
+      config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000', MCP_REQUEST_TIMEOUT_MS: '5000' },
+    });
     org = await seedOrganization(stack.sql);
     call = apiClient(stack.baseUrl, org.apiKey);
   });
@@ -75,21 +83,31 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
   });
   afterAll(async () => stack?.stop());
 
-  describe('the authorization server is never taken on a caller\'s word', () => {
+  describe("the authorization server is never taken on a caller's word", () => {
     it('a caller-chosen authorizationServerUrl or resource is refused with 400, and that URL gets no request at all', async () => {
       const fixture = await oauthFixture();
       const attacker = await listener((request, res, origin) => {
         // What an attacker would serve: metadata naming its own token endpoint, and tokens for anyone.
         res.setHeader('content-type', 'application/json');
         if (request.url.startsWith('/.well-known/')) {
-          res.end(JSON.stringify({ issuer: origin, authorization_endpoint: `${origin}/authorize`, token_endpoint: `${origin}/token`, response_types_supported: ['code'] }));
+          res.end(
+            JSON.stringify({
+              issuer: origin,
+              authorization_endpoint: `${origin}/authorize`,
+              token_endpoint: `${origin}/token`,
+              response_types_supported: ['code'],
+            }),
+          );
         } else {
           res.end(JSON.stringify({ access_token: 'stolen', token_type: 'Bearer', expires_in: 3600 }));
         }
       });
       const serverId = await savedServer(fixture);
 
-      const chosen = await importTokens(serverId, fixture, { tokens: { ...fixture.issueTokens(), expires_in: 0 }, authorizationServerUrl: attacker.origin });
+      const chosen = await importTokens(serverId, fixture, {
+        tokens: { ...fixture.issueTokens(), expires_in: 0 },
+        authorizationServerUrl: attacker.origin,
+      });
       expect(chosen.status).toBe(400);
       expect(chosen.body).toMatchObject({
         code: 'VALIDATION_ERROR',
@@ -97,7 +115,10 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
         details: { reason: 'AUTHORIZATION_SERVER_MISMATCH' },
       });
       const resource = await importTokens(serverId, fixture, { oauthResourceUrl: `${attacker.origin}/mcp` });
-      expect(resource).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', details: { reason: 'RESOURCE_MISMATCH' } } });
+      expect(resource).toMatchObject({
+        status: 400,
+        body: { code: 'VALIDATION_ERROR', details: { reason: 'RESOURCE_MISMATCH' } },
+      });
 
       // Nothing was stored: operations still need a grant, and nothing is ever sent to the caller's URL.
       expect((await whoami(serverId)).body.code).toBe('OAUTH_REQUIRED');
@@ -105,14 +126,22 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
       expect(await everythingVisible()).not.toContain(fixture.clientSecret);
     });
 
-    it('import does not contact a disabled server: a caller\'s authorizationServerUrl then cannot be checked', async () => {
+    it("import does not contact a disabled server: a caller's authorizationServerUrl then cannot be checked", async () => {
       const disabled = await listener();
       const serverId = await saveServer(stack.sql, stack.box, {
-        projectId: org.projectId, name: `disabled-${++serverCount}`, transportType: 'http', url: `${disabled.origin}/mcp`, useOAuth: true, enabled: false,
+        projectId: org.projectId,
+        name: `disabled-${++serverCount}`,
+        transportType: 'http',
+        url: `${disabled.origin}/mcp`,
+        useOAuth: true,
+        enabled: false,
       });
       const body = { serverUrl: `${disabled.origin}/mcp`, tokens: { access_token: 'at', refresh_token: 'rt' } };
       const unchecked = await op(serverId, 'oauth/import-tokens', { ...body, authorizationServerUrl: disabled.origin });
-      expect(unchecked).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', details: { reason: 'AUTHORIZATION_SERVER_UNVERIFIED' } } });
+      expect(unchecked).toMatchObject({
+        status: 400,
+        body: { code: 'VALIDATION_ERROR', details: { reason: 'AUTHORIZATION_SERVER_UNVERIFIED' } },
+      });
       expect((await op(serverId, 'oauth/import-tokens', body)).status).toBe(200);
       expect(disabled.requests).toEqual([]);
     });
@@ -120,7 +149,14 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
     it('the authorization server the saved server advertises is accepted, spelled either way, and used for refresh', async () => {
       const fixture = await oauthFixture();
       const serverId = await savedServer(fixture);
-      expect((await importTokens(serverId, fixture, { authorizationServerUrl: `${fixture.issuer}/`, oauthResourceUrl: fixture.url })).status).toBe(200);
+      expect(
+        (
+          await importTokens(serverId, fixture, {
+            authorizationServerUrl: `${fixture.issuer}/`,
+            oauthResourceUrl: fixture.url,
+          })
+        ).status,
+      ).toBe(200);
       fixture.expireAccessTokens();
       expect((await whoami(serverId)).status).toBe(200);
       expect(fixture.stats.refreshes).toBe(1);
@@ -130,10 +166,28 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
       // The server itself advertises an authorization server on the cloud metadata address.
       const fixture = await oauthFixture({ authorizationServers: ['http://169.254.169.254/'] });
       const serverId = await savedServer(fixture);
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'cli/admin.ts', 'server', 'update', serverId, '--authorization-server-url', fixture.issuer, '--json'], {
-        cwd: root,
-        env: { ...process.env, DATABASE_URL: stack.db.url, RUNWAY_ENCRYPTION_KEY: stack.config.RUNWAY_ENCRYPTION_KEY },
-      });
+      const { stdout } = await run(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'cli/admin.ts',
+          'server',
+          'update',
+          serverId,
+          '--authorization-server-url',
+          fixture.issuer,
+          '--json',
+        ],
+        {
+          cwd: root,
+          env: {
+            ...process.env,
+            DATABASE_URL: stack.db.url,
+            RUNWAY_ENCRYPTION_KEY: stack.config.RUNWAY_ENCRYPTION_KEY,
+          },
+        },
+      );
       expect(JSON.parse(stdout)).toMatchObject({ id: serverId, authorizationServerUrl: fixture.issuer });
 
       const advertised = await importTokens(serverId, fixture, { authorizationServerUrl: 'http://169.254.169.254/' });
@@ -145,7 +199,7 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
     });
   });
 
-  describe('refresh sends the saved secret only to the token endpoint of the authorization server\'s metadata', () => {
+  describe("refresh sends the saved secret only to the token endpoint of the authorization server's metadata", () => {
     it('a token endpoint on another origin gets no request: nothing of the internal service comes back', async () => {
       const body = marker();
       const internal = await listener((_request, res) => {
@@ -182,9 +236,19 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
 
       expect(await failWith(403, (m) => `<html>${m}</html>`, 'text/html')).toBe('token_endpoint_http_403');
       expect(await failWith(502, (m) => m)).toBe('token_endpoint_http_502');
-      expect(await failWith(400, (m) => JSON.stringify({ error: 'invalid_grant', error_description: m }), 'application/json')).toBe('invalid_grant');
-      expect(await failWith(400, (m) => JSON.stringify({ error: m, error_description: m }), 'application/json')).toBe('token_endpoint_http_400');
-      expect(await failWith(200, (m) => JSON.stringify({ note: m }), 'application/json')).toBe('token_endpoint_invalid_response');
+      expect(
+        await failWith(
+          400,
+          (m) => JSON.stringify({ error: 'invalid_grant', error_description: m }),
+          'application/json',
+        ),
+      ).toBe('invalid_grant');
+      expect(await failWith(400, (m) => JSON.stringify({ error: m, error_description: m }), 'application/json')).toBe(
+        'token_endpoint_http_400',
+      );
+      expect(await failWith(200, (m) => JSON.stringify({ note: m }), 'application/json')).toBe(
+        'token_endpoint_invalid_response',
+      );
 
       const visible = await everythingVisible();
       for (const m of markers) expect(visible).not.toContain(m);
@@ -195,7 +259,9 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
     it("tokens imported with the caller's own client are refreshed as that client, never with the saved secret", async () => {
       const fixture = await oauthFixture();
       const serverId = await savedServer(fixture);
-      expect((await importTokens(serverId, fixture, { clientInformation: { clientId: fixture.clientId } })).status).toBe(200);
+      expect(
+        (await importTokens(serverId, fixture, { clientInformation: { clientId: fixture.clientId } })).status,
+      ).toBe(200);
       fixture.expireAccessTokens();
       expect((await whoami(serverId)).body.code).toBe('OAUTH_REQUIRED');
       expect(fixture.stats.tokenRequests).toBe(1);
@@ -204,7 +270,14 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
     });
 
     it('link-local, cloud metadata and new private addresses are refused before any connection', async () => {
-      for (const address of ['http://169.254.169.254/', 'http://[::ffff:169.254.169.254]/', 'http://[fd00:ec2::254]/', 'http://100.100.100.200/', 'http://10.255.255.1/', 'http://0.0.0.0/']) {
+      for (const address of [
+        'http://169.254.169.254/',
+        'http://[::ffff:169.254.169.254]/',
+        'http://[fd00:ec2::254]/',
+        'http://100.100.100.200/',
+        'http://10.255.255.1/',
+        'http://0.0.0.0/',
+      ]) {
         const fixture = await oauthFixture({ authorizationServers: [address] });
         const serverId = await savedServer(fixture);
         expect((await importTokens(serverId, fixture)).status).toBe(200);
@@ -220,7 +293,13 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
       // Metadata only behind the pointer, and an authorization server under a path: the server's origin has no /token.
       const fixture = await oauthFixture({ issuerPath: '/tenant', resourceMetadataAtWellKnown: false });
       const serverId = await savedServer(fixture);
-      expect((await importTokens(serverId, fixture, { clientInformation: { clientId: fixture.clientId, clientSecret: fixture.clientSecret } })).status).toBe(200);
+      expect(
+        (
+          await importTokens(serverId, fixture, {
+            clientInformation: { clientId: fixture.clientId, clientSecret: fixture.clientSecret },
+          })
+        ).status,
+      ).toBe(200);
       fixture.expireAccessTokens();
       expect((await whoami(serverId)).status).toBe(200);
       expect(fixture.stats.refreshes).toBe(1);
@@ -263,12 +342,17 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
       const serverId = await savedServer(fixture);
       await importTokens(serverId, fixture);
       const lines: string[] = [];
-      const log = createLogger('info', new Writable({ write: (chunk, _e, done) => void (lines.push(String(chunk)), done()) }));
+      const log = createLogger(
+        'info',
+        new Writable({ write: (chunk, _e, done) => void (lines.push(String(chunk)), done()) }),
+      );
       const processes = [createSql(stack.db.url, { max: 2 }), createSql(stack.db.url, { max: 2 })];
       cleanups.push(() => Promise.all(processes.map((sql) => sql.end())));
       const [a, b] = processes.map((sql) => new OAuthGrants({ sql, box: stack.box, log, requestTimeoutMs: 5000 }));
       const [server] = await getSavedServersByIds(stack.sql, stack.box, org.projectId, [serverId]);
-      const [{ generation }] = await stack.sql<{ generation: number }[]>`SELECT generation FROM oauth_tokens WHERE server_id = ${serverId}`;
+      const [{ generation }] = await stack.sql<
+        { generation: number }[]
+      >`SELECT generation FROM oauth_tokens WHERE server_id = ${serverId}`;
 
       const held = fixture.holdTokenRequests();
       const first = a.afterUnauthorized(server, generation);
@@ -293,7 +377,8 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
       fixture.expireAccessTokens();
       expect((await whoami(serverId)).status).toBe(200);
       expect(fixture.stats.refreshes).toBe(1);
-      const [row] = await stack.sql`SELECT refresh_lease_owner, last_error FROM oauth_tokens WHERE server_id = ${serverId}`;
+      const [row] =
+        await stack.sql`SELECT refresh_lease_owner, last_error FROM oauth_tokens WHERE server_id = ${serverId}`;
       expect(row).toEqual({ refresh_lease_owner: null, last_error: null });
     });
   });
@@ -307,7 +392,11 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
         res.end();
       });
       const serverId = await saveServer(stack.sql, stack.box, {
-        projectId: org.projectId, name: `redirecting-${++serverCount}`, transportType: 'http', url: `${redirector.origin}/mcp`, headers: { 'X-Api-Key': apiKey },
+        projectId: org.projectId,
+        name: `redirecting-${++serverCount}`,
+        transportType: 'http',
+        url: `${redirector.origin}/mcp`,
+        headers: { 'X-Api-Key': apiKey },
       });
       const report = await op(serverId, 'doctor');
       expect(report.status).toBe(200);
@@ -318,4 +407,3 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
     });
   });
 });
-

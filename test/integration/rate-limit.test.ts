@@ -60,7 +60,11 @@ describe('per-key rate limit shared by two API instances on one database', () =>
   });
 
   it('is configurable by the operator', async () => {
-    const strict = await startTestStack({ worker: false, database: first.db, config: { RATE_LIMIT_BURST: '2', RATE_LIMIT_PER_MINUTE: '6' } });
+    const strict = await startTestStack({
+      worker: false,
+      database: first.db,
+      config: { RATE_LIMIT_BURST: '2', RATE_LIMIT_PER_MINUTE: '6' },
+    });
     try {
       const org = await seedOrganization(first.sql);
       const call = apiClient(strict.baseUrl, org.apiKey);

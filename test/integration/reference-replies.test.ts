@@ -15,10 +15,21 @@ import { OpenApiReplies, type DocumentedOperation } from '../helpers/openApiRepl
  * Runway's own objects must be there (nullable ones as null), as typed clients read it.
  */
 
-const reference = JSON.parse(readFileSync(new URL('../fixtures/reference/mcpjam-openapi-2026-06-19.json', import.meta.url), 'utf8'));
+const reference = JSON.parse(
+  readFileSync(new URL('../fixtures/reference/mcpjam-openapi-2026-06-19.json', import.meta.url), 'utf8'),
+);
 
 /** Reply schemas whose optional fields are optional by nature: MCP results as the server sent them, pages, the envelope. */
-const optionalByNature = new Set(['Tool', 'Prompt', 'Resource', 'ResourceContents', 'CallToolResult', 'GetPromptResult', 'Error', 'TunnelGrant']);
+const optionalByNature = new Set([
+  'Tool',
+  'Prompt',
+  'Resource',
+  'ResourceContents',
+  'CallToolResult',
+  'GetPromptResult',
+  'Error',
+  'TunnelGrant',
+]);
 
 /** The component schemas replies use (directly or through others); request schemas keep their own `required`. */
 function replyComponents(document: any): Set<string> {
@@ -38,14 +49,18 @@ function replyComponents(document: any): Set<string> {
       }
     }
   };
-  for (const item of Object.values(document.paths)) for (const op of Object.values(item as object)) visit((op as { responses?: unknown }).responses);
+  for (const item of Object.values(document.paths))
+    for (const op of Object.values(item as object)) visit((op as { responses?: unknown }).responses);
   return found;
 }
 
 const inReplies = replyComponents(reference);
 const checker = new OpenApiReplies(reference, {
   id: 'https://reference.invalid/mcpjam-openapi.json',
-  required: (name, schema) => (inReplies.has(name) && !optionalByNature.has(name) && schema.properties && !name.endsWith('Page') ? Object.keys(schema.properties) : undefined),
+  required: (name, schema) =>
+    inReplies.has(name) && !optionalByNature.has(name) && schema.properties && !name.endsWith('Page')
+      ? Object.keys(schema.properties)
+      : undefined,
 });
 const operations = checker.operations();
 
@@ -74,7 +89,7 @@ const deliberateDifferences: (Allowance & { why: string })[] = [
     operation: 'listChatSessions',
     exchange: 'a project the key cannot reach',
     finding: /^status 404 is not documented/,
-    why: 'a project outside the key\'s reach is 404 NOT_FOUND on every route (contract-notes, General rules): an empty page would hide a mistyped id',
+    why: "a project outside the key's reach is 404 NOT_FOUND on every route (contract-notes, General rules): an empty page would hide a mistyped id",
   },
   ...['createTunnel', 'closeTunnel'].map((operation) => ({
     operation,
@@ -125,8 +140,17 @@ interface World {
 }
 
 const unknown = (kind: string) => `${kind}_unknown0000`;
-const hostConfigV2 = JSON.parse(readFileSync(new URL('../fixtures/reference/host-config-v2-claude.json', import.meta.url), 'utf8'));
-const echoCase = { title: 'echo works', query: 'echo hello', runs: 1, model: 'scripted-1', provider: 'openai', expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }] };
+const hostConfigV2 = JSON.parse(
+  readFileSync(new URL('../fixtures/reference/host-config-v2-claude.json', import.meta.url), 'utf8'),
+);
+const echoCase = {
+  title: 'echo works',
+  query: 'echo hello',
+  runs: 1,
+  model: 'scripted-1',
+  provider: 'openai',
+  expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }],
+};
 
 /** The exchanges of each operation of the document, by its operationId. */
 const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> = {
@@ -135,16 +159,28 @@ const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> 
     { name: 'unknown project', valid: false, params: { projectId: unknown('prj') }, status: 404 },
   ],
   createHost: () => [
-    { name: 'from a template, with a theme', valid: true, body: { name: 'Claude', template: 'claude', theme: 'dark' }, status: 201 },
+    {
+      name: 'from a template, with a theme',
+      valid: true,
+      body: { name: 'Claude', template: 'claude', theme: 'dark' },
+      status: 201,
+    },
     {
       name: 'a host config v2 as the real product writes it',
       valid: true,
       body: { name: 'Claude v2', config: hostConfigV2 },
       status: 201,
-      check: (reply) => (isDeepStrictEqual(reply.body?.config, hostConfigV2) ? undefined : 'the config is not returned as given'),
+      check: (reply) =>
+        isDeepStrictEqual(reply.body?.config, hostConfigV2) ? undefined : 'the config is not returned as given',
     },
     { name: 'neither template nor config', valid: false, body: { name: 'Nothing' }, status: 400 },
-    { name: 'unknown project', valid: false, params: { projectId: unknown('prj') }, body: { name: 'x', template: 'claude' }, status: 404 },
+    {
+      name: 'unknown project',
+      valid: false,
+      params: { projectId: unknown('prj') },
+      body: { name: 'x', template: 'claude' },
+      status: 404,
+    },
   ],
   getHost: () => [
     { name: 'a host', valid: true, status: 200 },
@@ -186,7 +222,12 @@ const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> 
   ),
   readResource: (w) => [
     { name: 'a listed resource', valid: true, body: { uri: w.resourceUri }, status: 200 },
-    { name: 'a resource the server does not have', valid: false, body: { uri: 'demo://resource/static/document/nope.md' }, status: 404 },
+    {
+      name: 'a resource the server does not have',
+      valid: false,
+      body: { uri: 'demo://resource/static/document/nope.md' },
+      status: 404,
+    },
     { name: 'no uri', valid: false, body: {}, status: 400 },
   ],
   exportServer: (w) => [
@@ -196,20 +237,46 @@ const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> 
   ],
   callTool: () => [
     { name: 'a tool', valid: true, body: { toolName: 'echo', parameters: { message: 'hi' } }, status: 200 },
-    { name: 'a tool-level failure', valid: true, body: { toolName: 'get-sum', parameters: { a: 'one', b: 2 } }, status: 200, check: (r) => (r.body?.isError === true ? undefined : 'isError is not true') },
+    {
+      name: 'a tool-level failure',
+      valid: true,
+      body: { toolName: 'get-sum', parameters: { a: 'one', b: 2 } },
+      status: 200,
+      check: (r) => (r.body?.isError === true ? undefined : 'isError is not true'),
+    },
     { name: 'no toolName', valid: false, body: { parameters: {} }, status: 400 },
-    { name: 'a task-augmented call (taskOptions)', valid: false, body: { toolName: 'echo', parameters: { message: 'hi' }, taskOptions: { ttl: 60000 } }, status: 422 },
+    {
+      name: 'a task-augmented call (taskOptions)',
+      valid: false,
+      body: { toolName: 'echo', parameters: { message: 'hi' }, taskOptions: { ttl: 60000 } },
+      status: 422,
+    },
   ],
   getPrompt: (w) => [
-    { name: 'a listed prompt', valid: true, body: { promptName: w.promptName, arguments: { city: 'Paris', state: 'France' } }, status: 200 },
+    {
+      name: 'a listed prompt',
+      valid: true,
+      body: { promptName: w.promptName, arguments: { city: 'Paris', state: 'France' } },
+      status: 200,
+    },
     { name: 'a prompt the server does not have', valid: false, body: { promptName: 'no-such-prompt' }, status: 404 },
     { name: 'no promptName', valid: false, body: {}, status: 400 },
   ],
   createEvalRun: (w) => [
-    { name: 'a new suite with inline tests', valid: true, body: { suiteName: 'Reference run', serverIds: [w.serverId], tests: [echoCase] }, status: 202 },
+    {
+      name: 'a new suite with inline tests',
+      valid: true,
+      body: { suiteName: 'Reference run', serverIds: [w.serverId], tests: [echoCase] },
+      status: 202,
+    },
     { name: 'a rerun of a suite', valid: true, body: { suiteId: w.rerunSuiteId }, status: 202 },
     { name: 'tests without a suite', valid: false, body: { tests: [echoCase], serverIds: [w.serverId] }, status: 400 },
-    { name: 'an unknown server', valid: false, body: { suiteName: 'Nowhere', serverIds: [unknown('srv')], tests: [echoCase] }, status: 404 },
+    {
+      name: 'an unknown server',
+      valid: false,
+      body: { suiteName: 'Nowhere', serverIds: [unknown('srv')], tests: [echoCase] },
+      status: 404,
+    },
   ],
   getEvalRun: (w) => [
     { name: 'a finished run', valid: true, status: 200 },
@@ -223,7 +290,10 @@ const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> 
       valid: true,
       params: { runId: w.ingestedRunId },
       status: 200,
-      check: (r) => (r.body?.items?.[0]?.metadata?.shard === 'a' && r.body.items[0].externalIterationId === 'ref-1' ? undefined : 'metadata or externalIterationId missing'),
+      check: (r) =>
+        r.body?.items?.[0]?.metadata?.shard === 'a' && r.body.items[0].externalIterationId === 'ref-1'
+          ? undefined
+          : 'metadata or externalIterationId missing',
     },
     { name: 'a limit past 200, clamped', valid: true, query: 'limit=500', status: 200 },
     { name: 'a malformed cursor', valid: false, query: 'cursor=not-a-cursor', status: 400 },
@@ -231,7 +301,12 @@ const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> 
   ],
   getEvalIterationTrace: (w) => [
     { name: 'an executed iteration', valid: true, status: 200 },
-    { name: 'an iteration reported without a trace', valid: false, params: { runId: w.ingestedRunId, iterationId: w.untracedIterationId }, status: 404 },
+    {
+      name: 'an iteration reported without a trace',
+      valid: false,
+      params: { runId: w.ingestedRunId, iterationId: w.untracedIterationId },
+      status: 404,
+    },
     { name: 'unknown iteration', valid: false, params: { iterationId: unknown('itr') }, status: 404 },
   ],
   listEvalSuiteRuns: () => [
@@ -240,9 +315,27 @@ const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> 
     { name: 'unknown suite', valid: false, params: { suiteId: unknown('sui') }, status: 404 },
   ],
   importOAuthTokens: (w) => [
-    { name: 'tokens for the server', valid: true, params: { serverId: w.httpServerId }, body: { serverUrl: w.httpServerUrl, tokens: { access_token: 'at-1', expires_in: 3600 } }, status: 200 },
-    { name: "another server's URL", valid: false, params: { serverId: w.httpServerId }, body: { serverUrl: 'https://elsewhere.example.test/mcp', tokens: { access_token: 'at-1' } }, status: 400 },
-    { name: 'unknown server', valid: false, params: { serverId: unknown('srv') }, body: { serverUrl: w.httpServerUrl, tokens: { access_token: 'at-1' } }, status: 404 },
+    {
+      name: 'tokens for the server',
+      valid: true,
+      params: { serverId: w.httpServerId },
+      body: { serverUrl: w.httpServerUrl, tokens: { access_token: 'at-1', expires_in: 3600 } },
+      status: 200,
+    },
+    {
+      name: "another server's URL",
+      valid: false,
+      params: { serverId: w.httpServerId },
+      body: { serverUrl: 'https://elsewhere.example.test/mcp', tokens: { access_token: 'at-1' } },
+      status: 400,
+    },
+    {
+      name: 'unknown server',
+      valid: false,
+      params: { serverId: unknown('srv') },
+      body: { serverUrl: w.httpServerUrl, tokens: { access_token: 'at-1' } },
+      status: 404,
+    },
   ],
   getMe: () => [{ name: 'the key owner', valid: true, status: 200 }],
   listProjects: () => [
@@ -258,7 +351,13 @@ const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> 
     { name: 'unknown project', valid: false, params: { projectId: unknown('prj') }, status: 404 },
   ],
   createEvalSuite: (w) => {
-    const suite = { name: 'Authored', serverIds: [w.serverId], model: 'scripted-1', provider: 'openai', tests: [{ title: 'echo', query: 'echo hello', expectedToolCalls: ['echo'] }] };
+    const suite = {
+      name: 'Authored',
+      serverIds: [w.serverId],
+      model: 'scripted-1',
+      provider: 'openai',
+      tests: [{ title: 'echo', query: 'echo hello', expectedToolCalls: ['echo'] }],
+    };
     return [
       { name: 'a suite', valid: true, body: suite, status: 201 },
       { name: 'a name already in use', valid: true, body: suite, status: 201 },
@@ -276,9 +375,17 @@ const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> 
         valid: true,
         query: `limit=2&before=${encodeURIComponent(first.body.nextCursor)}`,
         status: 200,
-        check: (r) => (r.body?.items?.length === 1 && !first.body.items.some((s: { id: string }) => s.id === r.body.items[0].id) ? undefined : 'not the rest of the sessions'),
+        check: (r) =>
+          r.body?.items?.length === 1 && !first.body.items.some((s: { id: string }) => s.id === r.body.items[0].id)
+            ? undefined
+            : 'not the rest of the sessions',
       },
-      { name: "a project's archived sessions", valid: true, query: `projectId=${w.projectId}&status=archived`, status: 200 },
+      {
+        name: "a project's archived sessions",
+        valid: true,
+        query: `projectId=${w.projectId}&status=archived`,
+        status: 200,
+      },
       { name: 'a limit past 200, clamped', valid: true, query: 'limit=500', status: 200 },
       { name: 'a project the key cannot reach', valid: false, query: `projectId=${unknown('prj')}`, status: 404 },
     ];
@@ -294,12 +401,24 @@ const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> 
       valid: true,
       params: { chatboxId: w.hostlessChatboxId },
       status: 200,
-      check: (r) => (r.body?.hostId === null && r.body?.hostName === null ? undefined : `hostId ${JSON.stringify(r.body?.hostId)} and hostName ${JSON.stringify(r.body?.hostName)} are not null`),
+      check: (r) =>
+        r.body?.hostId === null && r.body?.hostName === null
+          ? undefined
+          : `hostId ${JSON.stringify(r.body?.hostId)} and hostName ${JSON.stringify(r.body?.hostName)} are not null`,
     },
     { name: 'unknown chatbox', valid: false, params: { chatboxId: unknown('cbx') }, status: 404 },
   ],
-  createTunnel: () => [{ name: 'a tunnel, which a self-hosted Runway does not offer', valid: true, body: { name: 'everything' }, status: 422 }],
-  closeTunnel: () => [{ name: 'a tunnel, which a self-hosted Runway does not offer', valid: true, body: {}, status: 422 }],
+  createTunnel: () => [
+    {
+      name: 'a tunnel, which a self-hosted Runway does not offer',
+      valid: true,
+      body: { name: 'everything' },
+      status: 422,
+    },
+  ],
+  closeTunnel: () => [
+    { name: 'a tunnel, which a self-hosted Runway does not offer', valid: true, body: {}, status: 422 },
+  ],
 };
 
 /** Every operation is also called without a key: 401 in the envelope. */
@@ -317,32 +436,71 @@ describe("replies against the real product's OpenAPI document", () => {
       startEverythingOverHttp('streamableHttp'),
     ]);
     const { stack, org, call, serverId, model } = world;
-    model.setScript('scripted-1', { byQuery: { 'echo hello': [{ toolCalls: [{ name: 'echo', arguments: { message: 'hello' } }] }, { text: 'It said hello.' }] } });
-    const save = (name: string, input: object) => saveServer(stack.sql, stack.box, { projectId: org.projectId, name, ...input } as never);
+    model.setScript('scripted-1', {
+      byQuery: {
+        'echo hello': [{ toolCalls: [{ name: 'echo', arguments: { message: 'hello' } }] }, { text: 'It said hello.' }],
+      },
+    });
+    const save = (name: string, input: object) =>
+      saveServer(stack.sql, stack.box, { projectId: org.projectId, name, ...input } as never);
     const [httpServerId, disabledServerId] = await Promise.all([
       save('remote', { transportType: 'http', url: httpEverything.url }),
       save('disabled', { ...everythingOverStdio(), enabled: false }),
     ]);
-    const host = async (name: string) => (await call('POST', `/projects/${org.projectId}/hosts`, { name, template: 'claude' })).body.id as string;
+    const host = async (name: string) =>
+      (await call('POST', `/projects/${org.projectId}/hosts`, { name, template: 'claude' })).body.id as string;
     const [hostId, doomedHostId] = [await host('Fixture host'), await host('Doomed host')];
 
-    const created = await call('POST', `/projects/${org.projectId}/eval-runs`, { suiteName: 'Fixture suite', serverIds: [serverId], tests: [echoCase] });
+    const created = await call('POST', `/projects/${org.projectId}/eval-runs`, {
+      suiteName: 'Fixture suite',
+      serverIds: [serverId],
+      tests: [echoCase],
+    });
     expect(created.status).toBe(202);
     await waitForRun(call, org.projectId, created.body.runId);
     const [iteration] = await allIterations(call, org.projectId, created.body.runId);
-    const rerunSuite = await call('POST', `/projects/${org.projectId}/eval-suites`, { name: 'Rerun suite', serverIds: [serverId], model: 'scripted-1', provider: 'openai', tests: [echoCase] });
+    const rerunSuite = await call('POST', `/projects/${org.projectId}/eval-suites`, {
+      name: 'Rerun suite',
+      serverIds: [serverId],
+      model: 'scripted-1',
+      provider: 'openai',
+      tests: [echoCase],
+    });
     expect(rerunSuite.status).toBe(201);
 
-    const ingest = (suffix: string, body: unknown) => call('POST', `/projects/${org.projectId}/eval-ingest/${suffix}`, body);
+    const ingest = (suffix: string, body: unknown) =>
+      call('POST', `/projects/${org.projectId}/eval-ingest/${suffix}`, body);
     const started = await ingest('runs/start', { suiteName: 'Reported suite', externalRunId: 'ref-run' });
-    const result = { caseTitle: 'reported', query: 'q', passed: true, externalIterationId: 'ref-1', metadata: { shard: 'a', attempt: 2, retried: false } };
+    const result = {
+      caseTitle: 'reported',
+      query: 'q',
+      passed: true,
+      externalIterationId: 'ref-1',
+      metadata: { shard: 'a', attempt: 2, retried: false },
+    };
     expect((await ingest('runs/iterations', { runId: started.body.runId, results: [result] })).status).toBe(200);
     const [reported] = await allIterations(call, org.projectId, started.body.runId);
 
-    const withHost = await createChatbox(stack.sql, { projectId: org.projectId, name: 'Support', hostId, modelId: 'openai/hosted-mini', serverIds: [httpServerId] });
-    const hostless = await createChatbox(stack.sql, { projectId: org.projectId, name: 'Bare', modelId: 'openai/hosted-mini' });
+    const withHost = await createChatbox(stack.sql, {
+      projectId: org.projectId,
+      name: 'Support',
+      hostId,
+      modelId: 'openai/hosted-mini',
+      serverIds: [httpServerId],
+    });
+    const hostless = await createChatbox(stack.sql, {
+      projectId: org.projectId,
+      name: 'Bare',
+      modelId: 'openai/hosted-mini',
+    });
     for (const [i, status] of (['active', 'active', 'active', 'archived'] as const).entries()) {
-      await createChatSession(stack.sql, { projectId: org.projectId, userId: org.userId, title: `Session ${i}`, status, lastActivityAt: new Date(Date.now() - i * 60_000) });
+      await createChatSession(stack.sql, {
+        projectId: org.projectId,
+        userId: org.userId,
+        title: `Session ${i}`,
+        status,
+        lastActivityAt: new Date(Date.now() - i * 60_000),
+      });
     }
     const resources = await call('POST', `/projects/${org.projectId}/servers/${serverId}/resources`, {});
     const prompts = await call('POST', `/projects/${org.projectId}/servers/${serverId}/prompts`, {});
@@ -374,14 +532,27 @@ describe("replies against the real product's OpenAPI document", () => {
 
   it('exercises every operation of the document, each with valid and invalid inputs, and nothing else', () => {
     const documented = operations.map((op) => op.operationId);
-    expect(Object.keys(exchanges).filter((id) => !documented.includes(id)), 'exchanges for operations the document lacks').toEqual([]);
+    expect(
+      Object.keys(exchanges).filter((id) => !documented.includes(id)),
+      'exchanges for operations the document lacks',
+    ).toEqual([]);
     for (const id of documented) expect(exchanges[id], `${id}: no exchanges`).toBeDefined();
-    expect(deliberateDifferences.filter((a) => !documented.includes(a.operation)), 'allowances for unknown operations').toEqual([]);
+    expect(
+      deliberateDifferences.filter((a) => !documented.includes(a.operation)),
+      'allowances for unknown operations',
+    ).toEqual([]);
   });
 
   async function exchange(op: DocumentedOperation, x: Exchange): Promise<string[]> {
     const params: Params = {
-      projectId: w.projectId, serverId: w.serverId, hostId: w.hostId, runId: w.runId, iterationId: w.iterationId, suiteId: w.suiteId, chatboxId: w.chatboxId, ...x.params,
+      projectId: w.projectId,
+      serverId: w.serverId,
+      hostId: w.hostId,
+      runId: w.runId,
+      iterationId: w.iterationId,
+      suiteId: w.suiteId,
+      chatboxId: w.chatboxId,
+      ...x.params,
     };
     const path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
       const value = params[name];
@@ -389,10 +560,17 @@ describe("replies against the real product's OpenAPI document", () => {
       return encodeURIComponent(value);
     });
     const body = x.body ?? (op.method === 'get' ? undefined : {});
-    if (x.valid) expect(checker.requestProblems(op, body), `${op.operationId} / ${x.name}: a valid exchange sends what the document takes`).toEqual([]);
+    if (x.valid)
+      expect(
+        checker.requestProblems(op, body),
+        `${op.operationId} / ${x.name}: a valid exchange sends what the document takes`,
+      ).toEqual([]);
     const send = x.anonymous ? apiClient(world.stack.baseUrl) : w.call;
     const reply = await send(op.method.toUpperCase(), `${path}${x.query ? `?${x.query}` : ''}`, body);
-    const problems = reply.status === x.status ? [] : [`status: Runway meant ${x.status}, answered ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`];
+    const problems =
+      reply.status === x.status
+        ? []
+        : [`status: Runway meant ${x.status}, answered ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`];
     problems.push(...checker.replyProblems(op, reply.status, reply.body));
     if (reply.status === x.status && x.check) {
       const wrong = x.check(reply);
@@ -404,22 +582,31 @@ describe("replies against the real product's OpenAPI document", () => {
   for (const op of operations) {
     it(`${op.operationId}: ${op.method.toUpperCase()} ${op.path}`, async () => {
       const list = [...(await (exchanges[op.operationId]?.(w) ?? [])), withoutKey];
-      expect(list.some((x) => x.valid) && list.some((x) => !x.valid), `${op.operationId} has valid and invalid exchanges`).toBe(true);
+      expect(
+        list.some((x) => x.valid) && list.some((x) => !x.valid),
+        `${op.operationId} has valid and invalid exchanges`,
+      ).toBe(true);
       const unexplained: string[] = [];
       for (const x of list) {
         const problems = await exchange(op, x);
         findings.set(`${op.operationId} / ${x.name}`, problems);
         const allowedBy = (a: Allowance) => a.operation === op.operationId && a.exchange === x.name;
         for (const problem of problems) {
-          if (!deliberateDifferences.some((a) => allowedBy(a) && a.finding.test(problem))) unexplained.push(`${x.name}: ${problem}`);
+          if (!deliberateDifferences.some((a) => allowedBy(a) && a.finding.test(problem)))
+            unexplained.push(`${x.name}: ${problem}`);
         }
       }
       expect(unexplained, `${op.operationId}: replies the document does not allow`).toEqual([]);
       // An allowance that matches nothing is stale: the difference is gone, so the entry goes too.
       const stale = deliberateDifferences.filter(
-        (a) => a.operation === op.operationId && !findings.get(`${a.operation} / ${a.exchange}`)?.some((p) => a.finding.test(p)),
+        (a) =>
+          a.operation === op.operationId &&
+          !findings.get(`${a.operation} / ${a.exchange}`)?.some((p) => a.finding.test(p)),
       );
-      expect(stale.map((a) => `${a.exchange}: ${a.finding}`), `${op.operationId}: allowances that no longer match a finding`).toEqual([]);
+      expect(
+        stale.map((a) => `${a.exchange}: ${a.finding}`),
+        `${op.operationId}: allowances that no longer match a finding`,
+      ).toEqual([]);
     });
   }
 });

@@ -24,7 +24,7 @@ const alive = (pid: number) => {
 };
 
 async function waitFor(condition: () => boolean, ms = 5000): Promise<void> {
-  for (const deadline = Date.now() + ms; !condition(); ) {
+  for (const deadline = Date.now() + ms; !condition();) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await sleep(25);
   }
@@ -39,13 +39,22 @@ describe('server operation failures', () => {
   let slowInit: StartedServer;
   let crashyHttp: StartedServer;
   const servers: Record<string, string> = {};
-  const op = (server: string, suffix: string, body: unknown = {}) => call('POST', `/projects/${org.projectId}/servers/${servers[server]}/${suffix}`, body);
-  const tool = (server: string, toolName: string, parameters: Record<string, unknown> = {}) => op(server, 'tools/call', { toolName, parameters });
+  const op = (server: string, suffix: string, body: unknown = {}) =>
+    call('POST', `/projects/${org.projectId}/servers/${servers[server]}/${suffix}`, body);
+  const tool = (server: string, toolName: string, parameters: Record<string, unknown> = {}) =>
+    op(server, 'tools/call', { toolName, parameters });
   const pidOf = async (server: string) => Number((await tool(server, 'pid')).body.content[0].text);
 
   beforeAll(async () => {
     [stack, slow, slowInit, crashyHttp] = await Promise.all([
-      startTestStack({ worker: false, config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000', MCP_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS) } }),
+      startTestStack({
+        worker: false,
+        config: {
+          RATE_LIMIT_BURST: '10000',
+          RATE_LIMIT_PER_MINUTE: '600000',
+          MCP_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS),
+        },
+      }),
       startSlowServer(),
       startSlowServer({ initDelayMs: 2000 }),
       startCrashyServer(),
@@ -102,7 +111,10 @@ describe('server operation failures', () => {
   });
 
   it('tool-level failures are 200 with isError', async () => {
-    expect(await tool('slow', 'fail')).toMatchObject({ status: 200, body: { isError: true, content: [{ type: 'text', text: 'boom' }] } });
+    expect(await tool('slow', 'fail')).toMatchObject({
+      status: 200,
+      body: { isError: true, content: [{ type: 'text', text: 'boom' }] },
+    });
     expect(await tool('slow', 'throw')).toMatchObject({ status: 200, body: { isError: true } });
   });
 
@@ -125,13 +137,25 @@ describe('server operation failures', () => {
     expect(crashed.body.code).toBe('SERVER_UNREACHABLE');
     expect(Date.now() - started).toBeLessThan(5000);
     // The listener is gone too: reconnecting fails the same way.
-    expect((await tool('crashy-http', 'echo', { text: 'hi' })).body).toMatchObject({ code: 'SERVER_UNREACHABLE', details: { reason: 'NETWORK_ERROR' } });
+    expect((await tool('crashy-http', 'echo', { text: 'hi' })).body).toMatchObject({
+      code: 'SERVER_UNREACHABLE',
+      details: { reason: 'NETWORK_ERROR' },
+    });
   });
 
   it('an HTTP server that restarts (forgetting its sessions) is reconnected transparently', async () => {
     const first = await startEverythingOverHttp('streamableHttp');
-    const serverId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'restarting', transportType: 'http', url: first.url });
-    const echo = () => call('POST', `/projects/${org.projectId}/servers/${serverId}/tools/call`, { toolName: 'echo', parameters: { message: 'again' } });
+    const serverId = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'restarting',
+      transportType: 'http',
+      url: first.url,
+    });
+    const echo = () =>
+      call('POST', `/projects/${org.projectId}/servers/${serverId}/tools/call`, {
+        toolName: 'echo',
+        parameters: { message: 'again' },
+      });
     expect((await echo()).status).toBe(200);
     await first.stop();
     const second = await startEverythingOverHttp('streamableHttp', { port: first.port });
@@ -143,7 +167,10 @@ describe('server operation failures', () => {
   });
 
   it('a server that cannot be reached or started is 502 SERVER_UNREACHABLE', async () => {
-    expect((await op('refused', 'validate')).body).toMatchObject({ code: 'SERVER_UNREACHABLE', details: { reason: 'NETWORK_ERROR' } });
+    expect((await op('refused', 'validate')).body).toMatchObject({
+      code: 'SERVER_UNREACHABLE',
+      details: { reason: 'NETWORK_ERROR' },
+    });
     const missing = await op('missing-command', 'tools');
     expect(missing.status).toBe(502);
     expect(missing.body).toMatchObject({ code: 'SERVER_UNREACHABLE', details: { phase: 'connect' } });
@@ -159,7 +186,10 @@ describe('server operation failures', () => {
       initInfo: null,
     });
     const stdio = await op('missing-command', 'doctor');
-    expect(stdio.body).toMatchObject({ status: 'error', checks: { probe: { status: 'error', detail: expect.stringContaining('not found') } } });
+    expect(stdio.body).toMatchObject({
+      status: 'error',
+      checks: { probe: { status: 'error', detail: expect.stringContaining('not found') } },
+    });
   });
 
   it('an edited server gets a new session; the old process exits', async () => {
@@ -184,7 +214,9 @@ describe('server operation failures', () => {
     const pool = new ConnectionPool({ idleTimeoutMs: 60_000, log });
     const mcp = createMcpOperations({ sql: stack.sql, box: stack.box, config: stack.config, log, pool });
     const [server] = await getSavedServersByIds(stack.sql, stack.box, org.projectId, [servers['crashy-idle']]);
-    const pids = await Promise.all([1, 2, 3].map(() => mcp.callTool(server, 'pid', {}).then((r) => Number((r.content[0] as { text: string }).text))));
+    const pids = await Promise.all(
+      [1, 2, 3].map(() => mcp.callTool(server, 'pid', {}).then((r) => Number((r.content[0] as { text: string }).text))),
+    );
     // Three concurrent first calls share one connect: one process.
     expect(new Set(pids).size).toBe(1);
     expect(pool.size).toBe(1);

@@ -15,7 +15,8 @@ describe('server lists', () => {
   let paginated: StartedServer;
   let toolsOnly: StartedServer;
   const servers: Record<string, string> = {};
-  const op = (server: string, suffix: string, body: unknown = {}) => call('POST', `/projects/${org.projectId}/servers/${servers[server]}/${suffix}`, body);
+  const op = (server: string, suffix: string, body: unknown = {}) =>
+    call('POST', `/projects/${org.projectId}/servers/${servers[server]}/${suffix}`, body);
 
   beforeAll(async () => {
     [stack, paginated, toolsOnly] = await Promise.all([
@@ -25,9 +26,24 @@ describe('server lists', () => {
     ]);
     org = await seedOrganization(stack.sql);
     call = apiClient(stack.baseUrl, org.apiKey);
-    servers.paginated = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'paginated', transportType: 'http', url: paginated.url });
-    servers.paginated2 = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'paginated-2', transportType: 'http', url: paginated.url });
-    servers.toolsOnly = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'tools-only', transportType: 'http', url: toolsOnly.url });
+    servers.paginated = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'paginated',
+      transportType: 'http',
+      url: paginated.url,
+    });
+    servers.paginated2 = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'paginated-2',
+      transportType: 'http',
+      url: paginated.url,
+    });
+    servers.toolsOnly = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'tools-only',
+      transportType: 'http',
+      url: toolsOnly.url,
+    });
   });
   afterAll(async () => {
     await stack?.stop();
@@ -64,9 +80,17 @@ describe('server lists', () => {
     expect(tools.find((t) => t.name === 'structured')).toMatchObject({ outputSchema: { type: 'object' } });
     expect(tools.find((t) => t.name === 'tool_01')).not.toHaveProperty('outputSchema');
     const prompts = (await op('paginated', 'prompts')).body.items;
-    expect(prompts[0]).toEqual({ name: 'prompt_01', description: 'Prompt #1', arguments: [{ name: 'topic', description: 'What to talk about', required: false }] });
+    expect(prompts[0]).toEqual({
+      name: 'prompt_01',
+      description: 'Prompt #1',
+      arguments: [{ name: 'topic', description: 'What to talk about', required: false }],
+    });
     const blob = await op('paginated', 'resources/read', { uri: 'fixture://blob/01' });
-    expect(blob.body.contents[0]).toMatchObject({ uri: 'fixture://blob/01', mimeType: 'image/png', blob: expect.any(String) });
+    expect(blob.body.contents[0]).toMatchObject({
+      uri: 'fixture://blob/01',
+      mimeType: 'image/png',
+      blob: expect.any(String),
+    });
     const structured = await op('paginated', 'tools/call', { toolName: 'structured', parameters: { value: 'abc' } });
     expect(structured.body.structuredContent).toEqual({ value: 'abc', length: 3 });
   });
@@ -116,7 +140,9 @@ describe('server lists', () => {
       expect(reply.status, suffix).toBe(422);
       expect(reply.body.code, suffix).toBe('FEATURE_NOT_SUPPORTED');
     }
-    expect((await op('toolsOnly', 'tools/call', { toolName: 'ping' })).body).toEqual({ content: [{ type: 'text', text: 'pong' }] });
+    expect((await op('toolsOnly', 'tools/call', { toolName: 'ping' })).body).toEqual({
+      content: [{ type: 'text', text: 'pong' }],
+    });
     const exported = await op('toolsOnly', 'export');
     expect(exported.body).toMatchObject({ tools: [{ name: 'ping' }], prompts: [], resources: [] });
   });
@@ -124,7 +150,11 @@ describe('server lists', () => {
   it('doctor skips what a server does not declare, and calls a failed list partial', async () => {
     const toolsOnlyReport = (await op('toolsOnly', 'doctor')).body;
     expect(toolsOnlyReport.status).toBe('ready');
-    expect(toolsOnlyReport.checks).toMatchObject({ tools: { status: 'ok' }, prompts: { status: 'skipped' }, resources: { status: 'skipped' } });
+    expect(toolsOnlyReport.checks).toMatchObject({
+      tools: { status: 'ok' },
+      prompts: { status: 'skipped' },
+      resources: { status: 'skipped' },
+    });
 
     // The paginated fixture declares resources but has no resources/templates/list handler (-32601).
     const paginatedReport = (await op('paginated', 'doctor')).body;

@@ -15,21 +15,37 @@ describe('server operations with OAuth', () => {
   const secrets: string[] = [];
   let serverCount = 0;
 
-  const op = (serverId: string, suffix: string, body: unknown = {}, via = call) => via('POST', `/projects/${org.projectId}/servers/${serverId}/${suffix}`, body);
+  const op = (serverId: string, suffix: string, body: unknown = {}, via = call) =>
+    via('POST', `/projects/${org.projectId}/servers/${serverId}/${suffix}`, body);
   const whoami = (serverId: string, via = call) => op(serverId, 'tools/call', { toolName: 'whoami' }, via);
   const newServer = (useOAuth = true) =>
-    saveServer(stack.sql, stack.box, { projectId: org.projectId, name: `oauth-${++serverCount}`, transportType: 'http', url: fixture.url, useOAuth });
+    saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: `oauth-${++serverCount}`,
+      transportType: 'http',
+      url: fixture.url,
+      useOAuth,
+    });
   const issue = (subject?: string): TokenPair => {
     const pair = fixture.issueTokens(subject);
     secrets.push(pair.access_token, pair.refresh_token);
     return pair;
   };
   /** What a caller that completed the flow itself sends; `tokens` overrides fields of a fresh pair. */
-  const importTokens = (serverId: string, options: { tokens?: Partial<TokenPair> & { expires_in?: number }; client?: boolean; authorizationServer?: boolean } = {}) =>
+  const importTokens = (
+    serverId: string,
+    options: {
+      tokens?: Partial<TokenPair> & { expires_in?: number };
+      client?: boolean;
+      authorizationServer?: boolean;
+    } = {},
+  ) =>
     op(serverId, 'oauth/import-tokens', {
       serverUrl: fixture.url,
       tokens: { ...issue(), ...options.tokens },
-      ...(options.client === false ? {} : { clientInformation: { clientId: fixture.clientId, clientSecret: fixture.clientSecret } }),
+      ...(options.client === false
+        ? {}
+        : { clientInformation: { clientId: fixture.clientId, clientSecret: fixture.clientSecret } }),
       ...(options.authorizationServer === false ? {} : { authorizationServerUrl: fixture.issuer }),
     });
   const refreshes = () => fixture.stats.refreshes;
@@ -69,7 +85,13 @@ describe('server operations with OAuth', () => {
 
   it('check-oauth reports the requirement and token health without connecting', async () => {
     const serverId = await newServer(true);
-    expect((await op(serverId, 'check-oauth')).body).toEqual({ useOAuth: true, serverUrl: fixture.url, advertisesOAuth: true, tokenSource: 'caller', tokens: null });
+    expect((await op(serverId, 'check-oauth')).body).toEqual({
+      useOAuth: true,
+      serverUrl: fixture.url,
+      advertisesOAuth: true,
+      tokenSource: 'caller',
+      tokens: null,
+    });
 
     const imported = await importTokens(serverId);
     expect(imported.status).toBe(200);
@@ -82,7 +104,13 @@ describe('server operations with OAuth', () => {
       serverUrl: fixture.url,
       advertisesOAuth: true,
       tokenSource: 'caller',
-      tokens: { imported: true, expiresAt: imported.body.expiresAt, refreshable: true, lastRefreshAt: null, lastError: null },
+      tokens: {
+        imported: true,
+        expiresAt: imported.body.expiresAt,
+        refreshable: true,
+        lastRefreshAt: null,
+        lastError: null,
+      },
     });
     expect(fixture.stats.mcpRequests).toBe(before);
 
@@ -99,18 +127,33 @@ describe('server operations with OAuth', () => {
       clientInformation: { clientId: fixture.clientId, clientSecret: fixture.clientSecret },
     });
     expect((await whoami(serverId)).body).toEqual({ content: [{ type: 'text', text: 'alice' }] });
-    expect((await op(serverId, 'validate')).body.initInfo).toMatchObject({ transport: 'streamable-http', serverInfo: { name: 'runway-fixture-oauth' } });
+    expect((await op(serverId, 'validate')).body.initInfo).toMatchObject({
+      transport: 'streamable-http',
+      serverInfo: { name: 'runway-fixture-oauth' },
+    });
   });
 
   it('import refuses tokens for another URL, for a stdio server, and malformed bodies', async () => {
     const serverId = await newServer(true);
-    const elsewhere = await op(serverId, 'oauth/import-tokens', { serverUrl: 'https://evil.example/mcp', tokens: { access_token: 'x' } });
-    expect(elsewhere).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', details: { reason: 'SERVER_URL_MISMATCH' } } });
-    const stdioId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'stdio', ...everythingOverStdio() });
+    const elsewhere = await op(serverId, 'oauth/import-tokens', {
+      serverUrl: 'https://evil.example/mcp',
+      tokens: { access_token: 'x' },
+    });
+    expect(elsewhere).toMatchObject({
+      status: 400,
+      body: { code: 'VALIDATION_ERROR', details: { reason: 'SERVER_URL_MISMATCH' } },
+    });
+    const stdioId = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'stdio',
+      ...everythingOverStdio(),
+    });
     const stdio = await op(stdioId, 'oauth/import-tokens', { serverUrl: fixture.url, tokens: { access_token: 'x' } });
     expect(stdio.body.details.reason).toBe('NOT_AN_HTTP_SERVER');
     expect((await op(serverId, 'oauth/import-tokens', { serverUrl: fixture.url, tokens: {} })).status).toBe(400);
-    expect((await op(serverId, 'oauth/import-tokens', { serverUrl: 'not a url', tokens: { access_token: 'x' } })).status).toBe(400);
+    expect(
+      (await op(serverId, 'oauth/import-tokens', { serverUrl: 'not a url', tokens: { access_token: 'x' } })).status,
+    ).toBe(400);
   });
 
   it('a token about to expire is refreshed before the call goes out', async () => {
@@ -157,13 +200,19 @@ describe('server operations with OAuth', () => {
   it('two API processes on one database refresh once between them', async () => {
     const serverId = await newServer(true);
     await importTokens(serverId);
-    const other = await startTestStack({ database: stack.db, worker: false, config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000' } });
+    const other = await startTestStack({
+      database: stack.db,
+      worker: false,
+      config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000' },
+    });
     try {
       const otherCall = apiClient(other.baseUrl, org.apiKey);
       expect([(await whoami(serverId)).status, (await whoami(serverId, otherCall)).status]).toEqual([200, 200]);
       fixture.expireAccessTokens();
       const before = refreshes();
-      const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => whoami(serverId, i % 2 ? otherCall : call)));
+      const replies = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => whoami(serverId, i % 2 ? otherCall : call)),
+      );
       expect(replies.map((r) => r.status)).toEqual(Array(12).fill(200));
       expect(refreshes() - before).toBe(1);
     } finally {
@@ -180,7 +229,9 @@ describe('server operations with OAuth', () => {
     const reply = await whoami(serverId);
     expect(reply.status).toBe(401);
     expect(reply.body).toMatchObject({ code: 'OAUTH_REQUIRED', details: { oauthRequired: true, serverId } });
-    expect((await op(serverId, 'check-oauth')).body.tokens).toMatchObject({ lastError: expect.stringContaining('invalid_grant') });
+    expect((await op(serverId, 'check-oauth')).body.tokens).toMatchObject({
+      lastError: expect.stringContaining('invalid_grant'),
+    });
 
     // Importing a fresh grant is the remedy.
     await importTokens(serverId);
@@ -195,7 +246,10 @@ describe('server operations with OAuth', () => {
     const before = fixture.stats.mcpRequests;
     const reply = await whoami(serverId);
     expect(reply.status).toBe(401);
-    expect(reply.body).toMatchObject({ code: 'OAUTH_REQUIRED', details: { oauthRequired: true, serverId, reason: 'TOKEN_EXPIRED', lastError: 'invalid_grant' } });
+    expect(reply.body).toMatchObject({
+      code: 'OAUTH_REQUIRED',
+      details: { oauthRequired: true, serverId, reason: 'TOKEN_EXPIRED', lastError: 'invalid_grant' },
+    });
     expect(fixture.stats.mcpRequests).toBe(before);
     // Every call still tries the refresh once (the authorization server may have been down), never more.
     const refreshesBefore = refreshes();
@@ -225,18 +279,31 @@ describe('server operations with OAuth', () => {
 
     await importTokens(serverId);
     const after = (await op(serverId, 'doctor')).body;
-    expect(after).toMatchObject({ status: 'ready', connection: { status: 'connected' }, oauth: { required: true }, tools: [{ name: 'whoami' }, { name: 'echo' }], error: null });
+    expect(after).toMatchObject({
+      status: 'ready',
+      connection: { status: 'connected' },
+      oauth: { required: true },
+      tools: [{ name: 'whoami' }, { name: 'echo' }],
+      error: null,
+    });
     for (const report of [before, after]) expect(referenceErrors('DoctorReport', report)).toEqual([]);
   });
 
   it('tokens and client secrets never appear in replies or logs', async () => {
     const serverId = await newServer(true);
     await importTokens(serverId, { tokens: { expires_in: 5 } });
-    const replies = await Promise.all([whoami(serverId), op(serverId, 'check-oauth'), op(serverId, 'doctor'), op(serverId, 'validate')]);
+    const replies = await Promise.all([
+      whoami(serverId),
+      op(serverId, 'check-oauth'),
+      op(serverId, 'doctor'),
+      op(serverId, 'validate'),
+    ]);
     const seen = JSON.stringify(replies.map((r) => r.body)) + stack.logs.join('\n');
     expect(secrets.length).toBeGreaterThan(10);
     for (const secret of secrets) expect(seen).not.toContain(secret);
-    const [row] = await stack.sql<{ access_token_enc: string }[]>`SELECT access_token_enc FROM oauth_tokens WHERE server_id = ${serverId}`;
+    const [row] = await stack.sql<
+      { access_token_enc: string }[]
+    >`SELECT access_token_enc FROM oauth_tokens WHERE server_id = ${serverId}`;
     // Sealed with the current key (v2.<keyId>.…, since keys have ids), and it opens.
     expect(row.access_token_enc.startsWith(stack.box.currentPrefix)).toBe(true);
     expect(stack.box.decrypt(row.access_token_enc)).toEqual(expect.any(String));

@@ -2,7 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SecretBox } from '../../db/secretBox.js';
 import { apiClient } from '../helpers/http.js';
-import { everythingOverStdio, fixtureOverStdio, saveServer, startEverythingOverHttp, type RunningServer } from '../helpers/mcpServers.js';
+import {
+  everythingOverStdio,
+  fixtureOverStdio,
+  saveServer,
+  startEverythingOverHttp,
+  type RunningServer,
+} from '../helpers/mcpServers.js';
 import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
 import { startTestStack, type TestStack } from '../helpers/stack.js';
 
@@ -14,7 +20,8 @@ describe('server operations on server-everything', () => {
   let httpEverything: RunningServer;
   let sseEverything: RunningServer;
   const servers: Record<string, string> = {};
-  const op = (server: string, suffix: string, body: unknown = {}) => call('POST', `/projects/${org.projectId}/servers/${servers[server]}/${suffix}`, body);
+  const op = (server: string, suffix: string, body: unknown = {}) =>
+    call('POST', `/projects/${org.projectId}/servers/${servers[server]}/${suffix}`, body);
 
   beforeAll(async () => {
     [stack, httpEverything, sseEverything] = await Promise.all([
@@ -25,7 +32,9 @@ describe('server operations on server-everything', () => {
     org = await seedOrganization(stack.sql);
     call = apiClient(stack.baseUrl, org.apiKey);
     const save = (name: string, input: Record<string, unknown>) =>
-      saveServer(stack.sql, stack.box, { projectId: org.projectId, name, ...input } as never).then((id) => (servers[name] = id));
+      saveServer(stack.sql, stack.box, { projectId: org.projectId, name, ...input } as never).then(
+        (id) => (servers[name] = id),
+      );
     await Promise.all([
       save('stdio', everythingOverStdio()),
       save('http', { transportType: 'http', url: httpEverything.url }),
@@ -78,16 +87,29 @@ describe('server operations on server-everything', () => {
     it('lists and renders prompts, lists and reads resources', async () => {
       const prompts = await op(server, 'prompts');
       expect(prompts.status).toBe(200);
-      expect(prompts.body.items).toContainEqual(expect.objectContaining({ name: 'args-prompt', arguments: expect.arrayContaining([expect.objectContaining({ name: 'city', required: true })]) }));
+      expect(prompts.body.items).toContainEqual(
+        expect.objectContaining({
+          name: 'args-prompt',
+          arguments: expect.arrayContaining([expect.objectContaining({ name: 'city', required: true })]),
+        }),
+      );
 
-      const rendered = await op(server, 'prompts/get', { promptName: 'args-prompt', arguments: { city: 'Lyon', state: 'Rhône' } });
+      const rendered = await op(server, 'prompts/get', {
+        promptName: 'args-prompt',
+        arguments: { city: 'Lyon', state: 'Rhône' },
+      });
       expect(rendered.status).toBe(200);
       expect(JSON.stringify(rendered.body.messages)).toContain('Lyon');
 
       const resources = await op(server, 'resources');
       expect(resources.status).toBe(200);
       const first = resources.body.items[0];
-      expect(first).toEqual({ uri: expect.any(String), name: expect.any(String), description: expect.any(String), mimeType: expect.any(String) });
+      expect(first).toEqual({
+        uri: expect.any(String),
+        name: expect.any(String),
+        description: expect.any(String),
+        mimeType: expect.any(String),
+      });
 
       const read = await op(server, 'resources/read', { uri: first.uri });
       expect(read.status).toBe(200);
@@ -124,8 +146,21 @@ describe('server operations on server-everything', () => {
         initInfo: { serverInfo: { name: 'mcp-servers/everything' } },
         error: null,
       });
-      for (const name of ['probe', 'connection', 'initialization', 'capabilities', 'tools', 'resources', 'resourceTemplates', 'prompts']) {
-        expect(report.checks[name], name).toEqual({ status: 'ok', detail: expect.any(String), durationMs: expect.any(Number) });
+      for (const name of [
+        'probe',
+        'connection',
+        'initialization',
+        'capabilities',
+        'tools',
+        'resources',
+        'resourceTemplates',
+        'prompts',
+      ]) {
+        expect(report.checks[name], name).toEqual({
+          status: 'ok',
+          detail: expect.any(String),
+          durationMs: expect.any(Number),
+        });
       }
       expect(report.tools.length).toBeGreaterThan(5);
       expect(report.resourceTemplates.length).toBeGreaterThan(0);
@@ -155,21 +190,35 @@ describe('server operations on server-everything', () => {
     for (const suffix of ['validate', 'doctor', 'tools', 'export']) {
       const reply = await op('disabled', suffix);
       expect(reply.status, suffix).toBe(400);
-      expect(reply.body, suffix).toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'SERVER_DISABLED', serverId: servers.disabled } });
+      expect(reply.body, suffix).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: { reason: 'SERVER_DISABLED', serverId: servers.disabled },
+      });
     }
     const called = await op('disabled', 'tools/call', { toolName: 'echo', parameters: { message: 'x' } });
     expect(called.body.details.reason).toBe('SERVER_DISABLED');
-    expect(await op('disabled', 'check-oauth')).toMatchObject({ status: 200, body: { useOAuth: false, serverUrl: null, tokens: null } });
+    expect(await op('disabled', 'check-oauth')).toMatchObject({
+      status: 200,
+      body: { useOAuth: false, serverUrl: null, tokens: null },
+    });
   });
 
   it('finding a server to refuse it opens none of its secrets; what connects (or reads its grant) opens them', async () => {
     const sealed = await saveServer(stack.sql, stack.box, {
-      projectId: org.projectId, name: 'sealed and off', transportType: 'http', url: 'http://127.0.0.1:9/mcp', headers: { 'x-api-key': 'sealed' }, enabled: false,
+      projectId: org.projectId,
+      name: 'sealed and off',
+      transportType: 'http',
+      url: 'http://127.0.0.1:9/mcp',
+      headers: { 'x-api-key': 'sealed' },
+      enabled: false,
     });
     const opened = vi.spyOn(SecretBox.prototype, 'decrypt');
     try {
       const refused = await call('POST', `/projects/${org.projectId}/servers/${sealed}/tools`, {});
-      expect(refused).toMatchObject({ status: 400, body: { details: { reason: 'SERVER_DISABLED', serverId: sealed } } });
+      expect(refused).toMatchObject({
+        status: 400,
+        body: { details: { reason: 'SERVER_DISABLED', serverId: sealed } },
+      });
       const tunnel = await call('POST', `/projects/${org.projectId}/tunnels/${sealed}/close`, {});
       expect(tunnel).toMatchObject({ status: 422, body: { code: 'FEATURE_NOT_SUPPORTED' } });
       expect(opened).not.toHaveBeenCalled();
@@ -182,7 +231,11 @@ describe('server operations on server-everything', () => {
 
   it('unknown projects and servers, and servers of another project or organization, are 404', async () => {
     const other = await seedOrganization(stack.sql);
-    const otherServer = await saveServer(stack.sql, stack.box, { projectId: other.projectId, name: 'theirs', ...everythingOverStdio() });
+    const otherServer = await saveServer(stack.sql, stack.box, {
+      projectId: other.projectId,
+      name: 'theirs',
+      ...everythingOverStdio(),
+    });
     const cases: [string, string][] = [
       ['prj_unknown', servers.stdio],
       [org.projectId, 'srv_unknown'],
@@ -198,17 +251,28 @@ describe('server operations on server-everything', () => {
       }
     }
     // `default` is the key's own default project: its servers are found, another organization's are not.
-    const own = await call('POST', `/projects/default/servers/${servers.stdio}/tools/call`, { toolName: 'echo', parameters: { message: 'via default' } });
+    const own = await call('POST', `/projects/default/servers/${servers.stdio}/tools/call`, {
+      toolName: 'echo',
+      parameters: { message: 'via default' },
+    });
     expect(own.status).toBe(200);
     expect(own.body.content[0].text).toContain('via default');
-    const theirs = await call('POST', `/projects/default/servers/${otherServer}/tools/call`, { toolName: 'echo', parameters: { message: 'x' } });
+    const theirs = await call('POST', `/projects/default/servers/${otherServer}/tools/call`, {
+      toolName: 'echo',
+      parameters: { message: 'x' },
+    });
     expect(theirs).toMatchObject({ status: 404, body: { code: 'NOT_FOUND', details: { serverId: otherServer } } });
   });
 
   it('request bodies are validated at the edge', async () => {
-    expect((await op('stdio', 'tools/call', { parameters: {} })).body).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/^body\.toolName/) });
+    expect((await op('stdio', 'tools/call', { parameters: {} })).body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: expect.stringMatching(/^body\.toolName/),
+    });
     expect((await op('stdio', 'tools/call', { toolName: 'echo', parameters: [1] })).status).toBe(400);
-    expect((await op('stdio', 'prompts/get', { promptName: 'args-prompt', arguments: { city: { nested: true } } })).status).toBe(400);
+    expect(
+      (await op('stdio', 'prompts/get', { promptName: 'args-prompt', arguments: { city: { nested: true } } })).status,
+    ).toBe(400);
     expect((await op('stdio', 'resources/read', {})).status).toBe(400);
     expect((await op('stdio', 'tools', { cursor: 42 })).status).toBe(400);
   });
@@ -219,6 +283,9 @@ describe('server operations on server-everything', () => {
     expect(unknownTool.body.isError).toBe(true);
     const unknownResource = await op('stdio', 'resources/read', { uri: 'demo://nothing/here' });
     expect(unknownResource.status).toBe(404);
-    expect(unknownResource.body).toMatchObject({ code: 'NOT_FOUND', details: { reason: 'RESOURCE_NOT_FOUND', mcpError: { code: -32602 } } });
+    expect(unknownResource.body).toMatchObject({
+      code: 'NOT_FOUND',
+      details: { reason: 'RESOURCE_NOT_FOUND', mcpError: { code: -32602 } },
+    });
   });
 });

@@ -17,8 +17,10 @@ describe('what a server that refuses or answers with an error is reported as', (
   let faulty: FaultyFixture;
   let listFails: FaultyFixture;
   const servers: Record<string, string> = {};
-  const op = (server: string, suffix: string, body: unknown = {}) => call('POST', `/projects/${org.projectId}/servers/${servers[server]}/${suffix}`, body);
-  const tool = (server: string, toolName: string, parameters: Record<string, unknown> = {}) => op(server, 'tools/call', { toolName, parameters });
+  const op = (server: string, suffix: string, body: unknown = {}) =>
+    call('POST', `/projects/${org.projectId}/servers/${servers[server]}/${suffix}`, body);
+  const tool = (server: string, toolName: string, parameters: Record<string, unknown> = {}) =>
+    op(server, 'tools/call', { toolName, parameters });
 
   beforeAll(async () => {
     [stack, guarded, wellKnown, challenge, faulty, listFails] = await Promise.all([
@@ -32,7 +34,12 @@ describe('what a server that refuses or answers with an error is reported as', (
     org = await seedOrganization(stack.sql);
     call = apiClient(stack.baseUrl, org.apiKey);
     const save = async (name: string, input: Record<string, unknown>) =>
-      (servers[name] = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name, transportType: 'http', ...input } as never));
+      (servers[name] = await saveServer(stack.sql, stack.box, {
+        projectId: org.projectId,
+        name,
+        transportType: 'http',
+        ...input,
+      } as never));
     await Promise.all([
       save('static-no-header', { url: guarded.url }),
       save('static-wrong-token', { url: guarded.url, headers: { Authorization: 'Bearer nope' } }),
@@ -55,7 +62,13 @@ describe('what a server that refuses or answers with an error is reported as', (
       expect(reply.status).toBe(502);
       expect(reply.body).toMatchObject({
         code: 'SERVER_UNREACHABLE',
-        details: { reason: 'SERVER_REFUSED_CREDENTIALS', status: 401, serverMessage: 'Missing bearer token', retryable: false, phase: 'initialize' },
+        details: {
+          reason: 'SERVER_REFUSED_CREDENTIALS',
+          status: 401,
+          serverMessage: 'Missing bearer token',
+          retryable: false,
+          phase: 'initialize',
+        },
       });
       expect(reply.body.message).toContain('Missing bearer token');
       expect(reply.body.details.oauthRequired).toBeUndefined();
@@ -78,19 +91,31 @@ describe('what a server that refuses or answers with an error is reported as', (
     });
 
     it('check-oauth and doctor agree: no OAuth, and doctor says what the server said', async () => {
-      expect((await op('static-no-header', 'check-oauth')).body).toEqual({ useOAuth: false, serverUrl: guarded.url, advertisesOAuth: false, tokenSource: 'caller', tokens: null });
+      expect((await op('static-no-header', 'check-oauth')).body).toEqual({
+        useOAuth: false,
+        serverUrl: guarded.url,
+        advertisesOAuth: false,
+        tokenSource: 'caller',
+        tokens: null,
+      });
       const doctor = await op('static-no-header', 'doctor');
       expect(doctor.status).toBe(200);
       expect(doctor.body).toMatchObject({
         status: 'error',
-        checks: { probe: { status: 'error', detail: expect.stringContaining('Missing bearer token') }, initialization: { status: 'error' } },
+        checks: {
+          probe: { status: 'error', detail: expect.stringContaining('Missing bearer token') },
+          initialization: { status: 'error' },
+        },
         oauth: { required: false },
         error: { code: 'SERVER_UNREACHABLE', details: { reason: 'SERVER_REFUSED_CREDENTIALS' } },
       });
     });
 
     it('with its token saved as a header the server works', async () => {
-      expect(await tool('static', 'whoami')).toMatchObject({ status: 200, body: { content: [{ text: 'token:static' }] } });
+      expect(await tool('static', 'whoami')).toMatchObject({
+        status: 200,
+        body: { content: [{ text: 'token:static' }] },
+      });
     });
   });
 
@@ -102,9 +127,21 @@ describe('what a server that refuses or answers with an error is reported as', (
       const fixture = name === 'well-known' ? wellKnown : challenge;
       const reply = await op(name, 'tools');
       expect(reply.status).toBe(401);
-      expect(reply.body).toMatchObject({ code: 'OAUTH_REQUIRED', details: { oauthRequired: true, serverId: servers[name], serverName: name, serverUrl: fixture.url } });
-      expect((await op(name, 'check-oauth')).body).toEqual({ useOAuth: true, serverUrl: fixture.url, advertisesOAuth: true, tokenSource: 'caller', tokens: null });
-      expect((await op(name, 'doctor')).body).toMatchObject({ status: 'oauth_required', oauth: { required: true, resourceMetadataUrl: fixture.resourceMetadataUrl } });
+      expect(reply.body).toMatchObject({
+        code: 'OAUTH_REQUIRED',
+        details: { oauthRequired: true, serverId: servers[name], serverName: name, serverUrl: fixture.url },
+      });
+      expect((await op(name, 'check-oauth')).body).toEqual({
+        useOAuth: true,
+        serverUrl: fixture.url,
+        advertisesOAuth: true,
+        tokenSource: 'caller',
+        tokens: null,
+      });
+      expect((await op(name, 'doctor')).body).toMatchObject({
+        status: 'oauth_required',
+        oauth: { required: true, resourceMetadataUrl: fixture.resourceMetadataUrl },
+      });
     });
   });
 
@@ -116,7 +153,14 @@ describe('what a server that refuses or answers with an error is reported as', (
       expect(reply.status).toBe(401);
       expect(reply.body).toMatchObject({
         code: 'OAUTH_REQUIRED',
-        details: { reason: 'INSUFFICIENT_SCOPE', scope: 'read admin', oauthRequired: true, serverId: servers.static, serverName: 'static', serverUrl: guarded.url },
+        details: {
+          reason: 'INSUFFICIENT_SCOPE',
+          scope: 'read admin',
+          oauthRequired: true,
+          serverId: servers.static,
+          serverName: 'static',
+          serverUrl: guarded.url,
+        },
       });
       expect(reply.body.message).toContain('read admin');
       expect((await tool('static', 'echo', { text: 'after' })).body.content[0].text).toBe('after');
@@ -132,26 +176,42 @@ describe('what a server that refuses or answers with an error is reported as', (
       expect(reply.status).toBe(502);
       expect(reply.body).toMatchObject({
         code: 'SERVER_UNREACHABLE',
-        details: { reason: 'SERVER_ERROR', retryable: false, phase: 'request', mcpError: { code: -32603, message: 'database is down' } },
+        details: {
+          reason: 'SERVER_ERROR',
+          retryable: false,
+          phase: 'request',
+          mcpError: { code: -32603, message: 'database is down' },
+        },
       });
       expect(reply.body.message).toBe("server 'faulty' answered with an error: database is down (-32603)");
       const custom = await tool('faulty', 'custom');
-      expect(custom.body).toMatchObject({ code: 'SERVER_UNREACHABLE', details: { reason: 'SERVER_ERROR', mcpError: { code: -32050, message: 'quota exceeded' } } });
+      expect(custom.body).toMatchObject({
+        code: 'SERVER_UNREACHABLE',
+        details: { reason: 'SERVER_ERROR', mcpError: { code: -32050, message: 'quota exceeded' } },
+      });
       expect((await tool('faulty', 'echo', { text: 'still up' })).body.content[0].text).toBe('still up');
       expect(faulty.stats.initializations).toBe(sessions);
     });
 
     it('the codes with a meaning of their own keep it: -32602 is 400', async () => {
-      expect((await tool('faulty', 'nonexistent')).body).toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'INVALID_PARAMS', mcpError: { code: -32602 } } });
+      expect((await tool('faulty', 'nonexistent')).body).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: { reason: 'INVALID_PARAMS', mcpError: { code: -32602 } },
+      });
     });
 
     it('a failing list is the same; export and doctor report it', async () => {
       const reply = await op('list-fails', 'tools');
-      expect(reply.body).toMatchObject({ code: 'SERVER_UNREACHABLE', details: { reason: 'SERVER_ERROR', mcpError: { code: -32603, message: 'tool index unavailable' } } });
+      expect(reply.body).toMatchObject({
+        code: 'SERVER_UNREACHABLE',
+        details: { reason: 'SERVER_ERROR', mcpError: { code: -32603, message: 'tool index unavailable' } },
+      });
       expect((await op('list-fails', 'export')).body.details.reason).toBe('SERVER_ERROR');
       expect((await op('list-fails', 'doctor')).body).toMatchObject({
         status: 'partial',
-        checks: { tools: { status: 'error', detail: expect.stringContaining('answered with an error: tool index unavailable') } },
+        checks: {
+          tools: { status: 'error', detail: expect.stringContaining('answered with an error: tool index unavailable') },
+        },
       });
     });
   });

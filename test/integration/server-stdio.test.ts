@@ -21,7 +21,8 @@ describe('stdio servers', () => {
   let call: ReturnType<typeof apiClient>;
   const scratch = mkdtempSync(join(tmpdir(), 'runway-stdio-'));
   const servers: Record<string, string> = {};
-  const op = (server: string, suffix: string, body: unknown = {}) => call('POST', `/projects/${org.projectId}/servers/${servers[server]}/${suffix}`, body);
+  const op = (server: string, suffix: string, body: unknown = {}) =>
+    call('POST', `/projects/${org.projectId}/servers/${servers[server]}/${suffix}`, body);
   const tool = async (server: string, toolName: string, parameters: Record<string, unknown> = {}) => {
     const reply = await op(server, 'tools/call', { toolName, parameters });
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
@@ -29,7 +30,10 @@ describe('stdio servers', () => {
   };
 
   beforeAll(async () => {
-    stack = await startTestStack({ worker: false, config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000' } });
+    stack = await startTestStack({
+      worker: false,
+      config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000' },
+    });
     org = await seedOrganization(stack.sql);
     call = apiClient(stack.baseUrl, org.apiKey);
     // A launcher named like npx (node itself, under that name), to stand for `npx -y some-server` on a cold cache.
@@ -38,9 +42,22 @@ describe('stdio servers', () => {
       (servers[name] = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name, ...input } as never));
     await Promise.all([
       save('broken', fixtureOverStdio('broken-start')),
-      save('broken-echoing', { ...fixtureOverStdio('broken-start'), env: { ECHO_SECRET_ENV: 'API_TOKEN', API_TOKEN: SECRET } }),
-      save('cold-npx', { transportType: 'stdio', command: join(scratch, 'npx'), args: fixtureArgs('slow'), env: { SLOW_INIT_MS: '4000' }, timeouts: { initializeMs: 500 } }),
-      save('slow-node', { ...fixtureOverStdio('slow'), env: { SLOW_INIT_MS: '4000' }, timeouts: { initializeMs: 500 } }),
+      save('broken-echoing', {
+        ...fixtureOverStdio('broken-start'),
+        env: { ECHO_SECRET_ENV: 'API_TOKEN', API_TOKEN: SECRET },
+      }),
+      save('cold-npx', {
+        transportType: 'stdio',
+        command: join(scratch, 'npx'),
+        args: fixtureArgs('slow'),
+        env: { SLOW_INIT_MS: '4000' },
+        timeouts: { initializeMs: 500 },
+      }),
+      save('slow-node', {
+        ...fixtureOverStdio('slow'),
+        env: { SLOW_INIT_MS: '4000' },
+        timeouts: { initializeMs: 500 },
+      }),
       save('workdir', fixtureOverStdio('workdir')),
       save('workdir-2', fixtureOverStdio('workdir')),
       save('workdir-set', { ...fixtureOverStdio('workdir'), cwd: scratch }),
@@ -56,7 +73,10 @@ describe('stdio servers', () => {
     it('502 with the tail of its stderr (trimmed, without control characters) and its exit code', async () => {
       const reply = await op('broken', 'validate');
       expect(reply.status).toBe(502);
-      expect(reply.body).toMatchObject({ code: 'SERVER_UNREACHABLE', details: { phase: 'initialize', exitCode: 1, signal: null, stderr: expect.stringContaining(FAILURE) } });
+      expect(reply.body).toMatchObject({
+        code: 'SERVER_UNREACHABLE',
+        details: { phase: 'initialize', exitCode: 1, signal: null, stderr: expect.stringContaining(FAILURE) },
+      });
       const { stderr } = reply.body.details as { stderr: string };
       expect(stderr).not.toMatch(CONTROL);
       expect(stderr).not.toContain('[2m');
@@ -67,7 +87,10 @@ describe('stdio servers', () => {
       expect(stderr).toContain(`starting step ${NOISE_LINES}`);
       expect(stderr).not.toContain('starting step 1\n');
       // The same for any operation that starts the server.
-      expect((await op('broken', 'tools')).body).toMatchObject({ code: 'SERVER_UNREACHABLE', details: { exitCode: 1, stderr: expect.stringContaining(FAILURE) } });
+      expect((await op('broken', 'tools')).body).toMatchObject({
+        code: 'SERVER_UNREACHABLE',
+        details: { exitCode: 1, stderr: expect.stringContaining(FAILURE) },
+      });
     });
 
     it('doctor names it in the initialization check and in the error', async () => {
@@ -76,7 +99,10 @@ describe('stdio servers', () => {
         status: 'error',
         checks: {
           connection: { status: 'ok' },
-          initialization: { status: 'error', detail: expect.stringMatching(/exited with code 1[\s\S]*None of the specified directories are accessible/) },
+          initialization: {
+            status: 'error',
+            detail: expect.stringMatching(/exited with code 1[\s\S]*None of the specified directories are accessible/),
+          },
         },
         error: { code: 'SERVER_UNREACHABLE', details: { exitCode: 1, stderr: expect.stringContaining(FAILURE) } },
       });
@@ -99,7 +125,11 @@ describe('stdio servers', () => {
   describe('a slow first start', () => {
     it('doctor shows the timeout that applied, and for a package launcher explains the download and the option to raise', async () => {
       const report = (await op('cold-npx', 'doctor')).body;
-      expect(report).toMatchObject({ status: 'error', timeouts: { initializeMs: 500 }, error: { code: 'TIMEOUT', details: { phase: 'initialize' } } });
+      expect(report).toMatchObject({
+        status: 'error',
+        timeouts: { initializeMs: 500 },
+        error: { code: 'TIMEOUT', details: { phase: 'initialize' } },
+      });
       expect(report.checks.initialization.status).toBe('error');
       expect(report.checks.initialization.detail).toContain('500 ms');
       expect(report.checks.initialization.detail).toMatch(/first start of npx may download/);
@@ -107,14 +137,22 @@ describe('stdio servers', () => {
 
       // A server started by its own binary gets the timeout, without the download story.
       const plain = (await op('slow-node', 'doctor')).body;
-      expect(plain).toMatchObject({ status: 'error', timeouts: { initializeMs: 500 }, checks: { initialization: { status: 'error', detail: expect.stringContaining('500 ms') } } });
+      expect(plain).toMatchObject({
+        status: 'error',
+        timeouts: { initializeMs: 500 },
+        checks: { initialization: { status: 'error', detail: expect.stringContaining('500 ms') } },
+      });
       expect(plain.checks.initialization.detail).not.toContain('download');
     });
 
     it('raising the initialize timeout fixes it', async () => {
       await updateServerSettings(stack.sql, servers['cold-npx'], { timeouts: { initializeMs: 30_000 } });
       const report = (await op('cold-npx', 'doctor')).body;
-      expect(report).toMatchObject({ status: 'ready', timeouts: { initializeMs: 30_000 }, checks: { initialization: { status: 'ok' } } });
+      expect(report).toMatchObject({
+        status: 'ready',
+        timeouts: { initializeMs: 30_000 },
+        checks: { initialization: { status: 'ok' } },
+      });
       expect(await tool('cold-npx', 'add', { a: 1, b: 2 })).toBe('3');
     });
   });
@@ -134,14 +172,27 @@ describe('stdio servers', () => {
       expect(await tool('workdir-set', 'cwd')).toBe(scratch);
       const missing = await op('workdir-missing', 'validate');
       expect(missing.status).toBe(502);
-      expect(missing.body).toMatchObject({ code: 'SERVER_UNREACHABLE', details: { phase: 'connect', reason: 'SPAWN_FAILED' } });
+      expect(missing.body).toMatchObject({
+        code: 'SERVER_UNREACHABLE',
+        details: { phase: 'connect', reason: 'SPAWN_FAILED' },
+      });
       expect(missing.body.message).toContain(`working directory ${join(scratch, 'does-not-exist')} does not exist`);
       const report = (await op('workdir-missing', 'doctor')).body;
-      expect(report.checks.probe).toMatchObject({ status: 'error', detail: expect.stringContaining('working directory') });
+      expect(report.checks.probe).toMatchObject({
+        status: 'error',
+        detail: expect.stringContaining('working directory'),
+      });
     });
 
     it('a relative cwd is refused when saved', async () => {
-      await expect(saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'relative', ...fixtureOverStdio('workdir'), cwd: 'relative/dir' })).rejects.toThrow();
+      await expect(
+        saveServer(stack.sql, stack.box, {
+          projectId: org.projectId,
+          name: 'relative',
+          ...fixtureOverStdio('workdir'),
+          cwd: 'relative/dir',
+        }),
+      ).rejects.toThrow();
     });
   });
 });

@@ -41,7 +41,15 @@ describe('the stack', () => {
     const tables = await stack.sql<{ table_name: string }[]>`
       SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`;
     expect(tables.map((t) => t.table_name)).toEqual(
-      expect.arrayContaining(['organizations', 'api_keys', 'servers', 'oauth_tokens', 'eval_runs', 'eval_iterations', 'rate_limit_buckets']),
+      expect.arrayContaining([
+        'organizations',
+        'api_keys',
+        'servers',
+        'oauth_tokens',
+        'eval_runs',
+        'eval_iterations',
+        'rate_limit_buckets',
+      ]),
     );
   });
 });

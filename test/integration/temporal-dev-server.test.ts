@@ -11,7 +11,9 @@ import { freePort } from '../helpers/ports.js';
 async function customAttributes(address: string): Promise<string[]> {
   const connection = await Connection.connect({ address });
   try {
-    return Object.keys((await connection.operatorService.listSearchAttributes({ namespace: 'default' })).customAttributes ?? {});
+    return Object.keys(
+      (await connection.operatorService.listSearchAttributes({ namespace: 'default' })).customAttributes ?? {},
+    );
   } finally {
     await connection.close();
   }
@@ -30,7 +32,10 @@ describe('the dev server npm start runs (scripts/temporal-dev-server.ts)', () =>
     server = await startTemporalDevServer({ ...options, port: await freePort() });
     // As a data folder from before RunwayResult: the file has every other attribute.
     const connection = await Connection.connect({ address: server.address });
-    await connection.operatorService.removeSearchAttributes({ namespace: 'default', searchAttributes: [searchAttributeNames.result] });
+    await connection.operatorService.removeSearchAttributes({
+      namespace: 'default',
+      searchAttributes: [searchAttributeNames.result],
+    });
     await connection.close();
     expect(await customAttributes(server.address)).not.toContain(searchAttributeNames.result);
     await server.stop();

@@ -17,16 +17,37 @@ describe('updatedAt >= createdAt', () => {
   let call: ReturnType<typeof apiClient>;
 
   beforeAll(async () => {
-    stack = await startTestStack({ worker: false, config: { RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_MINUTE: '60000' } });
+    stack = await startTestStack({
+      worker: false,
+      config: { RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_MINUTE: '60000' },
+    });
     org = await seedOrganization(stack.sql);
     call = apiClient(stack.baseUrl, org.apiKey);
-    const server = await createServer(stack.sql, stack.box, { projectId: org.projectId, name: 's', transportType: 'http', url: 'http://127.0.0.1:1/mcp' });
-    await createChatbox(stack.sql, { projectId: org.projectId, name: 'box', modelId: 'openai/gpt-4.1-mini', serverIds: [server.id] });
-    for (const apiKey of ['first', 'second']) await setProviderKey(stack.sql, stack.box, { organizationId: org.organizationId, provider: 'openai', apiKey });
+    const server = await createServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 's',
+      transportType: 'http',
+      url: 'http://127.0.0.1:1/mcp',
+    });
+    await createChatbox(stack.sql, {
+      projectId: org.projectId,
+      name: 'box',
+      modelId: 'openai/gpt-4.1-mini',
+      serverIds: [server.id],
+    });
+    for (const apiKey of ['first', 'second'])
+      await setProviderKey(stack.sql, stack.box, { organizationId: org.organizationId, provider: 'openai', apiKey });
     const host = await call('POST', `/projects/${org.projectId}/hosts`, { name: 'h', template: 'mcpjam' });
     expect(host.status).toBe(201);
-    expect((await call('PATCH', `/projects/${org.projectId}/hosts/${host.body.id}`, { name: 'renamed' })).status).toBe(200);
-    const suite = await call('POST', `/projects/${org.projectId}/eval-suites`, { name: 'suite', serverIds: [server.id], model: 'openai/gpt-4.1-mini', tests: [{ title: 't', query: 'q' }] });
+    expect((await call('PATCH', `/projects/${org.projectId}/hosts/${host.body.id}`, { name: 'renamed' })).status).toBe(
+      200,
+    );
+    const suite = await call('POST', `/projects/${org.projectId}/eval-suites`, {
+      name: 'suite',
+      serverIds: [server.id],
+      model: 'openai/gpt-4.1-mini',
+      tests: [{ title: 't', query: 'q' }],
+    });
     expect(suite.status).toBe(201);
   });
   afterAll(async () => stack?.stop());
@@ -39,19 +60,33 @@ describe('updatedAt >= createdAt', () => {
       GROUP BY table_name HAVING count(*) = 2 ORDER BY table_name`;
     const counts: Record<string, number> = {};
     for (const { table_name } of tables) {
-      const [{ n }] = await stack.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ${stack.sql(table_name)} WHERE updated_at < created_at`;
+      const [{ n }] = await stack.sql<
+        { n: number }[]
+      >`SELECT count(*)::int AS n FROM ${stack.sql(table_name)} WHERE updated_at < created_at`;
       counts[table_name] = n;
     }
     return counts;
   };
 
-  it('holds for every row written by the product\'s own statements', async () => {
+  it("holds for every row written by the product's own statements", async () => {
     const counts = await inversions();
-    expect(Object.keys(counts)).toEqual(expect.arrayContaining(['organizations', 'users', 'projects', 'servers', 'provider_keys', 'hosts', 'chatboxes', 'eval_suites', 'eval_cases']));
+    expect(Object.keys(counts)).toEqual(
+      expect.arrayContaining([
+        'organizations',
+        'users',
+        'projects',
+        'servers',
+        'provider_keys',
+        'hosts',
+        'chatboxes',
+        'eval_suites',
+        'eval_cases',
+      ]),
+    );
     expect(counts).toEqual(Object.fromEntries(Object.keys(counts).map((t) => [t, 0])));
   });
 
-  it('no updated_at defaults to the transaction\'s start', async () => {
+  it("no updated_at defaults to the transaction's start", async () => {
     const defaults = await stack.sql<{ table_name: string; column_default: string }[]>`
       SELECT table_name, column_default FROM information_schema.columns
       WHERE table_schema = 'public' AND column_name = 'updated_at' AND column_default !~* 'clock_timestamp'`;
@@ -90,7 +125,9 @@ describe('updatedAt >= createdAt', () => {
     const migration = await readFile(new URL('../../db/migrations/021_updated_at_clock.sql', import.meta.url), 'utf8');
     await stack.sql.begin((tx) => tx.unsafe(migration));
     expect((await inversions()).projects).toBe(0);
-    const [project] = await stack.sql<{ same: boolean }[]>`SELECT updated_at = created_at AS same FROM projects WHERE id = ${org.projectId}`;
+    const [project] = await stack.sql<
+      { same: boolean }[]
+    >`SELECT updated_at = created_at AS same FROM projects WHERE id = ${org.projectId}`;
     expect(project.same).toBe(true);
   });
 });

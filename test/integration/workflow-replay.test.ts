@@ -10,16 +10,27 @@ import { inject } from 'vitest';
 // change needs versioning (patched()). Recorded from runs on a test stack (test/helpers/evals.ts) with
 // `temporal workflow show --workflow-id eval-run:<runId> --output json`.
 const histories = [
-  'eval-run-completed', 'eval-run-cancelled', 'eval-run-adaptive-completed', 'eval-run-adaptive-cancelled',
-  'eval-run-settle-lanes-completed', 'eval-run-settle-lanes-cancelled', 'eval-run-runway-result-completed', 'eval-run-runway-result-cancelled',
-  'scheduled-suite-run-started', 'scheduled-suite-run-skipped',
+  'eval-run-completed',
+  'eval-run-cancelled',
+  'eval-run-adaptive-completed',
+  'eval-run-adaptive-cancelled',
+  'eval-run-settle-lanes-completed',
+  'eval-run-settle-lanes-cancelled',
+  'eval-run-runway-result-completed',
+  'eval-run-runway-result-cancelled',
+  'scheduled-suite-run-started',
+  'scheduled-suite-run-skipped',
 ];
 
 describe('workflow replay (evalRun, scheduledSuiteRun)', () => {
   it.each(histories)('replays the committed %s history deterministically', async (name) => {
     const history = JSON.parse(readFileSync(new URL(`../fixtures/histories/${name}.json`, import.meta.url), 'utf8'));
     await expect(
-      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, `${name}-replay`),
+      Worker.runReplayHistory(
+        { workflowBundle: { codePath: inject('workflowBundlePath') } },
+        history,
+        `${name}-replay`,
+      ),
     ).resolves.toBeUndefined();
   });
 });

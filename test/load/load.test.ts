@@ -61,13 +61,27 @@ describe('two API processes and two workers sharing one Temporal and one Postgre
     ]);
     for (let i = 0; i < ORGS; i++) {
       const org = await seedOrganization(stack.sql, { name: `Load org ${i}` });
-      await setProviderKey(stack.sql, stack.box, { organizationId: org.organizationId, provider: 'openai', apiKey: 'org-key', baseUrl: model.url });
-      const serverId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'everything', transportType: 'http', url: mcp.url });
+      await setProviderKey(stack.sql, stack.box, {
+        organizationId: org.organizationId,
+        provider: 'openai',
+        apiKey: 'org-key',
+        baseUrl: model.url,
+      });
+      const serverId = await saveServer(stack.sql, stack.box, {
+        projectId: org.projectId,
+        name: 'everything',
+        transportType: 'http',
+        url: mcp.url,
+      });
       orgs.push({ ...org, serverId });
     }
     // Two keys of one more organization, each sending a burst through both APIs.
     const limited = await seedOrganization(stack.sql, { name: 'Rate limited org' });
-    const second = await createApiKey(stack.sql, { name: 'second key', organizationId: limited.organizationId, userId: limited.userId });
+    const second = await createApiKey(stack.sql, {
+      name: 'second key',
+      organizationId: limited.organizationId,
+      userId: limited.userId,
+    });
     limitedKeys = [limited.apiKey, second.key];
   }, 180_000);
 
@@ -93,15 +107,26 @@ describe('two API processes and two workers sharing one Temporal and one Postgre
       })),
     });
 
-    const watch = watchRunningRuns(stack.sql, orgs.map((o) => o.organizationId));
+    const watch = watchRunningRuns(
+      stack.sql,
+      orgs.map((o) => o.organizationId),
+    );
     const started = Date.now();
     // Every organization's POSTs at once, alternating between the APIs, with the rate-limit bursts in the middle.
-    const posting = Promise.all(orgs.map((org, i) => Promise.all(
-      Array.from({ length: POSTS_PER_ORG }, (_, j) => api(i + j, org.apiKey)('POST', `/projects/${org.projectId}/eval-runs`, body(org, i))),
-    )));
-    const bursting = Promise.all(limitedKeys.map((key) => Promise.all(
-      Array.from({ length: RATE_LIMIT_BURST + 1 }, (_, j) => api(j, key)('GET', '/me')),
-    )));
+    const posting = Promise.all(
+      orgs.map((org, i) =>
+        Promise.all(
+          Array.from({ length: POSTS_PER_ORG }, (_, j) =>
+            api(i + j, org.apiKey)('POST', `/projects/${org.projectId}/eval-runs`, body(org, i)),
+          ),
+        ),
+      ),
+    );
+    const bursting = Promise.all(
+      limitedKeys.map((key) =>
+        Promise.all(Array.from({ length: RATE_LIMIT_BURST + 1 }, (_, j) => api(j, key)('GET', '/me'))),
+      ),
+    );
     const [posts, bursts] = await Promise.all([posting, bursting]);
     const postsAnswered = Date.now();
 
@@ -111,7 +136,10 @@ describe('two API processes and two workers sharing one Temporal and one Postgre
       const statuses = replies.map((r) => r.status).sort();
       expect(statuses, JSON.stringify(replies.map((r) => r.body))).toEqual([202, 202, 429, 429]);
       for (const r of replies.filter((r) => r.status === 429)) {
-        expect(r.body).toMatchObject({ code: 'RATE_LIMITED', details: { reason: 'CONCURRENT_RUN_LIMIT', maxConcurrentRuns: MAX_CONCURRENT_RUNS } });
+        expect(r.body).toMatchObject({
+          code: 'RATE_LIMITED',
+          details: { reason: 'CONCURRENT_RUN_LIMIT', maxConcurrentRuns: MAX_CONCURRENT_RUNS },
+        });
       }
       for (const r of replies.filter((r) => r.status === 202)) accepted.push({ org: orgs[i], runId: r.body.runId });
     });
@@ -126,7 +154,9 @@ describe('two API processes and two workers sharing one Temporal and one Postgre
     const runIds = accepted.map((a) => a.runId);
     const deadline = Date.now() + 180_000;
     for (;;) {
-      const [{ running }] = await stack.sql<{ running: number }[]>`SELECT count(*)::int AS running FROM eval_runs WHERE id = ANY(${runIds}) AND status = 'running'`;
+      const [{ running }] = await stack.sql<
+        { running: number }[]
+      >`SELECT count(*)::int AS running FROM eval_runs WHERE id = ANY(${runIds}) AND status = 'running'`;
       if (running === 0) break;
       if (Date.now() > deadline) throw new Error(`${running} runs still running\n${stack.logTails()}`);
       await new Promise((r) => setTimeout(r, 250));
@@ -136,22 +166,36 @@ describe('two API processes and two workers sharing one Temporal and one Postgre
 
     // The cap at every sampled instant, straight from Postgres: 2 reached, never 3.
     expect(new Set(maxRunningByOrg.values())).toEqual(new Set([MAX_CONCURRENT_RUNS]));
-    const runs = await stack.sql<{ id: string; status: string; completed_at: Date; iterations: number; finished: number }[]>`
+    const runs = await stack.sql<
+      { id: string; status: string; completed_at: Date; iterations: number; finished: number }[]
+    >`
       SELECT r.id, r.status, r.completed_at,
              (SELECT count(*)::int FROM eval_iterations i WHERE i.run_id = r.id) AS iterations,
              (SELECT count(*)::int FROM eval_iterations i WHERE i.run_id = r.id AND i.status = 'completed') AS finished
       FROM eval_runs r WHERE r.id = ANY(${runIds})`;
     expect(runs).toHaveLength(ORGS * MAX_CONCURRENT_RUNS);
-    for (const run of runs) expect(run, run.id).toMatchObject({ status: 'completed', iterations: ITERATIONS_PER_RUN, finished: ITERATIONS_PER_RUN });
+    for (const run of runs)
+      expect(run, run.id).toMatchObject({
+        status: 'completed',
+        iterations: ITERATIONS_PER_RUN,
+        finished: ITERATIONS_PER_RUN,
+      });
     // Had a run finished before the last POST was answered, a third POST could rightly have been accepted.
     const firstFinished = Math.min(...runs.map((r) => r.completed_at.getTime()));
-    expect(firstFinished, 'a run finished before every POST was answered; make FIRST_TURN_DELAY_MS longer').toBeGreaterThan(postsAnswered);
+    expect(
+      firstFinished,
+      'a run finished before every POST was answered; make FIRST_TURN_DELAY_MS longer',
+    ).toBeGreaterThan(postsAnswered);
 
     // And as each organization's client reads it, through either API (2 more requests per key, within the burst).
     for (const [n, { org, runId }] of accepted.entries()) {
       const reply = await api(n, org.apiKey)('GET', `/projects/${org.projectId}/eval-runs/${runId}`);
       expect(reply.status).toBe(200);
-      expect(reply.body).toMatchObject({ status: 'completed', result: 'passed', summary: { total: ITERATIONS_PER_RUN, passed: ITERATIONS_PER_RUN } });
+      expect(reply.body).toMatchObject({
+        status: 'completed',
+        result: 'passed',
+        summary: { total: ITERATIONS_PER_RUN, passed: ITERATIONS_PER_RUN },
+      });
     }
 
     figures = {

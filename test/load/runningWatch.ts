@@ -19,7 +19,8 @@ export function watchRunningRuns(sql: Sql, organizationIds: string[], everyMs = 
         SELECT organization_id, count(*)::int AS running FROM eval_runs
         WHERE organization_id = ANY(${organizationIds}) AND status = 'running' AND source = 'api'
         GROUP BY organization_id`;
-      for (const r of rows) maxRunningByOrg.set(r.organization_id, Math.max(maxRunningByOrg.get(r.organization_id) ?? 0, r.running));
+      for (const r of rows)
+        maxRunningByOrg.set(r.organization_id, Math.max(maxRunningByOrg.get(r.organization_id) ?? 0, r.running));
       samples += 1;
       await new Promise((r) => setTimeout(r, everyMs));
     }

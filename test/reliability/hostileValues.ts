@@ -54,7 +54,13 @@ export function schemaFields(schema: z.ZodType, maxDepth = 8): Field[] {
     const node = given.$ref ? { ...defs[given.$ref.replace('#/$defs/', '')], ...given, $ref: undefined } : given;
     if (path.length > maxDepth) return;
     for (const branch of [...(node.anyOf ?? []), ...(node.oneOf ?? []), ...(node.allOf ?? [])]) visit(branch, path);
-    const types = node.type ? [node.type].flat() : node.anyOf || node.oneOf || node.allOf ? [] : node.enum || node.const !== undefined ? ['string'] : ['any'];
+    const types = node.type
+      ? [node.type].flat()
+      : node.anyOf || node.oneOf || node.allOf
+        ? []
+        : node.enum || node.const !== undefined
+          ? ['string']
+          : ['any'];
     if (path.length > 0 && types.length > 0) {
       const key = JSON.stringify(path);
       const known = found.get(key);
@@ -101,23 +107,49 @@ export function serialize(body: unknown): string {
 export const containersAbove = (path: PathStep[]) => path.length;
 
 /** Text Postgres cannot store, judged without the service's code: a NUL, or UTF-16 that is not well-formed. */
-const unstorable = (text: string) => text.includes('\0') || !(text as string & { isWellFormed(): boolean }).isWellFormed();
+const unstorable = (text: string) =>
+  text.includes('\0') || !(text as string & { isWellFormed(): boolean }).isWellFormed();
 
-const loneSurrogate = fc.constantFrom('\ud800', '\udfff', 'cut emoji \ud83d', '\ude00 starts low', '\udc00\ud800', 'a\ud800b', `${'é'.repeat(10)}\udbff`);
+const loneSurrogate = fc.constantFrom(
+  '\ud800',
+  '\udfff',
+  'cut emoji \ud83d',
+  '\ude00 starts low',
+  '\udc00\ud800',
+  'a\ud800b',
+  `${'é'.repeat(10)}\udbff`,
+);
 
 /**
  * Well-formed text the service must store as given: multi-byte, astral, combining, bidi, noncharacters, and long
  * text that does not compress (a prompt past what a btree index entry holds).
  */
-export const multiByteText = fc.oneof(
-  fc.constantFrom(
-    'é', 'é'.repeat(43), `abc.${'é'.repeat(43)}`, '日本語のテキスト', '😀', '😀'.repeat(100), 'e\u0301\u0301', '\u202Eevil\u202C', '\uFEFFbom',
-    '\uFFFF\uFFFE', 'a\u200Db', '\u0001\u001F\u007F', '\uFFFD', '𝔥𝔢𝔩𝔩𝔬', '\u{10FFFF}', 'ǅ', 'ß'.repeat(500),
-  ),
-  fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.string({ unit: 'grapheme', maxLength: 20 }),
-  { arbitrary: fc.string({ unit: 'binary', minLength: 2_000, maxLength: 20_000 }), weight: 1 },
-).filter((text) => !unstorable(text));
+export const multiByteText = fc
+  .oneof(
+    fc.constantFrom(
+      'é',
+      'é'.repeat(43),
+      `abc.${'é'.repeat(43)}`,
+      '日本語のテキスト',
+      '😀',
+      '😀'.repeat(100),
+      'e\u0301\u0301',
+      '\u202Eevil\u202C',
+      '\uFEFFbom',
+      '\uFFFF\uFFFE',
+      'a\u200Db',
+      '\u0001\u001F\u007F',
+      '\uFFFD',
+      '𝔥𝔢𝔩𝔩𝔬',
+      '\u{10FFFF}',
+      'ǅ',
+      'ß'.repeat(500),
+    ),
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.string({ unit: 'grapheme', maxLength: 20 }),
+    { arbitrary: fc.string({ unit: 'binary', minLength: 2_000, maxLength: 20_000 }), weight: 1 },
+  )
+  .filter((text) => !unstorable(text));
 
 /** Strings: lone surrogates and NUL (refused wherever they are), multi-byte text (taken where the field takes text). */
 export const hostileString: fc.Arbitrary<Hostile> = fc.oneof(
@@ -128,23 +160,68 @@ export const hostileString: fc.Arbitrary<Hostile> = fc.oneof(
 
 /** Numbers at and past int4 (2^31) and the safe integers (2^53), both signs, epoch ms past the year 9999, and JSON beyond a double. */
 export const edgeNumbers = [
-  2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 32, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), -(2 ** 53) - 2, 1e12, -1e12,
-  253_402_300_799_999, 253_402_300_800_000, 8.64e15, 9e15, -62_135_596_800_001, -8.64e15, 1e21, 1e308, -1e308, Number.MIN_VALUE, -0, 0.5,
-  2_147_483_647.5, 2_147_483_646.6,
+  2 ** 31 - 1,
+  2 ** 31,
+  -(2 ** 31),
+  -(2 ** 31) - 1,
+  2 ** 32,
+  2 ** 53 - 1,
+  2 ** 53,
+  2 ** 53 + 2,
+  -(2 ** 53),
+  -(2 ** 53) - 2,
+  1e12,
+  -1e12,
+  253_402_300_799_999,
+  253_402_300_800_000,
+  8.64e15,
+  9e15,
+  -62_135_596_800_001,
+  -8.64e15,
+  1e21,
+  1e308,
+  -1e308,
+  Number.MIN_VALUE,
+  -0,
+  0.5,
+  2_147_483_647.5,
+  2_147_483_646.6,
 ];
 const rawNumbers = ['1e400', '-1e400', '1E+999', '123456789012345678901234567890', '-0.0', '1e-400'];
 
 export const hostileNumber: fc.Arbitrary<Hostile> = fc.oneof(
   fc.constantFrom(...edgeNumbers).map((value) => ({ value, kind: 'edge number', mustReject: false })),
-  fc.constantFrom(...rawNumbers).map((text) => ({ value: new RawJson(() => text), kind: 'edge number', mustReject: false })),
-  fc.oneof(fc.integer({ min: -(2 ** 31) - 10, max: 2 ** 31 + 10 }), fc.maxSafeInteger(), fc.double({ noNaN: true, noDefaultInfinity: true }))
+  fc
+    .constantFrom(...rawNumbers)
+    .map((text) => ({ value: new RawJson(() => text), kind: 'edge number', mustReject: false })),
+  fc
+    .oneof(
+      fc.integer({ min: -(2 ** 31) - 10, max: 2 ** 31 + 10 }),
+      fc.maxSafeInteger(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+    )
     .map((value) => ({ value, kind: 'edge number', mustReject: false })),
 );
 
 /** Query-string forms of numbers: the same edges, plus what Number() reads oddly. */
 export const hostileNumberText = fc.oneof(
   fc.constantFrom(...edgeNumbers).map(String),
-  fc.constantFrom(...rawNumbers, '9e15', '0x1F', ' 42 ', '1_000', '', '-', 'Infinity', 'NaN', '+5', '00012', '5.', '.5', '2e2'),
+  fc.constantFrom(
+    ...rawNumbers,
+    '9e15',
+    '0x1F',
+    ' 42 ',
+    '1_000',
+    '',
+    '-',
+    'Infinity',
+    'NaN',
+    '+5',
+    '00012',
+    '5.',
+    '.5',
+    '2e2',
+  ),
 );
 
 /** Query-string forms of text: multi-byte, invalid UTF-8 escapes, NUL. Lone surrogates cannot travel in a URL. */
@@ -155,10 +232,30 @@ export const hostileQueryText = fc.oneof(
 
 /** Cursors no list handed out: multi-byte signatures, wrong shapes, valid-looking payloads under a forged signature. */
 export const hostileCursor = fc.oneof(
-  fc.constantFrom(`abc.${'é'.repeat(43)}`, `abc.${'😀'.repeat(22)}`, `${'é'.repeat(43)}.${'é'.repeat(43)}`, '.', '..', 'a.b.c', '', 'x'.repeat(2000), 'x'.repeat(2001)),
-  fc.tuple(fc.string({ unit: 'binary', maxLength: 60 }), fc.string({ unit: 'binary', minLength: 43, maxLength: 43 })).map(([a, b]) => `${a}.${b}`),
-  fc.tuple(fc.constantFrom('iterations:run_fuzz', 'chat-sessions:*:active', 'x'), fc.jsonValue({ maxDepth: 2 }), fc.string({ unit: 'binary', minLength: 43, maxLength: 43 }))
-    .map(([scope, position, signature]) => `${Buffer.from(JSON.stringify([scope, position])).toString('base64url')}.${signature}`),
+  fc.constantFrom(
+    `abc.${'é'.repeat(43)}`,
+    `abc.${'😀'.repeat(22)}`,
+    `${'é'.repeat(43)}.${'é'.repeat(43)}`,
+    '.',
+    '..',
+    'a.b.c',
+    '',
+    'x'.repeat(2000),
+    'x'.repeat(2001),
+  ),
+  fc
+    .tuple(fc.string({ unit: 'binary', maxLength: 60 }), fc.string({ unit: 'binary', minLength: 43, maxLength: 43 }))
+    .map(([a, b]) => `${a}.${b}`),
+  fc
+    .tuple(
+      fc.constantFrom('iterations:run_fuzz', 'chat-sessions:*:active', 'x'),
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.string({ unit: 'binary', minLength: 43, maxLength: 43 }),
+    )
+    .map(
+      ([scope, position, signature]) =>
+        `${Buffer.from(JSON.stringify([scope, position])).toString('base64url')}.${signature}`,
+    ),
 );
 
 /**
@@ -169,13 +266,21 @@ export function deepValue(containersAboveIt: number): fc.Arbitrary<Hostile> {
   const leaves = ['1', '"x"', '{}', '[]', 'null', '"\\ud800"', '"\\u0000"', '1e400', '"é😀"'];
   return fc
     .record({
-      depth: fc.oneof(fc.integer({ min: 1, max: DEPTH_TAKEN }), fc.integer({ min: DEPTH_TAKEN + 1, max: 2_000 }), fc.integer({ min: 2_000, max: 100_000 })),
+      depth: fc.oneof(
+        fc.integer({ min: 1, max: DEPTH_TAKEN }),
+        fc.integer({ min: DEPTH_TAKEN + 1, max: 2_000 }),
+        fc.integer({ min: 2_000, max: 100_000 }),
+      ),
       container: fc.constantFrom('array', 'object'),
       leaf: fc.constantFrom(...leaves),
     })
     .map(({ depth, container, leaf }) => {
       const leafContainers = leaf === '{}' || leaf === '[]' ? 1 : 0;
-      const value = new RawJson(() => (container === 'array' ? '['.repeat(depth) + leaf + ']'.repeat(depth) : '{"k":'.repeat(depth) + leaf + '}'.repeat(depth)));
+      const value = new RawJson(() =>
+        container === 'array'
+          ? '['.repeat(depth) + leaf + ']'.repeat(depth)
+          : '{"k":'.repeat(depth) + leaf + '}'.repeat(depth),
+      );
       return {
         value,
         kind: depth >= 2_000 ? 'nesting past 2,000 levels' : 'nesting',
@@ -200,13 +305,22 @@ export function wrongTypeFor(field: Field): fc.Arbitrary<Hostile> | undefined {
   const accepted = new Set(field.types.map((t) => (t === 'integer' ? 'number' : t)));
   const wrong = Object.keys(valueOfType).filter((t) => !accepted.has(t));
   if (wrong.length === 0) return undefined;
-  return fc.constantFrom(...wrong).chain((t) => valueOfType[t]).map((value) => ({ value, kind: 'wrong type', mustReject: false }));
+  return fc
+    .constantFrom(...wrong)
+    .chain((t) => valueOfType[t])
+    .map((value) => ({ value, kind: 'wrong type', mustReject: false }));
 }
 
 /** Object keys the service must refuse (unstorable) or take as plain keys (prototype names, multi-byte). */
 export const hostileKeyed: fc.Arbitrary<Hostile> = fc.oneof(
-  fc.constantFrom('\ud800', 'k\u0000').map((key) => ({ value: { [key]: 1 }, kind: 'unstorable key', mustReject: true })),
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', '😀', 'é'.repeat(200)).map((key) => ({ value: JSON.parse(`{${JSON.stringify(key)}: {"polluted": true}}`), kind: 'odd key', mustReject: false })),
+  fc
+    .constantFrom('\ud800', 'k\u0000')
+    .map((key) => ({ value: { [key]: 1 }, kind: 'unstorable key', mustReject: true })),
+  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', '😀', 'é'.repeat(200)).map((key) => ({
+    value: JSON.parse(`{${JSON.stringify(key)}: {"polluted": true}}`),
+    kind: 'odd key',
+    mustReject: false,
+  })),
 );
 
 /** Every hostile value that fits a field: by its types, plus nesting and odd keys anywhere. */

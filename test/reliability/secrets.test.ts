@@ -52,62 +52,138 @@ describe('secrets stay secret', () => {
       replies.push(reply);
       return reply;
     };
-    await setProviderKey(stack.sql, stack.box, { organizationId: org.organizationId, provider: 'openai', apiKey: secrets.orgProviderKey, baseUrl: model.url });
-    const stdioId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'local', ...everythingOverStdio(), env: { SECRET_TOKEN: secrets.savedEnv } });
-    const httpId = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'remote', transportType: 'http', url: everythingHttp.url, headers: { 'x-api-key': secrets.savedHeader } });
+    await setProviderKey(stack.sql, stack.box, {
+      organizationId: org.organizationId,
+      provider: 'openai',
+      apiKey: secrets.orgProviderKey,
+      baseUrl: model.url,
+    });
+    const stdioId = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'local',
+      ...everythingOverStdio(),
+      env: { SECRET_TOKEN: secrets.savedEnv },
+    });
+    const httpId = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'remote',
+      transportType: 'http',
+      url: everythingHttp.url,
+      headers: { 'x-api-key': secrets.savedHeader },
+    });
     const oauthId = await saveServer(stack.sql, stack.box, {
-      projectId: org.projectId, name: 'protected', transportType: 'http', url: oauth.url, useOAuth: true, oauthClientId: oauth.clientId, clientSecret: oauth.clientSecret,
+      projectId: org.projectId,
+      name: 'protected',
+      transportType: 'http',
+      url: oauth.url,
+      useOAuth: true,
+      oauthClientId: oauth.clientId,
+      clientSecret: oauth.clientSecret,
     });
     const tokens = oauth.issueTokens('alice');
     secrets.accessToken = tokens.access_token;
     secrets.refreshToken = tokens.refresh_token;
 
     const imported = await call('POST', `/projects/${org.projectId}/servers/${oauthId}/oauth/import-tokens`, {
-      serverUrl: oauth.url, tokens, clientInformation: { clientId: oauth.clientId, clientSecret: oauth.clientSecret }, authorizationServerUrl: oauth.issuer,
+      serverUrl: oauth.url,
+      tokens,
+      clientInformation: { clientId: oauth.clientId, clientSecret: oauth.clientSecret },
+      authorizationServerUrl: oauth.issuer,
     });
     expect(imported.status).toBe(200);
     for (const serverId of [stdioId, httpId]) {
-      expect((await call('POST', `/projects/${org.projectId}/servers/${serverId}/tools/call`, { toolName: 'echo', parameters: { message: 'hi' } })).status).toBe(200);
+      expect(
+        (
+          await call('POST', `/projects/${org.projectId}/servers/${serverId}/tools/call`, {
+            toolName: 'echo',
+            parameters: { message: 'hi' },
+          })
+        ).status,
+      ).toBe(200);
       expect((await call('POST', `/projects/${org.projectId}/servers/${serverId}/doctor`, {})).status).toBe(200);
     }
-    const whoami = await call('POST', `/projects/${org.projectId}/servers/${oauthId}/tools/call`, { toolName: 'whoami' });
+    const whoami = await call('POST', `/projects/${org.projectId}/servers/${oauthId}/tools/call`, {
+      toolName: 'whoami',
+    });
     expect(JSON.stringify(whoami.body.content)).toContain('alice');
     expect((await call('POST', `/projects/${org.projectId}/servers/${oauthId}/check-oauth`, {})).status).toBe(200);
     const hostConfig = templateConfig('claude');
-    hostConfig.connectionDefaults.headers = { ...hostConfig.connectionDefaults.headers, authorization: `Bearer ${secrets.hostHeader}` };
-    const host = await call('POST', `/projects/${org.projectId}/hosts`, { name: 'claude with a key', config: hostConfig });
+    hostConfig.connectionDefaults.headers = {
+      ...hostConfig.connectionDefaults.headers,
+      authorization: `Bearer ${secrets.hostHeader}`,
+    };
+    const host = await call('POST', `/projects/${org.projectId}/hosts`, {
+      name: 'claude with a key',
+      config: hostConfig,
+    });
     expect(host.status).toBe(201);
     expect(host.body.config.connectionDefaults.headers.authorization).toBe('[redacted]');
-    for (const path of ['/me', '/projects', `/projects/${org.projectId}/servers`, `/projects/${org.projectId}/hosts`, `/projects/${org.projectId}/hosts/${host.body.id}`]) {
+    for (const path of [
+      '/me',
+      '/projects',
+      `/projects/${org.projectId}/servers`,
+      `/projects/${org.projectId}/hosts`,
+      `/projects/${org.projectId}/hosts/${host.body.id}`,
+    ]) {
       expect((await call('GET', path)).status).toBe(200);
     }
 
     // The run's model calls the OAuth-protected tool through the worker, with the run's own model key.
     model.setScript('leaky', [{ toolCalls: [{ name: 'whoami', arguments: {} }] }, { text: 'done' }]);
     const created = await call('POST', `/projects/${org.projectId}/eval-runs`, {
-      suiteName: 'Secrets', serverIds: [oauthId], modelApiKeys: { openai: secrets.runModelKey },
-      tests: [{ title: 'who', query: 'who am i', model: 'leaky', provider: 'openai', runs: 2, expectedToolCalls: [{ toolName: 'whoami' }] }],
+      suiteName: 'Secrets',
+      serverIds: [oauthId],
+      modelApiKeys: { openai: secrets.runModelKey },
+      tests: [
+        {
+          title: 'who',
+          query: 'who am i',
+          model: 'leaky',
+          provider: 'openai',
+          runs: 2,
+          expectedToolCalls: [{ toolName: 'whoami' }],
+        },
+      ],
     });
     expect(created.status).toBe(202);
     const run = await waitForRun(call, org.projectId, created.body.runId);
     expect(run).toMatchObject({ status: 'completed', result: 'passed' });
     const iterations = await call('GET', `/projects/${org.projectId}/eval-runs/${run.id}/iterations`);
-    for (const iteration of iterations.body.items) await call('GET', `/projects/${org.projectId}/eval-runs/${run.id}/iterations/${iteration.id}/trace`);
+    for (const iteration of iterations.body.items)
+      await call('GET', `/projects/${org.projectId}/eval-runs/${run.id}/iterations/${iteration.id}/trace`);
     expect(new Set(model.calls('leaky').map((c) => c.apiKey))).toEqual(new Set([secrets.runModelKey]));
 
     const history = JSON.stringify(await stack.temporal.workflow.getHandle(`eval-run:${run.id}`).fetchHistory());
     const logs = stack.logs.join('');
     const plainColumns = await plainDatabaseText(stack);
-    const places: Record<string, string> = { history, logs, replies: JSON.stringify(replies.map((r) => r.body)), database: plainColumns };
+    const places: Record<string, string> = {
+      history,
+      logs,
+      replies: JSON.stringify(replies.map((r) => r.body)),
+      database: plainColumns,
+    };
     const found = Object.entries(places).flatMap(([place, text]) =>
-      Object.entries(secrets).filter(([, value]) => text.includes(value)).map(([name]) => `${name} in ${place}`));
+      Object.entries(secrets)
+        .filter(([, value]) => text.includes(value))
+        .map(([name]) => `${name} in ${place}`),
+    );
     expect(found).toEqual([]);
     expect(logs.length).toBeGreaterThan(1000);
 
     mkdirSync('test-results/reliability', { recursive: true });
-    writeFileSync('test-results/reliability/secrets.json', JSON.stringify({
-      secrets: Object.keys(secrets), places: Object.fromEntries(Object.entries(places).map(([k, v]) => [k, v.length])), replies: replies.length, found,
-    }, null, 2));
+    writeFileSync(
+      'test-results/reliability/secrets.json',
+      JSON.stringify(
+        {
+          secrets: Object.keys(secrets),
+          places: Object.fromEntries(Object.entries(places).map(([k, v]) => [k, v.length])),
+          replies: replies.length,
+          found,
+        },
+        null,
+        2,
+      ),
+    );
   });
 });
 

@@ -25,7 +25,9 @@ async function reachable(url: string): Promise<boolean> {
 
 /** TEST_DATABASE_URL, else the local server at 127.0.0.1:5432, else an embedded PostgreSQL. */
 export async function provideTestPostgres(): Promise<TestPostgres> {
-  const candidates = [process.env.TEST_DATABASE_URL, 'postgres://postgres@127.0.0.1:5432/postgres'].filter(Boolean) as string[];
+  const candidates = [process.env.TEST_DATABASE_URL, 'postgres://postgres@127.0.0.1:5432/postgres'].filter(
+    Boolean,
+  ) as string[];
   for (const url of candidates) {
     if (await reachable(url)) return { adminUrl: url, stop: async () => {} };
     if (url === process.env.TEST_DATABASE_URL) throw new Error(`TEST_DATABASE_URL is set but not reachable: ${url}`);
@@ -33,7 +35,11 @@ export async function provideTestPostgres(): Promise<TestPostgres> {
   const dataDir = mkdtempSync(join(tmpdir(), 'runway-test-pg-'));
   // As root, embedded Postgres runs as the postgres user, which must be able to enter the folder.
   chmodSync(dataDir, 0o755);
-  const embedded: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'runway_admin' });
+  const embedded: EmbeddedDatabase = await startEmbeddedPostgres({
+    dataDir,
+    port: await freePort(),
+    database: 'runway_admin',
+  });
   return { adminUrl: embedded.url, stop: () => embedded.stop() };
 }
 

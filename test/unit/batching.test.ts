@@ -7,7 +7,10 @@ const ids = (n: number) => Array.from({ length: n }, (_, i) => `itr_${i}`);
  * Plays a run through the scheduler the way the workflow does: `lanes` lanes, each taking a batch when it is free
  * and reporting how long it took (`perIterationMs` per iteration plus `overheadMs` per batch).
  */
-function play(n: number, options: { lanes: number; perIterationMs: number; overheadMs?: number; sizing?: Partial<BatchSizing> }) {
+function play(
+  n: number,
+  options: { lanes: number; perIterationMs: number; overheadMs?: number; sizing?: Partial<BatchSizing> },
+) {
   const { lanes, perIterationMs, overheadMs = 10 } = options;
   const scheduler = new BatchScheduler(ids(n), { ...defaultSizing, lanes, initialSize: 4, ...options.sizing });
   const freeAt = Array.from({ length: lanes }, () => 0);
@@ -79,7 +82,9 @@ describe('BatchScheduler', () => {
 
   it('keeps the untimed size within 1..maxSize', () => {
     expect(new BatchScheduler(ids(500), { ...defaultSizing, lanes: 1, initialSize: 0 }).take()).toHaveLength(1);
-    expect(new BatchScheduler(ids(500), { ...defaultSizing, lanes: 1, initialSize: 500 }).take()).toHaveLength(defaultSizing.maxSize);
+    expect(new BatchScheduler(ids(500), { ...defaultSizing, lanes: 1, initialSize: 500 }).take()).toHaveLength(
+      defaultSizing.maxSize,
+    );
   });
 
   it('sizes for targetMs from the smoothed time per iteration, and ignores empty batches', () => {
@@ -98,7 +103,12 @@ describe('BatchScheduler', () => {
     const scheduler = new BatchScheduler(ids(110), { ...defaultSizing, lanes: 2, initialSize: 10 });
     scheduler.take();
     scheduler.observe(10, 100);
-    expect([scheduler.take(), scheduler.take(), scheduler.take(), scheduler.take()].map((b) => b?.length)).toEqual([50, 25, 25, undefined]);
+    expect([scheduler.take(), scheduler.take(), scheduler.take(), scheduler.take()].map((b) => b?.length)).toEqual([
+      50,
+      25,
+      25,
+      undefined,
+    ]);
   });
 
   it('gives at most a fair share per lane near the end, then one last batch per lane', () => {

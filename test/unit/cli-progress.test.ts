@@ -3,11 +3,20 @@ import { describe, expect, it } from 'vitest';
 import { progressLine, progressView } from '../../cli/runway/progress.js';
 import { counted } from '../../cli/runway/table.js';
 
-const progress = (total: number, completed: number, passed = completed, failed = 0) => ({ total, completed, passed, failed, errored: 0 });
+const progress = (total: number, completed: number, passed = completed, failed = 0) => ({
+  total,
+  completed,
+  passed,
+  failed,
+  errored: 0,
+});
 
 function capture(isTTY: boolean) {
   let text = '';
-  const stream = Object.assign(new Writable({ write: (chunk, _encoding, done) => ((text += chunk.toString()), done()) }), { isTTY, columns: 120 });
+  const stream = Object.assign(
+    new Writable({ write: (chunk, _encoding, done) => ((text += chunk.toString()), done()) }),
+    { isTTY, columns: 120 },
+  );
   return { stream, text: () => text };
 }
 
@@ -17,9 +26,12 @@ describe('runway evals run: progress', () => {
     expect(progressLine(progress(4, 1, 1))).toBe('[runway] 1/4 iterations finished: 1 passed, 0 failed');
     const out = capture(false);
     const view = progressView(out.stream);
-    for (const p of [progress(0, 0), progress(0, 0), progress(4, 0), progress(4, 0), progress(4, 2, 1, 1)]) view.update(p);
+    for (const p of [progress(0, 0), progress(0, 0), progress(4, 0), progress(4, 0), progress(4, 2, 1, 1)])
+      view.update(p);
     view.stop();
-    expect(out.text()).toBe('[runway] 0/4 iterations finished: 0 passed, 0 failed\n[runway] 2/4 iterations finished: 1 passed, 1 failed\n');
+    expect(out.text()).toBe(
+      '[runway] 0/4 iterations finished: 0 passed, 0 failed\n[runway] 2/4 iterations finished: 1 passed, 1 failed\n',
+    );
   });
 
   it('on a terminal, the bar starts at the real total, never at 0/1', () => {
@@ -36,6 +48,11 @@ describe('runway evals run: progress', () => {
   });
 
   it('counts take the singular for one: "1 case", "2 cases"', () => {
-    expect([counted(0, 'case'), counted(1, 'case'), counted(2, 'case'), counted(1, 'iteration')]).toEqual(['0 cases', '1 case', '2 cases', '1 iteration']);
+    expect([counted(0, 'case'), counted(1, 'case'), counted(2, 'case'), counted(1, 'iteration')]).toEqual([
+      '0 cases',
+      '1 case',
+      '2 cases',
+      '1 iteration',
+    ]);
   });
 });

@@ -5,14 +5,27 @@ import { answerElicitation } from '../../domain/mcp/elicitation.js';
 import { templateConfig } from '../../api/hostTemplates.js';
 import { COFFEE_FORM, REGISTRATION_FORM } from '../fixtures/mcp/client-features.js';
 
-const form = (requestedSchema = COFFEE_FORM): ElicitRequest['params'] => ({ mode: 'form', message: 'How?', requestedSchema });
-const urlRequest: ElicitRequest['params'] = { mode: 'url', message: 'Sign in', url: 'https://login.example.test/', elicitationId: 'e1' };
+const form = (requestedSchema = COFFEE_FORM): ElicitRequest['params'] => ({
+  mode: 'form',
+  message: 'How?',
+  requestedSchema,
+});
+const urlRequest: ElicitRequest['params'] = {
+  mode: 'url',
+  message: 'Sign in',
+  url: 'https://login.example.test/',
+  elicitationId: 'e1',
+};
 
 describe('answering elicitation/create', () => {
   it('declines and cancels as told, and always declines URL mode', () => {
     expect(answerElicitation({ action: 'decline' }, form())).toEqual({ action: 'decline' });
     expect(answerElicitation({ action: 'cancel' }, form())).toEqual({ action: 'cancel' });
-    for (const answer of [{ action: 'accept' as const, content: { size: 'small', shots: 1 } }, { mode: 'defaults' as const }, { action: 'cancel' as const }]) {
+    for (const answer of [
+      { action: 'accept' as const, content: { size: 'small', shots: 1 } },
+      { mode: 'defaults' as const },
+      { action: 'cancel' as const },
+    ]) {
       expect(answerElicitation(answer, urlRequest)).toEqual({ action: 'decline' });
     }
   });
@@ -23,7 +36,12 @@ describe('answering elicitation/create', () => {
   });
 
   it('never sends content the form does not allow: the server gets InvalidParams naming the field', () => {
-    const refused: Record<string, string | number>[] = [{ size: 'huge', shots: 2 }, { size: 'small', shots: 9 }, { shots: 2 }, { size: 'small', shots: 1.5 }];
+    const refused: Record<string, string | number>[] = [
+      { size: 'huge', shots: 2 },
+      { size: 'small', shots: 9 },
+      { shots: 2 },
+      { size: 'small', shots: 1.5 },
+    ];
     for (const content of refused) {
       let thrown: unknown;
       try {
@@ -34,16 +52,23 @@ describe('answering elicitation/create', () => {
       expect(thrown, JSON.stringify(content)).toBeInstanceOf(McpError);
       expect((thrown as McpError).code).toBe(ErrorCode.InvalidParams);
     }
-    expect(() => answerElicitation({ action: 'accept', content: { email: 'not an address' } }, form(REGISTRATION_FORM))).toThrow(/email/);
+    expect(() =>
+      answerElicitation({ action: 'accept', content: { email: 'not an address' } }, form(REGISTRATION_FORM)),
+    ).toThrow(/email/);
   });
 
   it('accepts the form as pre-filled with its defaults (SEP-1034), the given content filling in or overriding', () => {
-    expect(answerElicitation({ mode: 'defaults' }, form())).toEqual({ action: 'accept', content: { size: 'medium', shots: 2, decaf: false } });
+    expect(answerElicitation({ mode: 'defaults' }, form())).toEqual({
+      action: 'accept',
+      content: { size: 'medium', shots: 2, decaf: false },
+    });
     expect(answerElicitation({ mode: 'defaults', content: { shots: 3, note: 'to go' } }, form())).toEqual({
       action: 'accept',
       content: { size: 'medium', shots: 3, decaf: false, note: 'to go' },
     });
-    expect(answerElicitation({ mode: 'defaults', content: { email: 'a@example.test' } }, form(REGISTRATION_FORM))).toEqual({
+    expect(
+      answerElicitation({ mode: 'defaults', content: { email: 'a@example.test' } }, form(REGISTRATION_FORM)),
+    ).toEqual({
       action: 'accept',
       content: { email: 'a@example.test', newsletter: true },
     });
@@ -67,8 +92,14 @@ describe('client profiles', () => {
   });
 
   it('names equal profiles alike whatever their key order, and different ones apart', () => {
-    const a = profileKey({ elicitation: { answer: { action: 'accept', content: { size: 'small', shots: 1 } } }, roots: [{ uri: 'file:///a', name: 'a' }] });
-    const b = profileKey({ roots: [{ name: 'a', uri: 'file:///a' }], elicitation: { answer: { content: { shots: 1, size: 'small' }, action: 'accept' } } });
+    const a = profileKey({
+      elicitation: { answer: { action: 'accept', content: { size: 'small', shots: 1 } } },
+      roots: [{ uri: 'file:///a', name: 'a' }],
+    });
+    const b = profileKey({
+      roots: [{ name: 'a', uri: 'file:///a' }],
+      elicitation: { answer: { content: { shots: 1, size: 'small' }, action: 'accept' } },
+    });
     expect(a).toBe(b);
     expect(profileKey({ elicitation: {} })).not.toBe(profileKey({ elicitation: { url: true } }));
     expect(profileKey({ roots: [{ uri: 'file:///a' }] })).not.toBe(profileKey({ roots: [{ uri: 'file:///b' }] }));
@@ -89,8 +120,12 @@ describe('client profiles', () => {
       sampling: {},
       roots: [],
     });
-    expect(hostClientProfile(templateConfig('claude'))).toEqual({ clientInfo: { name: 'claude-ai', version: '0.1.0' } });
-    expect(hostClientProfile({ ...templateConfig('claude-code'), roots: [{ uri: 'file:///repo', name: 'repo' }] })).toEqual({
+    expect(hostClientProfile(templateConfig('claude'))).toEqual({
+      clientInfo: { name: 'claude-ai', version: '0.1.0' },
+    });
+    expect(
+      hostClientProfile({ ...templateConfig('claude-code'), roots: [{ uri: 'file:///repo', name: 'repo' }] }),
+    ).toEqual({
       clientInfo: { name: 'claude-code', version: '2.1.0' },
       elicitation: {},
       roots: [{ uri: 'file:///repo', name: 'repo' }],
@@ -103,26 +138,43 @@ describe('client profiles', () => {
       modelId: 'anthropic/claude-haiku-4.5',
       serverIds: [],
       connectionDefaults: { headers: {}, requestTimeout: 10_000 },
-      clientCapabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } },
+      clientCapabilities: {
+        extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
+      },
       mcpProfile: { profileVersion: 1, initialize: { clientInfo: { name: 'claude-ai', version: '0.1.0', icons: [] } } },
     };
     expect(hostClientProfile(v2)).toEqual({ clientInfo: { name: 'claude-ai', version: '0.1.0' } });
-    expect(hostClientProfile({ ...v2, clientCapabilities: { sampling: {}, elicitation: { form: {} } }, roots: [{ uri: 'file:///w' }] })).toEqual({
+    expect(
+      hostClientProfile({
+        ...v2,
+        clientCapabilities: { sampling: {}, elicitation: { form: {} } },
+        roots: [{ uri: 'file:///w' }],
+      }),
+    ).toEqual({
       clientInfo: { name: 'claude-ai', version: '0.1.0' },
       sampling: {},
       elicitation: {},
       roots: [{ uri: 'file:///w' }],
     });
     // v2 wins over a leftover top-level clientInfo; the old place is read when v2 has none.
-    expect(hostClientProfile({ ...v2, clientInfo: { name: 'old', version: '1' } }).clientInfo).toEqual({ name: 'claude-ai', version: '0.1.0' });
-    expect(hostClientProfile({ clientInfo: { name: 'old', version: '1', title: 'Old' }, protocolVersions: ['2025-06-18'] })).toEqual({
+    expect(hostClientProfile({ ...v2, clientInfo: { name: 'old', version: '1' } }).clientInfo).toEqual({
+      name: 'claude-ai',
+      version: '0.1.0',
+    });
+    expect(
+      hostClientProfile({ clientInfo: { name: 'old', version: '1', title: 'Old' }, protocolVersions: ['2025-06-18'] }),
+    ).toEqual({
       clientInfo: { name: 'old', version: '1', title: 'Old' },
     });
     // Without a name and a version there is no identity to present: Runway presents its own.
     expect(hostClientProfile({ mcpProfile: { initialize: { clientInfo: { name: 'x' } } } })).toEqual({});
     expect(hostClientProfile({ mcpProfile: { initialize: { clientInfo: { name: '', version: '1' } } } })).toEqual({});
-    expect(profileKey(hostClientProfile(templateConfig('claude')))).not.toBe(profileKey(hostClientProfile(templateConfig('chatgpt'))));
+    expect(profileKey(hostClientProfile(templateConfig('claude')))).not.toBe(
+      profileKey(hostClientProfile(templateConfig('chatgpt'))),
+    );
     expect(hostClientProfile(null)).toEqual({});
-    expect(hostClientProfile({ clientCapabilities: 'nonsense', roots: [{ name: 'no uri' }, 'x'] })).toEqual({ roots: [] });
+    expect(hostClientProfile({ clientCapabilities: 'nonsense', roots: [{ name: 'no uri' }, 'x'] })).toEqual({
+      roots: [],
+    });
   });
 });

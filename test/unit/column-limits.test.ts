@@ -1,9 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import {
-  EPOCH_MS_MAX, EPOCH_MS_MIN, epochMs, epochMsQuery, INT4_MAX, INT4_MIN, int4, int4Amount, int4Query, storableText, unstorableCharacter,
+  EPOCH_MS_MAX,
+  EPOCH_MS_MIN,
+  epochMs,
+  epochMsQuery,
+  INT4_MAX,
+  INT4_MIN,
+  int4,
+  int4Amount,
+  int4Query,
+  storableText,
+  unstorableCharacter,
 } from '../../db/columnLimits.js';
 
-const accepts = (schema: { safeParse(v: unknown): { success: boolean } }, value: unknown) => schema.safeParse(value).success;
+const accepts = (schema: { safeParse(v: unknown): { success: boolean } }, value: unknown) =>
+  schema.safeParse(value).success;
 
 describe('column limits: what Postgres integer and timestamptz columns hold', () => {
   it('int4 takes exactly -2^31 .. 2^31-1, whole numbers only', () => {
@@ -11,7 +22,8 @@ describe('column limits: what Postgres integer and timestamptz columns hold', ()
     expect(INT4_MIN).toBe(-2_147_483_648);
     const schema = int4();
     for (const ok of [0, INT4_MAX, INT4_MIN, -1]) expect(accepts(schema, ok)).toBe(true);
-    for (const bad of [INT4_MAX + 1, INT4_MIN - 1, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 1e12, 1.5, Infinity, NaN, '1']) expect(accepts(schema, bad)).toBe(false);
+    for (const bad of [INT4_MAX + 1, INT4_MIN - 1, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 1e12, 1.5, Infinity, NaN, '1'])
+      expect(accepts(schema, bad)).toBe(false);
   });
 
   it('product bounds narrow int4, and bounds wider than the column are a programming error', () => {
@@ -24,7 +36,8 @@ describe('column limits: what Postgres integer and timestamptz columns hold', ()
   it('int4Query reads query strings: numbers in range, nothing else', () => {
     const limit = int4Query({ min: 1, max: 200 });
     expect(limit.parse('50')).toBe(50);
-    for (const bad of ['0', '201', 'abc', '1e309', '2.5', '', '9007199254740993']) expect(accepts(limit, bad)).toBe(false);
+    for (const bad of ['0', '201', 'abc', '1e309', '2.5', '', '9007199254740993'])
+      expect(accepts(limit, bad)).toBe(false);
   });
 
   it('int4Amount takes fractions, not negatives, and never rounds past the column', () => {
@@ -40,7 +53,8 @@ describe('column limits: what Postgres integer and timestamptz columns hold', ()
     expect(new Date(EPOCH_MS_MAX).toISOString()).toBe('9999-12-31T23:59:59.999Z');
     const schema = epochMs();
     for (const ok of [0, Date.now(), EPOCH_MS_MIN, EPOCH_MS_MAX]) expect(accepts(schema, ok)).toBe(true);
-    for (const bad of [EPOCH_MS_MAX + 1, EPOCH_MS_MIN - 1, 9e15, 8.64e15, -8.64e15, 1.5]) expect(accepts(schema, bad)).toBe(false);
+    for (const bad of [EPOCH_MS_MAX + 1, EPOCH_MS_MIN - 1, 9e15, 8.64e15, -8.64e15, 1.5])
+      expect(accepts(schema, bad)).toBe(false);
     expect(epochMsQuery().parse('253402300799999')).toBe(EPOCH_MS_MAX);
     expect(accepts(epochMsQuery(), '9000000000000000')).toBe(false);
   });
@@ -52,7 +66,8 @@ describe('column limits: text Postgres can store', () => {
     expect(unstorableCharacter('\ud800')).toBe('lone surrogate');
     expect(unstorableCharacter('x\udfff')).toBe('lone surrogate');
     expect(unstorableCharacter('\ude00\ud83d')).toBe('lone surrogate');
-    for (const ok of ['', 'plain', 'é日本語', '😀', '\ud83d\ude00', '\uFFFD', '\u0001']) expect(unstorableCharacter(ok)).toBeUndefined();
+    for (const ok of ['', 'plain', 'é日本語', '😀', '\ud83d\ude00', '\uFFFD', '\u0001'])
+      expect(unstorableCharacter(ok)).toBeUndefined();
   });
 
   it('storableText replaces each such character with U+FFFD and keeps the rest', () => {

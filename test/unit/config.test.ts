@@ -21,7 +21,10 @@ const service = { DATABASE_URL: 'postgres://runway@db/runway', RUNWAY_ENCRYPTION
 /** The rows of the README's Configuration tables: the variables of the first cell, the defaults of the second. */
 function documentedRows(): { names: string[]; defaults: string }[] {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Configuration\n'), readme.indexOf('\n## ', readme.indexOf('\n## Configuration\n') + 1));
+  const section = readme.slice(
+    readme.indexOf('\n## Configuration\n'),
+    readme.indexOf('\n## ', readme.indexOf('\n## Configuration\n') + 1),
+  );
   return section
     .split('\n')
     .filter((line) => line.startsWith('| `'))
@@ -61,7 +64,7 @@ describe('the environment schema', () => {
     expect(compared).toBeGreaterThan(30);
   });
 
-  it("gives npm start, the operator CLI and the tools the defaults they always had", () => {
+  it('gives npm start, the operator CLI and the tools the defaults they always had', () => {
     expect(loadStartConfig({})).toEqual({
       RUNWAY_DATA_DIR: join(root, '.data'),
       EMBEDDED_POSTGRES_PORT: 54329,
@@ -82,20 +85,45 @@ describe('the environment schema', () => {
   it('lets npm start and the operator CLI stand in for an unset or empty database, key and Temporal, and the services not', () => {
     const empty = { DATABASE_URL: '', RUNWAY_ENCRYPTION_KEY: '', TEMPORAL_ADDRESS: '' };
     const started = loadStartConfig(empty);
-    expect([started.DATABASE_URL, started.RUNWAY_ENCRYPTION_KEY, started.TEMPORAL_ADDRESS]).toEqual([undefined, undefined, undefined]);
-    expect(loadStartConfig({ ...service, TEMPORAL_ADDRESS: 'temporal:7233', DATA_DIR: 'data' })).toMatchObject({ ...service, TEMPORAL_ADDRESS: 'temporal:7233', DATA_DIR: 'data' });
+    expect([started.DATABASE_URL, started.RUNWAY_ENCRYPTION_KEY, started.TEMPORAL_ADDRESS]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(loadStartConfig({ ...service, TEMPORAL_ADDRESS: 'temporal:7233', DATA_DIR: 'data' })).toMatchObject({
+      ...service,
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      DATA_DIR: 'data',
+    });
     expect(() => loadConfig(empty)).toThrow('DATABASE_URL: must be a PostgreSQL connection URL, not empty');
-    expect(() => loadMigrationConfig({})).toThrow('invalid environment: DATABASE_URL: must be set to a PostgreSQL connection URL');
+    expect(() => loadMigrationConfig({})).toThrow(
+      'invalid environment: DATABASE_URL: must be set to a PostgreSQL connection URL',
+    );
   });
 
   it.each([
     [() => loadConfig({ ...service, PORT: '70000' }), 'invalid environment: PORT: must be a port number (0 to 65535)'],
-    [() => loadConfig({ ...service, RATE_LIMIT_BURST: '0' }), 'invalid environment: RATE_LIMIT_BURST: must be a whole number above 0'],
-    [() => loadConfig({ ...service, LOG_LEVEL: 'loud' }), 'invalid environment: LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent'],
-    [() => loadStartConfig({ TEMPORAL_UI_PORT: 'eighty' }), 'invalid environment: TEMPORAL_UI_PORT: must be a port number (0 to 65535)'],
-    [() => loadLocalStackConfig({ RUNWAY_ENCRYPTION_KEY: 'c2hvcnQ=' }), 'invalid environment: RUNWAY_ENCRYPTION_KEY: RUNWAY_ENCRYPTION_KEY must be base64 of 32 random bytes'],
+    [
+      () => loadConfig({ ...service, RATE_LIMIT_BURST: '0' }),
+      'invalid environment: RATE_LIMIT_BURST: must be a whole number above 0',
+    ],
+    [
+      () => loadConfig({ ...service, LOG_LEVEL: 'loud' }),
+      'invalid environment: LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
+    ],
+    [
+      () => loadStartConfig({ TEMPORAL_UI_PORT: 'eighty' }),
+      'invalid environment: TEMPORAL_UI_PORT: must be a port number (0 to 65535)',
+    ],
+    [
+      () => loadLocalStackConfig({ RUNWAY_ENCRYPTION_KEY: 'c2hvcnQ=' }),
+      'invalid environment: RUNWAY_ENCRYPTION_KEY: RUNWAY_ENCRYPTION_KEY must be base64 of 32 random bytes',
+    ],
     [() => loadToolsConfig({ XDG_CACHE_HOME: '' }), 'invalid environment: XDG_CACHE_HOME: must be a folder'],
-    [() => loadRunwayCliConfig({ RUNWAY_URL: 'runway' }), 'invalid environment: RUNWAY_URL: must be a URL such as http://localhost:3000'],
+    [
+      () => loadRunwayCliConfig({ RUNWAY_URL: 'runway' }),
+      'invalid environment: RUNWAY_URL: must be a URL such as http://localhost:3000',
+    ],
   ])('refuses a bad value naming the variable and what it must be (%#)', (load, message) => {
     expect(load).toThrow(EnvironmentError);
     expect(load).toThrow(message);
@@ -103,9 +131,9 @@ describe('the environment schema', () => {
 
   it('names every bad variable at once, never its value', () => {
     const secret = 'postgres://runway:hunter2@db/runway';
-    expect(() => loadConfig({ DATABASE_URL: secret, RUNWAY_ENCRYPTION_KEY: 'hunter2', METRICS_TOKEN: '', PUBLIC_URL: 'hunter2' })).toThrow(
-      /^invalid environment: RUNWAY_ENCRYPTION_KEY: .+; PUBLIC_URL: .+; METRICS_TOKEN: [^;]+$/,
-    );
+    expect(() =>
+      loadConfig({ DATABASE_URL: secret, RUNWAY_ENCRYPTION_KEY: 'hunter2', METRICS_TOKEN: '', PUBLIC_URL: 'hunter2' }),
+    ).toThrow(/^invalid environment: RUNWAY_ENCRYPTION_KEY: .+; PUBLIC_URL: .+; METRICS_TOKEN: [^;]+$/);
     const refusal = (() => {
       try {
         loadConfig({ DATABASE_URL: secret, RUNWAY_ENCRYPTION_KEY: 'hunter2', PUBLIC_URL: 'hunter2' });

@@ -24,7 +24,14 @@ const stored: StoredRow = {
 describe('database rows as domain objects (db/rows.ts)', () => {
   it('renames the columns to camelCase, as the type says', () => {
     const row = camelRow(stored);
-    expect(Object.keys(row)).toEqual(['id', 'runNumber', 'isNegativeTest', 'contentSha256', 'matchOptions', 'expectedToolCalls']);
+    expect(Object.keys(row)).toEqual([
+      'id',
+      'runNumber',
+      'isNegativeTest',
+      'contentSha256',
+      'matchOptions',
+      'expectedToolCalls',
+    ]);
     expectTypeOf(row).toEqualTypeOf<{
       id: string;
       runNumber: number;
@@ -45,12 +52,17 @@ describe('database rows as domain objects (db/rows.ts)', () => {
   it("is the column rename of postgres.camel without its json rename (why the pool's transform option is not used)", () => {
     const jsonb = { type: 3802 } as never;
     expect(postgres.toCamel('content_sha256')).toBe('contentSha256');
-    expect((postgres.camel.value.from as (value: unknown, column: never) => unknown)({ ignore_case: true }, jsonb)).toEqual({ ignoreCase: true });
+    expect(
+      (postgres.camel.value.from as (value: unknown, column: never) => unknown)({ ignore_case: true }, jsonb),
+    ).toEqual({ ignoreCase: true });
   });
 
   it('a query that found nothing stays undefined; a list maps each row', () => {
     expect(camelRow(undefined as StoredRow | undefined)).toBeUndefined();
-    expect(camelRows([stored, { ...stored, id: 'case_2' }]).map((r) => [r.id, r.runNumber])).toEqual([['case_1', 3], ['case_2', 3]]);
+    expect(camelRows([stored, { ...stored, id: 'case_2' }]).map((r) => [r.id, r.runNumber])).toEqual([
+      ['case_1', 3],
+      ['case_2', 3],
+    ]);
     expectTypeOf(camelRows<StoredRow>([])).toEqualTypeOf<Camel<StoredRow>[]>();
   });
 });

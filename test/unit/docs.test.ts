@@ -7,7 +7,13 @@ import { fencedBlocks, headingAnchors, localLinks } from '../helpers/markdown.js
 
 // The README and docs/ are for someone who has only a clone: everything they point to must be in it.
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const documents = ['README.md', 'ARCHITECTURE.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const documents = [
+  'README.md',
+  'ARCHITECTURE.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 describe("the project's documentation", () => {
@@ -21,10 +27,17 @@ describe("the project's documentation", () => {
   });
 
   it('ARCHITECTURE.md places every top-level code folder, and names only folders that exist', () => {
-    const table = read('ARCHITECTURE.md').split('\n').filter((line) => line.startsWith('| `'));
+    const table = read('ARCHITECTURE.md')
+      .split('\n')
+      .filter((line) => line.startsWith('| `'));
     const placed = table.flatMap((line) => [...line.split('|')[1].matchAll(/`([\w.-]+)\/`/g)].map((m) => m[1]));
     const folders = readdirSync(root, { withFileTypes: true })
-      .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !['node_modules', 'examples', 'reports', 'test-results', 'dist'].includes(e.name))
+      .filter(
+        (e) =>
+          e.isDirectory() &&
+          !e.name.startsWith('.') &&
+          !['node_modules', 'examples', 'reports', 'test-results', 'dist'].includes(e.name),
+      )
       .map((e) => e.name);
     expect(placed.sort()).toEqual(folders.sort());
   });
@@ -36,7 +49,10 @@ describe("the project's documentation", () => {
         const target = link.path === '' ? document : relative(root, join(root, dirname(document), link.path));
         expect(existsSync(join(root, target)), `${document} links to ${link.path}, which does not exist`).toBe(true);
         if (link.anchor === undefined || !target.endsWith('.md') || !statSync(join(root, target)).isFile()) continue;
-        expect([...headingAnchors(read(target))], `${document} links to ${link.path}#${link.anchor}: no such heading in ${target}`).toContain(link.anchor);
+        expect(
+          [...headingAnchors(read(target))],
+          `${document} links to ${link.path}#${link.anchor}: no such heading in ${target}`,
+        ).toContain(link.anchor);
       }
     }
   });

@@ -1,15 +1,43 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { hostTemplateIds, hostTemplates, isHostTemplateId, templateConfig, type HostTemplateId } from '../../api/hostTemplates.js';
-import { createHostBody, hostConfigSchema, hostDetailSchema, hostListSchema, updateHostBody } from '../../api/schemas/hosts.js';
+import {
+  hostTemplateIds,
+  hostTemplates,
+  isHostTemplateId,
+  templateConfig,
+  type HostTemplateId,
+} from '../../api/hostTemplates.js';
+import {
+  createHostBody,
+  hostConfigSchema,
+  hostDetailSchema,
+  hostListSchema,
+  updateHostBody,
+} from '../../api/schemas/hosts.js';
 
-const CONTRACT_IDS = ['mcpjam', 'claude', 'claude-code', 'chatgpt', 'mistral', 'cursor', 'codex', 'copilot', 'vscode', 'agentcore', 'n8n', 'perplexity'];
+const CONTRACT_IDS = [
+  'mcpjam',
+  'claude',
+  'claude-code',
+  'chatgpt',
+  'mistral',
+  'cursor',
+  'codex',
+  'copilot',
+  'vscode',
+  'agentcore',
+  'n8n',
+  'perplexity',
+];
 
 /** The real product's Claude template output, the shape every template follows. */
-const example = JSON.parse(readFileSync(new URL('../fixtures/reference/host-config-v2-claude.json', import.meta.url), 'utf8'));
+const example = JSON.parse(
+  readFileSync(new URL('../fixtures/reference/host-config-v2-claude.json', import.meta.url), 'utf8'),
+);
 
-const messages = (result: { success: boolean; error?: z.ZodError }) => (result.error?.issues ?? []).map((i) => `${i.path.join('.')}: ${i.message}`).join(' | ');
+const messages = (result: { success: boolean; error?: z.ZodError }) =>
+  (result.error?.issues ?? []).map((i) => `${i.path.join('.')}: ${i.message}`).join(' | ');
 
 type Config = Record<string, any>;
 
@@ -30,8 +58,22 @@ describe('host templates', () => {
     expect(config.hostStyle).toBe(id);
     // The example's keys, the same types in them; identity under mcpProfile.initialize, none at the top level.
     for (const key of Object.keys(config)) expect(example, key).toHaveProperty(key);
-    for (const key of ['hostStyle', 'modelId', 'systemPrompt', 'temperature', 'requireToolApproval', 'respectToolVisibility', 'progressiveToolDiscovery',
-      'serverIds', 'optionalServerIds', 'builtInToolIds', 'connectionDefaults', 'clientCapabilities', 'hostContext', 'mcpProfile']) {
+    for (const key of [
+      'hostStyle',
+      'modelId',
+      'systemPrompt',
+      'temperature',
+      'requireToolApproval',
+      'respectToolVisibility',
+      'progressiveToolDiscovery',
+      'serverIds',
+      'optionalServerIds',
+      'builtInToolIds',
+      'connectionDefaults',
+      'clientCapabilities',
+      'hostContext',
+      'mcpProfile',
+    ]) {
       expect(typeof (config as Config)[key], key).toBe(typeof example[key]);
     }
     expect(Object.keys(config.connectionDefaults).sort()).toEqual(Object.keys(example.connectionDefaults).sort());
@@ -52,7 +94,7 @@ describe('host templates', () => {
     expect(new Set(titles).size).toBe(hostTemplateIds.length);
   });
 
-  it('uses the clientInfo names the real clients send, and the real Claude template\'s choices', () => {
+  it("uses the clientInfo names the real clients send, and the real Claude template's choices", () => {
     const name = (id: HostTemplateId) => hostTemplates[id].config.mcpProfile.initialize.clientInfo.name;
     expect(name('claude')).toBe('claude-ai');
     expect(name('claude-code')).toBe('claude-code');
@@ -64,7 +106,16 @@ describe('host templates', () => {
     expect(hostTemplates.perplexity.config.modelId).toBe('perplexity/sonar-pro');
     expect(hostTemplates.mistral.config.modelId).toBe('mistral/mistral-large-latest');
     const claude = hostTemplates.claude.config;
-    for (const key of ['hostStyle', 'modelId', 'temperature', 'requireToolApproval', 'respectToolVisibility', 'progressiveToolDiscovery', 'connectionDefaults', 'clientCapabilities']) {
+    for (const key of [
+      'hostStyle',
+      'modelId',
+      'temperature',
+      'requireToolApproval',
+      'respectToolVisibility',
+      'progressiveToolDiscovery',
+      'connectionDefaults',
+      'clientCapabilities',
+    ]) {
       expect((claude as Config)[key], key).toEqual(example[key]);
     }
     expect(claude.mcpProfile.initialize.clientInfo).toEqual(example.mcpProfile.initialize.clientInfo);
@@ -106,7 +157,9 @@ describe('host templates', () => {
     expect(hostTemplates.claude.config.mcpProfile.initialize.supportedProtocolVersions.length).toBeGreaterThan(0);
     expect(hostTemplates.claude.config.mcpProfile.initialize.clientInfo.name).toBe('claude-ai');
     expect(hostTemplates.claude.config.connectionDefaults.headers).not.toHaveProperty('X-Extra');
-    expect(hostTemplates.vscode.config.clientCapabilities.extensions!['io.modelcontextprotocol/ui']).not.toHaveProperty('changed');
+    expect(hostTemplates.vscode.config.clientCapabilities.extensions!['io.modelcontextprotocol/ui']).not.toHaveProperty(
+      'changed',
+    );
     expect(hostTemplates.mcpjam.config.hostContext.styles.variables['--font-sans']).not.toBe('serif');
   });
 
@@ -132,7 +185,12 @@ describe('HostConfig schema', () => {
     expect(parse(example)).toMatchObject({ success: true, data: example });
     expect(parse({ hostStyle: 'x' })).toMatchObject({ success: true, data: { hostStyle: 'x' } });
     expect(parse({ modelId: '' }).success).toBe(true);
-    const open = { modelId: 'm', nested: { deep: [{ any: 'thing' }] }, connectionDefaults: { requestTimeout: 1000, other: 1 }, clientCapabilities: { roots: { listChanged: true, watch: true } } };
+    const open = {
+      modelId: 'm',
+      nested: { deep: [{ any: 'thing' }] },
+      connectionDefaults: { requestTimeout: 1000, other: 1 },
+      clientCapabilities: { roots: { listChanged: true, watch: true } },
+    };
     expect(parse(open)).toMatchObject({ success: true, data: open });
   });
 
@@ -155,8 +213,14 @@ describe('HostConfig schema', () => {
       [{ clientCapabilities: { sampling: 'on' } }, /^clientCapabilities\.sampling/],
       [{ clientCapabilities: { elicitation: { form: true } } }, /^clientCapabilities\.elicitation\.form/],
       [{ mcpProfile: { initialize: { clientInfo: { name: 'c' } } } }, /^mcpProfile\.initialize\.clientInfo\.version/],
-      [{ mcpProfile: { initialize: { clientInfo: { name: 'bad\nname', version: '1' } } } }, /^mcpProfile\.initialize\.clientInfo\.name/],
-      [{ mcpProfile: { initialize: { supportedProtocolVersions: [] } } }, /^mcpProfile\.initialize\.supportedProtocolVersions/],
+      [
+        { mcpProfile: { initialize: { clientInfo: { name: 'bad\nname', version: '1' } } } },
+        /^mcpProfile\.initialize\.clientInfo\.name/,
+      ],
+      [
+        { mcpProfile: { initialize: { supportedProtocolVersions: [] } } },
+        /^mcpProfile\.initialize\.supportedProtocolVersions/,
+      ],
       [{ mcpProfile: { initialize: 'latest' } }, /^mcpProfile\.initialize/],
       [{ roots: [{ uri: 'https://not-a-file' }] }, /^roots\.0\.uri/],
     ];
@@ -168,7 +232,9 @@ describe('HostConfig schema', () => {
   });
 
   it('accepts custom headers', () => {
-    const result = parse({ connectionDefaults: { headers: { Authorization: 'Bearer t', 'X-Tenant': 'acme' }, requestTimeout: 10_000 } });
+    const result = parse({
+      connectionDefaults: { headers: { Authorization: 'Bearer t', 'X-Tenant': 'acme' }, requestTimeout: 10_000 },
+    });
     expect(result.success, messages(result)).toBe(true);
   });
 });
@@ -188,7 +254,8 @@ describe('create host body', () => {
   });
 
   it('accepts every template id', () => {
-    for (const template of hostTemplateIds) expect(createHostBody.safeParse({ name: 'h', template }).success).toBe(true);
+    for (const template of hostTemplateIds)
+      expect(createHostBody.safeParse({ name: 'h', template }).success).toBe(true);
   });
 
   it('rejects both template and config, and a theme without a template', () => {
@@ -249,7 +316,12 @@ describe('OpenAPI', () => {
     for (const schema of [hostDetailSchema, hostListSchema]) {
       expect(() => z.toJSONSchema(schema, { io: 'output' })).not.toThrow();
     }
-    type Defs = { $defs: Record<string, { required?: string[]; properties: Record<string, unknown>; additionalProperties?: unknown }> };
+    type Defs = {
+      $defs: Record<
+        string,
+        { required?: string[]; properties: Record<string, unknown>; additionalProperties?: unknown }
+      >;
+    };
     const create = (z.toJSONSchema(createHostBody, { io: 'input' }) as unknown as Defs).$defs;
     expect(create.CreateHostBody.required).toEqual(['name']);
     expect(Object.keys(create.CreateHostBody.properties)).toEqual(['name', 'template', 'config', 'theme']);

@@ -4,24 +4,50 @@ import type { EvalIteration, EvalRun } from '../../api/client.js';
 import { toJunitXml } from '../../cli/runway/junit.js';
 
 const run: EvalRun = {
-  id: 'run_1', suiteId: 'sui_1', runNumber: 3, status: 'completed', result: 'failed',
+  id: 'run_1',
+  suiteId: 'sui_1',
+  runNumber: 3,
+  status: 'completed',
+  result: 'failed',
   summary: { total: 4, passed: 1, failed: 3, passRate: 0.25 },
   progress: { total: 5, completed: 4, passed: 1, failed: 3, errored: 0 },
-  source: 'api', notes: null, passCriteria: { minimumPassRate: 100 }, hostId: null, error: null,
-  createdAt: 1_700_000_000_000, startedAt: 1_700_000_000_000, completedAt: 1_700_000_004_000,
+  source: 'api',
+  notes: null,
+  passCriteria: { minimumPassRate: 100 },
+  hostId: null,
+  error: null,
+  createdAt: 1_700_000_000_000,
+  startedAt: 1_700_000_000_000,
+  completedAt: 1_700_000_004_000,
 };
 
 const iteration = (title: string, n: number, outcome: Partial<EvalIteration>): EvalIteration => ({
-  id: `itr_${title}_${n}`, testCaseId: `cas_${title}`, title, iterationNumber: n, status: 'completed', result: 'passed',
-  model: 'gpt-4.1-mini', provider: 'openai', startedAt: run.createdAt, durationMs: 1200, tokensUsed: 10,
-  usage: { inputTokens: 6, outputTokens: 4, totalTokens: 10 }, actualToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }],
-  expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }], error: null, ...outcome,
+  id: `itr_${title}_${n}`,
+  testCaseId: `cas_${title}`,
+  title,
+  iterationNumber: n,
+  status: 'completed',
+  result: 'passed',
+  model: 'gpt-4.1-mini',
+  provider: 'openai',
+  startedAt: run.createdAt,
+  durationMs: 1200,
+  tokensUsed: 10,
+  usage: { inputTokens: 6, outputTokens: 4, totalTokens: 10 },
+  actualToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }],
+  expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }],
+  error: null,
+  ...outcome,
 });
 
 const iterations = [
   iteration('Echo', 1, {}),
   iteration('Echo', 2, { result: 'failed', actualToolCalls: [] }),
-  iteration('Echo #2 edge', 1, { status: 'failed', result: 'failed', error: 'could not reach the model provider: getaddrinfo ENOTFOUND models.invalid' }),
+  iteration('Echo #2 edge', 1, {
+    status: 'failed',
+    result: 'failed',
+    error: 'could not reach the model provider: getaddrinfo ENOTFOUND models.invalid',
+  }),
   iteration('Sum', 1, { result: 'failed' }),
   iteration('Sum', 2, { status: 'running', result: null }),
 ];
@@ -41,7 +67,10 @@ describe("Runway's JUnit report, ingested back", () => {
     // Two iterations of a case are two results of one case, never the same result twice.
     expect(new Set(results.map((r) => r.externalIterationId)).size).toBe(5);
     expect(results[2].error).toBe('could not reach the model provider: getaddrinfo ENOTFOUND models.invalid');
-    expect(results[4]).toMatchObject({ skipped: true, metadata: { skipReason: 'the iteration had not finished (running)' } });
+    expect(results[4]).toMatchObject({
+      skipped: true,
+      metadata: { skipReason: 'the iteration had not finished (running)' },
+    });
   });
 
   it("reads a report Runway wrote before it named the case in a property: the case is the name without ' #n'", () => {
@@ -60,9 +89,15 @@ describe("Runway's JUnit report, ingested back", () => {
 
   it("leaves '#n' in the names of anyone else's tests, and names the suite after <testsuites>, else the first <testsuite>", () => {
     const theirs = `<testsuites name="vitest tests"><testsuite name="test/issues.test.ts"><testcase name="issue #12" classname="test/issues.test.ts"/></testsuite></testsuites>`;
-    expect(parseArtifact('junit-xml', Buffer.from(theirs))).toMatchObject({ suiteName: 'vitest tests', results: [{ caseTitle: 'issue #12' }] });
+    expect(parseArtifact('junit-xml', Buffer.from(theirs))).toMatchObject({
+      suiteName: 'vitest tests',
+      results: [{ caseTitle: 'issue #12' }],
+    });
     const surefire = `<testsuite name="com.acme.WeatherTest"><testcase name="forecast" classname="com.acme.WeatherTest"/></testsuite>`;
     expect(parseArtifact('junit-xml', Buffer.from(surefire)).suiteName).toBe('com.acme.WeatherTest');
-    expect(parseArtifact('junit-xml', Buffer.from('<testsuites><testsuite><testcase name="a"/></testsuite></testsuites>')).suiteName).toBeUndefined();
+    expect(
+      parseArtifact('junit-xml', Buffer.from('<testsuites><testsuite><testcase name="a"/></testsuite></testsuites>'))
+        .suiteName,
+    ).toBeUndefined();
   });
 });

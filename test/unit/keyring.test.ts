@@ -10,7 +10,9 @@ function sealV1(key: string, plain: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', Buffer.from(key, 'base64'), iv);
   const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join(
+    '.',
+  );
 }
 
 describe('keyring', () => {
@@ -26,7 +28,9 @@ describe('keyring', () => {
     const resealed = ba.reseal(underA);
     expect(ba.isCurrent(resealed)).toBe(true);
     expect(Keyring.fromSetting(B).decrypt(resealed)).toBe('secret');
-    expect(() => a.decrypt(resealed)).toThrow(`a secret is sealed with key ${ba.newest.id}, which RUNWAY_ENCRYPTION_KEY does not hold`);
+    expect(() => a.decrypt(resealed)).toThrow(
+      `a secret is sealed with key ${ba.newest.id}, which RUNWAY_ENCRYPTION_KEY does not hold`,
+    );
   });
 
   it('reads v1 envelopes with whichever held key opens them', () => {
@@ -60,6 +64,8 @@ describe('keyring', () => {
     ['the same key twice', `${A},${A}`, 'RUNWAY_ENCRYPTION_KEY lists the same key twice'],
   ])('refuses a setting with %s, saying which entry', (_label, setting, message) => {
     expect(() => Keyring.fromSetting(setting)).toThrow(message);
-    expect(() => loadConfig({ DATABASE_URL: 'postgres://x', RUNWAY_ENCRYPTION_KEY: setting })).toThrow(`RUNWAY_ENCRYPTION_KEY: ${message}`);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://x', RUNWAY_ENCRYPTION_KEY: setting })).toThrow(
+      `RUNWAY_ENCRYPTION_KEY: ${message}`,
+    );
   });
 });

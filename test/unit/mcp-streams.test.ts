@@ -8,7 +8,10 @@ const bytes = (text: string) => new TextEncoder().encode(text);
 function scan(...chunks: string[]) {
   const events: [string | undefined, boolean][] = [];
   const retries: number[] = [];
-  const scanner = new EventFieldScanner({ onEvent: (id, hasData) => events.push([id, hasData]), onRetry: (ms) => retries.push(ms) });
+  const scanner = new EventFieldScanner({
+    onEvent: (id, hasData) => events.push([id, hasData]),
+    onRetry: (ms) => retries.push(ms),
+  });
   for (const chunk of chunks) scanner.push(bytes(chunk));
   return { events, retries };
 }
@@ -22,7 +25,10 @@ describe('EventFieldScanner reads id and retry as the SDK does', () => {
   });
 
   it('lines may end in LF, CRLF or CR, split anywhere between chunks', () => {
-    expect(scan('id: a\r', '\ndata: 1\r\n\r\n', 'id: b\rdata: 2\r\r').events).toEqual([['a', true], ['b', true]]);
+    expect(scan('id: a\r', '\ndata: 1\r\n\r\n', 'id: b\rdata: 2\r\r').events).toEqual([
+      ['a', true],
+      ['b', true],
+    ]);
     expect(scan('i', 'd: lo', 'ng\nda', 'ta: ', '\n', '\n').events).toEqual([['long', false]]);
   });
 
@@ -35,7 +41,10 @@ describe('EventFieldScanner reads id and retry as the SDK does', () => {
 const sse = (text: string) => new Response(bytes(text), { headers: { 'content-type': 'text/event-stream' } });
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-function supervised(answer: (method: string, init: RequestInit | undefined) => Response, limits = { maxAttempts: 2, maxDelayMs: 10_000 }) {
+function supervised(
+  answer: (method: string, init: RequestInit | undefined) => Response,
+  limits = { maxAttempts: 2, maxDelayMs: 10_000 },
+) {
   const failed: { ids: RequestId[]; lost: LostStream }[] = [];
   const requests: string[] = [];
   const supervisor = new StreamSupervisor(limits, (ids, lost) => failed.push({ ids, lost }));
@@ -53,7 +62,10 @@ function supervised(answer: (method: string, init: RequestInit | undefined) => R
   return { supervisor, fetch, failed, requests, drain };
 }
 
-const request = (id: number) => ({ method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x' } }) });
+const request = (id: number) => ({
+  method: 'POST',
+  body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x' } }),
+});
 
 describe('StreamSupervisor', () => {
   it('fails the requests of a response stream that ended without an answer and without an event id', async () => {
@@ -65,7 +77,9 @@ describe('StreamSupervisor', () => {
   });
 
   it('leaves a stream alone once its request is answered', async () => {
-    const { supervisor, fetch, failed, drain } = supervised(() => sse('data: {"jsonrpc":"2.0","id":3,"result":{}}\n\n'));
+    const { supervisor, fetch, failed, drain } = supervised(() =>
+      sse('data: {"jsonrpc":"2.0","id":3,"result":{}}\n\n'),
+    );
     const response = await fetch('https://mcp.example/mcp', request(3));
     supervisor.delivered({ jsonrpc: '2.0', id: 3, result: {} });
     await drain(response);
@@ -73,9 +87,14 @@ describe('StreamSupervisor', () => {
   });
 
   it('a request the SDK cancelled is not resumed any further', async () => {
-    const { fetch, failed, requests, drain } = supervised((method) => (method === 'POST' ? sse('id: e1\nretry: 10\ndata: \n\n') : sse('')));
+    const { fetch, failed, requests, drain } = supervised((method) =>
+      method === 'POST' ? sse('id: e1\nretry: 10\ndata: \n\n') : sse(''),
+    );
     await drain(await fetch('https://mcp.example/mcp', request(4)));
-    await fetch('https://mcp.example/mcp', { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4 } }) });
+    await fetch('https://mcp.example/mcp', {
+      method: 'POST',
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4 } }),
+    });
     const resumed = await fetch('https://mcp.example/mcp', { method: 'GET', headers: { 'last-event-id': 'e1' } });
     expect(resumed.status).toBe(405);
     expect(requests).toEqual(['POST', 'POST']);
@@ -83,7 +102,9 @@ describe('StreamSupervisor', () => {
   });
 
   it('a server that refuses to resume fails the request at once, and the SDK is told to stop (405)', async () => {
-    const { fetch, failed, drain } = supervised((method) => (method === 'POST' ? sse('id: e1\ndata: \n\n') : new Response(null, { status: 404 })));
+    const { fetch, failed, drain } = supervised((method) =>
+      method === 'POST' ? sse('id: e1\ndata: \n\n') : new Response(null, { status: 404 }),
+    );
     await drain(await fetch('https://mcp.example/mcp', request(5)));
     expect(failed).toEqual([]);
     const resumed = await fetch('https://mcp.example/mcp', { method: 'GET', headers: { 'last-event-id': 'e1' } });

@@ -48,7 +48,12 @@ describe('HOSTED_MODELS', () => {
       provider: 'openrouter',
       name: 'meta-llama/llama-3.3-70b-instruct',
     });
-    expect(catalog[5]).toEqual({ id: 'ollama/qwen3', provider: 'ollama', name: 'qwen3', baseURL: 'http://gpu-box:11434/v1' });
+    expect(catalog[5]).toEqual({
+      id: 'ollama/qwen3',
+      provider: 'ollama',
+      name: 'qwen3',
+      baseURL: 'http://gpu-box:11434/v1',
+    });
   });
 
   it.each([
@@ -104,7 +109,12 @@ describe('resolveModel: hosted ids', () => {
     );
     expect(rejected).toMatchObject({
       ok: false,
-      details: { model: 'anthropic/claude-sonnet-4-5', provider: 'anthropic', hostedModels: [], reason: 'MODEL_KEY_MISSING' },
+      details: {
+        model: 'anthropic/claude-sonnet-4-5',
+        provider: 'anthropic',
+        hostedModels: [],
+        reason: 'MODEL_KEY_MISSING',
+      },
     });
   });
 
@@ -119,7 +129,10 @@ describe('resolveModel: hosted ids', () => {
     });
     expect(resolve({ model: 'ollama/qwen3' })).toMatchObject({ ok: true, baseURL: 'http://gpu-box:11434/v1' });
     expect(
-      resolve({ model: 'ollama/qwen3' }, { orgProviderKeys: { ollama: { apiKey: '', baseUrl: 'http://org-ollama/v1' } } }),
+      resolve(
+        { model: 'ollama/qwen3' },
+        { orgProviderKeys: { ollama: { apiKey: '', baseUrl: 'http://org-ollama/v1' } } },
+      ),
     ).toMatchObject({ ok: true, keySource: 'none', baseURL: 'http://org-ollama/v1' });
   });
 
@@ -138,9 +151,12 @@ describe('resolveModel: hosted ids', () => {
     });
   });
 
-  it('reads a hosted id under another provider as that provider\'s own model id (OpenRouter)', () => {
+  it("reads a hosted id under another provider as that provider's own model id (OpenRouter)", () => {
     expect(
-      resolve({ model: 'anthropic/claude-sonnet-4-5', provider: 'openrouter' }, { modelApiKeys: { openrouter: 'or-key' } }),
+      resolve(
+        { model: 'anthropic/claude-sonnet-4-5', provider: 'openrouter' },
+        { modelApiKeys: { openrouter: 'or-key' } },
+      ),
     ).toEqual({
       ok: true,
       hosted: false,
@@ -204,11 +220,15 @@ describe('resolveModel: bare ids', () => {
     const modelApiKeys = { 'openai-compatible': 'run-key' };
     expect(resolve({ model: 'my-model', provider: 'openai-compatible' }, { modelApiKeys })).toMatchObject({
       ok: false,
-      message: expect.stringContaining('provider-key set --org <organizationId> --provider openai-compatible --base-url <url>'),
+      message: expect.stringContaining(
+        'provider-key set --org <organizationId> --provider openai-compatible --base-url <url>',
+      ),
       details: { reason: 'BASE_URL_REQUIRED' },
     });
     const orgProviderKeys = { 'openai-compatible': { apiKey: 'org', baseUrl: 'http://vllm:8000/v1' } };
-    expect(resolve({ model: 'my-model', provider: 'openai-compatible' }, { modelApiKeys, orgProviderKeys })).toMatchObject({
+    expect(
+      resolve({ model: 'my-model', provider: 'openai-compatible' }, { modelApiKeys, orgProviderKeys }),
+    ).toMatchObject({
       ok: true,
       apiKey: 'run-key',
       baseURL: 'http://vllm:8000/v1',
@@ -224,7 +244,8 @@ describe('resolveModel: bare ids', () => {
   it('need a provider; the rejection lists every usable hosted id', () => {
     expect(resolve({ model: 'gpt-5-nano' }, { modelApiKeys: { openai: 'run-key' } })).toEqual({
       ok: false,
-      message: 'gpt-5-nano is not a hosted model; give its provider (openai, anthropic, google, openrouter, ollama, openai-compatible)',
+      message:
+        'gpt-5-nano is not a hosted model; give its provider (openai, anthropic, google, openrouter, ollama, openai-compatible)',
       details: {
         model: 'gpt-5-nano',
         provider: null,
@@ -241,7 +262,9 @@ describe('resolveModel: not executable', () => {
       ok: false,
       details: { provider: null, hostedModels: ['openai/gpt-4.1-mini', 'openai/gpt-4.1'], reason: 'NOT_HOSTED' },
     });
-    expect(resolve({ model: 'openai/gpt-5', provider: 'openai' }, { modelApiKeys: { openai: 'run-key' } })).toMatchObject({
+    expect(
+      resolve({ model: 'openai/gpt-5', provider: 'openai' }, { modelApiKeys: { openai: 'run-key' } }),
+    ).toMatchObject({
       ok: false,
       details: { provider: 'openai', reason: 'NOT_HOSTED' },
     });
@@ -252,14 +275,31 @@ describe('resolveModel: not executable', () => {
     expect(resolve({ model: 'large', provider: 'mistral' }, { modelApiKeys: { mistral: 'k' } })).toEqual({
       ok: false,
       message: `unknown model provider "mistral"; valid providers: ${providers.join(', ')}`,
-      details: { model: 'large', provider: 'mistral', reason: 'UNKNOWN_PROVIDER', providers, hostedModels: expect.arrayContaining(['openai/gpt-4.1']) },
+      details: {
+        model: 'large',
+        provider: 'mistral',
+        reason: 'UNKNOWN_PROVIDER',
+        providers,
+        hostedModels: expect.arrayContaining(['openai/gpt-4.1']),
+      },
     });
-    expect(resolve({ model: 'gpt-4.1', provider: 'open-ai' })).toMatchObject({ ok: false, message: expect.stringMatching(/^unknown model provider "open-ai" \(did you mean "openai"\?\); valid providers: openai, /) });
-    expect(resolve({ model: 'c', provider: 'Antropic' })).toMatchObject({ ok: false, message: expect.stringContaining('(did you mean "anthropic"?)') });
+    expect(resolve({ model: 'gpt-4.1', provider: 'open-ai' })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(
+        /^unknown model provider "open-ai" \(did you mean "openai"\?\); valid providers: openai, /,
+      ),
+    });
+    expect(resolve({ model: 'c', provider: 'Antropic' })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('(did you mean "anthropic"?)'),
+    });
   });
 
   it('rejects an empty model', () => {
-    expect(resolve({ model: ' ', provider: 'openai' })).toMatchObject({ ok: false, details: { reason: 'MODEL_REQUIRED' } });
+    expect(resolve({ model: ' ', provider: 'openai' })).toMatchObject({
+      ok: false,
+      details: { reason: 'MODEL_REQUIRED' },
+    });
   });
 
   it('lists nothing when the catalog is empty', () => {
@@ -290,7 +330,7 @@ describe('validateRunModels', () => {
 });
 
 describe('createLanguageModel', () => {
-  it('builds each provider\'s chat model', () => {
+  it("builds each provider's chat model", () => {
     const build = (provider: Parameters<typeof createLanguageModel>[0]['provider'], baseURL?: string) =>
       createLanguageModel({ provider, modelName: 'm', apiKey: 'k', ...(baseURL && { baseURL }) });
     expect(build('openai')).toMatchObject({ provider: 'openai.chat', modelId: 'm' });
@@ -301,7 +341,7 @@ describe('createLanguageModel', () => {
     expect(build('openai-compatible', 'http://x/v1').provider).toMatch(/^openai-compatible/);
   });
 
-  it('never falls back to the environment\'s key, and needs a base URL for openai-compatible', () => {
+  it("never falls back to the environment's key, and needs a base URL for openai-compatible", () => {
     expect(() => createLanguageModel({ provider: 'openai', modelName: 'm' })).toThrow(/needs an API key/);
     expect(() => createLanguageModel({ provider: 'openai-compatible', modelName: 'm' })).toThrow(/needs a base URL/);
     expect(createLanguageModel({ provider: 'ollama', modelName: 'm' }).modelId).toBe('m');

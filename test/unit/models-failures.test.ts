@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { APICallError, InvalidArgumentError, InvalidPromptError, LoadAPIKeyError, RetryError, UnsupportedFunctionalityError } from 'ai';
+import {
+  APICallError,
+  InvalidArgumentError,
+  InvalidPromptError,
+  LoadAPIKeyError,
+  RetryError,
+  UnsupportedFunctionalityError,
+} from 'ai';
 import { classifyModelError, networkErrorCode, providerRetryDelay } from '../../domain/models/failures.js';
 
 const apiError = (statusCode: number | undefined, message = 'provider says no', headers?: Record<string, string>) =>
@@ -34,10 +41,15 @@ describe('classifyModelError', () => {
   it('tells a host that does not resolve from a provider that is unreachable for now', () => {
     const withCause = (code: string) => {
       const error = apiError(undefined, `Cannot connect to API: getaddrinfo ${code} api.example`);
-      Object.defineProperty(error, 'cause', { value: new TypeError('fetch failed', { cause: Object.assign(new Error(`getaddrinfo ${code}`), { code }) }) });
+      Object.defineProperty(error, 'cause', {
+        value: new TypeError('fetch failed', { cause: Object.assign(new Error(`getaddrinfo ${code}`), { code }) }),
+      });
       return error;
     };
-    expect(classifyModelError(withCause('ENOTFOUND'))).toEqual({ kind: 'host_not_found', message: 'could not reach the model provider: Cannot connect to API: getaddrinfo ENOTFOUND api.example' });
+    expect(classifyModelError(withCause('ENOTFOUND'))).toEqual({
+      kind: 'host_not_found',
+      message: 'could not reach the model provider: Cannot connect to API: getaddrinfo ENOTFOUND api.example',
+    });
     expect(classifyModelError(withCause('ECONNREFUSED'))).toMatchObject({ kind: 'unavailable' });
     expect(classifyModelError(apiError(undefined, 'Cannot connect to API: fetch failed'))).toEqual({
       kind: 'unavailable',
@@ -47,7 +59,8 @@ describe('classifyModelError', () => {
 
   it('passes on the retry delay the provider asked for, in any of its forms', () => {
     const now = Date.UTC(2026, 0, 1);
-    const delay = (headers: Record<string, string>) => classifyModelError(apiError(429, 'slow down', headers), undefined, now).retryAfterMs;
+    const delay = (headers: Record<string, string>) =>
+      classifyModelError(apiError(429, 'slow down', headers), undefined, now).retryAfterMs;
     expect(delay({ 'retry-after-ms': '250' })).toBe(250);
     expect(delay({ 'retry-after': '2' })).toBe(2000);
     expect(delay({ 'retry-after': new Date(now + 90_000).toUTCString() })).toBe(90_000);
@@ -65,14 +78,20 @@ describe('classifyModelError', () => {
       reason: 'maxRetriesExceeded',
       errors: [apiError(503), apiError(503), apiError(503)],
     });
-    expect(classifyModelError(error)).toMatchObject({ kind: 'unavailable', status: 503, message: expect.stringMatching(/\(after 3 attempts\)$/) });
+    expect(classifyModelError(error)).toMatchObject({
+      kind: 'unavailable',
+      status: 503,
+      message: expect.stringMatching(/\(after 3 attempts\)$/),
+    });
   });
 
   it('reads anything thrown after the run was cancelled as a cancellation', () => {
     const controller = new AbortController();
     controller.abort(new Error('activity cancelled'));
     expect(classifyModelError(new Error('activity cancelled'), controller.signal)).toMatchObject({ kind: 'aborted' });
-    expect(classifyModelError(new DOMException('This operation was aborted', 'AbortError'))).toMatchObject({ kind: 'aborted' });
+    expect(classifyModelError(new DOMException('This operation was aborted', 'AbortError'))).toMatchObject({
+      kind: 'aborted',
+    });
     expect(classifyModelError(apiError(500), AbortSignal.abort())).toMatchObject({ kind: 'aborted' });
   });
 
@@ -94,7 +113,8 @@ describe('classifyModelError', () => {
       new InvalidArgumentError({ parameter: 'temperature', value: 7, message: 'temperature must be at most 2' }),
       new UnsupportedFunctionalityError({ functionality: 'image parts' }),
     ];
-    for (const error of refused) expect(classifyModelError(error)).toEqual({ kind: 'rejected', message: error.message });
+    for (const error of refused)
+      expect(classifyModelError(error)).toEqual({ kind: 'rejected', message: error.message });
   });
 });
 
@@ -122,12 +142,16 @@ describe('providerRetryDelay', () => {
   });
   it('reads only the rate-limit reset headers it knows', () => {
     expect(providerRetryDelay({ 'my-x-ratelimit-reset-tokens': '5s' }, now)).toBeUndefined();
-    expect(providerRetryDelay({ 'anthropic-ratelimit-tokens-remaining': new Date(now + 5_000).toISOString() }, now)).toBeUndefined();
+    expect(
+      providerRetryDelay({ 'anthropic-ratelimit-tokens-remaining': new Date(now + 5_000).toISOString() }, now),
+    ).toBeUndefined();
     expect(providerRetryDelay({ 'anthropic-ratelimit-tokens-reset': 'soon' }, now)).toBeUndefined();
     const later = new Date(now + 5_000).toISOString();
     expect(providerRetryDelay({ 'anthropic-ratelimit-tokens-reset-at': later }, now)).toBeUndefined();
     expect(providerRetryDelay({ 'x-anthropic-ratelimit-tokens-reset': later }, now)).toBeUndefined();
-    expect(providerRetryDelay({ 'anthropic-ratelimit-tokens-reset': new Date(now - 5_000).toISOString() }, now)).toBe(0);
+    expect(providerRetryDelay({ 'anthropic-ratelimit-tokens-reset': new Date(now - 5_000).toISOString() }, now)).toBe(
+      0,
+    );
     expect(providerRetryDelay({ 'retry-after': new Date(now - 5_000).toUTCString() }, now)).toBe(0);
   });
 });
@@ -135,7 +159,9 @@ describe('providerRetryDelay', () => {
 describe('networkErrorCode', () => {
   it('finds the errno along the causes, and stops on a cycle', () => {
     const system = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    expect(networkErrorCode(new Error('outer', { cause: new TypeError('fetch failed', { cause: system }) }))).toBe('ECONNREFUSED');
+    expect(networkErrorCode(new Error('outer', { cause: new TypeError('fetch failed', { cause: system }) }))).toBe(
+      'ECONNREFUSED',
+    );
     const looped = new Error('a');
     looped.cause = new Error('b', { cause: looped });
     expect(networkErrorCode(looped)).toBeUndefined();
@@ -156,7 +182,10 @@ describe('provider messages', () => {
     expect(classifyModelError(new Error('y'.repeat(500))).message).toBe(`model call failed: ${'y'.repeat(500)}`);
   });
   it('read a thrown non-error as text', () => {
-    expect(classifyModelError('socket hang up')).toEqual({ kind: 'unknown', message: 'model call failed: socket hang up' });
+    expect(classifyModelError('socket hang up')).toEqual({
+      kind: 'unknown',
+      message: 'model call failed: socket hang up',
+    });
     expect(classifyModelError({ name: 'AbortError' })).toEqual({ kind: 'aborted', message: 'model call aborted' });
     expect(classifyModelError({ name: 'TimeoutError' })).toEqual({ kind: 'timeout', message: 'model call timed out' });
     expect(classifyModelError(null)).toEqual({ kind: 'unknown', message: 'model call failed: null' });
@@ -164,12 +193,24 @@ describe('provider messages', () => {
   it('say what was cancelled or timed out', () => {
     const cancelled = new AbortController();
     cancelled.abort(new Error('activity cancelled'));
-    expect(classifyModelError(new Error('x'), cancelled.signal)).toEqual({ kind: 'aborted', message: 'aborted: the run was cancelled' });
+    expect(classifyModelError(new Error('x'), cancelled.signal)).toEqual({
+      kind: 'aborted',
+      message: 'aborted: the run was cancelled',
+    });
     const timedOut = new AbortController();
     timedOut.abort(new DOMException('timed out', 'TimeoutError'));
-    expect(classifyModelError(new Error('x'), timedOut.signal)).toEqual({ kind: 'timeout', message: 'model call timed out' });
-    expect(classifyModelError(new DOMException('This operation was aborted', 'AbortError'))).toEqual({ kind: 'aborted', message: 'model call aborted' });
-    expect(classifyModelError(new RetryError({ message: 'aborted', reason: 'abort', errors: [] }))).toEqual({ kind: 'aborted', message: 'model call aborted' });
+    expect(classifyModelError(new Error('x'), timedOut.signal)).toEqual({
+      kind: 'timeout',
+      message: 'model call timed out',
+    });
+    expect(classifyModelError(new DOMException('This operation was aborted', 'AbortError'))).toEqual({
+      kind: 'aborted',
+      message: 'model call aborted',
+    });
+    expect(classifyModelError(new RetryError({ message: 'aborted', reason: 'abort', errors: [] }))).toEqual({
+      kind: 'aborted',
+      message: 'model call aborted',
+    });
   });
   it('carry no retry delay when the provider gave none', () => {
     expect(classifyModelError(apiError(500))).not.toHaveProperty('retryAfterMs');

@@ -1,13 +1,26 @@
 import type { LookupAddress } from 'node:dns';
 import { afterEach, describe, expect, it } from 'vitest';
-import { classifyAddress, MAX_REDIRECTS, Outbound, OutboundError, outboundPolicyFor } from '../../domain/mcp/outbound.js';
+import {
+  classifyAddress,
+  MAX_REDIRECTS,
+  Outbound,
+  OutboundError,
+  outboundPolicyFor,
+} from '../../domain/mcp/outbound.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recordingServer.js';
 
 /** A resolver that answers every name with the given addresses: a name that points somewhere else (DNS rebinding). */
 const resolvingTo =
   (...addresses: string[]) =>
-  (_hostname: string, _options: { all: true }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) =>
-    callback(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+  (
+    _hostname: string,
+    _options: { all: true },
+    callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+  ) =>
+    callback(
+      null,
+      addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+    );
 
 describe('classifyAddress', () => {
   it.each([
@@ -56,13 +69,24 @@ describe('outboundPolicyFor: private ranges only when the saved server lives the
   it('a server on loopback may reach loopback and public addresses, nothing private or link-local', async () => {
     const policy = await outboundPolicyFor('http://127.0.0.1:3000/mcp');
     expect(['127.0.0.1', '::1', '93.184.216.34'].map((a) => policy.allows(a))).toEqual([true, true, true]);
-    expect(['10.0.0.1', '192.168.0.1', 'fd00::1', '100.64.0.1', '0.0.0.0', '169.254.169.254', 'fd00:ec2::254'].some((a) => policy.allows(a))).toBe(false);
+    expect(
+      ['10.0.0.1', '192.168.0.1', 'fd00::1', '100.64.0.1', '0.0.0.0', '169.254.169.254', 'fd00:ec2::254'].some((a) =>
+        policy.allows(a),
+      ),
+    ).toBe(false);
   });
 
   it('a server on a private network may reach that class (IPv4 and IPv6), not loopback', async () => {
     const policy = await outboundPolicyFor('http://10.1.2.3/mcp');
-    expect(['10.9.9.9', '192.168.7.7', 'fd00::5', '1.1.1.1'].map((a) => policy.allows(a))).toEqual([true, true, true, true]);
-    expect(['127.0.0.1', '::1', '100.64.0.1', '169.254.169.254', '100.100.100.200'].some((a) => policy.allows(a))).toBe(false);
+    expect(['10.9.9.9', '192.168.7.7', 'fd00::5', '1.1.1.1'].map((a) => policy.allows(a))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['127.0.0.1', '::1', '100.64.0.1', '169.254.169.254', '100.100.100.200'].some((a) => policy.allows(a))).toBe(
+      false,
+    );
   });
 
   it('a public server reaches only public addresses; its name is resolved to decide', async () => {
@@ -96,7 +120,11 @@ describe('Outbound.fetch', () => {
     outbounds.push(created);
     return created;
   };
-  const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => (error instanceof OutboundError ? error.kind : error));
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => (error instanceof OutboundError ? error.kind : error),
+    );
 
   it('reaches an address the policy allows', async () => {
     const target = await listen((_r, res) => res.end('hello'));
@@ -136,7 +164,9 @@ describe('Outbound.fetch', () => {
     expect(await response.text()).toBe('POST /hop/2 payload');
 
     const loop = await listen((request, res) => void res.writeHead(302, { location: request.url }).end());
-    expect(await refusal((await outbound(`${loop.origin}/mcp`)).fetch(`${loop.origin}/again`))).toBe('redirect_refused');
+    expect(await refusal((await outbound(`${loop.origin}/mcp`)).fetch(`${loop.origin}/again`))).toBe(
+      'redirect_refused',
+    );
     expect(loop.requests).toHaveLength(MAX_REDIRECTS + 1);
   });
 
@@ -144,7 +174,11 @@ describe('Outbound.fetch', () => {
     const other = await listen();
     const redirecting = await listen((_r, res) => void res.writeHead(307, { location: `${other.origin}/steal` }).end());
     const fetcher = await outbound(`${redirecting.origin}/mcp`);
-    const sent = fetcher.fetch(`${redirecting.origin}/mcp`, { method: 'POST', headers: { 'x-api-key': 'saved' }, body: '{}' });
+    const sent = fetcher.fetch(`${redirecting.origin}/mcp`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'saved' },
+      body: '{}',
+    });
     expect(await refusal(sent)).toBe('redirect_refused');
     expect(other.requests).toEqual([]);
   });

@@ -17,7 +17,14 @@ const run = z.object({
   items: z.array(z.object({ id: z.string() })),
 });
 
-const good = { id: 'run_1', runNumber: 1, summary: { total: 2, passAtK: { k: 1 } }, tool: { name: 'echo', _meta: {} }, metadata: { a: 'b' }, items: [{ id: 'i' }] };
+const good = {
+  id: 'run_1',
+  runNumber: 1,
+  summary: { total: 2, passAtK: { k: 1 } },
+  tool: { name: 'echo', _meta: {} },
+  metadata: { a: 'b' },
+  items: [{ id: 'i' }],
+};
 
 describe('replyIssues', () => {
   it('accepts a reply its schema describes, open objects and records keeping their extra keys', () => {
@@ -27,7 +34,9 @@ describe('replyIssues', () => {
   it('reports a missing or mistyped field with its path', () => {
     const { runNumber: _, ...missing } = good;
     expect(replyIssues(run, missing)).toEqual([expect.objectContaining({ path: ['runNumber'], code: 'invalid_type' })]);
-    expect(replyIssues(run, { ...good, items: [{ id: 7 }] })).toEqual([expect.objectContaining({ path: ['items', 0, 'id'] })]);
+    expect(replyIssues(run, { ...good, items: [{ id: 7 }] })).toEqual([
+      expect.objectContaining({ path: ['items', 0, 'id'] }),
+    ]);
   });
 
   it('reports a field a closed object does not describe, which zod alone would drop silently', () => {
@@ -39,15 +48,29 @@ describe('replyIssues', () => {
 
   it('checks the reply as the client receives it: JSON, without undefined fields, dates as strings', () => {
     expect(replyIssues(run, { ...good, metadata: undefined })).toEqual([]);
-    expect(replyIssues(run, { ...good, runNumber: new Date(0) })).toEqual([expect.objectContaining({ path: ['runNumber'] })]);
+    expect(replyIssues(run, { ...good, runNumber: new Date(0) })).toEqual([
+      expect.objectContaining({ path: ['runNumber'] }),
+    ]);
   });
 });
 
 describe('REPLY_VALIDATION on a route', () => {
   const logs: string[] = [];
-  const log = createLogger('info', new Writable({ write: (chunk, _enc, done) => void (logs.push(String(chunk)), done()) }));
+  const log = createLogger(
+    'info',
+    new Writable({ write: (chunk, _enc, done) => void (logs.push(String(chunk)), done()) }),
+  );
   let reply: unknown = good;
-  const route = defineRoute({ method: 'get', path: '/runs/:runId', tag: 'Evals', summary: 'a run', params: z.object({ runId: z.string() }), response: run, errors: [], handler: async () => reply as z.input<typeof run> });
+  const route = defineRoute({
+    method: 'get',
+    path: '/runs/:runId',
+    tag: 'Evals',
+    summary: 'a run',
+    params: z.object({ runId: z.string() }),
+    response: run,
+    errors: [],
+    handler: async () => reply as z.input<typeof run>,
+  });
   const servers: ReturnType<express.Express['listen']>[] = [];
   const origins = {} as Record<ReplyValidation, string>;
 
@@ -86,7 +109,11 @@ describe('REPLY_VALIDATION on a route', () => {
       },
     });
     const line = logs.map((l) => JSON.parse(l)).find((l) => l.msg === 'reply does not match its response schema');
-    expect(line).toMatchObject({ level: 50, route: 'GET /runs/:runId', issues: [expect.objectContaining({ path: 'runNumber' })] });
+    expect(line).toMatchObject({
+      level: 50,
+      route: 'GET /runs/:runId',
+      issues: [expect.objectContaining({ path: 'runNumber' })],
+    });
   });
 
   it('strict: a reply its schema describes is sent unchanged', async () => {
@@ -98,7 +125,13 @@ describe('REPLY_VALIDATION on a route', () => {
     reply = { ...good, surprise: true };
     logs.length = 0;
     expect(await get('log')).toEqual({ status: 200, body: reply });
-    expect(logs.map((l) => JSON.parse(l))).toContainEqual(expect.objectContaining({ level: 40, route: 'GET /runs/:runId', issues: [expect.objectContaining({ code: 'unrecognized_keys' })] }));
+    expect(logs.map((l) => JSON.parse(l))).toContainEqual(
+      expect.objectContaining({
+        level: 40,
+        route: 'GET /runs/:runId',
+        issues: [expect.objectContaining({ code: 'unrecognized_keys' })],
+      }),
+    );
     logs.length = 0;
     expect(await get('off')).toEqual({ status: 200, body: reply });
     expect(logs).toEqual([]);

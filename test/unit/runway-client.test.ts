@@ -17,7 +17,10 @@ describe('the typed client: what it sends again and what it does not', () => {
     app.use((_req, res) => {
       requests++;
       const reply = replies.shift() ?? { status: 200, body: { items: [] } };
-      res.status(reply.status).set(reply.headers ?? {}).json(reply.body);
+      res
+        .status(reply.status)
+        .set(reply.headers ?? {})
+        .json(reply.body);
     });
     server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -32,10 +35,19 @@ describe('the typed client: what it sends again and what it does not', () => {
   });
 
   const client = (retries: RetryEvent[]) =>
-    createRunwayClient({ baseUrl: origin, apiKey: 'sk_test', sleep: async () => {}, onRetry: (event) => retries.push(event) });
+    createRunwayClient({
+      baseUrl: origin,
+      apiKey: 'sk_test',
+      sleep: async () => {},
+      onRetry: (event) => retries.push(event),
+    });
   const unreachable = (details: Record<string, unknown>) => ({
     status: 502,
-    body: { code: 'SERVER_UNREACHABLE', message: "server 'x': fetch failed", details: { phase: 'connect', ...details } },
+    body: {
+      code: 'SERVER_UNREACHABLE',
+      message: "server 'x': fetch failed",
+      details: { phase: 'connect', ...details },
+    },
   });
 
   it.each([
@@ -46,7 +58,9 @@ describe('the typed client: what it sends again and what it does not', () => {
   ])('a 502 for %s is answered at once, not sent again', async (_what, details) => {
     replies = [unreachable(details), { status: 200, body: { items: [] } }];
     const retries: RetryEvent[] = [];
-    const failure = await client(retries).servers.allTools('default', 'srv_1').catch((error: unknown) => error);
+    const failure = await client(retries)
+      .servers.allTools('default', 'srv_1')
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RunwayApiError);
     expect(failure).toMatchObject({ status: 502, code: 'SERVER_UNREACHABLE', details });
     expect(requests).toBe(1);
@@ -55,28 +69,49 @@ describe('the typed client: what it sends again and what it does not', () => {
   });
 
   it('a 502 a restart can cure (connection refused) is sent again, and the retry says why', async () => {
-    replies = [unreachable({ reason: 'NETWORK_ERROR', errno: 'ECONNREFUSED' }), { status: 200, body: { items: [{ name: 'echo' }] } }];
+    replies = [
+      unreachable({ reason: 'NETWORK_ERROR', errno: 'ECONNREFUSED' }),
+      { status: 200, body: { items: [{ name: 'echo' }] } },
+    ];
     const retries: RetryEvent[] = [];
     expect(await client(retries).servers.allTools('default', 'srv_1')).toEqual([{ name: 'echo' }]);
     expect(requests).toBe(2);
-    expect(retries).toEqual([expect.objectContaining({ status: 502, reason: "HTTP 502 SERVER_UNREACHABLE: server 'x': fetch failed" })]);
+    expect(retries).toEqual([
+      expect.objectContaining({ status: 502, reason: "HTTP 502 SERVER_UNREACHABLE: server 'x': fetch failed" }),
+    ]);
   });
 
   it("the organization's run cap is not a rate limit: answered at once with its details and Retry-After", async () => {
-    replies = [{
-      status: 429,
-      headers: { 'retry-after': '10' },
-      body: { code: 'RATE_LIMITED', message: 'this organization already has 2 running eval runs (limit 2); wait for one to finish', details: { reason: 'CONCURRENT_RUN_LIMIT', maxConcurrentRuns: 2, activeRuns: 2 } },
-    }];
+    replies = [
+      {
+        status: 429,
+        headers: { 'retry-after': '10' },
+        body: {
+          code: 'RATE_LIMITED',
+          message: 'this organization already has 2 running eval runs (limit 2); wait for one to finish',
+          details: { reason: 'CONCURRENT_RUN_LIMIT', maxConcurrentRuns: 2, activeRuns: 2 },
+        },
+      },
+    ];
     const retries: RetryEvent[] = [];
-    const failure = await client(retries).evalRuns.create('default', { suiteId: 'sui_1' }).catch((error: unknown) => error);
-    expect(failure).toMatchObject({ status: 429, code: 'RATE_LIMITED', retryAfterMs: 10_000, details: { reason: 'CONCURRENT_RUN_LIMIT', activeRuns: 2 } });
+    const failure = await client(retries)
+      .evalRuns.create('default', { suiteId: 'sui_1' })
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({
+      status: 429,
+      code: 'RATE_LIMITED',
+      retryAfterMs: 10_000,
+      details: { reason: 'CONCURRENT_RUN_LIMIT', activeRuns: 2 },
+    });
     expect(requests).toBe(1);
     expect(retries).toEqual([]);
   });
 
   it('a request-rate 429 is still sent again', async () => {
-    replies = [{ status: 429, headers: { 'retry-after': '1' }, body: { code: 'RATE_LIMITED', message: 'slow down' } }, { status: 200, body: { items: [] } }];
+    replies = [
+      { status: 429, headers: { 'retry-after': '1' }, body: { code: 'RATE_LIMITED', message: 'slow down' } },
+      { status: 200, body: { items: [] } },
+    ];
     const retries: RetryEvent[] = [];
     expect(await client(retries).servers.list('default')).toEqual({ items: [] });
     expect(requests).toBe(2);

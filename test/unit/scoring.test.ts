@@ -63,11 +63,17 @@ describe('deepEqual', () => {
 
 describe('resolveMatchOptions', () => {
   it('defaults to ignore order, unlimited extras, partial arguments', () => {
-    expect(resolveMatchOptions()).toEqual({ toolCallOrder: 'ignore', maxExtraToolCalls: null, argumentMatching: 'partial' });
+    expect(resolveMatchOptions()).toEqual({
+      toolCallOrder: 'ignore',
+      maxExtraToolCalls: null,
+      argumentMatching: 'partial',
+    });
     expect(resolveMatchOptions({})).toEqual(DEFAULT_MATCH_OPTIONS);
   });
   it('treats keys given as undefined as defaults and keeps explicit values', () => {
-    expect(resolveMatchOptions({ toolCallOrder: undefined, maxExtraToolCalls: undefined })).toEqual(DEFAULT_MATCH_OPTIONS);
+    expect(resolveMatchOptions({ toolCallOrder: undefined, maxExtraToolCalls: undefined })).toEqual(
+      DEFAULT_MATCH_OPTIONS,
+    );
     expect(resolveMatchOptions({ maxExtraToolCalls: 0, argumentMatching: 'exact' })).toEqual({
       toolCallOrder: 'ignore',
       maxExtraToolCalls: 0,
@@ -102,7 +108,11 @@ describe('compareArguments — partial', () => {
   });
   it('compares values deeply regardless of key order', () => {
     expect(
-      compareArguments({ filter: { tags: ['a', 'b'], owner: { id: 1 } } }, { filter: { owner: { id: 1 }, tags: ['a', 'b'] } }, 'partial'),
+      compareArguments(
+        { filter: { tags: ['a', 'b'], owner: { id: 1 } } },
+        { filter: { owner: { id: 1 }, tags: ['a', 'b'] } },
+        'partial',
+      ),
     ).toEqual([]);
     expect(compareArguments({ filter: { tags: ['a', 'b'] } }, { filter: { tags: ['b', 'a'] } }, 'partial')).toEqual([
       'filter',
@@ -224,7 +234,9 @@ describe('scoreToolCalls — argument modes', () => {
     expect(result.reasons[0]).toContain('q (expected "cats", got "dogs")');
   });
   it('partial: placeholders pass and fail through scoring', () => {
-    expect(score([exp('search', { q: 'string', limit: 'number' })], [call('search', { q: 'x', limit: 3 })]).passed).toBe(true);
+    expect(
+      score([exp('search', { q: 'string', limit: 'number' })], [call('search', { q: 'x', limit: 3 })]).passed,
+    ).toBe(true);
     const failed = score([exp('search', { q: 'string', limit: 'number' })], [call('search', { q: 'x' })]);
     expect(failed.passed).toBe(false);
     expect(failed.argumentMismatches[0].mismatchedArguments).toEqual(['limit']);
@@ -385,9 +397,9 @@ describe('scoreToolCalls — order: superset', () => {
     expect(result.unexpected.map((c) => c.toolName)).toEqual(['x', 'b', 'y']);
   });
   it('the same interleaving fails in strict mode', () => {
-    expect(score([exp('a'), exp('c')], [call('x'), call('a'), call('b'), call('c')], { toolCallOrder: 'strict' }).passed).toBe(
-      false,
-    );
+    expect(
+      score([exp('a'), exp('c')], [call('x'), call('a'), call('b'), call('c')], { toolCallOrder: 'strict' }).passed,
+    ).toBe(false);
   });
   it('fails when the order is wrong', () => {
     const result = score([exp('a'), exp('b')], [call('b'), call('a')], superset);
@@ -407,7 +419,11 @@ describe('scoreToolCalls — order: superset', () => {
   });
   it('reports a mismatch with a same-name call in the right place', () => {
     const expected = exp('search', { q: 'cats' });
-    const result = score([exp('open'), expected, exp('close')], [call('open'), call('search', { q: 'dogs' }), call('close')], superset);
+    const result = score(
+      [exp('open'), expected, exp('close')],
+      [call('open'), call('search', { q: 'dogs' }), call('close')],
+      superset,
+    );
     expect(result.passed).toBe(false);
     expect(result.argumentMismatches).toEqual([
       { expected, actual: call('search', { q: 'dogs' }), mismatchedArguments: ['q'] },
@@ -427,13 +443,15 @@ describe('scoreToolCalls — order: superset', () => {
     expect(result.missing).toEqual([]);
     expect(result.argumentMismatches).toHaveLength(1);
   });
-  it('does not pair a mismatch with a call after the next expectation\'s match', () => {
+  it("does not pair a mismatch with a call after the next expectation's match", () => {
     const expected = exp('search', { q: 'cats' });
     const result = score([expected, exp('open')], [call('open'), call('search', { q: 'dogs' })], superset);
     expect(result.missing).toEqual([expected]);
     expect(result.argumentMismatches).toEqual([]);
     expect(result.unexpected).toEqual([call('search', { q: 'dogs' })]);
-    expect(result.reasons).toEqual(['Missing tool call "search" (expected #1): "search" was called, but not in the expected order']);
+    expect(result.reasons).toEqual([
+      'Missing tool call "search" (expected #1): "search" was called, but not in the expected order',
+    ]);
   });
   it('handles repeated tools in sequence', () => {
     expect(score([exp('a'), exp('a')], [call('a'), call('b'), call('a')], superset).passed).toBe(true);
@@ -463,13 +481,22 @@ describe('scoreToolCalls — reasons', () => {
   });
   it('describes values JSON cannot write, and arguments that are not an object', () => {
     const big = score([exp('search', { q: 'cats' })], [call('search', { q: 10n })]);
-    expect(big.reasons).toEqual(['Arguments of "search" (expected #1, call #1) do not match: q (expected "cats", got 10)']);
-    const none = score([exp('search', { q: 'cats' })], [{ toolName: 'search', arguments: null as unknown as Record<string, unknown> }]);
-    expect(none.reasons).toEqual(['Arguments of "search" (expected #1, call #1) do not match: q (expected "cats", got nothing)']);
+    expect(big.reasons).toEqual([
+      'Arguments of "search" (expected #1, call #1) do not match: q (expected "cats", got 10)',
+    ]);
+    const none = score(
+      [exp('search', { q: 'cats' })],
+      [{ toolName: 'search', arguments: null as unknown as Record<string, unknown> }],
+    );
+    expect(none.reasons).toEqual([
+      'Arguments of "search" (expected #1, call #1) do not match: q (expected "cats", got nothing)',
+    ]);
   });
   it('reads placeholder names literally in exact mode', () => {
     const result = score([exp('search', { q: 'string' })], [call('search', { q: 'x' })], { argumentMatching: 'exact' });
-    expect(result.reasons).toEqual(['Arguments of "search" (expected #1, call #1) do not match: q (expected "string", got "x")']);
+    expect(result.reasons).toEqual([
+      'Arguments of "search" (expected #1, call #1) do not match: q (expected "string", got "x")',
+    ]);
   });
   it('says why a call is missing in each order mode', () => {
     expect(score([exp('a'), exp('b')], [call('a')], { toolCallOrder: 'strict' }).reasons).toEqual([
@@ -600,9 +627,9 @@ describe('scoreToolCalls — tool errors and iteration errors', () => {
     expect(score([exp('a')], [call('a')], undefined, { iterationError: null }).passed).toBe(true);
   });
   it('failOnToolError false also ignores the iteration error', () => {
-    expect(
-      score([exp('a')], [call('a')], undefined, { iterationError: 'boom', failOnToolError: false }).passed,
-    ).toBe(true);
+    expect(score([exp('a')], [call('a')], undefined, { iterationError: 'boom', failOnToolError: false }).passed).toBe(
+      true,
+    );
   });
   it('collects every reason when several rules fail', () => {
     const result = score(

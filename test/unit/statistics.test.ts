@@ -246,8 +246,12 @@ describe('summarizeIterations', () => {
   it('defaults k to the smallest case even when it is not the last one', () => {
     // c: n=2, c=1 (smallest, first); d: n=4, c=2; k = 2, not 4
     const stats = summarizeIterations([
-      it_('c', true), it_('c', false),
-      it_('d', true), it_('d', false), it_('d', true), it_('d', false),
+      it_('c', true),
+      it_('c', false),
+      it_('d', true),
+      it_('d', false),
+      it_('d', true),
+      it_('d', false),
     ]);
     expect(stats.passAtK?.k).toBe(2);
     expect(stats.cases.map((c) => c.passAtK)).toEqual([1, passAtK(4, 2, 2)]);
@@ -286,7 +290,11 @@ describe('summarizeIterations', () => {
   });
 
   it('counts the errored iterations among the failed ones', () => {
-    const stats = summarizeIterations([...iterations, { ...it_('b', false), errored: true }, { ...it_('a', true), errored: false }]);
+    const stats = summarizeIterations([
+      ...iterations,
+      { ...it_('b', false), errored: true },
+      { ...it_('a', true), errored: false },
+    ]);
     expect(stats).toMatchObject({ total: 7, passed: 3, failed: 4, errored: 1 });
     expect(summarizeIterations(iterations).errored).toBe(0);
   });
@@ -308,7 +316,12 @@ describe('summarizeIterations', () => {
   });
 
   it('leaves durations that are not finite out of the latency', () => {
-    const stats = summarizeIterations([it_('a', true, 100), it_('a', true, Number.NaN), it_('a', true, Number.POSITIVE_INFINITY), it_('a', true, 300)]);
+    const stats = summarizeIterations([
+      it_('a', true, 100),
+      it_('a', true, Number.NaN),
+      it_('a', true, Number.POSITIVE_INFINITY),
+      it_('a', true, 300),
+    ]);
     expect(stats.latencyMs).toEqual({ p50: 200, p95: 290, mean: 200 });
   });
 

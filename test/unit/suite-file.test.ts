@@ -28,12 +28,27 @@ describe('runway evals run --suite-file: the file is checked like the API body, 
     writeFileSync(path, JSON.stringify(content, null, 2));
     return path;
   };
-  const testCase = { title: 'echo', query: 'say hi', model: 'gpt-4.1', provider: 'openai', runs: 2, expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hi' } }] };
+  const testCase = {
+    title: 'echo',
+    query: 'say hi',
+    model: 'gpt-4.1',
+    provider: 'openai',
+    runs: 2,
+    expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hi' } }],
+  };
   const { expectedToolCalls, ...withoutExpectations } = testCase;
 
-  it('the issue\'s file (`expectedToolcalls`, `passCritera`) is refused, each field named with the file and a hint', async () => {
-    const path = file({ suiteName: 's', servers: ['everything (stdio)'], passCritera: { minimumPassRate: 100 }, tests: [{ ...withoutExpectations, expectedToolcalls: expectedToolCalls }] });
-    const error = (await readSuiteFile(ctx, path, []).then(() => undefined, (e: unknown) => e)) as Error;
+  it("the issue's file (`expectedToolcalls`, `passCritera`) is refused, each field named with the file and a hint", async () => {
+    const path = file({
+      suiteName: 's',
+      servers: ['everything (stdio)'],
+      passCritera: { minimumPassRate: 100 },
+      tests: [{ ...withoutExpectations, expectedToolcalls: expectedToolCalls }],
+    });
+    const error = (await readSuiteFile(ctx, path, []).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as Error;
     expect(error).toBeInstanceOf(Error);
     expect(error.message.startsWith(`${path}: unknown field`)).toBe(true);
     expect(error.message).toContain('unknown field `tests.0.expectedToolcalls`; did you mean `expectedToolCalls`?');
@@ -41,10 +56,22 @@ describe('runway evals run --suite-file: the file is checked like the API body, 
   });
 
   it.each([
-    [{ suiteName: 's', servres: ['everything (stdio)'], tests: [testCase] }, 'unknown field `servres`; did you mean `servers`?'],
-    [{ suiteName: 's', serverIds: ['srv_1'], tests: [{ ...testCase, matchOptions: { extraToolCall: 0 } }] }, 'unknown field `tests.0.matchOptions.extraToolCall`; did you mean `extraToolCalls`?'],
-    [{ suiteName: 's', serverIds: ['srv_1'], tests: [{ ...testCase, expectedToolCalls: [{ tool_name: 'echo' }] }] }, 'unknown field `tests.0.expectedToolCalls.0.tool_name`; did you mean `toolName`?'],
-    [{ suiteName: 's', serverIds: ['srv_1'], tests: [{ ...testCase, advancedConfig: { temprature: 0 } }] }, 'unknown field `tests.0.advancedConfig.temprature`; did you mean `temperature`?'],
+    [
+      { suiteName: 's', servres: ['everything (stdio)'], tests: [testCase] },
+      'unknown field `servres`; did you mean `servers`?',
+    ],
+    [
+      { suiteName: 's', serverIds: ['srv_1'], tests: [{ ...testCase, matchOptions: { extraToolCall: 0 } }] },
+      'unknown field `tests.0.matchOptions.extraToolCall`; did you mean `extraToolCalls`?',
+    ],
+    [
+      { suiteName: 's', serverIds: ['srv_1'], tests: [{ ...testCase, expectedToolCalls: [{ tool_name: 'echo' }] }] },
+      'unknown field `tests.0.expectedToolCalls.0.tool_name`; did you mean `toolName`?',
+    ],
+    [
+      { suiteName: 's', serverIds: ['srv_1'], tests: [{ ...testCase, advancedConfig: { temprature: 0 } }] },
+      'unknown field `tests.0.advancedConfig.temprature`; did you mean `temperature`?',
+    ],
   ])('%j', async (content, message) => {
     const path = file(content);
     await expect(readSuiteFile(ctx, path, [])).rejects.toThrow(`${path}: ${message}`);
@@ -58,6 +85,8 @@ describe('runway evals run --suite-file: the file is checked like the API body, 
 
   it('other mistakes are reported as before', async () => {
     const path = file({ suiteName: 's', serverIds: ['srv_1'], tests: [{ ...testCase, runs: 0 }] });
-    await expect(readSuiteFile(ctx, path, [])).rejects.toThrow(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: tests\\.0\\.runs: `));
+    await expect(readSuiteFile(ctx, path, [])).rejects.toThrow(
+      new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: tests\\.0\\.runs: `),
+    );
   });
 });

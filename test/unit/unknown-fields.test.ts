@@ -24,7 +24,16 @@ describe('editDistance', () => {
 });
 
 describe('suggestName', () => {
-  const accepted = ['toolName', 'arguments', 'expectedToolCalls', 'passCriteria', 'maxExtraToolCalls', 'limit', 'id', 'name'];
+  const accepted = [
+    'toolName',
+    'arguments',
+    'expectedToolCalls',
+    'passCriteria',
+    'maxExtraToolCalls',
+    'limit',
+    'id',
+    'name',
+  ];
 
   it.each([
     ['expectedToolcalls', 'expectedToolCalls'],
@@ -53,9 +62,12 @@ describe('suggestName', () => {
 });
 
 describe('unknownFields', () => {
-  const call = foreignNames(z.strictObject({ toolName: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }), {
-    args: { use: 'arguments', why: 'the long name' },
-  });
+  const call = foreignNames(
+    z.strictObject({ toolName: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }),
+    {
+      args: { use: 'arguments', why: 'the long name' },
+    },
+  );
   const answer = z.union([
     z.strictObject({ action: z.literal('accept'), content: z.record(z.string(), z.string()) }),
     z.strictObject({ action: z.enum(['decline', 'cancel']) }),
@@ -63,7 +75,15 @@ describe('unknownFields', () => {
   const body = z
     .strictObject({
       name: z.string().transform((s) => s.trim()),
-      tests: z.array(z.strictObject({ title: z.string(), calls: z.array(z.union([z.string(), call])).optional(), answer: answer.optional() })).default([]),
+      tests: z
+        .array(
+          z.strictObject({
+            title: z.string(),
+            calls: z.array(z.union([z.string(), call])).optional(),
+            answer: answer.optional(),
+          }),
+        )
+        .default([]),
       config: z.preprocess((v) => v, z.strictObject({ depth: z.number() }).optional()),
       data: z.record(z.string(), z.unknown()).optional(),
       open: z.looseObject({ kept: z.string() }).optional(),
@@ -76,8 +96,18 @@ describe('unknownFields', () => {
 
   it('names each unknown key with its path and the closest accepted name at that place', () => {
     expect(found({ nme: 'x', tests: [{ title: 't', titel: 'u' }] })).toEqual([
-      { path: 'body.tests.0.titel', field: 'titel', hint: 'did you mean `title`?', message: 'unknown field `body.tests.0.titel`; did you mean `title`?' },
-      { path: 'body.nme', field: 'nme', hint: 'did you mean `name`?', message: 'unknown field `body.nme`; did you mean `name`?' },
+      {
+        path: 'body.tests.0.titel',
+        field: 'titel',
+        hint: 'did you mean `title`?',
+        message: 'unknown field `body.tests.0.titel`; did you mean `title`?',
+      },
+      {
+        path: 'body.nme',
+        field: 'nme',
+        hint: 'did you mean `name`?',
+        message: 'unknown field `body.nme`; did you mean `name`?',
+      },
     ]);
   });
 
@@ -85,7 +115,9 @@ describe('unknownFields', () => {
     expect(found({ name: 'x', tests: [{ title: 't', calls: ['a', { toolName: 'b', argumnts: {} }] }] })).toMatchObject([
       { path: 'body.tests.0.calls.1.argumnts', hint: 'did you mean `arguments`?' },
     ]);
-    expect(found({ name: 'x', config: { dept: 1 } })).toMatchObject([{ path: 'body.config.dept', hint: 'did you mean `depth`?' }]);
+    expect(found({ name: 'x', config: { dept: 1 } })).toMatchObject([
+      { path: 'body.config.dept', hint: 'did you mean `depth`?' },
+    ]);
   });
 
   it('a name declared as foreign gets its own hint', () => {
@@ -108,19 +140,30 @@ describe('unknownFields', () => {
     expect(found({ name: 'x', config: { size: 1 } })).toMatchObject([{ hint: 'the fields accepted here are `depth`' }]);
     const empty = noBody.safeParse({ anything: 1 });
     expect(unknownFields(empty.error!, noBody, ['body'])).toEqual([
-      { path: 'body.anything', field: 'anything', hint: 'no fields are accepted here', message: 'unknown field `body.anything`; no fields are accepted here' },
+      {
+        path: 'body.anything',
+        field: 'anything',
+        hint: 'no fields are accepted here',
+        message: 'unknown field `body.anything`; no fields are accepted here',
+      },
     ]);
   });
 
   it('records and loose objects keep what they are given: nothing there is unknown', () => {
-    expect(body.safeParse({ name: 'x', data: { anything: 1 }, open: { kept: 'k', extra: 1 } })).toMatchObject({ success: true, data: { open: { extra: 1 } } });
+    expect(body.safeParse({ name: 'x', data: { anything: 1 }, open: { kept: 'k', extra: 1 } })).toMatchObject({
+      success: true,
+      data: { open: { extra: 1 } },
+    });
   });
 
-  it('a body of many unknown keys: the first 20 are reported, and long keys are nobody\'s misspelling', () => {
+  it("a body of many unknown keys: the first 20 are reported, and long keys are nobody's misspelling", () => {
     const many = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`${'k'.repeat(500)}${i}`, i]));
     const fields = found({ name: 'x', ...many });
     expect(fields).toHaveLength(20);
-    expect(fields[0]).toMatchObject({ field: `${'k'.repeat(500)}0`, hint: 'the fields accepted here are `name`, `tests`, `config`, `data`, `open`' });
+    expect(fields[0]).toMatchObject({
+      field: `${'k'.repeat(500)}0`,
+      hint: 'the fields accepted here are `name`, `tests`, `config`, `data`, `open`',
+    });
     expect(suggestName(`${'name'.repeat(30)}`, ['name'.repeat(30)])).toBeUndefined();
   });
 
@@ -135,7 +178,8 @@ function droppingObjects(schema: z.core.$ZodType, path: string, into: string[], 
   if (seen.has(schema)) return into;
   seen.add(schema);
   const def = (schema as z.core.$ZodTypes)._zod.def;
-  const walk = (child: z.core.$ZodType, step?: string) => droppingObjects(child, step === undefined ? path : `${path}.${step}`, into, seen);
+  const walk = (child: z.core.$ZodType, step?: string) =>
+    droppingObjects(child, step === undefined ? path : `${path}.${step}`, into, seen);
   switch (def.type) {
     case 'object':
       if (!def.catchall) into.push(path);

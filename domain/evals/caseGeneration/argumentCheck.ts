@@ -27,9 +27,15 @@ export class ArgumentChecker {
 
   check(toolName: string, inputSchema: Record<string, unknown>, args: Record<string, unknown>): ArgumentVerdict {
     const validate = this.compiled(toolName, inputSchema);
-    if (validate instanceof Error) return { ok: false, error: `the input schema of ${toolName} cannot be checked (${clip(validate.message)})` };
+    if (validate instanceof Error)
+      return { ok: false, error: `the input schema of ${toolName} cannot be checked (${clip(validate.message)})` };
     if (validate(args)) return { ok: true };
-    const text = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : ''}`).join('; ');
+    const text = (validate.errors ?? [])
+      .map(
+        (e) =>
+          `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : ''}`,
+      )
+      .join('; ');
     return { ok: false, error: `arguments of ${toolName} do not match its input schema: ${clip(text)}` };
   }
 

@@ -18,7 +18,14 @@ const draftCallSchema = z.object({
 
 /** Text a model wrote, refused when Postgres could not store it (a NUL, a lone surrogate), as request bodies are. */
 const storableText = (max: number) =>
-  z.string().trim().min(1).max(max).refine((text) => unstorableCharacter(text) === undefined, { message: 'holds a character that cannot be stored (NUL or a lone surrogate)' });
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((text) => unstorableCharacter(text) === undefined, {
+      message: 'holds a character that cannot be stored (NUL or a lone surrogate)',
+    });
 
 export const caseDraftSchema = z.object({
   title: storableText(200),
@@ -82,7 +89,11 @@ export function checkDrafts(answer: readonly unknown[], tools: readonly SuiteToo
   return { drafts, skipped };
 }
 
-function checkDraft(raw: unknown, tools: Map<string, SuiteTool>, checker: ArgumentChecker): CaseDraft | { error: string } {
+function checkDraft(
+  raw: unknown,
+  tools: Map<string, SuiteTool>,
+  checker: ArgumentChecker,
+): CaseDraft | { error: string } {
   const parsed = caseDraftSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -100,7 +111,9 @@ function checkDraft(raw: unknown, tools: Map<string, SuiteTool>, checker: Argume
     const tool = tools.get(call.toolName);
     if (!tool) {
       const meant = closestName(call.toolName, tools.keys());
-      return { error: `no tool \`${call.toolName}\` on the suite's servers${meant ? ` (did you mean \`${meant}\`?)` : ''}` };
+      return {
+        error: `no tool \`${call.toolName}\` on the suite's servers${meant ? ` (did you mean \`${meant}\`?)` : ''}`,
+      };
     }
     const args = call.arguments ?? {};
     const verdict = checker.check(tool.name, tool.inputSchema, args);

@@ -39,13 +39,20 @@ export async function generateCaseDrafts(deps: { mcp: McpOperations }, request: 
   }
   const { tools, unreachable } = await listSuiteTools(deps.mcp, request.servers, request.signal);
   if (tools.length === 0) {
-    throw new OperationFailure('FEATURE_NOT_SUPPORTED', "the suite's servers list no tools: there is nothing to draft cases for", {
-      reason: 'NO_TOOLS',
-      ...(unreachable.length > 0 && { unreachableServers: unreachable }),
-    });
+    throw new OperationFailure(
+      'FEATURE_NOT_SUPPORTED',
+      "the suite's servers list no tools: there is nothing to draft cases for",
+      {
+        reason: 'NO_TOOLS',
+        ...(unreachable.length > 0 && { unreachableServers: unreachable }),
+      },
+    );
   }
   const prompt = buildGenerationPrompt(tools, request.count);
-  const answer = await askModelForDrafts(request.model, prompt, { timeoutMs: request.timeoutMs, signal: request.signal });
+  const answer = await askModelForDrafts(request.model, prompt, {
+    timeoutMs: request.timeoutMs,
+    signal: request.signal,
+  });
   // Checked against every listed tool, not only the ones the prompt had room for: a real tool is a real tool.
   const { drafts, skipped } = checkDrafts(answer.drafts, tools, request.count);
   return {

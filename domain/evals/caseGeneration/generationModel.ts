@@ -13,12 +13,22 @@ export interface GenerationModel {
  * suite's first case that names one. A provider-native id takes the provider given with it, else the provider the
  * suite's cases use with that model (a suite authored with `model` + `provider` keeps the provider on its cases).
  */
-export function chooseGenerationModel(requested: { model?: string; provider?: string }, suite: Pick<Suite, 'id' | 'defaultModel'>, cases: readonly Pick<Case, 'model' | 'provider'>[]): GenerationModel {
+export function chooseGenerationModel(
+  requested: { model?: string; provider?: string },
+  suite: Pick<Suite, 'id' | 'defaultModel'>,
+  cases: readonly Pick<Case, 'model' | 'provider'>[],
+): GenerationModel {
   const model = requested.model ?? suite.defaultModel ?? cases.find((c) => c.model)?.model ?? undefined;
   if (model === undefined) {
-    throw new OperationFailure('VALIDATION_ERROR', 'the suite has no model to draft cases with: pass model', { suiteId: suite.id, reason: 'MODEL_REQUIRED' });
+    throw new OperationFailure('VALIDATION_ERROR', 'the suite has no model to draft cases with: pass model', {
+      suiteId: suite.id,
+      reason: 'MODEL_REQUIRED',
+    });
   }
-  const provider = requested.provider ?? cases.find((c) => (c.model ?? suite.defaultModel) === model && c.provider)?.provider ?? undefined;
+  const provider =
+    requested.provider ??
+    cases.find((c) => (c.model ?? suite.defaultModel) === model && c.provider)?.provider ??
+    undefined;
   return provider === undefined ? { model } : { model, provider };
 }
 
@@ -40,9 +50,15 @@ export function resolveGenerationModel(choice: GenerationModel, access: ModelAcc
  * one the request gave for it). A suite
  * without one: the model that drafted the case, so that the case can run at all.
  */
-export function generatedCaseModel(suite: Pick<Suite, 'id' | 'defaultModel'>, cases: readonly Pick<Case, 'model' | 'provider'>[], generation: GenerationModel): { model?: string; provider?: string } {
+export function generatedCaseModel(
+  suite: Pick<Suite, 'id' | 'defaultModel'>,
+  cases: readonly Pick<Case, 'model' | 'provider'>[],
+  generation: GenerationModel,
+): { model?: string; provider?: string } {
   if (suite.defaultModel === null) return generation;
   // the suite's cases say the provider; a suite without cases keeps none, and the request may have given it
-  const provider = chooseGenerationModel({}, suite, cases).provider ?? (generation.model === suite.defaultModel ? generation.provider : undefined);
+  const provider =
+    chooseGenerationModel({}, suite, cases).provider ??
+    (generation.model === suite.defaultModel ? generation.provider : undefined);
   return provider === undefined ? {} : { provider };
 }

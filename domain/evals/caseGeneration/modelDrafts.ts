@@ -40,7 +40,11 @@ export async function askModelForDrafts(
       system: prompt.system,
       prompt: prompt.prompt,
       // The schema is only sent: drafts.ts checks what comes back, draft by draft.
-      output: Output.object({ schema: jsonSchema<unknown>(caseDraftsJsonSchema), name: 'case_drafts', description: 'drafted eval cases' }),
+      output: Output.object({
+        schema: jsonSchema<unknown>(caseDraftsJsonSchema),
+        name: 'case_drafts',
+        description: 'drafted eval cases',
+      }),
       // OpenAI's strict mode cannot describe free-form `arguments` objects (every key must be listed).
       providerOptions: { openai: { strictJsonSchema: false } },
       maxRetries: MODEL_CALL_RETRIES,
@@ -67,7 +71,11 @@ function unreadable(text: string | undefined): OperationFailure {
   return new OperationFailure(
     'SERVER_UNREACHABLE',
     'the model did not answer with the JSON object of cases asked for ({"cases": [...]}); nothing was saved. Try again, or another model',
-    { reason: 'MODEL_OUTPUT_INVALID', retryable: true, excerpt: said.length > EXCERPT_CHARS ? `${said.slice(0, EXCERPT_CHARS - 1)}…` : said },
+    {
+      reason: 'MODEL_OUTPUT_INVALID',
+      retryable: true,
+      excerpt: said.length > EXCERPT_CHARS ? `${said.slice(0, EXCERPT_CHARS - 1)}…` : said,
+    },
   );
 }
 
@@ -90,7 +98,10 @@ const reasons: Record<Exclude<ModelErrorKind, 'aborted' | 'timeout'>, { reason: 
 function modelFailure(error: unknown, signal: AbortSignal, timeoutMs: number): OperationFailure {
   const classified = classifyModelError(error, signal);
   if (classified.kind === 'timeout' || classified.kind === 'aborted') {
-    return new OperationFailure('TIMEOUT', `the model did not answer within ${timeoutMs / 1000} s; nothing was saved`, { reason: 'MODEL_TIMEOUT', timeoutMs });
+    return new OperationFailure('TIMEOUT', `the model did not answer within ${timeoutMs / 1000} s; nothing was saved`, {
+      reason: 'MODEL_TIMEOUT',
+      timeoutMs,
+    });
   }
   const { reason, retryable } = reasons[classified.kind];
   return new OperationFailure('SERVER_UNREACHABLE', `the model could not draft cases: ${classified.message}`, {

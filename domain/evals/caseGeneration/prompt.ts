@@ -65,7 +65,13 @@ export function buildGenerationPrompt(tools: readonly SuiteTool[], count: number
     '',
     ...entries,
   ].join('\n');
-  return { version: CASE_GENERATION_PROMPT_VERSION, system: CASE_GENERATION_SYSTEM, prompt, toolsInPrompt, toolsLeftOut: tools.length - entries.length };
+  return {
+    version: CASE_GENERATION_PROMPT_VERSION,
+    system: CASE_GENERATION_SYSTEM,
+    prompt,
+    toolsInPrompt,
+    toolsLeftOut: tools.length - entries.length,
+  };
 }
 
 function describeTool(tool: SuiteTool): string {
@@ -80,7 +86,9 @@ function describeTool(tool: SuiteTool): string {
  */
 function abridgedSchema(inputSchema: Record<string, unknown>): string {
   const properties = (inputSchema.properties ?? {}) as Record<string, { type?: unknown } | undefined>;
-  const required = (Array.isArray(inputSchema.required) ? inputSchema.required : []).filter((name): name is string => typeof name === 'string');
+  const required = (Array.isArray(inputSchema.required) ? inputSchema.required : []).filter(
+    (name): name is string => typeof name === 'string',
+  );
   const names = [...new Set([...required, ...Object.keys(properties)])].filter((name) => name in properties);
   const shown: Record<string, { type?: unknown }> = {};
   const budget = promptBounds.maxSchemaChars - 200;

@@ -15,10 +15,16 @@ export interface GeneratedCaseModel {
  * title and query (the case identity) a case of the suite already has is skipped, never written over the case.
  * Past the cases a suite may hold, the whole batch is refused (TOO_MANY_CASES) and nothing is written.
  */
-export async function saveDrafts(sql: Db, suiteId: string, drafts: readonly CaseDraft[], caseModel: GeneratedCaseModel): Promise<{ created: Case[]; skipped: SkippedDraft[] }> {
+export async function saveDrafts(
+  sql: Db,
+  suiteId: string,
+  drafts: readonly CaseDraft[],
+  caseModel: GeneratedCaseModel,
+): Promise<{ created: Case[]; skipped: SkippedDraft[] }> {
   return await inTransaction(sql, async (tx) => {
     // A suite deleted while its cases were being drafted gets none.
-    if (!(await lockLiveSuite(tx, suiteId))) throw new OperationFailure('NOT_FOUND', `eval suite ${suiteId} not found`, { suiteId });
+    if (!(await lockLiveSuite(tx, suiteId)))
+      throw new OperationFailure('NOT_FOUND', `eval suite ${suiteId} not found`, { suiteId });
     const { cases } = await lockSuiteCases(tx, suiteId);
     const existing = new Set((await listCases(tx, suiteId)).map((c) => `${c.title}\u0000${c.query}`));
     const skipped: SkippedDraft[] = [];
@@ -28,14 +34,18 @@ export async function saveDrafts(sql: Db, suiteId: string, drafts: readonly Case
       return false;
     });
     checkSuiteCases(suiteId, cases, fresh.length);
-    const upsert = await upsertCases(tx, suiteId, fresh.map((d) => ({
-      title: d.title,
-      query: d.query,
-      runs: 1,
-      isNegativeTest: d.isNegative,
-      expectedToolCalls: d.expectedToolCalls,
-      ...caseModel,
-    })));
+    const upsert = await upsertCases(
+      tx,
+      suiteId,
+      fresh.map((d) => ({
+        title: d.title,
+        query: d.query,
+        runs: 1,
+        isNegativeTest: d.isNegative,
+        expectedToolCalls: d.expectedToolCalls,
+        ...caseModel,
+      })),
+    );
     skipped.push(...upsert.failed.map((f) => ({ title: f.name, error: f.error })));
     const ids = new Set(upsert.committed.map((c) => c.id));
     const created = (await listCases(tx, suiteId)).filter((c) => ids.has(c.id));

@@ -29,7 +29,11 @@ export interface SuiteTools {
  * SERVER_UNREACHABLE, OAUTH_REQUIRED, TIMEOUT, ...). A name two servers share is kept once, the first server's,
  * as a run's tool list does.
  */
-export async function listSuiteTools(mcp: McpOperations, servers: readonly SavedServer[], signal?: AbortSignal): Promise<SuiteTools> {
+export async function listSuiteTools(
+  mcp: McpOperations,
+  servers: readonly SavedServer[],
+  signal?: AbortSignal,
+): Promise<SuiteTools> {
   const listed = await Promise.allSettled(servers.map((server) => mcp.listAllTools(server, { signal })));
   const tools: SuiteTool[] = [];
   const unreachable: UnreachableServer[] = [];
@@ -49,13 +53,21 @@ export async function listSuiteTools(mcp: McpOperations, servers: readonly Saved
     for (const tool of outcome.value) {
       if (seen.has(tool.name)) continue;
       seen.add(tool.name);
-      tools.push({ serverId: server.id, name: tool.name, description: tool.description, inputSchema: tool.inputSchema });
+      tools.push({
+        serverId: server.id,
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+      });
     }
   }
   if (servers.length > 0 && unreachable.length === servers.length) {
     const first = (listed[0] as PromiseRejectedResult).reason;
     if (!(first instanceof OperationFailure)) throw first;
-    const message = servers.length === 1 ? first.message : `none of the suite's ${servers.length} servers could be listed; ${servers[0].name}: ${first.message}`;
+    const message =
+      servers.length === 1
+        ? first.message
+        : `none of the suite's ${servers.length} servers could be listed; ${servers[0].name}: ${first.message}`;
     throw new OperationFailure(first.code, message, { ...first.details, unreachableServers: unreachable });
   }
   return { tools, unreachable };

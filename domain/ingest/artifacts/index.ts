@@ -26,14 +26,24 @@ export function parseArtifact(format: ArtifactFormat, content: Buffer): Artifact
   const text = content.toString('utf8');
   const report: { name?: string; records: TestRecord[] } =
     format === 'junit-xml' ? parseJUnitXml(text) : { records: parseJestShapedJson(parseJson(text, format), format) };
-  if (report.records.length === 0) throw new OperationFailure('VALIDATION_ERROR', 'the artifact holds no test results', { reason: 'ARTIFACT_EMPTY', format });
-  return { ...(report.name !== undefined && { suiteName: storableText(report.name) }), results: toIngestResults(report.records) };
+  if (report.records.length === 0)
+    throw new OperationFailure('VALIDATION_ERROR', 'the artifact holds no test results', {
+      reason: 'ARTIFACT_EMPTY',
+      format,
+    });
+  return {
+    ...(report.name !== undefined && { suiteName: storableText(report.name) }),
+    results: toIngestResults(report.records),
+  };
 }
 
 function parseJson(text: string, format: ArtifactFormat): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new OperationFailure('VALIDATION_ERROR', `the artifact is not valid JSON: ${(error as Error).message}`, { reason: 'ARTIFACT_UNREADABLE', format });
+    throw new OperationFailure('VALIDATION_ERROR', `the artifact is not valid JSON: ${(error as Error).message}`, {
+      reason: 'ARTIFACT_UNREADABLE',
+      format,
+    });
   }
 }

@@ -43,7 +43,10 @@ export function parseJestShapedJson(report: unknown, format: JestShapedFormat): 
   const files = (report as { testResults?: unknown } | null)?.testResults;
   if (!Array.isArray(files)) {
     const tool = format === 'jest-json' ? 'a Jest `--json`' : 'a Vitest `--reporter=json`';
-    throw new OperationFailure('VALIDATION_ERROR', `the artifact is not ${tool} report: it has no testResults array`, { reason: 'ARTIFACT_UNREADABLE', format });
+    throw new OperationFailure('VALIDATION_ERROR', `the artifact is not ${tool} report: it has no testResults array`, {
+      reason: 'ARTIFACT_UNREADABLE',
+      format,
+    });
   }
   const records: TestRecord[] = [];
   for (const file of readReport(reportSchema, report, format).testResults) {
@@ -51,11 +54,20 @@ export function parseJestShapedJson(report: unknown, format: JestShapedFormat): 
     const assertions = file.assertionResults ?? [];
     if (assertions.length === 0 && file.status === 'failed') {
       const message = file.message ?? undefined;
-      records.push({ title: location || '(test file)', location, outcome: 'errored', message: firstLine(message) ?? 'the test file failed to run', details: cleanText(message) });
+      records.push({
+        title: location || '(test file)',
+        location,
+        outcome: 'errored',
+        message: firstLine(message) ?? 'the test file failed to run',
+        details: cleanText(message),
+      });
       continue;
     }
     for (const assertion of assertions) {
-      const title = assertion.fullName || [...(assertion.ancestorTitles ?? []), assertion.title ?? ''].filter(Boolean).join(' ') || '(unnamed test)';
+      const title =
+        assertion.fullName ||
+        [...(assertion.ancestorTitles ?? []), assertion.title ?? ''].filter(Boolean).join(' ') ||
+        '(unnamed test)';
       const failure = cleanText((assertion.failureMessages ?? []).join('\n\n'));
       records.push({
         title,
@@ -80,6 +92,7 @@ function outcomeOf(assertion: AssertionResult, format: JestShapedFormat): TestOu
  * to an expectation failure; Vitest's messages name the AssertionError.
  */
 function isAssertionFailure(assertion: AssertionResult, format: JestShapedFormat): boolean {
-  if (format === 'jest-json') return (assertion.failureDetails ?? []).some((d) => typeof d === 'object' && d !== null && 'matcherResult' in d);
+  if (format === 'jest-json')
+    return (assertion.failureDetails ?? []).some((d) => typeof d === 'object' && d !== null && 'matcherResult' in d);
   return /^AssertionError\b/.test(cleanText(assertion.failureMessages?.[0]) ?? '');
 }

@@ -5,7 +5,16 @@ import { OperationFailure } from '../../failures.js';
 import { readReport } from './reportSchema.js';
 import { cleanText, firstLine, type TestRecord } from './testRecords.js';
 
-const repeated = new Set(['testsuites', 'testsuite', 'testcase', 'failure', 'error', 'skipped', 'properties', 'property']);
+const repeated = new Set([
+  'testsuites',
+  'testsuite',
+  'testcase',
+  'failure',
+  'error',
+  'skipped',
+  'properties',
+  'property',
+]);
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -25,7 +34,10 @@ const seconds = z.string().transform((value, ctx) => {
   const ms = Number(value) * 1000;
   if (!Number.isFinite(ms)) return undefined;
   if (ms > INT4_MAX) {
-    ctx.addIssue({ code: 'custom', message: `a test that took ${value} seconds; the longest duration stored is ${INT4_MAX / 1000} seconds` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `a test that took ${value} seconds; the longest duration stored is ${INT4_MAX / 1000} seconds`,
+    });
     return z.NEVER;
   }
   return ms;
@@ -70,7 +82,11 @@ interface Element {
 
 // Nested suites: the parser stops at 100 levels (maxNestedTags), so this recursion does too.
 const suiteSchema: z.ZodType<Element> = z.lazy(() =>
-  element({ testcase: z.array(testcaseSchema).optional(), testsuite: z.array(suiteSchema).optional(), properties: propertiesSchema }),
+  element({
+    testcase: z.array(testcaseSchema).optional(),
+    testsuite: z.array(suiteSchema).optional(),
+    properties: propertiesSchema,
+  }),
 );
 
 /** The elements we read, with the types we read them as; `<testsuites>` holds suites, or is itself the one suite. */
@@ -82,10 +98,13 @@ const documentSchema = z.looseObject({
 const attributes = (element: Element | undefined) => element?.['@'] ?? {};
 const text = (element: Element | undefined) => element?.['#text'];
 /** Children the schema checked. */
-const children = (element: Element | undefined, name: string): Element[] => (Array.isArray(element?.[name]) ? (element[name] as Element[]) : []);
+const children = (element: Element | undefined, name: string): Element[] =>
+  Array.isArray(element?.[name]) ? (element[name] as Element[]) : [];
 /** The value of a `<property>` of an element, if it has that property. */
 const property = (element: Element, name: string): string | undefined =>
-  children(element, 'properties').flatMap((list) => children(list, 'property')).find((p) => attributes(p).name === name)?.['@']?.value;
+  children(element, 'properties')
+    .flatMap((list) => children(list, 'property'))
+    .find((p) => attributes(p).name === name)?.['@']?.value;
 
 /** The longest suite name a run is saved under (ingest's suiteName). */
 const MAX_SUITE_NAME = 200;
@@ -113,23 +132,42 @@ export interface JUnitReport {
 export function parseJUnitXml(xml: string): JUnitReport {
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {
-    throw new OperationFailure('VALIDATION_ERROR', `the artifact is not well-formed XML: ${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})`, {
-      reason: 'ARTIFACT_UNREADABLE', format: 'junit-xml', line: valid.err.line, column: valid.err.col,
-    });
+    throw new OperationFailure(
+      'VALIDATION_ERROR',
+      `the artifact is not well-formed XML: ${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})`,
+      {
+        reason: 'ARTIFACT_UNREADABLE',
+        format: 'junit-xml',
+        line: valid.err.line,
+        column: valid.err.col,
+      },
+    );
   }
   let parsed: unknown;
   try {
     parsed = parser.parse(xml);
   } catch (error) {
     // e.g. a DOCTYPE whose entities would expand past the bounds above
-    throw new OperationFailure('VALIDATION_ERROR', `the artifact could not be read as JUnit XML: ${(error as Error).message}`, { reason: 'ARTIFACT_UNREADABLE', format: 'junit-xml' });
+    throw new OperationFailure(
+      'VALIDATION_ERROR',
+      `the artifact could not be read as JUnit XML: ${(error as Error).message}`,
+      { reason: 'ARTIFACT_UNREADABLE', format: 'junit-xml' },
+    );
   }
   const document: Element = readReport(documentSchema, parsed, 'junit-xml');
-  const roots = [...children(document, 'testsuites'), ...children(document, 'testsuite').map((suite) => ({ testsuite: [suite] }))];
+  const roots = [
+    ...children(document, 'testsuites'),
+    ...children(document, 'testsuite').map((suite) => ({ testsuite: [suite] })),
+  ];
   if (roots.length === 0) {
-    throw new OperationFailure('VALIDATION_ERROR', 'the artifact is not a JUnit report: its root element is neither <testsuites> nor <testsuite>', {
-      reason: 'ARTIFACT_UNREADABLE', format: 'junit-xml',
-    });
+    throw new OperationFailure(
+      'VALIDATION_ERROR',
+      'the artifact is not a JUnit report: its root element is neither <testsuites> nor <testsuite>',
+      {
+        reason: 'ARTIFACT_UNREADABLE',
+        format: 'junit-xml',
+      },
+    );
   }
   const records: TestRecord[] = [];
   const suiteNames: string[] = [];
@@ -165,7 +203,8 @@ function toRecord(testcase: Element, suite: string | undefined, byRunway: boolea
   const [skipped] = children(testcase, 'skipped');
   // An <error> outranks a <failure>: the test did not get to its assertion.
   const problem = error ?? failure;
-  const outcome = error !== undefined ? 'errored' : failure !== undefined ? 'failed' : skipped !== undefined ? 'skipped' : 'passed';
+  const outcome =
+    error !== undefined ? 'errored' : failure !== undefined ? 'failed' : skipped !== undefined ? 'skipped' : 'passed';
   const about = problem ?? skipped;
   return {
     title: name || '(unnamed test)',

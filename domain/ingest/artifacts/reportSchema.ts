@@ -34,11 +34,17 @@ function locate(path: PropertyKey[]): string {
 export function readReport<T extends z.ZodType>(schema: T, report: unknown, format: ArtifactFormat): z.output<T> {
   const result = schema.safeParse(report);
   if (result.success) return result.data;
-  const issues = result.error.issues.slice(0, 20).map((issue) => ({ path: locate(issue.path), message: issue.message }));
+  const issues = result.error.issues
+    .slice(0, 20)
+    .map((issue) => ({ path: locate(issue.path), message: issue.message }));
   const [first] = issues;
-  throw new OperationFailure('VALIDATION_ERROR', `the artifact is not a valid ${formatNames[format]} report: ${first.path}: ${first.message}`, {
-    reason: 'ARTIFACT_INVALID',
-    format,
-    issues,
-  });
+  throw new OperationFailure(
+    'VALIDATION_ERROR',
+    `the artifact is not a valid ${formatNames[format]} report: ${first.path}: ${first.message}`,
+    {
+      reason: 'ARTIFACT_INVALID',
+      format,
+      issues,
+    },
+  );
 }

@@ -36,7 +36,10 @@ export const cleanText = (text: string | undefined): string | undefined => {
 };
 
 export const firstLine = (text: string | undefined): string | undefined =>
-  cleanText(text)?.split('\n').map((line) => line.trim()).find((line) => line.length > 0);
+  cleanText(text)
+    ?.split('\n')
+    .map((line) => line.trim())
+    .find((line) => line.length > 0);
 
 /**
  * Skipped tests become cancelled iterations: listed with the run (metadata.outcome `skipped`, the reason in
@@ -60,7 +63,8 @@ export function toIngestResults(records: TestRecord[]): IngestResult[] {
       query: location,
       passed: record.outcome === 'passed',
       ...(record.outcome === 'skipped' && { skipped: true }),
-      ...(record.durationMs !== undefined && Number.isFinite(record.durationMs) && { durationMs: Math.max(0, record.durationMs) }),
+      ...(record.durationMs !== undefined &&
+        Number.isFinite(record.durationMs) && { durationMs: Math.max(0, record.durationMs) }),
       ...(failed && { error: message ?? `test ${record.outcome}` }),
       ...(failed && record.details !== undefined && { errorDetails: record.details.slice(0, MAX_DETAILS) }),
       externalIterationId: `${location}::${title}#${occurrence}`,
@@ -79,5 +83,7 @@ export function toIngestResults(records: TestRecord[]): IngestResult[] {
  * with a 400 instead: their sender can fix them.)
  */
 function storable(record: TestRecord): TestRecord {
-  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, typeof value === 'string' ? storableText(value) : value])) as TestRecord;
+  return Object.fromEntries(
+    Object.entries(record).map(([key, value]) => [key, typeof value === 'string' ? storableText(value) : value]),
+  ) as TestRecord;
 }

@@ -9,10 +9,20 @@ import { startNodeProcess, type NodeProcess } from './processes.js';
  */
 export async function startEverythingHttp(dir: string): Promise<{ url: string; process: NodeProcess }> {
   const port = await freePort();
-  const child = startNodeProcess('everything', [serverEverythingEntry(), 'streamableHttp'], { ...process.env, PORT: String(port) }, join(dir, 'everything.log'));
+  const child = startNodeProcess(
+    'everything',
+    [serverEverythingEntry(), 'streamableHttp'],
+    { ...process.env, PORT: String(port) },
+    join(dir, 'everything.log'),
+  );
   const deadline = Date.now() + 30_000;
   // Any HTTP answer means it listens.
-  while (!(await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false))) {
+  while (
+    !(await fetch(`http://127.0.0.1:${port}/`).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     if (Date.now() > deadline) {
       await child.stop();
       throw new Error(`server-everything did not start\n${child.logTail()}`);

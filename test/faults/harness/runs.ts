@@ -17,10 +17,15 @@ export function scriptSuite(model: ScriptedModelServer, name: string, count: num
   // Fixed width: the script matches queries by substring, so no query may contain another.
   const queries = Array.from({ length: count }, (_, i) => `${name} question ${String(i).padStart(4, '0')}`);
   model.setScript(name, {
-    byQuery: Object.fromEntries(queries.map((q) => [q, [
-      { toolCalls: [{ name: 'echo', arguments: { message: q } }], delayMs },
-      { text: 'ok', delayMs },
-    ]])),
+    byQuery: Object.fromEntries(
+      queries.map((q) => [
+        q,
+        [
+          { toolCalls: [{ name: 'echo', arguments: { message: q } }], delayMs },
+          { text: 'ok', delayMs },
+        ],
+      ]),
+    ),
   });
   return { name, model: name, queries };
 }
@@ -52,7 +57,11 @@ export interface PollResult {
  * restarting (refused connections and 5xx count as "not yet"): a client does the same.
  */
 export async function pollRun(
-  baseUrl: string, key: string, projectId: string, runId: string, until: (run: any) => boolean,
+  baseUrl: string,
+  key: string,
+  projectId: string,
+  runId: string,
+  until: (run: any) => boolean,
   options: { timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<PollResult> {
   const call = apiClient(baseUrl, key);
@@ -62,7 +71,10 @@ export async function pollRun(
   let last: unknown;
   for (;;) {
     options.signal?.throwIfAborted();
-    const reply = await call('GET', `/projects/${projectId}/eval-runs/${runId}`).catch((error: unknown) => ({ status: 0, body: String(error) }));
+    const reply = await call('GET', `/projects/${projectId}/eval-runs/${runId}`).catch((error: unknown) => ({
+      status: 0,
+      body: String(error),
+    }));
     if (reply.status === 200) {
       last = reply.body;
       if (until(reply.body)) return { run: reply.body, unavailable };
@@ -73,14 +85,17 @@ export async function pollRun(
     } else {
       throw new Error(`GET run ${runId}: ${reply.status} ${JSON.stringify(reply.body)}`);
     }
-    if (Date.now() > deadline) throw new Error(`run ${runId} did not get there within ${timeoutMs} ms; last answer: ${JSON.stringify(last)}`);
+    if (Date.now() > deadline)
+      throw new Error(`run ${runId} did not get there within ${timeoutMs} ms; last answer: ${JSON.stringify(last)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
 /** The queries of the run's iterations that had finished, read straight before a fault. */
 export async function finishedQueries(sql: Sql, runId: string): Promise<Set<string>> {
-  const rows = await sql<{ query: string }[]>`SELECT query FROM eval_iterations WHERE run_id = ${runId} AND status IN ('completed', 'failed')`;
+  const rows = await sql<
+    { query: string }[]
+  >`SELECT query FROM eval_iterations WHERE run_id = ${runId} AND status IN ('completed', 'failed')`;
   return new Set(rows.map((r) => r.query));
 }
 
@@ -103,7 +118,13 @@ export interface RunAudit {
  * What the database and the scripted model server say about a finished run: every planned iteration once, and no
  * finished iteration sent to the model again, judged by the first-turn calls of its unique query.
  */
-export async function auditRun(sql: Sql, model: ScriptedModelServer, suite: ScriptedSuite, runId: string, finishedBefore: Set<string>): Promise<RunAudit> {
+export async function auditRun(
+  sql: Sql,
+  model: ScriptedModelServer,
+  suite: ScriptedSuite,
+  runId: string,
+  finishedBefore: Set<string>,
+): Promise<RunAudit> {
   const rows = await sql<{ query: string; n: number; finished_at: Date }[]>`
     SELECT query, count(*)::int AS n, max(updated_at) AS finished_at FROM eval_iterations WHERE run_id = ${runId} GROUP BY query`;
   const calls = model.calls(suite.model);
@@ -118,8 +139,11 @@ export async function auditRun(sql: Sql, model: ScriptedModelServer, suite: Scri
     duplicateRows: suite.queries.filter((q) => byQuery.get(q)?.n !== 1),
     reexecutedFinished: [...finishedBefore].filter((q) => firstTurns.get(q)?.length !== 1),
     // Stored finish time (the completing transaction's start) against the call's arrival, one machine's clock.
-    callsAfterFinish: rows.filter((r) => (firstTurns.get(r.query) ?? []).some((t) => t > r.finished_at.getTime())).map((r) => r.query),
-    restartedInFlight: [...firstTurns.entries()].filter(([q, times]) => times.length > 1 && !finishedBefore.has(q)).length,
+    callsAfterFinish: rows
+      .filter((r) => (firstTurns.get(r.query) ?? []).some((t) => t > r.finished_at.getTime()))
+      .map((r) => r.query),
+    restartedInFlight: [...firstTurns.entries()].filter(([q, times]) => times.length > 1 && !finishedBefore.has(q))
+      .length,
     modelCalls: calls.length,
   };
 }

@@ -106,7 +106,12 @@ export async function startProcessStack(options: ProcessStackOptions = {}): Prom
     };
 
     const launchApi = async (port: number): Promise<NodeProcess> => {
-      const child = startNodeProcess('api', ['--import', 'tsx', 'api/main.ts'], { ...env, PORT: String(port) }, logFile(`api-${port}`));
+      const child = startNodeProcess(
+        'api',
+        ['--import', 'tsx', 'api/main.ts'],
+        { ...env, PORT: String(port) },
+        logFile(`api-${port}`),
+      );
       launched.push(child);
       await waitUntil(`API on port ${port} ready`, child, async () => {
         const reply = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
@@ -118,7 +123,9 @@ export async function startProcessStack(options: ProcessStackOptions = {}): Prom
       const child = startNodeProcess('worker', ['--import', 'tsx', 'worker/main.ts'], env, logFile(`worker-${i}`));
       launched.push(child);
       // The worker logs this once it is polling; before that a run would sit unclaimed.
-      await waitUntil(`worker ${i} started`, child, async () => tail(child.logFile, 100_000).includes('"worker started"'));
+      await waitUntil(`worker ${i} started`, child, async () =>
+        tail(child.logFile, 100_000).includes('"worker started"'),
+      );
       return child;
     };
 
@@ -127,7 +134,9 @@ export async function startProcessStack(options: ProcessStackOptions = {}): Prom
       Promise.all(ports.map(launchApi)),
       Promise.all(Array.from({ length: options.workers ?? 1 }, (_, i) => launchWorker(i))),
     ]);
-    apiProcesses.forEach((process, i) => apis.push({ baseUrl: `http://127.0.0.1:${ports[i]}/api/v1`, origin: `http://127.0.0.1:${ports[i]}`, process }));
+    apiProcesses.forEach((process, i) =>
+      apis.push({ baseUrl: `http://127.0.0.1:${ports[i]}/api/v1`, origin: `http://127.0.0.1:${ports[i]}`, process }),
+    );
     workerProcesses.forEach((process) => workers.push({ process }));
 
     const all = () => [...apis.map((a) => a.process), ...workers.map((w) => w.process)];
@@ -151,7 +160,10 @@ export async function startProcessStack(options: ProcessStackOptions = {}): Prom
       async startWorker(i) {
         workers[i].process = await launchWorker(i);
       },
-      logTails: (chars = 2000) => all().map((p) => `--- ${p.name} (${p.logFile})\n${p.logTail(chars)}`).join('\n'),
+      logTails: (chars = 2000) =>
+        all()
+          .map((p) => `--- ${p.name} (${p.logFile})\n${p.logTail(chars)}`)
+          .join('\n'),
       stop,
     };
   } catch (error) {
@@ -161,12 +173,18 @@ export async function startProcessStack(options: ProcessStackOptions = {}): Prom
 }
 
 /** Polls `ready` until it holds; fails early with the process's log when the process died. */
-async function waitUntil(what: string, child: NodeProcess, ready: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
+async function waitUntil(
+  what: string,
+  child: NodeProcess,
+  ready: () => Promise<boolean>,
+  timeoutMs = 90_000,
+): Promise<void> {
   let exited = false;
   void child.exited.then(() => (exited = true));
   const deadline = Date.now() + timeoutMs;
   while (!(await ready())) {
-    if (exited || Date.now() > deadline) throw new Error(`${what}: ${exited ? 'the process exited' : 'timed out'}\n${child.logTail()}`);
+    if (exited || Date.now() > deadline)
+      throw new Error(`${what}: ${exited ? 'the process exited' : 'timed out'}\n${child.logTail()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
