@@ -1,15 +1,13 @@
-import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Activities } from '../activities/index.js';
-
-export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+import { workflowsPath } from './workflowBundle.js';
 
 export interface WorkerSetup {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
   activities: Activities;
-  /** a pre-built bundle (tests build it once); else the workflows are bundled at start */
+  /** a bundle built ahead of time (`npm run build`; the tests build one once); else the workflows are bundled at start */
   workflowBundle?: WorkerOptions['workflowBundle'];
   maxConcurrentActivityTaskExecutions?: number;
 }

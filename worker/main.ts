@@ -6,9 +6,13 @@ import { checkKeysAtStart, createServices } from '../runtime/services.js';
 import { createMetrics, instrumentMcp, serveMetrics } from '../runtime/metrics.js';
 import { migrate } from '../db/migrate.js';
 import { createRunwayWorker } from './createWorker.js';
+import { productionWorkflowBundle } from './workflowBundle.js';
 
-// Production entry point (`npm run worker`): real dependencies, configured by the environment.
+// Production entry point (`node dist/worker/main.js` after `npm run build`; `npm run worker` from TypeScript): real
+// dependencies, configured by the environment.
 const config = loadConfig();
+// Checked first: a compiled worker without its bundle stops here, before touching the database.
+const workflowBundle = productionWorkflowBundle();
 const log = createLogger(config.LOG_LEVEL);
 Runtime.install({
   logger: new DefaultLogger(config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace' ? 'DEBUG' : 'WARN'),
@@ -29,6 +33,7 @@ const worker = await createRunwayWorker({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
+  ...(workflowBundle && { workflowBundle }),
   activities: createActivities({ ...services, mcp: instrumentMcp(services.mcp, metrics), metrics, config, log }),
 });
 log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');

@@ -1,14 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { createSql } from '../../db/connection.js';
 import { migrate } from '../../db/migrate.js';
 import { ensureTemporalCli } from '../../scripts/temporal-cli.js';
 import { startTemporalDevServer } from '../../scripts/temporal-dev-server.js';
-import { workflowsPath } from '../../worker/createWorker.js';
+import { writeWorkflowBundle } from '../../worker/workflowBundle.js';
 import { freePort } from '../helpers/ports.js';
 import { databaseUrl, provideTestPostgres } from './postgres.js';
 
@@ -38,10 +37,8 @@ export default async function setup(project: TestProject) {
   await templateSql.end();
 
   const temporal = await startTemporalDevServer({ binary, port: freePort, uiPort: null, log: say });
-  const bundle = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
-  const bundleDir = mkdtempSync(join(tmpdir(), 'runway-bundle-'));
-  const workflowBundlePath = join(bundleDir, 'workflows.js');
-  writeFileSync(workflowBundlePath, bundle.code);
+  const workflowBundlePath = join(mkdtempSync(join(tmpdir(), 'runway-bundle-')), 'workflows.js');
+  await writeWorkflowBundle(workflowBundlePath, quietLogger);
 
   project.provide('pgAdminUrl', pg.adminUrl);
   project.provide('pgTemplate', template);
