@@ -290,15 +290,17 @@ emit({
   target: 'median < 10 ms',
   met: pollMedian < 10,
 });
-// The memory target is set at 5,000 iterations; the other sizes show how the figure grows.
+// The memory target: under 400 MiB once the worker has run 5,000 iterations (a run plans at most 1,000, so the
+// warm-up and the repeats add up to it: `bench/eval-run.ts 1000 4`); smaller totals show how the figure grows.
+const processed = ITERATIONS * (REPEATS + 1);
 emit({
-  benchmark: `worker peak memory, ${ITERATIONS} iterations (${shape}; ready in ${startMs.toFixed(0)} ms at ${startPeakMiB} MiB)`,
+  benchmark: `worker peak memory after ${processed} iterations (${shape}; ready in ${startMs.toFixed(0)} ms at ${startPeakMiB} MiB)`,
   ours: peakMiB,
   baseline: null,
   unit: 'MiB',
   ratio: null,
-  target: ITERATIONS === 5000 ? '< 400 MiB' : 'growth (target at 5,000)',
-  met: ITERATIONS === 5000 ? peakMiB < 400 : null,
+  target: processed >= 5000 ? '< 400 MiB' : 'growth (target at 5,000)',
+  met: processed >= 5000 ? peakMiB < 400 : null,
   startMs,
   startPeakMiB,
 });
