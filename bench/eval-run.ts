@@ -73,6 +73,12 @@ const worker = spawn(process.execPath, built ? ['worker/main.js'] : ['--import',
   },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
+// Whatever ends this script (a refused run, a failed iteration), its worker, dev server and build do not outlive it.
+process.once('exit', () => {
+  worker.kill('SIGTERM');
+  temporalServer.process.kill('SIGTERM');
+  built?.remove();
+});
 /** Peak resident memory of the worker process so far (Linux VmHWM), in MiB. */
 const workerPeakMiB = () =>
   Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${worker.pid}/status`, 'utf8'))?.[1] ?? 0) / 102.4) / 10;
@@ -307,7 +313,6 @@ emit({
 
 worker.kill('SIGTERM');
 await once(worker, 'exit');
-built?.remove();
 await temporal.connection.close();
 await bench.close();
 await model.close();

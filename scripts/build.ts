@@ -13,11 +13,12 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeWorkflowBundle } from '../worker/workflowBundle.js';
+import { quietBundleLogger, writeWorkflowBundle } from '../worker/workflowBundle.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-export async function build(outDir: string, say: (line: string) => void = console.log): Promise<void> {
+/** `quiet`: only failures are printed (webpack's statistics are not): for tests and benchmarks. */
+export async function build(outDir: string, { quiet = false } = {}): Promise<void> {
   const started = performance.now();
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
@@ -31,14 +32,14 @@ export async function build(outDir: string, say: (line: string) => void = consol
   cpSync(join(root, 'package.json'), join(outDir, 'package.json'));
   cpSync(join(root, 'db', 'migrations'), join(outDir, 'db', 'migrations'), { recursive: true });
   // Bundled from the TypeScript source, as the tests bundle it: the same code the replay tests check.
-  await writeWorkflowBundle(join(outDir, 'workflow-bundle.js'));
-  say(`built ${outDir} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  await writeWorkflowBundle(join(outDir, 'workflow-bundle.js'), quiet ? quietBundleLogger : undefined);
+  if (!quiet) console.log(`built ${outDir} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
 /** A build in a temporary folder laid out as the image is (the application beside its node_modules): tests, bench. */
 export async function buildToTemporaryFolder(): Promise<{ dir: string; remove(): void }> {
   const dir = mkdtempSync(join(tmpdir(), 'runway-dist-'));
-  await build(dir, () => {});
+  await build(dir, { quiet: true });
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -16,6 +16,16 @@ export const workflowsPath = fileURLToPath(new URL(`../workflows/index.${compile
 /** Where `npm run build` writes the bundle: dist/workflow-bundle.js, beside dist/worker/. */
 export const prebuiltBundlePath = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
 
+/** Only what went wrong: webpack's statistics stay out of test and benchmark output. */
+export const quietBundleLogger: Logger = {
+  log: () => {},
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: (message) => console.warn(message),
+  error: (message) => console.error(message),
+};
+
 /** Bundles the workflows (with their dependencies, in Temporal's sandbox format) into one file. */
 export async function writeWorkflowBundle(file: string, logger?: Logger): Promise<void> {
   const { code } = await bundleWorkflowCode({ workflowsPath, ...(logger && { logger }) });

@@ -7,7 +7,7 @@ import { createSql } from '../../db/connection.js';
 import { migrate } from '../../db/migrate.js';
 import { ensureTemporalCli } from '../../scripts/temporal-cli.js';
 import { startTemporalDevServer } from '../../scripts/temporal-dev-server.js';
-import { writeWorkflowBundle } from '../../worker/workflowBundle.js';
+import { quietBundleLogger, writeWorkflowBundle } from '../../worker/workflowBundle.js';
 import { freePort } from '../helpers/ports.js';
 import { databaseUrl, provideTestPostgres } from './postgres.js';
 
@@ -38,7 +38,7 @@ export default async function setup(project: TestProject) {
 
   const temporal = await startTemporalDevServer({ binary, port: freePort, uiPort: null, log: say });
   const workflowBundlePath = join(mkdtempSync(join(tmpdir(), 'runway-bundle-')), 'workflows.js');
-  await writeWorkflowBundle(workflowBundlePath, quietLogger);
+  await writeWorkflowBundle(workflowBundlePath, quietBundleLogger);
 
   project.provide('pgAdminUrl', pg.adminUrl);
   project.provide('pgTemplate', template);
@@ -56,12 +56,3 @@ export default async function setup(project: TestProject) {
     await pg.stop();
   };
 }
-
-const quietLogger = {
-  log: () => {},
-  trace: () => {},
-  debug: () => {},
-  info: () => {},
-  warn: (message: string) => console.warn(message),
-  error: (message: string) => console.error(message),
-};
