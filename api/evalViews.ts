@@ -19,6 +19,7 @@ export function toEvalRun(run: Run, progress: Progress): z.input<typeof evalRunS
     notes: run.notes,
     passCriteria: run.passCriteria,
     hostId: run.hostId,
+    isolation: run.iterationIsolation,
     error: run.error,
     createdAt: run.createdAt.getTime(),
     startedAt: run.startedAt?.getTime() ?? null,

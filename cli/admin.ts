@@ -116,6 +116,7 @@ const describeSettings = (r: ServerSettings) => {
       ? `  working directory: ${r.cwd ?? 'its own, under the data folder'}`
       : `  authorization server: ${r.authorizationServerUrl ?? 'from its own metadata'}`,
     `  timeouts: ${timeouts || "the service's defaults"}`,
+    `  eval iterations: ${r.iterationIsolation === 'shared' ? 'share its sessions (set here)' : 'as each suite says (fresh sessions per iteration unless the suite shares them)'}`,
   ].join('\n');
 };
 
@@ -448,6 +449,13 @@ const serverUpdate = server
   .option(
     '--clear-timeouts',
     "forget every per-server timeout (the service's defaults apply again) before setting the ones given",
+  )
+  .addOption(
+    new Option(
+      '--iteration-isolation <mode>',
+      "shared: the iterations of every eval run share this server's sessions (a stateless server: no process per " +
+        'iteration); suite: each suite decides (fresh sessions per iteration unless it shares them)',
+    ).choices(['shared', 'suite']),
   );
 withClientKeyOptions(serverUpdate);
 withTimeoutOptions(serverUpdate)
@@ -467,6 +475,7 @@ withTimeoutOptions(serverUpdate)
         cwd?: string;
         clearCwd?: boolean;
         clearTimeouts?: boolean;
+        iterationIsolation?: 'shared' | 'suite';
       } & TimeoutFlags &
         ClientKeyOptions
     >(
@@ -497,11 +506,16 @@ withTimeoutOptions(serverUpdate)
         };
         const timeouts = timeoutsFrom(o);
         const authorization = o.authorizationServerUrl !== undefined || o.clearAuthorizationServer;
-        const settings = o.cwd !== undefined || o.clearCwd || o.clearTimeouts || Object.keys(timeouts).length > 0;
+        const settings =
+          o.cwd !== undefined ||
+          o.clearCwd ||
+          o.clearTimeouts ||
+          o.iterationIsolation !== undefined ||
+          Object.keys(timeouts).length > 0;
         const oauthClient = Object.keys(changes).length > 0;
         if (!authorization && !settings && !oauthClient) {
           throw new Error(
-            'nothing to change: give an OAuth option, --cwd, a timeout option, or one of the --clear options (see --help)',
+            'nothing to change: give an OAuth option, --cwd, a timeout option, --iteration-isolation, or one of the --clear options (see --help)',
           );
         }
         let client: Record<string, unknown> = {};
@@ -519,6 +533,8 @@ withTimeoutOptions(serverUpdate)
                 cwd: o.clearCwd ? null : o.cwd,
                 clearTimeouts: o.clearTimeouts,
                 timeouts,
+                iterationIsolation:
+                  o.iterationIsolation === undefined ? undefined : o.iterationIsolation === 'shared' ? 'shared' : null,
               })));
           const updated = found ? await getServerSettings(tx, serverId) : undefined;
           if (!updated) throw new Error(`no server ${serverId}`);

@@ -2,7 +2,7 @@ import type { Db, Tx } from './connection.js';
 import type { Run, RunRow } from './evalRuns.js';
 import { newId } from './ids.js';
 import { camelRow, camelRows, type Camel } from './rows.js';
-import type { ElicitationAnswer } from './servers.js';
+import type { ElicitationAnswer, IterationIsolation } from './servers.js';
 
 export interface SuiteRow {
   id: string;
@@ -15,6 +15,8 @@ export interface SuiteRow {
   source: string;
   /** the host whose client profile the suite's runs declare */
   host_id: string | null;
+  /** whether the iterations of its runs get fresh MCP sessions each (default) or share them */
+  iteration_isolation: IterationIsolation;
   /** run every schedule_interval_minutes while enabled (the wanted state; Temporal holds the schedule itself) */
   schedule_enabled: boolean;
   schedule_interval_minutes: number | null;
@@ -101,15 +103,17 @@ export interface NewSuite {
   passCriteria?: { minimumPassRate: number };
   source: string;
   hostId?: string | null;
+  iterationIsolation?: IterationIsolation;
 }
 
 /** A new suite. Names are not unique (as in the real product): a name in use makes another suite. */
 export async function createSuite(sql: Db, input: NewSuite): Promise<Suite> {
   const [row] = await sql<SuiteRow[]>`
-    INSERT INTO eval_suites (id, project_id, name, description, server_ids, default_model, pass_criteria, source, host_id)
+    INSERT INTO eval_suites (id, project_id, name, description, server_ids, default_model, pass_criteria, source, host_id,
+                             iteration_isolation)
     VALUES (${newId('sui')}, ${input.projectId}, ${input.name}, ${input.description ?? ''}, ${input.serverIds ?? []},
             ${input.defaultModel ?? null}, ${sql.json(input.passCriteria ?? { minimumPassRate: 100 })}, ${input.source},
-            ${input.hostId ?? null})
+            ${input.hostId ?? null}, ${input.iterationIsolation ?? 'per-iteration'})
     RETURNING *`;
   return camelRow(row);
 }
@@ -145,6 +149,7 @@ export interface SuiteChanges {
   defaultModel?: string | null;
   passCriteria?: { minimumPassRate: number };
   hostId?: string | null;
+  iterationIsolation?: IterationIsolation;
 }
 
 /** Applies the given changes to a live suite; undefined when there is no such suite. */
@@ -161,6 +166,7 @@ export async function updateSuite(
   if (changes.defaultModel !== undefined) columns.default_model = changes.defaultModel;
   if (changes.passCriteria !== undefined) columns.pass_criteria = sql.json(changes.passCriteria);
   if (changes.hostId !== undefined) columns.host_id = changes.hostId;
+  if (changes.iterationIsolation !== undefined) columns.iteration_isolation = changes.iterationIsolation;
   // postgres.js reads `UPDATE ... SET` just before the helper to render it as assignments, so it stays in one fragment.
   const update =
     Object.keys(columns).length > 0

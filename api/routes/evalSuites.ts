@@ -62,6 +62,7 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
             passCriteria: body.passCriteria,
             source: 'api',
             hostId: body.hostId,
+            iterationIsolation: body.isolation,
           });
           const caseUpsert = await upsertCases(
             tx,
@@ -156,6 +157,7 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
           defaultModel: body.model,
           passCriteria: body.passCriteria,
           hostId: body.hostId,
+          iterationIsolation: body.isolation,
         });
         if (!updated) throw notFound('eval suite', { suiteId: params.suiteId });
         const detail = await loadSuiteDetail(sql, updated.projectId, updated.id);

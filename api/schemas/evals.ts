@@ -113,6 +113,12 @@ export const passCriteriaSchema = z.strictObject({ minimumPassRate: z.number().m
 });
 
 export const serverIds = z.array(id).min(1).max(50);
+
+export const iterationIsolation = z.enum(['per-iteration', 'shared']).meta({
+  id: 'IterationIsolation',
+  description:
+    "per-iteration (default): every iteration gets fresh MCP sessions (a new process for a stdio server, a new session over HTTP), so iterations cannot see each other's state; shared: the run's iterations share sessions, cheaper for a stateless server",
+});
 export const suiteModel = z.string().trim().min(1).max(300);
 const modelApiKeys = z.record(z.string().min(1).max(100), z.string().min(1).max(1000)).meta({
   description: 'per-provider model keys for this run only; stored encrypted until the run ends, never returned',
@@ -139,6 +145,7 @@ export const createSuiteBody = z
       description:
         "a host of the project: its client capabilities and roots are what the runs declare to the servers (default: each server's own client profile)",
     }),
+    isolation: iterationIsolation.optional(),
     tags: z
       .array(z.string().max(200))
       .max(100)
@@ -171,6 +178,9 @@ export const createRunFields = z.strictObject({
   hostId: id.optional().meta({
     description:
       "the host whose client capabilities and roots this run declares; default: the suite's host (saved for a new suite)",
+  }),
+  isolation: iterationIsolation.optional().meta({
+    description: "how this run's iterations get MCP sessions; default: the suite's setting (saved for a new suite)",
   }),
 });
 
@@ -272,6 +282,7 @@ export const evalRunSchema = z
     notes: z.string().nullable(),
     passCriteria: z.object({ minimumPassRate: z.number() }),
     hostId: z.string().nullable().meta({ description: 'the host whose client profile the run declared, if any' }),
+    isolation: iterationIsolation,
     error: z.string().nullable(),
     createdAt: epochMs,
     startedAt: epochMs.nullable(),

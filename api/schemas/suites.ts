@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { epochMs, id } from './common.js';
-import { passCriteriaSchema, serverIds, suiteDescription, suiteModel, suiteName } from './evals.js';
+import { iterationIsolation, passCriteriaSchema, serverIds, suiteDescription, suiteModel, suiteName } from './evals.js';
 import { suiteScheduleSchema } from './suiteSchedule.js';
 
 /**
@@ -39,6 +39,7 @@ export const suiteDetailSchema = z
       .string()
       .nullable()
       .meta({ description: "the host whose client profile the suite's runs declare, if any" }),
+    isolation: iterationIsolation,
     createdAt: epochMs,
     updatedAt: epochMs,
   })
@@ -59,6 +60,7 @@ export const updateSuiteBody = z
       .nullable()
       .optional()
       .meta({ description: "a host of the project; null: each server's own client profile" }),
+    isolation: iterationIsolation.optional(),
   })
   .meta({ id: 'UpdateEvalSuite' });
 

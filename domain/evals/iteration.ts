@@ -1,7 +1,7 @@
 import type { BatchIteration, IterationCompletion } from '../../db/evalIterations.js';
 import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
-import type { ClientAnswers, ElicitationAnswer, McpOperations } from '../mcp/index.js';
+import type { ClientAnswers, ElicitationAnswer, IsolatedSession, McpOperations } from '../mcp/index.js';
 import { AgentRunFailure, runAgent, type AgentRecord } from '../models/agentLoop.js';
 import { resolveModel } from '../models/catalog.js';
 import { createLanguageModel } from '../models/providers.js';
@@ -83,17 +83,31 @@ export async function collectTools(
 }
 
 /**
- * The listed tools as one iteration calls them: a server that asks for input during a call is answered with the
- * case's scripted elicitation (else the profile's policy), and one that asks to sample gets the run's model.
+ * Whether the run's iterations share this server's sessions: when the run (its suite) or an operator (the server's
+ * setting) chose so. Otherwise every iteration gets fresh sessions, so that no iteration sees another's state.
  */
-function iterationTools(mcp: McpOperations, listed: ListedTool[], elicitation: ElicitationAnswer | null): AgentTool[] {
+export const sharesSessions = (ctx: RunContext, server: SavedServer): boolean =>
+  ctx.run.iterationIsolation === 'shared' || server.iterationIsolation === 'shared';
+
+/**
+ * The listed tools as one iteration calls them: a server that asks for input during a call is answered with the
+ * case's scripted elicitation (else the profile's policy), and one that asks to sample gets the run's model. A
+ * server whose sessions are not shared is called on the iteration's own session (`session`).
+ */
+function iterationTools(
+  mcp: McpOperations,
+  listed: ListedTool[],
+  elicitation: ElicitationAnswer | null,
+  sessionFor: (server: SavedServer) => IsolatedSession | undefined,
+): AgentTool[] {
   return listed.map((tool) => ({
     name: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema,
     call: async (args, { signal, sample }) => {
       const answers: ClientAnswers = { sample, ...(elicitation ? { elicitation } : {}) };
-      const result = await mcp.callTool(tool.server, tool.mcpName, args, { signal, answers });
+      const session = sessionFor(tool.server);
+      const result = await mcp.callTool(tool.server, tool.mcpName, args, { signal, answers, session });
       return { content: result.content, isError: result.isError === true, structuredContent: result.structuredContent };
     },
   }));
@@ -155,13 +169,18 @@ export async function executeIteration(
     throw new IterationFailure('tools', error);
   }
 
+  // Opened at the first call to a server that is not shared, and closed (its processes stopped) when the iteration
+  // ends, however it ends.
+  let session: IsolatedSession | undefined;
+  const sessionFor = (server: SavedServer) =>
+    sharesSessions(ctx, server) ? undefined : (session ??= deps.mcp.isolatedSession());
   let record: AgentRecord;
   try {
     record = await runAgent({
       model: createLanguageModel(resolved),
       system: advanced.system,
       prompt: iteration.query,
-      tools: iterationTools(deps.mcp, tools.tools, iteration.elicitation),
+      tools: iterationTools(deps.mcp, tools.tools, iteration.elicitation, sessionFor),
       maxSteps: advanced.maxSteps ?? DEFAULT_MAX_STEPS,
       temperature: advanced.temperature,
       toolChoice: advanced.toolChoice,
@@ -175,6 +194,9 @@ export async function executeIteration(
       error instanceof AgentRunFailure ? error.record : undefined,
       resolved.provider,
     );
+  } finally {
+    // Not waited for: the pool tracks the closing processes, and the iteration's outcome does not depend on them.
+    void session?.close();
   }
 
   const actual = record.toolCalls.map((c) => ({

@@ -107,9 +107,10 @@ export async function createEvalRun(
       if (active >= deps.maxConcurrentRuns) throw new RunCapReached(active);
       // A rerun holds its suite's row lock from here: a suite deleted meanwhile gets no run. A suiteName makes a
       // new suite every time (names are not unique, as in the real product).
-      if (existing && !(await lockLiveSuite(tx, existing.id))) throw notFound('eval suite', { suiteId: existing.id });
+      const locked = existing && (await lockLiveSuite(tx, existing.id));
+      if (existing && !locked) throw notFound('eval suite', { suiteId: existing.id });
       const suite =
-        existing ??
+        locked ||
         (await createSuite(tx, {
           projectId: origin.projectId,
           name: request.suiteName!,
@@ -119,6 +120,7 @@ export async function createEvalRun(
           passCriteria: request.passCriteria,
           source: 'api',
           hostId,
+          iterationIsolation: request.isolation,
         }));
       const tests = request.tests ?? [];
       if (tests.length > 0) {
@@ -153,6 +155,7 @@ export async function createEvalRun(
         createdByKeyId: origin.createdByKeyId,
         hostId,
         clientProfile: host ? hostClientProfile(host.config) : null,
+        iterationIsolation: request.isolation ?? suite.iterationIsolation,
       });
       return { run, caseUpsert, cases, suiteName: suite.name, iterations };
     });
