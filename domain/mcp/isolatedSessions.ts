@@ -170,10 +170,32 @@ export class WarmSessions {
 /**
  * One caller's sessions: the first operation on a server takes a fresh session from the warm set, the next ones
  * use it again (an iteration's tool calls share one conversation with the server), and close() ends them all.
+ * A server's request (sampling, elicitation) cannot be told apart by the call it belongs to, so calls that answer
+ * such requests themselves (`lease`) take turns on the session: each one's requests reach its own answers.
  */
 export function isolatedSession(warm: WarmSessions, scopeOf: Options['scopeOf']): IsolatedSession {
   const sessions = new Map<string, Promise<McpConnection>>();
+  /** per session: the lease of the calls in flight, how many there are, and who waits for their turn */
+  const turns = new Map<McpConnection, { lease: ClientAnswers | undefined; active: number; waiting: (() => void)[] }>();
   let closed = false;
+
+  async function enter(connection: McpConnection, lease: ClientAnswers | undefined): Promise<void> {
+    let turn = turns.get(connection);
+    if (!turn) turns.set(connection, (turn = { lease, active: 0, waiting: [] }));
+    // Calls without answers of their own, or with the same ones, run side by side.
+    while (turn.active > 0 && lease !== undefined && turn.lease !== lease)
+      await new Promise<void>((resolve) => turn.waiting.push(resolve));
+    if (turn.active === 0 || lease !== undefined) turn.lease = lease;
+    turn.active++;
+    connection.lease = turn.lease;
+  }
+
+  function leave(connection: McpConnection): void {
+    const turn = turns.get(connection);
+    if (!turn || --turn.active > 0) return;
+    for (const resolve of turn.waiting.splice(0)) resolve();
+  }
+
   return {
     async use(target, work, lease) {
       if (closed) throw new OperationFailure('INTERNAL_ERROR', 'this isolated MCP session has ended');
@@ -188,8 +210,12 @@ export function isolatedSession(warm: WarmSessions, scopeOf: Options['scopeOf'])
         ready = taken;
       }
       const connection = await ready;
-      connection.lease = lease;
-      return work(connection);
+      await enter(connection, lease);
+      try {
+        return await work(connection);
+      } finally {
+        leave(connection);
+      }
     },
     discard(connection) {
       for (const [id, ready] of sessions)
