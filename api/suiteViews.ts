@@ -29,6 +29,7 @@ export function toSuiteDetail(
     serverIds: suite.serverIds,
     passCriteria: suite.passCriteria,
     hostId: suite.hostId,
+    ...(suite.judgeModel !== null && { judgeModel: suite.judgeModel }),
     createdAt: suite.createdAt.getTime(),
     updatedAt: suite.updatedAt.getTime(),
   };

@@ -4,6 +4,27 @@ import { newId } from './ids.js';
 import { camelRow, camelRows, type Camel } from './rows.js';
 import type { ElicitationAnswer } from './servers.js';
 
+/** How a case's expectedOutput is checked (domain/evals/outputCheck.ts); null: `contains`. */
+export interface StoredOutputCheck {
+  mode: 'contains' | 'equals' | 'regex' | 'json-subset' | 'judge';
+  caseSensitive?: boolean;
+  rubric?: string;
+}
+
+/** One user prompt of a multi-turn case, with what that turn expects. */
+export interface StoredTurn {
+  prompt: string;
+  expectedToolCalls: { toolName: string; arguments?: Record<string, unknown> }[];
+  expectedOutput?: string;
+  outputCheck?: StoredOutputCheck;
+}
+
+/** The model that grades a suite's `judge` checks; null: each case's own model. */
+export interface JudgeModel {
+  model: string;
+  provider?: string;
+}
+
 export interface SuiteRow {
   id: string;
   project_id: string;
@@ -15,6 +36,7 @@ export interface SuiteRow {
   source: string;
   /** the host whose client profile the suite's runs declare */
   host_id: string | null;
+  judge_model: JudgeModel | null;
   /** run every schedule_interval_minutes while enabled (the wanted state; Temporal holds the schedule itself) */
   schedule_enabled: boolean;
   schedule_interval_minutes: number | null;
@@ -36,6 +58,8 @@ export interface CaseInput {
   expectedToolCalls?: { toolName: string; arguments?: Record<string, unknown> }[];
   isNegativeTest?: boolean;
   expectedOutput?: string;
+  outputCheck?: StoredOutputCheck;
+  turns?: StoredTurn[];
   scenario?: string;
   advancedConfig?: Record<string, unknown>;
   matchOptions?: Record<string, unknown>;
@@ -54,6 +78,9 @@ export interface CaseRow {
   expected_tool_calls: { toolName: string; arguments?: Record<string, unknown> }[];
   is_negative_test: boolean;
   expected_output: string | null;
+  output_check: StoredOutputCheck | null;
+  /** a conversation's prompts (then `query` is the first one and `expected_tool_calls` all turns' in order) */
+  turns: StoredTurn[] | null;
   scenario: string | null;
   advanced_config: {
     system?: string;
@@ -101,15 +128,17 @@ export interface NewSuite {
   passCriteria?: { minimumPassRate: number };
   source: string;
   hostId?: string | null;
+  judgeModel?: JudgeModel | null;
 }
 
 /** A new suite. Names are not unique (as in the real product): a name in use makes another suite. */
 export async function createSuite(sql: Db, input: NewSuite): Promise<Suite> {
   const [row] = await sql<SuiteRow[]>`
-    INSERT INTO eval_suites (id, project_id, name, description, server_ids, default_model, pass_criteria, source, host_id)
+    INSERT INTO eval_suites (id, project_id, name, description, server_ids, default_model, pass_criteria, source, host_id,
+                             judge_model)
     VALUES (${newId('sui')}, ${input.projectId}, ${input.name}, ${input.description ?? ''}, ${input.serverIds ?? []},
             ${input.defaultModel ?? null}, ${sql.json(input.passCriteria ?? { minimumPassRate: 100 })}, ${input.source},
-            ${input.hostId ?? null})
+            ${input.hostId ?? null}, ${input.judgeModel ? sql.json(input.judgeModel as never) : null})
     RETURNING *`;
   return camelRow(row);
 }
@@ -145,6 +174,7 @@ export interface SuiteChanges {
   defaultModel?: string | null;
   passCriteria?: { minimumPassRate: number };
   hostId?: string | null;
+  judgeModel?: JudgeModel | null;
 }
 
 /** Applies the given changes to a live suite; undefined when there is no such suite. */
@@ -161,6 +191,8 @@ export async function updateSuite(
   if (changes.defaultModel !== undefined) columns.default_model = changes.defaultModel;
   if (changes.passCriteria !== undefined) columns.pass_criteria = sql.json(changes.passCriteria);
   if (changes.hostId !== undefined) columns.host_id = changes.hostId;
+  if (changes.judgeModel !== undefined)
+    columns.judge_model = changes.judgeModel === null ? null : sql.json(changes.judgeModel as never);
   // postgres.js reads `UPDATE ... SET` just before the helper to render it as assignments, so it stays in one fragment.
   const update =
     Object.keys(columns).length > 0
@@ -222,6 +254,8 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
           expected: sp.json((c.expectedToolCalls ?? []) as never),
           negative: c.isNegativeTest ?? false,
           output: c.expectedOutput ?? null,
+          check: c.outputCheck ? sp.json(c.outputCheck as never) : null,
+          turns: c.turns ? sp.json(c.turns as never) : null,
           scenario: c.scenario ?? null,
           advanced: c.advancedConfig ? sp.json(c.advancedConfig as never) : null,
           match: c.matchOptions ? sp.json(c.matchOptions as never) : null,
@@ -230,26 +264,29 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
         const [inserted] = c.externalCaseId
           ? await sp<{ id: string }[]>`
               INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
-                                      expected_output, scenario, advanced_config, match_options, elicitation, external_case_id)
+                                      expected_output, output_check, turns, scenario, advanced_config, match_options, elicitation,
+                                      external_case_id)
               VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${values.runs}, ${values.model}, ${values.provider},
-                      ${values.expected}, ${values.negative}, ${values.output}, ${values.scenario}, ${values.advanced}, ${values.match},
-                      ${values.elicitation}, ${c.externalCaseId})
+                      ${values.expected}, ${values.negative}, ${values.output}, ${values.check}, ${values.turns}, ${values.scenario},
+                      ${values.advanced}, ${values.match}, ${values.elicitation}, ${c.externalCaseId})
               ON CONFLICT (suite_id, external_case_id) WHERE external_case_id IS NOT NULL AND deleted_at IS NULL DO UPDATE SET
                 title = EXCLUDED.title, query = EXCLUDED.query, runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
-                expected_output = EXCLUDED.expected_output, scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
+                expected_output = EXCLUDED.expected_output, output_check = EXCLUDED.output_check, turns = EXCLUDED.turns,
+                scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
                 match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, updated_at = clock_timestamp()
               RETURNING id`
           : await sp<{ id: string }[]>`
               INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
-                                      expected_output, scenario, advanced_config, match_options, elicitation)
+                                      expected_output, output_check, turns, scenario, advanced_config, match_options, elicitation)
               VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${values.runs}, ${values.model}, ${values.provider},
-                      ${values.expected}, ${values.negative}, ${values.output}, ${values.scenario}, ${values.advanced}, ${values.match},
-                      ${values.elicitation})
+                      ${values.expected}, ${values.negative}, ${values.output}, ${values.check}, ${values.turns}, ${values.scenario},
+                      ${values.advanced}, ${values.match}, ${values.elicitation})
               ON CONFLICT (suite_id, md5(title), md5(query)) WHERE deleted_at IS NULL DO UPDATE SET
                 runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
-                expected_output = EXCLUDED.expected_output, scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
+                expected_output = EXCLUDED.expected_output, output_check = EXCLUDED.output_check, turns = EXCLUDED.turns,
+                scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
                 match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, updated_at = clock_timestamp()
               RETURNING id`;
         return inserted;

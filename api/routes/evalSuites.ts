@@ -62,6 +62,7 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
             passCriteria: body.passCriteria,
             source: 'api',
             hostId: body.hostId,
+            judgeModel: body.judgeModel,
           });
           const caseUpsert = await upsertCases(
             tx,
@@ -139,7 +140,7 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
       path: '/projects/:projectId/eval-suites/:suiteId',
       tag: 'Evals',
       summary:
-        'Edit a suite: name, description, servers, default model, pass criteria, host (runs started later use them)',
+        'Edit a suite: name, description, servers, default model, judge model, pass criteria, host (runs started later use them)',
       params: suiteParams,
       body: updateSuiteBody,
       response: suiteDetailSchema,
@@ -156,6 +157,7 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
           defaultModel: body.model,
           passCriteria: body.passCriteria,
           hostId: body.hostId,
+          judgeModel: body.judgeModel,
         });
         if (!updated) throw notFound('eval suite', { suiteId: params.suiteId });
         const detail = await loadSuiteDetail(sql, updated.projectId, updated.id);

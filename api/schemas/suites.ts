@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { epochMs, id } from './common.js';
-import { passCriteriaSchema, serverIds, suiteDescription, suiteModel, suiteName } from './evals.js';
+import { judgeModelSchema, passCriteriaSchema, serverIds, suiteDescription, suiteModel, suiteName } from './evals.js';
 import { suiteScheduleSchema } from './suiteSchedule.js';
 
 /**
@@ -39,6 +39,10 @@ export const suiteDetailSchema = z
       .string()
       .nullable()
       .meta({ description: "the host whose client profile the suite's runs declare, if any" }),
+    judgeModel: z
+      .object({ model: z.string(), provider: z.string().optional() })
+      .optional()
+      .meta({ description: "the model that grades the suite's judge output checks; absent: each case's own model" }),
     createdAt: epochMs,
     updatedAt: epochMs,
   })
@@ -59,6 +63,10 @@ export const updateSuiteBody = z
       .nullable()
       .optional()
       .meta({ description: "a host of the project; null: each server's own client profile" }),
+    judgeModel: judgeModelSchema
+      .nullable()
+      .optional()
+      .meta({ description: "the model that grades judge output checks; null: each case's own model" }),
   })
   .meta({ id: 'UpdateEvalSuite' });
 
