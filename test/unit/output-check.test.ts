@@ -229,9 +229,13 @@ describe('case fields at the edge', () => {
     });
     // what a reply shows may be sent back
     expect(messages({ query: 'first', expectedToolCalls: result.data!.expectedToolCalls, turns })).toEqual([]);
-    expect(messages({ query: 'other', turns })).toEqual(["query: with turns, query is the first turn's prompt (or left out)"]);
+    expect(messages({ query: 'other', turns })).toEqual([
+      "query: with turns, query is the first turn's prompt (or left out)",
+    ]);
     expect(messages({ turns, expectedToolCalls: [{ toolName: 'z' }] })).toHaveLength(1);
-    expect(messages({ turns, expectedOutput: 'x' })).toEqual(['expectedOutput: with turns, each turn has its own expectedOutput']);
+    expect(messages({ turns, expectedOutput: 'x' })).toEqual([
+      'expectedOutput: with turns, each turn has its own expectedOutput',
+    ]);
     expect(messages({ turns: [{ prompt: 'p', outputCheck: { mode: 'regex' } }] })).toEqual([
       'turns.0.outputCheck: an outputCheck needs an expectedOutput to check',
     ]);
