@@ -1,4 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createRunwayClient } from '../../api/client.js';
+import type { CliContext } from '../../cli/runway/context.js';
+import { readSuiteFile } from '../../cli/runway/suiteFile.js';
 import { decideRetry } from '../../activities/retryPolicy.js';
 import { createRunBody, testCaseSchema } from '../../api/schemas/evals.js';
 import { createCaseBody } from '../../api/schemas/cases.js';
@@ -262,5 +268,46 @@ describe('case fields at the edge', () => {
     });
     const mismatch = createCaseBody.safeParse({ title: 't', prompt: 'other', turns: [{ prompt: 'hi' }] });
     expect(mismatch.success).toBe(false);
+  });
+});
+
+describe('the CLI suite file takes the same fields', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'runway-output-check-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const ctx: CliContext = {
+    client: createRunwayClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'sk_unused', gatewayRetries: 0 }),
+    projectId: 'default',
+    json: false,
+    env: {},
+    stdout: process.stdout,
+    stderr: process.stderr,
+    print: () => {},
+    note: () => {},
+  };
+  const file = (name: string, content: object) => {
+    const path = join(dir, name);
+    writeFileSync(path, JSON.stringify(content));
+    return path;
+  };
+
+  it('turns, outputCheck and judgeModel are read as written; a misspelt field is refused with a hint', async () => {
+    const body = {
+      suiteName: 's',
+      serverIds: ['srv_1'],
+      judgeModel: { model: 'judge', provider: 'openai' },
+      tests: [
+        { title: 'a', query: 'q', expectedOutput: '{"a":1}', outputCheck: { mode: 'json-subset' } },
+        {
+          title: 'b',
+          turns: [{ prompt: 'one' }, { prompt: 'two', expectedOutput: 'x', outputCheck: { mode: 'judge' } }],
+        },
+      ],
+    };
+    expect((await readSuiteFile(ctx, file('ok.json', body), [])).body).toEqual(body);
+    const misspelt = file('bad.json', {
+      ...body,
+      tests: [{ title: 'a', query: 'q', expectedOutput: 'x', outputChek: {} }],
+    });
+    await expect(readSuiteFile(ctx, misspelt, [])).rejects.toThrow('did you mean `outputCheck`?');
   });
 });
