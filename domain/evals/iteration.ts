@@ -40,6 +40,8 @@ export class IterationFailure extends Error {
     readonly record?: AgentRecord,
     /** the provider the model was called through, once known */
     readonly provider?: string,
+    /** the model that failed, when not the iteration's own (a judge model) */
+    readonly model?: string,
   ) {
     super(failure instanceof Error ? failure.message : String(failure), { cause: failure });
   }
@@ -316,6 +318,8 @@ async function judgeTurn(
       'model',
       new OperationFailure('VALIDATION_ERROR', `judge model: ${resolved.message}`, resolved.details),
       withJudgeSpans(),
+      judge.provider,
+      judge.model,
     );
   try {
     const { verdict, usage } = await judgeAnswer(
@@ -340,7 +344,7 @@ async function judgeTurn(
       judgeModel: `${resolved.provider}/${resolved.modelName}`,
     };
   } catch (error) {
-    throw new IterationFailure('model', error, withJudgeSpans(), resolved.provider);
+    throw new IterationFailure('model', error, withJudgeSpans(), resolved.provider, resolved.modelName);
   }
 }
 
@@ -359,7 +363,9 @@ export function failedOutcome(
   const record = failure.record;
   const provider = failure.provider ?? iteration.provider;
   const errorDetails =
-    failure.stage === 'model' ? { ...decision.details, provider, model: iteration.model } : decision.details;
+    failure.stage === 'model'
+      ? { ...decision.details, provider, model: failure.model ?? iteration.model }
+      : decision.details;
   return {
     status: 'failed',
     result: 'failed',

@@ -152,6 +152,23 @@ describe('output checks and multi-turn cases', () => {
     // The case routes show the new fields and take them back as they were read.
     const suite = await call('GET', path(`/eval-suites/${suiteId}`));
     expect(suite.body.judgeModel).toEqual({ model: 'judge-model', provider: 'openai' });
+    // A judge model the run cannot use is refused when the run starts (no Anthropic key in this organization).
+    const unusable = await call('POST', path('/eval-runs'), {
+      suiteId,
+      judgeModel: { model: 'claude-judge', provider: 'anthropic' },
+    });
+    expect(unusable.status).toBe(400);
+    expect((await call('GET', path(`/eval-suites/${suiteId}`))).body.judgeModel).toEqual({
+      model: 'judge-model',
+      provider: 'openai',
+    });
+    const patched = await call('PATCH', path(`/eval-suites/${suiteId}`), { judgeModel: null });
+    expect(patched.status).toBe(200);
+    expect(patched.body).not.toHaveProperty('judgeModel');
+    const restored = await call('PATCH', path(`/eval-suites/${suiteId}`), {
+      judgeModel: { model: 'judge-model', provider: 'openai' },
+    });
+    expect(restored.body.judgeModel).toEqual({ model: 'judge-model', provider: 'openai' });
     const cases = await call('GET', path(`/eval-suites/${suiteId}/cases`));
     const stored = cases.body.items.find((c: { title: string }) => c.title === 'three turns');
     expect(stored).toMatchObject({
@@ -244,7 +261,12 @@ describe('output checks and multi-turn cases', () => {
     expect(iteration.error).toMatch(
       /^the judge's reply is not a JSON verdict: "Looks fine to me!" \(still failing after 5 attempts\)$/,
     );
-    expect(iteration.errorDetails).toMatchObject({ reason: 'JUDGE_REPLY_INVALID', attempt: 5 });
+    expect(iteration.errorDetails).toEqual({
+      reason: 'JUDGE_REPLY_INVALID',
+      attempt: 5,
+      provider: 'openai',
+      model: 'garbage-agent',
+    });
     // each of the 5 attempts ran the agent and asked the judge once
     const judgeCalls = model.calls('garbage-agent').filter((c) => c.list === JUDGE_KEY);
     expect(judgeCalls).toHaveLength(5);
