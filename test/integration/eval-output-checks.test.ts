@@ -4,6 +4,8 @@
  * case runs as one conversation scored turn by turn.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentRunFailure, runAgent, type AgentTool } from '../../domain/models/agentLoop.js';
+import { createLanguageModel } from '../../domain/models/providers.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
 
 const JUDGE_KEY = 'runway-judge-1';
@@ -273,5 +275,72 @@ describe('output checks and multi-turn cases', () => {
     const failedTrace = await trace(created.body.runId, iteration.id);
     expect(failedTrace.prompts).toEqual([]);
     expect(failedTrace.spans).toContainEqual(expect.objectContaining({ category: 'judge', status: 'error' }));
+  });
+
+  it('runAgent holds a conversation: each prompt after the answers before it, tool calls and answers by prompt', async () => {
+    const { model } = world;
+    const calls: unknown[] = [];
+    const tools: AgentTool[] = [
+      {
+        name: 'note',
+        description: 'Take a note',
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+        call: async (args) => {
+          calls.push(args);
+          return { content: [{ type: 'text', text: 'noted' }] };
+        },
+      },
+    ];
+    model.setScript('conversation', {
+      byQuery: {
+        'first ask': [{ toolCalls: [{ name: 'note', arguments: { text: 'a' } }] }, { text: 'noted a' }],
+        'second ask': [{ text: 'nothing to do' }],
+        'third ask': [{ error: { status: 400, message: 'bad request' } }],
+      },
+    });
+    const chat = createLanguageModel({
+      provider: 'openai',
+      modelName: 'conversation',
+      apiKey: 'k',
+      baseURL: model.url,
+    });
+    const record = await runAgent({ model: chat, prompt: ['first ask', 'second ask'], tools, maxSteps: 5 });
+    expect(record.turns).toEqual([
+      expect.objectContaining({
+        prompt: 'first ask',
+        text: 'noted a',
+        finishReason: 'stop',
+        toolCalls: [expect.objectContaining({ toolName: 'note', arguments: { text: 'a' } })],
+      }),
+      expect.objectContaining({ prompt: 'second ask', text: 'nothing to do', finishReason: 'stop', toolCalls: [] }),
+    ]);
+    expect(record.text).toBe('nothing to do');
+    expect(record.toolCalls).toHaveLength(1);
+    expect(record.steps.map((s) => s.index)).toEqual([0, 1, 2]);
+    expect(record.messages.filter((m) => (m as { role: string }).role === 'user')).toEqual([
+      { role: 'user', content: 'first ask' },
+      { role: 'user', content: 'second ask' },
+    ]);
+    const second = model.calls('conversation').find((c) => c.lastUserText === 'second ask')!;
+    expect(second.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+
+    // A prompt that fails ends the conversation: the record keeps the prompts reached.
+    const failure = await runAgent({
+      model: chat,
+      prompt: ['first ask', 'third ask'],
+      tools,
+      maxSteps: 5,
+      maxRetries: 0,
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(failure).toBeInstanceOf(AgentRunFailure);
+    const failed = (failure as AgentRunFailure).record;
+    expect(failed.turns?.map((t) => [t.prompt, t.finishReason])).toEqual([
+      ['first ask', 'stop'],
+      ['third ask', 'error'],
+    ]);
+    await expect(runAgent({ model: chat, prompt: [], tools, maxSteps: 5 })).rejects.toThrow(RangeError);
   });
 });
