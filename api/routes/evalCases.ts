@@ -154,7 +154,8 @@ export function evalCaseRoutes({ sql, box, mcp }: RouteDeps) {
             await refuseDuplicate(tx, suite.id, identity, current.id);
           return (await updateCase(tx, suite.id, current.id, changes))!;
         });
-        return { ...toCaseView(row), ...(body.expectedToolCalls !== undefined ? await warningsFor(suite, row) : {}) };
+        const expectationsChanged = body.expectedToolCalls !== undefined || (body.turns ?? null) !== null;
+        return { ...toCaseView(row), ...(expectationsChanged ? await warningsFor(suite, row) : {}) };
       },
     }),
     defineRoute({
