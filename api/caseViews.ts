@@ -13,6 +13,8 @@ export function toCaseView(row: Case): CaseView {
     prompt: row.query,
     expectedToolCalls: row.expectedToolCalls,
     ...(row.expectedOutput !== null && { expectedOutput: row.expectedOutput }),
+    ...(row.outputCheck !== null && { outputCheck: row.outputCheck }),
+    ...(row.turns !== null && { turns: row.turns }),
     ...(row.scenario !== null && { scenario: row.scenario }),
     iterations: row.runs,
     isNegative: row.isNegativeTest,

@@ -30,6 +30,7 @@ export function toSuiteDetail(
     passCriteria: suite.passCriteria,
     hostId: suite.hostId,
     isolation: suite.iterationIsolation,
+    ...(suite.judgeModel !== null && { judgeModel: suite.judgeModel }),
     createdAt: suite.createdAt.getTime(),
     updatedAt: suite.updatedAt.getTime(),
   };

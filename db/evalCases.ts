@@ -35,9 +35,10 @@ export async function findCaseByIdentity(
 export async function createCase(sql: Db, suiteId: string, c: CaseInput): Promise<Case> {
   const [row] = await sql<CaseRow[]>`
     INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
-                            expected_output, scenario, advanced_config, match_options, elicitation)
+                            expected_output, output_check, turns, scenario, advanced_config, match_options, elicitation)
     VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${c.runs ?? 1}, ${c.model ?? null}, ${c.provider ?? null},
-            ${sql.json((c.expectedToolCalls ?? []) as never)}, ${c.isNegativeTest ?? false}, ${c.expectedOutput ?? null}, ${c.scenario ?? null},
+            ${sql.json((c.expectedToolCalls ?? []) as never)}, ${c.isNegativeTest ?? false}, ${c.expectedOutput ?? null},
+            ${c.outputCheck ? sql.json(c.outputCheck as never) : null}, ${c.turns ? sql.json(c.turns as never) : null}, ${c.scenario ?? null},
             ${c.advancedConfig ? sql.json(c.advancedConfig as never) : null}, ${c.matchOptions ? sql.json(c.matchOptions as never) : null},
             ${c.elicitation ? sql.json(c.elicitation as never) : null})
     RETURNING *`;
@@ -54,6 +55,8 @@ export interface CaseChanges {
   expectedToolCalls?: CaseInput['expectedToolCalls'];
   isNegativeTest?: boolean;
   expectedOutput?: string | null;
+  outputCheck?: CaseInput['outputCheck'] | null;
+  turns?: CaseInput['turns'] | null;
   scenario?: string | null;
   advancedConfig?: Record<string, unknown> | null;
   matchOptions?: Record<string, unknown> | null;
@@ -78,6 +81,8 @@ export async function updateCase(
   if (changes.expectedToolCalls !== undefined) columns.expected_tool_calls = json(sql, changes.expectedToolCalls);
   if (changes.isNegativeTest !== undefined) columns.is_negative_test = changes.isNegativeTest;
   if (changes.expectedOutput !== undefined) columns.expected_output = changes.expectedOutput;
+  if (changes.outputCheck !== undefined) columns.output_check = json(sql, changes.outputCheck);
+  if (changes.turns !== undefined) columns.turns = json(sql, changes.turns);
   if (changes.scenario !== undefined) columns.scenario = changes.scenario;
   if (changes.advancedConfig !== undefined) columns.advanced_config = json(sql, changes.advancedConfig);
   if (changes.matchOptions !== undefined) columns.match_options = json(sql, changes.matchOptions);

@@ -76,11 +76,18 @@ export async function planIterations(
   >`SELECT id, status FROM eval_iterations WHERE run_id = ${runId} ORDER BY seq`;
 }
 
-/** An iteration about to run, with what its case adds (advanced config, match options, elicitation; null without a case). */
+/**
+ * An iteration about to run, with what its case adds (advanced config, match options, elicitation, the output
+ * check and the turns of a conversation; null without a case). Read from the case as the batch runs, like the
+ * match options: the iteration row keeps the query and expected tool calls it was planned with.
+ */
 interface BatchIterationRow extends IterationRow {
   advanced_config: CaseRow['advanced_config'];
   match_options: CaseRow['match_options'];
   elicitation: CaseRow['elicitation'];
+  expected_output: CaseRow['expected_output'];
+  output_check: CaseRow['output_check'];
+  turns: CaseRow['turns'];
 }
 
 export type BatchIteration = Camel<BatchIterationRow>;
@@ -89,7 +96,7 @@ export type BatchIteration = Camel<BatchIterationRow>;
 export async function getBatchIterations(sql: Db, runId: string, ids: string[]): Promise<BatchIteration[]> {
   return camelRows(
     await sql<BatchIterationRow[]>`
-    SELECT i.*, c.advanced_config, c.match_options, c.elicitation
+    SELECT i.*, c.advanced_config, c.match_options, c.elicitation, c.expected_output, c.output_check, c.turns
     FROM eval_iterations i LEFT JOIN eval_cases c ON c.id = i.case_id
     WHERE i.run_id = ${runId} AND i.id = ANY(${ids}) ORDER BY i.seq`,
   );

@@ -4,6 +4,27 @@ import { newId } from './ids.js';
 import { camelRow, camelRows, type Camel } from './rows.js';
 import type { ElicitationAnswer, IterationIsolation } from './servers.js';
 
+/** How a case's expectedOutput is checked (domain/evals/outputCheck.ts); null: `contains`. */
+export interface StoredOutputCheck {
+  mode: 'contains' | 'equals' | 'regex' | 'json-subset' | 'judge';
+  caseSensitive?: boolean;
+  rubric?: string;
+}
+
+/** One user prompt of a multi-turn case, with what that turn expects. */
+export interface StoredTurn {
+  prompt: string;
+  expectedToolCalls: { toolName: string; arguments?: Record<string, unknown> }[];
+  expectedOutput?: string;
+  outputCheck?: StoredOutputCheck;
+}
+
+/** The model that grades a suite's `judge` checks; null: each case's own model. */
+export interface JudgeModel {
+  model: string;
+  provider?: string;
+}
+
 export interface SuiteRow {
   id: string;
   project_id: string;
@@ -17,6 +38,7 @@ export interface SuiteRow {
   host_id: string | null;
   /** whether the iterations of its runs get fresh MCP sessions each (default) or share them */
   iteration_isolation: IterationIsolation;
+  judge_model: JudgeModel | null;
   /** run every schedule_interval_minutes while enabled (the wanted state; Temporal holds the schedule itself) */
   schedule_enabled: boolean;
   schedule_interval_minutes: number | null;
@@ -38,6 +60,8 @@ export interface CaseInput {
   expectedToolCalls?: { toolName: string; arguments?: Record<string, unknown> }[];
   isNegativeTest?: boolean;
   expectedOutput?: string;
+  outputCheck?: StoredOutputCheck;
+  turns?: StoredTurn[];
   scenario?: string;
   advancedConfig?: Record<string, unknown>;
   matchOptions?: Record<string, unknown>;
@@ -56,6 +80,9 @@ export interface CaseRow {
   expected_tool_calls: { toolName: string; arguments?: Record<string, unknown> }[];
   is_negative_test: boolean;
   expected_output: string | null;
+  output_check: StoredOutputCheck | null;
+  /** a conversation's prompts (then `query` is the first one and `expected_tool_calls` all turns' in order) */
+  turns: StoredTurn[] | null;
   scenario: string | null;
   advanced_config: {
     system?: string;
@@ -104,16 +131,18 @@ export interface NewSuite {
   source: string;
   hostId?: string | null;
   iterationIsolation?: IterationIsolation;
+  judgeModel?: JudgeModel | null;
 }
 
 /** A new suite. Names are not unique (as in the real product): a name in use makes another suite. */
 export async function createSuite(sql: Db, input: NewSuite): Promise<Suite> {
   const [row] = await sql<SuiteRow[]>`
     INSERT INTO eval_suites (id, project_id, name, description, server_ids, default_model, pass_criteria, source, host_id,
-                             iteration_isolation)
+                             iteration_isolation, judge_model)
     VALUES (${newId('sui')}, ${input.projectId}, ${input.name}, ${input.description ?? ''}, ${input.serverIds ?? []},
             ${input.defaultModel ?? null}, ${sql.json(input.passCriteria ?? { minimumPassRate: 100 })}, ${input.source},
-            ${input.hostId ?? null}, ${input.iterationIsolation ?? 'per-iteration'})
+            ${input.hostId ?? null}, ${input.iterationIsolation ?? 'per-iteration'},
+            ${input.judgeModel ? sql.json(input.judgeModel as never) : null})
     RETURNING *`;
   return camelRow(row);
 }
@@ -150,6 +179,7 @@ export interface SuiteChanges {
   passCriteria?: { minimumPassRate: number };
   hostId?: string | null;
   iterationIsolation?: IterationIsolation;
+  judgeModel?: JudgeModel | null;
 }
 
 /** Applies the given changes to a live suite; undefined when there is no such suite. */
@@ -167,6 +197,8 @@ export async function updateSuite(
   if (changes.passCriteria !== undefined) columns.pass_criteria = sql.json(changes.passCriteria);
   if (changes.hostId !== undefined) columns.host_id = changes.hostId;
   if (changes.iterationIsolation !== undefined) columns.iteration_isolation = changes.iterationIsolation;
+  if (changes.judgeModel !== undefined)
+    columns.judge_model = changes.judgeModel === null ? null : sql.json(changes.judgeModel as never);
   // postgres.js reads `UPDATE ... SET` just before the helper to render it as assignments, so it stays in one fragment.
   const update =
     Object.keys(columns).length > 0
@@ -228,6 +260,8 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
           expected: sp.json((c.expectedToolCalls ?? []) as never),
           negative: c.isNegativeTest ?? false,
           output: c.expectedOutput ?? null,
+          check: c.outputCheck ? sp.json(c.outputCheck as never) : null,
+          turns: c.turns ? sp.json(c.turns as never) : null,
           scenario: c.scenario ?? null,
           advanced: c.advancedConfig ? sp.json(c.advancedConfig as never) : null,
           match: c.matchOptions ? sp.json(c.matchOptions as never) : null,
@@ -236,26 +270,29 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
         const [inserted] = c.externalCaseId
           ? await sp<{ id: string }[]>`
               INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
-                                      expected_output, scenario, advanced_config, match_options, elicitation, external_case_id)
+                                      expected_output, output_check, turns, scenario, advanced_config, match_options, elicitation,
+                                      external_case_id)
               VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${values.runs}, ${values.model}, ${values.provider},
-                      ${values.expected}, ${values.negative}, ${values.output}, ${values.scenario}, ${values.advanced}, ${values.match},
-                      ${values.elicitation}, ${c.externalCaseId})
+                      ${values.expected}, ${values.negative}, ${values.output}, ${values.check}, ${values.turns}, ${values.scenario},
+                      ${values.advanced}, ${values.match}, ${values.elicitation}, ${c.externalCaseId})
               ON CONFLICT (suite_id, external_case_id) WHERE external_case_id IS NOT NULL AND deleted_at IS NULL DO UPDATE SET
                 title = EXCLUDED.title, query = EXCLUDED.query, runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
-                expected_output = EXCLUDED.expected_output, scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
+                expected_output = EXCLUDED.expected_output, output_check = EXCLUDED.output_check, turns = EXCLUDED.turns,
+                scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
                 match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, updated_at = clock_timestamp()
               RETURNING id`
           : await sp<{ id: string }[]>`
               INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
-                                      expected_output, scenario, advanced_config, match_options, elicitation)
+                                      expected_output, output_check, turns, scenario, advanced_config, match_options, elicitation)
               VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${values.runs}, ${values.model}, ${values.provider},
-                      ${values.expected}, ${values.negative}, ${values.output}, ${values.scenario}, ${values.advanced}, ${values.match},
-                      ${values.elicitation})
+                      ${values.expected}, ${values.negative}, ${values.output}, ${values.check}, ${values.turns}, ${values.scenario},
+                      ${values.advanced}, ${values.match}, ${values.elicitation})
               ON CONFLICT (suite_id, md5(title), md5(query)) WHERE deleted_at IS NULL DO UPDATE SET
                 runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
-                expected_output = EXCLUDED.expected_output, scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
+                expected_output = EXCLUDED.expected_output, output_check = EXCLUDED.output_check, turns = EXCLUDED.turns,
+                scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
                 match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, updated_at = clock_timestamp()
               RETURNING id`;
         return inserted;

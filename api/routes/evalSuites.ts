@@ -63,6 +63,7 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
             source: 'api',
             hostId: body.hostId,
             iterationIsolation: body.isolation,
+            judgeModel: body.judgeModel,
           });
           const caseUpsert = await upsertCases(
             tx,
@@ -140,7 +141,7 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
       path: '/projects/:projectId/eval-suites/:suiteId',
       tag: 'Evals',
       summary:
-        'Edit a suite: name, description, servers, default model, pass criteria, host (runs started later use them)',
+        'Edit a suite: name, description, servers, default model, judge model, pass criteria, host (runs started later use them)',
       params: suiteParams,
       body: updateSuiteBody,
       response: suiteDetailSchema,
@@ -158,6 +159,7 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
           passCriteria: body.passCriteria,
           hostId: body.hostId,
           iterationIsolation: body.isolation,
+          judgeModel: body.judgeModel,
         });
         if (!updated) throw notFound('eval suite', { suiteId: params.suiteId });
         const detail = await loadSuiteDetail(sql, updated.projectId, updated.id);

@@ -2,10 +2,13 @@ import { z } from 'zod';
 import { epochMs } from './common.js';
 import {
   advancedConfigSchema,
+  caseShapeIssues,
   expectedToolCallSchema,
   expectedToolCallsOrNames,
   matchOptionsSchema,
+  outputCheckSchema,
   testCaseFields,
+  turnsExpectedToolCalls,
 } from './evals.js';
 
 /*
@@ -29,6 +32,8 @@ const caseFields = {
     .optional()
     .meta({ description: 'bare tool names or `{ toolName, arguments }`' }),
   expectedOutput: testCaseFields.expectedOutput,
+  outputCheck: testCaseFields.outputCheck,
+  turns: testCaseFields.turns,
   scenario: testCaseFields.scenario,
   iterations: testCaseFields.runs.meta({ description: "iterations per run, 1..10 (Runway's `runs`); default 1" }),
   runs: testCaseFields.runs.meta({ description: "Runway's name for `iterations`" }),
@@ -49,7 +54,7 @@ const caseFields = {
   elicitation: testCaseFields.elicitation,
 };
 
-type Issue = { path: string[]; message: string };
+type Issue = { path: (string | number)[]; message: string };
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -122,21 +127,24 @@ export const createCaseBody = z
   .strictObject(caseFields)
   .superRefine((body, ctx) => {
     const { issues, query } = resolve(body);
-    if (query === undefined)
-      issues.push({ path: ['prompt'], message: "a case needs a prompt (`prompt`, or Runway's `query`)" });
+    if (query === undefined && !body.turns)
+      issues.push({ path: ['prompt'], message: "a case needs a prompt (`prompt`, or Runway's `query`) or turns" });
+    issues.push(...caseShapeIssues({ ...body, query }, body.prompt !== undefined ? 'prompt' : 'query'));
     reportIssues(issues, ctx);
   })
   .transform((body) => {
     const { query, runs, isNegativeTest, model, provider } = resolve(body);
     return {
       title: body.title,
-      query: query!,
+      query: body.turns ? body.turns[0].prompt : query!,
       runs,
       model: model ?? undefined,
       provider: provider ?? undefined,
-      expectedToolCalls: body.expectedToolCalls,
+      expectedToolCalls: body.turns ? turnsExpectedToolCalls(body.turns) : body.expectedToolCalls,
       isNegativeTest,
       expectedOutput: body.expectedOutput,
+      outputCheck: body.outputCheck,
+      turns: body.turns,
       scenario: body.scenario,
       advancedConfig: body.advancedConfig,
       matchOptions: body.matchOptions,
@@ -155,6 +163,12 @@ export const updateCaseBody = z
       .nullable()
       .optional()
       .meta({ description: 'null clears it' }),
+    outputCheck: outputCheckSchema.nullable().optional().meta({ description: 'null clears it (contains)' }),
+    turns: testCaseFields.turns
+      .unwrap()
+      .nullable()
+      .optional()
+      .meta({ description: 'null makes the case one prompt again (its first)' }),
     scenario: testCaseFields.scenario.unwrap().nullable().optional().meta({ description: 'null clears it' }),
     models: caseFields.models
       .unwrap()
@@ -190,6 +204,8 @@ export const updateCaseBody = z
       expectedToolCalls: body.expectedToolCalls,
       isNegativeTest,
       expectedOutput: body.expectedOutput,
+      outputCheck: body.outputCheck,
+      turns: body.turns,
       scenario: body.scenario,
       advancedConfig: body.advancedConfig,
       matchOptions: body.matchOptions,
@@ -220,6 +236,25 @@ export const caseSchema = z
     prompt: z.string(),
     expectedToolCalls: z.array(expectedToolCallSchema),
     expectedOutput: z.string().optional(),
+    outputCheck: z
+      .object({ mode: z.string(), caseSensitive: z.boolean().optional(), rubric: z.string().optional() })
+      .optional()
+      .meta({ description: 'how expectedOutput is checked; absent: contains' }),
+    turns: z
+      .array(
+        z.object({
+          prompt: z.string(),
+          expectedToolCalls: z.array(expectedToolCallSchema),
+          expectedOutput: z.string().optional(),
+          outputCheck: z
+            .object({ mode: z.string(), caseSensitive: z.boolean().optional(), rubric: z.string().optional() })
+            .optional(),
+        }),
+      )
+      .optional()
+      .meta({
+        description: "a multi-turn case's prompts; then `prompt` is the first and expectedToolCalls every turn's",
+      }),
     scenario: z.string().optional(),
     iterations: z.number(),
     isNegative: z.boolean(),

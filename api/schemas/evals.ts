@@ -3,6 +3,9 @@ import { limits } from '../../domain/limits.js';
 import { int4 } from '../../db/columnLimits.js';
 import { foreignNames } from '../unknownFields.js';
 import { normalizeMatchOptions } from '../../domain/evals/matchOptions.js';
+import { MAX_PATTERN_LENGTH, OUTPUT_CHECK_MODES, outputCheckProblem } from '../../domain/evals/outputCheck.js';
+import { JUDGE_PROMPT_VERSION } from '../../domain/evals/judge.js';
+import { MAX_CONVERSATION_TURNS } from '../../domain/models/agentLoop.js';
 import { elicitationAnswerSchema } from './clientProfile.js';
 import { collection, epochMs, id } from './common.js';
 import { clampedLimit } from './pageLimit.js';
@@ -70,14 +73,73 @@ export const advancedConfigSchema = foreignNames(
   { systemPrompt: { use: 'system' } },
 );
 
+export const outputCheckSchema = z
+  .strictObject({
+    mode: z
+      .enum(OUTPUT_CHECK_MODES)
+      .default('contains')
+      .meta({
+        description: `contains (default) or equals: whitespace-normalized text; regex: expectedOutput is a pattern (at most ${MAX_PATTERN_LENGTH} characters, no nested unbounded quantifiers or back-references); json-subset: expectedOutput is JSON that the answer's JSON (or the first JSON value in it) must contain; judge: a model grades the answer (prompt ${JUDGE_PROMPT_VERSION}), by the suite's judgeModel, else the case's model`,
+      }),
+    caseSensitive: z
+      .boolean()
+      .optional()
+      .meta({ description: 'contains, equals and regex compare case-insensitively unless true' }),
+    rubric: z
+      .string()
+      .trim()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .meta({ description: 'judge mode: what the judge grades by, besides expectedOutput' }),
+  })
+  .meta({
+    id: 'OutputCheck',
+    description: "how expectedOutput is checked against the final answer; default { mode: 'contains' }",
+  });
+
+const expectedOutput = z.string().max(50_000);
+const prompt = z.string().trim().min(1).max(50_000);
+
+/** Expected calls where the real product takes bare tool names too (POST /eval-suites, the case routes, turns). */
+export const expectedToolCallsOrNames = z
+  .array(z.union([toolName.transform((name) => ({ toolName: name })), expectedToolCallSchema]))
+  .max(100);
+
+export const turnSchema = z
+  .strictObject({
+    prompt,
+    expectedToolCalls: expectedToolCallsOrNames
+      .default([])
+      .meta({ description: 'bare tool names or `{ toolName, arguments }`' }),
+    expectedOutput: expectedOutput.optional(),
+    outputCheck: outputCheckSchema.optional(),
+  })
+  .meta({
+    id: 'EvalTurn',
+    description: "one user prompt of a multi-turn case and what the model's answer to it must do",
+  });
+
+export const caseTurns = z
+  .array(turnSchema)
+  .min(1)
+  .max(MAX_CONVERSATION_TURNS, `a case has at most ${MAX_CONVERSATION_TURNS} turns`)
+  .meta({
+    description: `a conversation (1 to ${MAX_CONVERSATION_TURNS} prompts, history carried), each turn scored on its own; instead of query/expectedToolCalls/expectedOutput/outputCheck: query, when given, equals the first prompt, and expectedToolCalls, when given, equals every turn's in order`,
+  });
+
+export type TurnInput = z.infer<typeof turnSchema>;
+
 export const testCaseFields = {
   title: z.string().trim().min(1).max(500),
-  query: z.string().trim().min(1).max(50_000),
+  query: prompt,
   runs: int4({ min: 1, max: limits.runsPerTest }).optional(),
   model: z.string().trim().min(1).max(300).optional(),
   provider: z.string().trim().min(1).max(100).optional(),
   isNegativeTest: z.boolean().optional(),
-  expectedOutput: z.string().max(50_000).optional(),
+  expectedOutput: expectedOutput.optional().meta({ description: 'checked against the final answer by outputCheck' }),
+  outputCheck: outputCheckSchema.optional(),
+  turns: caseTurns.optional(),
   scenario: z
     .string()
     .max(50_000)
@@ -91,18 +153,92 @@ export const testCaseFields = {
   }),
 };
 
-export const testCaseSchema = z
-  .strictObject({ ...testCaseFields, expectedToolCalls: z.array(expectedToolCallSchema).max(100).optional() })
-  .meta({ id: 'EvalTestCase' });
+type Issue = { path: (string | number)[]; message: string };
+type ExpectedCall = { toolName: string; arguments?: Record<string, unknown> };
 
-/** Expected calls where the real product takes bare tool names too (POST /eval-suites, the case routes). */
-export const expectedToolCallsOrNames = z
-  .array(z.union([toolName.transform((name) => ({ toolName: name })), expectedToolCallSchema]))
-  .max(100);
+/** What a case's query, expectations and turns must satisfy together (see caseTurns); [] when they do. */
+export function caseShapeIssues(
+  c: {
+    query?: string | null;
+    expectedToolCalls?: ExpectedCall[] | null;
+    expectedOutput?: string | null;
+    outputCheck?: z.infer<typeof outputCheckSchema> | null;
+    turns?: TurnInput[] | null;
+  },
+  queryName = 'query',
+): Issue[] {
+  const issues: Issue[] = [];
+  const check = (expected: string | null | undefined, outputCheck: typeof c.outputCheck, at: (string | number)[]) => {
+    const problem = outputCheckProblem(expected, outputCheck);
+    if (problem) issues.push({ path: [...at, problem.path], message: problem.message });
+  };
+  if (!c.turns) {
+    check(c.expectedOutput, c.outputCheck, []);
+    return issues;
+  }
+  c.turns.forEach((turn, i) => check(turn.expectedOutput, turn.outputCheck, ['turns', i]));
+  if (c.query !== undefined && c.query !== null && c.query !== c.turns[0].prompt)
+    issues.push({ path: [queryName], message: `with turns, ${queryName} is the first turn's prompt (or left out)` });
+  if (
+    c.expectedToolCalls &&
+    c.expectedToolCalls.length > 0 &&
+    JSON.stringify(c.expectedToolCalls) !== JSON.stringify(turnsExpectedToolCalls(c.turns))
+  )
+    issues.push({
+      path: ['expectedToolCalls'],
+      message: "with turns, each turn lists its expectedToolCalls (the case's, when given, are every turn's in order)",
+    });
+  for (const field of ['expectedOutput', 'outputCheck'] as const)
+    if (c[field] !== undefined && c[field] !== null)
+      issues.push({ path: [field], message: `with turns, each turn has its own ${field}` });
+  return issues;
+}
+
+/** Every turn's expected calls, in order: what a multi-turn case stores (and shows) as its expectedToolCalls. */
+export function turnsExpectedToolCalls(turns: TurnInput[]): ExpectedCall[] {
+  return turns.flatMap((t) => t.expectedToolCalls);
+}
+
+/** The case as stored: with turns, query is the first prompt and expectedToolCalls every turn's. */
+export function withTurns<T extends { query?: string; expectedToolCalls?: ExpectedCall[]; turns?: TurnInput[] }>(
+  c: T,
+): T & { query: string } {
+  if (!c.turns) return c as T & { query: string };
+  return { ...c, query: c.turns[0].prompt, expectedToolCalls: turnsExpectedToolCalls(c.turns) };
+}
+
+const caseShape =
+  (queryName = 'query') =>
+  (c: Parameters<typeof caseShapeIssues>[0], ctx: z.RefinementCtx) => {
+    if (!c.turns && (c.query === undefined || c.query === null)) {
+      ctx.addIssue({ code: 'custom', path: [queryName], message: `a case needs a ${queryName} (or turns)` });
+    }
+    for (const issue of caseShapeIssues(c, queryName)) ctx.addIssue({ code: 'custom', ...issue });
+  };
+
+export const testCaseSchema = z
+  .strictObject({
+    ...testCaseFields,
+    query: testCaseFields.query
+      .optional()
+      .meta({ description: 'the user prompt; may be left out when turns are given' }),
+    expectedToolCalls: z.array(expectedToolCallSchema).max(100).optional(),
+  })
+  .superRefine(caseShape())
+  .transform(withTurns)
+  .meta({ id: 'EvalTestCase' });
 
 /** In POST /eval-suites an expected call may also be a bare tool name. */
 const suiteTestCaseSchema = z
-  .strictObject({ ...testCaseFields, expectedToolCalls: expectedToolCallsOrNames.optional() })
+  .strictObject({
+    ...testCaseFields,
+    query: testCaseFields.query
+      .optional()
+      .meta({ description: 'the user prompt; may be left out when turns are given' }),
+    expectedToolCalls: expectedToolCallsOrNames.optional(),
+  })
+  .superRefine(caseShape())
+  .transform(withTurns)
   .meta({ id: 'EvalSuiteTestCase' });
 
 export type TestCaseInput = z.infer<typeof testCaseSchema>;
@@ -120,6 +256,12 @@ export const iterationIsolation = z.enum(['per-iteration', 'shared']).meta({
     "per-iteration (default): every iteration gets fresh MCP sessions (a new process for a stdio server, a new session over HTTP), so iterations cannot see each other's state; shared: the run's iterations share sessions, cheaper for a stateless server",
 });
 export const suiteModel = z.string().trim().min(1).max(300);
+export const judgeModelSchema = z
+  .strictObject({ model: suiteModel, provider: z.string().trim().min(1).max(100).optional() })
+  .meta({
+    id: 'JudgeModel',
+    description: `the model that grades the suite's judge output checks (prompt ${JUDGE_PROMPT_VERSION}): a hosted model id or one of the organization's (or the run's) provider keys; default: each case's own model`,
+  });
 const modelApiKeys = z.record(z.string().min(1).max(100), z.string().min(1).max(1000)).meta({
   description: 'per-provider model keys for this run only; stored encrypted until the run ends, never returned',
 });
@@ -139,6 +281,7 @@ export const createSuiteBody = z
     }),
     model: suiteModel.meta({ description: "default model of the suite's cases" }),
     provider: z.string().trim().min(1).max(100).optional(),
+    judgeModel: judgeModelSchema.optional(),
     tests: z.array(suiteTestCaseSchema).min(1, 'a suite needs at least one test').max(limits.testsPerRequest),
     passCriteria: passCriteriaSchema.optional(),
     hostId: id.optional().meta({
@@ -172,6 +315,9 @@ export const createRunFields = z.strictObject({
     .optional()
     .meta({ description: 'default model for inline tests without one' }),
   modelApiKeys: modelApiKeys.optional(),
+  judgeModel: judgeModelSchema.optional().meta({
+    description: "for a new suite: its judge model; for a rerun: replaces the suite's (kept for later runs)",
+  }),
   notes: z.string().max(10_000).optional(),
   passCriteria: passCriteriaSchema.optional(),
   iterationOverride: int4({ min: 1, max: limits.runsPerTest }).optional(),
@@ -351,7 +497,7 @@ export const traceSchema = z
           id: z.string(),
           parentId: z.string().optional(),
           name: z.string(),
-          category: z.enum(['llm', 'tool', 'step', 'error']),
+          category: z.enum(['llm', 'tool', 'step', 'error', 'judge']),
           startMs: z.number(),
           endMs: z.number(),
           status: z.string(),

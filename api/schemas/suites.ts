@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { epochMs, id } from './common.js';
-import { iterationIsolation, passCriteriaSchema, serverIds, suiteDescription, suiteModel, suiteName } from './evals.js';
+import {
+  iterationIsolation,
+  judgeModelSchema,
+  passCriteriaSchema,
+  serverIds,
+  suiteDescription,
+  suiteModel,
+  suiteName,
+} from './evals.js';
 import { suiteScheduleSchema } from './suiteSchedule.js';
 
 /**
@@ -40,6 +48,10 @@ export const suiteDetailSchema = z
       .nullable()
       .meta({ description: "the host whose client profile the suite's runs declare, if any" }),
     isolation: iterationIsolation,
+    judgeModel: z
+      .object({ model: z.string(), provider: z.string().optional() })
+      .optional()
+      .meta({ description: "the model that grades the suite's judge output checks; absent: each case's own model" }),
     createdAt: epochMs,
     updatedAt: epochMs,
   })
@@ -61,6 +73,10 @@ export const updateSuiteBody = z
       .optional()
       .meta({ description: "a host of the project; null: each server's own client profile" }),
     isolation: iterationIsolation.optional(),
+    judgeModel: judgeModelSchema
+      .nullable()
+      .optional()
+      .meta({ description: "the model that grades judge output checks; null: each case's own model" }),
   })
   .meta({ id: 'UpdateEvalSuite' });
 

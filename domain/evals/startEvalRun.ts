@@ -6,6 +6,7 @@ import {
   listCases,
   lockLiveSuite,
   lockSuiteCases,
+  updateSuite,
   upsertCases,
   type Case,
   type CaseUpsert,
@@ -121,7 +122,13 @@ export async function createEvalRun(
           source: 'api',
           hostId,
           iterationIsolation: request.isolation,
+          judgeModel: request.judgeModel,
         }));
+      // A rerun that names a judge model gives it to the suite (its later runs grade with it too).
+      const judgeModel =
+        existing && request.judgeModel
+          ? (await updateSuite(tx, origin.projectId, suite.id, { judgeModel: request.judgeModel }))!.judgeModel
+          : suite.judgeModel;
       const tests = request.tests ?? [];
       if (tests.length > 0) {
         const { cases, adding } = await lockSuiteCases(tx, suite.id, tests);
@@ -137,8 +144,13 @@ export async function createEvalRun(
       // Refused here, the transaction takes back the inline tests (and a suite it created) with it.
       const iterations = cases.reduce((planned, c) => planned + (request.iterationOverride ?? c.runs), 0);
       checkPlannedIterations(suite.id, iterations);
+      // The judge model grades the run's judge checks: it must be usable as well (the cases' own models are).
+      const judged = judgeModel !== null && cases.some(usesJudge);
       const rejected = validateRunModels(
-        cases.map((c) => ({ model: c.model ?? suite.defaultModel ?? '', provider: c.provider })),
+        [
+          ...cases.map((c) => ({ model: c.model ?? suite.defaultModel ?? '', provider: c.provider })),
+          ...(judged ? [{ model: judgeModel.model, provider: judgeModel.provider ?? null }] : []),
+        ],
         { catalog, orgProviderKeys, modelApiKeys },
       );
       if (rejected) throw rejected;
@@ -177,6 +189,12 @@ export async function createEvalRun(
     );
   }
   return { ...created, servers };
+}
+
+/** Whether a case (or one of its turns) has its answer graded by a judge model. */
+export function usesJudge(c: Pick<Case, 'expectedOutput' | 'outputCheck' | 'turns'>): boolean {
+  if (c.turns) return c.turns.some((t) => t.expectedOutput !== undefined && t.outputCheck?.mode === 'judge');
+  return c.expectedOutput !== null && c.outputCheck?.mode === 'judge';
 }
 
 /** What the run's row says when its workflow could not be started: the slot is freed and the run reads as failed. */
