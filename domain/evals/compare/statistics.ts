@@ -64,7 +64,8 @@ export function fisherExact(a: PassCounts, b: PassCounts): number {
     const lp = logP(x);
     if (lp <= threshold) p += Math.exp(lp);
   }
-  return Math.min(1, p);
+  // Rounding in the sum leaves 0.99999999999998 where every table counts: that is 1.
+  return p > 1 - 1e-9 ? 1 : p;
 }
 
 /**
