@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
+
+/**
+ * Two runs of one suite through the scripted model: a case that regresses from 10/10 to 2/10 (significant), one that
+ * drifts from 3/3 to 2/3 (noise), one new in the second run and one removed from it. Failures are scripted as a
+ * provider's 400 answer for the first N requests of a query (`error.times`), so exactly N iterations fail.
+ */
+describe('GET /eval-runs/{id}/compare', () => {
+  let world: EvalWorld;
+  beforeAll(async () => {
+    world = await startEvalWorld();
+  });
+  afterAll(async () => world?.stop());
+
+  const pass = (query: string) => [{ toolCalls: [{ name: 'echo', arguments: { message: query } }] }, { text: 'ok' }];
+  const failFirst = (query: string, times: number) => [
+    {
+      error: { status: 400, message: 'scripted failure', type: 'invalid_request_error', times },
+      toolCalls: [{ name: 'echo', arguments: { message: query } }],
+    },
+    { text: 'ok' },
+  ];
+  const test = (title: string, query: string, runs: number) => ({
+    title,
+    query,
+    runs,
+    model: 'scripted-cmp',
+    provider: 'openai',
+    expectedToolCalls: [{ toolName: 'echo' }],
+  });
+
+  it('calls the 10/10 -> 2/10 case a significant regression and the 3/3 -> 2/3 drift noise', async () => {
+    const { call, org, serverId, model } = world;
+    const p = org.projectId;
+    model.setScript('scripted-cmp', {
+      byQuery: { 'regress me': pass('regress me'), 'drift me': pass('drift me'), 'remove me': pass('remove me') },
+    });
+    const first = await call('POST', `/projects/${p}/eval-runs`, {
+      suiteName: 'Compare',
+      serverIds: [serverId],
+      modelApiKeys: { openai: 'k' },
+      isolation: 'shared',
+      tests: [test('regresses', 'regress me', 10), test('drifts', 'drift me', 3), test('removed', 'remove me', 2)],
+    });
+    expect(first.status).toBe(202);
+    const { suiteId, runId: baseRunId } = first.body;
+    expect((await waitForRun(call, p, baseRunId)).status).toBe('completed');
+
+    const removed = first.body.caseUpsert.committed.find((c: { name: string }) => c.name === 'removed');
+    expect((await call('DELETE', `/projects/${p}/eval-suites/${suiteId}/cases/${removed.id}`)).status).toBeLessThan(
+      300,
+    );
+
+    model.setScript('scripted-cmp', {
+      byQuery: {
+        'regress me': failFirst('regress me', 8),
+        'drift me': failFirst('drift me', 1),
+        'brand new': pass('brand new'),
+      },
+    });
+    const second = await call('POST', `/projects/${p}/eval-runs`, {
+      suiteId,
+      modelApiKeys: { openai: 'k' },
+      isolation: 'shared',
+      tests: [test('new', 'brand new', 2)],
+    });
+    expect(second.status).toBe(202);
+    const runId = second.body.runId;
+    expect((await waitForRun(call, p, runId)).status).toBe('completed');
+
+    // The default base is the suite's previous completed run.
+    const reply = await call('GET', `/projects/${p}/eval-runs/${runId}/compare`);
+    expect(reply.status).toBe(200);
+    const body = reply.body;
+    expect(body.base.runId).toBe(baseRunId);
+    expect(body.current.runId).toBe(runId);
+    const byTitle = Object.fromEntries(body.cases.map((c: { title: string }) => [c.title, c]));
+    expect(byTitle.regresses).toMatchObject({
+      status: 'regressed',
+      significant: true,
+      base: { passed: 10, total: 10 },
+      current: { passed: 2, total: 10 },
+      difference: -0.8,
+    });
+    expect(byTitle.regresses.pValue).toBeCloseTo((2 * 66) / 184756, 10);
+    expect(byTitle.regresses.differenceInterval.high).toBeLessThan(0);
+    expect(byTitle.drifts).toMatchObject({
+      status: 'changed',
+      significant: false,
+      base: { passed: 3, total: 3 },
+      current: { passed: 2, total: 3 },
+    });
+    expect(byTitle.drifts.iterationsNeeded).toBeGreaterThan(3);
+    expect(byTitle.new).toMatchObject({ status: 'new_case', base: null, significant: false, pValue: null });
+    expect(byTitle.removed).toMatchObject({ status: 'removed_case', current: null, significant: false });
+    expect(body.cases.map((c: { status: string }) => c.status)).toEqual([
+      'regressed',
+      'changed',
+      'new_case',
+      'removed_case',
+    ]);
+    expect(body.suite.verdict).toBe('regressed');
+    expect(body.suite.base).toEqual({ passed: 15, total: 15, passRate: 1 });
+    expect(body.suite.current).toMatchObject({ passed: 6, total: 15 });
+    expect(body.tools).toEqual([
+      expect.objectContaining({ toolName: 'echo', base: expect.objectContaining({ precision: 1, recall: 1, f1: 1 }) }),
+    ]);
+    expect(body.performance.base.tokens.total).toBeGreaterThan(0);
+    expect(body.performance.current.latencyMs.p95).not.toBeNull();
+
+    // The same two runs by explicit base; a run compared with itself changes nothing.
+    const explicit = await call('GET', `/projects/${p}/eval-runs/${runId}/compare?baseRunId=${baseRunId}`);
+    expect(explicit.body.cases).toEqual(body.cases);
+    const itself = await call('GET', `/projects/${p}/eval-runs/${baseRunId}/compare?baseRunId=${baseRunId}`);
+    expect(itself.body.suite.verdict).toBe('no_significant_change');
+    expect(itself.body.cases.map((c: { status: string }) => c.status)).toEqual([
+      'unchanged_passed',
+      'unchanged_passed',
+      'unchanged_passed',
+    ]);
+
+    // by=model: this run has one model, so there is nothing to compare it with.
+    const byModel = await call('GET', `/projects/${p}/eval-runs/${runId}/compare?by=model`);
+    expect(byModel.status).toBe(200);
+    expect(byModel.body).toMatchObject({
+      by: 'model',
+      baseModel: 'scripted-cmp',
+      models: ['scripted-cmp'],
+      comparisons: [],
+    });
+  });
+
+  it('answers 404 for an unknown run or base and without a previous run, 400 for mixed parameters', async () => {
+    const { call, org, serverId, model } = world;
+    const p = org.projectId;
+    model.setScript('scripted-lone', [{ text: 'ok' }]);
+    const lone = await call('POST', `/projects/${p}/eval-runs`, {
+      suiteName: 'Lone',
+      serverIds: [serverId],
+      modelApiKeys: { openai: 'k' },
+      isolation: 'shared',
+      tests: [{ title: 'only', query: 'nothing', model: 'scripted-lone', provider: 'openai', isNegativeTest: true }],
+    });
+    await waitForRun(call, p, lone.body.runId);
+    const none = await call('GET', `/projects/${p}/eval-runs/${lone.body.runId}/compare`);
+    expect(none.status).toBe(404);
+    expect(none.body).toMatchObject({ code: 'NOT_FOUND', details: { reason: 'NO_PREVIOUS_RUN' } });
+    expect((await call('GET', `/projects/${p}/eval-runs/run_unknown/compare`)).status).toBe(404);
+    const badBase = await call('GET', `/projects/${p}/eval-runs/${lone.body.runId}/compare?baseRunId=run_unknown`);
+    expect(badBase.status).toBe(404);
+    expect(badBase.body.code).toBe('NOT_FOUND');
+    const mixed = await call(
+      'GET',
+      `/projects/${p}/eval-runs/${lone.body.runId}/compare?by=model&baseRunId=${lone.body.runId}`,
+    );
+    expect(mixed.status).toBe(400);
+    expect(mixed.body.code).toBe('VALIDATION_ERROR');
+    const unknownModel = await call(
+      'GET',
+      `/projects/${p}/eval-runs/${lone.body.runId}/compare?by=model&baseModel=nope`,
+    );
+    expect(unknownModel.status).toBe(400);
+    expect((await call('GET', `/projects/${p}/eval-runs/${lone.body.runId}/compare?by=nothing`)).status).toBe(400);
+  });
+});
