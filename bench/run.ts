@@ -30,6 +30,7 @@ const benches: { script: string; args: string[] }[] = [
   // The same 1,000 with iteration isolation on (a fresh server process per iteration): what independence costs.
   { script: 'eval-run.ts', args: ['1000', '1', '--isolation=per-iteration'] },
   { script: 'ingest.ts', args: [] },
+  { script: 'compare.ts', args: ['1000', '50'] },
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
