@@ -4,7 +4,7 @@ import type { RunRow } from './evalRuns.js';
 
 /**
  * The aggregates a comparison needs from one side: a run's finished iterations, or those of one model in a run.
- * Everything is counted in SQL (three grouped queries over the run's rows, found through eval_iterations_page_idx),
+ * Everything is counted in SQL (one statement per side over the run's rows, found through eval_iterations_page_idx),
  * so comparing two 1,000-iteration runs moves a few dozen rows, not thousands (bench/compare.ts).
  */
 export interface CaseAggregate {
@@ -61,40 +61,15 @@ export async function sideAggregates(
   model: ModelFilter,
   options: { confusions: number },
 ): Promise<SideAggregates> {
-  const where = finished(sql, runId, model);
-  const [cases, tools, confusions, [performance]] = await Promise.all([
-    sql<CaseAggregate[]>`
-      SELECT COALESCE(case_id, 'title:' || title) AS key, case_id AS "caseId", min(title) AS title, min(query) AS query,
-             count(*)::int AS total, count(*) FILTER (WHERE result = 'passed')::int AS passed
-      FROM eval_iterations WHERE ${where}
-      GROUP BY COALESCE(case_id, 'title:' || title), case_id ORDER BY min(seq)`,
-    // Per iteration and tool: how often it was expected (a negative test expects nothing) and called.
-    sql<ToolAggregate[]>`
-      WITH it AS (SELECT id, is_negative_test, expected_tool_calls, actual_tool_calls FROM eval_iterations WHERE ${where}),
-      e AS (SELECT it.id, ${nameOf(sql)} AS tool, count(*)::int AS n FROM it,
-              jsonb_array_elements(CASE WHEN it.is_negative_test OR jsonb_typeof(it.expected_tool_calls) <> 'array' THEN '[]'::jsonb ELSE it.expected_tool_calls END) x
-            GROUP BY 1, 2),
-      a AS (SELECT it.id, ${nameOf(sql)} AS tool, count(*)::int AS n FROM it,
-              jsonb_array_elements(CASE WHEN jsonb_typeof(it.actual_tool_calls) <> 'array' THEN '[]'::jsonb ELSE it.actual_tool_calls END) x
-            GROUP BY 1, 2)
-      SELECT tool AS "toolName", sum(LEAST(COALESCE(e.n, 0), COALESCE(a.n, 0)))::int AS matched,
-             sum(COALESCE(a.n, 0))::int AS called, sum(COALESCE(e.n, 0))::int AS expected
-      FROM e FULL JOIN a USING (id, tool) WHERE tool IS NOT NULL GROUP BY tool ORDER BY tool`,
-    // Confusions: in one iteration, a tool expected more often than called, and another called more than expected.
-    sql<Confusion[]>`
-      WITH it AS (SELECT id, is_negative_test, expected_tool_calls, actual_tool_calls FROM eval_iterations WHERE ${where}),
-      e AS (SELECT it.id, ${nameOf(sql)} AS tool, count(*)::int AS n FROM it,
-              jsonb_array_elements(CASE WHEN it.is_negative_test OR jsonb_typeof(it.expected_tool_calls) <> 'array' THEN '[]'::jsonb ELSE it.expected_tool_calls END) x
-            GROUP BY 1, 2),
-      a AS (SELECT it.id, ${nameOf(sql)} AS tool, count(*)::int AS n FROM it,
-              jsonb_array_elements(CASE WHEN jsonb_typeof(it.actual_tool_calls) <> 'array' THEN '[]'::jsonb ELSE it.actual_tool_calls END) x
-            GROUP BY 1, 2),
-      d AS (SELECT id, tool, COALESCE(e.n, 0) - COALESCE(a.n, 0) AS gap FROM e FULL JOIN a USING (id, tool) WHERE tool IS NOT NULL)
-      SELECT m.tool AS expected, x.tool AS called, count(*)::int AS count
-      FROM d m JOIN d x ON x.id = m.id AND x.gap < 0 AND x.tool <> m.tool
-      WHERE m.gap > 0 GROUP BY m.tool, x.tool ORDER BY count(*) DESC, m.tool, x.tool LIMIT ${options.confusions}`,
-    sql<
-      {
+  // One statement: the side's rows are read once (the `it` CTE), its tool calls unnested once (`d`: per iteration
+  // and tool, how often it was expected and called; a negative test expects nothing), and the four aggregates come
+  // back as JSON in one row.
+  const [row] = await sql<
+    {
+      cases: CaseAggregate[];
+      tools: ToolAggregate[];
+      confusions: Confusion[];
+      performance: {
         total: number;
         passed: number;
         p50: number | null;
@@ -102,19 +77,55 @@ export async function sideAggregates(
         input: number;
         output: number;
         tokens: number;
-      }[]
-    >`
-      SELECT count(*)::int AS total, count(*) FILTER (WHERE result = 'passed')::int AS passed,
-             percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
-             percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95,
-             COALESCE(sum(input_tokens), 0)::float8 AS input, COALESCE(sum(output_tokens), 0)::float8 AS output,
-             COALESCE(sum(total_tokens), 0)::float8 AS tokens
-      FROM eval_iterations WHERE ${where}`,
-  ]);
+      };
+    }[]
+  >`
+    WITH it AS MATERIALIZED (
+      SELECT id, seq, case_id, title, query, result, duration_ms, input_tokens, output_tokens, total_tokens,
+             CASE WHEN is_negative_test OR jsonb_typeof(expected_tool_calls) <> 'array' THEN '[]'::jsonb ELSE expected_tool_calls END AS expected,
+             CASE WHEN jsonb_typeof(actual_tool_calls) <> 'array' THEN '[]'::jsonb ELSE actual_tool_calls END AS actual
+      FROM eval_iterations WHERE ${finished(sql, runId, model)}
+    ),
+    e AS (SELECT it.id, ${nameOf(sql)} AS tool, count(*)::int AS n FROM it, jsonb_array_elements(it.expected) x GROUP BY 1, 2),
+    a AS (SELECT it.id, ${nameOf(sql)} AS tool, count(*)::int AS n FROM it, jsonb_array_elements(it.actual) x GROUP BY 1, 2),
+    d AS MATERIALIZED (
+      SELECT id, tool, COALESCE(e.n, 0) AS expected, COALESCE(a.n, 0) AS called
+      FROM e FULL JOIN a USING (id, tool) WHERE tool IS NOT NULL
+    )
+    SELECT
+      (SELECT COALESCE(json_agg(c ORDER BY c.first), '[]'::json) FROM (
+         SELECT COALESCE(case_id, 'title:' || title) AS key, case_id AS "caseId", min(title) AS title, min(query) AS query,
+                count(*)::int AS total, count(*) FILTER (WHERE result = 'passed')::int AS passed, min(seq) AS first
+         FROM it GROUP BY COALESCE(case_id, 'title:' || title), case_id) c) AS cases,
+      (SELECT COALESCE(json_agg(t ORDER BY t."toolName"), '[]'::json) FROM (
+         SELECT tool AS "toolName", sum(LEAST(expected, called))::int AS matched, sum(called)::int AS called,
+                sum(expected)::int AS expected
+         FROM d GROUP BY tool) t) AS tools,
+      -- Confusions: in one iteration, a tool expected more often than called, and another called more than expected.
+      (SELECT COALESCE(json_agg(f ORDER BY f.count DESC, f.expected, f.called), '[]'::json) FROM (
+         SELECT m.tool AS expected, x.tool AS called, count(*)::int AS count
+         FROM d m JOIN d x ON x.id = m.id AND x.called > x.expected AND x.tool <> m.tool
+         WHERE m.expected > m.called GROUP BY m.tool, x.tool ORDER BY count(*) DESC, m.tool, x.tool
+         LIMIT ${options.confusions}) f) AS confusions,
+      (SELECT row_to_json(p) FROM (
+         SELECT count(*)::int AS total, count(*) FILTER (WHERE result = 'passed')::int AS passed,
+                percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
+                percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95,
+                COALESCE(sum(input_tokens), 0)::float8 AS input, COALESCE(sum(output_tokens), 0)::float8 AS output,
+                COALESCE(sum(total_tokens), 0)::float8 AS tokens
+         FROM it) p) AS performance`;
+  const { performance } = row;
   return {
-    cases,
-    tools,
-    confusions,
+    cases: row.cases.map(({ key, caseId, title, query, total, passed }) => ({
+      key,
+      caseId,
+      title,
+      query,
+      total,
+      passed,
+    })),
+    tools: row.tools,
+    confusions: row.confusions,
     performance: {
       total: performance.total,
       passed: performance.passed,
