@@ -30,6 +30,10 @@ export function toSuiteDetail(
     passCriteria: suite.passCriteria,
     hostId: suite.hostId,
     isolation: suite.iterationIsolation,
+    ...(suite.defaultModels && {
+      models: suite.defaultModels.map((m) => ({ model: m.model, ...(m.provider && { provider: m.provider }) })),
+    }),
+    ...(suite.defaultBudget && { budget: suite.defaultBudget }),
     createdAt: suite.createdAt.getTime(),
     updatedAt: suite.updatedAt.getTime(),
   };
