@@ -219,11 +219,11 @@ org
     ),
   );
 
-/** A ceiling: a whole number within 1..max, or `none` to clear it. */
+/** A ceiling: a whole number within 1..max, or `none` to clear it (commander turns a parsed null into ''). */
 const ceiling =
   (max: number) =>
-  (value: string): number | null => {
-    if (value === 'none') return null;
+  (value: string): number | 'none' => {
+    if (value === 'none') return 'none';
     const n = Number(value);
     if (!Number.isInteger(n) || n < 1 || n > max)
       throw new InvalidArgumentError(`a whole number from 1 to ${max}, or "none" to clear it`);
@@ -249,17 +249,24 @@ program
   .option('--max-concurrency <n|none>', 'batches a run keeps in flight', ceiling(limits.runConcurrency))
   .addOption(json)
   .action(
-    action<{ org: string; maxTokens?: number | null; maxIterations?: number | null; maxConcurrency?: number | null }>(
-      async ({ sql }, o) => {
-        await requireOrganization(sql, o.org);
-        const changes = { maxTokens: o.maxTokens, maxIterations: o.maxIterations, maxConcurrency: o.maxConcurrency };
-        const set = Object.values(changes).some((v) => v !== undefined)
-          ? await setOrganizationLimits(sql, o.org, changes)
-          : await getOrganizationLimits(sql, o.org);
-        return { organizationId: o.org, ...set };
-      },
-      describeLimits,
-    ),
+    action<{
+      org: string;
+      maxTokens?: number | 'none';
+      maxIterations?: number | 'none';
+      maxConcurrency?: number | 'none';
+    }>(async ({ sql }, o) => {
+      await requireOrganization(sql, o.org);
+      const given = (value: number | 'none' | undefined) => (value === 'none' ? null : value);
+      const changes = {
+        maxTokens: given(o.maxTokens),
+        maxIterations: given(o.maxIterations),
+        maxConcurrency: given(o.maxConcurrency),
+      };
+      const set = Object.values(changes).some((v) => v !== undefined)
+        ? await setOrganizationLimits(sql, o.org, changes)
+        : await getOrganizationLimits(sql, o.org);
+      return { organizationId: o.org, ...set };
+    }, describeLimits),
   );
 
 const user = program.command('user').description('users');

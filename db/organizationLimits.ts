@@ -38,15 +38,14 @@ export async function setOrganizationLimits(
   organizationId: string,
   changes: Partial<OrganizationLimits>,
 ): Promise<OrganizationLimits | undefined> {
-  const columns: Record<string, number | null> = {};
-  if (changes.maxTokens !== undefined) columns.max_run_tokens = changes.maxTokens;
-  if (changes.maxIterations !== undefined) columns.max_run_iterations = changes.maxIterations;
-  if (changes.maxConcurrency !== undefined) columns.max_run_concurrency = changes.maxConcurrency;
-  const update =
-    Object.keys(columns).length > 0
-      ? sql`UPDATE organizations SET ${sql(columns)}, updated_at = now()`
-      : sql`UPDATE organizations SET updated_at = now()`;
+  // Each column keeps its value unless a change is given (null clears it); the casts type a null parameter.
+  const keep = (value: number | null | undefined) => value === undefined;
   const [row] = await sql<LimitsRow[]>`
-    ${update} WHERE id = ${organizationId} RETURNING max_run_tokens, max_run_iterations, max_run_concurrency`;
+    UPDATE organizations SET
+      max_run_tokens = CASE WHEN ${keep(changes.maxTokens)} THEN max_run_tokens ELSE ${changes.maxTokens ?? null}::bigint END,
+      max_run_iterations = CASE WHEN ${keep(changes.maxIterations)} THEN max_run_iterations ELSE ${changes.maxIterations ?? null}::integer END,
+      max_run_concurrency = CASE WHEN ${keep(changes.maxConcurrency)} THEN max_run_concurrency ELSE ${changes.maxConcurrency ?? null}::integer END,
+      updated_at = now()
+    WHERE id = ${organizationId} RETURNING max_run_tokens, max_run_iterations, max_run_concurrency`;
   return row ? toLimits(row) : undefined;
 }
