@@ -5,6 +5,7 @@ import type { ClientAnswers, ElicitationAnswer, McpOperations } from '../mcp/ind
 import { AgentRunFailure, runAgent, type AgentRecord } from '../models/agentLoop.js';
 import { resolveModel } from '../models/catalog.js';
 import { createLanguageModel } from '../models/providers.js';
+import type { RateLimitGates } from '../models/rateLimits.js';
 import type { AgentTool } from '../models/tools.js';
 import type { RunContext } from './runContext.js';
 import { scoreToolCalls, type ExpectedToolCall, type ToolCallScore } from './scoring.js';
@@ -138,7 +139,12 @@ export async function executeIteration(
   deps: { mcp: McpOperations },
   ctx: RunContext,
   iteration: BatchIteration,
-  options: { signal: AbortSignal; tools: () => Promise<{ tools: ListedTool[]; mcpName: Map<string, string> }> },
+  options: {
+    signal: AbortSignal;
+    tools: () => Promise<{ tools: ListedTool[]; mcpName: Map<string, string> }>;
+    /** the worker's rate-limit gates: the run's lanes wait together for a provider's reset */
+    rateLimits?: RateLimitGates;
+  },
 ): Promise<IterationCompletion> {
   const startedAt = Date.now();
   const expected = (iteration.expectedToolCalls ?? []) as ExpectedToolCall[];
@@ -167,6 +173,7 @@ export async function executeIteration(
       toolChoice: advanced.toolChoice,
       signal: options.signal,
       startedAt,
+      rateLimitGate: options.rateLimits?.gate(ctx.run.id, resolved.provider),
     });
   } catch (error) {
     throw new IterationFailure(
