@@ -28,6 +28,8 @@ const benches: { script: string; args: string[] }[] = [
   // 1,000 iterations (the most one run plans) four times after a warm-up: the worker runs 5,000 in all.
   { script: 'eval-run.ts', args: ['1000', '4'] },
   { script: 'ingest.ts', args: [] },
+  // 200 iterations of a 200 ms model at concurrency 8, against the floor ceil(200/8) x 200 ms; time to first request
+  { script: 'eval-efficiency.ts', args: ['200', '8', '3'] },
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));

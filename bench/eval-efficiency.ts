@@ -1,0 +1,231 @@
+/**
+ * How close Runway comes to the floor of an eval run (issue 16): 200 iterations at concurrency 8 against a model
+ * that takes 200 ms (± 20 ms jitter) per request and one request per iteration. No orchestrator can finish before
+ * ceil(200 / 8) x 200 ms = 5 s; the efficiency is that ideal over Runway's wall time (POST /eval-runs -> run
+ * completed), target at least 0.9. Also the time from POST /eval-runs to the first model request (target: median
+ * under 100 ms on an idle stack), over several small runs.
+ *
+ * As in bench/eval-run.ts, the worker is its own compiled process (`npm run build` into a temporary folder) and the
+ * API runs in this process. Concurrency is the worker's EVAL_ITERATION_CONCURRENCY (the run's own `concurrency`
+ * once POST /eval-runs takes it).
+ *
+ *   npx tsx bench/eval-efficiency.ts [iterations=200] [concurrency=8] [repeats=3]
+ *
+ * Prints a readable report, then one `BENCH {json}` line per figure (bench/run.ts collects them).
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { loadavg } from 'node:os';
+import { Client as TemporalClient, Connection } from '@temporalio/client';
+import { serverEverythingEntry } from '../cli/seed.js';
+import { createSuite, upsertCases } from '../db/evalSuites.js';
+import { setProviderKey } from '../db/providerKeys.js';
+import { createServer } from '../db/servers.js';
+import { buildToTemporaryFolder } from '../scripts/build.js';
+import { startScriptedModelServer } from '../test/fixtures/model/server.js';
+import { seedOrganization } from '../test/helpers/seed.js';
+import { evalRunWorkflowId } from '../workflows/definitions.js';
+import { describe, median, startBenchApi, temporalDevServer } from './harness.js';
+
+const ITERATIONS = Number(process.argv[2] ?? 200);
+const CONCURRENCY = Number(process.argv[3] ?? 8);
+const REPEATS = Number(process.argv[4] ?? 3);
+const LATENCY_MS = 200;
+const JITTER_MS = 20;
+/** small runs timed from POST to their first model request */
+const FIRST_REQUEST_RUNS = 7;
+const IDEAL_MS = Math.ceil(ITERATIONS / CONCURRENCY) * LATENCY_MS;
+
+const temporalServer = await temporalDevServer();
+const model = await startScriptedModelServer({ maxRecordedCalls: 10 * ITERATIONS });
+// One request per iteration: the model answers (no tool call) after 200 ms, give or take 20.
+model.setScript('slow', [{ text: 'done', delayMs: LATENCY_MS, jitterMs: JITTER_MS }]);
+model.setScript('instant', [{ text: 'done' }]);
+
+const bench = await startBenchApi({
+  TEMPORAL_ADDRESS: temporalServer.address,
+  TEMPORAL_TASK_QUEUE: 'bench-efficiency',
+  EVAL_ITERATION_CONCURRENCY: String(CONCURRENCY),
+  MAX_CONCURRENT_RUNS: '1000',
+});
+const { config } = bench;
+const { sql, box } = bench.services;
+const api = bench.apiBase;
+
+const built = await buildToTemporaryFolder();
+const temporal = new TemporalClient({
+  connection: await Connection.connect({ address: temporalServer.address }),
+  namespace: config.TEMPORAL_NAMESPACE,
+});
+const worker = spawn(process.execPath, ['worker/main.js'], {
+  cwd: built.dir,
+  env: {
+    ...process.env,
+    DATABASE_URL: config.DATABASE_URL,
+    RUNWAY_ENCRYPTION_KEY: config.RUNWAY_ENCRYPTION_KEY,
+    TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS,
+    TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
+    // TODO(issue 16, part 6): once POST /eval-runs takes `concurrency`, send it with each run instead.
+    EVAL_ITERATION_CONCURRENCY: String(CONCURRENCY),
+    LOG_LEVEL: 'warn',
+  },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+process.once('exit', () => {
+  worker.kill('SIGTERM');
+  temporalServer.process.kill('SIGTERM');
+  built.remove();
+});
+for (;;) {
+  const { pollers } = await temporal.workflowService.describeTaskQueue({
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: { name: config.TEMPORAL_TASK_QUEUE },
+    taskQueueType: 1,
+  });
+  if ((pollers ?? []).length > 0) break;
+  if (worker.exitCode !== null) throw new Error(`the worker exited with ${worker.exitCode}`);
+  await new Promise((r) => setTimeout(r, 10));
+}
+
+const org = await seedOrganization(sql);
+await setProviderKey(sql, box, {
+  organizationId: org.organizationId,
+  provider: 'openai',
+  apiKey: 'bench',
+  baseUrl: model.url,
+});
+const { id: serverId } = await createServer(sql, box, {
+  projectId: org.projectId,
+  name: 'everything',
+  transportType: 'stdio',
+  command: process.execPath,
+  args: [serverEverythingEntry(), 'stdio'],
+});
+const RUNS_PER_CASE = 10;
+async function suite(name: string, modelId: string, iterations: number): Promise<string> {
+  const cases = Array.from({ length: Math.ceil(iterations / RUNS_PER_CASE) }, (_, i) => ({
+    title: `case ${i}`,
+    query: `answer ${i}`,
+    runs: Math.min(RUNS_PER_CASE, iterations - i * RUNS_PER_CASE),
+    model: modelId,
+    provider: 'openai',
+    expectedToolCalls: [],
+  }));
+  return await sql.begin(async (tx) => {
+    const created = await createSuite(tx, { projectId: org.projectId, name, serverIds: [serverId], source: 'api' });
+    await upsertCases(tx, created.id, cases);
+    return created.id;
+  });
+}
+const slowSuite = await suite('efficiency', 'slow', ITERATIONS);
+const smallSuite = await suite('first request', 'instant', CONCURRENCY);
+const headers = { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' };
+
+interface Timed {
+  /** POST sent -> run completed (seen by polling every 10 ms) */
+  wallMs: number;
+  /** POST sent -> the model server received the run's first request */
+  firstRequestMs: number;
+  /** last model answer -> run completed */
+  finishMs: number;
+  batches: number;
+}
+
+/** One run, timed on this process's clock (the model server runs here too). */
+async function timedRun(suiteId: string, modelId: string, iterations: number): Promise<Timed> {
+  model.reset();
+  model.setScript(
+    modelId,
+    modelId === 'slow' ? [{ text: 'done', delayMs: LATENCY_MS, jitterMs: JITTER_MS }] : [{ text: 'done' }],
+  );
+  const postedAt = Date.now();
+  const reply = await fetch(`${api}/projects/${org.projectId}/eval-runs`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ suiteId, modelApiKeys: { openai: 'bench' } }),
+  });
+  if (reply.status !== 202) throw new Error(`run not created: ${reply.status} ${await reply.text()}`);
+  const { runId } = (await reply.json()) as { runId: string };
+  for (;;) {
+    const run = (await (await fetch(`${api}/projects/${org.projectId}/eval-runs/${runId}`, { headers })).json()) as {
+      status: string;
+      progress: { completed: number; passed: number };
+    };
+    if (run.status !== 'running') {
+      const completedAt = Date.now();
+      if (run.status !== 'completed' || run.progress.passed !== iterations)
+        throw new Error(`run ended ${JSON.stringify(run)}`);
+      const calls = model.calls(modelId);
+      if (calls.length !== iterations) throw new Error(`${calls.length} model requests for ${iterations} iterations`);
+      const history = await temporal.workflow.getHandle(evalRunWorkflowId(runId)).fetchHistory();
+      return {
+        wallMs: completedAt - postedAt,
+        firstRequestMs: Math.min(...calls.map((c) => c.time)) - postedAt,
+        finishMs: completedAt - Math.max(...calls.map((c) => c.time + (c.durationMs ?? 0))),
+        batches: (history.events ?? []).filter(
+          (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runIterationBatch',
+        ).length,
+      };
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+await timedRun(slowSuite, 'slow', ITERATIONS); // warm-up: stdio spawn, JIT, connection pools
+const load = loadavg()[0]!;
+const runs: Timed[] = [];
+for (let i = 0; i < REPEATS; i++) runs.push(await timedRun(slowSuite, 'slow', ITERATIONS));
+const firsts: number[] = [];
+for (let i = 0; i < FIRST_REQUEST_RUNS; i++) {
+  firsts.push((await timedRun(smallSuite, 'instant', CONCURRENCY)).firstRequestMs);
+  // a breath between runs: the time to a first request of an idle stack, not of one still finishing a run
+  await new Promise((r) => setTimeout(r, 200));
+}
+
+const wall = describe(runs.map((r) => r.wallMs));
+const efficiency = IDEAL_MS / wall.median;
+const firstRequest = describe(firsts);
+const med = (key: keyof Timed) => median(runs.map((r) => r[key]));
+console.log(
+  `eval run efficiency: ${ITERATIONS} iterations, concurrency ${CONCURRENCY}, model ${LATENCY_MS} ± ${JITTER_MS} ms, ${REPEATS} repeats after a warm-up (load average ${load.toFixed(2)})`,
+);
+console.log(
+  `  Runway (POST -> completed): median ${(wall.median / 1000).toFixed(2)} s [p25 ${(wall.p25 / 1000).toFixed(2)}, p75 ${(wall.p75 / 1000).toFixed(2)}]; ideal ${(IDEAL_MS / 1000).toFixed(2)} s; efficiency ${efficiency.toFixed(3)} (target >= 0.9)`,
+);
+console.log(
+  `  where the rest goes (medians): POST -> first model request ${med('firstRequestMs').toFixed(0)} ms, last model answer -> completed ${med('finishMs').toFixed(0)} ms, ${med('batches')} batches`,
+);
+console.log(
+  `  POST -> first model request, ${FIRST_REQUEST_RUNS} runs of ${CONCURRENCY} instant iterations: median ${firstRequest.median.toFixed(1)} ms [min ${firstRequest.min.toFixed(1)}, max ${firstRequest.max.toFixed(1)}] (target < 100 ms)`,
+);
+const emit = (figure: Record<string, unknown>) => console.log(`BENCH ${JSON.stringify(figure)}`);
+emit({
+  benchmark: `eval run efficiency, ${ITERATIONS} x ${LATENCY_MS} ms at concurrency ${CONCURRENCY} (ideal / Runway's wall time)`,
+  ours: wall.median,
+  baseline: IDEAL_MS,
+  unit: 'ms',
+  ratio: efficiency,
+  target: 'efficiency >= 0.9',
+  met: efficiency >= 0.9,
+  spread: [wall.p25, wall.p75],
+  loadAverage: load,
+  phases: { firstRequestMs: med('firstRequestMs'), finishMs: med('finishMs'), batches: med('batches') },
+});
+emit({
+  benchmark: 'POST /eval-runs -> first model request',
+  ours: firstRequest.median,
+  baseline: null,
+  unit: 'ms',
+  ratio: null,
+  target: 'median < 100 ms',
+  met: firstRequest.median < 100,
+  samples: firsts,
+  loadAverage: load,
+});
+
+worker.kill('SIGTERM');
+await once(worker, 'exit');
+await temporal.connection.close();
+await bench.close();
+await model.close();
+await temporalServer.stop();
