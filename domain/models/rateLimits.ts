@@ -15,7 +15,11 @@ import type { TraceRecorder } from './trace.js';
  * policy (the worker's MODEL_RATE_LIMIT_WAIT_MS).
  */
 export const MAX_GATE_WAIT_MS = 60_000;
-/** One model call waits at most this long in all at the gate before it is left to the retry policy. */
+/**
+ * One model call is asked again at most this many times after a limit, and waits at most this long in all, before
+ * it is left to the retry policy: a provider that keeps refusing (with a tiny Retry-After) is not hammered.
+ */
+export const MAX_GATE_RETRIES_PER_CALL = 8;
 export const MAX_GATE_WAIT_PER_CALL_MS = 5 * 60_000;
 /** A 429/529 that says nothing of when to come back: 1 s, then doubling while the provider keeps limiting. */
 const FIRST_BACKOFF_MS = 1_000;
@@ -132,8 +136,8 @@ export class RateLimitGates {
 /**
  * Every model request waits at the gate first, recorded in the trace as a `rate-limit` span (the provider and the
  * time waited) whenever it had to wait. A 429/529 closes the gate until the provider's reset and, when that is
- * within the gate's maxWaitMs (and this call has not waited MAX_GATE_WAIT_PER_CALL_MS already), the request is made
- * again after the wait. Otherwise the error goes on, marked not retryable so that the AI SDK's quick retries do not
+ * within the gate's maxWaitMs (and this call is within MAX_GATE_RETRIES_PER_CALL and MAX_GATE_WAIT_PER_CALL_MS),
+ * the request is made again after the wait. Otherwise the error goes on, marked not retryable so that the AI SDK's quick retries do not
  * spend requests before the reset: the retry policy decides, from the provider's delay.
  * Sits inside the AI SDK's retries (generateText retries the wrapped model's calls), so no 429 reaches them
  * unseen; they still retry server errors and dropped connections.
@@ -149,7 +153,7 @@ export function gateModelCalls(
     wrapGenerate: async ({ doGenerate, params }) => {
       const signal = params.abortSignal ?? options.signal;
       let waitedMs = 0;
-      for (;;) {
+      for (let retries = 0; ; retries++) {
         const ahead = gate.remainingMs();
         if (ahead > 0) {
           const span = trace.start('rate-limit', `${gate.provider} rate limit`, {
@@ -172,7 +176,11 @@ export function gateModelCalls(
         } catch (error) {
           if (!APICallError.isInstance(error) || !isRateLimitStatus(error.statusCode)) throw error;
           const delay = gate.limit(providerRetryDelay(error.responseHeaders, clock()));
-          if (delay <= gate.maxWaitMs && waitedMs + delay <= MAX_GATE_WAIT_PER_CALL_MS) continue;
+          const waitHere =
+            delay <= gate.maxWaitMs &&
+            waitedMs + delay <= MAX_GATE_WAIT_PER_CALL_MS &&
+            retries < MAX_GATE_RETRIES_PER_CALL;
+          if (waitHere) continue;
           throw notRetryable(error);
         }
       }
