@@ -25,6 +25,8 @@ import { buildToTemporaryFolder } from '../scripts/build.js';
 import { startScriptedModelServer } from '../test/fixtures/model/server.js';
 import { seedOrganization } from '../test/helpers/seed.js';
 import { evalRunWorkflowId } from '../workflows/definitions.js';
+import { runAgent } from '../domain/models/agentLoop.js';
+import { createLanguageModel } from '../domain/models/providers.js';
 import { describe, median, startBenchApi, temporalDevServer } from './harness.js';
 
 const ITERATIONS = Number(process.argv[2] ?? 200);
@@ -129,6 +131,10 @@ interface Timed {
   /** last model answer -> run completed */
   finishMs: number;
   batches: number;
+  /** model requests in flight on average between the first request and the last answer (at best CONCURRENCY) */
+  inFlight: number;
+  /** what a lane spends per iteration besides the model's answer: (lanes x that span - time answering) / iterations */
+  overheadMs: number;
 }
 
 /** One run, timed on this process's clock (the model server runs here too). */
@@ -158,10 +164,15 @@ async function timedRun(suiteId: string, modelId: string, iterations: number): P
       const calls = model.calls(modelId);
       if (calls.length !== iterations) throw new Error(`${calls.length} model requests for ${iterations} iterations`);
       const history = await temporal.workflow.getHandle(evalRunWorkflowId(runId)).fetchHistory();
+      const first = Math.min(...calls.map((c) => c.time));
+      const last = Math.max(...calls.map((c) => c.time + (c.durationMs ?? 0)));
+      const answering = calls.reduce((sum, c) => sum + (c.durationMs ?? 0), 0);
       return {
         wallMs: completedAt - postedAt,
-        firstRequestMs: Math.min(...calls.map((c) => c.time)) - postedAt,
-        finishMs: completedAt - Math.max(...calls.map((c) => c.time + (c.durationMs ?? 0))),
+        firstRequestMs: first - postedAt,
+        finishMs: completedAt - last,
+        inFlight: answering / Math.max(1, last - first),
+        overheadMs: (CONCURRENCY * (last - first) - answering) / iterations,
         batches: (history.events ?? []).filter(
           (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runIterationBatch',
         ).length,
@@ -171,10 +182,32 @@ async function timedRun(suiteId: string, modelId: string, iterations: number): P
   }
 }
 
+/**
+ * The same model work without any orchestrator: CONCURRENCY lanes calling the agent loop in this process. Not the
+ * target (that is the ideal), but what this machine, as loaded as it is now, allows.
+ */
+async function plainLoop(): Promise<number> {
+  const languageModel = createLanguageModel({
+    provider: 'openai',
+    modelName: 'slow',
+    apiKey: 'bench',
+    baseURL: model.url,
+  });
+  let next = 0;
+  const started = Date.now();
+  const lane = async () => {
+    while (next++ < ITERATIONS) await runAgent({ model: languageModel, prompt: 'answer', tools: [], maxSteps: 10 });
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  return Date.now() - started;
+}
+
 await timedRun(slowSuite, 'slow', ITERATIONS); // warm-up: stdio spawn, JIT, connection pools
 const load = loadavg()[0]!;
 const runs: Timed[] = [];
 for (let i = 0; i < REPEATS; i++) runs.push(await timedRun(slowSuite, 'slow', ITERATIONS));
+const plain: number[] = [];
+for (let i = 0; i < REPEATS; i++) plain.push(await plainLoop());
 const firsts: number[] = [];
 for (let i = 0; i < FIRST_REQUEST_RUNS; i++) {
   firsts.push((await timedRun(smallSuite, 'instant', CONCURRENCY)).firstRequestMs);
@@ -193,7 +226,11 @@ console.log(
   `  Runway (POST -> completed): median ${(wall.median / 1000).toFixed(2)} s [p25 ${(wall.p25 / 1000).toFixed(2)}, p75 ${(wall.p75 / 1000).toFixed(2)}]; ideal ${(IDEAL_MS / 1000).toFixed(2)} s; efficiency ${efficiency.toFixed(3)} (target >= 0.9)`,
 );
 console.log(
-  `  where the rest goes (medians): POST -> first model request ${med('firstRequestMs').toFixed(0)} ms, last model answer -> completed ${med('finishMs').toFixed(0)} ms, ${med('batches')} batches`,
+  `  where the rest goes (medians): POST -> first model request ${med('firstRequestMs').toFixed(0)} ms, last model answer -> completed ${med('finishMs').toFixed(0)} ms, ${med('batches')} batches;` +
+    ` ${med('inFlight').toFixed(2)} model requests in flight on average (of ${CONCURRENCY}), ${med('overheadMs').toFixed(1)} ms per iteration besides the model`,
+);
+console.log(
+  `  the same model work in a plain in-process loop (no orchestrator, this machine now): median ${(median(plain) / 1000).toFixed(2)} s, efficiency ${(IDEAL_MS / median(plain)).toFixed(3)}`,
 );
 console.log(
   `  POST -> first model request, ${FIRST_REQUEST_RUNS} runs of ${CONCURRENCY} instant iterations: median ${firstRequest.median.toFixed(1)} ms [min ${firstRequest.min.toFixed(1)}, max ${firstRequest.max.toFixed(1)}] (target < 100 ms)`,
@@ -209,7 +246,14 @@ emit({
   met: efficiency >= 0.9,
   spread: [wall.p25, wall.p75],
   loadAverage: load,
-  phases: { firstRequestMs: med('firstRequestMs'), finishMs: med('finishMs'), batches: med('batches') },
+  phases: {
+    firstRequestMs: med('firstRequestMs'),
+    finishMs: med('finishMs'),
+    batches: med('batches'),
+    inFlight: med('inFlight'),
+    overheadMsPerIteration: med('overheadMs'),
+  },
+  plainLoopMs: median(plain),
 });
 emit({
   benchmark: 'POST /eval-runs -> first model request',
