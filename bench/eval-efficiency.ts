@@ -135,6 +135,8 @@ interface Timed {
   inFlight: number;
   /** what a lane spends per iteration besides the model's answer: (lanes x that span - time answering) / iterations */
   overheadMs: number;
+  /** of which inside the iteration (its duration_ms: agent loop, tool listing, scoring, besides the model) */
+  insideMs: number;
 }
 
 /** One run, timed on this process's clock (the model server runs here too). */
@@ -167,12 +169,15 @@ async function timedRun(suiteId: string, modelId: string, iterations: number): P
       const first = Math.min(...calls.map((c) => c.time));
       const last = Math.max(...calls.map((c) => c.time + (c.durationMs ?? 0)));
       const answering = calls.reduce((sum, c) => sum + (c.durationMs ?? 0), 0);
+      const [{ total }] = await sql<{ total: number }[]>`
+        SELECT coalesce(sum(duration_ms), 0)::float8 AS total FROM eval_iterations WHERE run_id = ${runId}`;
       return {
         wallMs: completedAt - postedAt,
         firstRequestMs: first - postedAt,
         finishMs: completedAt - last,
         inFlight: answering / Math.max(1, last - first),
         overheadMs: (CONCURRENCY * (last - first) - answering) / iterations,
+        insideMs: (total - answering) / iterations,
         batches: (history.events ?? []).filter(
           (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runIterationBatch',
         ).length,
@@ -227,7 +232,8 @@ console.log(
 );
 console.log(
   `  where the rest goes (medians): POST -> first model request ${med('firstRequestMs').toFixed(0)} ms, last model answer -> completed ${med('finishMs').toFixed(0)} ms, ${med('batches')} batches;` +
-    ` ${med('inFlight').toFixed(2)} model requests in flight on average (of ${CONCURRENCY}), ${med('overheadMs').toFixed(1)} ms per iteration besides the model`,
+    ` ${med('inFlight').toFixed(2)} model requests in flight on average (of ${CONCURRENCY}), ${med('overheadMs').toFixed(1)} ms per iteration besides the model` +
+    ` (${med('insideMs').toFixed(1)} ms inside the iteration, the rest between iterations: the row's write, batch boundaries, the tail)`,
 );
 console.log(
   `  the same model work in a plain in-process loop (no orchestrator, this machine now): median ${(median(plain) / 1000).toFixed(2)} s, efficiency ${(IDEAL_MS / median(plain)).toFixed(3)}`,
@@ -252,6 +258,7 @@ emit({
     batches: med('batches'),
     inFlight: med('inFlight'),
     overheadMsPerIteration: med('overheadMs'),
+    insideIterationMs: med('insideMs'),
   },
   plainLoopMs: median(plain),
 });
