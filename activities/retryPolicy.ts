@@ -6,7 +6,8 @@
  *   with ApplicationFailure.nextRetryDelay, so Temporal waits that long instead of its backoff; a rate limit (429,
  *   529) with a delay is retried past the attempt cap (waiting for a reset is not a failed attempt);
  * - `fail` now: retrying cannot help (a host that does not resolve, a refused key, an unknown model, a refused
- *   request, a server that answered with an error), or the transient failure outlasted the attempt cap: the
+ *   request, a server that answered with an error), or the transient failure (an outage, a judge's unparsable
+ *   reply) outlasted the attempt cap: the
  *   iteration is recorded as failed with the reason;
  * - `cancel`: the run was cancelled; the cancellation goes on as it is.
  * A failure that is not the iteration's (the database, a bug) is retried without a cap: it only delays the run.
@@ -15,6 +16,7 @@
  */
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import type { FailureDetails } from '../domain/evals/iteration.js';
+import { JudgeReplyError } from '../domain/evals/judge.js';
 import { RunNotFound, TooManyIterations } from '../domain/evals/runFailures.js';
 import { OperationFailure } from '../domain/failures.js';
 import { AgentRunFailure } from '../domain/models/agentLoop.js';
@@ -36,7 +38,8 @@ export type ModelFailureReason =
   | 'PROVIDER_RATE_LIMITED'
   | 'PROVIDER_UNAVAILABLE'
   | 'MODEL_TIMEOUT'
-  | 'MODEL_ERROR';
+  | 'MODEL_ERROR'
+  | 'JUDGE_REPLY_INVALID';
 
 export type RetryDecision =
   | { action: 'cancel' }
@@ -80,6 +83,9 @@ const modelFailures: Record<Exclude<ModelErrorKind, 'aborted'>, { reason: ModelF
 export function decideRetry(error: unknown, context: FailureContext): RetryDecision {
   if (context.signal?.aborted || error instanceof CancelledFailure) return { action: 'cancel' };
   if (error instanceof OperationFailure) return serverFailure(error, context);
+  // A judge that answered without a proper verdict may answer properly next time; never a pass.
+  if (error instanceof JudgeReplyError)
+    return transientFailure(error.message, { reason: 'JUDGE_REPLY_INVALID' }, context);
   const classified = modelClassification(error, context);
   if (classified) {
     if (classified.kind === 'aborted') return { action: 'cancel' };

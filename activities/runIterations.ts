@@ -29,6 +29,11 @@ export interface BatchResult {
   completed: number;
   passed: number;
   failed: number;
+  /**
+   * total tokens of the iterations counted here: what the batch spent, so the workflow keeps a run's token budget
+   * without reading Postgres. Absent from the results of batches run before budgets.
+   */
+  tokens?: number;
 }
 
 /** The heartbeat's details: the counts so far, and the attempts before this one that waited for a rate limit. */
@@ -69,9 +74,10 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
     getBatchIterations(deps.sql, input.runId, input.iterationIds),
   ]);
   if (!ctx) throw activityFailure(new RunNotFound(input.runId));
-  const result: BatchResult = { completed: 0, passed: 0, failed: 0 };
-  const count = (outcome: 'passed' | 'failed' | null) => {
+  const result: BatchResult = { completed: 0, passed: 0, failed: 0, tokens: 0 };
+  const count = (outcome: 'passed' | 'failed' | null, tokens: number) => {
     result.completed += 1;
+    result.tokens! += tokens;
     if (outcome === 'passed') result.passed += 1;
     else result.failed += 1;
   };
@@ -84,7 +90,8 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
       : 0;
   // What an earlier attempt of this batch finished is counted, never run again.
   for (const iteration of iterations)
-    if (iteration.status === 'completed' || iteration.status === 'failed') count(iteration.result);
+    if (iteration.status === 'completed' || iteration.status === 'failed')
+      count(iteration.result, iteration.totalTokens);
   // This attempt takes the batch's unfinished iterations from any earlier attempt (a worker paused or cut off from
   // Temporal may still be running one): from here on that attempt can neither claim nor complete them. When a newer
   // attempt already holds them, this one is stale and runs nothing.
@@ -169,7 +176,7 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
       // Only an outcome this attempt stored is counted: one that a newer attempt holds is that attempt's to count.
       if (!stored.completed) continue;
       deps.metrics?.iterationFinished(outcome);
-      count(outcome.result);
+      count(outcome.result, outcome.usage.totalTokens);
     }
   } finally {
     clearInterval(beat);

@@ -24,11 +24,17 @@ export function toSuiteDetail(
     executionConfig:
       suite.defaultModel === null ? null : { model: suite.defaultModel, systemPrompt: null, temperature: null },
     hosts: [],
-    settings: { passCriteria: suite.passCriteria },
+    settings: { passCriteria: suite.passCriteria, isolation: suite.iterationIsolation },
     schedule: scheduleView(suite),
     serverIds: suite.serverIds,
     passCriteria: suite.passCriteria,
     hostId: suite.hostId,
+    isolation: suite.iterationIsolation,
+    ...(suite.judgeModel !== null && { judgeModel: suite.judgeModel }),
+    ...(suite.defaultModels && {
+      models: suite.defaultModels.map((m) => ({ model: m.model, ...(m.provider && { provider: m.provider }) })),
+    }),
+    ...(suite.defaultBudget && { budget: suite.defaultBudget }),
     createdAt: suite.createdAt.getTime(),
     updatedAt: suite.updatedAt.getTime(),
   };

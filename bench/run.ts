@@ -27,6 +27,8 @@ const benches: { script: string; args: string[] }[] = [
   { script: 'eval-run.ts', args: ['100', '3'] },
   // 1,000 iterations (the most one run plans) four times after a warm-up: the worker runs 5,000 in all.
   { script: 'eval-run.ts', args: ['1000', '4'] },
+  // The same 1,000 with iteration isolation on (a fresh server process per iteration): what independence costs.
+  { script: 'eval-run.ts', args: ['1000', '1', '--isolation=per-iteration'] },
   { script: 'ingest.ts', args: [] },
   // 200 iterations of a 200 ms model at concurrency 8, against the floor ceil(200/8) x 200 ms; time to first request
   { script: 'eval-efficiency.ts', args: ['200', '8', '3'] },

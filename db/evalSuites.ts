@@ -2,7 +2,40 @@ import type { Db, Tx } from './connection.js';
 import type { Run, RunRow } from './evalRuns.js';
 import { newId } from './ids.js';
 import { camelRow, camelRows, type Camel } from './rows.js';
-import type { ElicitationAnswer } from './servers.js';
+import type { ElicitationAnswer, IterationIsolation } from './servers.js';
+
+/** How a case's expectedOutput is checked (domain/evals/outputCheck.ts); null: `contains`. */
+export interface StoredOutputCheck {
+  mode: 'contains' | 'equals' | 'regex' | 'json-subset' | 'judge';
+  caseSensitive?: boolean;
+  rubric?: string;
+}
+
+/** One user prompt of a multi-turn case, with what that turn expects. */
+export interface StoredTurn {
+  prompt: string;
+  expectedToolCalls: { toolName: string; arguments?: Record<string, unknown> }[];
+  expectedOutput?: string;
+  outputCheck?: StoredOutputCheck;
+}
+
+/** The model that grades a suite's `judge` checks; null: each case's own model. */
+export interface JudgeModel {
+  model: string;
+  provider?: string;
+}
+
+/** One model a case runs with; provider as for a case's single `model` (a bare id needs one). */
+export interface ModelChoice {
+  model: string;
+  provider?: string | null;
+}
+
+/** What a run may spend; a field left out is not bounded (unless the organization's ceiling bounds it). */
+export interface RunBudget {
+  maxTokens?: number;
+  maxIterations?: number;
+}
 
 export interface SuiteRow {
   id: string;
@@ -11,10 +44,17 @@ export interface SuiteRow {
   description: string;
   server_ids: string[];
   default_model: string | null;
+  /** the models of cases that name none, when the suite compares several (default_model is the first) */
+  default_models: ModelChoice[] | null;
+  /** the budget of a run of the suite that gives none */
+  default_budget: RunBudget | null;
   pass_criteria: { minimumPassRate: number };
   source: string;
   /** the host whose client profile the suite's runs declare */
   host_id: string | null;
+  /** whether the iterations of its runs get fresh MCP sessions each (default) or share them */
+  iteration_isolation: IterationIsolation;
+  judge_model: JudgeModel | null;
   /** run every schedule_interval_minutes while enabled (the wanted state; Temporal holds the schedule itself) */
   schedule_enabled: boolean;
   schedule_interval_minutes: number | null;
@@ -33,14 +73,42 @@ export interface CaseInput {
   runs?: number;
   model?: string;
   provider?: string;
+  /** several models: each runs every iteration of the case; `model`/`provider` are then the first one's */
+  models?: ModelChoice[];
   expectedToolCalls?: { toolName: string; arguments?: Record<string, unknown> }[];
   isNegativeTest?: boolean;
   expectedOutput?: string;
+  outputCheck?: StoredOutputCheck;
+  turns?: StoredTurn[];
   scenario?: string;
   advancedConfig?: Record<string, unknown>;
   matchOptions?: Record<string, unknown>;
   elicitation?: ElicitationAnswer;
   externalCaseId?: string;
+}
+
+/**
+ * The model columns of a case: `models` (kept only when it names more than one: one model is `model` + `provider`,
+ * as before) and the first model in `model`/`provider`, which every reader of a single model keeps reading.
+ */
+export function caseModelColumns(c: {
+  model?: string | null;
+  provider?: string | null;
+  models?: ModelChoice[] | null;
+}) {
+  const first = c.models?.[0];
+  if (!first) return { model: c.model ?? null, provider: c.provider ?? null, models: null };
+  return {
+    model: first.model,
+    provider: first.provider ?? c.provider ?? null,
+    models:
+      c.models!.length > 1
+        ? c.models!.map((m) => {
+            const provider = m.provider ?? c.provider;
+            return { model: m.model, ...(provider && { provider }) };
+          })
+        : null,
+  };
 }
 
 export interface CaseRow {
@@ -51,9 +119,14 @@ export interface CaseRow {
   runs: number;
   model: string | null;
   provider: string | null;
+  /** set when the case compares several models (model/provider hold the first) */
+  models: ModelChoice[] | null;
   expected_tool_calls: { toolName: string; arguments?: Record<string, unknown> }[];
   is_negative_test: boolean;
   expected_output: string | null;
+  output_check: StoredOutputCheck | null;
+  /** a conversation's prompts (then `query` is the first one and `expected_tool_calls` all turns' in order) */
+  turns: StoredTurn[] | null;
   scenario: string | null;
   advanced_config: {
     system?: string;
@@ -98,18 +171,26 @@ export interface NewSuite {
   description?: string;
   serverIds?: string[];
   defaultModel?: string | null;
+  defaultModels?: ModelChoice[] | null;
+  defaultBudget?: RunBudget | null;
   passCriteria?: { minimumPassRate: number };
   source: string;
   hostId?: string | null;
+  iterationIsolation?: IterationIsolation;
+  judgeModel?: JudgeModel | null;
 }
 
 /** A new suite. Names are not unique (as in the real product): a name in use makes another suite. */
 export async function createSuite(sql: Db, input: NewSuite): Promise<Suite> {
   const [row] = await sql<SuiteRow[]>`
-    INSERT INTO eval_suites (id, project_id, name, description, server_ids, default_model, pass_criteria, source, host_id)
+    INSERT INTO eval_suites (id, project_id, name, description, server_ids, default_model, pass_criteria, source, host_id,
+                             iteration_isolation, judge_model, default_models, default_budget)
     VALUES (${newId('sui')}, ${input.projectId}, ${input.name}, ${input.description ?? ''}, ${input.serverIds ?? []},
-            ${input.defaultModel ?? null}, ${sql.json(input.passCriteria ?? { minimumPassRate: 100 })}, ${input.source},
-            ${input.hostId ?? null})
+            ${input.defaultModel ?? input.defaultModels?.[0]?.model ?? null}, ${sql.json(input.passCriteria ?? { minimumPassRate: 100 })}, ${input.source},
+            ${input.hostId ?? null}, ${input.iterationIsolation ?? 'per-iteration'},
+            ${input.judgeModel ? sql.json(input.judgeModel as never) : null},
+            ${input.defaultModels ? sql.json(input.defaultModels as never) : null},
+            ${input.defaultBudget ? sql.json(input.defaultBudget as never) : null})
     RETURNING *`;
   return camelRow(row);
 }
@@ -143,8 +224,13 @@ export interface SuiteChanges {
   description?: string;
   serverIds?: string[];
   defaultModel?: string | null;
+  /** null clears the list (default_model stays); a list also sets default_model to its first model */
+  defaultModels?: ModelChoice[] | null;
+  defaultBudget?: RunBudget | null;
   passCriteria?: { minimumPassRate: number };
   hostId?: string | null;
+  iterationIsolation?: IterationIsolation;
+  judgeModel?: JudgeModel | null;
 }
 
 /** Applies the given changes to a live suite; undefined when there is no such suite. */
@@ -159,8 +245,19 @@ export async function updateSuite(
   if (changes.description !== undefined) columns.description = changes.description;
   if (changes.serverIds !== undefined) columns.server_ids = changes.serverIds;
   if (changes.defaultModel !== undefined) columns.default_model = changes.defaultModel;
+  if (changes.defaultModels !== undefined) {
+    columns.default_models = changes.defaultModels === null ? null : sql.json(changes.defaultModels as never);
+    if (changes.defaultModels?.[0]) columns.default_model = changes.defaultModels[0].model;
+  }
+  // a single default model replaces a default list
+  else if (changes.defaultModel !== undefined) columns.default_models = null;
+  if (changes.defaultBudget !== undefined)
+    columns.default_budget = changes.defaultBudget === null ? null : sql.json(changes.defaultBudget as never);
   if (changes.passCriteria !== undefined) columns.pass_criteria = sql.json(changes.passCriteria);
   if (changes.hostId !== undefined) columns.host_id = changes.hostId;
+  if (changes.iterationIsolation !== undefined) columns.iteration_isolation = changes.iterationIsolation;
+  if (changes.judgeModel !== undefined)
+    columns.judge_model = changes.judgeModel === null ? null : sql.json(changes.judgeModel as never);
   // postgres.js reads `UPDATE ... SET` just before the helper to render it as assignments, so it stays in one fragment.
   const update =
     Object.keys(columns).length > 0
@@ -215,13 +312,17 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
     seen.set(identity, index);
     try {
       const row = await tx.savepoint(async (sp) => {
+        const modelColumns = caseModelColumns(c);
         const values = {
           runs: c.runs ?? 1,
-          model: c.model ?? null,
-          provider: c.provider ?? null,
+          model: modelColumns.model,
+          provider: modelColumns.provider,
+          models: modelColumns.models ? sp.json(modelColumns.models as never) : null,
           expected: sp.json((c.expectedToolCalls ?? []) as never),
           negative: c.isNegativeTest ?? false,
           output: c.expectedOutput ?? null,
+          check: c.outputCheck ? sp.json(c.outputCheck as never) : null,
+          turns: c.turns ? sp.json(c.turns as never) : null,
           scenario: c.scenario ?? null,
           advanced: c.advancedConfig ? sp.json(c.advancedConfig as never) : null,
           match: c.matchOptions ? sp.json(c.matchOptions as never) : null,
@@ -230,26 +331,31 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
         const [inserted] = c.externalCaseId
           ? await sp<{ id: string }[]>`
               INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
-                                      expected_output, scenario, advanced_config, match_options, elicitation, external_case_id)
+                                      expected_output, output_check, turns, scenario, advanced_config, match_options, elicitation,
+                                      external_case_id, models)
               VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${values.runs}, ${values.model}, ${values.provider},
-                      ${values.expected}, ${values.negative}, ${values.output}, ${values.scenario}, ${values.advanced}, ${values.match},
-                      ${values.elicitation}, ${c.externalCaseId})
+                      ${values.expected}, ${values.negative}, ${values.output}, ${values.check}, ${values.turns}, ${values.scenario},
+                      ${values.advanced}, ${values.match}, ${values.elicitation}, ${c.externalCaseId}, ${values.models})
               ON CONFLICT (suite_id, external_case_id) WHERE external_case_id IS NOT NULL AND deleted_at IS NULL DO UPDATE SET
                 title = EXCLUDED.title, query = EXCLUDED.query, runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
+                models = EXCLUDED.models,
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
-                expected_output = EXCLUDED.expected_output, scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
+                expected_output = EXCLUDED.expected_output, output_check = EXCLUDED.output_check, turns = EXCLUDED.turns,
+                scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
                 match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, updated_at = clock_timestamp()
               RETURNING id`
           : await sp<{ id: string }[]>`
               INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
-                                      expected_output, scenario, advanced_config, match_options, elicitation)
+                                      expected_output, output_check, turns, scenario, advanced_config, match_options, elicitation,
+                                      models)
               VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${values.runs}, ${values.model}, ${values.provider},
-                      ${values.expected}, ${values.negative}, ${values.output}, ${values.scenario}, ${values.advanced}, ${values.match},
-                      ${values.elicitation})
+                      ${values.expected}, ${values.negative}, ${values.output}, ${values.check}, ${values.turns}, ${values.scenario},
+                      ${values.advanced}, ${values.match}, ${values.elicitation}, ${values.models})
               ON CONFLICT (suite_id, md5(title), md5(query)) WHERE deleted_at IS NULL DO UPDATE SET
-                runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
+                runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider, models = EXCLUDED.models,
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
-                expected_output = EXCLUDED.expected_output, scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
+                expected_output = EXCLUDED.expected_output, output_check = EXCLUDED.output_check, turns = EXCLUDED.turns,
+                scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
                 match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, updated_at = clock_timestamp()
               RETURNING id`;
         return inserted;

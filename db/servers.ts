@@ -20,6 +20,12 @@ export interface ServerTimeouts {
   maxTotalMs?: number;
 }
 
+/**
+ * Whether a run's iterations each get fresh MCP sessions (a new process for stdio) or share the process's sessions.
+ * Fresh sessions keep iterations independent (what pass@k assumes); sharing is cheaper for a stateless server.
+ */
+export type IterationIsolation = 'per-iteration' | 'shared';
+
 /** A value of an accepted elicitation form (MCP ElicitResult content). */
 export type ElicitationValue = string | number | boolean | string[];
 
@@ -80,6 +86,8 @@ export interface SavedServer {
   timeouts: ServerTimeouts;
   /** what the client declares to it and how it answers its requests (`{}`: nothing declared) */
   clientProfile: ClientProfile;
+  /** set by an operator: 'shared', the iterations of every run share this server's sessions; null, the suite decides */
+  iterationIsolation: IterationIsolation | null;
   revision: number;
   createdAt: Date;
   updatedAt: Date;
@@ -129,6 +137,7 @@ interface ServerRow {
   oauth_private_key_enc: string | null;
   oauth_signing_alg: string | null;
   timeouts: ServerTimeouts;
+  iteration_isolation: IterationIsolation | null;
   client_profile: ClientProfile | null;
   revision: number;
   created_at: Date;
@@ -270,6 +279,7 @@ export interface ServerSettings {
   authorizationServerUrl: string | null;
   cwd: string | null;
   timeouts: ServerTimeouts;
+  iterationIsolation: IterationIsolation | null;
 }
 
 export interface SettingsChange {
@@ -279,6 +289,8 @@ export interface SettingsChange {
   clearTimeouts?: boolean;
   /** merged into the saved ones */
   timeouts?: ServerTimeouts;
+  /** a value sets it, null gives the choice back to the suites, undefined leaves it */
+  iterationIsolation?: IterationIsolation | null;
 }
 
 /**
@@ -287,11 +299,13 @@ export interface SettingsChange {
  */
 export async function updateServerSettings(sql: Db, serverId: string, change: SettingsChange): Promise<boolean> {
   const setCwd = change.cwd !== undefined;
+  const setIsolation = change.iterationIsolation !== undefined;
   try {
     const rows = await sql`
       UPDATE servers SET
         cwd = CASE WHEN ${setCwd}::boolean THEN ${change.cwd ?? null}::text ELSE cwd END,
         timeouts = (CASE WHEN ${change.clearTimeouts ?? false}::boolean THEN '{}'::jsonb ELSE timeouts END) || ${sql.json((change.timeouts ?? {}) as Record<string, number>)}::jsonb,
+        iteration_isolation = CASE WHEN ${setIsolation}::boolean THEN ${change.iterationIsolation ?? null}::text ELSE iteration_isolation END,
         revision = revision + 1, updated_at = clock_timestamp()
       WHERE id = ${serverId}
       RETURNING id`;
@@ -306,9 +320,12 @@ export async function updateServerSettings(sql: Db, serverId: string, change: Se
 
 export async function getServerSettings(sql: Db, serverId: string): Promise<ServerSettings | undefined> {
   const [row] = await sql<
-    Pick<ServerRow, 'id' | 'name' | 'transport_type' | 'authorization_server_url' | 'cwd' | 'timeouts'>[]
+    Pick<
+      ServerRow,
+      'id' | 'name' | 'transport_type' | 'authorization_server_url' | 'cwd' | 'timeouts' | 'iteration_isolation'
+    >[]
   >`
-    SELECT id, name, transport_type, authorization_server_url, cwd, timeouts FROM servers WHERE id = ${serverId}`;
+    SELECT id, name, transport_type, authorization_server_url, cwd, timeouts, iteration_isolation FROM servers WHERE id = ${serverId}`;
   if (!row) return undefined;
   return {
     id: row.id,
@@ -317,6 +334,7 @@ export async function getServerSettings(sql: Db, serverId: string): Promise<Serv
     authorizationServerUrl: row.authorization_server_url,
     cwd: row.cwd,
     timeouts: row.timeouts,
+    iterationIsolation: row.iteration_isolation,
   };
 }
 
@@ -412,6 +430,7 @@ export function toSavedServer(box: SecretBox, server: StoredServer): SavedServer
     signingAlg: server.oauthSigningAlg,
     timeouts: server.timeouts,
     clientProfile: server.clientProfile ?? {},
+    iterationIsolation: server.iterationIsolation,
     revision: server.revision,
     createdAt: server.createdAt,
     updatedAt: server.updatedAt,

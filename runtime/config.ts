@@ -119,6 +119,11 @@ export const configSchema = z.object({
   MCP_REQUEST_TIMEOUT_MS: int(30_000),
   MCP_MAX_TOTAL_TIMEOUT_MS: int(120_000),
   MCP_IDLE_TIMEOUT_MS: int(300_000),
+  /**
+   * sessions opened ahead, per server, for eval iterations that get fresh ones (iteration isolation): a stdio server's
+   * next process is already started when an iteration asks for it. 0: opened on demand.
+   */
+  MCP_WARM_SESSIONS: z.coerce.number().int().min(0).max(32).default(2),
   /** files of Runway's own: each stdio server runs in servers/<serverId> below it unless saved with a cwd */
   DATA_DIR: path('a folder')
     .default(projectDataDir)

@@ -21,7 +21,11 @@ export function createServices(config: Config, log: Logger, sql?: Sql): Services
   const ownSql = sql === undefined;
   const database = sql ?? createSql(config.DATABASE_URL);
   const box = SecretBox.fromSetting(config.RUNWAY_ENCRYPTION_KEY);
-  const pool = new ConnectionPool({ idleTimeoutMs: config.MCP_IDLE_TIMEOUT_MS, log });
+  const pool = new ConnectionPool({
+    idleTimeoutMs: config.MCP_IDLE_TIMEOUT_MS,
+    warmSessions: config.MCP_WARM_SESSIONS,
+    log,
+  });
   const mcp = createMcpOperations({ sql: database, box, config, log, pool });
   return {
     sql: database,

@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { checkExpectedTools } from '../../domain/evals/expectedTools.js';
 import { checkSuiteCases } from '../../domain/limits.js';
 import type { Sql, Tx } from '../../db/connection.js';
-import { createCase, deleteCase, findCase, findCaseByIdentity, updateCase } from '../../db/evalCases.js';
+import {
+  createCase,
+  deleteCase,
+  findCase,
+  findCaseByIdentity,
+  updateCase,
+  type CaseChanges,
+} from '../../db/evalCases.js';
 import { listCases, lockLiveSuite, lockSuiteCases, type Case, type Suite } from '../../db/evalSuites.js';
 import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
@@ -10,7 +17,7 @@ import { toCaseView } from '../caseViews.js';
 import { defineRoute } from '../route.js';
 import { caseDeletedSchema, caseSchema, createCaseBody, updateCaseBody } from '../schemas/cases.js';
 import { id } from '../schemas/common.js';
-import { suiteParams, warningsSchema } from '../schemas/evals.js';
+import { caseShapeIssues, suiteParams, turnsExpectedToolCalls, warningsSchema } from '../schemas/evals.js';
 import { requireSuite, suiteServersToCheck } from '../suiteAccess.js';
 
 const caseParams = suiteParams.extend({ caseId: id });
@@ -36,6 +43,31 @@ async function refuseDuplicate(
     `case ${other.id} of this suite already has this title and prompt; cases are identified by title + prompt within a suite: change one of them, or edit ${other.id}`,
     { reason: 'DUPLICATE_CASE', caseId: other.id },
   );
+}
+
+/**
+ * An edit checked against the case it changes (turns, query, expectations and output check must agree as on
+ * creation: caseShapeIssues); with turns, the stored query becomes the first prompt and expectedToolCalls every
+ * turn's.
+ */
+function turnChanges(current: Case, body: CaseChanges): CaseChanges {
+  const pick = <K extends keyof CaseChanges & keyof Case>(key: K) =>
+    (body[key] !== undefined ? body[key] : current[key]) as never;
+  const merged = {
+    query: body.query ?? null,
+    expectedToolCalls: body.expectedToolCalls ?? null,
+    expectedOutput: pick('expectedOutput'),
+    outputCheck: pick('outputCheck'),
+    turns: pick('turns'),
+  } as Parameters<typeof caseShapeIssues>[0];
+  const issues = caseShapeIssues(merged, 'prompt');
+  const first = issues[0];
+  if (first)
+    throw validationError(`body.${first.path.join('.')}: ${first.message}`, {
+      issues: issues.map((i) => ({ path: ['body', ...i.path].join('.'), message: i.message })),
+    });
+  if (!merged.turns) return body;
+  return { ...body, query: merged.turns[0].prompt, expectedToolCalls: turnsExpectedToolCalls(merged.turns) };
 }
 
 export function evalCaseRoutes({ sql, box, mcp }: RouteDeps) {
@@ -116,12 +148,14 @@ export function evalCaseRoutes({ sql, box, mcp }: RouteDeps) {
           await lockSuite(tx, suite);
           const current = await findCase(tx, suite.id, params.caseId);
           if (!current) throw notFound('case', { caseId: params.caseId });
-          const identity = { title: body.title ?? current.title, query: body.query ?? current.query };
+          const changes = turnChanges(current, body);
+          const identity = { title: changes.title ?? current.title, query: changes.query ?? current.query };
           if (identity.title !== current.title || identity.query !== current.query)
             await refuseDuplicate(tx, suite.id, identity, current.id);
-          return (await updateCase(tx, suite.id, current.id, body))!;
+          return (await updateCase(tx, suite.id, current.id, changes))!;
         });
-        return { ...toCaseView(row), ...(body.expectedToolCalls !== undefined ? await warningsFor(suite, row) : {}) };
+        const expectationsChanged = body.expectedToolCalls !== undefined || (body.turns ?? null) !== null;
+        return { ...toCaseView(row), ...(expectationsChanged ? await warningsFor(suite, row) : {}) };
       },
     }),
     defineRoute({

@@ -59,9 +59,13 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
             description: body.description,
             serverIds: servers.map((s) => s.id),
             defaultModel: body.model,
+            defaultModels: body.models,
+            defaultBudget: body.budget,
             passCriteria: body.passCriteria,
             source: 'api',
             hostId: body.hostId,
+            iterationIsolation: body.isolation,
+            judgeModel: body.judgeModel,
           });
           const caseUpsert = await upsertCases(
             tx,
@@ -139,7 +143,7 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
       path: '/projects/:projectId/eval-suites/:suiteId',
       tag: 'Evals',
       summary:
-        'Edit a suite: name, description, servers, default model, pass criteria, host (runs started later use them)',
+        'Edit a suite: name, description, servers, default model, judge model, pass criteria, host (runs started later use them)',
       params: suiteParams,
       body: updateSuiteBody,
       response: suiteDetailSchema,
@@ -154,8 +158,12 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
           description: body.description === null ? '' : body.description,
           serverIds: servers?.map((s) => s.id),
           defaultModel: body.model,
+          defaultModels: body.models,
+          defaultBudget: body.budget,
           passCriteria: body.passCriteria,
           hostId: body.hostId,
+          iterationIsolation: body.isolation,
+          judgeModel: body.judgeModel,
         });
         if (!updated) throw notFound('eval suite', { suiteId: params.suiteId });
         const detail = await loadSuiteDetail(sql, updated.projectId, updated.id);

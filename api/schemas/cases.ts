@@ -1,11 +1,15 @@
 import { z } from 'zod';
+import { limits } from '../../domain/limits.js';
 import { epochMs } from './common.js';
 import {
   advancedConfigSchema,
+  caseShapeIssues,
   expectedToolCallSchema,
   expectedToolCallsOrNames,
   matchOptionsSchema,
+  outputCheckSchema,
   testCaseFields,
+  turnsExpectedToolCalls,
 } from './evals.js';
 
 /*
@@ -29,6 +33,8 @@ const caseFields = {
     .optional()
     .meta({ description: 'bare tool names or `{ toolName, arguments }`' }),
   expectedOutput: testCaseFields.expectedOutput,
+  outputCheck: testCaseFields.outputCheck,
+  turns: testCaseFields.turns,
   scenario: testCaseFields.scenario,
   iterations: testCaseFields.runs.meta({ description: "iterations per run, 1..10 (Runway's `runs`); default 1" }),
   runs: testCaseFields.runs.meta({ description: "Runway's name for `iterations`" }),
@@ -39,9 +45,11 @@ const caseFields = {
   isNegativeTest: testCaseFields.isNegativeTest,
   models: z
     .array(modelEntry)
-    .max(1, 'a Runway case runs with one model: create one case per model')
+    .max(limits.modelsPerCase, `a case compares at most ${limits.modelsPerCase} models`)
     .optional()
-    .meta({ description: "the case's model (at most one); empty: the suite's default model" }),
+    .meta({
+      description: `the models the case runs with (at most ${limits.modelsPerCase}): every iteration runs once per model; empty: the suite's default model(s)`,
+    }),
   model: testCaseFields.model.meta({ description: "Runway's name for `models[0].model`" }),
   provider: testCaseFields.provider.meta({ description: "Runway's name for `models[0].provider`" }),
   matchOptions: matchOptionsSchema.optional(),
@@ -49,7 +57,7 @@ const caseFields = {
   elicitation: testCaseFields.elicitation,
 };
 
-type Issue = { path: string[]; message: string };
+type Issue = { path: (string | number)[]; message: string };
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -74,6 +82,8 @@ function either<T>(
 interface ModelChoice {
   model?: string | null;
   provider?: string | null;
+  /** the case's models when `models` names more than one (model/provider are then the first's) */
+  models?: { model: string; provider?: string }[] | null;
 }
 
 /** The model and provider from `models` and/or `model` + `provider`; `models: []` (or null) means none: the suite's default. */
@@ -101,7 +111,13 @@ function modelChoice(
       message: '`models[0].provider` and `provider` are one field under two names and their values differ: give one',
     });
   }
-  return { model: fromModels.model, provider: fromModels.provider ?? given.provider ?? null };
+  const provider = fromModels.provider ?? given.provider ?? null;
+  return {
+    model: fromModels.model,
+    provider,
+    // several models are kept as a list; one (or none) as model + provider, as before models existed
+    models: (given.models?.length ?? 0) > 1 ? given.models : null,
+  };
 }
 
 function resolve(given: Record<string, unknown>) {
@@ -109,8 +125,8 @@ function resolve(given: Record<string, unknown>) {
   const query = either<string>(issues, given, 'prompt', 'query');
   const runs = either<number>(issues, given, 'iterations', 'runs');
   const isNegativeTest = either<boolean>(issues, given, 'isNegative', 'isNegativeTest');
-  const { model, provider } = modelChoice(issues, given as never);
-  return { issues, query, runs, isNegativeTest, model, provider };
+  const { model, provider, models } = modelChoice(issues, given as never);
+  return { issues, query, runs, isNegativeTest, model, provider, models };
 }
 
 const reportIssues = (issues: Issue[], ctx: z.RefinementCtx) => {
@@ -122,21 +138,25 @@ export const createCaseBody = z
   .strictObject(caseFields)
   .superRefine((body, ctx) => {
     const { issues, query } = resolve(body);
-    if (query === undefined)
-      issues.push({ path: ['prompt'], message: "a case needs a prompt (`prompt`, or Runway's `query`)" });
+    if (query === undefined && !body.turns)
+      issues.push({ path: ['prompt'], message: "a case needs a prompt (`prompt`, or Runway's `query`) or turns" });
+    issues.push(...caseShapeIssues({ ...body, query }, body.prompt !== undefined ? 'prompt' : 'query'));
     reportIssues(issues, ctx);
   })
   .transform((body) => {
-    const { query, runs, isNegativeTest, model, provider } = resolve(body);
+    const { query, runs, isNegativeTest, model, provider, models } = resolve(body);
     return {
       title: body.title,
-      query: query!,
+      query: body.turns ? body.turns[0].prompt : query!,
       runs,
       model: model ?? undefined,
       provider: provider ?? undefined,
-      expectedToolCalls: body.expectedToolCalls,
+      models: models ?? undefined,
+      expectedToolCalls: body.turns ? turnsExpectedToolCalls(body.turns) : body.expectedToolCalls,
       isNegativeTest,
       expectedOutput: body.expectedOutput,
+      outputCheck: body.outputCheck,
+      turns: body.turns,
       scenario: body.scenario,
       advancedConfig: body.advancedConfig,
       matchOptions: body.matchOptions,
@@ -155,12 +175,18 @@ export const updateCaseBody = z
       .nullable()
       .optional()
       .meta({ description: 'null clears it' }),
+    outputCheck: outputCheckSchema.nullable().optional().meta({ description: 'null clears it (contains)' }),
+    turns: testCaseFields.turns
+      .unwrap()
+      .nullable()
+      .optional()
+      .meta({ description: 'null makes the case one prompt again (its first)' }),
     scenario: testCaseFields.scenario.unwrap().nullable().optional().meta({ description: 'null clears it' }),
     models: caseFields.models
       .unwrap()
       .nullable()
       .optional()
-      .meta({ description: "the case's model (at most one); empty or null: the suite's default model" }),
+      .meta({ description: "the case's models; empty or null: the suite's default model(s)" }),
     model: testCaseFields.model
       .unwrap()
       .nullable()
@@ -180,16 +206,20 @@ export const updateCaseBody = z
   })
   .superRefine((body, ctx) => reportIssues(resolve(body).issues, ctx))
   .transform((body) => {
-    const { query, runs, isNegativeTest, model, provider } = resolve(body);
+    const { query, runs, isNegativeTest, model, provider, models } = resolve(body);
     return {
       title: body.title,
       query,
       runs,
       model,
       provider,
+      // a `models` given replaces the list (null: one model, or the suite's default); left out: the list stays
+      models: body.models === undefined ? undefined : models,
       expectedToolCalls: body.expectedToolCalls,
       isNegativeTest,
       expectedOutput: body.expectedOutput,
+      outputCheck: body.outputCheck,
+      turns: body.turns,
       scenario: body.scenario,
       advancedConfig: body.advancedConfig,
       matchOptions: body.matchOptions,
@@ -220,12 +250,31 @@ export const caseSchema = z
     prompt: z.string(),
     expectedToolCalls: z.array(expectedToolCallSchema),
     expectedOutput: z.string().optional(),
+    outputCheck: z
+      .object({ mode: z.string(), caseSensitive: z.boolean().optional(), rubric: z.string().optional() })
+      .optional()
+      .meta({ description: 'how expectedOutput is checked; absent: contains' }),
+    turns: z
+      .array(
+        z.object({
+          prompt: z.string(),
+          expectedToolCalls: z.array(expectedToolCallSchema),
+          expectedOutput: z.string().optional(),
+          outputCheck: z
+            .object({ mode: z.string(), caseSensitive: z.boolean().optional(), rubric: z.string().optional() })
+            .optional(),
+        }),
+      )
+      .optional()
+      .meta({
+        description: "a multi-turn case's prompts; then `prompt` is the first and expectedToolCalls every turn's",
+      }),
     scenario: z.string().optional(),
     iterations: z.number(),
     isNegative: z.boolean(),
     models: z
       .array(z.object({ model: z.string(), provider: z.string().optional() }))
-      .meta({ description: "empty: the suite's default model" }),
+      .meta({ description: "the models the case runs with; empty: the suite's default model(s)" }),
     matchOptions: publicMatchOptionsSchema.optional(),
     advancedConfig: z.record(z.string(), z.unknown()).optional(),
     elicitation: z.unknown().optional(),

@@ -3,6 +3,9 @@ import { limits } from '../../domain/limits.js';
 import { int4 } from '../../db/columnLimits.js';
 import { foreignNames } from '../unknownFields.js';
 import { normalizeMatchOptions } from '../../domain/evals/matchOptions.js';
+import { MAX_PATTERN_LENGTH, OUTPUT_CHECK_MODES, outputCheckProblem } from '../../domain/evals/outputCheck.js';
+import { JUDGE_PROMPT_VERSION } from '../../domain/evals/judge.js';
+import { MAX_CONVERSATION_TURNS } from '../../domain/models/agentLoop.js';
 import { elicitationAnswerSchema } from './clientProfile.js';
 import { collection, epochMs, id } from './common.js';
 import { clampedLimit } from './pageLimit.js';
@@ -70,14 +73,73 @@ export const advancedConfigSchema = foreignNames(
   { systemPrompt: { use: 'system' } },
 );
 
+export const outputCheckSchema = z
+  .strictObject({
+    mode: z
+      .enum(OUTPUT_CHECK_MODES)
+      .default('contains')
+      .meta({
+        description: `contains (default) or equals: whitespace-normalized text; regex: expectedOutput is a pattern (at most ${MAX_PATTERN_LENGTH} characters, no nested unbounded quantifiers or back-references); json-subset: expectedOutput is JSON that the answer's JSON (or the first JSON value in it) must contain; judge: a model grades the answer (prompt ${JUDGE_PROMPT_VERSION}), by the suite's judgeModel, else the case's model`,
+      }),
+    caseSensitive: z
+      .boolean()
+      .optional()
+      .meta({ description: 'contains, equals and regex compare case-insensitively unless true' }),
+    rubric: z
+      .string()
+      .trim()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .meta({ description: 'judge mode: what the judge grades by, besides expectedOutput' }),
+  })
+  .meta({
+    id: 'OutputCheck',
+    description: "how expectedOutput is checked against the final answer; default { mode: 'contains' }",
+  });
+
+const expectedOutput = z.string().max(50_000);
+const prompt = z.string().trim().min(1).max(50_000);
+
+/** Expected calls where the real product takes bare tool names too (POST /eval-suites, the case routes, turns). */
+export const expectedToolCallsOrNames = z
+  .array(z.union([toolName.transform((name) => ({ toolName: name })), expectedToolCallSchema]))
+  .max(100);
+
+export const turnSchema = z
+  .strictObject({
+    prompt,
+    expectedToolCalls: expectedToolCallsOrNames
+      .default([])
+      .meta({ description: 'bare tool names or `{ toolName, arguments }`' }),
+    expectedOutput: expectedOutput.optional(),
+    outputCheck: outputCheckSchema.optional(),
+  })
+  .meta({
+    id: 'EvalTurn',
+    description: "one user prompt of a multi-turn case and what the model's answer to it must do",
+  });
+
+export const caseTurns = z
+  .array(turnSchema)
+  .min(1)
+  .max(MAX_CONVERSATION_TURNS, `a case has at most ${MAX_CONVERSATION_TURNS} turns`)
+  .meta({
+    description: `a conversation (1 to ${MAX_CONVERSATION_TURNS} prompts, history carried), each turn scored on its own; instead of query/expectedToolCalls/expectedOutput/outputCheck: query, when given, equals the first prompt, and expectedToolCalls, when given, equals every turn's in order`,
+  });
+
+export type TurnInput = z.infer<typeof turnSchema>;
+
 export const testCaseFields = {
   title: z.string().trim().min(1).max(500),
-  query: z.string().trim().min(1).max(50_000),
+  query: prompt,
   runs: int4({ min: 1, max: limits.runsPerTest }).optional(),
   model: z.string().trim().min(1).max(300).optional(),
   provider: z.string().trim().min(1).max(100).optional(),
   isNegativeTest: z.boolean().optional(),
-  expectedOutput: z.string().max(50_000).optional(),
+  expectedOutput: expectedOutput.optional().meta({ description: 'checked against the final answer by outputCheck' }),
+  outputCheck: outputCheckSchema.optional(),
+  turns: caseTurns.optional(),
   scenario: z
     .string()
     .max(50_000)
@@ -91,18 +153,121 @@ export const testCaseFields = {
   }),
 };
 
-export const testCaseSchema = z
-  .strictObject({ ...testCaseFields, expectedToolCalls: z.array(expectedToolCallSchema).max(100).optional() })
-  .meta({ id: 'EvalTestCase' });
+type Issue = { path: (string | number)[]; message: string };
+type ExpectedCall = { toolName: string; arguments?: Record<string, unknown> };
 
-/** Expected calls where the real product takes bare tool names too (POST /eval-suites, the case routes). */
-export const expectedToolCallsOrNames = z
-  .array(z.union([toolName.transform((name) => ({ toolName: name })), expectedToolCallSchema]))
-  .max(100);
+/** One model a case runs with: `{ model, provider? }`, as `model` + `provider` of a case. */
+export const modelChoiceSchema = z
+  .strictObject({ model: testCaseFields.model.unwrap(), provider: testCaseFields.provider })
+  .meta({ id: 'EvalModelChoice' });
+
+/** Several models: every iteration of a case runs once per model. */
+export const modelsSchema = z
+  .array(modelChoiceSchema)
+  .min(1, 'give at least one model, or leave `models` out')
+  .max(limits.modelsPerCase, `at most ${limits.modelsPerCase} models`);
+
+const caseModels = modelsSchema.optional().meta({
+  description: `the models the case runs with (1..${limits.modelsPerCase}): every iteration runs once per model; \`model\` + \`provider\` name one`,
+});
+
+/** `model` and `models` name the same thing: both may be given only when `model` is the first of `models`. */
+const oneModelChoice = (body: { model?: string; models?: { model: string }[] }, ctx: z.RefinementCtx) => {
+  if (body.model !== undefined && body.models !== undefined && body.models[0]?.model !== body.model)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['model'],
+      message: '`model` and `models` both name the model and differ: give `models` only',
+    });
+};
+
+/** What a case's query, expectations and turns must satisfy together (see caseTurns); [] when they do. */
+export function caseShapeIssues(
+  c: {
+    query?: string | null;
+    expectedToolCalls?: ExpectedCall[] | null;
+    expectedOutput?: string | null;
+    outputCheck?: z.infer<typeof outputCheckSchema> | null;
+    turns?: TurnInput[] | null;
+  },
+  queryName = 'query',
+): Issue[] {
+  const issues: Issue[] = [];
+  const check = (expected: string | null | undefined, outputCheck: typeof c.outputCheck, at: (string | number)[]) => {
+    const problem = outputCheckProblem(expected, outputCheck);
+    if (problem) issues.push({ path: [...at, problem.path], message: problem.message });
+  };
+  if (!c.turns) {
+    check(c.expectedOutput, c.outputCheck, []);
+    return issues;
+  }
+  c.turns.forEach((turn, i) => check(turn.expectedOutput, turn.outputCheck, ['turns', i]));
+  if (c.query !== undefined && c.query !== null && c.query !== c.turns[0].prompt)
+    issues.push({ path: [queryName], message: `with turns, ${queryName} is the first turn's prompt (or left out)` });
+  if (
+    c.expectedToolCalls &&
+    c.expectedToolCalls.length > 0 &&
+    JSON.stringify(c.expectedToolCalls) !== JSON.stringify(turnsExpectedToolCalls(c.turns))
+  )
+    issues.push({
+      path: ['expectedToolCalls'],
+      message: "with turns, each turn lists its expectedToolCalls (the case's, when given, are every turn's in order)",
+    });
+  for (const field of ['expectedOutput', 'outputCheck'] as const)
+    if (c[field] !== undefined && c[field] !== null)
+      issues.push({ path: [field], message: `with turns, each turn has its own ${field}` });
+  return issues;
+}
+
+/** Every turn's expected calls, in order: what a multi-turn case stores (and shows) as its expectedToolCalls. */
+export function turnsExpectedToolCalls(turns: TurnInput[]): ExpectedCall[] {
+  return turns.flatMap((t) => t.expectedToolCalls);
+}
+
+/** The case as stored: with turns, query is the first prompt and expectedToolCalls every turn's. */
+export function withTurns<T extends { query?: string; expectedToolCalls?: ExpectedCall[]; turns?: TurnInput[] }>(
+  c: T,
+): T & { query: string } {
+  if (!c.turns) return c as T & { query: string };
+  return { ...c, query: c.turns[0].prompt, expectedToolCalls: turnsExpectedToolCalls(c.turns) };
+}
+
+const caseShape =
+  (queryName = 'query') =>
+  (c: Parameters<typeof caseShapeIssues>[0], ctx: z.RefinementCtx) => {
+    if (!c.turns && (c.query === undefined || c.query === null)) {
+      ctx.addIssue({ code: 'custom', path: [queryName], message: `a case needs a ${queryName} (or turns)` });
+    }
+    for (const issue of caseShapeIssues(c, queryName)) ctx.addIssue({ code: 'custom', ...issue });
+  };
+
+export const testCaseSchema = z
+  .strictObject({
+    ...testCaseFields,
+    query: testCaseFields.query
+      .optional()
+      .meta({ description: 'the user prompt; may be left out when turns are given' }),
+    models: caseModels,
+    expectedToolCalls: z.array(expectedToolCallSchema).max(100).optional(),
+  })
+  .superRefine(caseShape())
+  .superRefine(oneModelChoice)
+  .transform(withTurns)
+  .meta({ id: 'EvalTestCase' });
 
 /** In POST /eval-suites an expected call may also be a bare tool name. */
 const suiteTestCaseSchema = z
-  .strictObject({ ...testCaseFields, expectedToolCalls: expectedToolCallsOrNames.optional() })
+  .strictObject({
+    ...testCaseFields,
+    query: testCaseFields.query
+      .optional()
+      .meta({ description: 'the user prompt; may be left out when turns are given' }),
+    models: caseModels,
+    expectedToolCalls: expectedToolCallsOrNames.optional(),
+  })
+  .superRefine(caseShape())
+  .superRefine(oneModelChoice)
+  .transform(withTurns)
   .meta({ id: 'EvalSuiteTestCase' });
 
 export type TestCaseInput = z.infer<typeof testCaseSchema>;
@@ -113,9 +278,45 @@ export const passCriteriaSchema = z.strictObject({ minimumPassRate: z.number().m
 });
 
 export const serverIds = z.array(id).min(1).max(50);
+
+export const iterationIsolation = z.enum(['per-iteration', 'shared']).meta({
+  id: 'IterationIsolation',
+  description:
+    "per-iteration (default): every iteration gets fresh MCP sessions (a new process for a stdio server, a new session over HTTP), so iterations cannot see each other's state; shared: the run's iterations share sessions, cheaper for a stateless server",
+});
 export const suiteModel = z.string().trim().min(1).max(300);
+export const judgeModelSchema = z
+  .strictObject({ model: suiteModel, provider: z.string().trim().min(1).max(100).optional() })
+  .meta({
+    id: 'JudgeModel',
+    description: `the model that grades the suite's judge output checks (prompt ${JUDGE_PROMPT_VERSION}): a hosted model id or one of the organization's (or the run's) provider keys; default: each case's own model`,
+  });
 const modelApiKeys = z.record(z.string().min(1).max(100), z.string().min(1).max(1000)).meta({
   description: 'per-provider model keys for this run only; stored encrypted until the run ends, never returned',
+});
+
+/** What a run may spend: once spent, no new iteration starts (those in flight finish) and the run ends completed. */
+export const budgetSchema = z
+  .strictObject({
+    maxTokens: z
+      .number()
+      .int()
+      .min(1)
+      .max(limits.budgetTokens)
+      .optional()
+      .meta({ description: 'total tokens (input + output) of the iterations that ran' }),
+    maxIterations: int4({ min: 1, max: limits.iterationsPerRun })
+      .optional()
+      .meta({ description: 'iterations started; the rest are not run' }),
+  })
+  .meta({
+    id: 'EvalRunBudget',
+    description:
+      'what a run may spend; when spent, iterations not yet started are kept as cancelled (errorDetails.reason BUDGET_EXHAUSTED), the run ends completed with summary.stoppedBy "budget", and its pass rate counts what ran. Never above the organization\'s ceiling',
+  });
+
+export const suiteModels = modelsSchema.meta({
+  description: "default models of the suite's cases that name none: each runs every iteration (`model` is the first)",
 });
 
 export const suiteName = z.string().trim().min(1).max(200);
@@ -132,19 +333,24 @@ export const createSuiteBody = z
         'display names parallel to serverIds, as the real product takes them; not used: replies name the saved servers',
     }),
     model: suiteModel.meta({ description: "default model of the suite's cases" }),
+    models: suiteModels.optional(),
+    budget: budgetSchema.optional().meta({ description: 'the budget of a run of the suite that gives none' }),
     provider: z.string().trim().min(1).max(100).optional(),
+    judgeModel: judgeModelSchema.optional(),
     tests: z.array(suiteTestCaseSchema).min(1, 'a suite needs at least one test').max(limits.testsPerRequest),
     passCriteria: passCriteriaSchema.optional(),
     hostId: id.optional().meta({
       description:
         "a host of the project: its client capabilities and roots are what the runs declare to the servers (default: each server's own client profile)",
     }),
+    isolation: iterationIsolation.optional(),
     tags: z
       .array(z.string().max(200))
       .max(100)
       .optional()
       .meta({ description: 'accepted and not stored (as in the real product, where they are a no-op)' }),
   })
+  .superRefine(oneModelChoice)
   .meta({ id: 'CreateEvalSuite' });
 
 /** The fields of POST /eval-runs; a suite file (cli/runway/suiteFile.ts) is these plus `servers`. */
@@ -164,7 +370,22 @@ export const createRunFields = z.strictObject({
     .max(300)
     .optional()
     .meta({ description: 'default model for inline tests without one' }),
+  models: suiteModels
+    .optional()
+    .meta({ description: "default models for inline tests without any (and a new suite's default models)" }),
+  budget: budgetSchema.optional().meta({
+    description:
+      "this run's budget (default: the suite's); above the organization's ceiling: 400, details.reason ABOVE_ORGANIZATION_LIMIT",
+  }),
+  concurrency: int4({ min: 1, max: limits.runConcurrency })
+    .optional()
+    .meta({
+      description: `batches of iterations in flight at once, 1..${limits.runConcurrency} (default: the worker's EVAL_ITERATION_CONCURRENCY, never above the organization's ceiling); above the ceiling: 400 ABOVE_ORGANIZATION_LIMIT`,
+    }),
   modelApiKeys: modelApiKeys.optional(),
+  judgeModel: judgeModelSchema.optional().meta({
+    description: "for a new suite: its judge model; for a rerun: replaces the suite's (kept for later runs)",
+  }),
   notes: z.string().max(10_000).optional(),
   passCriteria: passCriteriaSchema.optional(),
   iterationOverride: int4({ min: 1, max: limits.runsPerTest }).optional(),
@@ -172,10 +393,14 @@ export const createRunFields = z.strictObject({
     description:
       "the host whose client capabilities and roots this run declares; default: the suite's host (saved for a new suite)",
   }),
+  isolation: iterationIsolation.optional().meta({
+    description: "how this run's iterations get MCP sessions; default: the suite's setting (saved for a new suite)",
+  }),
 });
 
 export const createRunBody = createRunFields
   .superRefine((body, ctx) => {
+    oneModelChoice(body, ctx);
     if (body.suiteId) return;
     if (!body.suiteName) {
       ctx.addIssue({
@@ -246,11 +471,33 @@ const summarySchema = z
         'of the failed iterations, those that errored (a model or server error) instead of completing; absent on runs finished before it was counted',
     }),
     passRate: z.number().meta({ description: '0..1' }),
+    models: z
+      .array(
+        z
+          .object({
+            model: z.string().nullable(),
+            provider: z.string().nullable(),
+            total: z.number(),
+            passed: z.number(),
+            passRate: z.number().meta({ description: '0..1' }),
+            wilson95: z.object({ low: z.number(), high: z.number() }),
+            tokens: z.object({ input: z.number(), output: z.number(), total: z.number() }),
+            latency: z.object({ p50: z.number().nullable(), p95: z.number().nullable(), mean: z.number().nullable() }),
+          })
+          .meta({ id: 'EvalRunModelSummary' }),
+      )
+      .optional()
+      .meta({ description: 'one entry per model that ran, in order of first appearance; absent on older runs' }),
+    stoppedBy: z
+      .literal('budget')
+      .optional()
+      .meta({ description: 'the run ended early: its budget was spent (the pass rate counts what ran)' }),
   })
   .catchall(z.unknown())
   .meta({
     id: 'EvalRunSummary',
-    description: 'plus statistics: passRateInterval (95% Wilson), passAtK, passHatK, tokens, latencyMs, cases',
+    description:
+      'plus statistics: passRateInterval (95% Wilson), passAtK, passHatK, tokens, latencyMs, cases (one entry per case and model)',
   });
 
 export const evalRunSchema = z
@@ -272,6 +519,17 @@ export const evalRunSchema = z
     notes: z.string().nullable(),
     passCriteria: z.object({ minimumPassRate: z.number() }),
     hostId: z.string().nullable().meta({ description: 'the host whose client profile the run declared, if any' }),
+    isolation: iterationIsolation,
+    budget: z
+      .object({ maxTokens: z.number().optional(), maxIterations: z.number().optional() })
+      .nullable()
+      .optional()
+      .meta({ description: "the run's budget, after the organization's ceiling; null: none" }),
+    concurrency: z
+      .number()
+      .nullable()
+      .optional()
+      .meta({ description: "the concurrency the run asked for; null: the worker's default" }),
     error: z.string().nullable(),
     createdAt: epochMs,
     startedAt: epochMs.nullable(),
@@ -341,7 +599,7 @@ export const traceSchema = z
           parentId: z.string().optional(),
           name: z.string(),
           // `rate-limit`: a wait for a model provider's rate-limit reset (its `provider` and `delayMs`)
-          category: z.enum(['llm', 'tool', 'step', 'error', 'rate-limit']),
+          category: z.enum(['llm', 'tool', 'step', 'error', 'judge', 'rate-limit']),
           startMs: z.number(),
           endMs: z.number(),
           status: z.string(),

@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { epochMs, id } from './common.js';
-import { passCriteriaSchema, serverIds, suiteDescription, suiteModel, suiteName } from './evals.js';
+import {
+  budgetSchema,
+  iterationIsolation,
+  judgeModelSchema,
+  passCriteriaSchema,
+  serverIds,
+  suiteDescription,
+  suiteModel,
+  suiteModels,
+  suiteName,
+} from './evals.js';
 import { suiteScheduleSchema } from './suiteSchedule.js';
 
 /**
@@ -39,6 +49,19 @@ export const suiteDetailSchema = z
       .string()
       .nullable()
       .meta({ description: "the host whose client profile the suite's runs declare, if any" }),
+    isolation: iterationIsolation,
+    judgeModel: z
+      .object({ model: z.string(), provider: z.string().optional() })
+      .optional()
+      .meta({ description: "the model that grades the suite's judge output checks; absent: each case's own model" }),
+    models: z
+      .array(z.object({ model: z.string(), provider: z.string().optional() }))
+      .optional()
+      .meta({ description: "default models of the suite's cases that name none; absent: executionConfig.model alone" }),
+    budget: z
+      .object({ maxTokens: z.number().optional(), maxIterations: z.number().optional() })
+      .optional()
+      .meta({ description: 'the budget of a run of the suite that gives none; absent: none' }),
     createdAt: epochMs,
     updatedAt: epochMs,
   })
@@ -54,11 +77,21 @@ export const updateSuiteBody = z
       .optional()
       .meta({ description: 'servers of the project, enabled; runs started later connect these' }),
     model: suiteModel.nullable().optional().meta({ description: "default model of the suite's cases; null clears it" }),
+    models: suiteModels
+      .nullable()
+      .optional()
+      .meta({ description: "default models of the suite's cases (`model` becomes the first); null clears the list" }),
+    budget: budgetSchema.nullable().optional().meta({ description: 'default budget of its runs; null clears it' }),
     passCriteria: passCriteriaSchema.optional(),
     hostId: id
       .nullable()
       .optional()
       .meta({ description: "a host of the project; null: each server's own client profile" }),
+    isolation: iterationIsolation.optional(),
+    judgeModel: judgeModelSchema
+      .nullable()
+      .optional()
+      .meta({ description: "the model that grades judge output checks; null: each case's own model" }),
   })
   .meta({ id: 'UpdateEvalSuite' });
 

@@ -1,12 +1,15 @@
 import type { BatchIteration, IterationCompletion } from '../../db/evalIterations.js';
 import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
-import type { ClientAnswers, ElicitationAnswer, McpOperations } from '../mcp/index.js';
+import type { ClientAnswers, ElicitationAnswer, IsolatedSession, McpOperations } from '../mcp/index.js';
 import { AgentRunFailure, runAgent, type AgentRecord } from '../models/agentLoop.js';
+import { TraceRecorder, type TraceSpan } from '../models/trace.js';
 import { resolveModel } from '../models/catalog.js';
 import { createLanguageModel } from '../models/providers.js';
 import type { RateLimitGates } from '../models/rateLimits.js';
 import type { AgentTool } from '../models/tools.js';
+import { JUDGE_PROMPT_VERSION, judgeAnswer } from './judge.js';
+import { checkOutput, DEFAULT_OUTPUT_CHECK, type OutputCheck, type OutputCheckResult } from './outputCheck.js';
 import type { RunContext } from './runContext.js';
 import { scoreToolCalls, type ExpectedToolCall, type ToolCallScore } from './scoring.js';
 
@@ -38,6 +41,8 @@ export class IterationFailure extends Error {
     readonly record?: AgentRecord,
     /** the provider the model was called through, once known */
     readonly provider?: string,
+    /** the model that failed, when not the iteration's own (a judge model) */
+    readonly model?: string,
   ) {
     super(failure instanceof Error ? failure.message : String(failure), { cause: failure });
   }
@@ -84,46 +89,110 @@ export async function collectTools(
 }
 
 /**
- * The listed tools as one iteration calls them: a server that asks for input during a call is answered with the
- * case's scripted elicitation (else the profile's policy), and one that asks to sample gets the run's model.
+ * Whether the run's iterations share this server's sessions: when the run (its suite) or an operator (the server's
+ * setting) chose so. Otherwise every iteration gets fresh sessions, so that no iteration sees another's state.
  */
-function iterationTools(mcp: McpOperations, listed: ListedTool[], elicitation: ElicitationAnswer | null): AgentTool[] {
+export const sharesSessions = (ctx: RunContext, server: SavedServer): boolean =>
+  ctx.run.iterationIsolation === 'shared' || server.iterationIsolation === 'shared';
+
+/**
+ * The listed tools as one iteration calls them: a server that asks for input during a call is answered with the
+ * case's scripted elicitation (else the profile's policy), and one that asks to sample gets the run's model. A
+ * server whose sessions are not shared is called on the iteration's own session (`session`).
+ */
+function iterationTools(
+  mcp: McpOperations,
+  listed: ListedTool[],
+  elicitation: ElicitationAnswer | null,
+  sessionFor: (server: SavedServer) => IsolatedSession | undefined,
+): AgentTool[] {
   return listed.map((tool) => ({
     name: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema,
     call: async (args, { signal, sample }) => {
       const answers: ClientAnswers = { sample, ...(elicitation ? { elicitation } : {}) };
-      const result = await mcp.callTool(tool.server, tool.mcpName, args, { signal, answers });
+      const session = sessionFor(tool.server);
+      const result = await mcp.callTool(tool.server, tool.mcpName, args, { signal, answers, session });
       return { content: result.content, isError: result.isError === true, structuredContent: result.structuredContent };
     },
   }));
 }
 
-function buildTrace(
-  query: string,
-  record: AgentRecord,
-  expected: ExpectedToolCall[],
+/** One user prompt of an iteration with what it expects: a single-prompt case is one turn. */
+export interface IterationTurn {
+  prompt: string;
+  expectedToolCalls: ExpectedToolCall[];
+  expectedOutput: string | null;
+  outputCheck: OutputCheck | null;
+}
+
+/** The iteration's turns: the case's `turns`, else one from the planned query and expectations. */
+export function iterationTurns(iteration: BatchIteration): IterationTurn[] {
+  if (iteration.turns && iteration.turns.length > 0)
+    return iteration.turns.map((turn) => ({
+      prompt: turn.prompt,
+      expectedToolCalls: turn.expectedToolCalls,
+      expectedOutput: turn.expectedOutput ?? null,
+      outputCheck: turn.outputCheck ?? null,
+    }));
+  return [
+    {
+      prompt: iteration.query,
+      expectedToolCalls: (iteration.expectedToolCalls ?? []) as ExpectedToolCall[],
+      expectedOutput: iteration.expectedOutput ?? null,
+      outputCheck: iteration.outputCheck ?? null,
+    },
+  ];
+}
+
+/** One `prompts[]` entry of the trace: a turn's tool-call score and output check, `passed` only when both pass. */
+interface PromptResult {
+  promptIndex: number;
+  prompt: string;
+  expectedToolCalls: ExpectedToolCall[];
+  actualToolCalls: unknown[];
+  passed: boolean;
+  missing: unknown[];
+  unexpected: unknown[];
+  argumentMismatches: ToolCallScore['argumentMismatches'];
+  reasons: string[];
+  /** the turn's answer */
+  finalText: string;
+  /** absent when the turn has no expectedOutput */
+  outputCheck?: OutputCheckResult;
+}
+
+function promptResult(
+  index: number,
+  turn: IterationTurn,
   actual: unknown[],
+  text: string,
   score: ToolCallScore,
-) {
+  output: OutputCheckResult | undefined,
+): PromptResult {
+  const outputReason = output && !output.passed ? [`Output check (${output.mode}): ${output.reason ?? 'failed'}`] : [];
+  return {
+    promptIndex: index,
+    prompt: turn.prompt,
+    expectedToolCalls: turn.expectedToolCalls,
+    actualToolCalls: actual,
+    passed: score.passed && (output?.passed ?? true),
+    missing: score.missing,
+    unexpected: score.unexpected,
+    argumentMismatches: score.argumentMismatches,
+    reasons: [...score.reasons, ...outputReason],
+    finalText: text,
+    ...(output && { outputCheck: output }),
+  };
+}
+
+function buildTrace(record: AgentRecord, prompts: PromptResult[], judgeSpans: TraceSpan[]) {
   return {
     traceVersion: 1 as const,
     messages: record.messages,
-    spans: record.spans,
-    prompts: [
-      {
-        promptIndex: 0,
-        prompt: query,
-        expectedToolCalls: expected,
-        actualToolCalls: actual,
-        passed: score.passed,
-        missing: score.missing,
-        unexpected: score.unexpected,
-        argumentMismatches: score.argumentMismatches,
-        reasons: score.reasons,
-      },
-    ],
+    spans: [...record.spans, ...judgeSpans],
+    prompts,
     finalText: record.text,
     finishReason: record.finishReason,
     steps: record.steps,
@@ -131,9 +200,11 @@ function buildTrace(
 }
 
 /**
- * Runs one iteration: the model with the servers' tools, then the deterministic scorer. A completed iteration is
- * returned (passed or failed by its tool calls); a model or server failure is thrown as an IterationFailure, and the
- * retry policy decides whether it is retried or recorded (failedOutcome).
+ * Runs one iteration: the model with the servers' tools (one conversation through the case's turns), then, turn by
+ * turn, the deterministic scorer and the output check (a judge model for `judge` checks). A completed iteration is
+ * returned, passed only when every turn's tool calls and output check pass; a model or server failure, or a judge
+ * reply that is no verdict, is thrown as an IterationFailure, and the retry policy decides whether it is retried or
+ * recorded (failedOutcome).
  */
 export async function executeIteration(
   deps: { mcp: McpOperations },
@@ -147,7 +218,7 @@ export async function executeIteration(
   },
 ): Promise<IterationCompletion> {
   const startedAt = Date.now();
-  const expected = (iteration.expectedToolCalls ?? []) as ExpectedToolCall[];
+  const turns = iterationTurns(iteration);
   const advanced = iteration.advancedConfig ?? {};
 
   const resolved = resolveModel({ model: iteration.model ?? '', provider: iteration.provider, ...ctx.modelAccess });
@@ -161,13 +232,18 @@ export async function executeIteration(
     throw new IterationFailure('tools', error);
   }
 
+  // Opened at the first call to a server that is not shared, and closed (its processes stopped) when the iteration
+  // ends, however it ends.
+  let session: IsolatedSession | undefined;
+  const sessionFor = (server: SavedServer) =>
+    sharesSessions(ctx, server) ? undefined : (session ??= deps.mcp.isolatedSession());
   let record: AgentRecord;
   try {
     record = await runAgent({
       model: createLanguageModel(resolved),
       system: advanced.system,
-      prompt: iteration.query,
-      tools: iterationTools(deps.mcp, tools.tools, iteration.elicitation),
+      prompt: turns.length === 1 ? turns[0].prompt : turns.map((t) => t.prompt),
+      tools: iterationTools(deps.mcp, tools.tools, iteration.elicitation, sessionFor),
       maxSteps: advanced.maxSteps ?? DEFAULT_MAX_STEPS,
       temperature: advanced.temperature,
       toolChoice: advanced.toolChoice,
@@ -182,32 +258,123 @@ export async function executeIteration(
       error instanceof AgentRunFailure ? error.record : undefined,
       resolved.provider,
     );
+  } finally {
+    // Not waited for: the pool tracks the closing processes, and the iteration's outcome does not depend on them.
+    void session?.close();
   }
 
-  const actual = record.toolCalls.map((c) => ({
-    toolName: tools.mcpName.get(c.toolName) ?? c.toolName,
-    arguments: c.arguments,
-    isError: c.isError,
-  }));
-  const score = scoreToolCalls({
-    expected,
-    actual,
-    isNegativeTest: iteration.isNegativeTest,
-    matchOptions: iteration.matchOptions ?? undefined,
-    failOnToolError: advanced.failOnToolError,
-  });
+  const toActual = (calls: AgentRecord['toolCalls']) =>
+    calls.map((c) => ({
+      toolName: tools.mcpName.get(c.toolName) ?? c.toolName,
+      arguments: c.arguments,
+      isError: c.isError,
+    }));
+  const judgeTrace = new TraceRecorder(() => Date.now() - startedAt);
+  const judgeUsage = { inputTokens: 0, outputTokens: 0 };
+  const prompts: PromptResult[] = [];
+  for (const [index, turn] of turns.entries()) {
+    const agentTurn = record.turns?.[index];
+    const actual = toActual(agentTurn?.toolCalls ?? []);
+    const text = agentTurn?.text ?? '';
+    const score = scoreToolCalls({
+      expected: turn.expectedToolCalls,
+      actual,
+      isNegativeTest: iteration.isNegativeTest,
+      matchOptions: iteration.matchOptions ?? undefined,
+      failOnToolError: advanced.failOnToolError,
+    });
+    let output: OutputCheckResult | undefined;
+    if (turn.expectedOutput !== null) {
+      const check = turn.outputCheck ?? DEFAULT_OUTPUT_CHECK;
+      output =
+        check.mode === 'judge'
+          ? await judgeTurn(ctx, iteration, {
+              turn,
+              text,
+              check,
+              record,
+              trace: judgeTrace,
+              usage: judgeUsage,
+              signal: options.signal,
+            })
+          : checkOutput(text, turn.expectedOutput, check);
+    }
+    prompts.push(promptResult(index, turn, actual, text, score, output));
+  }
+  const actual = toActual(record.toolCalls);
+  const usage = {
+    inputTokens: record.usage.inputTokens + judgeUsage.inputTokens,
+    outputTokens: record.usage.outputTokens + judgeUsage.outputTokens,
+    totalTokens: record.usage.totalTokens + judgeUsage.inputTokens + judgeUsage.outputTokens,
+  };
   return {
     status: 'completed',
-    result: score.passed ? 'passed' : 'failed',
+    result: prompts.every((p) => p.passed) ? 'passed' : 'failed',
     model: iteration.model,
     provider: resolved.provider,
     durationMs: Date.now() - startedAt,
-    usage: record.usage,
+    usage,
     actualToolCalls: actual.map((a, i) => ({ ...a, durationMs: record.toolCalls[i].durationMs })),
     // why a completed iteration failed is in the trace (prompts[].reasons); `error` is for iterations that broke
     error: null,
-    trace: buildTrace(iteration.query, record, expected, actual, score),
+    trace: buildTrace(record, prompts, judgeTrace.spans),
   };
+}
+
+/**
+ * Grades one turn's answer with the judge model: the suite's, else the case's. A model the run cannot use, a
+ * provider failure or a reply that is no verdict is thrown as the iteration's failure, with the agent's record and
+ * the judge's span, for the retry policy.
+ */
+async function judgeTurn(
+  ctx: RunContext,
+  iteration: BatchIteration,
+  input: {
+    turn: IterationTurn;
+    text: string;
+    check: OutputCheck;
+    record: AgentRecord;
+    trace: TraceRecorder;
+    usage: { inputTokens: number; outputTokens: number };
+    signal: AbortSignal;
+  },
+): Promise<OutputCheckResult> {
+  const judge = ctx.judgeModel ?? { model: iteration.model ?? '', provider: iteration.provider ?? undefined };
+  const resolved = resolveModel({ model: judge.model, provider: judge.provider ?? null, ...ctx.modelAccess });
+  const withJudgeSpans = (): AgentRecord => ({ ...input.record, spans: [...input.record.spans, ...input.trace.spans] });
+  if (!resolved.ok)
+    throw new IterationFailure(
+      'model',
+      new OperationFailure('VALIDATION_ERROR', `judge model: ${resolved.message}`, resolved.details),
+      withJudgeSpans(),
+      judge.provider,
+      judge.model,
+    );
+  try {
+    const { verdict, usage } = await judgeAnswer(
+      createLanguageModel(resolved),
+      {
+        question: input.turn.prompt,
+        answer: input.text,
+        expected: input.turn.expectedOutput ?? '',
+        rubric: input.check.rubric,
+      },
+      { signal: input.signal, trace: input.trace },
+    );
+    input.usage.inputTokens += usage.inputTokens;
+    input.usage.outputTokens += usage.outputTokens;
+    return {
+      mode: 'judge',
+      passed: verdict.pass,
+      expected: input.turn.expectedOutput ?? '',
+      ...(!verdict.pass && { reason: `the judge failed the answer: ${verdict.reason}` }),
+      verdict,
+      judgePromptVersion: JUDGE_PROMPT_VERSION,
+      judgeModel: `${resolved.provider}/${resolved.modelName}`,
+    };
+  } catch (error) {
+    throw new IterationFailure('model', error, withJudgeSpans(), resolved.provider, resolved.modelName);
+  }
 }
 
 /**
@@ -225,7 +392,9 @@ export function failedOutcome(
   const record = failure.record;
   const provider = failure.provider ?? iteration.provider;
   const errorDetails =
-    failure.stage === 'model' ? { ...decision.details, provider, model: iteration.model } : decision.details;
+    failure.stage === 'model'
+      ? { ...decision.details, provider, model: failure.model ?? iteration.model }
+      : decision.details;
   return {
     status: 'failed',
     result: 'failed',

@@ -2,6 +2,7 @@ import type { Db } from '../../db/connection.js';
 import { getRun, type Run } from '../../db/evalRuns.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
 import type { SecretBox } from '../../db/secretBox.js';
+import { findSuite, type JudgeModel } from '../../db/evalSuites.js';
 import { getSavedServersByIds, type SavedServer } from '../../db/servers.js';
 import type { HostedModelCatalog, ModelAccess } from '../models/catalog.js';
 
@@ -10,6 +11,8 @@ export interface RunContext {
   run: Run;
   servers: SavedServer[];
   modelAccess: ModelAccess;
+  /** the suite's judge model for `judge` output checks, as the suite says now; null: each case's own model */
+  judgeModel: JudgeModel | null;
 }
 
 export async function loadRunContext(
@@ -18,9 +21,10 @@ export async function loadRunContext(
 ): Promise<RunContext | undefined> {
   const run = await getRun(deps.sql, runId);
   if (!run) return undefined;
-  const [servers, orgProviderKeys] = await Promise.all([
+  const [servers, orgProviderKeys, suite] = await Promise.all([
     getSavedServersByIds(deps.sql, deps.box, run.projectId, run.serverIds),
     getProviderKeys(deps.sql, deps.box, run.organizationId),
+    findSuite(deps.sql, run.projectId, run.suiteId, { includeDeleted: true }),
   ]);
   return {
     run,
@@ -31,5 +35,6 @@ export async function loadRunContext(
       .filter((s): s is SavedServer => s !== undefined)
       .map((server) => (run.clientProfile ? { ...server, clientProfile: run.clientProfile } : server)),
     modelAccess: { catalog: deps.catalog, orgProviderKeys, modelApiKeys: deps.box.decryptJson(run.modelKeysEnc, {}) },
+    judgeModel: suite?.judgeModel ?? null,
   };
 }

@@ -6,6 +6,7 @@ import {
   listCases,
   lockLiveSuite,
   lockSuiteCases,
+  updateSuite,
   upsertCases,
   type Case,
   type CaseUpsert,
@@ -21,6 +22,8 @@ import { validateRunModels, type HostedModelCatalog } from '../models/catalog.js
 import { notFound, OperationFailure, refused } from '../failures.js';
 import type { CreateRunBody } from '../../api/schemas/evals.js';
 import { requireServers } from './serverSelection.js';
+import { getOrganizationLimits } from '../../db/organizationLimits.js';
+import { caseModels, resolveBudget, resolveConcurrency } from './runSettings.js';
 
 /**
  * Creating an eval run, in one place for every way a run starts: POST /eval-runs and a suite's schedule
@@ -100,6 +103,10 @@ export async function createEvalRun(
   if (hostId !== null && !host) throw notFound('host', { hostId });
   const modelApiKeys = request.modelApiKeys ?? {};
   const orgProviderKeys = await getProviderKeys(sql, box, origin.organizationId);
+  // The organization's ceilings: a request above one is refused before anything is written.
+  const orgLimits = await getOrganizationLimits(sql, origin.organizationId);
+  const concurrency = resolveConcurrency(request.concurrency, orgLimits);
+  if (request.budget) resolveBudget(request.budget, null, orgLimits);
 
   const create = () =>
     sql.begin(async (tx) => {
@@ -107,19 +114,28 @@ export async function createEvalRun(
       if (active >= deps.maxConcurrentRuns) throw new RunCapReached(active);
       // A rerun holds its suite's row lock from here: a suite deleted meanwhile gets no run. A suiteName makes a
       // new suite every time (names are not unique, as in the real product).
-      if (existing && !(await lockLiveSuite(tx, existing.id))) throw notFound('eval suite', { suiteId: existing.id });
+      const locked = existing && (await lockLiveSuite(tx, existing.id));
+      if (existing && !locked) throw notFound('eval suite', { suiteId: existing.id });
       const suite =
-        existing ??
+        locked ||
         (await createSuite(tx, {
           projectId: origin.projectId,
           name: request.suiteName!,
           description: request.suiteDescription,
           serverIds: servers.map((s) => s.id),
           defaultModel: request.model,
+          defaultModels: request.models,
           passCriteria: request.passCriteria,
           source: 'api',
           hostId,
+          iterationIsolation: request.isolation,
+          judgeModel: request.judgeModel,
         }));
+      // A rerun that names a judge model gives it to the suite (its later runs grade with it too).
+      const judgeModel =
+        existing && request.judgeModel
+          ? (await updateSuite(tx, origin.projectId, suite.id, { judgeModel: request.judgeModel }))!.judgeModel
+          : suite.judgeModel;
       const tests = request.tests ?? [];
       if (tests.length > 0) {
         const { cases, adding } = await lockSuiteCases(tx, suite.id, tests);
@@ -128,15 +144,29 @@ export async function createEvalRun(
       const caseUpsert = await upsertCases(
         tx,
         suite.id,
-        tests.map((t) => ({ ...t, model: t.model ?? request.model })),
+        tests.map((t) =>
+          t.model !== undefined || t.models !== undefined
+            ? t
+            : { ...t, model: request.model, ...(request.models && { models: request.models }) },
+        ),
       );
       const cases = await listCases(tx, suite.id);
       if (cases.length === 0) throw refused('the suite has no tests to run', { suiteId: suite.id, reason: 'NO_TESTS' });
       // Refused here, the transaction takes back the inline tests (and a suite it created) with it.
-      const iterations = cases.reduce((planned, c) => planned + (request.iterationOverride ?? c.runs), 0);
+      // Each case runs its runs (or iterationOverride) once per model: the bound is on what is planned in all.
+      const models = cases.map((c) => caseModels(c, suite));
+      const iterations = cases.reduce(
+        (planned, c, i) => planned + (request.iterationOverride ?? c.runs) * models[i].length,
+        0,
+      );
       checkPlannedIterations(suite.id, iterations);
+      // The judge model grades the run's judge checks: it must be usable as well (the cases' own models are).
+      const judged = judgeModel !== null && cases.some(usesJudge);
       const rejected = validateRunModels(
-        cases.map((c) => ({ model: c.model ?? suite.defaultModel ?? '', provider: c.provider })),
+        [
+          ...models.flat().map((m) => ({ model: m.model ?? '', provider: m.provider })),
+          ...(judged ? [{ model: judgeModel.model, provider: judgeModel.provider ?? null }] : []),
+        ],
         { catalog, orgProviderKeys, modelApiKeys },
       );
       if (rejected) throw rejected;
@@ -153,6 +183,9 @@ export async function createEvalRun(
         createdByKeyId: origin.createdByKeyId,
         hostId,
         clientProfile: host ? hostClientProfile(host.config) : null,
+        iterationIsolation: request.isolation ?? suite.iterationIsolation,
+        budget: resolveBudget(request.budget, suite.defaultBudget, orgLimits),
+        concurrency,
       });
       return { run, caseUpsert, cases, suiteName: suite.name, iterations };
     });
@@ -174,6 +207,12 @@ export async function createEvalRun(
     );
   }
   return { ...created, servers };
+}
+
+/** Whether a case (or one of its turns) has its answer graded by a judge model. */
+export function usesJudge(c: Pick<Case, 'expectedOutput' | 'outputCheck' | 'turns'>): boolean {
+  if (c.turns) return c.turns.some((t) => t.expectedOutput !== undefined && t.outputCheck?.mode === 'judge');
+  return c.expectedOutput !== null && c.outputCheck?.mode === 'judge';
 }
 
 /** What the run's row says when its workflow could not be started: the slot is freed and the run reads as failed. */

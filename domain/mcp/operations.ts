@@ -23,6 +23,7 @@ import { runDoctor, type DoctorReport } from './doctor.js';
 import { endsSession, featureNotSupported, oauthRequired, toOperationFailure } from './failures.js';
 import { OAuthGrants, type OAuthRequirement, type TokenImport } from './oauth.js';
 import type { ConnectionPool } from './pool.js';
+import type { IsolatedSession, SessionSource } from './isolatedSessions.js';
 import {
   listResultSchemas,
   toPromptEntry,
@@ -55,6 +56,8 @@ export interface CallOptions {
    * client profile. An elicitation answer also declares elicitation for the call.
    */
   answers?: ClientAnswers;
+  /** the caller's own sessions (ConnectionPool.isolated, an eval iteration's) instead of the process's pooled ones */
+  session?: SessionSource;
 }
 
 export interface ListOptions {
@@ -108,6 +111,8 @@ export interface McpOperations {
   listResources(server: SavedServer, options?: ListOptions): Promise<Page<ResourceEntry>>;
   readResource(server: SavedServer, uri: string, options?: CallOptions): Promise<ReadResourceResult>;
   exportSnapshot(server: SavedServer, options?: Pick<CallOptions, 'signal'>): Promise<ServerSnapshot>;
+  /** fresh sessions for one caller alone, used through CallOptions.session and closed by it */
+  isolatedSession(): IsolatedSession;
 }
 
 type Work<T> = (connection: McpConnection, timeouts: McpTimeouts) => Promise<T>;
@@ -211,13 +216,14 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
     signal: AbortSignal | undefined,
     work: Work<T>,
     answers?: ClientAnswers,
+    sessions: SessionSource = pool,
   ): Promise<T> {
     const timeouts = resolveTimeouts(config, server.timeouts);
     const profile = profileFor(server.clientProfile, answers);
     const lease =
       (answers?.elicitation && profile.elicitation) || (answers?.sample && profile.sampling) ? answers : undefined;
     return authorized(server, signal, (credentials) =>
-      pool.use(
+      sessions.use(
         { server, credentials, timeouts, dataDir: config.DATA_DIR, profile },
         async (connection) => {
           const startedAt = Date.now();
@@ -231,7 +237,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
               server,
               child: connection.child(),
             });
-            if (endsSession(failure)) pool.discard(connection);
+            if (endsSession(failure)) sessions.discard(connection);
             throw failure;
           }
         },
@@ -423,7 +429,10 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
           );
         },
         options.answers,
+        options.session,
       ),
+
+    isolatedSession: () => pool.isolated(),
 
     listPrompts: (server, options = {}) =>
       run(server, options.signal, (c, t) => lists.prompts(server, c, t, options.cursor, options.signal)),

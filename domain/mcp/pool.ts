@@ -3,6 +3,7 @@ import { OperationFailure } from '../failures.js';
 import { profileKey } from './clientProfile.js';
 import type { ClientAnswers } from './clientRequests.js';
 import { openConnection, type ConnectTarget, type McpConnection } from './connection.js';
+import { isolatedSession, WarmSessions, type IsolatedSession, type SessionSource } from './isolatedSessions.js';
 
 export interface PoolOptions {
   /** a connection nobody used for this long is closed (its child process exits) */
@@ -12,6 +13,8 @@ export interface PoolOptions {
   open?: (target: ConnectTarget) => Promise<McpConnection>;
   /** sessions of one server and client profile lent to operations at once; more wait for one to be returned */
   maxLentSessions?: number;
+  /** sessions opened ahead per server and client profile for isolated callers (eval iterations); default 2 */
+  warmSessions?: number;
 }
 
 interface Entry {
@@ -34,6 +37,15 @@ interface Entry {
 }
 
 const DEFAULT_MAX_LENT_SESSIONS = 16;
+const DEFAULT_WARM_SESSIONS = 2;
+
+/** Sessions serve one scope (server and client profile); a key (revision, token generation) ages them out. */
+function scopeOf(target: ConnectTarget): { scope: string; key: string } {
+  return {
+    scope: `${target.server.id}|${profileKey(target.profile ?? target.server.clientProfile)}`,
+    key: `${target.server.revision}:${target.credentials?.generation ?? 0}`,
+  };
+}
 
 /**
  * The process's live MCP sessions, so a stdio server is spawned once, not per request. Every session belongs to a
@@ -46,7 +58,7 @@ const DEFAULT_MAX_LENT_SESSIONS = 16;
  * The key holds the server's revision and OAuth token generation, so an edited server or newly imported/refreshed
  * tokens get fresh sessions while the old ones finish their in-flight calls.
  */
-export class ConnectionPool {
+export class ConnectionPool implements SessionSource {
   /** live sessions (not retired) per scope */
   readonly #scopes = new Map<string, Entry[]>();
   readonly #all = new Set<Entry>();
@@ -56,11 +68,27 @@ export class ConnectionPool {
   #waiting: Array<() => void> = [];
   readonly #options: PoolOptions;
   readonly #open: (target: ConnectTarget) => Promise<McpConnection>;
+  readonly #warm: WarmSessions;
   #closed = false;
 
   constructor(options: PoolOptions) {
     this.#options = options;
     this.#open = options.open ?? openConnection;
+    this.#warm = new WarmSessions({
+      open: this.#open,
+      warmSessions: options.warmSessions ?? DEFAULT_WARM_SESSIONS,
+      idleTimeoutMs: options.idleTimeoutMs,
+      log: options.log,
+      scopeOf,
+    });
+  }
+
+  /**
+   * Sessions for one caller alone (an eval iteration): fresh ones (a new process for stdio, a new MCP session over
+   * HTTP), taken from sessions opened ahead, used by nobody else, and closed by the caller when it ends.
+   */
+  isolated(): IsolatedSession {
+    return isolatedSession(this.#warm, scopeOf);
   }
 
   /**
@@ -97,14 +125,17 @@ export class ConnectionPool {
   async close(): Promise<void> {
     this.#closed = true;
     this.#wake();
-    await Promise.all([...[...this.#all].map((entry) => this.#closeEntry(entry)), ...this.#closing]);
+    await Promise.all([
+      this.#warm.close(),
+      ...[...this.#all].map((entry) => this.#closeEntry(entry)),
+      ...this.#closing,
+    ]);
   }
 
   /** The scope's live sessions, once those of an older key are retired. */
   #live(target: ConnectTarget): { scope: string; key: string; entries: Entry[] } {
     if (this.#closed) throw new OperationFailure('INTERNAL_ERROR', 'the MCP connection pool is shutting down');
-    const scope = `${target.server.id}|${profileKey(target.profile ?? target.server.clientProfile)}`;
-    const key = `${target.server.revision}:${target.credentials?.generation ?? 0}`;
+    const { scope, key } = scopeOf(target);
     // Whatever its scope, a session of an edited server or of replaced tokens is not used again.
     for (const entry of this.#all)
       if (entry.serverId === target.server.id && entry.key !== key && !entry.retired) this.#retire(entry);

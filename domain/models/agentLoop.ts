@@ -14,6 +14,7 @@ import {
   stepCountIs,
   wrapLanguageModel,
   type LanguageModelMiddleware,
+  type ModelMessage,
   type StepResult,
   type ToolSet,
 } from 'ai';
@@ -40,10 +41,17 @@ export const MAX_SAMPLING_REQUESTS = 25;
 
 export type AgentToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; toolName: string };
 
+/** Most user prompts one conversation may hold (a multi-turn case's turns). */
+export const MAX_CONVERSATION_TURNS = 20;
+
 export interface AgentRunOptions {
   model: ChatModel;
   system?: string;
-  prompt: string;
+  /**
+   * The user prompt, or the prompts of a conversation: each is sent once the model answered the one before (its
+   * tool loop included), with the whole history, so the model sees one conversation.
+   */
+  prompt: string | readonly string[];
   tools: readonly AgentTool[];
   maxSteps: number;
   temperature?: number;
@@ -89,6 +97,17 @@ export interface TokenUsage {
   totalTokens: number;
 }
 
+/** One user prompt of the conversation and what the model did about it. */
+export interface AgentTurn {
+  prompt: string;
+  /** the tool calls made while answering this prompt, in the model's order */
+  toolCalls: AgentToolCall[];
+  /** this prompt's final answer ('' when it ended on tool calls or failed) */
+  text: string;
+  finishReason: string;
+  stepLimitReached: boolean;
+}
+
 export interface AgentRecord {
   /** The conversation: system, user, then assistant and tool messages as the AI SDK models them. */
   messages: unknown[];
@@ -105,6 +124,12 @@ export interface AgentRecord {
   durationMs: number;
   /** `llm` spans of the model's turns and of the servers' sampling requests (named `sampling`), `tool` and `step` spans */
   spans: TraceSpan[];
+  /**
+   * Each user prompt's share, in order (one entry for a single prompt). `toolCalls`, `text` and `finishReason` above
+   * are the whole conversation's calls and its last prompt's answer. A failed loop lists the prompts it reached.
+   * (Always set by runAgent.)
+   */
+  turns?: AgentTurn[];
 }
 
 /**
@@ -126,26 +151,31 @@ export class AgentRunFailure extends Error {
 export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
   if (!Number.isInteger(options.maxSteps) || options.maxSteps < 1)
     throw new RangeError('maxSteps must be an integer >= 1');
+  const prompts = typeof options.prompt === 'string' ? [options.prompt] : [...options.prompt];
+  if (prompts.length < 1 || prompts.length > MAX_CONVERSATION_TURNS)
+    throw new RangeError(`a conversation has 1 to ${MAX_CONVERSATION_TURNS} prompts`);
   const clock = options.clock ?? Date.now;
   const origin = options.startedAt ?? clock();
   const trace = new TraceRecorder(() => clock() - origin);
   const startMs = trace.now();
   const signal = options.signal ?? new AbortController().signal;
   const executions = new Map<string, ToolExecution>();
-  const steps: StepResult<ToolSet>[] = [];
+  /** the steps of each prompt reached so far */
+  const turnSteps: StepResult<ToolSet>[][] = [];
+  const turnEnds: Array<{ text: string; finishReason: string }> = [];
   const stepTimes: Array<{ startMs: number; endMs: number }> = [];
-  const prompt = [
-    ...(options.system !== undefined ? [{ role: 'system', content: options.system }] : []),
-    { role: 'user', content: options.prompt },
-  ];
+  /** the conversation the next prompt is sent after: each earlier prompt and the model's messages answering it */
+  const history: ModelMessage[] = [];
   const sampling = { requests: 0, inputTokens: 0, outputTokens: 0 };
   // Every request of the loop (its turns and the servers' sampling requests) waits at the provider's gate.
   const gate = options.rateLimitGate ?? new RateLimitGate(options.model.provider.split('.')[0]!, clock);
   const gated = gateModelCalls(gate, trace, { signal, clock });
   const record = (finishReason: string): AgentRecord =>
     buildRecord({
-      prompt,
-      steps,
+      system: options.system,
+      prompts,
+      turnSteps,
+      turnEnds,
       stepTimes,
       executions,
       trace,
@@ -190,37 +220,50 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
     }
   };
 
+  // The gate outside the timing: each `llm` span is one request, each wait before it a `rate-limit` span.
+  const model = wrapLanguageModel({ model: options.model, middleware: [gated, timeModelCalls(trace)] });
+  const tools = toToolSet(options.tools, { signal, trace, executions, stepIndex: () => stepTimes.length - 1, sample });
   try {
-    const result = await generateText({
-      // The gate outside the timing: each `llm` span is one request, each wait before it a `rate-limit` span.
-      model: wrapLanguageModel({ model: options.model, middleware: [gated, timeModelCalls(trace)] }),
-      system: options.system,
-      prompt: options.prompt,
-      tools: toToolSet(options.tools, { signal, trace, executions, stepIndex: () => stepTimes.length - 1, sample }),
-      toolChoice: options.toolChoice,
-      temperature: options.temperature,
-      maxRetries: options.maxRetries ?? MODEL_CALL_RETRIES,
-      abortSignal: signal,
-      stopWhen: stepCountIs(options.maxSteps),
-      prepareStep: ({ stepNumber }) => {
-        trace.startStep(stepNumber);
-        stepTimes.push({ startMs: trace.now(), endMs: trace.now() });
-        return undefined;
-      },
-      onStepFinish: (step) => {
-        steps.push(step);
-        for (const part of step.content) {
-          // Refused before running (unknown tool, unparseable arguments): a zero-length failed tool span.
-          if (part.type === 'tool-error' && !executions.has(part.toolCallId)) {
-            trace.end(trace.start('tool', part.toolName, { toolName: part.toolName }), 'error');
+    let finishReason = 'stop';
+    for (const text of prompts) {
+      const steps: StepResult<ToolSet>[] = [];
+      turnSteps.push(steps);
+      const result = await generateText({
+        model,
+        system: options.system,
+        // The first prompt alone is sent as a prompt (as a single-prompt run always was), later ones after the history.
+        ...(history.length === 0
+          ? { prompt: text }
+          : { messages: [...history, { role: 'user' as const, content: text }] }),
+        tools,
+        toolChoice: options.toolChoice,
+        temperature: options.temperature,
+        maxRetries: options.maxRetries ?? MODEL_CALL_RETRIES,
+        abortSignal: signal,
+        stopWhen: stepCountIs(options.maxSteps),
+        prepareStep: () => {
+          trace.startStep(stepTimes.length);
+          stepTimes.push({ startMs: trace.now(), endMs: trace.now() });
+          return undefined;
+        },
+        onStepFinish: (step) => {
+          steps.push(step);
+          for (const part of step.content) {
+            // Refused before running (unknown tool, unparseable arguments): a zero-length failed tool span.
+            if (part.type === 'tool-error' && !executions.has(part.toolCallId)) {
+              trace.end(trace.start('tool', part.toolName, { toolName: part.toolName }), 'error');
+            }
           }
-        }
-        stepTimes[stepTimes.length - 1]!.endMs = trace.now();
-        const usage = { inputTokens: step.usage.inputTokens ?? 0, outputTokens: step.usage.outputTokens ?? 0 };
-        trace.endStep(signal.aborted ? 'cancelled' : 'ok', usage);
-      },
-    });
-    return { ...record(result.finishReason), text: result.text };
+          stepTimes[stepTimes.length - 1]!.endMs = trace.now();
+          const usage = { inputTokens: step.usage.inputTokens ?? 0, outputTokens: step.usage.outputTokens ?? 0 };
+          trace.endStep(signal.aborted ? 'cancelled' : 'ok', usage);
+        },
+      });
+      turnEnds.push({ text: result.text, finishReason: result.finishReason });
+      history.push({ role: 'user', content: text }, ...result.response.messages);
+      finishReason = result.finishReason;
+    }
+    return record(finishReason);
   } catch (error) {
     const failure = classifyModelError(error, signal);
     trace.fail(failure.message, failure.kind === 'aborted' ? 'cancelled' : 'error');
@@ -248,8 +291,12 @@ function timeModelCalls(trace: TraceRecorder): LanguageModelMiddleware {
 }
 
 interface RecordParts {
-  prompt: unknown[];
-  steps: StepResult<ToolSet>[];
+  system: string | undefined;
+  prompts: string[];
+  /** the steps of each prompt reached, in order */
+  turnSteps: StepResult<ToolSet>[][];
+  /** how each prompt that the model finished answering ended */
+  turnEnds: Array<{ text: string; finishReason: string }>;
   stepTimes: Array<{ startMs: number; endMs: number }>;
   executions: Map<string, ToolExecution>;
   trace: TraceRecorder;
@@ -261,9 +308,9 @@ interface RecordParts {
 }
 
 function buildRecord(parts: RecordParts): AgentRecord {
-  const { steps, trace } = parts;
-  const last = steps.at(-1);
-  const toolCalls = collectToolCalls(parts);
+  const { trace } = parts;
+  const steps = parts.turnSteps.flat();
+  const turnCalls = collectToolCalls(parts);
   const agentSteps = steps.map((step, index): AgentStep => ({
     index,
     ...parts.stepTimes[index]!,
@@ -274,58 +321,78 @@ function buildRecord(parts: RecordParts): AgentRecord {
   }));
   const inputTokens = sum(agentSteps.map((s) => s.inputTokens)) + parts.sampling.inputTokens;
   const outputTokens = sum(agentSteps.map((s) => s.outputTokens)) + parts.sampling.outputTokens;
+  const stepLimitReached = (turn: StepResult<ToolSet>[]) =>
+    turn.length >= parts.maxSteps && turn.at(-1)?.finishReason === 'tool-calls';
+  const turns = parts.turnSteps.map((turnSteps, i): AgentTurn => ({
+    prompt: parts.prompts[i]!,
+    toolCalls: turnCalls[i]!,
+    text: parts.turnEnds[i]?.text ?? '',
+    finishReason: parts.turnEnds[i]?.finishReason ?? 'error',
+    stepLimitReached: stepLimitReached(turnSteps),
+  }));
+  const transcript: unknown[] = parts.system !== undefined ? [{ role: 'system', content: parts.system }] : [];
+  for (const [i, turnSteps] of parts.turnSteps.entries())
+    transcript.push({ role: 'user', content: parts.prompts[i] }, ...(turnSteps.at(-1)?.response.messages ?? []));
   return {
     // A JSON round trip: the SDK's message objects may hold class instances or undefined fields.
-    messages: JSON.parse(JSON.stringify([...parts.prompt, ...(last?.response.messages ?? [])])) as unknown[],
-    toolCalls,
+    messages: JSON.parse(JSON.stringify(transcript)) as unknown[],
+    toolCalls: turnCalls.flat(),
     steps: agentSteps,
     usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
-    text: '',
+    text: turns.at(-1)?.text ?? '',
     finishReason: parts.finishReason,
-    stepLimitReached: steps.length >= parts.maxSteps && last?.finishReason === 'tool-calls',
+    stepLimitReached: stepLimitReached(parts.turnSteps.at(-1) ?? []),
     durationMs: trace.now() - parts.startMs,
     spans: trace.spans.map((span) => ({ ...span })),
+    turns,
   };
 }
 
 /**
- * Tool calls in the model's order. Calls the SDK refused before running (unknown tool, arguments that are not
- * JSON) are kept as errors: scoring must see every call the model made. Calls of a step that never finished (the
- * loop failed during it) come last.
+ * Tool calls in the model's order, by prompt. Calls the SDK refused before running (unknown tool, arguments that
+ * are not JSON) are kept as errors: scoring must see every call the model made. Calls of a step that never
+ * finished (the loop failed during it) come last, with the last prompt reached.
  */
-function collectToolCalls({ steps, executions }: RecordParts): AgentToolCall[] {
-  const calls: AgentToolCall[] = [];
+function collectToolCalls({ turnSteps, executions }: RecordParts): AgentToolCall[][] {
   const seen = new Set<string>();
-  const push = (execution: ToolExecution, result: ToolResult): void => {
-    seen.add(execution.toolCallId);
-    calls.push({ ...execution, isError: result.isError === true, result });
-  };
-  steps.forEach((step, stepIndex) => {
-    for (const part of step.content) {
-      if (part.type !== 'tool-call') continue;
-      const ran = executions.get(part.toolCallId);
-      if (ran?.result) {
-        push(ran, ran.result);
-        continue;
+  let stepIndex = 0;
+  const byTurn = turnSteps.map((steps) => {
+    const calls: AgentToolCall[] = [];
+    const push = (execution: ToolExecution, result: ToolResult): void => {
+      seen.add(execution.toolCallId);
+      calls.push({ ...execution, isError: result.isError === true, result });
+    };
+    for (const step of steps) {
+      for (const part of step.content) {
+        if (part.type !== 'tool-call') continue;
+        const ran = executions.get(part.toolCallId);
+        if (ran?.result) {
+          push(ran, ran.result);
+          continue;
+        }
+        // Refused before running, or cut short by cancellation: the SDK's tool-error says why.
+        const error = step.content.find((p) => p.type === 'tool-error' && p.toolCallId === part.toolCallId);
+        const message = error?.type === 'tool-error' ? errorText(error.error) : 'the tool call did not finish';
+        const call = ran ?? {
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          arguments: toArguments(part.input),
+          stepIndex,
+          durationMs: 0,
+        };
+        push(call, { content: [{ type: 'text', text: message }], isError: true });
       }
-      // Refused before running, or cut short by cancellation: the SDK's tool-error says why.
-      const error = step.content.find((p) => p.type === 'tool-error' && p.toolCallId === part.toolCallId);
-      const message = error?.type === 'tool-error' ? errorText(error.error) : 'the tool call did not finish';
-      const call = ran ?? {
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        arguments: toArguments(part.input),
-        stepIndex,
-        durationMs: 0,
-      };
-      push(call, { content: [{ type: 'text', text: message }], isError: true });
+      stepIndex++;
     }
+    return calls;
   });
+  const last = byTurn.at(-1);
   for (const execution of executions.values()) {
-    if (seen.has(execution.toolCallId)) continue;
-    push(execution, execution.result ?? { content: [{ type: 'text', text: 'cancelled' }], isError: true });
+    if (seen.has(execution.toolCallId) || !last) continue;
+    const result: ToolResult = execution.result ?? { content: [{ type: 'text', text: 'cancelled' }], isError: true };
+    last.push({ ...execution, isError: result.isError === true, result });
   }
-  return calls;
+  return byTurn;
 }
 
 function errorText(error: unknown): string {

@@ -16,6 +16,7 @@ export type StdioFixture =
   | 'metadata'
   | 'paginated'
   | 'slow'
+  | 'stateful'
   | 'tools-only'
   | 'workdir';
 

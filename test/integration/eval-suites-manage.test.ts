@@ -124,7 +124,8 @@ describe('managing eval suites: names, detail, edit, delete', () => {
       environment: { servers: ['everything'] },
       executionConfig: { model: 'openai/hosted-mini', systemPrompt: null, temperature: null },
       hosts: [],
-      settings: { passCriteria: { minimumPassRate: 80 } },
+      settings: { passCriteria: { minimumPassRate: 80 }, isolation: 'per-iteration' },
+      isolation: 'per-iteration',
       schedule: {
         enabled: false,
         intervalMinutes: null,

@@ -15,6 +15,7 @@ const run: EvalRun = {
   notes: null,
   passCriteria: { minimumPassRate: 100 },
   hostId: null,
+  isolation: 'per-iteration',
   error: null,
   createdAt: 1_700_000_000_000,
   startedAt: 1_700_000_000_000,
