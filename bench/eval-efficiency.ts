@@ -6,8 +6,7 @@
  * under 100 ms on an idle stack), over several small runs.
  *
  * As in bench/eval-run.ts, the worker is its own compiled process (`npm run build` into a temporary folder) and the
- * API runs in this process. Concurrency is the worker's EVAL_ITERATION_CONCURRENCY (the run's own `concurrency`
- * once POST /eval-runs takes it).
+ * API runs in this process. Each run asks for its concurrency (POST /eval-runs `concurrency`).
  *
  *   npx tsx bench/eval-efficiency.ts [iterations=200] [concurrency=8] [repeats=3]
  *
@@ -67,7 +66,6 @@ const worker = spawn(process.execPath, ['worker/main.js'], {
     RUNWAY_ENCRYPTION_KEY: config.RUNWAY_ENCRYPTION_KEY,
     TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS,
     TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
-    // TODO(issue 16, part 6): once POST /eval-runs takes `concurrency`, send it with each run instead.
     EVAL_ITERATION_CONCURRENCY: String(CONCURRENCY),
     LOG_LEVEL: 'warn',
   },
@@ -178,7 +176,8 @@ async function timedRun(suiteId: string, modelId: string, iterations: number): P
   const reply = await fetch(`${api}/projects/${org.projectId}/eval-runs`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ suiteId, modelApiKeys: { openai: 'bench' } }),
+    // the run's own concurrency (POST /eval-runs `concurrency`); the worker's default is set to the same
+    body: JSON.stringify({ suiteId, modelApiKeys: { openai: 'bench' }, concurrency: CONCURRENCY }),
   });
   if (reply.status !== 202) throw new Error(`run not created: ${reply.status} ${await reply.text()}`);
   const { runId } = (await reply.json()) as { runId: string };
