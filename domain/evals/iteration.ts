@@ -296,6 +296,7 @@ export async function executeIteration(
               trace: judgeTrace,
               usage: judgeUsage,
               signal: options.signal,
+              rateLimits: options.rateLimits,
             })
           : checkOutput(text, turn.expectedOutput, check);
     }
@@ -337,6 +338,8 @@ async function judgeTurn(
     trace: TraceRecorder;
     usage: { inputTokens: number; outputTokens: number };
     signal: AbortSignal;
+    /** the judge's requests wait at the run's gate for its provider, as the agent's do */
+    rateLimits?: RateLimitGates;
   },
 ): Promise<OutputCheckResult> {
   const judge = ctx.judgeModel ?? { model: iteration.model ?? '', provider: iteration.provider ?? undefined };
@@ -359,7 +362,11 @@ async function judgeTurn(
         expected: input.turn.expectedOutput ?? '',
         rubric: input.check.rubric,
       },
-      { signal: input.signal, trace: input.trace },
+      {
+        signal: input.signal,
+        trace: input.trace,
+        rateLimitGate: input.rateLimits?.gate(ctx.run.id, resolved.provider),
+      },
     );
     input.usage.inputTokens += usage.inputTokens;
     input.usage.outputTokens += usage.outputTokens;
