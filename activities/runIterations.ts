@@ -12,6 +12,7 @@ import type { SecretBox } from '../db/secretBox.js';
 import type { Logger } from '../runtime/logger.js';
 import type { McpOperations } from '../domain/mcp/index.js';
 import type { HostedModelCatalog } from '../domain/models/catalog.js';
+import type { RateLimitGates } from '../domain/models/rateLimits.js';
 import { RunNotFound } from '../domain/evals/runFailures.js';
 import { activityFailure, decideRetry, retryFailure } from './retryPolicy.js';
 import { collectTools, executeIteration, failedOutcome, IterationFailure } from '../domain/evals/iteration.js';
@@ -35,6 +36,11 @@ export interface BatchResult {
   tokens?: number;
 }
 
+/** The heartbeat's details: the counts so far, and the attempts before this one that waited for a rate limit. */
+interface BatchProgress extends BatchResult {
+  rateLimitedAttempts: number;
+}
+
 /** Told about every iteration this process finishes (the worker's metrics); passed in, optional. */
 export interface IterationRecorder {
   iterationFinished(outcome: { status: string; result: string | null }): void;
@@ -47,6 +53,8 @@ export interface BatchDeps {
   catalog: HostedModelCatalog;
   log: Logger;
   metrics?: IterationRecorder;
+  /** this worker's rate-limit gates, shared by every batch (each run's lanes wait together for a provider) */
+  rateLimits?: RateLimitGates;
 }
 
 // Frequent enough that a cancellation reaches a blocked iteration within about a second.
@@ -60,7 +68,11 @@ const HEARTBEAT_MS = 1_000;
 export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Promise<BatchResult> {
   const activity = Context.current();
   const signal = activity.cancellationSignal;
-  const ctx = await loadRunContext(deps, input.runId);
+  // Two independent reads at once: one round trip less before the batch's first model request.
+  const [ctx, iterations] = await Promise.all([
+    loadRunContext(deps, input.runId),
+    getBatchIterations(deps.sql, input.runId, input.iterationIds),
+  ]);
   if (!ctx) throw activityFailure(new RunNotFound(input.runId));
   const result: BatchResult = { completed: 0, passed: 0, failed: 0, tokens: 0 };
   const count = (outcome: 'passed' | 'failed' | null, tokens: number) => {
@@ -69,7 +81,13 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
     if (outcome === 'passed') result.passed += 1;
     else result.failed += 1;
   };
-  const iterations = await getBatchIterations(deps.sql, input.runId, input.iterationIds);
+  // Attempts that ended waiting for a provider's rate-limit reset (counted in the heartbeat details, which reach the
+  // next attempt) are not failed attempts: they do not count toward the cap.
+  const details = activity.info.heartbeatDetails as Partial<BatchProgress> | undefined;
+  const rateLimitedAttempts =
+    typeof details?.rateLimitedAttempts === 'number' && details.rateLimitedAttempts >= 0
+      ? details.rateLimitedAttempts
+      : 0;
   // What an earlier attempt of this batch finished is counted, never run again.
   for (const iteration of iterations)
     if (iteration.status === 'completed' || iteration.status === 'failed')
@@ -100,7 +118,8 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
     }));
 
   // The heartbeat (throttled by the worker) proves liveness and brings cancellation; the details are for operators.
-  const beat = setInterval(() => activity.heartbeat(result), HEARTBEAT_MS);
+  const progress = (rateLimited: number): BatchProgress => ({ ...result, rateLimitedAttempts: rateLimited });
+  const beat = setInterval(() => activity.heartbeat(progress(rateLimitedAttempts)), HEARTBEAT_MS);
   try {
     // Each iteration is claimed (marked running) before it runs: the first one here, every next one by the
     // statement that completes the one before it. A claim that finds the iteration finished, or held by a newer
@@ -115,11 +134,15 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
       const startedAt = Date.now();
       let outcome: IterationCompletion;
       try {
-        outcome = await executeIteration(deps, ctx, iteration, { signal, tools: toolsOnce });
+        outcome = await executeIteration(deps, ctx, iteration, {
+          signal,
+          tools: toolsOnce,
+          rateLimits: deps.rateLimits,
+        });
       } catch (error) {
         const failure = error instanceof IterationFailure ? error.failure : error;
         const decision = decideRetry(failure, {
-          attempt: activity.info.attempt,
+          attempt: Math.max(1, activity.info.attempt - rateLimitedAttempts),
           lastAttempt: input.lastAttempt,
           signal,
         });
@@ -137,6 +160,8 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
             },
             'iteration will be retried',
           );
+          // Recorded before the failure goes out: the SDK sends pending heartbeat details with the activity's end.
+          if (decision.rateLimited) activity.heartbeat(progress(rateLimitedAttempts + 1));
           throw retryFailure(decision, failure);
         }
         outcome = failedOutcome(

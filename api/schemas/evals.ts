@@ -598,7 +598,8 @@ export const traceSchema = z
           id: z.string(),
           parentId: z.string().optional(),
           name: z.string(),
-          category: z.enum(['llm', 'tool', 'step', 'error', 'judge']),
+          // `rate-limit`: a wait for a model provider's rate-limit reset (its `provider` and `delayMs`)
+          category: z.enum(['llm', 'tool', 'step', 'error', 'judge', 'rate-limit']),
           startMs: z.number(),
           endMs: z.number(),
           status: z.string(),
