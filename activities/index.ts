@@ -13,6 +13,7 @@ import { runIterationBatch, type BatchInput, type IterationRecorder } from './ru
 import type { Logger } from '../runtime/logger.js';
 import type { McpOperations } from '../domain/mcp/index.js';
 import { parseHostedModels } from '../domain/models/catalog.js';
+import { RateLimitGates } from '../domain/models/rateLimits.js';
 import { startScheduledRun, type ScheduledRunRecorder } from '../domain/evals/scheduledRun.js';
 import type { ScheduledSuiteRunInput } from '../workflows/definitions.js';
 
@@ -31,6 +32,8 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const { sql, config } = deps;
   const catalog = parseHostedModels(config.HOSTED_MODELS);
+  // One per worker process: every batch of a run in this worker waits at the same gate while a provider limits.
+  const rateLimits = new RateLimitGates({ maxWaitMs: config.MODEL_RATE_LIMIT_WAIT_MS });
   return {
     async ping(): Promise<{ databaseTime: string; worker: string }> {
       const [row] = await sql<{ now: Date }[]>`SELECT now()`;
@@ -44,7 +47,12 @@ export function createActivities(deps: ActivityDeps) {
 
     async runIterationBatch(input: BatchInput) {
       return await runIterationBatch(
-        { ...deps, catalog, log: deps.log.child({ runId: input.runId, attempt: Context.current().info.attempt }) },
+        {
+          ...deps,
+          catalog,
+          rateLimits,
+          log: deps.log.child({ runId: input.runId, attempt: Context.current().info.attempt }),
+        },
         input,
       );
     },

@@ -3,7 +3,8 @@
  * OperationFailure, a cancellation, a failure of our own) maps to exactly one decision:
  * - `retry` now: an outage or a timeout that may pass; Temporal retries the batch with its backoff;
  * - `retry` after `delayMs`: the provider said when (Retry-After, rate-limit reset headers): the activity fails
- *   with ApplicationFailure.nextRetryDelay, so Temporal waits that long instead of its backoff;
+ *   with ApplicationFailure.nextRetryDelay, so Temporal waits that long instead of its backoff; a rate limit (429,
+ *   529) with a delay is retried past the attempt cap (waiting for a reset is not a failed attempt);
  * - `fail` now: retrying cannot help (a host that does not resolve, a refused key, an unknown model, a refused
  *   request, a server that answered with an error), or the transient failure (an outage, a judge's unparsable
  *   reply) outlasted the attempt cap: the
@@ -25,6 +26,7 @@ import {
   type ModelErrorClassification,
   type ModelErrorKind,
 } from '../domain/models/failures.js';
+import { isRateLimitStatus } from '../domain/models/rateLimits.js';
 
 /** Why an iteration failed, in `error_details.reason`. Server failures keep the MCP failure's own reason. */
 export type ModelFailureReason =
@@ -41,7 +43,14 @@ export type ModelFailureReason =
 
 export type RetryDecision =
   | { action: 'cancel' }
-  | { action: 'retry'; reason: string; message: string; delayMs?: number }
+  | {
+      action: 'retry';
+      reason: string;
+      message: string;
+      delayMs?: number;
+      /** a provider's rate limit with its reset: waiting, not a failed attempt (the caller does not count it) */
+      rateLimited?: true;
+    }
   | { action: 'fail'; message: string; details: FailureDetails };
 
 export interface FailureContext {
@@ -83,6 +92,17 @@ export function decideRetry(error: unknown, context: FailureContext): RetryDecis
     const { reason, transient } = modelFailures[classified.kind];
     const status = classified.status;
     if (!transient) return fail(classified.message, { reason, ...(status !== undefined && { status }) }, context);
+    // The provider limits and said until when: waiting is all there is to do, so it spends no attempt of the cap
+    // (the batch's schedule-to-close timeout still bounds it). A short reset was already waited for in-process, at
+    // the run's rate-limit gate (domain/models/rateLimits.ts); this is a long one.
+    if (isRateLimitStatus(status) && classified.retryAfterMs !== undefined)
+      return {
+        action: 'retry',
+        reason,
+        message: classified.message,
+        delayMs: Math.min(Math.max(0, Math.round(classified.retryAfterMs)), MAX_RETRY_DELAY_MS),
+        rateLimited: true,
+      };
     return transientFailure(
       classified.message,
       { reason, ...(status !== undefined && { status }) },

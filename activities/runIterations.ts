@@ -12,6 +12,7 @@ import type { SecretBox } from '../db/secretBox.js';
 import type { Logger } from '../runtime/logger.js';
 import type { McpOperations } from '../domain/mcp/index.js';
 import type { HostedModelCatalog } from '../domain/models/catalog.js';
+import type { RateLimitGates } from '../domain/models/rateLimits.js';
 import { RunNotFound } from '../domain/evals/runFailures.js';
 import { activityFailure, decideRetry, retryFailure } from './retryPolicy.js';
 import { collectTools, executeIteration, failedOutcome, IterationFailure } from '../domain/evals/iteration.js';
@@ -28,6 +29,16 @@ export interface BatchResult {
   completed: number;
   passed: number;
   failed: number;
+  /**
+   * total tokens of the iterations counted here: what the batch spent, so the workflow keeps a run's token budget
+   * without reading Postgres. Absent from the results of batches run before budgets.
+   */
+  tokens?: number;
+}
+
+/** The heartbeat's details: the counts so far, and the attempts before this one that waited for a rate limit. */
+interface BatchProgress extends BatchResult {
+  rateLimitedAttempts: number;
 }
 
 /** Told about every iteration this process finishes (the worker's metrics); passed in, optional. */
@@ -42,6 +53,8 @@ export interface BatchDeps {
   catalog: HostedModelCatalog;
   log: Logger;
   metrics?: IterationRecorder;
+  /** this worker's rate-limit gates, shared by every batch (each run's lanes wait together for a provider) */
+  rateLimits?: RateLimitGates;
 }
 
 // Frequent enough that a cancellation reaches a blocked iteration within about a second.
@@ -55,18 +68,30 @@ const HEARTBEAT_MS = 1_000;
 export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Promise<BatchResult> {
   const activity = Context.current();
   const signal = activity.cancellationSignal;
-  const ctx = await loadRunContext(deps, input.runId);
+  // Two independent reads at once: one round trip less before the batch's first model request.
+  const [ctx, iterations] = await Promise.all([
+    loadRunContext(deps, input.runId),
+    getBatchIterations(deps.sql, input.runId, input.iterationIds),
+  ]);
   if (!ctx) throw activityFailure(new RunNotFound(input.runId));
-  const result: BatchResult = { completed: 0, passed: 0, failed: 0 };
-  const count = (outcome: 'passed' | 'failed' | null) => {
+  const result: BatchResult = { completed: 0, passed: 0, failed: 0, tokens: 0 };
+  const count = (outcome: 'passed' | 'failed' | null, tokens: number) => {
     result.completed += 1;
+    result.tokens! += tokens;
     if (outcome === 'passed') result.passed += 1;
     else result.failed += 1;
   };
-  const iterations = await getBatchIterations(deps.sql, input.runId, input.iterationIds);
+  // Attempts that ended waiting for a provider's rate-limit reset (counted in the heartbeat details, which reach the
+  // next attempt) are not failed attempts: they do not count toward the cap.
+  const details = activity.info.heartbeatDetails as Partial<BatchProgress> | undefined;
+  const rateLimitedAttempts =
+    typeof details?.rateLimitedAttempts === 'number' && details.rateLimitedAttempts >= 0
+      ? details.rateLimitedAttempts
+      : 0;
   // What an earlier attempt of this batch finished is counted, never run again.
   for (const iteration of iterations)
-    if (iteration.status === 'completed' || iteration.status === 'failed') count(iteration.result);
+    if (iteration.status === 'completed' || iteration.status === 'failed')
+      count(iteration.result, iteration.totalTokens);
   // This attempt takes the batch's unfinished iterations from any earlier attempt (a worker paused or cut off from
   // Temporal may still be running one): from here on that attempt can neither claim nor complete them. When a newer
   // attempt already holds them, this one is stale and runs nothing.
@@ -93,7 +118,8 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
     }));
 
   // The heartbeat (throttled by the worker) proves liveness and brings cancellation; the details are for operators.
-  const beat = setInterval(() => activity.heartbeat(result), HEARTBEAT_MS);
+  const progress = (rateLimited: number): BatchProgress => ({ ...result, rateLimitedAttempts: rateLimited });
+  const beat = setInterval(() => activity.heartbeat(progress(rateLimitedAttempts)), HEARTBEAT_MS);
   try {
     // Each iteration is claimed (marked running) before it runs: the first one here, every next one by the
     // statement that completes the one before it. A claim that finds the iteration finished, or held by a newer
@@ -108,11 +134,15 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
       const startedAt = Date.now();
       let outcome: IterationCompletion;
       try {
-        outcome = await executeIteration(deps, ctx, iteration, { signal, tools: toolsOnce });
+        outcome = await executeIteration(deps, ctx, iteration, {
+          signal,
+          tools: toolsOnce,
+          rateLimits: deps.rateLimits,
+        });
       } catch (error) {
         const failure = error instanceof IterationFailure ? error.failure : error;
         const decision = decideRetry(failure, {
-          attempt: activity.info.attempt,
+          attempt: Math.max(1, activity.info.attempt - rateLimitedAttempts),
           lastAttempt: input.lastAttempt,
           signal,
         });
@@ -130,6 +160,8 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
             },
             'iteration will be retried',
           );
+          // Recorded before the failure goes out: the SDK sends pending heartbeat details with the activity's end.
+          if (decision.rateLimited) activity.heartbeat(progress(rateLimitedAttempts + 1));
           throw retryFailure(decision, failure);
         }
         outcome = failedOutcome(
@@ -144,7 +176,7 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
       // Only an outcome this attempt stored is counted: one that a newer attempt holds is that attempt's to count.
       if (!stored.completed) continue;
       deps.metrics?.iterationFinished(outcome);
-      count(outcome.result);
+      count(outcome.result, outcome.usage.totalTokens);
     }
   } finally {
     clearInterval(beat);

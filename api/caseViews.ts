@@ -18,7 +18,12 @@ export function toCaseView(row: Case): CaseView {
     ...(row.scenario !== null && { scenario: row.scenario }),
     iterations: row.runs,
     isNegative: row.isNegativeTest,
-    models: row.model === null ? [] : [{ model: row.model, ...(row.provider !== null && { provider: row.provider }) }],
+    models:
+      row.models && row.models.length > 0
+        ? row.models.map((m) => ({ model: m.model, ...(m.provider && { provider: m.provider }) }))
+        : row.model === null
+          ? []
+          : [{ model: row.model, ...(row.provider !== null && { provider: row.provider }) }],
     ...(row.matchOptions !== null && { matchOptions: toPublicMatchOptions(row.matchOptions as Partial<MatchOptions>) }),
     ...(row.advancedConfig !== null && { advancedConfig: row.advancedConfig }),
     ...(row.elicitation !== null && { elicitation: row.elicitation }),

@@ -20,6 +20,8 @@ export function toEvalRun(run: Run, progress: Progress): z.input<typeof evalRunS
     passCriteria: run.passCriteria,
     hostId: run.hostId,
     isolation: run.iterationIsolation,
+    budget: run.budget,
+    concurrency: run.concurrency,
     error: run.error,
     createdAt: run.createdAt.getTime(),
     startedAt: run.startedAt?.getTime() ?? null,

@@ -31,6 +31,10 @@ export function toSuiteDetail(
     hostId: suite.hostId,
     isolation: suite.iterationIsolation,
     ...(suite.judgeModel !== null && { judgeModel: suite.judgeModel }),
+    ...(suite.defaultModels && {
+      models: suite.defaultModels.map((m) => ({ model: m.model, ...(m.provider && { provider: m.provider }) })),
+    }),
+    ...(suite.defaultBudget && { budget: suite.defaultBudget }),
     createdAt: suite.createdAt.getTime(),
     updatedAt: suite.updatedAt.getTime(),
   };

@@ -30,6 +30,9 @@ const benches: { script: string; args: string[] }[] = [
   // The same 1,000 with iteration isolation on (a fresh server process per iteration): what independence costs.
   { script: 'eval-run.ts', args: ['1000', '1', '--isolation=per-iteration'] },
   { script: 'ingest.ts', args: [] },
+  // 200 iterations of a 200 ms model at concurrency 8, against the floor ceil(200/8) x 200 ms; time to first request
+  { script: 'eval-efficiency.ts', args: ['200', '8', '3'] },
+  // GET .../compare on two finished 1,000-iteration runs (written directly): median of 50 calls
   { script: 'compare.ts', args: ['1000', '50'] },
 ];
 

@@ -8,6 +8,8 @@ import { createChatbox, createChatSession } from '../db/catalog.js';
 import { createSql, type Sql } from '../db/connection.js';
 import { recordedKeys } from '../db/keyring.js';
 import { migrate } from '../db/migrate.js';
+import { getOrganizationLimits, setOrganizationLimits, type OrganizationLimits } from '../db/organizationLimits.js';
+import { limits } from '../domain/limits.js';
 import { createProject } from '../db/projects.js';
 import { setProviderKey } from '../db/providerKeys.js';
 import { rekeySecrets, secretsByKey } from '../db/rekey.js';
@@ -215,6 +217,56 @@ org
       async ({ sql }, o) => createOrganization(sql, { name: o.name }),
       (r) => `organization ${r.id} (${r.name})`,
     ),
+  );
+
+/** A ceiling: a whole number within 1..max, or `none` to clear it (commander turns a parsed null into ''). */
+const ceiling =
+  (max: number) =>
+  (value: string): number | 'none' => {
+    if (value === 'none') return 'none';
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1 || n > max)
+      throw new InvalidArgumentError(`a whole number from 1 to ${max}, or "none" to clear it`);
+    return n;
+  };
+
+const describeLimits = (r: OrganizationLimits & { organizationId: string }) =>
+  [
+    `organization ${r.organizationId}:`,
+    `  max tokens per run:      ${r.maxTokens ?? 'none'}`,
+    `  max iterations per run:  ${r.maxIterations ?? 'none'}`,
+    `  max concurrency per run: ${r.maxConcurrency ?? 'none'}`,
+  ].join('\n');
+
+program
+  .command('org-limits')
+  .description(
+    'show or set the ceilings every eval run of an organization obeys: a run asking for more is refused (400, details.reason ABOVE_ORGANIZATION_LIMIT); one asking nothing gets the ceiling as its budget, and its default concurrency is lowered to it',
+  )
+  .requiredOption('--org <organizationId>')
+  .option('--max-tokens <n|none>', 'tokens a run may spend', ceiling(limits.budgetTokens))
+  .option('--max-iterations <n|none>', 'iterations a run may run', ceiling(limits.iterationsPerRun))
+  .option('--max-concurrency <n|none>', 'batches a run keeps in flight', ceiling(limits.runConcurrency))
+  .addOption(json)
+  .action(
+    action<{
+      org: string;
+      maxTokens?: number | 'none';
+      maxIterations?: number | 'none';
+      maxConcurrency?: number | 'none';
+    }>(async ({ sql }, o) => {
+      await requireOrganization(sql, o.org);
+      const given = (value: number | 'none' | undefined) => (value === 'none' ? null : value);
+      const changes = {
+        maxTokens: given(o.maxTokens),
+        maxIterations: given(o.maxIterations),
+        maxConcurrency: given(o.maxConcurrency),
+      };
+      const set = Object.values(changes).some((v) => v !== undefined)
+        ? await setOrganizationLimits(sql, o.org, changes)
+        : await getOrganizationLimits(sql, o.org);
+      return { organizationId: o.org, ...set };
+    }, describeLimits),
   );
 
 const user = program.command('user').description('users');

@@ -1,5 +1,6 @@
 import type { Db, Tx } from './connection.js';
-import type { Case, CaseInput, CaseRow } from './evalSuites.js';
+import { caseModelColumns, type Case, type CaseInput, type CaseRow } from './evalSuites.js';
+import type { ModelChoice } from './evalSuites.js';
 import { newId } from './ids.js';
 import { camelRow } from './rows.js';
 
@@ -33,14 +34,15 @@ export async function findCaseByIdentity(
 }
 
 export async function createCase(sql: Db, suiteId: string, c: CaseInput): Promise<Case> {
+  const models = caseModelColumns(c);
   const [row] = await sql<CaseRow[]>`
     INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
-                            expected_output, output_check, turns, scenario, advanced_config, match_options, elicitation)
-    VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${c.runs ?? 1}, ${c.model ?? null}, ${c.provider ?? null},
+                            expected_output, output_check, turns, scenario, advanced_config, match_options, elicitation, models)
+    VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${c.runs ?? 1}, ${models.model}, ${models.provider},
             ${sql.json((c.expectedToolCalls ?? []) as never)}, ${c.isNegativeTest ?? false}, ${c.expectedOutput ?? null},
             ${c.outputCheck ? sql.json(c.outputCheck as never) : null}, ${c.turns ? sql.json(c.turns as never) : null}, ${c.scenario ?? null},
             ${c.advancedConfig ? sql.json(c.advancedConfig as never) : null}, ${c.matchOptions ? sql.json(c.matchOptions as never) : null},
-            ${c.elicitation ? sql.json(c.elicitation as never) : null})
+            ${c.elicitation ? sql.json(c.elicitation as never) : null}, ${json(sql, models.models)})
     RETURNING *`;
   return camelRow(row);
 }
@@ -52,6 +54,8 @@ export interface CaseChanges {
   runs?: number;
   model?: string | null;
   provider?: string | null;
+  /** a list replaces the case's model(s); null (or a lone model/provider change) leaves one model */
+  models?: ModelChoice[] | null;
   expectedToolCalls?: CaseInput['expectedToolCalls'];
   isNegativeTest?: boolean;
   expectedOutput?: string | null;
@@ -76,8 +80,17 @@ export async function updateCase(
   if (changes.title !== undefined) columns.title = changes.title;
   if (changes.query !== undefined) columns.query = changes.query;
   if (changes.runs !== undefined) columns.runs = changes.runs;
-  if (changes.model !== undefined) columns.model = changes.model;
-  if (changes.provider !== undefined) columns.provider = changes.provider;
+  if (changes.models !== undefined && changes.models !== null && changes.models.length > 0) {
+    const models = caseModelColumns({ models: changes.models, provider: changes.provider });
+    columns.model = models.model;
+    columns.provider = models.provider;
+    columns.models = json(sql, models.models);
+  } else {
+    if (changes.model !== undefined) columns.model = changes.model;
+    if (changes.provider !== undefined) columns.provider = changes.provider;
+    // one model named (or the list emptied): the case has that one model, no list
+    if (changes.model !== undefined || changes.models !== undefined) columns.models = null;
+  }
   if (changes.expectedToolCalls !== undefined) columns.expected_tool_calls = json(sql, changes.expectedToolCalls);
   if (changes.isNegativeTest !== undefined) columns.is_negative_test = changes.isNegativeTest;
   if (changes.expectedOutput !== undefined) columns.expected_output = changes.expectedOutput;

@@ -12,6 +12,7 @@ export interface IterationRow {
   title: string;
   query: string;
   iteration_number: number;
+  model_index: number;
   status: IterationStatus;
   result: 'passed' | 'failed' | null;
   model: string | null;
@@ -39,6 +40,8 @@ export interface PlannedIteration {
   title: string;
   query: string;
   iterationNumber: number;
+  /** the model's position in its case's models (0 for a case with one model) */
+  modelIndex?: number;
   model: string | null;
   provider: string | null;
   expectedToolCalls: unknown[];
@@ -59,6 +62,7 @@ export async function planIterations(
       title: p.title,
       query: p.query,
       iteration_number: p.iterationNumber,
+      model_index: p.modelIndex ?? 0,
       status: 'pending',
       model: p.model,
       provider: p.provider,
@@ -68,7 +72,7 @@ export async function planIterations(
     for (let i = 0; i < rows.length; i += 1000) {
       await sql`
         INSERT INTO eval_iterations ${sql(rows.slice(i, i + 1000))}
-        ON CONFLICT (run_id, case_id, iteration_number) WHERE case_id IS NOT NULL DO NOTHING`;
+        ON CONFLICT (run_id, case_id, model_index, iteration_number) WHERE case_id IS NOT NULL DO NOTHING`;
     }
   }
   return await sql<
@@ -190,8 +194,14 @@ export async function completeIteration(
 }
 
 /** What a cancelled or failed run did not get to: kept, marked cancelled. */
-export async function cancelUnfinishedIterations(sql: Db, runId: string): Promise<void> {
-  await sql`UPDATE eval_iterations SET status = 'cancelled', updated_at = clock_timestamp() WHERE run_id = ${runId} AND status IN ('pending', 'running')`;
+export async function cancelUnfinishedIterations(
+  sql: Db,
+  runId: string,
+  why?: { error: string; errorDetails: object },
+): Promise<void> {
+  await sql`UPDATE eval_iterations SET status = 'cancelled', updated_at = clock_timestamp()
+    ${why ? sql`, error = ${why.error}, error_details = ${sql.json(why.errorDetails as never)}` : sql``}
+    WHERE run_id = ${runId} AND status IN ('pending', 'running')`;
 }
 
 export async function listIterationPage(sql: Db, runId: string, afterSeq: number, limit: number): Promise<Iteration[]> {
@@ -226,9 +236,11 @@ export async function finishedOutcomes(sql: Db, runId: string) {
       inputTokens: number;
       outputTokens: number;
       totalTokens: number;
+      model: string | null;
+      provider: string | null;
     }[]
   >`
-    SELECT COALESCE(case_id, title) AS "caseId", result = 'passed' AS passed, status = 'failed' AS errored, duration_ms AS "durationMs",
+    SELECT COALESCE(case_id, title) AS "caseId", model, provider, result = 'passed' AS passed, status = 'failed' AS errored, duration_ms AS "durationMs",
            input_tokens AS "inputTokens", output_tokens AS "outputTokens", total_tokens AS "totalTokens"
     FROM eval_iterations WHERE run_id = ${runId} AND status IN ('completed', 'failed') ORDER BY seq`;
 }

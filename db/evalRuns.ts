@@ -2,6 +2,7 @@ import type { Db, Tx } from './connection.js';
 import { newId } from './ids.js';
 import { camelRow, camelRows, type Camel } from './rows.js';
 import type { ClientProfile, IterationIsolation } from './servers.js';
+import type { RunBudget } from './evalSuites.js';
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 
@@ -36,6 +37,10 @@ export interface RunRow {
   client_profile: ClientProfile | null;
   /** the suite's choice when the run started: fresh MCP sessions per iteration, or shared ones */
   iteration_isolation: IterationIsolation;
+  /** what the run may spend (after the organization's ceiling); null: no budget */
+  budget: RunBudget | null;
+  /** batches in flight at once, as the run asked; null: the worker's default */
+  concurrency: number | null;
   error: string | null;
   created_at: Date;
   started_at: Date | null;
@@ -107,6 +112,8 @@ export async function insertRun(
     clientProfile?: ClientProfile | null;
     /** default per-iteration; meaningless for ingested runs */
     iterationIsolation?: IterationIsolation;
+    budget?: RunBudget | null;
+    concurrency?: number | null;
   },
 ): Promise<Run> {
   // The suite row lock makes run numbers sequential per suite without gaps or duplicates.
@@ -115,14 +122,15 @@ export async function insertRun(
     INSERT INTO eval_runs (id, suite_id, project_id, organization_id, run_number, status, result, source, notes,
                            pass_criteria, server_ids, iteration_override, model_keys_enc, created_by_key_id,
                            external_run_id, framework, ci, tags, expected_iterations, host_id, client_profile,
-                           iteration_isolation)
+                           iteration_isolation, budget, concurrency)
     VALUES (${newId('run')}, ${input.suiteId}, ${input.projectId}, ${input.organizationId},
             (SELECT COALESCE(max(run_number), 0) + 1 FROM eval_runs WHERE suite_id = ${input.suiteId}),
             'running', 'pending', ${input.source}, ${input.notes ?? null}, ${tx.json(input.passCriteria)},
             ${input.serverIds}, ${input.iterationOverride ?? null}, ${input.modelKeysEnc ?? null}, ${input.createdByKeyId ?? null},
             ${input.externalRunId ?? null}, ${input.framework ?? null}, ${input.ci ? tx.json(input.ci as never) : null},
             ${input.tags ? tx.json(input.tags as never) : null}, ${input.expectedIterations ?? null}, ${input.hostId ?? null},
-            ${input.clientProfile ? tx.json(input.clientProfile as never) : null}, ${input.iterationIsolation ?? 'per-iteration'})
+            ${input.clientProfile ? tx.json(input.clientProfile as never) : null}, ${input.iterationIsolation ?? 'per-iteration'},
+            ${input.budget ? tx.json(input.budget as never) : null}, ${input.concurrency ?? null})
     RETURNING *`;
   return camelRow(row);
 }

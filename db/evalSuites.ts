@@ -25,6 +25,18 @@ export interface JudgeModel {
   provider?: string;
 }
 
+/** One model a case runs with; provider as for a case's single `model` (a bare id needs one). */
+export interface ModelChoice {
+  model: string;
+  provider?: string | null;
+}
+
+/** What a run may spend; a field left out is not bounded (unless the organization's ceiling bounds it). */
+export interface RunBudget {
+  maxTokens?: number;
+  maxIterations?: number;
+}
+
 export interface SuiteRow {
   id: string;
   project_id: string;
@@ -32,6 +44,10 @@ export interface SuiteRow {
   description: string;
   server_ids: string[];
   default_model: string | null;
+  /** the models of cases that name none, when the suite compares several (default_model is the first) */
+  default_models: ModelChoice[] | null;
+  /** the budget of a run of the suite that gives none */
+  default_budget: RunBudget | null;
   pass_criteria: { minimumPassRate: number };
   source: string;
   /** the host whose client profile the suite's runs declare */
@@ -57,6 +73,8 @@ export interface CaseInput {
   runs?: number;
   model?: string;
   provider?: string;
+  /** several models: each runs every iteration of the case; `model`/`provider` are then the first one's */
+  models?: ModelChoice[];
   expectedToolCalls?: { toolName: string; arguments?: Record<string, unknown> }[];
   isNegativeTest?: boolean;
   expectedOutput?: string;
@@ -69,6 +87,30 @@ export interface CaseInput {
   externalCaseId?: string;
 }
 
+/**
+ * The model columns of a case: `models` (kept only when it names more than one: one model is `model` + `provider`,
+ * as before) and the first model in `model`/`provider`, which every reader of a single model keeps reading.
+ */
+export function caseModelColumns(c: {
+  model?: string | null;
+  provider?: string | null;
+  models?: ModelChoice[] | null;
+}) {
+  const first = c.models?.[0];
+  if (!first) return { model: c.model ?? null, provider: c.provider ?? null, models: null };
+  return {
+    model: first.model,
+    provider: first.provider ?? c.provider ?? null,
+    models:
+      c.models!.length > 1
+        ? c.models!.map((m) => {
+            const provider = m.provider ?? c.provider;
+            return { model: m.model, ...(provider && { provider }) };
+          })
+        : null,
+  };
+}
+
 export interface CaseRow {
   id: string;
   suite_id: string;
@@ -77,6 +119,8 @@ export interface CaseRow {
   runs: number;
   model: string | null;
   provider: string | null;
+  /** set when the case compares several models (model/provider hold the first) */
+  models: ModelChoice[] | null;
   expected_tool_calls: { toolName: string; arguments?: Record<string, unknown> }[];
   is_negative_test: boolean;
   expected_output: string | null;
@@ -127,6 +171,8 @@ export interface NewSuite {
   description?: string;
   serverIds?: string[];
   defaultModel?: string | null;
+  defaultModels?: ModelChoice[] | null;
+  defaultBudget?: RunBudget | null;
   passCriteria?: { minimumPassRate: number };
   source: string;
   hostId?: string | null;
@@ -138,11 +184,13 @@ export interface NewSuite {
 export async function createSuite(sql: Db, input: NewSuite): Promise<Suite> {
   const [row] = await sql<SuiteRow[]>`
     INSERT INTO eval_suites (id, project_id, name, description, server_ids, default_model, pass_criteria, source, host_id,
-                             iteration_isolation, judge_model)
+                             iteration_isolation, judge_model, default_models, default_budget)
     VALUES (${newId('sui')}, ${input.projectId}, ${input.name}, ${input.description ?? ''}, ${input.serverIds ?? []},
-            ${input.defaultModel ?? null}, ${sql.json(input.passCriteria ?? { minimumPassRate: 100 })}, ${input.source},
+            ${input.defaultModel ?? input.defaultModels?.[0]?.model ?? null}, ${sql.json(input.passCriteria ?? { minimumPassRate: 100 })}, ${input.source},
             ${input.hostId ?? null}, ${input.iterationIsolation ?? 'per-iteration'},
-            ${input.judgeModel ? sql.json(input.judgeModel as never) : null})
+            ${input.judgeModel ? sql.json(input.judgeModel as never) : null},
+            ${input.defaultModels ? sql.json(input.defaultModels as never) : null},
+            ${input.defaultBudget ? sql.json(input.defaultBudget as never) : null})
     RETURNING *`;
   return camelRow(row);
 }
@@ -176,6 +224,9 @@ export interface SuiteChanges {
   description?: string;
   serverIds?: string[];
   defaultModel?: string | null;
+  /** null clears the list (default_model stays); a list also sets default_model to its first model */
+  defaultModels?: ModelChoice[] | null;
+  defaultBudget?: RunBudget | null;
   passCriteria?: { minimumPassRate: number };
   hostId?: string | null;
   iterationIsolation?: IterationIsolation;
@@ -194,6 +245,14 @@ export async function updateSuite(
   if (changes.description !== undefined) columns.description = changes.description;
   if (changes.serverIds !== undefined) columns.server_ids = changes.serverIds;
   if (changes.defaultModel !== undefined) columns.default_model = changes.defaultModel;
+  if (changes.defaultModels !== undefined) {
+    columns.default_models = changes.defaultModels === null ? null : sql.json(changes.defaultModels as never);
+    if (changes.defaultModels?.[0]) columns.default_model = changes.defaultModels[0].model;
+  }
+  // a single default model replaces a default list
+  else if (changes.defaultModel !== undefined) columns.default_models = null;
+  if (changes.defaultBudget !== undefined)
+    columns.default_budget = changes.defaultBudget === null ? null : sql.json(changes.defaultBudget as never);
   if (changes.passCriteria !== undefined) columns.pass_criteria = sql.json(changes.passCriteria);
   if (changes.hostId !== undefined) columns.host_id = changes.hostId;
   if (changes.iterationIsolation !== undefined) columns.iteration_isolation = changes.iterationIsolation;
@@ -253,10 +312,12 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
     seen.set(identity, index);
     try {
       const row = await tx.savepoint(async (sp) => {
+        const modelColumns = caseModelColumns(c);
         const values = {
           runs: c.runs ?? 1,
-          model: c.model ?? null,
-          provider: c.provider ?? null,
+          model: modelColumns.model,
+          provider: modelColumns.provider,
+          models: modelColumns.models ? sp.json(modelColumns.models as never) : null,
           expected: sp.json((c.expectedToolCalls ?? []) as never),
           negative: c.isNegativeTest ?? false,
           output: c.expectedOutput ?? null,
@@ -271,12 +332,13 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
           ? await sp<{ id: string }[]>`
               INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
                                       expected_output, output_check, turns, scenario, advanced_config, match_options, elicitation,
-                                      external_case_id)
+                                      external_case_id, models)
               VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${values.runs}, ${values.model}, ${values.provider},
                       ${values.expected}, ${values.negative}, ${values.output}, ${values.check}, ${values.turns}, ${values.scenario},
-                      ${values.advanced}, ${values.match}, ${values.elicitation}, ${c.externalCaseId})
+                      ${values.advanced}, ${values.match}, ${values.elicitation}, ${c.externalCaseId}, ${values.models})
               ON CONFLICT (suite_id, external_case_id) WHERE external_case_id IS NOT NULL AND deleted_at IS NULL DO UPDATE SET
                 title = EXCLUDED.title, query = EXCLUDED.query, runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
+                models = EXCLUDED.models,
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
                 expected_output = EXCLUDED.expected_output, output_check = EXCLUDED.output_check, turns = EXCLUDED.turns,
                 scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
@@ -284,12 +346,13 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
               RETURNING id`
           : await sp<{ id: string }[]>`
               INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
-                                      expected_output, output_check, turns, scenario, advanced_config, match_options, elicitation)
+                                      expected_output, output_check, turns, scenario, advanced_config, match_options, elicitation,
+                                      models)
               VALUES (${newId('case')}, ${suiteId}, ${c.title}, ${c.query}, ${values.runs}, ${values.model}, ${values.provider},
                       ${values.expected}, ${values.negative}, ${values.output}, ${values.check}, ${values.turns}, ${values.scenario},
-                      ${values.advanced}, ${values.match}, ${values.elicitation})
+                      ${values.advanced}, ${values.match}, ${values.elicitation}, ${values.models})
               ON CONFLICT (suite_id, md5(title), md5(query)) WHERE deleted_at IS NULL DO UPDATE SET
-                runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider,
+                runs = EXCLUDED.runs, model = EXCLUDED.model, provider = EXCLUDED.provider, models = EXCLUDED.models,
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
                 expected_output = EXCLUDED.expected_output, output_check = EXCLUDED.output_check, turns = EXCLUDED.turns,
                 scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,

@@ -11,8 +11,14 @@ export const limits = {
   testsPerRequest: 100,
   /** runs of one test case, and a run's iterationOverride */
   runsPerTest: 10,
-  /** iterations one executed run may plan: the contract's 100 tests x 10 runs */
+  /** iterations one executed run may plan: the contract's 100 tests x 10 runs (x each case's models) */
   iterationsPerRun: 1_000,
+  /** models one case (or a suite's default list) may compare: each runs every iteration of the case */
+  modelsPerCase: 10,
+  /** batches of one run in flight at once (`concurrency` of POST /eval-runs) */
+  runConcurrency: 32,
+  /** a run budget's maxTokens: well past any real run, and exact in a double */
+  budgetTokens: 1_000_000_000_000,
   /**
    * cases one suite may hold, however they came (authored, inline tests of reruns, ingest): room for the largest
    * artifact, and a bound on what every rerun of the suite reads
@@ -71,7 +77,7 @@ export function checkPlannedIterations(suiteId: string, planned: number): void {
   if (planned <= limit) return;
   throw exceeded(
     'TOO_MANY_ITERATIONS',
-    `this run would plan ${formatCount(planned)} iterations (each case's runs, or iterationOverride, summed over the suite's cases), more than the ${formatCount(limit)} a run may plan: lower runs or iterationOverride, or split the suite`,
+    `this run would plan ${formatCount(planned)} iterations (each case's runs, or iterationOverride, times its models, summed over the suite's cases), more than the ${formatCount(limit)} a run may plan: lower runs or iterationOverride, or split the suite`,
     limit,
     { suiteId, planned },
   );

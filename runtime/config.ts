@@ -21,6 +21,7 @@ export class EnvironmentError extends Error {
 const positive = 'must be a whole number above 0';
 const int = (fallback: number) =>
   z.coerce.number({ error: positive }).int(positive).positive(positive).default(fallback);
+const rateLimitWait = 'must be a whole number of ms from 0 to 600000';
 const portNumber = 'must be a port number (0 to 65535)';
 const port = () => z.coerce.number({ error: portNumber }).int(portNumber).min(0, portNumber).max(65535, portNumber);
 const url = (what: string) => z.string().url(`must be ${what}`);
@@ -132,6 +133,16 @@ export const configSchema = z.object({
   /** ...and a request waits at most this long, in total, for its stream to come back */
   MCP_RESUME_MAX_DELAY_MS: int(30_000),
   EVAL_ITERATION_CONCURRENCY: int(8),
+  /**
+   * a model provider's rate limit (429, 529) that resets within this many ms is waited for in the worker, the run's
+   * lanes together, spending no attempt; a longer one is left to Temporal (nextRetryDelay). 0: always Temporal
+   */
+  MODEL_RATE_LIMIT_WAIT_MS: z.coerce
+    .number({ error: rateLimitWait })
+    .int(rateLimitWait)
+    .min(0, rateLimitWait)
+    .max(600_000, rateLimitWait)
+    .default(60_000),
   HOSTED_MODELS: z.string().default(''),
   /** when set, GET /metrics (API and worker) needs `Authorization: Bearer <METRICS_TOKEN>` */
   METRICS_TOKEN: z.string().min(1, 'must not be empty (unset it to leave /metrics open)').optional(),

@@ -96,11 +96,13 @@ export function registerActiveRuns(metrics: Metrics, sql: Db): void {
  * alike), so domain/mcp needs no knowledge of metrics.
  */
 export function instrumentMcp(mcp: McpOperations, metrics: Metrics): McpOperations {
-  const wrapped: Record<string, unknown> = {};
+  // Opening an iteration's own sessions is no operation on a server: its calls are timed as they go.
+  const wrapped: Record<string, unknown> = { isolatedSession: mcp.isolatedSession };
   for (const [operation, fn] of Object.entries(mcp) as [
     string,
     (server: SavedServer, ...rest: unknown[]) => Promise<unknown>,
   ][]) {
+    if (operation in wrapped) continue;
     wrapped[operation] = async (server: SavedServer, ...rest: unknown[]) => {
       const end = metrics.mcpCallDuration.startTimer({
         server_id: server.id,

@@ -50,14 +50,22 @@ export class BatchScheduler {
     this.#sizing = sizing;
   }
 
-  /** The next batch, or undefined when every iteration has been handed out. */
-  take(): string[] | undefined {
+  /**
+   * The next batch, or undefined when every iteration has been handed out; at most `max` iterations (a run's budget:
+   * undefined when `max` is 0).
+   */
+  take(max = Number.POSITIVE_INFINITY): string[] | undefined {
     const remaining = this.#ids.length - this.#next;
-    if (remaining <= 0) return undefined;
-    const size = Math.min(remaining, this.#size(remaining));
+    if (remaining <= 0 || max <= 0) return undefined;
+    const size = Math.min(remaining, this.#size(remaining), max);
     const batch = this.#ids.slice(this.#next, this.#next + size);
     this.#next += size;
     return batch;
+  }
+
+  /** Iterations not handed out yet. */
+  get remaining(): number {
+    return this.#ids.length - this.#next;
   }
 
   /** A batch of `count` iterations took `elapsedMs` (workflow time, so replay sees the same numbers). */

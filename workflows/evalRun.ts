@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { BatchScheduler, defaultSizing } from './batching.js';
+import { BudgetTracker } from './budget.js';
 import {
   progressQuery,
   runCurrentDetails,
@@ -82,6 +83,7 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
   setHandler(progressQuery, () => progress);
 
   let outcome: 'completed' | 'failed' | 'cancelled' = 'completed';
+  let stoppedBy: 'budget' | undefined;
   let error: string | undefined;
   let failure: unknown;
   try {
@@ -89,8 +91,15 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
     progress.total = plan.iterationIds.length;
     // Web UI's current details: no command, so no history changes and no patch is needed.
     setCurrentDetails(runCurrentDetails(progress));
+    // A run with a budget (issue 16) stops handing out batches once it is spent. Runs planned before budgets have
+    // none in their plan, so they take no new command here and replay as their histories recorded.
+    const budget =
+      plan.budget && patched('run-budget')
+        ? new BudgetTracker(plan.budget, Math.min(plan.concurrency, plan.iterationIds.length))
+        : undefined;
     const runBatch = async (iterationIds: string[]) => {
       const done = await runIterationBatch({ runId, iterationIds, lastAttempt: ITERATION_ATTEMPTS });
+      budget?.spent(done.completed, done.tokens ?? 0);
       progress.completed += done.completed;
       progress.passed += done.passed;
       progress.failed += done.failed;
@@ -107,14 +116,21 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
     if (patched('adaptive-batches')) {
       // Batches sized by how long iterations take (workflows/batching.ts).
       const scheduler = new BatchScheduler(plan.iterationIds, { ...defaultSizing, lanes, initialSize: plan.batchSize });
+      const take = () => {
+        const batch = scheduler.take(budget?.allowance());
+        budget?.handedOut(batch?.length ?? 0);
+        return batch;
+      };
       const lane = async () => {
-        for (let batch = scheduler.take(); batch; batch = scheduler.take()) {
+        for (let batch = take(); batch; batch = take()) {
           const startedAt = Date.now();
           await runBatch(batch);
           scheduler.observe(batch.length, Date.now() - startedAt);
         }
       };
       await runLanes(lanes, lane);
+      // What was never handed out stays unrun: the run ends completed, stopped by its budget.
+      if (budget && scheduler.remaining > 0) stoppedBy = 'budget';
     } else {
       // Runs started before adaptive batches: fixed-size batches, as their histories recorded.
       const batches: string[][] = [];
@@ -135,7 +151,9 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
     }
   }
 
-  const finished = await CancellationScope.nonCancellable(() => finalizeRun({ runId, outcome, error }));
+  const finished = await CancellationScope.nonCancellable(() =>
+    finalizeRun({ runId, outcome, error, ...(stoppedBy && { stoppedBy }) }),
+  );
   // Web UI and visibility queries (`RunwayResult = "failed"`) find runs by how they ended. Runs started before this
   // patch ended without the upsert, as their histories recorded.
   if (patched('runway-result')) upsertSearchAttributes([runResultSearchAttribute(finished)]);

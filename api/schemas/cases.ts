@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limits } from '../../domain/limits.js';
 import { epochMs } from './common.js';
 import {
   advancedConfigSchema,
@@ -44,9 +45,11 @@ const caseFields = {
   isNegativeTest: testCaseFields.isNegativeTest,
   models: z
     .array(modelEntry)
-    .max(1, 'a Runway case runs with one model: create one case per model')
+    .max(limits.modelsPerCase, `a case compares at most ${limits.modelsPerCase} models`)
     .optional()
-    .meta({ description: "the case's model (at most one); empty: the suite's default model" }),
+    .meta({
+      description: `the models the case runs with (at most ${limits.modelsPerCase}): every iteration runs once per model; empty: the suite's default model(s)`,
+    }),
   model: testCaseFields.model.meta({ description: "Runway's name for `models[0].model`" }),
   provider: testCaseFields.provider.meta({ description: "Runway's name for `models[0].provider`" }),
   matchOptions: matchOptionsSchema.optional(),
@@ -79,6 +82,8 @@ function either<T>(
 interface ModelChoice {
   model?: string | null;
   provider?: string | null;
+  /** the case's models when `models` names more than one (model/provider are then the first's) */
+  models?: { model: string; provider?: string }[] | null;
 }
 
 /** The model and provider from `models` and/or `model` + `provider`; `models: []` (or null) means none: the suite's default. */
@@ -106,7 +111,13 @@ function modelChoice(
       message: '`models[0].provider` and `provider` are one field under two names and their values differ: give one',
     });
   }
-  return { model: fromModels.model, provider: fromModels.provider ?? given.provider ?? null };
+  const provider = fromModels.provider ?? given.provider ?? null;
+  return {
+    model: fromModels.model,
+    provider,
+    // several models are kept as a list; one (or none) as model + provider, as before models existed
+    models: (given.models?.length ?? 0) > 1 ? given.models : null,
+  };
 }
 
 function resolve(given: Record<string, unknown>) {
@@ -114,8 +125,8 @@ function resolve(given: Record<string, unknown>) {
   const query = either<string>(issues, given, 'prompt', 'query');
   const runs = either<number>(issues, given, 'iterations', 'runs');
   const isNegativeTest = either<boolean>(issues, given, 'isNegative', 'isNegativeTest');
-  const { model, provider } = modelChoice(issues, given as never);
-  return { issues, query, runs, isNegativeTest, model, provider };
+  const { model, provider, models } = modelChoice(issues, given as never);
+  return { issues, query, runs, isNegativeTest, model, provider, models };
 }
 
 const reportIssues = (issues: Issue[], ctx: z.RefinementCtx) => {
@@ -133,13 +144,14 @@ export const createCaseBody = z
     reportIssues(issues, ctx);
   })
   .transform((body) => {
-    const { query, runs, isNegativeTest, model, provider } = resolve(body);
+    const { query, runs, isNegativeTest, model, provider, models } = resolve(body);
     return {
       title: body.title,
       query: body.turns ? body.turns[0].prompt : query!,
       runs,
       model: model ?? undefined,
       provider: provider ?? undefined,
+      models: models ?? undefined,
       expectedToolCalls: body.turns ? turnsExpectedToolCalls(body.turns) : body.expectedToolCalls,
       isNegativeTest,
       expectedOutput: body.expectedOutput,
@@ -174,7 +186,7 @@ export const updateCaseBody = z
       .unwrap()
       .nullable()
       .optional()
-      .meta({ description: "the case's model (at most one); empty or null: the suite's default model" }),
+      .meta({ description: "the case's models; empty or null: the suite's default model(s)" }),
     model: testCaseFields.model
       .unwrap()
       .nullable()
@@ -194,13 +206,15 @@ export const updateCaseBody = z
   })
   .superRefine((body, ctx) => reportIssues(resolve(body).issues, ctx))
   .transform((body) => {
-    const { query, runs, isNegativeTest, model, provider } = resolve(body);
+    const { query, runs, isNegativeTest, model, provider, models } = resolve(body);
     return {
       title: body.title,
       query,
       runs,
       model,
       provider,
+      // a `models` given replaces the list (null: one model, or the suite's default); left out: the list stays
+      models: body.models === undefined ? undefined : models,
       expectedToolCalls: body.expectedToolCalls,
       isNegativeTest,
       expectedOutput: body.expectedOutput,
@@ -260,7 +274,7 @@ export const caseSchema = z
     isNegative: z.boolean(),
     models: z
       .array(z.object({ model: z.string(), provider: z.string().optional() }))
-      .meta({ description: "empty: the suite's default model" }),
+      .meta({ description: "the models the case runs with; empty: the suite's default model(s)" }),
     matchOptions: publicMatchOptionsSchema.optional(),
     advancedConfig: z.record(z.string(), z.unknown()).optional(),
     elicitation: z.unknown().optional(),

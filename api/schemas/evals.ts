@@ -156,6 +156,31 @@ export const testCaseFields = {
 type Issue = { path: (string | number)[]; message: string };
 type ExpectedCall = { toolName: string; arguments?: Record<string, unknown> };
 
+/** One model a case runs with: `{ model, provider? }`, as `model` + `provider` of a case. */
+export const modelChoiceSchema = z
+  .strictObject({ model: testCaseFields.model.unwrap(), provider: testCaseFields.provider })
+  .meta({ id: 'EvalModelChoice' });
+
+/** Several models: every iteration of a case runs once per model. */
+export const modelsSchema = z
+  .array(modelChoiceSchema)
+  .min(1, 'give at least one model, or leave `models` out')
+  .max(limits.modelsPerCase, `at most ${limits.modelsPerCase} models`);
+
+const caseModels = modelsSchema.optional().meta({
+  description: `the models the case runs with (1..${limits.modelsPerCase}): every iteration runs once per model; \`model\` + \`provider\` name one`,
+});
+
+/** `model` and `models` name the same thing: both may be given only when `model` is the first of `models`. */
+const oneModelChoice = (body: { model?: string; models?: { model: string }[] }, ctx: z.RefinementCtx) => {
+  if (body.model !== undefined && body.models !== undefined && body.models[0]?.model !== body.model)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['model'],
+      message: '`model` and `models` both name the model and differ: give `models` only',
+    });
+};
+
 /** What a case's query, expectations and turns must satisfy together (see caseTurns); [] when they do. */
 export function caseShapeIssues(
   c: {
@@ -222,9 +247,11 @@ export const testCaseSchema = z
     query: testCaseFields.query
       .optional()
       .meta({ description: 'the user prompt; may be left out when turns are given' }),
+    models: caseModels,
     expectedToolCalls: z.array(expectedToolCallSchema).max(100).optional(),
   })
   .superRefine(caseShape())
+  .superRefine(oneModelChoice)
   .transform(withTurns)
   .meta({ id: 'EvalTestCase' });
 
@@ -235,9 +262,11 @@ const suiteTestCaseSchema = z
     query: testCaseFields.query
       .optional()
       .meta({ description: 'the user prompt; may be left out when turns are given' }),
+    models: caseModels,
     expectedToolCalls: expectedToolCallsOrNames.optional(),
   })
   .superRefine(caseShape())
+  .superRefine(oneModelChoice)
   .transform(withTurns)
   .meta({ id: 'EvalSuiteTestCase' });
 
@@ -266,6 +295,30 @@ const modelApiKeys = z.record(z.string().min(1).max(100), z.string().min(1).max(
   description: 'per-provider model keys for this run only; stored encrypted until the run ends, never returned',
 });
 
+/** What a run may spend: once spent, no new iteration starts (those in flight finish) and the run ends completed. */
+export const budgetSchema = z
+  .strictObject({
+    maxTokens: z
+      .number()
+      .int()
+      .min(1)
+      .max(limits.budgetTokens)
+      .optional()
+      .meta({ description: 'total tokens (input + output) of the iterations that ran' }),
+    maxIterations: int4({ min: 1, max: limits.iterationsPerRun })
+      .optional()
+      .meta({ description: 'iterations started; the rest are not run' }),
+  })
+  .meta({
+    id: 'EvalRunBudget',
+    description:
+      'what a run may spend; when spent, iterations not yet started are kept as cancelled (errorDetails.reason BUDGET_EXHAUSTED), the run ends completed with summary.stoppedBy "budget", and its pass rate counts what ran. Never above the organization\'s ceiling',
+  });
+
+export const suiteModels = modelsSchema.meta({
+  description: "default models of the suite's cases that name none: each runs every iteration (`model` is the first)",
+});
+
 export const suiteName = z.string().trim().min(1).max(200);
 export const suiteDescription = z.string().max(5000);
 
@@ -280,6 +333,8 @@ export const createSuiteBody = z
         'display names parallel to serverIds, as the real product takes them; not used: replies name the saved servers',
     }),
     model: suiteModel.meta({ description: "default model of the suite's cases" }),
+    models: suiteModels.optional(),
+    budget: budgetSchema.optional().meta({ description: 'the budget of a run of the suite that gives none' }),
     provider: z.string().trim().min(1).max(100).optional(),
     judgeModel: judgeModelSchema.optional(),
     tests: z.array(suiteTestCaseSchema).min(1, 'a suite needs at least one test').max(limits.testsPerRequest),
@@ -295,6 +350,7 @@ export const createSuiteBody = z
       .optional()
       .meta({ description: 'accepted and not stored (as in the real product, where they are a no-op)' }),
   })
+  .superRefine(oneModelChoice)
   .meta({ id: 'CreateEvalSuite' });
 
 /** The fields of POST /eval-runs; a suite file (cli/runway/suiteFile.ts) is these plus `servers`. */
@@ -314,6 +370,18 @@ export const createRunFields = z.strictObject({
     .max(300)
     .optional()
     .meta({ description: 'default model for inline tests without one' }),
+  models: suiteModels
+    .optional()
+    .meta({ description: "default models for inline tests without any (and a new suite's default models)" }),
+  budget: budgetSchema.optional().meta({
+    description:
+      "this run's budget (default: the suite's); above the organization's ceiling: 400, details.reason ABOVE_ORGANIZATION_LIMIT",
+  }),
+  concurrency: int4({ min: 1, max: limits.runConcurrency })
+    .optional()
+    .meta({
+      description: `batches of iterations in flight at once, 1..${limits.runConcurrency} (default: the worker's EVAL_ITERATION_CONCURRENCY, never above the organization's ceiling); above the ceiling: 400 ABOVE_ORGANIZATION_LIMIT`,
+    }),
   modelApiKeys: modelApiKeys.optional(),
   judgeModel: judgeModelSchema.optional().meta({
     description: "for a new suite: its judge model; for a rerun: replaces the suite's (kept for later runs)",
@@ -332,6 +400,7 @@ export const createRunFields = z.strictObject({
 
 export const createRunBody = createRunFields
   .superRefine((body, ctx) => {
+    oneModelChoice(body, ctx);
     if (body.suiteId) return;
     if (!body.suiteName) {
       ctx.addIssue({
@@ -402,11 +471,33 @@ const summarySchema = z
         'of the failed iterations, those that errored (a model or server error) instead of completing; absent on runs finished before it was counted',
     }),
     passRate: z.number().meta({ description: '0..1' }),
+    models: z
+      .array(
+        z
+          .object({
+            model: z.string().nullable(),
+            provider: z.string().nullable(),
+            total: z.number(),
+            passed: z.number(),
+            passRate: z.number().meta({ description: '0..1' }),
+            wilson95: z.object({ low: z.number(), high: z.number() }),
+            tokens: z.object({ input: z.number(), output: z.number(), total: z.number() }),
+            latency: z.object({ p50: z.number().nullable(), p95: z.number().nullable(), mean: z.number().nullable() }),
+          })
+          .meta({ id: 'EvalRunModelSummary' }),
+      )
+      .optional()
+      .meta({ description: 'one entry per model that ran, in order of first appearance; absent on older runs' }),
+    stoppedBy: z
+      .literal('budget')
+      .optional()
+      .meta({ description: 'the run ended early: its budget was spent (the pass rate counts what ran)' }),
   })
   .catchall(z.unknown())
   .meta({
     id: 'EvalRunSummary',
-    description: 'plus statistics: passRateInterval (95% Wilson), passAtK, passHatK, tokens, latencyMs, cases',
+    description:
+      'plus statistics: passRateInterval (95% Wilson), passAtK, passHatK, tokens, latencyMs, cases (one entry per case and model)',
   });
 
 export const evalRunSchema = z
@@ -429,6 +520,16 @@ export const evalRunSchema = z
     passCriteria: z.object({ minimumPassRate: z.number() }),
     hostId: z.string().nullable().meta({ description: 'the host whose client profile the run declared, if any' }),
     isolation: iterationIsolation,
+    budget: z
+      .object({ maxTokens: z.number().optional(), maxIterations: z.number().optional() })
+      .nullable()
+      .optional()
+      .meta({ description: "the run's budget, after the organization's ceiling; null: none" }),
+    concurrency: z
+      .number()
+      .nullable()
+      .optional()
+      .meta({ description: "the concurrency the run asked for; null: the worker's default" }),
     error: z.string().nullable(),
     createdAt: epochMs,
     startedAt: epochMs.nullable(),
@@ -497,7 +598,8 @@ export const traceSchema = z
           id: z.string(),
           parentId: z.string().optional(),
           name: z.string(),
-          category: z.enum(['llm', 'tool', 'step', 'error', 'judge']),
+          // `rate-limit`: a wait for a model provider's rate-limit reset (its `provider` and `delayMs`)
+          category: z.enum(['llm', 'tool', 'step', 'error', 'judge', 'rate-limit']),
           startMs: z.number(),
           endMs: z.number(),
           status: z.string(),

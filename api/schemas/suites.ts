@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { epochMs, id } from './common.js';
 import {
+  budgetSchema,
   iterationIsolation,
   judgeModelSchema,
   passCriteriaSchema,
   serverIds,
   suiteDescription,
   suiteModel,
+  suiteModels,
   suiteName,
 } from './evals.js';
 import { suiteScheduleSchema } from './suiteSchedule.js';
@@ -52,6 +54,14 @@ export const suiteDetailSchema = z
       .object({ model: z.string(), provider: z.string().optional() })
       .optional()
       .meta({ description: "the model that grades the suite's judge output checks; absent: each case's own model" }),
+    models: z
+      .array(z.object({ model: z.string(), provider: z.string().optional() }))
+      .optional()
+      .meta({ description: "default models of the suite's cases that name none; absent: executionConfig.model alone" }),
+    budget: z
+      .object({ maxTokens: z.number().optional(), maxIterations: z.number().optional() })
+      .optional()
+      .meta({ description: 'the budget of a run of the suite that gives none; absent: none' }),
     createdAt: epochMs,
     updatedAt: epochMs,
   })
@@ -67,6 +77,11 @@ export const updateSuiteBody = z
       .optional()
       .meta({ description: 'servers of the project, enabled; runs started later connect these' }),
     model: suiteModel.nullable().optional().meta({ description: "default model of the suite's cases; null clears it" }),
+    models: suiteModels
+      .nullable()
+      .optional()
+      .meta({ description: "default models of the suite's cases (`model` becomes the first); null clears the list" }),
+    budget: budgetSchema.nullable().optional().meta({ description: 'default budget of its runs; null clears it' }),
     passCriteria: passCriteriaSchema.optional(),
     hostId: id
       .nullable()

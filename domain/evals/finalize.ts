@@ -8,7 +8,15 @@ export interface FinalizeInput {
   runId: string;
   outcome: 'completed' | 'failed' | 'cancelled';
   error?: string;
+  /** the run's budget was spent before every iteration ran (issue 16): those left are kept as cancelled, not run */
+  stoppedBy?: 'budget';
 }
+
+/** What an iteration its run's budget left unrun says (status cancelled). */
+export const NOT_RUN_BUDGET = {
+  error: "not run: the run's budget was spent",
+  errorDetails: { reason: 'BUDGET_EXHAUSTED' },
+} as const;
 
 export interface FinalizeResult {
   status: string;
@@ -28,12 +36,13 @@ export async function finalizeRun(sql: Db, input: FinalizeInput): Promise<Finali
     const run = await lockRunById(tx, input.runId);
     if (!run) throw new RunNotFound(input.runId);
     if (run.status !== 'running') return run;
-    await cancelUnfinishedIterations(tx, input.runId);
+    const byBudget = input.stoppedBy === 'budget' && input.outcome === 'completed';
+    await cancelUnfinishedIterations(tx, input.runId, byBudget ? NOT_RUN_BUDGET : undefined);
     const { summary, result } = summarizeRun(await finishedOutcomes(tx, input.runId), run.passCriteria);
     return (await finishRun(tx, input.runId, {
       status: input.outcome,
       result: input.outcome === 'completed' ? result : input.outcome === 'failed' ? 'failed' : null,
-      summary,
+      summary: byBudget ? { ...summary, stoppedBy: 'budget' } : summary,
       error: input.error ?? null,
     }))!;
   });

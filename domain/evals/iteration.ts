@@ -6,6 +6,7 @@ import { AgentRunFailure, runAgent, type AgentRecord } from '../models/agentLoop
 import { TraceRecorder, type TraceSpan } from '../models/trace.js';
 import { resolveModel } from '../models/catalog.js';
 import { createLanguageModel } from '../models/providers.js';
+import type { RateLimitGates } from '../models/rateLimits.js';
 import type { AgentTool } from '../models/tools.js';
 import { JUDGE_PROMPT_VERSION, judgeAnswer } from './judge.js';
 import { checkOutput, DEFAULT_OUTPUT_CHECK, type OutputCheck, type OutputCheckResult } from './outputCheck.js';
@@ -209,7 +210,12 @@ export async function executeIteration(
   deps: { mcp: McpOperations },
   ctx: RunContext,
   iteration: BatchIteration,
-  options: { signal: AbortSignal; tools: () => Promise<{ tools: ListedTool[]; mcpName: Map<string, string> }> },
+  options: {
+    signal: AbortSignal;
+    tools: () => Promise<{ tools: ListedTool[]; mcpName: Map<string, string> }>;
+    /** the worker's rate-limit gates: the run's lanes wait together for a provider's reset */
+    rateLimits?: RateLimitGates;
+  },
 ): Promise<IterationCompletion> {
   const startedAt = Date.now();
   const turns = iterationTurns(iteration);
@@ -243,6 +249,7 @@ export async function executeIteration(
       toolChoice: advanced.toolChoice,
       signal: options.signal,
       startedAt,
+      rateLimitGate: options.rateLimits?.gate(ctx.run.id, resolved.provider),
     });
   } catch (error) {
     throw new IterationFailure(
@@ -289,6 +296,7 @@ export async function executeIteration(
               trace: judgeTrace,
               usage: judgeUsage,
               signal: options.signal,
+              rateLimits: options.rateLimits,
             })
           : checkOutput(text, turn.expectedOutput, check);
     }
@@ -330,6 +338,8 @@ async function judgeTurn(
     trace: TraceRecorder;
     usage: { inputTokens: number; outputTokens: number };
     signal: AbortSignal;
+    /** the judge's requests wait at the run's gate for its provider, as the agent's do */
+    rateLimits?: RateLimitGates;
   },
 ): Promise<OutputCheckResult> {
   const judge = ctx.judgeModel ?? { model: iteration.model ?? '', provider: iteration.provider ?? undefined };
@@ -352,7 +362,11 @@ async function judgeTurn(
         expected: input.turn.expectedOutput ?? '',
         rubric: input.check.rubric,
       },
-      { signal: input.signal, trace: input.trace },
+      {
+        signal: input.signal,
+        trace: input.trace,
+        rateLimitGate: input.rateLimits?.gate(ctx.run.id, resolved.provider),
+      },
     );
     input.usage.inputTokens += usage.inputTokens;
     input.usage.outputTokens += usage.outputTokens;

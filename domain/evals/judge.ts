@@ -4,10 +4,11 @@
  * that is not exactly such a verdict is a JudgeReplyError: the retry policy retries the iteration (the judge may
  * answer properly next time) and, once attempts run out, records it as failed; it never passes.
  */
-import { generateText } from 'ai';
+import { generateText, wrapLanguageModel } from 'ai';
 import { z } from 'zod';
 import type { ChatModel } from '../models/providers.js';
 import { MODEL_CALL_RETRIES } from '../models/agentLoop.js';
+import { gateModelCalls, type RateLimitGate } from '../models/rateLimits.js';
 import type { TraceRecorder } from '../models/trace.js';
 import { extractJson, type JudgeVerdict } from './outputCheck.js';
 
@@ -81,13 +82,19 @@ const MAX_JUDGE_OUTPUT_TOKENS = 1000;
 export async function judgeAnswer(
   model: ChatModel,
   input: JudgeInput,
-  options: { signal: AbortSignal; trace: TraceRecorder; maxRetries?: number },
+  options: { signal: AbortSignal; trace: TraceRecorder; maxRetries?: number; rateLimitGate?: RateLimitGate },
 ): Promise<{ verdict: JudgeVerdict; usage: { inputTokens: number; outputTokens: number } }> {
   const span = options.trace.start('judge', JUDGE_PROMPT_VERSION, { modelId: model.modelId });
   let usage = { inputTokens: 0, outputTokens: 0 };
   try {
     const result = await generateText({
-      model,
+      // A rate-limited judge waits at the run's gate for the provider's reset (a `rate-limit` span), as the agent does.
+      model: options.rateLimitGate
+        ? wrapLanguageModel({
+            model,
+            middleware: gateModelCalls(options.rateLimitGate, options.trace, { signal: options.signal }),
+          })
+        : model,
       system: JUDGE_SYSTEM_PROMPT,
       prompt: judgePrompt(input),
       temperature: 0,

@@ -5,41 +5,50 @@ import { findSuite, listCases } from '../../db/evalSuites.js';
 import { initialBatchSize } from '../../workflows/batching.js';
 import { formatCount, limits } from '../limits.js';
 import { RunNotFound, TooManyIterations } from './runFailures.js';
+import { getOrganizationLimits } from '../../db/organizationLimits.js';
+import { caseModels, runConcurrency, type RunBudget } from './runSettings.js';
 
 export interface RunPlan {
   iterationIds: string[];
   /** iterations of each of the first batches (workflows/batching.ts); the workflow sizes later ones by how long iterations take */
   batchSize: number;
-  /** batches in flight at once */
+  /** batches in flight at once: the run's concurrency, else the worker's default, never above the organization's ceiling */
   concurrency: number;
+  /** what the run may spend (absent: no budget); the workflow stops scheduling iterations once it is spent */
+  budget?: RunBudget;
 }
 
 /**
- * Every case × its runs (or the run's iterationOverride), written once as pending iterations. A run is planned
+ * Every case × its runs (or the run's iterationOverride) × its models, written once as pending iterations, the
+ * models of one run of a case side by side (so that a budget spent half-way has compared them on the same runs). A run is planned
  * once, while it runs: a retried plan, or one re-executed by a workflow reset in Temporal Web UI, finds the plan
  * (or the run already ended) and adds nothing, even when the suite gained cases since.
  */
 export async function planRun(sql: Db, runId: string, options: { concurrency: number }): Promise<RunPlan> {
   // The run row is locked while planning, so a run ended meanwhile (runtime/runReconciler.ts) gets no new iterations.
-  const rows = await inTransaction(sql, async (tx) => {
+  const { rows, run } = await inTransaction(sql, async (tx) => {
     const run = await lockRunById(tx, runId);
     if (!run) throw new RunNotFound(runId);
-    if (run.status !== 'running' || run.startedAt !== null) return await planIterations(tx, runId, []);
+    if (run.status !== 'running' || run.startedAt !== null) return { rows: await planIterations(tx, runId, []), run };
     // A run's suite cannot be deleted while the run is running, but its record is read whatever happens to it.
     const suite = await findSuite(tx, run.projectId, run.suiteId, { includeDeleted: true });
     const cases = await listCases(tx, run.suiteId);
-    const planned: PlannedIteration[] = cases.flatMap((c) =>
-      Array.from({ length: run.iterationOverride ?? c.runs }, (_, i) => ({
-        caseId: c.id,
-        title: c.title,
-        query: c.query,
-        iterationNumber: i + 1,
-        model: c.model ?? suite?.defaultModel ?? null,
-        provider: c.provider,
-        expectedToolCalls: c.expectedToolCalls,
-        isNegativeTest: c.isNegativeTest,
-      })),
-    );
+    const planned: PlannedIteration[] = cases.flatMap((c) => {
+      const models = caseModels(c, suite);
+      return Array.from({ length: run.iterationOverride ?? c.runs }, (_, i) =>
+        models.map((m, modelIndex) => ({
+          caseId: c.id,
+          title: c.title,
+          query: c.query,
+          iterationNumber: i + 1,
+          modelIndex,
+          model: m.model,
+          provider: m.provider,
+          expectedToolCalls: c.expectedToolCalls,
+          isNegativeTest: c.isNegativeTest,
+        })),
+      ).flat();
+    });
     if (planned.length > limits.iterationsPerRun) {
       // POST /eval-runs checked the bound, but the suite grew since (ingest adds cases to suites it shares): the run
       // fails here, with nothing planned, rather than run past it. Retrying could not change that.
@@ -49,8 +58,13 @@ export async function planRun(sql: Db, runId: string, options: { concurrency: nu
     }
     const written = await planIterations(tx, runId, planned);
     await markRunStarted(tx, runId);
-    return written;
+    return { rows: written, run };
   });
-  const concurrency = Math.max(1, options.concurrency);
-  return { iterationIds: rows.map((r) => r.id), batchSize: initialBatchSize(rows.length, concurrency), concurrency };
+  const concurrency = runConcurrency(run, options.concurrency, await getOrganizationLimits(sql, run.organizationId));
+  return {
+    iterationIds: rows.map((r) => r.id),
+    batchSize: initialBatchSize(rows.length, concurrency),
+    concurrency,
+    ...(run.budget && { budget: run.budget }),
+  };
 }

@@ -22,6 +22,8 @@ import { validateRunModels, type HostedModelCatalog } from '../models/catalog.js
 import { notFound, OperationFailure, refused } from '../failures.js';
 import type { CreateRunBody } from '../../api/schemas/evals.js';
 import { requireServers } from './serverSelection.js';
+import { getOrganizationLimits } from '../../db/organizationLimits.js';
+import { caseModels, resolveBudget, resolveConcurrency } from './runSettings.js';
 
 /**
  * Creating an eval run, in one place for every way a run starts: POST /eval-runs and a suite's schedule
@@ -101,6 +103,10 @@ export async function createEvalRun(
   if (hostId !== null && !host) throw notFound('host', { hostId });
   const modelApiKeys = request.modelApiKeys ?? {};
   const orgProviderKeys = await getProviderKeys(sql, box, origin.organizationId);
+  // The organization's ceilings: a request above one is refused before anything is written.
+  const orgLimits = await getOrganizationLimits(sql, origin.organizationId);
+  const concurrency = resolveConcurrency(request.concurrency, orgLimits);
+  if (request.budget) resolveBudget(request.budget, null, orgLimits);
 
   const create = () =>
     sql.begin(async (tx) => {
@@ -118,6 +124,7 @@ export async function createEvalRun(
           description: request.suiteDescription,
           serverIds: servers.map((s) => s.id),
           defaultModel: request.model,
+          defaultModels: request.models,
           passCriteria: request.passCriteria,
           source: 'api',
           hostId,
@@ -137,18 +144,27 @@ export async function createEvalRun(
       const caseUpsert = await upsertCases(
         tx,
         suite.id,
-        tests.map((t) => ({ ...t, model: t.model ?? request.model })),
+        tests.map((t) =>
+          t.model !== undefined || t.models !== undefined
+            ? t
+            : { ...t, model: request.model, ...(request.models && { models: request.models }) },
+        ),
       );
       const cases = await listCases(tx, suite.id);
       if (cases.length === 0) throw refused('the suite has no tests to run', { suiteId: suite.id, reason: 'NO_TESTS' });
       // Refused here, the transaction takes back the inline tests (and a suite it created) with it.
-      const iterations = cases.reduce((planned, c) => planned + (request.iterationOverride ?? c.runs), 0);
+      // Each case runs its runs (or iterationOverride) once per model: the bound is on what is planned in all.
+      const models = cases.map((c) => caseModels(c, suite));
+      const iterations = cases.reduce(
+        (planned, c, i) => planned + (request.iterationOverride ?? c.runs) * models[i].length,
+        0,
+      );
       checkPlannedIterations(suite.id, iterations);
       // The judge model grades the run's judge checks: it must be usable as well (the cases' own models are).
       const judged = judgeModel !== null && cases.some(usesJudge);
       const rejected = validateRunModels(
         [
-          ...cases.map((c) => ({ model: c.model ?? suite.defaultModel ?? '', provider: c.provider })),
+          ...models.flat().map((m) => ({ model: m.model ?? '', provider: m.provider })),
           ...(judged ? [{ model: judgeModel.model, provider: judgeModel.provider ?? null }] : []),
         ],
         { catalog, orgProviderKeys, modelApiKeys },
@@ -168,6 +184,8 @@ export async function createEvalRun(
         hostId,
         clientProfile: host ? hostClientProfile(host.config) : null,
         iterationIsolation: request.isolation ?? suite.iterationIsolation,
+        budget: resolveBudget(request.budget, suite.defaultBudget, orgLimits),
+        concurrency,
       });
       return { run, caseUpsert, cases, suiteName: suite.name, iterations };
     });

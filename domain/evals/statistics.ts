@@ -29,10 +29,16 @@ export interface IterationOutcome {
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
+  /** the model the iteration ran with: a case run with several models has statistics per model */
+  model?: string | null;
+  provider?: string | null;
 }
 
 export interface CaseStatistics {
   caseId: string;
+  /** the model of these iterations, when the outcomes carry one */
+  model?: string | null;
+  provider?: string | null;
   total: number;
   passed: number;
   /** 0..1 */
@@ -169,16 +175,28 @@ export function summarizeIterations(iterations: IterationOutcome[], opts: Summar
     throw new RangeError(`k must be a positive integer, got ${opts.k}`);
   }
 
-  const byCase = new Map<string, { total: number; passed: number }>();
+  // One entry per case and model: a case compared across models is scored per model (pass@k of one model's runs).
+  const byCase = new Map<
+    string,
+    { caseId: string; model?: string | null; provider?: string | null; total: number; passed: number }
+  >();
   let passed = 0;
   let errored = 0;
   const tokens = { input: 0, output: 0, total: 0 };
   const durations: number[] = [];
   for (const iteration of iterations) {
-    let entry = byCase.get(iteration.caseId);
+    const key =
+      iteration.model === undefined
+        ? iteration.caseId
+        : `${iteration.caseId}\u0000${iteration.model ?? ''}\u0000${iteration.provider ?? ''}`;
+    let entry = byCase.get(key);
     if (entry === undefined) {
-      entry = { total: 0, passed: 0 };
-      byCase.set(iteration.caseId, entry);
+      entry = { caseId: iteration.caseId, total: 0, passed: 0 };
+      if (iteration.model !== undefined) {
+        entry.model = iteration.model;
+        entry.provider = iteration.provider ?? null;
+      }
+      byCase.set(key, entry);
     }
     entry.total++;
     if (iteration.passed) {
@@ -194,19 +212,20 @@ export function summarizeIterations(iterations: IterationOutcome[], opts: Summar
   }
 
   const total = iterations.length;
-  const caseEntries = [...byCase.entries()];
+  const caseEntries = [...byCase.values()];
   const fewest = caseEntries.reduce<number | null>(
     // Stryker disable next-line EqualityOperator: on a tie both sides are the same number
-    (min, [, entry]) => (min === null || entry.total < min ? entry.total : min),
+    (min, entry) => (min === null || entry.total < min ? entry.total : min),
     null,
   );
   const k = opts.k ?? fewest;
 
-  const cases: CaseStatistics[] = caseEntries.map(([caseId, entry]) => {
+  const cases: CaseStatistics[] = caseEntries.map((entry) => {
     // Stryker disable next-line ConditionalExpression: k is null only when there is no case, and then nothing is mapped
     const usable = k !== null && entry.total >= k;
     return {
-      caseId,
+      caseId: entry.caseId,
+      ...(entry.model !== undefined && { model: entry.model, provider: entry.provider }),
       total: entry.total,
       passed: entry.passed,
       passRate: entry.passed / entry.total,
@@ -241,4 +260,59 @@ export function summarizeIterations(iterations: IterationOutcome[], opts: Summar
     },
     cases,
   };
+}
+
+/** One model's share of a run (`summary.models`): how often it passed, with its Wilson interval, tokens and latency. */
+export interface ModelStatistics {
+  model: string | null;
+  provider: string | null;
+  total: number;
+  passed: number;
+  /** 0..1; 0 when it ran nothing */
+  passRate: number;
+  wilson95: Interval;
+  tokens: { input: number; output: number; total: number };
+  /** milliseconds, over its iterations with a finite durationMs */
+  latency: { p50: number | null; p95: number | null; mean: number | null };
+}
+
+/** The run's statistics per model (model and provider), in order of first appearance. */
+export function summarizeModels(iterations: IterationOutcome[]): ModelStatistics[] {
+  const byModel = new Map<string, { model: string | null; provider: string | null; outcomes: IterationOutcome[] }>();
+  for (const iteration of iterations) {
+    const model = iteration.model ?? null;
+    const provider = iteration.provider ?? null;
+    const key = `${model ?? ''}\u0000${provider ?? ''}`;
+    let entry = byModel.get(key);
+    if (entry === undefined) {
+      entry = { model, provider, outcomes: [] };
+      byModel.set(key, entry);
+    }
+    entry.outcomes.push(iteration);
+  }
+  return [...byModel.values()].map(({ model, provider, outcomes }) => {
+    const passed = outcomes.filter((o) => o.passed).length;
+    const durations = outcomes.flatMap((o) =>
+      o.durationMs !== null && Number.isFinite(o.durationMs) ? [o.durationMs] : [],
+    );
+    const sum = (pick: (o: IterationOutcome) => number) => outcomes.reduce((t, o) => t + finiteOrZero(pick(o)), 0);
+    return {
+      model,
+      provider,
+      total: outcomes.length,
+      passed,
+      passRate: outcomes.length === 0 ? 0 : passed / outcomes.length,
+      wilson95: wilsonInterval(passed, outcomes.length),
+      tokens: {
+        input: sum((o) => o.inputTokens),
+        output: sum((o) => o.outputTokens),
+        total: sum((o) => o.totalTokens),
+      },
+      latency: {
+        p50: percentile(durations, 50),
+        p95: percentile(durations, 95),
+        mean: durations.length === 0 ? null : durations.reduce((t, d) => t + d, 0) / durations.length,
+      },
+    };
+  });
 }

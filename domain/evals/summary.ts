@@ -1,6 +1,13 @@
-import { summarizeIterations, type IterationOutcome, type RunStatistics } from './statistics.js';
+import {
+  summarizeIterations,
+  summarizeModels,
+  type IterationOutcome,
+  type ModelStatistics,
+  type RunStatistics,
+} from './statistics.js';
 
-export type RunSummary = RunStatistics;
+/** The run's statistics, with one entry per model that ran (`models`) and, for a run cut short, why. */
+export type RunSummary = RunStatistics & { models: ModelStatistics[]; stoppedBy?: 'budget' };
 
 /**
  * The run summary (pass rate plus statistics) and its result, the same for executed and ingested runs.
@@ -10,7 +17,7 @@ export function summarizeRun(
   outcomes: IterationOutcome[],
   passCriteria: { minimumPassRate: number },
 ): { summary: RunSummary; result: 'passed' | 'failed' | null } {
-  const summary = summarizeIterations(outcomes);
+  const summary: RunSummary = { ...summarizeIterations(outcomes), models: summarizeModels(outcomes) };
   if (summary.total === 0) return { summary, result: null };
   return { summary, result: summary.passRate * 100 >= passCriteria.minimumPassRate ? 'passed' : 'failed' };
 }

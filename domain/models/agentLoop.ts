@@ -21,6 +21,7 @@ import {
 import { SAMPLING_REJECTED } from '../mcp/clientRequests.js';
 import { classifyModelError, type ModelErrorClassification } from './failures.js';
 import type { ChatModel } from './providers.js';
+import { gateModelCalls, RateLimitGate } from './rateLimits.js';
 import { answerSampling } from './sampling.js';
 import { toArguments, toToolSet, type AgentTool, type ToolExecution, type ToolResult } from './tools.js';
 import { TraceRecorder, type TraceSpan } from './trace.js';
@@ -29,8 +30,9 @@ export type { AgentTool, ToolCallOptions, ToolResult } from './tools.js';
 export type { TraceSpan } from './trace.js';
 
 /**
- * Retries of one model call inside the loop. Small on purpose: the AI SDK's retries are quick (and honour
- * retry-after), while Temporal retries the whole iteration with its own backoff; the two multiply.
+ * Retries of one model call inside the loop, for server errors and dropped connections. Small on purpose: the AI
+ * SDK's retries are quick, while Temporal retries the whole iteration with its own backoff; the two multiply. Rate
+ * limits (429, 529) never reach them: the rate-limit gate (rateLimits.ts) sits inside and waits for the reset.
  */
 export const MODEL_CALL_RETRIES = 2;
 
@@ -61,6 +63,11 @@ export interface AgentRunOptions {
   /** Clock reading that span times count from (default: when runAgent starts), e.g. the iteration's start. */
   startedAt?: number;
   maxRetries?: number;
+  /**
+   * The run's gate for this model's provider, shared with its other lanes (rateLimits.ts); by default one of this
+   * loop's own, so a 429 still waits for the provider's reset.
+   */
+  rateLimitGate?: RateLimitGate;
 }
 
 export interface AgentToolCall {
@@ -160,6 +167,9 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
   /** the conversation the next prompt is sent after: each earlier prompt and the model's messages answering it */
   const history: ModelMessage[] = [];
   const sampling = { requests: 0, inputTokens: 0, outputTokens: 0 };
+  // Every request of the loop (its turns and the servers' sampling requests) waits at the provider's gate.
+  const gate = options.rateLimitGate ?? new RateLimitGate(options.model.provider.split('.')[0]!, clock);
+  const gated = gateModelCalls(gate, trace, { signal, clock });
   const record = (finishReason: string): AgentRecord =>
     buildRecord({
       system: options.system,
@@ -190,7 +200,8 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
     const span = trace.start('llm', 'sampling', { modelId: options.model.modelId }, parentId);
     const callSignal = AbortSignal.any([signal, requestSignal]);
     try {
-      const { result, usage } = await answerSampling(options.model, params, {
+      const model = wrapLanguageModel({ model: options.model, middleware: gated });
+      const { result, usage } = await answerSampling(model, params, {
         signal: callSignal,
         maxRetries: options.maxRetries ?? MODEL_CALL_RETRIES,
       });
@@ -209,7 +220,8 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
     }
   };
 
-  const model = wrapLanguageModel({ model: options.model, middleware: timeModelCalls(trace) });
+  // The gate outside the timing: each `llm` span is one request, each wait before it a `rate-limit` span.
+  const model = wrapLanguageModel({ model: options.model, middleware: [gated, timeModelCalls(trace)] });
   const tools = toToolSet(options.tools, { signal, trace, executions, stepIndex: () => stepTimes.length - 1, sample });
   try {
     let finishReason = 'stop';

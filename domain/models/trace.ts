@@ -1,10 +1,11 @@
 /**
  * Spans of one iteration's agent loop, in the trace shape of contract-notes ("Eval suites and runs"): a `step`
  * span per model turn, holding the `llm` call attempts (a retried call shows every attempt) and the `tool` calls
- * it led to; an `error` span for what ended the loop early; a `judge` span per grading of an answer by a judge
- * model (domain/evals/judge.ts). Times are ms since the iteration started.
+ * it led to; a `rate-limit` span for each wait for a provider's rate-limit reset (domain/models/rateLimits.ts); an
+ * `error` span for what ended the loop early; a `judge` span per grading of an answer by a judge model
+ * (domain/evals/judge.ts). Times are ms since the iteration started.
  */
-export type SpanCategory = 'llm' | 'tool' | 'step' | 'error' | 'judge';
+export type SpanCategory = 'llm' | 'tool' | 'step' | 'error' | 'judge' | 'rate-limit';
 export type SpanStatus = 'ok' | 'error' | 'cancelled';
 
 export interface TraceSpan {
@@ -19,9 +20,12 @@ export interface TraceSpan {
   modelId?: string;
   inputTokens?: number;
   outputTokens?: number;
+  /** `rate-limit` spans: the provider that limited, and how long the request waited for its reset (ms) */
+  provider?: string;
+  delayMs?: number;
 }
 
-type SpanFields = Pick<TraceSpan, 'toolName' | 'modelId' | 'inputTokens' | 'outputTokens'>;
+type SpanFields = Pick<TraceSpan, 'toolName' | 'modelId' | 'inputTokens' | 'outputTokens' | 'provider' | 'delayMs'>;
 
 export class TraceRecorder {
   readonly spans: TraceSpan[] = [];

@@ -344,6 +344,8 @@ describe('the README, followed from top to bottom against npm start', () => {
       // What a reader would have seen, kept for a look (like the API reference page's screenshot).
       mkdirSync(join(root, 'test-results'), { recursive: true });
       writeFileSync(join(root, TRANSCRIPT), shell.output);
+      // And what the stack printed meanwhile, for when a block failed because of it.
+      writeFileSync(join(root, 'test-results/readme-npm-start.txt'), running[0]?.output ?? '');
 
       const outputs = shell.output.split(/\n::readme-block:: \d+\n/).slice(1);
       if (code !== 0) {

@@ -59,7 +59,7 @@ describe('a batch attempt taken over by a newer attempt', () => {
       deps(takingOver),
       input,
     );
-    expect(stale).toEqual({ completed: 0, passed: 0, failed: 0 });
+    expect(stale).toEqual({ completed: 0, passed: 0, failed: 0, tokens: 0 });
     const stored = await stack.sql<
       { status: string }[]
     >`SELECT status FROM eval_iterations WHERE run_id = ${runId} ORDER BY seq`;
@@ -71,7 +71,7 @@ describe('a batch attempt taken over by a newer attempt', () => {
       deps(stack.mcp),
       input,
     );
-    expect(fresh).toEqual({ completed: 3, passed: 3, failed: 0 });
+    expect(fresh).toMatchObject({ completed: 3, passed: 3, failed: 0 });
     const rows = await stack.sql<{ status: string; traces: number }[]>`
       SELECT i.status, (SELECT count(*)::int FROM eval_traces t WHERE t.iteration_id = i.id) AS traces
       FROM eval_iterations i WHERE i.run_id = ${runId} ORDER BY i.seq`;

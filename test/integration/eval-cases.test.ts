@@ -147,7 +147,11 @@ describe("a suite's cases through the case routes", () => {
         'body.isNegativeTest',
       ],
       ['models and model differ', { title: 't', prompt: 'a', models: [{ model: 'x' }], model: 'y' }, 'body.model'],
-      ['two models', { title: 't', prompt: 'a', models: [{ model: 'x' }, { model: 'y' }] }, 'body.models'],
+      [
+        'eleven models',
+        { title: 't', prompt: 'a', models: Array.from({ length: 11 }, (_, i) => ({ model: `m${i}` })) },
+        'body.models',
+      ],
       ['another kind', { title: 't', prompt: 'a', kind: 'widget_probe' }, 'body.kind'],
       ['no prompt', { title: 't' }, 'body.prompt'],
       ['no title', { prompt: 'a' }, 'body.title'],

@@ -5,10 +5,11 @@ import { inject } from 'vitest';
 
 // Histories recorded from real runs (a completed run and a cancelled one) at each patch of evalRun: before
 // adaptive-batches (fixed-size batches), with it, with settle-lanes, and with runway-result (RunwayResult set at
-// the end); and of a suite's scheduled run (one that started its evalRun child, one that was skipped). Replaying
-// them against today's workflow code fails when a change would make running workflows non-deterministic: such a
-// change needs versioning (patched()). Recorded from runs on a test stack (test/helpers/evals.ts) with
-// `temporal workflow show --workflow-id eval-run:<runId> --output json`.
+// the end), and with run-budget (a run its budget stopped half-way, issue 16); and of a suite's scheduled run (one
+// that started its evalRun child, one that was skipped). Replaying them against today's workflow code fails when a
+// change would make running workflows non-deterministic: such a change needs versioning (patched()). Recorded from
+// runs on a test stack (test/helpers/evals.ts) with `temporal workflow show --workflow-id eval-run:<runId> --output
+// json` (eval-run-budget-stopped: by test/integration/eval-run-models.test.ts with RECORD_HISTORY=<file>).
 const histories = [
   'eval-run-completed',
   'eval-run-cancelled',
@@ -18,6 +19,7 @@ const histories = [
   'eval-run-settle-lanes-cancelled',
   'eval-run-runway-result-completed',
   'eval-run-runway-result-cancelled',
+  'eval-run-budget-stopped',
   'scheduled-suite-run-started',
   'scheduled-suite-run-skipped',
 ];

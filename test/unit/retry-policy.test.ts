@@ -239,8 +239,20 @@ describe('decideRetry: model providers', () => {
     });
   });
 
-  it('records a rate limit that outlasts the attempts as failed, with the reason and the status', () => {
-    expect(decideRetry(agentFailure(answer(429, { 'retry-after': '7' })), last)).toEqual({
+  it('retries a rate limit with a reset past the attempt cap: waiting is not a failed attempt', () => {
+    for (const failure of [answer(429, { 'retry-after': '7' }), answer(529, { 'retry-after-ms': '7000' })]) {
+      expect(decideRetry(agentFailure(failure), last)).toMatchObject({
+        action: 'retry',
+        delayMs: 7_000,
+        rateLimited: true,
+      });
+    }
+    // a 503's Retry-After is a transient failure's delay: it counts
+    expect(decideRetry(agentFailure(answer(503, { 'retry-after': '7' })), first)).not.toHaveProperty('rateLimited');
+  });
+
+  it('records a rate limit without a reset that outlasts the attempts as failed, with the reason and the status', () => {
+    expect(decideRetry(agentFailure(answer(429)), last)).toEqual({
       action: 'fail',
       message: expect.stringMatching(/\(still failing after 5 attempts\)$/),
       details: { reason: 'PROVIDER_RATE_LIMITED', status: 429, attempt: 5 },

@@ -83,6 +83,33 @@ describe('runway evals run --suite-file: the file is checked like the API body, 
     expect(suite).toEqual({ body: { ...content, modelApiKeys: { openai: 'sk-model' } }, suiteName: 'smoke' });
   });
 
+  it('a file may give each case several models, and the run a budget and a concurrency (issue 16)', async () => {
+    const { model, provider, ...oneModelLess } = testCase;
+    const content = {
+      suiteName: 'compare',
+      serverIds: ['srv_1'],
+      budget: { maxTokens: 50_000, maxIterations: 20 },
+      concurrency: 4,
+      models: [{ model, provider }],
+      tests: [
+        {
+          ...oneModelLess,
+          models: [
+            { model, provider },
+            { model: 'claude-haiku', provider: 'anthropic' },
+          ],
+        },
+      ],
+    };
+    expect(await readSuiteFile(ctx, file(content), [])).toEqual({ body: content, suiteName: 'compare' });
+    const misspelt = file({ ...content, budget: { maxToken: 1 } });
+    await expect(readSuiteFile(ctx, misspelt, [])).rejects.toThrow(
+      'unknown field `budget.maxToken`; did you mean `maxTokens`?',
+    );
+    const tooMany = file({ ...content, concurrency: 33 });
+    await expect(readSuiteFile(ctx, tooMany, [])).rejects.toThrow(/concurrency: /);
+  });
+
   it('other mistakes are reported as before', async () => {
     const path = file({ suiteName: 's', serverIds: ['srv_1'], tests: [{ ...testCase, runs: 0 }] });
     await expect(readSuiteFile(ctx, path, [])).rejects.toThrow(
