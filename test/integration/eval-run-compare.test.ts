@@ -131,6 +131,51 @@ describe('GET /eval-runs/{id}/compare', () => {
     });
   });
 
+  it('by=model compares the models of one run: every model against the first, or baseModel', async () => {
+    const { call, org, serverId, model } = world;
+    const p = org.projectId;
+    model.setScript('scripted-good', { byQuery: { 'pick a model': pass('pick a model') } });
+    model.setScript('scripted-worse', { byQuery: { 'pick a model': failFirst('pick a model', 8) } });
+    const created = await call('POST', `/projects/${p}/eval-runs`, {
+      suiteName: 'Models',
+      serverIds: [serverId],
+      modelApiKeys: { openai: 'k' },
+      isolation: 'shared',
+      tests: [
+        {
+          title: 'which model',
+          query: 'pick a model',
+          runs: 10,
+          models: [
+            { model: 'scripted-good', provider: 'openai' },
+            { model: 'scripted-worse', provider: 'openai' },
+          ],
+          expectedToolCalls: [{ toolName: 'echo' }],
+        },
+      ],
+    });
+    expect(created.status).toBe(202);
+    const runId = created.body.runId;
+    await waitForRun(call, p, runId);
+    const reply = await call('GET', `/projects/${p}/eval-runs/${runId}/compare?by=model`);
+    expect(reply.status).toBe(200);
+    expect(reply.body.models).toHaveLength(2);
+    expect(reply.body.comparisons).toHaveLength(1);
+    const [first] = reply.body.comparisons;
+    const good = first.base.model === 'scripted-good';
+    // The base is the model the run used first; the other is compared against it.
+    expect([first.base.model, first.current.model].sort()).toEqual(['scripted-good', 'scripted-worse']);
+    expect(first.cases).toEqual([
+      expect.objectContaining({ title: 'which model', status: good ? 'regressed' : 'fixed', significant: true }),
+    ]);
+    const flipped = await call(
+      'GET',
+      `/projects/${p}/eval-runs/${runId}/compare?by=model&baseModel=${good ? 'scripted-worse' : 'scripted-good'}`,
+    );
+    expect(flipped.body.comparisons[0].cases[0].status).toBe(good ? 'fixed' : 'regressed');
+    expect(flipped.body.comparisons[0].suite.verdict).toBe(good ? 'improved' : 'regressed');
+  });
+
   it('answers 404 for an unknown run or base and without a previous run, 400 for mixed parameters', async () => {
     const { call, org, serverId, model } = world;
     const p = org.projectId;
