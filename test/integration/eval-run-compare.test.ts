@@ -176,6 +176,52 @@ describe('GET /eval-runs/{id}/compare', () => {
     expect(flipped.body.comparisons[0].suite.verdict).toBe(good ? 'improved' : 'regressed');
   });
 
+  it('compares ingested runs alike, with the confusions (expected A, called B) and per-tool recall', async () => {
+    const { call, org } = world;
+    const p = org.projectId;
+    const results = (prefix: string, passing: number) =>
+      Array.from({ length: 10 }, (_, i) => ({
+        caseTitle: 'reported case',
+        query: 'reported query',
+        passed: i < passing,
+        durationMs: 100 + i,
+        provider: 'openai',
+        model: 'gpt-4.1-mini',
+        expectedToolCalls: [{ toolName: 'echo', arguments: {} }],
+        actualToolCalls: [{ toolName: i < passing ? 'echo' : 'get-sum', arguments: {} }],
+        tokens: { input: 10, output: 5, total: 15 },
+        externalIterationId: `${prefix}-${i}`,
+      }));
+    const report = (prefix: string, passing: number) =>
+      call('POST', `/projects/${p}/eval-ingest/report`, {
+        suiteName: 'Reported for comparison',
+        externalRunId: prefix,
+        results: results(prefix, passing),
+      });
+    const before = await report('cmp-1', 10);
+    expect(before.status).toBe(200);
+    const after = await report('cmp-2', 2);
+    expect(after.status).toBe(200);
+    expect(after.body.suiteId).toBe(before.body.suiteId);
+    const reply = await call('GET', `/projects/${p}/eval-runs/${after.body.runId}/compare`);
+    expect(reply.status).toBe(200);
+    expect(reply.body.base.runId).toBe(before.body.runId);
+    expect(reply.body.current.source).toBe('sdk');
+    expect(reply.body.cases).toEqual([
+      expect.objectContaining({ title: 'reported case', status: 'regressed', significant: true }),
+    ]);
+    expect(reply.body.confusions).toEqual({
+      base: [],
+      current: [{ expected: 'echo', called: 'get-sum', count: 8 }],
+    });
+    const echo = reply.body.tools.find((t: { toolName: string }) => t.toolName === 'echo');
+    expect(echo.base).toMatchObject({ precision: 1, recall: 1 });
+    expect(echo.current).toMatchObject({ precision: 1, recall: 0.2 });
+    expect(reply.body.coverage.calledNeverExpected).toEqual(['get-sum']);
+    expect(reply.body.performance.current.latencyMs.p50).toBeCloseTo(104.5, 5);
+    expect(reply.body.performance.current.tokens).toEqual({ input: 100, output: 50, total: 150 });
+  });
+
   it('answers 404 for an unknown run or base and without a previous run, 400 for mixed parameters', async () => {
     const { call, org, serverId, model } = world;
     const p = org.projectId;
