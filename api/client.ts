@@ -38,6 +38,7 @@ import type {
   validateResultSchema,
 } from './schemas/serverOperations.js';
 import type { ErrorEnvelope } from './errors.js';
+import type { comparisonSchema, compareQuery } from './schemas/compare.js';
 import type { uploadReply, uploadUrlBody, uploadUrlReply } from './schemas/ingest.js';
 
 /*
@@ -76,6 +77,7 @@ export type EvalRunCreated = z.output<typeof runCreatedSchema>;
 export type EvalRun = z.output<typeof evalRunSchema>;
 export type EvalIteration = z.output<typeof iterationSchema>;
 export type EvalTrace = z.output<typeof traceSchema>;
+export type EvalRunComparison = z.output<typeof comparisonSchema>;
 /** `limit` is coerced from the query string on the server, so its input type is open; a number is what to send. */
 export type PageQuery = { cursor?: z.input<typeof pageQuery>['cursor']; limit?: number };
 
@@ -352,6 +354,9 @@ export function createRunwayClient(options: RunwayClientOptions) {
       all((cursor) => evalRuns.iterations(projectId, runId, { cursor, limit: 200 })),
     trace: (projectId: string, runId: string, iterationId: string) =>
       request<EvalTrace>('GET', `${run(projectId, runId)}/iterations/${enc(iterationId)}/trace`),
+    /** the run against a base run (default: the suite's previous completed run) */
+    compare: (projectId: string, runId: string, query: Pick<z.input<typeof compareQuery>, 'baseRunId'> = {}) =>
+      request<EvalRunComparison>('GET', `${run(projectId, runId)}/compare`, { query }),
   };
 
   return {

@@ -32,6 +32,8 @@ const benches: { script: string; args: string[] }[] = [
   { script: 'ingest.ts', args: [] },
   // 200 iterations of a 200 ms model at concurrency 8, against the floor ceil(200/8) x 200 ms; time to first request
   { script: 'eval-efficiency.ts', args: ['200', '8', '3'] },
+  // GET .../compare on two finished 1,000-iteration runs (written directly): median of 50 calls
+  { script: 'compare.ts', args: ['1000', '50'] },
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -4,6 +4,7 @@ import { accountRoutes } from './account.js';
 import { caseGenerationRoutes } from './caseGeneration.js';
 import { chatRoutes } from './chat.js';
 import { evalCaseRoutes } from './evalCases.js';
+import { evalRunCompareRoutes } from './evalRunCompare.js';
 import { evalRunRoutes } from './evalRuns.js';
 import { evalSuiteScheduleRoutes } from './evalSuiteSchedule.js';
 import { evalSuiteRoutes } from './evalSuites.js';
@@ -26,6 +27,7 @@ export function allRoutes(deps: RouteDeps): RouteSpec[] {
     ...caseGenerationRoutes(deps),
     ...evalCaseRoutes(deps),
     ...evalRunRoutes(deps),
+    ...evalRunCompareRoutes(deps),
     ...ingestRoutes(deps),
     ...ingestUploadRoutes(deps),
     ...serverOperationRoutes(deps),

@@ -2,8 +2,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Option, type Command } from 'commander';
-import { RunwayApiError, type EvalIteration, type EvalRun, type EvalRunCreated } from '../../api/client.js';
+import {
+  RunwayApiError,
+  type EvalIteration,
+  type EvalRun,
+  type EvalRunComparison,
+  type EvalRunCreated,
+} from '../../api/client.js';
 import { collect } from '../options.js';
+import { failOnChoices, formatComparison, gateFails, gateFailures, type FailOn } from './compare.js';
 import { ExitCode, UsageError, type Action, type CliContext } from './context.js';
 import { describeCall, toJunitXml } from './junit.js';
 import { progressView } from './progress.js';
@@ -123,6 +130,7 @@ async function report(
   suiteName: string,
   junitPath: string | undefined,
   partial = false,
+  comparison?: EvalRunComparison,
 ): Promise<void> {
   let iterations: EvalIteration[] = [];
   try {
@@ -134,11 +142,11 @@ async function report(
   if (junitPath) {
     const path = resolve(junitPath);
     await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, toJunitXml({ suiteName, run, iterations }));
+    await writeFile(path, toJunitXml({ suiteName, run, iterations, comparison }));
     ctx.note(`[runway] JUnit report written to ${path}`);
   }
   if (ctx.json) {
-    ctx.print(JSON.stringify({ ...run, suiteName, iterations }, null, 2));
+    ctx.print(JSON.stringify({ ...run, suiteName, iterations, ...(comparison && { comparison }) }, null, 2));
     return;
   }
   ctx.print(`Suite: ${suiteName}   Run: ${run.id} (#${run.runNumber})   Status: ${run.status}`);
@@ -147,7 +155,29 @@ async function report(
   const problems = firstProblems(cases);
   if (problems.length > 0) ctx.print(['Why cases did not pass (the first problem of each):', ...problems].join('\n'));
   ctx.print(resultLine(run, iterations));
+  if (comparison) ctx.print(formatComparison(comparison));
 }
+
+/**
+ * The comparison of a run with its base (`previous`: the suite's previous completed run); undefined, with a note,
+ * when the suite has no previous completed run (the first run of a suite gates on nothing).
+ */
+async function compareWith(ctx: CliContext, runId: string, base: string): Promise<EvalRunComparison | undefined> {
+  try {
+    return await ctx.client.evalRuns.compare(ctx.projectId, runId, base === 'previous' ? {} : { baseRunId: base });
+  } catch (error) {
+    if (error instanceof RunwayApiError && error.details?.reason === 'NO_PREVIOUS_RUN') {
+      ctx.note('[runway] the suite has no previous completed run: nothing to compare with');
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+const failOnOption = () =>
+  new Option('--fail-on <what>', 'what fails the comparison: a significant regression, or any drop in a pass rate')
+    .choices(failOnChoices)
+    .default('significant-regression');
 
 /** Resolves true after `ms`, false as soon as `stop` aborts (its listener goes with the timer: no leak per call). */
 async function pause(ms: number, stop: AbortSignal): Promise<boolean> {
@@ -276,6 +306,11 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
         positive('--iterations'),
       ),
     )
+    .option(
+      '--baseline <previous|runId>',
+      "compare the finished run with a base run (previous: the suite's previous completed run); the exit code then follows --fail-on instead of the pass criteria",
+    )
+    .addOption(failOnOption())
     .option('--no-wait', 'print the run id and exit at once')
     .addOption(
       new Option('--poll-interval <ms>', 'how often to poll the run')
@@ -292,7 +327,7 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
     )
     .addHelpText(
       'after',
-      '\nExit codes: 0 the run passed; 1 it failed, was cancelled, or timed out (or no run slot came free in time); 2 the command could not run; 130 interrupted (the run is cancelled first).',
+      '\nExit codes: 0 the run passed (with --baseline: it completed and did not regress); 1 it failed, was cancelled, or timed out (or no run slot came free in time), or regressed; 2 the command could not run; 130 interrupted (the run is cancelled first).',
     )
     .action(
       run(async (ctx, command) => {
@@ -305,6 +340,8 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
           wait: boolean;
           pollInterval: number;
           timeout: number;
+          baseline?: string;
+          failOn: FailOn;
         }>();
         const suite = await readSuiteFile(ctx, options.suiteFile, options.modelKeyEnv);
         const body = await rerunSuiteByName(ctx, {
@@ -351,8 +388,16 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
             await report(ctx, stopped, await suiteName().catch(() => suite.suiteName), options.junit, true);
             return outcome === 'interrupted' ? ExitCode.interrupted : ExitCode.failed;
           }
-          await report(ctx, outcome, await suiteName(), options.junit);
-          return exitCodeOf(outcome);
+          if (!options.baseline) {
+            await report(ctx, outcome, await suiteName(), options.junit);
+            return exitCodeOf(outcome);
+          }
+          // With a baseline, a completed run passes unless it regressed (the gate replaces the pass criteria).
+          const comparison =
+            outcome.status === 'completed' ? await compareWith(ctx, outcome.id, options.baseline) : undefined;
+          await report(ctx, outcome, await suiteName(), options.junit, false, comparison);
+          if (outcome.status !== 'completed') return ExitCode.failed;
+          return comparison && gateFails(comparison, options.failOn) ? ExitCode.failed : ExitCode.ok;
         } finally {
           stop.release();
         }
@@ -376,6 +421,34 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
         if (!ctx.json && found.status === 'running')
           ctx.print(`progress: ${found.progress.completed}/${found.progress.total} iterations finished`);
         return exitCodeOf(found);
+      }),
+    );
+
+  evals
+    .command('compare')
+    .description(
+      "compare a run with a base run (default: the suite's previous completed run): per case regressed, fixed, changed, new, removed; regressions first",
+    )
+    .argument('<runId>')
+    .option('--base <runId>', "the base run (default: the suite's previous completed run)")
+    .addOption(failOnOption())
+    .addHelpText(
+      'after',
+      "\nSignificance: Fisher's exact test per case, Benjamini-Hochberg at a false-discovery rate of 5% across the cases.\nExit codes: 0 no regression; 1 a regression (see --fail-on); 2 the command could not run.",
+    )
+    .action(
+      run(async (ctx, command) => {
+        const options = command.opts<{ base?: string; failOn: FailOn }>();
+        const comparison = await ctx.client.evalRuns.compare(
+          ctx.projectId,
+          command.args[0],
+          options.base ? { baseRunId: options.base } : {},
+        );
+        ctx.print(ctx.json ? JSON.stringify(comparison, null, 2) : formatComparison(comparison));
+        const failures = gateFailures(comparison, options.failOn);
+        if (!ctx.json && failures.length > 0)
+          ctx.note(`[runway] ${failures.length} case(s) regressed: ${failures.map((c) => c.title).join(', ')}`);
+        return gateFails(comparison, options.failOn) ? ExitCode.failed : ExitCode.ok;
       }),
     );
 }

@@ -1,5 +1,5 @@
 import { XMLBuilder } from 'fast-xml-parser';
-import type { EvalIteration, EvalRun } from '../../api/client.js';
+import type { EvalIteration, EvalRun, EvalRunComparison } from '../../api/client.js';
 
 /*
  * An eval run as JUnit XML, the format every CI system reads: one <testsuite> per run, one <testcase> per
@@ -9,6 +9,10 @@ import type { EvalIteration, EvalRun } from '../../api/client.js';
  * Each <testcase> carries the properties `runway.case` (the case's title) and `runway.iteration`, so that
  * `runway ingest` of this file saves the iterations of one case under that one case
  * (domain/ingest/artifacts/junit.ts reads them back).
+ *
+ * With a comparison (`runway evals run --baseline`), the iterations of a case that regressed carry the property
+ * `runway.comparison` (`regressed`) and their failure message starts with "regressed: ..."; the suite carries
+ * `runway.comparison.baseRunId` and `runway.comparison.verdict`.
  */
 
 // XML 1.0 forbids most control characters; model output may contain them.
@@ -29,7 +33,31 @@ function callsText(iteration: EvalIteration): string {
   ].join('\n');
 }
 
-function testcase(iteration: EvalIteration, suiteName: string) {
+/** A regressed case, for the iterations of that case: how its pass rate moved. */
+export interface RegressionMark {
+  status: string;
+  text: string;
+}
+
+/** The regressed cases of a comparison, by case id and by title (an ingested result without a case id). */
+export function regressionMarks(comparison: EvalRunComparison | undefined): Map<string, RegressionMark> {
+  const marks = new Map<string, RegressionMark>();
+  for (const c of comparison?.cases ?? []) {
+    if (c.status !== 'regressed' || !c.base || !c.current) continue;
+    const pct = (r: number) => `${(r * 100).toFixed(0)}%`;
+    const mark = {
+      status: c.status,
+      text: `regressed: pass rate ${pct(c.base.passRate)} -> ${pct(c.current.passRate)} (p=${(c.adjustedPValue ?? 1).toPrecision(2)}, significant at FDR 5%)`,
+    };
+    if (c.caseId) marks.set(c.caseId, mark);
+    marks.set(`title:${c.title}`, mark);
+  }
+  return marks;
+}
+
+function testcase(iteration: EvalIteration, suiteName: string, marks: Map<string, RegressionMark>) {
+  const mark =
+    (iteration.testCaseId ? marks.get(iteration.testCaseId) : undefined) ?? marks.get(`title:${iteration.title}`);
   const node: Record<string, unknown> = {
     '@_name': xmlText(`${iteration.title} #${iteration.iterationNumber}`),
     '@_classname': xmlText(suiteName),
@@ -38,6 +66,7 @@ function testcase(iteration: EvalIteration, suiteName: string) {
       property: [
         { '@_name': 'runway.case', '@_value': xmlText(iteration.title) },
         { '@_name': 'runway.iteration', '@_value': String(iteration.iterationNumber) },
+        ...(mark ? [{ '@_name': 'runway.comparison', '@_value': mark.status }] : []),
       ],
     },
   };
@@ -45,7 +74,7 @@ function testcase(iteration: EvalIteration, suiteName: string) {
   const out = `${callsText(iteration)}\nmodel: ${model || '-'}\ntokens: ${iteration.usage.totalTokens}`;
   if (iteration.status === 'failed') {
     node.error = {
-      '@_message': xmlText(iteration.error ?? 'the iteration failed'),
+      '@_message': xmlText(`${mark ? `${mark.text}; ` : ''}${iteration.error ?? 'the iteration failed'}`),
       '@_type': 'IterationError',
       '#text': xmlText(out),
     };
@@ -55,7 +84,7 @@ function testcase(iteration: EvalIteration, suiteName: string) {
     node.skipped = { '@_message': `the iteration had not finished (${iteration.status})` };
   } else if (iteration.result === 'failed') {
     node.failure = {
-      '@_message': 'the tool calls did not match the expectations',
+      '@_message': xmlText(`${mark ? `${mark.text}; ` : ''}the tool calls did not match the expectations`),
       '@_type': 'ToolCallMismatch',
       '#text': xmlText(out),
     };
@@ -65,8 +94,14 @@ function testcase(iteration: EvalIteration, suiteName: string) {
   return node;
 }
 
-export function toJunitXml(input: { suiteName: string; run: EvalRun; iterations: EvalIteration[] }): string {
-  const { run, iterations, suiteName } = input;
+export function toJunitXml(input: {
+  suiteName: string;
+  run: EvalRun;
+  iterations: EvalIteration[];
+  comparison?: EvalRunComparison;
+}): string {
+  const { run, iterations, suiteName, comparison } = input;
+  const marks = regressionMarks(comparison);
   const count = (predicate: (i: EvalIteration) => boolean) => iterations.filter(predicate).length;
   const errors = count((i) => i.status === 'failed');
   const skipped = count((i) => i.status !== 'completed' && i.status !== 'failed');
@@ -89,6 +124,12 @@ export function toJunitXml(input: { suiteName: string; run: EvalRun; iterations:
     ['runway.result', run.result ?? 'pending'],
     ['runway.passRate', run.summary ? String(run.summary.passRate) : ''],
     ['runway.minimumPassRate', String(run.passCriteria.minimumPassRate)],
+    ...(comparison
+      ? [
+          ['runway.comparison.baseRunId', comparison.base.runId],
+          ['runway.comparison.verdict', comparison.suite.verdict],
+        ]
+      : []),
   ].map(([name, value]) => ({ '@_name': name, '@_value': xmlText(value) }));
   const document = {
     '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
@@ -102,7 +143,7 @@ export function toJunitXml(input: { suiteName: string; run: EvalRun; iterations:
         '@_timestamp': new Date(run.createdAt).toISOString(),
         ...totals,
         properties: { property: properties },
-        testcase: iterations.map((i) => testcase(i, suiteName)),
+        testcase: iterations.map((i) => testcase(i, suiteName, marks)),
       },
     },
   };

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { id } from './common.js';
+
+const interval = z.object({ low: z.number(), high: z.number() });
+const rateSide = z.object({ passed: z.number(), total: z.number(), passRate: z.number() });
+const caseStatus = z.enum([
+  'regressed',
+  'fixed',
+  'new_case',
+  'removed_case',
+  'unchanged_passed',
+  'unchanged_failed',
+  'changed',
+]);
+const toolSide = z.object({
+  called: z.number(),
+  expected: z.number(),
+  precision: z.number().nullable(),
+  recall: z.number().nullable(),
+  f1: z.number().nullable(),
+});
+const confusion = z.object({ expected: z.string(), called: z.string(), count: z.number() });
+const performance = z.object({
+  total: z.number(),
+  passed: z.number(),
+  latencyMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
+  tokens: z.object({ input: z.number(), output: z.number(), total: z.number() }),
+});
+const side = z.object({
+  runId: z.string(),
+  runNumber: z.number(),
+  suiteId: z.string(),
+  status: z.enum(['running', 'completed', 'failed', 'cancelled']),
+  source: z.string(),
+  model: z.string().nullable().optional().meta({ description: 'with by=model: the model this side is' }),
+});
+
+export const comparisonSchema = z
+  .object({
+    by: z.enum(['run', 'model']),
+    base: side,
+    current: side,
+    suite: z.object({
+      base: rateSide,
+      current: rateSide,
+      difference: z.number().meta({ description: 'current - base pass rate, over every finished iteration' }),
+      differenceInterval: interval.meta({ description: "95%, Newcombe's hybrid score interval" }),
+      pValue: z.number().meta({ description: "Fisher's exact test on the pooled pass/fail counts" }),
+      verdict: z.enum(['regressed', 'improved', 'no_significant_change']),
+      counts: z.record(z.string(), z.number()),
+    }),
+    cases: z.array(
+      z.object({
+        caseId: z.string().nullable(),
+        title: z.string(),
+        query: z.string(),
+        status: caseStatus,
+        base: rateSide.nullable(),
+        current: rateSide.nullable(),
+        difference: z.number().nullable(),
+        differenceInterval: interval.nullable(),
+        pValue: z.number().nullable().meta({ description: "Fisher's exact test, two-sided" }),
+        adjustedPValue: z.number().nullable().meta({ description: 'Benjamini-Hochberg, across the matched cases' }),
+        significant: z.boolean().meta({ description: 'adjustedPValue <= 0.05 (false-discovery rate 5%)' }),
+        iterationsNeeded: z.number().nullable().meta({
+          description:
+            'iterations per case (each side) to detect this difference with 80% power at alpha 0.05; null without a difference',
+        }),
+      }),
+    ),
+    tools: z.array(
+      z.object({ toolName: z.string(), base: toolSide, current: toolSide, f1Difference: z.number().nullable() }),
+    ),
+    coverage: z.object({
+      source: z.literal('calls').meta({
+        description:
+          "computed from the iterations' expected and actual calls (no snapshot of the servers' tools is stored)",
+      }),
+      expectedNeverCalled: z.array(z.string()),
+      calledNeverExpected: z.array(z.string()),
+    }),
+    confusions: z.object({ base: z.array(confusion), current: z.array(confusion) }),
+    performance: z.object({ base: performance, current: performance }),
+  })
+  .meta({ id: 'EvalRunComparison' });
+
+export const modelComparisonSchema = z
+  .object({
+    by: z.literal('model'),
+    runId: z.string(),
+    baseModel: z.string().nullable(),
+    models: z.array(z.string().nullable()),
+    comparisons: z.array(comparisonSchema),
+  })
+  .meta({ id: 'EvalModelComparison' });
+
+export const compareQuery = z.strictObject({
+  baseRunId: id.optional().meta({ description: "the base run; default: the suite's previous completed run" }),
+  by: z.enum(['run', 'model']).default('run'),
+  baseModel: z.string().min(1).max(300).optional().meta({ description: 'with by=model: the model compared against' }),
+});

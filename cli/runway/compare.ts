@@ -1,0 +1,57 @@
+import type { EvalRunComparison } from '../../api/client.js';
+import { formatTable, percent } from './table.js';
+
+/*
+ * What the CLI makes of GET /eval-runs/{id}/compare: the table (regressions first, as the API orders the cases),
+ * and the gate a CI job applies:
+ * - `significant-regression` (default): fails when a case regressed significantly (Benjamini-Hochberg at 5% over
+ *   the matched cases) or the suite's verdict is `regressed`;
+ * - `any-regression`: fails as well when any case's pass rate fell at all (`changed` downwards), noise included.
+ */
+export type FailOn = 'significant-regression' | 'any-regression';
+export const failOnChoices: FailOn[] = ['significant-regression', 'any-regression'];
+
+type CaseRow = EvalRunComparison['cases'][number];
+
+const signed = (value: number | null) => (value === null ? '-' : `${value > 0 ? '+' : ''}${(value * 100).toFixed(1)}`);
+const rateOf = (side: CaseRow['base']) => (side ? `${side.passed}/${side.total} ${percent(side.passRate)}` : '-');
+const pOf = (p: number | null) => (p === null ? '-' : p < 0.0001 ? '<0.0001' : p.toFixed(4));
+
+/** A case whose pass rate went down, significantly or not. */
+export const dropped = (c: CaseRow) => c.status === 'regressed' || (c.status === 'changed' && (c.difference ?? 0) < 0);
+
+/** The cases that fail the gate. */
+export function gateFailures(comparison: EvalRunComparison, failOn: FailOn): CaseRow[] {
+  return comparison.cases.filter((c) => (failOn === 'any-regression' ? dropped(c) : c.status === 'regressed'));
+}
+
+/** Whether the gate fails: a case it counts, or (significant-regression) the suite's verdict says regressed. */
+export function gateFails(comparison: EvalRunComparison, failOn: FailOn): boolean {
+  return gateFailures(comparison, failOn).length > 0 || comparison.suite.verdict === 'regressed';
+}
+
+export function formatComparison(comparison: EvalRunComparison): string {
+  const { base, current, suite } = comparison;
+  const head = `Comparing run ${current.runId} (#${current.runNumber}) with base ${base.runId} (#${base.runNumber})`;
+  const table = formatTable(
+    ['STATUS', 'CASE', 'BASE', 'CURRENT', 'DIFF (pp)', '95% CI (pp)', 'P', 'ADJ. P', 'SIGNIFICANT', 'ITER. NEEDED'],
+    comparison.cases.map((c) => [
+      c.status,
+      c.title,
+      rateOf(c.base),
+      rateOf(c.current),
+      signed(c.difference),
+      c.differenceInterval ? `${signed(c.differenceInterval.low)} .. ${signed(c.differenceInterval.high)}` : '-',
+      pOf(c.pValue),
+      pOf(c.adjustedPValue),
+      c.significant ? 'yes' : 'no',
+      c.iterationsNeeded ?? '-',
+    ]),
+    { align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'right'] },
+  );
+  const verdict =
+    `Suite: ${percent(suite.base.passRate)} -> ${percent(suite.current.passRate)} (${signed(suite.difference)} pp, ` +
+    `95% CI ${signed(suite.differenceInterval.low)} .. ${signed(suite.differenceInterval.high)}, p ${pOf(suite.pValue)}): ` +
+    suite.verdict.toUpperCase().replaceAll('_', ' ');
+  return [head, table, verdict].join('\n');
+}
