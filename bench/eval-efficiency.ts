@@ -12,21 +12,18 @@
  *
  * Prints a readable report, then one `BENCH {json}` line per figure (bench/run.ts collects them).
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { loadavg } from 'node:os';
-import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { serverEverythingEntry } from '../cli/seed.js';
 import { createSuite, upsertCases } from '../db/evalSuites.js';
 import { setProviderKey } from '../db/providerKeys.js';
 import { createServer } from '../db/servers.js';
-import { buildToTemporaryFolder } from '../scripts/build.js';
 import { startScriptedModelServer } from '../test/fixtures/model/server.js';
 import { seedOrganization } from '../test/helpers/seed.js';
 import { evalRunWorkflowId } from '../workflows/definitions.js';
 import { runAgent } from '../domain/models/agentLoop.js';
 import { createLanguageModel } from '../domain/models/providers.js';
-import { describe, median, startBenchApi, temporalDevServer } from './harness.js';
+import { describe, median, startBenchApi, startBenchWorker, temporalDevServer } from './harness.js';
 
 const ITERATIONS = Number(process.argv[2] ?? 200);
 const CONCURRENCY = Number(process.argv[3] ?? 8);
@@ -53,39 +50,7 @@ const { config } = bench;
 const { sql, box } = bench.services;
 const api = bench.apiBase;
 
-const built = await buildToTemporaryFolder();
-const temporal = new TemporalClient({
-  connection: await Connection.connect({ address: temporalServer.address }),
-  namespace: config.TEMPORAL_NAMESPACE,
-});
-const worker = spawn(process.execPath, ['worker/main.js'], {
-  cwd: built.dir,
-  env: {
-    ...process.env,
-    DATABASE_URL: config.DATABASE_URL,
-    RUNWAY_ENCRYPTION_KEY: config.RUNWAY_ENCRYPTION_KEY,
-    TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS,
-    TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
-    EVAL_ITERATION_CONCURRENCY: String(CONCURRENCY),
-    LOG_LEVEL: 'warn',
-  },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-process.once('exit', () => {
-  worker.kill('SIGTERM');
-  temporalServer.process.kill('SIGTERM');
-  built.remove();
-});
-for (;;) {
-  const { pollers } = await temporal.workflowService.describeTaskQueue({
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: { name: config.TEMPORAL_TASK_QUEUE },
-    taskQueueType: 1,
-  });
-  if ((pollers ?? []).length > 0) break;
-  if (worker.exitCode !== null) throw new Error(`the worker exited with ${worker.exitCode}`);
-  await new Promise((r) => setTimeout(r, 10));
-}
+const { process: worker, temporal } = await startBenchWorker(config, temporalServer, { concurrency: CONCURRENCY });
 
 const org = await seedOrganization(sql);
 await setProviderKey(sql, box, {

@@ -17,12 +17,10 @@
  *
  * Prints one JSON line per figure (bench/run.ts collects them) after a readable report.
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { scoreToolCalls } from '../domain/evals/scoring.js';
 import { runAgent } from '../domain/models/agentLoop.js';
 import { createLanguageModel } from '../domain/models/providers.js';
@@ -34,8 +32,7 @@ import { createServer } from '../db/servers.js';
 import { startScriptedModelServer } from '../test/fixtures/model/server.js';
 import { evalRunWorkflowId } from '../workflows/definitions.js';
 import { seedOrganization } from '../test/helpers/seed.js';
-import { buildToTemporaryFolder } from '../scripts/build.js';
-import { describe, median, quantile, startBenchApi, temporalDevServer } from './harness.js';
+import { describe, median, quantile, startBenchApi, startBenchWorker, temporalDevServer } from './harness.js';
 
 const ISOLATION =
   process.argv.find((a) => a.startsWith('--isolation='))?.slice('--isolation='.length) === 'per-iteration'
@@ -64,49 +61,17 @@ const api = bench.apiBase;
 // The worker as production runs it: compiled (`npm run build`), loading its prebuilt workflow bundle. A third
 // argument `tsx` runs it from TypeScript instead, bundling at start (how it ran before the build existed).
 const fromTypeScript = process.argv[4] === 'tsx';
-const built = fromTypeScript ? undefined : await buildToTemporaryFolder();
-const temporal = new TemporalClient({
-  connection: await Connection.connect({ address: temporalServer.address }),
-  namespace: config.TEMPORAL_NAMESPACE,
-});
-const workerSpawnedAt = performance.now();
-const worker = spawn(process.execPath, built ? ['worker/main.js'] : ['--import', 'tsx', 'worker/main.ts'], {
-  cwd: built?.dir ?? new URL('..', import.meta.url).pathname,
-  env: {
-    ...process.env,
-    DATABASE_URL: config.DATABASE_URL,
-    RUNWAY_ENCRYPTION_KEY: config.RUNWAY_ENCRYPTION_KEY,
-    TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS,
-    TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
-    EVAL_ITERATION_CONCURRENCY: String(CONCURRENCY),
-    LOG_LEVEL: 'warn',
-  },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-// Whatever ends this script (a refused run, a failed iteration), its worker, dev server and build do not outlive it.
-process.once('exit', () => {
-  worker.kill('SIGTERM');
-  temporalServer.process.kill('SIGTERM');
-  built?.remove();
+const {
+  process: worker,
+  temporal,
+  startMs,
+} = await startBenchWorker(config, temporalServer, {
+  concurrency: CONCURRENCY,
+  fromTypeScript,
 });
 /** Peak resident memory of the worker process so far (Linux VmHWM), in MiB. */
 const workerPeakMiB = () =>
   Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${worker.pid}/status`, 'utf8'))?.[1] ?? 0) / 102.4) / 10;
-
-/** Spawn -> the worker polls its task queue for workflow tasks: its start time. */
-async function workerStartMs(): Promise<number> {
-  for (;;) {
-    const { pollers } = await temporal.workflowService.describeTaskQueue({
-      namespace: config.TEMPORAL_NAMESPACE,
-      taskQueue: { name: config.TEMPORAL_TASK_QUEUE },
-      taskQueueType: 1, // workflow
-    });
-    if ((pollers ?? []).length > 0) return performance.now() - workerSpawnedAt;
-    if (worker.exitCode !== null) throw new Error(`the worker exited with ${worker.exitCode}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-const startMs = await workerStartMs();
 const startPeakMiB = workerPeakMiB();
 
 const org = await seedOrganization(sql);

@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
@@ -10,6 +11,7 @@ import { createApp } from '../api/app.js';
 import { randomBase62 } from '../db/ids.js';
 import { migrate } from '../db/migrate.js';
 import { SecretBox } from '../db/secretBox.js';
+import { buildToTemporaryFolder } from '../scripts/build.js';
 import { ensureTemporalCli } from '../scripts/temporal-cli.js';
 import { startTemporalDevServer, type DevServer } from '../scripts/temporal-dev-server.js';
 import { freePort } from '../test/helpers/ports.js';
@@ -110,4 +112,58 @@ export function describe(values: number[]): { median: number; p25: number; p75: 
     min: Math.min(...values),
     max: Math.max(...values),
   };
+}
+
+export interface BenchWorker {
+  process: ChildProcess;
+  /** a client on the dev server, for workflow histories */
+  temporal: TemporalClient;
+  /** spawn -> the worker polls its task queue for workflow tasks */
+  startMs: number;
+}
+
+/**
+ * The worker as production runs it, in its own process: compiled (`npm run build`, into a temporary folder) and
+ * loading its prebuilt workflow bundle; `fromTypeScript` runs it from the sources instead, bundling at start. Resolves
+ * once it polls its task queue. Whatever ends the script, the worker, the dev server and the build do not outlive it.
+ */
+export async function startBenchWorker(
+  config: Config,
+  temporalServer: DevServer,
+  options: { concurrency: number; fromTypeScript?: boolean },
+): Promise<BenchWorker> {
+  const built = options.fromTypeScript ? undefined : await buildToTemporaryFolder();
+  const temporal = new TemporalClient({
+    connection: await Connection.connect({ address: temporalServer.address }),
+    namespace: config.TEMPORAL_NAMESPACE,
+  });
+  const spawnedAt = performance.now();
+  const worker = spawn(process.execPath, built ? ['worker/main.js'] : ['--import', 'tsx', 'worker/main.ts'], {
+    cwd: built?.dir ?? new URL('..', import.meta.url).pathname,
+    env: {
+      ...process.env,
+      DATABASE_URL: config.DATABASE_URL,
+      RUNWAY_ENCRYPTION_KEY: config.RUNWAY_ENCRYPTION_KEY,
+      TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS,
+      TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
+      EVAL_ITERATION_CONCURRENCY: String(options.concurrency),
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  process.once('exit', () => {
+    worker.kill('SIGTERM');
+    temporalServer.process.kill('SIGTERM');
+    built?.remove();
+  });
+  for (;;) {
+    const { pollers } = await temporal.workflowService.describeTaskQueue({
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: { name: config.TEMPORAL_TASK_QUEUE },
+      taskQueueType: 1, // workflow
+    });
+    if ((pollers ?? []).length > 0) return { process: worker, temporal, startMs: performance.now() - spawnedAt };
+    if (worker.exitCode !== null) throw new Error(`the worker exited with ${worker.exitCode}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
