@@ -241,13 +241,16 @@ const caseShape =
     for (const issue of caseShapeIssues(c, queryName)) ctx.addIssue({ code: 'custom', ...issue });
   };
 
+/** A case's fields as requests write them; only how an expected call may be written differs between routes. */
+const caseFields = {
+  ...testCaseFields,
+  query: testCaseFields.query.optional().meta({ description: 'the user prompt; may be left out when turns are given' }),
+  models: caseModels,
+};
+
 export const testCaseSchema = z
   .strictObject({
-    ...testCaseFields,
-    query: testCaseFields.query
-      .optional()
-      .meta({ description: 'the user prompt; may be left out when turns are given' }),
-    models: caseModels,
+    ...caseFields,
     expectedToolCalls: z.array(expectedToolCallSchema).max(100).optional(),
   })
   .superRefine(caseShape())
@@ -258,11 +261,7 @@ export const testCaseSchema = z
 /** In POST /eval-suites an expected call may also be a bare tool name. */
 const suiteTestCaseSchema = z
   .strictObject({
-    ...testCaseFields,
-    query: testCaseFields.query
-      .optional()
-      .meta({ description: 'the user prompt; may be left out when turns are given' }),
-    models: caseModels,
+    ...caseFields,
     expectedToolCalls: expectedToolCallsOrNames.optional(),
   })
   .superRefine(caseShape())
