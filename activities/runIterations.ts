@@ -5,6 +5,7 @@ import {
   completeIteration,
   fenceIterations,
   getBatchIterations,
+  type BatchIteration,
   type ClaimFence,
   type IterationCompletion,
 } from '../db/evalIterations.js';
@@ -99,6 +100,20 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
   const fence: ClaimFence = { owner: `${workflowExecution?.runId ?? activityRunId}/${activityId}`, attempt };
   const unfinished =
     ctx.run.status === 'running' ? iterations.filter((i) => i.status === 'pending' || i.status === 'running') : [];
+  let tools: ReturnType<typeof collectTools> | undefined;
+  // Listed once per batch and shared by its iterations; the iteration that sees a listing fail reports it, and the
+  // next one lists again.
+  const toolsOnce = async () => {
+    const listing = (tools ??= collectTools(deps.mcp, ctx.servers, signal));
+    try {
+      return await listing;
+    } catch (error) {
+      if (tools === listing) tools = undefined;
+      throw error;
+    }
+  };
+  // Listing starts while the batch fences its iterations: one round trip less before the first model request.
+  if (unfinished.length > 0) (tools = collectTools(deps.mcp, ctx.servers, signal)).catch(() => {});
   const held =
     unfinished.length > 0
       ? await fenceIterations(
@@ -109,28 +124,31 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
         )
       : new Set<string>();
   const toRun = unfinished.filter((i) => held.has(i.id));
-  let tools: ReturnType<typeof collectTools> | undefined;
-  // Listed once per batch and shared by its iterations; a failed listing is retried by the next iteration.
-  const toolsOnce = () =>
-    (tools ??= collectTools(deps.mcp, ctx.servers, signal).catch((error) => {
-      tools = undefined;
-      throw error;
-    }));
 
   // The heartbeat (throttled by the worker) proves liveness and brings cancellation; the details are for operators.
   const progress = (rateLimited: number): BatchProgress => ({ ...result, rateLimitedAttempts: rateLimited });
   const beat = setInterval(() => activity.heartbeat(progress(rateLimitedAttempts)), HEARTBEAT_MS);
+  // An iteration's row is written while the lane's next iteration runs: the next one is claimed first (a short
+  // statement), then run, and the write of the one before is awaited (and counted) before the next write starts,
+  // so at most one write per batch is in flight and every write has settled when the batch returns or fails.
+  let writing: Promise<void> | undefined;
+  const settleWrite = async () => {
+    const pending = writing;
+    writing = undefined;
+    await pending;
+  };
+  const store = (iteration: BatchIteration, outcome: IterationCompletion) =>
+    completeIteration(deps.sql, iteration.id, outcome, fence).then((stored) => {
+      // Only an outcome this attempt stored is counted: one that a newer attempt holds is that attempt's to count.
+      if (!stored.completed) return;
+      deps.metrics?.iterationFinished(outcome);
+      count(outcome.result, outcome.usage.totalTokens);
+    });
   try {
-    // Each iteration is claimed (marked running) before it runs: the first one here, every next one by the
-    // statement that completes the one before it. A claim that finds the iteration finished, or held by a newer
-    // attempt, skips it.
-    let claimed = toRun.length > 0 && (await claimIteration(deps.sql, toRun[0].id, fence));
-    for (const [index, iteration] of toRun.entries()) {
-      const next = toRun[index + 1];
-      if (!claimed) {
-        claimed = next !== undefined && (await claimIteration(deps.sql, next.id, fence));
-        continue;
-      }
+    for (const iteration of toRun) {
+      // Each iteration is claimed (marked running) before it runs. A claim that finds it finished, or held by a
+      // newer attempt, skips it.
+      if (!(await claimIteration(deps.sql, iteration.id, fence))) continue;
       const startedAt = Date.now();
       let outcome: IterationCompletion;
       try {
@@ -171,15 +189,17 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
           Date.now() - startedAt,
         );
       }
-      const stored = await completeIteration(deps.sql, iteration.id, outcome, fence, { claimNext: next?.id });
-      claimed = stored.nextClaimed;
-      // Only an outcome this attempt stored is counted: one that a newer attempt holds is that attempt's to count.
-      if (!stored.completed) continue;
-      deps.metrics?.iterationFinished(outcome);
-      count(outcome.result, outcome.usage.totalTokens);
+      await settleWrite();
+      writing = store(iteration, outcome);
+      // Handled when settled; until then a failed write must not count as an unhandled rejection (it would end the
+      // worker process).
+      writing.catch(() => {});
     }
+    await settleWrite();
   } finally {
     clearInterval(beat);
+    // On the way out after a failure: the write in flight still lands (or fails) before the activity ends.
+    await writing?.catch(() => {});
   }
   return result;
 }

@@ -1,5 +1,5 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { planRun } from '../../domain/evals/plan.js';
 import { runIterationBatch, type BatchDeps } from '../../activities/runIterations.js';
 import type { McpOperations } from '../../domain/mcp/index.js';
@@ -38,10 +38,17 @@ describe('a batch attempt taken over by a newer attempt', () => {
     const info = { activityId: '3', workflowExecution: { workflowId: `eval-run:${runId}`, runId: 'wf-run-1' } };
     const owner = `wf-run-1/3`;
 
-    // While attempt 1 lists the tools for its first iteration, attempt 2 takes the batch over.
+    // While attempt 1 lists the tools for its first iteration, attempt 2 takes the batch over. (The listing starts
+    // while attempt 1 fences its batch: the takeover waits for attempt 1 to have claimed its first iteration.)
     const takingOver: McpOperations = {
       ...stack.mcp,
       listAllTools: async (...args) => {
+        await vi.waitUntil(
+          async () =>
+            (await stack.sql`SELECT 1 FROM eval_iterations WHERE id = ${iterationIds[0]} AND status = 'running'`)
+              .length === 1,
+          { timeout: 10_000, interval: 5 },
+        );
         await fenceIterations(stack.sql, runId, iterationIds, { owner, attempt: 2 });
         return await stack.mcp.listAllTools(...args);
       },

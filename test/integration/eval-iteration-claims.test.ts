@@ -78,21 +78,16 @@ describe('claims fenced by batch attempt', () => {
     // attempt 1 is paused while running a; attempt 2 takes the batch over
     expect(await fenceIterations(db.sql, runId, [a, b], second)).toEqual(new Set([a, b]));
     expect(await claimIteration(db.sql, a, second)).toBe(true);
-    // attempt 1 wakes up: its completion of a stores nothing and claims nothing
-    expect(await completeIteration(db.sql, a, outcome('failed'), first, { claimNext: b })).toEqual({
-      completed: false,
-      nextClaimed: false,
-    });
+    // attempt 1 wakes up: its completion of a stores nothing, and it claims nothing
+    expect(await completeIteration(db.sql, a, outcome('failed'), first)).toEqual({ completed: false });
     expect(await statusOf(a)).toEqual({ status: 'running', result: null });
     expect(await statusOf(b)).toEqual({ status: 'pending', result: null });
     expect(await claimIteration(db.sql, b, first)).toBe(false);
     // nor can it fence the batch back
     expect(await fenceIterations(db.sql, runId, [a, b], first)).toEqual(new Set());
     // attempt 2 stores its outcome and claims the next
-    expect(await completeIteration(db.sql, a, outcome('passed'), second, { claimNext: b })).toEqual({
-      completed: true,
-      nextClaimed: true,
-    });
+    expect(await completeIteration(db.sql, a, outcome('passed'), second)).toEqual({ completed: true });
+    expect(await claimIteration(db.sql, b, second)).toBe(true);
     expect(await statusOf(a)).toEqual({ status: 'completed', result: 'passed' });
     const [trace] = await db.sql<{ trace: unknown }[]>`SELECT trace FROM eval_traces WHERE iteration_id = ${a}`;
     expect(trace.trace).toEqual({ by: 'passed' });
