@@ -116,14 +116,28 @@ function stepsOf(events: Array<Record<string, any>>, postedAt: number, repliedAt
     events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name);
   const after = (e: Record<string, any> | undefined, key: string) =>
     events.find((x) => x[key] && String(x[key].scheduledEventId) === String(e?.eventId));
-  const plan = scheduled('planRun');
   const batch = scheduled('runIterationBatch');
+  // The plan is a local activity (recorded as a marker when the first workflow task completes); runs of older
+  // workers planned in an activity of their own.
+  const plan = scheduled('planRun');
+  const planSteps: Record<string, number> = plan
+    ? {
+        'plan scheduled': at(plan),
+        'plan started': at(after(plan, 'activityTaskStartedEventAttributes')),
+        'plan completed': at(after(plan, 'activityTaskCompletedEventAttributes')),
+      }
+    : {
+        'first workflow task started': at(events.find((e) => e.workflowTaskStartedEventAttributes)),
+        'plan recorded': at(
+          events.find(
+            (e) => e.markerRecordedEventAttributes && e.markerRecordedEventAttributes.markerName !== 'core_patch',
+          ),
+        ),
+      };
   return {
     'POST answered': repliedAt - postedAt,
     'workflow started': at(events[0]),
-    'plan scheduled': at(plan),
-    'plan started': at(after(plan, 'activityTaskStartedEventAttributes')),
-    'plan completed': at(after(plan, 'activityTaskCompletedEventAttributes')),
+    ...planSteps,
     'first batch scheduled': at(batch),
     'first batch started': at(after(batch, 'activityTaskStartedEventAttributes')),
     'first model request': firstRequest - postedAt,

@@ -11,6 +11,12 @@ export interface BatchSizing {
   minMs: number;
   /** never more iterations than this in one batch */
   maxSize: number;
+  /**
+   * count the work still in flight (batches handed out and not observed yet) into a lane's fair share, so that lanes
+   * that become free one after the other get equal batches and finish together, instead of ever smaller ones (runs
+   * started before this option size without it: patch `batch-in-flight`)
+   */
+  inFlight?: boolean;
 }
 
 // Changing these changes the batches, hence the activities, of workflows already running: that needs a new patch.
@@ -44,6 +50,8 @@ export class BatchScheduler {
   #perIterationMs: number | undefined;
   /** once in the tail, the size every remaining batch has */
   #tailSize: number | undefined;
+  /** batches handed out and not observed yet, by their first iteration: their size and when they were handed out */
+  readonly #inFlight = new Map<string, { count: number; at: number }>();
 
   constructor(ids: string[], sizing: BatchSizing) {
     this.#ids = ids;
@@ -54,12 +62,13 @@ export class BatchScheduler {
    * The next batch, or undefined when every iteration has been handed out; at most `max` iterations (a run's budget:
    * undefined when `max` is 0).
    */
-  take(max = Number.POSITIVE_INFINITY): string[] | undefined {
+  take(max = Number.POSITIVE_INFINITY, now = 0): string[] | undefined {
     const remaining = this.#ids.length - this.#next;
     if (remaining <= 0 || max <= 0) return undefined;
-    const size = Math.min(remaining, this.#size(remaining), max);
+    const size = Math.min(remaining, this.#size(remaining, now), max);
     const batch = this.#ids.slice(this.#next, this.#next + size);
     this.#next += size;
+    this.#inFlight.set(batch[0], { count: size, at: now });
     return batch;
   }
 
@@ -68,19 +77,35 @@ export class BatchScheduler {
     return this.#ids.length - this.#next;
   }
 
-  /** A batch of `count` iterations took `elapsedMs` (workflow time, so replay sees the same numbers). */
-  observe(count: number, elapsedMs: number): void {
+  /** A batch took `elapsedMs` (workflow time, so replay sees the same numbers). */
+  observe(batch: string[], elapsedMs: number): void {
+    const count = batch.length;
     if (count <= 0) return;
+    this.#inFlight.delete(batch[0]);
     const sample = Math.max(elapsedMs, 1) / count;
     this.#perIterationMs = this.#perIterationMs === undefined ? sample : (this.#perIterationMs + sample) / 2;
   }
 
-  #size(remaining: number): number {
+  /**
+   * What is left for the lanes, in iterations: those not handed out, plus (with `inFlight`) the estimated rest of the
+   * batches still running (their size at the smoothed pace, less the time they have run).
+   */
+  #work(remaining: number, now: number, perIterationMs: number): number {
+    if (!this.#sizing.inFlight) return remaining;
+    let running = 0;
+    for (const { count, at } of this.#inFlight.values())
+      running += Math.max(0, count - Math.max(0, now - at) / perIterationMs);
+    return remaining + running;
+  }
+
+  #size(remaining: number, now: number): number {
     const { lanes, initialSize, targetMs, minMs, maxSize } = this.#sizing;
     if (this.#perIterationMs === undefined) return Math.max(1, Math.min(initialSize, maxSize));
     if (this.#tailSize !== undefined) return this.#tailSize;
     const forTarget = Math.max(1, Math.min(maxSize, Math.floor(targetMs / this.#perIterationMs)));
-    const fairShare = Math.ceil(remaining / lanes);
+    const share = this.#work(remaining, now, this.#perIterationMs) / lanes;
+    // Rounded, not ceiled, with the work in flight counted: lanes freed one after the other then get equal batches.
+    const fairShare = this.#sizing.inFlight ? Math.max(1, Math.round(share)) : Math.ceil(share);
     if (fairShare * this.#perIterationMs >= minMs) return Math.min(forTarget, fairShare);
     // The tail: less than minMs of work per lane is left. It is cut once into one batch per lane, instead of
     // ever smaller batches that would cost more activities than they save.

@@ -4,6 +4,7 @@ import {
   isCancellation,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -26,10 +27,17 @@ import {
  */
 const ITERATION_ATTEMPTS = 5;
 
-const { planRun, finalizeRun } = proxyActivities<Activities>({
+const shortActivity = {
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 30 },
-});
+} as const;
+
+const { planRun, finalizeRun } = proxyActivities<Activities>(shortActivity);
+
+// The plan as a local activity: it runs in the workflow task that started the run, whose completion schedules the
+// first batches, instead of a round trip through the task queue and a second workflow task (issue 16: POST ->
+// first model request). Same timeout and retries; a retry that waits long is a timer in history.
+const { planRun: planRunLocally } = proxyLocalActivities<Activities>(shortActivity);
 
 const { runIterationBatch } = proxyActivities<Activities>({
   startToCloseTimeout: '1 hour',
@@ -87,7 +95,8 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
   let error: string | undefined;
   let failure: unknown;
   try {
-    const plan = await planRun({ runId });
+    // Runs started before the plan became a local activity planned in an activity, as their histories recorded.
+    const plan = patched('plan-local-activity') ? await planRunLocally({ runId }) : await planRun({ runId });
     progress.total = plan.iterationIds.length;
     // Web UI's current details: no command, so no history changes and no patch is needed.
     setCurrentDetails(runCurrentDetails(progress));
@@ -115,9 +124,16 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
     // well: remove the deprecatePatch call.
     if (patched('adaptive-batches')) {
       // Batches sized by how long iterations take (workflows/batching.ts).
-      const scheduler = new BatchScheduler(plan.iterationIds, { ...defaultSizing, lanes, initialSize: plan.batchSize });
+      // Runs started before batches counted the work in flight sized without it, as their histories recorded.
+      const inFlight = patched('batch-in-flight');
+      const scheduler = new BatchScheduler(plan.iterationIds, {
+        ...defaultSizing,
+        lanes,
+        initialSize: plan.batchSize,
+        inFlight,
+      });
       const take = () => {
-        const batch = scheduler.take(budget?.allowance());
+        const batch = scheduler.take(budget?.allowance(), Date.now());
         budget?.handedOut(batch?.length ?? 0);
         return batch;
       };
@@ -125,7 +141,7 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
         for (let batch = take(); batch; batch = take()) {
           const startedAt = Date.now();
           await runBatch(batch);
-          scheduler.observe(batch.length, Date.now() - startedAt);
+          scheduler.observe(batch, Date.now() - startedAt);
         }
       };
       await runLanes(lanes, lane);

@@ -50,14 +50,19 @@ describe('several models per case, budgets and concurrency', () => {
     expectedToolCalls: [{ toolName: 'echo' }],
     ...extra,
   });
-  /** The planRun activity's result, as the workflow's history recorded it. */
+  /** The planRun (local) activity's result, as the workflow's history recorded it (in its marker). */
   const recordedPlan = async (runId: string) => {
     const { events } = await stack.temporal.workflow.getHandle(evalRunWorkflowId(runId)).fetchHistory();
     for (const event of events ?? []) {
-      const payload = event.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
-      if (!payload?.data) continue;
-      const result = JSON.parse(Buffer.from(payload.data).toString('utf8'));
-      if (Array.isArray(result?.iterationIds)) return result as { concurrency: number; budget?: object };
+      const payloads = [
+        ...(event.activityTaskCompletedEventAttributes?.result?.payloads ?? []),
+        ...Object.values(event.markerRecordedEventAttributes?.details ?? {}).flatMap((p) => p.payloads ?? []),
+      ];
+      for (const payload of payloads) {
+        const text = payload?.data ? Buffer.from(payload.data).toString('utf8') : '';
+        const result = text.startsWith('{') ? JSON.parse(text) : undefined;
+        if (Array.isArray(result?.iterationIds)) return result as { concurrency: number; budget?: object };
+      }
     }
     throw new Error('no planRun result in the history');
   };

@@ -14,7 +14,7 @@ function play(
   const { lanes, perIterationMs, overheadMs = 10 } = options;
   const scheduler = new BatchScheduler(ids(n), { ...defaultSizing, lanes, initialSize: 4, ...options.sizing });
   const freeAt = Array.from({ length: lanes }, () => 0);
-  const running: { endsAt: number; count: number; startedAt: number }[] = [];
+  const running: { endsAt: number; batch: string[]; startedAt: number }[] = [];
   const batches: string[][] = [];
   for (;;) {
     const now = Math.min(...freeAt);
@@ -22,13 +22,13 @@ function play(
     running.sort((a, b) => a.endsAt - b.endsAt);
     while (running.length > 0 && running[0].endsAt <= now) {
       const done = running.shift()!;
-      scheduler.observe(done.count, done.endsAt - done.startedAt);
+      scheduler.observe(done.batch, done.endsAt - done.startedAt);
     }
-    const batch = scheduler.take();
+    const batch = scheduler.take(undefined, now);
     if (!batch) break;
     batches.push(batch);
     const endsAt = now + overheadMs + batch.length * perIterationMs;
-    running.push({ endsAt, count: batch.length, startedAt: now });
+    running.push({ endsAt, batch, startedAt: now });
     freeAt[lane] = endsAt;
   }
   return { batches, makespan: Math.max(...freeAt), ideal: (n * perIterationMs) / lanes };
@@ -90,11 +90,11 @@ describe('BatchScheduler', () => {
   it('sizes for targetMs from the smoothed time per iteration, and ignores empty batches', () => {
     const scheduler = new BatchScheduler(ids(1000), { ...defaultSizing, lanes: 1, initialSize: 10 });
     scheduler.take();
-    scheduler.observe(0, 60_000);
+    scheduler.observe(ids(0), 60_000);
     expect(scheduler.take()).toHaveLength(10);
-    scheduler.observe(10, 1_000); // 100 ms each: 5000 / 100
+    scheduler.observe(ids(10), 1_000); // 100 ms each: 5000 / 100
     expect(scheduler.take()).toHaveLength(50);
-    scheduler.observe(10, 3_000); // (100 + 300) / 2 = 200 ms each: 5000 / 200
+    scheduler.observe(ids(10), 3_000); // (100 + 300) / 2 = 200 ms each: 5000 / 200
     expect(scheduler.take()).toHaveLength(25);
   });
 
@@ -102,7 +102,7 @@ describe('BatchScheduler', () => {
     // 10 ms each, 2 lanes: a fair share of 50 is exactly minMs (500 ms), still not the tail; 25 is
     const scheduler = new BatchScheduler(ids(110), { ...defaultSizing, lanes: 2, initialSize: 10 });
     scheduler.take();
-    scheduler.observe(10, 100);
+    scheduler.observe(ids(10), 100);
     expect([scheduler.take(), scheduler.take(), scheduler.take(), scheduler.take()].map((b) => b?.length)).toEqual([
       50,
       25,
@@ -115,11 +115,31 @@ describe('BatchScheduler', () => {
     // 10 ms each, 2 lanes: fair share is ceil(remaining / 2) while it is worth at least minMs (50 iterations)
     const scheduler = new BatchScheduler(ids(200), { ...defaultSizing, lanes: 2, initialSize: 10 });
     scheduler.take();
-    scheduler.observe(10, 100);
+    scheduler.observe(ids(10), 100);
     expect(scheduler.take()).toHaveLength(95); // ceil(190 / 2) = 95, under maxSize (100) and targetMs / 10 ms (500)
     expect(scheduler.take()).toHaveLength(48); // ceil(95 / 2) = 48: 480 ms, below minMs: the tail starts here
     expect(scheduler.take()).toHaveLength(47); // the tail size, cut to what is left
     expect(scheduler.take()).toBeUndefined();
+  });
+
+  it('with the work in flight counted, lanes freed one after the other get equal batches and finish together', () => {
+    const sizing = { initialSize: initialBatchSize(200, 8) };
+    const without = play(200, { lanes: 8, perIterationMs: 200, overheadMs: 80, sizing });
+    const counted = play(200, { lanes: 8, perIterationMs: 200, overheadMs: 80, sizing: { ...sizing, inFlight: true } });
+    expect(counted.batches.flat()).toEqual(ids(200));
+    // 8 first batches of 4, then 8 of 21: two batches a lane; without, ever smaller batches as the lanes free up
+    expect(counted.batches.map((b) => b.length)).toEqual([...Array(8).fill(4), ...Array(8).fill(21)]);
+    expect(without.batches.length).toBeGreaterThan(2 * counted.batches.length - 4);
+    expect(counted.makespan).toBeLessThan(without.makespan);
+  });
+
+  it('estimates what is left of a batch in flight from the time it has run', () => {
+    const scheduler = new BatchScheduler(ids(100), { ...defaultSizing, lanes: 2, initialSize: 10, inFlight: true });
+    const first = scheduler.take(undefined, 0)!;
+    scheduler.take(undefined, 0);
+    scheduler.observe(first, 1_000); // 100 ms each; the other lane's 10 are still running
+    // at 500 ms the other batch has about 5 left: (80 + 5) / 2 = 42.5, rounded
+    expect(scheduler.take(undefined, 500)).toHaveLength(43);
   });
 });
 
