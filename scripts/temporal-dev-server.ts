@@ -68,6 +68,10 @@ async function startOnce(options: DevServerOptions, port: number): Promise<DevSe
   else args.push('--ui-port', String(options.uiPort));
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   for (const name of Object.values(searchAttributeNames)) args.push('--search-attribute', `${name}=Keyword`);
+  // Eager activity execution (off by default in the server): the activities a workflow task schedules come back in
+  // the reply to that task and start at once, without the round trip through the task queue. An eval run's first
+  // batches, and each lane's next batch, start a task-queue dispatch sooner.
+  args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
 
   const child = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const output = outputKeeper();
