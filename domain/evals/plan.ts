@@ -31,8 +31,11 @@ export async function planRun(sql: Db, runId: string, options: { concurrency: nu
     if (!run) throw new RunNotFound(runId);
     if (run.status !== 'running' || run.startedAt !== null) return { rows: await planIterations(tx, runId, []), run };
     // A run's suite cannot be deleted while the run is running, but its record is read whatever happens to it.
-    const suite = await findSuite(tx, run.projectId, run.suiteId, { includeDeleted: true });
-    const cases = await listCases(tx, run.suiteId);
+    // Both reads go out together (pipelined on the transaction's connection).
+    const [suite, cases] = await Promise.all([
+      findSuite(tx, run.projectId, run.suiteId, { includeDeleted: true }),
+      listCases(tx, run.suiteId),
+    ]);
     const planned: PlannedIteration[] = cases.flatMap((c) => {
       const models = caseModels(c, suite);
       return Array.from({ length: run.iterationOverride ?? c.runs }, (_, i) =>
