@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp, type App } from '../../api/app.js';
+import type { Db } from '../../db/connection.js';
 import type { StreamState } from '../../api/eventStream.js';
 import { evalRunSchema, iterationSchema } from '../../api/schemas/evals.js';
 import { createLogger } from '../../runtime/logger.js';
@@ -185,7 +186,7 @@ describe('GET /eval-runs/{id}/events', () => {
     // Two iterations finish at once; the one that took the earlier position commits last.
     await sql`INSERT INTO eval_iterations (id, run_id, title, iteration_number, status)
       VALUES ('itr_late_a', ${runId}, 'a', 1, 'pending'), ('itr_late_b', ${runId}, 'b', 1, 'pending')`;
-    const finish = (db: typeof sql | Parameters<Parameters<typeof sql.begin>[0]>[0], id: string) =>
+    const finish = (db: Db, id: string) =>
       db<{ position: number }[]>`
         UPDATE eval_iterations SET status = 'completed', result = 'passed' WHERE id = ${id}
         RETURNING stream_position AS position`;
