@@ -223,8 +223,14 @@ describe('GET /eval-runs/{id}/events', () => {
   });
 
   it("answers 404 for another organization's run and 400 for a malformed Last-Event-ID, in the envelope", async () => {
-    const { runId } = (await ingest('report', { suiteName: 'Mine', results: sampleResults(2, { prefix: 'mine' }) }))
-      .body;
+    const report = await ingest('report', {
+      suiteName: 'Mine',
+      externalRunId: 'mine-1',
+      results: sampleResults(2, { prefix: 'mine' }),
+    });
+    expect(report.status).toBe(200);
+    const { runId } = report.body;
+    expect((await readEvents(eventsUrl(runId), world.org.apiKey)).status).toBe(200);
     const other = await seedOrganization(world.stack.sql);
     const foreign = await readEvents(eventsUrl(runId), other.apiKey);
     expect(foreign.status).toBe(404);
