@@ -84,7 +84,7 @@ describe('GET /eval-runs/{id}/events', () => {
   });
   afterAll(async () => world?.stop());
 
-  it('sends the run, every finished iteration once in order with increasing ids, and `end`, then closes', async () => {
+  it('sends the run, every finished iteration once in order with ids that never decrease, and `end`, then closes', async () => {
     const { call, model, serverId, org } = world;
     model.setScript('scripted-events', {
       byQuery: {
