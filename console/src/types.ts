@@ -7,6 +7,7 @@ import type { projectSchema } from '../../api/schemas/catalog';
 import type { caseSchema } from '../../api/schemas/cases';
 import type { evalRunSchema, suiteListItem } from '../../api/schemas/evals';
 import type { suiteDetailSchema } from '../../api/schemas/suites';
+import type { RunStatistics as Statistics } from '../../domain/evals/statistics';
 
 /** `{ items, nextCursor? }` of every list route. */
 export interface Page<T> {
@@ -19,3 +20,16 @@ export type SuiteListItem = z.infer<typeof suiteListItem>;
 export type SuiteDetail = z.infer<typeof suiteDetailSchema>;
 export type EvalRun = z.infer<typeof evalRunSchema>;
 export type EvalCase = z.infer<typeof caseSchema>;
+
+/** What `summary` carries besides its declared fields (domain/evals/statistics.ts), present on finished runs. */
+export type RunStatistics = Partial<Statistics>;
+
+/**
+ * `GET /eval-suites/{s}/overview`: the suite view's one request (helper A's route; until its schema is merged, the
+ * shape of the console's design).
+ */
+export interface SuiteOverview {
+  suite: SuiteDetail;
+  runs: EvalRun[];
+  cases: { id: string; title: string; history: { runId: string; passRate: number | null }[] }[];
+}
