@@ -146,6 +146,45 @@ describe('the eval console: sign-in, suites and a suite', () => {
     assertClean();
   });
 
+  it('waits out a 429 saying so, and goes back to the sign-in form on a 401', async () => {
+    const { page, assertClean } = await world.newPage();
+    const { suite } = world.seeded;
+    await signIn(page, world.consoleUrl, world.org.apiKey);
+    await page.getByRole('heading', { name: 'Echo checks' }).waitFor();
+
+    // The suite's first request is answered 429 with Retry-After: 2, once: the page says it waits, then shows it.
+    let limited = 0;
+    await page.route(`**/api/v1/projects/*/eval-suites/${suite.id}**`, async (route) => {
+      if (limited++ > 0) return await route.fallback();
+      await route.fulfill({
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': '2' },
+        body: JSON.stringify({ code: 'RATE_LIMITED', message: 'rate limit exceeded' }),
+      });
+    });
+    await page.getByRole('link', { name: 'Echo checks' }).click();
+    const notice = page.getByRole('status').filter({ hasText: 'The API asks us to wait 2 s (rate limit); retrying…' });
+    await notice.waitFor();
+    await shot(page, 'rate-limited');
+    await page.getByRole('heading', { level: 1, name: /Echo checks/ }).waitFor();
+    expect(await notice.count()).toBe(0);
+    expect(await page.getByRole('alert').count()).toBe(0);
+
+    // A key that stops working (revoked meanwhile): the next request's 401 signs the tab out, saying why.
+    await page.route('**/api/v1/**', (route) =>
+      route.fulfill({
+        status: 401,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code: 'UNAUTHORIZED', message: 'API key revoked' }),
+      }),
+    );
+    await page.getByRole('button', { name: 'Reload' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect(await page.getByRole('alert').innerText()).toContain('API key revoked');
+    expect(await storedKey(page)).toBeNull();
+    assertClean();
+  });
+
   it('reads well in dark mode too', async () => {
     const { page, assertClean } = await world.newPage({ colorScheme: 'dark' });
     await signIn(page, world.consoleUrl, world.org.apiKey);
