@@ -12,6 +12,7 @@ import { jsonObjectBody } from './body.js';
 import { consoleRoutes } from './console.js';
 import { CursorCodec } from './cursor.js';
 import { docsRoutes } from './docs.js';
+import { EventStreams, type EventStreamLimits } from './eventStream.js';
 import { RunLauncher } from './runLauncher.js';
 import { RunReconciler } from '../runtime/runReconciler.js';
 import { SuiteScheduler } from './suiteScheduler.js';
@@ -37,6 +38,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** the built console served at /console (default: console/dist, scripts/build-console.ts) */
   consoleDir?: string;
+  /** the bounds of event streams (GET /eval-runs/{id}/events), when not the defaults (api/eventStream.ts) */
+  eventStreamLimits?: Partial<EventStreamLimits>;
 }
 
 /** What route modules receive: the app's dependencies plus the services built from them once. */
@@ -51,6 +54,8 @@ export interface RouteDeps extends AppDeps {
   catalog: HostedModelCatalog;
   /** the per-address limit on work without a usable key (bad keys, upload URLs) */
   addressLimit: AddressLimit;
+  /** this process's open event streams and their bounds */
+  eventStreams: EventStreams;
 }
 
 export interface App {
@@ -61,6 +66,8 @@ export interface App {
   reconciler: RunReconciler;
   /** suites' Temporal Schedules; the process entry point restores missing ones at start (restoreSuiteSchedules) */
   schedules: SuiteScheduler;
+  /** the open event streams (what each wrote, whether it waits for its client) */
+  eventStreams: EventStreams;
 }
 
 export function createApp(deps: AppDeps): App {
@@ -83,6 +90,7 @@ export function createApp(deps: AppDeps): App {
       burst: deps.config.RATE_LIMIT_ANON_BURST,
       onReject: () => metrics.rateLimitRejections.inc(),
     }),
+    eventStreams: new EventStreams(deps.eventStreamLimits),
   };
   const { config } = deps;
   const rate = {
@@ -132,7 +140,14 @@ export function createApp(deps: AppDeps): App {
   app.use('/sdk/v1', sdkRouter(routes, admit, checkReply));
   app.use(unknownRoute);
   app.use(errorHandler(deps.log));
-  return { express: app, routes, metrics, reconciler: routeDeps.reconciler, schedules: routeDeps.schedules };
+  return {
+    express: app,
+    routes,
+    metrics,
+    reconciler: routeDeps.reconciler,
+    schedules: routeDeps.schedules,
+    eventStreams: routeDeps.eventStreams,
+  };
 }
 
 function requestLog(log: Logger): RequestHandler {
