@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { projectSchema } from '../../api/schemas/catalog';
 import type { caseSchema } from '../../api/schemas/cases';
 import type { evalRunSchema, suiteListItem } from '../../api/schemas/evals';
+import type { suiteOverviewSchema } from '../../api/schemas/suiteOverview';
 import type { suiteDetailSchema } from '../../api/schemas/suites';
 import type { RunStatistics as Statistics } from '../../domain/evals/statistics';
 
@@ -24,12 +25,5 @@ export type EvalCase = z.infer<typeof caseSchema>;
 /** What `summary` carries besides its declared fields (domain/evals/statistics.ts), present on finished runs. */
 export type RunStatistics = Partial<Statistics>;
 
-/**
- * `GET /eval-suites/{s}/overview`: the suite view's one request (helper A's route; until its schema is merged, the
- * shape of the console's design).
- */
-export interface SuiteOverview {
-  suite: SuiteDetail;
-  runs: EvalRun[];
-  cases: { id: string; title: string; history: { runId: string; passRate: number | null }[] }[];
-}
+/** `GET /eval-suites/{s}/overview`: the suite view's one request (suite, runs newest first, cases with history). */
+export type SuiteOverview = z.infer<typeof suiteOverviewSchema>;

@@ -45,11 +45,11 @@ describe('the eval console: sign-in, suites and a suite', () => {
     expect(await scan(page)).toEqual([]);
     await shot(page, 'suites');
 
-    await page.getByLabel('Source').selectOption('sdk');
+    await page.getByLabel('Source', { exact: true }).selectOption('sdk');
     await expect.poll(() => page.getByRole('heading', { name: 'Echo checks' }).count()).toBe(0);
     expect(await nightly.count()).toBe(1);
     expect(page.url()).toContain('source=sdk');
-    await page.getByLabel('Source').selectOption('');
+    await page.getByLabel('Source', { exact: true }).selectOption('');
     await echo.waitFor();
 
     // Signing out forgets the key.

@@ -11,7 +11,7 @@ import { percent } from '../format';
 import { useAction, useApi, useTitle } from '../hooks';
 import { href } from '../router';
 import { paths, type ViewProps } from '../routes';
-import type { EvalCase, EvalRun, Page, SuiteDetail, SuiteOverview } from '../types';
+import type { EvalCase, SuiteOverview } from '../types';
 
 /** Runs the overview asks for: the table and the trend. */
 const RUNS = 30;
@@ -234,30 +234,9 @@ function CasesTable({
   );
 }
 
-/**
- * The suite view's data. Until the overview route (`GET .../eval-suites/{s}/overview`) is merged: the suite, its runs
- * and its cases (three requests, no per-case history).
- */
+/** The suite view's one request: the suite, its newest runs and each case's history over them. */
 function useOverview(projectId: string, suiteId: string) {
-  const base = `/projects/${encodeURIComponent(projectId)}/eval-suites/${encodeURIComponent(suiteId)}`;
-  const suite = useApi<SuiteDetail>(base);
-  const runs = useApi<Page<EvalRun>>(`${base}/runs?limit=${RUNS}`);
-  const cases = useApi<{ items: EvalCase[] }>(`${base}/cases`);
-  const data: SuiteOverview | undefined =
-    suite.data && runs.data && cases.data
-      ? {
-          suite: suite.data,
-          runs: runs.data.items,
-          cases: cases.data.items.map((c) => ({ id: c.id, title: c.title, history: [] })),
-        }
-      : undefined;
-  return {
-    data,
-    error: suite.error ?? runs.error ?? cases.error,
-    reload() {
-      suite.reload();
-      runs.reload();
-      cases.reload();
-    },
-  };
+  return useApi<SuiteOverview>(
+    `/projects/${encodeURIComponent(projectId)}/eval-suites/${encodeURIComponent(suiteId)}/overview?limit=${RUNS}`,
+  );
 }
