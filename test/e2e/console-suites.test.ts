@@ -134,6 +134,20 @@ describe('the eval console: sign-in, suites and a suite', () => {
     expect(await scan(page)).toEqual([]);
     await duplicate.getByRole('button', { name: 'Cancel' }).click();
 
+    // Edit a case (its full text is read when asked for), then delete the added one, confirming first.
+    await page.getByRole('button', { name: 'Edit greets' }).click();
+    const editCase = page.getByRole('form', { name: /Edit the case .greets./ });
+    expect(await editCase.getByLabel('Expected tool calls').inputValue()).toBe('echo {"message":"hello"}');
+    await editCase.getByLabel('Iterations per run').fill('2');
+    await editCase.getByRole('button', { name: 'Save the case' }).click();
+    await editCase.waitFor({ state: 'detached' });
+    const greets = (await world.call('GET', `/projects/${p}/eval-suites/${suite.id}/cases/${suite.caseIds.greets}`))
+      .body;
+    expect(greets).toMatchObject({ iterations: 2, prompt: 'say hello' });
+    await page.getByRole('button', { name: 'Delete repeats' }).click();
+    await page.getByRole('button', { name: 'Confirm deleting repeats' }).click();
+    await expect.poll(() => page.getByRole('row', { name: /repeats/ }).count()).toBe(0);
+
     // Start a run: it appears in the table.
     await page.getByLabel('Notes').fill('from the console');
     await page.getByRole('button', { name: 'Start a run' }).click();
