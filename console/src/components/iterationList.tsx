@@ -1,0 +1,69 @@
+import type { EvalIteration } from '../events.js';
+import { count, duration } from './format.js';
+
+/** At most this many passed iterations are listed (a failed one is always shown). */
+const PASSED_SHOWN = 200;
+
+/**
+ * The finished iterations, failed ones first (newest first within each group), each a link to its trace. While a
+ * run goes on, new ones appear at the top of their group.
+ */
+export function IterationList({
+  projectId,
+  runId,
+  iterations,
+}: {
+  projectId: string;
+  runId: string;
+  iterations: EvalIteration[];
+}) {
+  const newestFirst = [...iterations].reverse();
+  const failed = newestFirst.filter((it) => it.result !== 'passed');
+  const passed = newestFirst.filter((it) => it.result === 'passed');
+  if (iterations.length === 0) return <p>No iteration has finished yet.</p>;
+  const href = (it: EvalIteration) => `#/projects/${projectId}/runs/${runId}/iterations/${it.id}`;
+  return (
+    <>
+      {failed.length > 0 && (
+        <ul class="iterations failed-iterations" aria-label="Failed iterations">
+          {failed.map((it) => (
+            <li key={it.id} class="iteration failed">
+              <a href={href(it)}>
+                <span class="badge badge-failed">{it.status === 'failed' ? 'errored' : 'failed'}</span> {it.title} #
+                {it.iterationNumber}
+              </a>{' '}
+              <Facts iteration={it} />
+              {it.error && <div class="iteration-error">{it.error}</div>}
+            </li>
+          ))}
+        </ul>
+      )}
+      {passed.length > 0 && (
+        <details class="passed-iterations">
+          <summary>
+            {passed.length} passed iteration{passed.length === 1 ? '' : 's'}
+          </summary>
+          <ul class="iterations" aria-label="Passed iterations">
+            {passed.slice(0, PASSED_SHOWN).map((it) => (
+              <li key={it.id} class="iteration">
+                <a href={href(it)}>
+                  {it.title} #{it.iterationNumber}
+                </a>{' '}
+                <Facts iteration={it} />
+              </li>
+            ))}
+          </ul>
+          {passed.length > PASSED_SHOWN && <p>… and {passed.length - PASSED_SHOWN} more.</p>}
+        </details>
+      )}
+    </>
+  );
+}
+
+function Facts({ iteration }: { iteration: EvalIteration }) {
+  return (
+    <span class="meta">
+      {iteration.model ?? ''} · {duration(iteration.durationMs)} · {count(iteration.tokensUsed)} tokens
+    </span>
+  );
+}
