@@ -11,6 +11,7 @@ import { authenticate, keyManagementSurface } from './auth.js';
 import { jsonObjectBody } from './body.js';
 import { CursorCodec } from './cursor.js';
 import { docsRoutes } from './docs.js';
+import { EventStreams, type EventStreamLimits } from './eventStream.js';
 import { RunLauncher } from './runLauncher.js';
 import { RunReconciler } from '../runtime/runReconciler.js';
 import { SuiteScheduler } from './suiteScheduler.js';
@@ -34,6 +35,8 @@ export interface AppDeps {
   mcp: McpOperations;
   /** this process's Prometheus registry and instruments (default: a fresh one), served at /metrics */
   metrics?: Metrics;
+  /** the bounds of event streams (GET /eval-runs/{id}/events), when not the defaults (api/eventStream.ts) */
+  eventStreamLimits?: Partial<EventStreamLimits>;
 }
 
 /** What route modules receive: the app's dependencies plus the services built from them once. */
@@ -48,6 +51,8 @@ export interface RouteDeps extends AppDeps {
   catalog: HostedModelCatalog;
   /** the per-address limit on work without a usable key (bad keys, upload URLs) */
   addressLimit: AddressLimit;
+  /** this process's open event streams and their bounds */
+  eventStreams: EventStreams;
 }
 
 export interface App {
@@ -58,6 +63,8 @@ export interface App {
   reconciler: RunReconciler;
   /** suites' Temporal Schedules; the process entry point restores missing ones at start (restoreSuiteSchedules) */
   schedules: SuiteScheduler;
+  /** the open event streams (what each wrote, whether it waits for its client) */
+  eventStreams: EventStreams;
 }
 
 export function createApp(deps: AppDeps): App {
@@ -80,6 +87,7 @@ export function createApp(deps: AppDeps): App {
       burst: deps.config.RATE_LIMIT_ANON_BURST,
       onReject: () => metrics.rateLimitRejections.inc(),
     }),
+    eventStreams: new EventStreams(deps.eventStreamLimits),
   };
   const { config } = deps;
   const rate = {
@@ -128,7 +136,14 @@ export function createApp(deps: AppDeps): App {
   app.use('/sdk/v1', sdkRouter(routes, admit, checkReply));
   app.use(unknownRoute);
   app.use(errorHandler(deps.log));
-  return { express: app, routes, metrics, reconciler: routeDeps.reconciler, schedules: routeDeps.schedules };
+  return {
+    express: app,
+    routes,
+    metrics,
+    reconciler: routeDeps.reconciler,
+    schedules: routeDeps.schedules,
+    eventStreams: routeDeps.eventStreams,
+  };
 }
 
 function requestLog(log: Logger): RequestHandler {

@@ -174,7 +174,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
     responses: {
       [String(status)]: {
         description: statusText[status] ?? 'Success',
-        content: { 'application/json': { schema: route.response } },
+        content: { [route.responseType ?? 'application/json']: { schema: route.response } },
       },
       ...errorResponses(answerableErrors(route)),
     },

@@ -48,6 +48,8 @@ export interface RouteSpec<
   auth?: boolean;
   /** the handler answers with res itself (raw bodies, streams) */
   raw?: boolean;
+  /** the success reply's media type, when not JSON (a raw route's, e.g. `text/event-stream`) */
+  responseType?: string;
   /** largest JSON body in bytes, when not the default 1 MiB (eval ingest takes 6 MiB) */
   bodyLimit?: number;
   handler: (ctx: RouteContext<P, Q, B>) => Promise<z.input<R>>;

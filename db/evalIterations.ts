@@ -30,6 +30,8 @@ export interface IterationRow {
   is_negative_test: boolean;
   external_iteration_id: string | null;
   seq: number;
+  /** where the iteration stands in its run's events stream: set when its status became final (migration 054) */
+  stream_position: number | null;
 }
 
 /** An iteration as the service works with it. */
@@ -208,6 +210,26 @@ export async function listIterationPage(sql: Db, runId: string, afterSeq: number
   return camelRows(
     await sql<IterationRow[]>`
     SELECT * FROM eval_iterations WHERE run_id = ${runId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`,
+  );
+}
+
+/**
+ * A run's final iterations after a stream position, in stream order (the events stream, api/runEvents.ts), leaving
+ * out the ids in `skip` (sent already). One range scan of eval_iterations_stream_idx.
+ */
+export async function listStreamIterations(
+  sql: Db,
+  runId: string,
+  afterPosition: number,
+  skip: string[],
+  limit: number,
+): Promise<Iteration[]> {
+  return camelRows(
+    await sql<IterationRow[]>`
+    SELECT * FROM eval_iterations
+    WHERE run_id = ${runId} AND stream_position > ${afterPosition}
+      ${skip.length > 0 ? sql`AND NOT (id = ANY(${skip}))` : sql``}
+    ORDER BY stream_position LIMIT ${limit}`,
   );
 }
 

@@ -5,6 +5,7 @@ import { caseGenerationRoutes } from './caseGeneration.js';
 import { chatRoutes } from './chat.js';
 import { evalCaseRoutes } from './evalCases.js';
 import { evalRunCompareRoutes } from './evalRunCompare.js';
+import { evalRunEventRoutes } from './evalRunEvents.js';
 import { evalRunRoutes } from './evalRuns.js';
 import { evalSuiteScheduleRoutes } from './evalSuiteSchedule.js';
 import { evalSuiteRoutes } from './evalSuites.js';
@@ -28,6 +29,7 @@ export function allRoutes(deps: RouteDeps): RouteSpec[] {
     ...evalCaseRoutes(deps),
     ...evalRunRoutes(deps),
     ...evalRunCompareRoutes(deps),
+    ...evalRunEventRoutes(deps),
     ...ingestRoutes(deps),
     ...ingestUploadRoutes(deps),
     ...serverOperationRoutes(deps),

@@ -209,10 +209,10 @@ describe('the OpenAPI document', () => {
         const content = (op.requestBody as { content: Record<string, unknown> }).content;
         expect(Object.keys(content), where).toEqual(['application/json']);
       }
-      // The success reply with its schema.
+      // The success reply with its schema (JSON unless the route streams something else, e.g. server-sent events).
       const status = String(route.status ?? 200);
       expect(op.responses?.[status], where).toMatchObject({
-        content: { 'application/json': { schema: expect.any(Object) } },
+        content: { [route.responseType ?? 'application/json']: { schema: expect.any(Object) } },
       });
       // Every declared error, and 401/429/500 on every route that needs a key, in the envelope.
       const codes = answerableErrors(route);

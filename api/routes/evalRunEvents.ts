@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { findRun } from '../../db/evalRuns.js';
+import { requireProject } from '../access.js';
+import type { RouteDeps } from '../app.js';
+import { notFound, validationError } from '../errors.js';
+import { defineRoute } from '../route.js';
+import { streamRunEvents } from '../runEvents.js';
+import { runParams } from '../schemas/evals.js';
+
+/** A stream position: what an `iteration` event's `id:` carries, and what a reconnect sends back. */
+const LAST_EVENT_ID = /^\d{1,15}$/;
+
+/** Last-Event-ID: absent or empty is the start, a stream position resumes after it, anything else is a 400. */
+function resumePosition(header: string | undefined): number {
+  const value = header?.trim() ?? '';
+  if (value === '') return 0;
+  if (!LAST_EVENT_ID.test(value)) {
+    throw validationError('Last-Event-ID must be the id of an event this stream sent (a whole number)', {
+      header: 'Last-Event-ID',
+    });
+  }
+  return Number(value);
+}
+
+const eventsDescription = (limits: RouteDeps['eventStreams']['limits']) =>
+  "Server-sent events (`text/event-stream`) of a run, so a page follows it with one request instead of polling. Each event's `data` is JSON: " +
+  '`event: run` is the run as GET /eval-runs/{runId} returns it (EvalRun), sent first and again whenever its progress or status changes; ' +
+  '`event: iteration` is one iteration whose status became final (completed, failed or cancelled), as in the iterations list, each exactly once, in the order they became final, ' +
+  'with an `id:` (non-decreasing) to resume after; `event: end` is the final run, after which the server closes the stream. ' +
+  'A reconnect sending `Last-Event-ID` (header) gets only the iterations after that id; a malformed one is 400 VALIDATION_ERROR. ' +
+  `A comment line every ${limits.heartbeatMs / 1000} s keeps the stream alive; the server closes a stream after ${limits.maxLifetimeMs / 60_000} min (reconnect with Last-Event-ID) ` +
+  `and drops a client that reads nothing for ${limits.drainTimeoutMs / 1000} s. A key holds at most ${limits.perKey} open streams per API process: ` +
+  'one more is 429 RATE_LIMITED with details.reason TOO_MANY_STREAMS. The request counts once against the rate limit.';
+
+export function evalRunEventRoutes({ sql, reconciler, eventStreams, log }: RouteDeps) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/projects/:projectId/eval-runs/:runId/events',
+      tag: 'Evals',
+      summary: "A run's live events: progress and finished iterations (server-sent events)",
+      description: eventsDescription(eventStreams.limits),
+      params: runParams,
+      response: z.string().meta({
+        description: 'text/event-stream: `run`, `iteration` and `end` events (see the description), and comments',
+      }),
+      responseType: 'text/event-stream',
+      raw: true,
+      errors: ['NOT_FOUND', 'VALIDATION_ERROR', 'RATE_LIMITED'],
+      async handler({ principal, params, req, res }) {
+        const after = resumePosition(req.get('last-event-id'));
+        const project = await requireProject(sql, principal, params.projectId);
+        const found = await findRun(sql, project.id, params.runId);
+        if (!found) throw notFound('eval run', { runId: params.runId });
+        const run = await reconciler.onRead(found);
+        const stream = eventStreams.start(res, { keyId: principal.keyId, subject: run.id });
+        await streamRunEvents({ sql, reconciler, log, pollMs: eventStreams.limits.pollMs }, stream, run, after);
+        return '';
+      },
+    }),
+  ];
+}

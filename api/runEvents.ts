@@ -1,0 +1,86 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Sql } from '../db/connection.js';
+import { listStreamIterations } from '../db/evalIterations.js';
+import { getRun, runProgress, type Run } from '../db/evalRuns.js';
+import type { Logger } from '../runtime/logger.js';
+import type { RunReconciler } from '../runtime/runReconciler.js';
+import type { EventStream } from './eventStream.js';
+import { toEvalRun, toIteration } from './evalViews.js';
+
+/** Iterations read per poll; a full batch is followed at once by the next (still paced by the client's reading). */
+const BATCH = 200;
+/**
+ * How far behind the highest position sent each poll reads again. Positions are taken when an iteration's status
+ * becomes final but seen when its statement commits, so a commit can become visible after one holding a later
+ * position (two batches finishing at once). Those commits are single statements, milliseconds apart; in that time
+ * the installation's other runs take far fewer than this many positions. Ids sent are skipped, never repeated.
+ */
+const LATE_COMMIT_WINDOW = 1000;
+
+export interface RunEventsDeps {
+  sql: Sql;
+  reconciler: RunReconciler;
+  log: Logger;
+  pollMs: number;
+}
+
+/**
+ * A run's events on an open stream: `run` first, then each final iteration once (`iteration`, its `id:` the stream
+ * position to resume after), `run` again whenever the run's progress or status changes, and `end` with the final
+ * run, after which the stream closes. `after` is the Last-Event-ID a reconnecting client sent (0: from the start).
+ */
+export async function streamRunEvents(deps: RunEventsDeps, stream: EventStream, run: Run, after: number) {
+  const { sql } = deps;
+  /** the highest position sent, and the floor below which nothing is read (what an earlier connection sent) */
+  let high = after;
+  const floor = after;
+  /** ids sent on this connection within the late-commit window, by position */
+  const sent = new Map<string, number>();
+  let lastRun = '';
+
+  const sendNewIterations = async (): Promise<number> => {
+    const from = Math.max(floor, high - LATE_COMMIT_WINDOW);
+    for (const [id, position] of sent) if (position <= from) sent.delete(id);
+    const rows = await listStreamIterations(sql, run.id, from, [...sent.keys()], BATCH);
+    for (const row of rows) {
+      if (stream.closed) break;
+      const position = row.streamPosition!;
+      sent.set(row.id, position);
+      high = Math.max(high, position);
+      await stream.send('iteration', toIteration(row), high);
+    }
+    return rows.length;
+  };
+
+  try {
+    let current = run;
+    for (;;) {
+      // The run is read before its iterations: once it reads final, every iteration it ended with is visible.
+      current = await deps.reconciler.onRead((await getRun(sql, current.id)) ?? current);
+      const view = toEvalRun(current, await runProgress(sql, current.id));
+      if (stream.closed) return;
+      const ended = current.status !== 'running';
+      const serialized = JSON.stringify(view);
+      // A run that ends mid-stream says so once, with `end`; one that had ended already is still sent first.
+      if (serialized !== lastRun && (!ended || lastRun === '')) {
+        lastRun = serialized;
+        await stream.send('run', view);
+      }
+      let read: number;
+      do read = await sendNewIterations();
+      while (read === BATCH && !stream.closed && ended);
+      if (stream.closed) return;
+      if (ended) {
+        await stream.send('end', view);
+        stream.close('end');
+        return;
+      }
+      if (read === BATCH) continue;
+      await sleep(deps.pollMs, undefined, { signal: stream.signal }).catch(() => {});
+      if (stream.closed) return;
+    }
+  } catch (error) {
+    deps.log.error({ err: error, runId: run.id }, 'run events stream failed');
+    stream.close('error');
+  }
+}

@@ -1,0 +1,295 @@
+import http from 'node:http';
+import type { Server } from 'node:http';
+import { once } from 'node:events';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createApp, type App } from '../../api/app.js';
+import type { StreamState } from '../../api/eventStream.js';
+import { evalRunSchema, iterationSchema } from '../../api/schemas/evals.js';
+import { createLogger } from '../../runtime/logger.js';
+import { allIterations, startEvalWorld, type EvalWorld } from '../helpers/evals.js';
+import { apiClient } from '../helpers/http.js';
+import { sampleResults } from '../helpers/ingest.js';
+import { seedOrganization } from '../helpers/seed.js';
+
+interface Read {
+  status: number;
+  headers: Headers;
+  events: EventSourceMessage[];
+  /** the parsed data of each event */
+  data: any[];
+  body?: any;
+}
+
+/**
+ * Reads a run's events stream with fetch and eventsource-parser, as the console does, until the server closes it or
+ * `stop` says enough (then the client aborts).
+ */
+async function readEvents(
+  url: string,
+  key: string,
+  options: { lastEventId?: string; stop?: (events: EventSourceMessage[]) => boolean } = {},
+): Promise<Read> {
+  const abort = new AbortController();
+  const response = await fetch(url, {
+    headers: {
+      authorization: `Bearer ${key}`,
+      accept: 'text/event-stream',
+      ...(options.lastEventId !== undefined ? { 'last-event-id': options.lastEventId } : {}),
+    },
+    signal: abort.signal,
+  });
+  if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    return { status: response.status, headers: response.headers, events: [], data: [], body: await response.json() };
+  }
+  const events: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (event) => events.push(event) });
+  const decoder = new TextDecoder();
+  const reader = response.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parser.feed(decoder.decode(value, { stream: true }));
+    if (options.stop?.(events)) {
+      abort.abort();
+      break;
+    }
+  }
+  return { status: response.status, headers: response.headers, events, data: events.map((e) => JSON.parse(e.data)) };
+}
+
+const iterationsOf = (read: Read) => read.events.filter((e) => e.event === 'iteration');
+
+describe('GET /eval-runs/{id}/events', () => {
+  let world: EvalWorld;
+  let p: string;
+  const eventsUrl = (runId: string, base = world.stack.baseUrl) => `${base}/projects/${p}/eval-runs/${runId}/events`;
+  const ingest = (suffix: string, body: unknown) => world.call('POST', `/projects/${p}/eval-ingest/${suffix}`, body);
+
+  beforeAll(async () => {
+    world = await startEvalWorld();
+    p = world.org.projectId;
+  });
+  afterAll(async () => world?.stop());
+
+  it('sends the run, every finished iteration once in order with increasing ids, and `end`, then closes', async () => {
+    const { call, model, serverId, org } = world;
+    model.setScript('scripted-events', {
+      byQuery: {
+        'say one': [{ toolCalls: [{ name: 'echo', arguments: { message: 'one' } }], delayMs: 20 }, { text: 'ok' }],
+        'say two': [{ toolCalls: [{ name: 'echo', arguments: { message: 'two' } }], delayMs: 20 }, { text: 'ok' }],
+      },
+    });
+    const test = (title: string, query: string) => ({
+      title,
+      query,
+      runs: 6,
+      model: 'scripted-events',
+      provider: 'openai',
+      expectedToolCalls: [{ toolName: 'echo' }],
+    });
+    const started = await call('POST', `/projects/${p}/eval-runs`, {
+      suiteName: 'Events',
+      serverIds: [serverId],
+      modelApiKeys: { openai: 'k' },
+      isolation: 'shared',
+      concurrency: 4,
+      tests: [test('one', 'say one'), test('two', 'say two')],
+    });
+    expect(started.status).toBe(202);
+    const { runId } = started.body;
+
+    const read = await readEvents(eventsUrl(runId), org.apiKey);
+    expect(read.status).toBe(200);
+    expect(read.headers.get('cache-control')).toContain('no-cache');
+    const names = read.events.map((e) => e.event);
+    expect(names[0]).toBe('run');
+    expect(names.at(-1)).toBe('end');
+    expect(names.filter((n) => n === 'end')).toHaveLength(1);
+
+    // Every event's data is what the JSON routes answer: the run (EvalRun) and the iterations list's items.
+    for (const [i, event] of read.events.entries()) {
+      const schema = event.event === 'iteration' ? iterationSchema : evalRunSchema;
+      expect(schema.safeParse(read.data[i]).success, `${event.event} event ${i}`).toBe(true);
+    }
+
+    const iterations = iterationsOf(read);
+    const ids = iterations.map((e) => Number(e.id));
+    expect(ids.every((id) => Number.isSafeInteger(id) && id > 0)).toBe(true);
+    for (let i = 1; i < ids.length; i++) expect(ids[i]).toBeGreaterThanOrEqual(ids[i - 1]);
+    // each iteration exactly once: the same set as the iterations list
+    const listed = await allIterations(call, p, runId);
+    const streamed = iterations.map((e) => JSON.parse(e.data).id);
+    expect(new Set(streamed).size).toBe(streamed.length);
+    expect(streamed.toSorted()).toEqual(listed.map((i) => i.id).toSorted());
+    expect(listed).toHaveLength(12);
+
+    // progress only grows; the end is the run as GET answers it
+    const runs = read.data.filter((_, i) => read.events[i].event === 'run');
+    for (let i = 1; i < runs.length; i++)
+      expect(runs[i].progress.completed).toBeGreaterThanOrEqual(runs[i - 1].progress.completed);
+    const end = read.data.at(-1);
+    expect(end).toMatchObject({ id: runId, status: 'completed', progress: { total: 12, completed: 12 } });
+    expect(end).toEqual((await call('GET', `/projects/${p}/eval-runs/${runId}`)).body);
+
+    // A reconnect after the 5th iteration gets the 7 after it (and the run, and its end), nothing before.
+    const resumed = await readEvents(eventsUrl(runId), org.apiKey, { lastEventId: iterations[4].id });
+    expect(resumed.events.map((e) => e.event)).toEqual(['run', ...Array(7).fill('iteration'), 'end']);
+    expect(iterationsOf(resumed).map((e) => JSON.parse(e.data).id)).toEqual(streamed.slice(5));
+  });
+
+  it('follows a run live and resumes after Last-Event-ID with only the later iterations', async () => {
+    const { org } = world;
+    const start = await ingest('runs/start', { suiteName: 'Live events', externalRunId: 'live-1' });
+    expect(start.status).toBe(200);
+    const { runId } = start.body;
+    const results = sampleResults(10, { prefix: 'live', cases: 2 });
+    expect((await ingest('runs/iterations', { runId, results: results.slice(0, 4) })).status).toBe(200);
+
+    // Open while the run is running: the 4 so far arrive, the stream stays open; the client leaves.
+    const first = await readEvents(eventsUrl(runId), org.apiKey, {
+      stop: (events) => events.filter((e) => e.event === 'iteration').length === 4,
+    });
+    expect(first.events[0].event).toBe('run');
+    expect(first.data[0]).toMatchObject({ status: 'running', progress: { completed: 4 } });
+    const seen = iterationsOf(first).map((e) => JSON.parse(e.data).externalIterationId);
+    expect(seen).toEqual(['live-1', 'live-2', 'live-3', 'live-4']);
+
+    // More arrive while it is away; it comes back with the last id it saw and reads to the end.
+    expect((await ingest('runs/iterations', { runId, results: results.slice(4) })).status).toBe(200);
+    const second = readEvents(eventsUrl(runId), org.apiKey, { lastEventId: iterationsOf(first).at(-1)!.id });
+    await vi.waitFor(() => expect(world.stack.app.eventStreams.states()).toHaveLength(1));
+    expect((await ingest('runs/finalize', { runId, externalRunId: 'live-1' })).status).toBe(200);
+    const rest = await second;
+    expect(iterationsOf(rest).map((e) => JSON.parse(e.data).externalIterationId)).toEqual(
+      results.slice(4).map((r) => r.externalIterationId),
+    );
+    expect(Number(iterationsOf(rest)[0].id)).toBeGreaterThan(Number(iterationsOf(first).at(-1)!.id));
+    expect(rest.events.at(-1)!.event).toBe('end');
+    expect(rest.data.at(-1)).toMatchObject({ status: 'completed', progress: { total: 10, completed: 10 } });
+    expect(world.stack.app.eventStreams.states()).toHaveLength(0);
+  });
+
+  it("answers 404 for another organization's run and 400 for a malformed Last-Event-ID, in the envelope", async () => {
+    const { runId } = (await ingest('report', { suiteName: 'Mine', results: sampleResults(2, { prefix: 'mine' }) }))
+      .body;
+    const other = await seedOrganization(world.stack.sql);
+    const foreign = await readEvents(eventsUrl(runId), other.apiKey);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toMatchObject({ code: 'NOT_FOUND' });
+    // through its own default project too
+    const viaDefault = await readEvents(
+      `${world.stack.baseUrl}/projects/default/eval-runs/${runId}/events`,
+      other.apiKey,
+    );
+    expect(viaDefault.status).toBe(404);
+
+    for (const bad of ['abc', '-1', '1e5', '12 3', '9'.repeat(16)]) {
+      const reply = await readEvents(eventsUrl(runId), world.org.apiKey, { lastEventId: bad });
+      expect(reply.status, bad).toBe(400);
+      expect(reply.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { header: 'Last-Event-ID' } });
+    }
+    const unauthenticated = await readEvents(eventsUrl(runId), 'sk_nope');
+    expect(unauthenticated.status).toBe(401);
+  });
+
+  describe('bounds', () => {
+    let app: App;
+    let server: Server;
+    let base: string;
+    beforeAll(async () => {
+      const { stack } = world;
+      // A second API process on the same database, with small bounds (the deps of createApp).
+      app = createApp({
+        sql: stack.sql,
+        temporal: stack.temporal,
+        config: stack.config,
+        log: createLogger('silent'),
+        mcp: stack.mcp,
+        eventStreamLimits: { perKey: 2, pollMs: 50, drainTimeoutMs: 1000 },
+      });
+      server = app.express.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      base = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/v1`;
+    });
+    afterAll(async () => {
+      server?.closeAllConnections();
+      await new Promise((resolve) => server?.close(resolve));
+    });
+
+    it('refuses a key a stream beyond its cap with 429 RATE_LIMITED, and admits it again once one closes', async () => {
+      const { runId } = (await ingest('runs/start', { suiteName: 'Capped', externalRunId: 'capped-1' })).body;
+      const key = (await seedOrganization(world.stack.sql)).apiKey;
+      const call = apiClient(base, key);
+      // this key's organization cannot see the run; the cap is counted for the key that holds the streams
+      expect((await call('GET', `/projects/${p}/eval-runs/${runId}/events`)).status).toBe(404);
+
+      const open = () => {
+        const abort = new AbortController();
+        const reply = fetch(eventsUrl(runId, base), {
+          headers: { authorization: `Bearer ${world.org.apiKey}` },
+          signal: abort.signal,
+        });
+        return { abort, reply };
+      };
+      const a = open();
+      const b = open();
+      expect((await a.reply).status).toBe(200);
+      expect((await b.reply).status).toBe(200);
+      await vi.waitFor(() => expect(app.eventStreams.states()).toHaveLength(2));
+      const third = await apiClient(base, world.org.apiKey)('GET', `/projects/${p}/eval-runs/${runId}/events`);
+      expect(third.status).toBe(429);
+      expect(third.body).toMatchObject({ code: 'RATE_LIMITED', details: { reason: 'TOO_MANY_STREAMS', limit: 2 } });
+      expect(Number(third.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+
+      a.abort.abort();
+      await vi.waitFor(() => expect(app.eventStreams.states()).toHaveLength(1));
+      const again = open();
+      expect((await again.reply).status).toBe(200);
+      b.abort.abort();
+      again.abort.abort();
+      await vi.waitFor(() => expect(app.eventStreams.states()).toHaveLength(0));
+      expect((await ingest('runs/finalize', { runId, externalRunId: 'capped-1' })).status).toBe(200);
+    });
+
+    it('stops writing to a client that reads nothing, holds at most one event beyond the socket, and drops it', async () => {
+      // ~10 MB of events: far more than the kernel's socket buffers hold for a client that never reads.
+      const start = await ingest('runs/start', { suiteName: 'Unread', externalRunId: 'unread-1' });
+      const { runId } = start.body;
+      const padding = 'x'.repeat(5000);
+      let total = 0;
+      for (let chunk = 0; chunk < 10; chunk++) {
+        const results = sampleResults(200, { prefix: `unread-${chunk}` }).map((r) => ({
+          ...r,
+          actualToolCalls: [{ toolName: 'echo', arguments: { message: padding } }],
+        }));
+        total += results.length * padding.length;
+        expect((await ingest('runs/iterations', { runId, results })).status).toBe(200);
+      }
+      expect((await ingest('runs/finalize', { runId, externalRunId: 'unread-1' })).status).toBe(200);
+
+      // The socket may fill and drain a few times while the kernel's buffers fill; the last wait is the one that lasts.
+      const waits: StreamState[] = [];
+      const onWait = (state: StreamState) => waits.push(state);
+      app.eventStreams.on('waiting', onWait);
+      const closed = once(app.eventStreams, 'closed') as Promise<[StreamState]>;
+      // A client that reads nothing: the response is never consumed, so the socket stops being read.
+      const request = http.get(eventsUrl(runId, base), { headers: { authorization: `Bearer ${world.org.apiKey}` } });
+      const [response] = (await once(request, 'response')) as [http.IncomingMessage];
+      expect(response.statusCode).toBe(200);
+      response.pause();
+
+      const [atClose] = await closed;
+      app.eventStreams.off('waiting', onWait);
+      const atWait = waits.at(-1)!;
+      expect(atClose.closed).toBe('drain-timeout');
+      // Nothing was written while the client did not read: not the rest of the run, not a heartbeat.
+      expect(atClose.bytesWritten).toBe(atWait.bytesWritten);
+      expect(atWait.bytesWritten).toBeLessThan(total / 2);
+      // What this process held for the client: the socket's buffer plus at most the one event that overflowed it.
+      expect(atWait.bytesBuffered).toBeLessThanOrEqual(64 * 1024 + 16 * 1024);
+      expect(app.eventStreams.states()).toHaveLength(0);
+      request.destroy();
+    });
+  });
+});
