@@ -1,16 +1,10 @@
 import { createParser } from 'eventsource-parser';
 import type { z } from 'zod';
-import type { evalRunSchema, iterationSchema } from '../../api/schemas/evals.js';
+import type { iterationSchema } from '../../api/schemas/evals';
+import { API_BASE, ApiError, apiKey, rateLimitNotice, retryAfterSeconds, signOut } from './api';
+import type { EvalRun } from './types';
 
-export type EvalRun = z.infer<typeof evalRunSchema>;
 export type EvalIteration = z.infer<typeof iterationSchema>;
-
-/** Why the stream stopped for good: the API's error envelope (e.g. 404 for a run out of reach). */
-export interface RunEventsFailure {
-  status: number;
-  code: string;
-  message: string;
-}
 
 export interface RunEventHandlers {
   /** the run, first and whenever its progress or status changed */
@@ -19,13 +13,12 @@ export interface RunEventHandlers {
   onIteration(iteration: EvalIteration): void;
   /** the final run; the stream is closed */
   onEnd(run: EvalRun): void;
-  /** the stream cannot go on (401, 404, ...); nothing more arrives */
-  onFailure(failure: RunEventsFailure): void;
+  /** the stream cannot go on (404, ...); nothing more arrives. A 401 also signs out, as every request does. */
+  onFailure(failure: ApiError): void;
   /** the connection dropped and a retry is due in `delayMs` (the view may say so) */
   onReconnecting?(delayMs: number): void;
 }
 
-const API_KEY = 'runway.apiKey';
 const FIRST_DELAY_MS = 500;
 const MOST_DELAY_MS = 15_000;
 
@@ -39,7 +32,7 @@ export function followRun(projectId: string, runId: string, handlers: RunEventHa
   const stopper = new AbortController();
   let lastEventId: string | undefined;
   let ended = false;
-  const path = `/api/v1/projects/${encodeURIComponent(projectId)}/eval-runs/${encodeURIComponent(runId)}/events`;
+  const path = `${API_BASE}/projects/${encodeURIComponent(projectId)}/eval-runs/${encodeURIComponent(runId)}/events`;
 
   const parser = createParser({
     onEvent(message) {
@@ -56,18 +49,20 @@ export function followRun(projectId: string, runId: string, handlers: RunEventHa
   });
 
   /** One connection; true when something arrived (the backoff starts again). */
-  async function connect(): Promise<{ received: boolean; failure?: RunEventsFailure; waitMs?: number }> {
+  async function connect(): Promise<{ received: boolean; failure?: ApiError; waitMs?: number }> {
     const headers: Record<string, string> = {
-      Accept: 'text/event-stream',
-      Authorization: `Bearer ${sessionStorage.getItem(API_KEY) ?? ''}`,
+      accept: 'text/event-stream',
+      authorization: `Bearer ${apiKey.get() ?? ''}`,
     };
-    if (lastEventId !== undefined) headers['Last-Event-ID'] = lastEventId;
-    const reply = await fetch(path, { headers, signal: stopper.signal, cache: 'no-store' });
-    if (reply.status === 429) {
-      const seconds = Number(reply.headers.get('Retry-After'));
-      return { received: false, waitMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined };
+    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+    const reply = await fetch(path, { headers, signal: stopper.signal, cache: 'no-store', credentials: 'omit' });
+    if (reply.status === 429)
+      return { received: false, waitMs: retryAfterSeconds(reply.headers.get('retry-after')) * 1000 };
+    if (!reply.ok || !reply.body) {
+      const failure = await failureOf(reply);
+      if (reply.status === 401) signOut(`The API did not accept the key (${failure.message}). Sign in again.`);
+      return { received: false, failure };
     }
-    if (!reply.ok || !reply.body) return { received: false, failure: await failureOf(reply) };
     parser.reset();
     const reader = reply.body.pipeThrough(new TextDecoderStream()).getReader();
     let received = false;
@@ -95,9 +90,15 @@ export function followRun(projectId: string, runId: string, handlers: RunEventHa
         // a network drop (or our own abort, checked below)
       }
       if (ended || stopper.signal.aborted) return;
-      const wait = waitMs ?? delay;
-      handlers.onReconnecting?.(wait);
-      await sleep(wait, stopper.signal);
+      if (waitMs !== undefined) {
+        // A 429 (the key's budget, or too many streams open): wait as asked, and say so as every request does.
+        rateLimitNotice.set(`The API asks us to wait ${waitMs / 1000} s (rate limit); retrying…`);
+        await sleep(waitMs, stopper.signal);
+        rateLimitNotice.set(null);
+        continue;
+      }
+      handlers.onReconnecting?.(delay);
+      await sleep(delay, stopper.signal);
       delay = Math.min(delay * 2, MOST_DELAY_MS);
     }
   })();
@@ -105,12 +106,17 @@ export function followRun(projectId: string, runId: string, handlers: RunEventHa
   return () => stopper.abort();
 }
 
-async function failureOf(reply: Response): Promise<RunEventsFailure> {
+async function failureOf(reply: Response): Promise<ApiError> {
   try {
-    const body = (await reply.json()) as { code?: string; message?: string };
-    return { status: reply.status, code: body.code ?? 'HTTP_ERROR', message: body.message ?? reply.statusText };
+    const body = (await reply.json()) as { code?: string; message?: string; details?: Record<string, unknown> };
+    return new ApiError(
+      reply.status,
+      body.code ?? `HTTP_${reply.status}`,
+      body.message ?? reply.statusText,
+      body.details,
+    );
   } catch {
-    return { status: reply.status, code: 'HTTP_ERROR', message: `the events stream answered ${reply.status}` };
+    return new ApiError(reply.status, `HTTP_${reply.status}`, `the events stream answered ${reply.status}`);
   }
 }
 

@@ -1,7 +1,9 @@
-import type { CaseStatistics, RunStatistics } from '../../../domain/evals/statistics.js';
-import { percentile, wilsonInterval } from '../../../domain/evals/statistics.js';
-import type { EvalIteration, EvalRun } from '../events.js';
-import { count, duration, interval, percent } from './format.js';
+import type { CaseStatistics, RunStatistics } from '../../../domain/evals/statistics';
+import { percentile, wilsonInterval } from '../../../domain/evals/statistics';
+import type { EvalIteration } from '../events';
+import type { EvalRun } from '../types';
+import { duration, interval, percent } from '../format';
+import { count } from './figures';
 
 type Summary = NonNullable<EvalRun['summary']> & Partial<RunStatistics>;
 
@@ -56,7 +58,7 @@ export function CaseTable({ summary, iterations }: { summary: Summary; iteration
 
   if (models.length > 1) return <ModelColumns summary={summary} cases={cases} iterations={iterations} />;
   return (
-    <div class="table-scroll">
+    <div class="table-wrap">
       <table class="cases">
         <thead>
           <tr>
@@ -111,7 +113,7 @@ function ModelColumns({
     cases.find((c) => c.caseId === caseId && modelKey(c.model) === modelKey(model));
   return (
     <>
-      <div class="table-scroll">
+      <div class="table-wrap">
         <table class="models">
           <caption>Models</caption>
           <thead>
@@ -142,7 +144,7 @@ function ModelColumns({
           </tbody>
         </table>
       </div>
-      <div class="table-scroll">
+      <div class="table-wrap">
         <table class="cases">
           <caption>Pass rate per case and model (95% interval; pass@k / pass^k)</caption>
           <thead>

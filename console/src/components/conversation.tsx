@@ -1,4 +1,4 @@
-import { JsonView } from './jsonView.js';
+import { JsonView } from './jsonView';
 
 type Part = { type?: string; [key: string]: unknown };
 type Message = { role?: string; content?: unknown };

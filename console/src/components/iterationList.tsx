@@ -1,5 +1,8 @@
-import type { EvalIteration } from '../events.js';
-import { count, duration } from './format.js';
+import type { EvalIteration } from '../events';
+import { duration } from '../format';
+import { href } from '../router';
+import { paths } from '../routes';
+import { count } from './figures';
 
 /** At most this many passed iterations are listed (a failed one is always shown). */
 const PASSED_SHOWN = 200;
@@ -21,14 +24,14 @@ export function IterationList({
   const failed = newestFirst.filter((it) => it.result !== 'passed');
   const passed = newestFirst.filter((it) => it.result === 'passed');
   if (iterations.length === 0) return <p>No iteration has finished yet.</p>;
-  const href = (it: EvalIteration) => `#/projects/${projectId}/runs/${runId}/iterations/${it.id}`;
+  const link = (it: EvalIteration) => href(paths.iteration, { projectId, runId, iterationId: it.id });
   return (
     <>
       {failed.length > 0 && (
         <ul class="iterations failed-iterations" aria-label="Failed iterations">
           {failed.map((it) => (
             <li key={it.id} class="iteration failed">
-              <a href={href(it)}>
+              <a href={link(it)}>
                 <span class="badge badge-failed">{it.status === 'failed' ? 'errored' : 'failed'}</span> {it.title} #
                 {it.iterationNumber}
               </a>{' '}
@@ -46,7 +49,7 @@ export function IterationList({
           <ul class="iterations" aria-label="Passed iterations">
             {passed.slice(0, PASSED_SHOWN).map((it) => (
               <li key={it.id} class="iteration">
-                <a href={href(it)}>
+                <a href={link(it)}>
                   {it.title} #{it.iterationNumber}
                 </a>{' '}
                 <Facts iteration={it} />
@@ -62,7 +65,7 @@ export function IterationList({
 
 function Facts({ iteration }: { iteration: EvalIteration }) {
   return (
-    <span class="meta">
+    <span class="muted">
       {iteration.model ?? ''} · {duration(iteration.durationMs)} · {count(iteration.tokensUsed)} tokens
     </span>
   );

@@ -1,4 +1,4 @@
-import { json } from './format.js';
+import { json } from './figures';
 
 /** Any JSON value, indented, in a scrollable block. */
 export function JsonView({ value, label }: { value: unknown; label?: string }) {
@@ -14,11 +14,11 @@ export function JsonView({ value, label }: { value: unknown; label?: string }) {
  * are highlighted with <mark> and say so to a screen reader.
  */
 export function ArgumentsView({ args, marked = [] }: { args: unknown; marked?: string[] }) {
-  if (args === undefined) return <p class="meta">any arguments</p>;
+  if (args === undefined) return <p class="muted">any arguments</p>;
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return <JsonView value={args} />;
   const entries = Object.entries(args as Record<string, unknown>);
   const missingKeys = marked.filter((key) => !(key in (args as object)));
-  if (entries.length === 0 && missingKeys.length === 0) return <p class="meta">no arguments</p>;
+  if (entries.length === 0 && missingKeys.length === 0) return <p class="muted">no arguments</p>;
   return (
     <ul class="arguments">
       {entries.map(([key, value]) => {

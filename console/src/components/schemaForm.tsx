@@ -244,7 +244,7 @@ function FieldInput({
       <label for={field.id}>
         {field.name}
         {field.required && <span class="required"> (required)</span>}
-        <span class="meta">
+        <span class="muted">
           {' '}
           {control.kind === 'json' ? `JSON${type ? ` ${type}` : ''}` : control.kind === 'enum' ? 'one of' : type}
         </span>
@@ -256,7 +256,7 @@ function FieldInput({
         </p>
       )}
       {problem && (
-        <p id={problemId} class="failure" role="alert">
+        <p id={problemId} class="error" role="alert">
           {field.name}: {problem}
         </p>
       )}

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { traceSchema } from '../../../api/schemas/evals.js';
-import { duration } from './format.js';
+import type { traceSchema } from '../../../api/schemas/evals';
+import { duration } from '../format';
 
 type Span = z.infer<typeof traceSchema>['spans'][number];
 
@@ -41,7 +41,7 @@ export function Timeline({ spans }: { spans: Span[] }) {
   if (spans.length === 0) return <p>No spans were recorded.</p>;
   const end = Math.max(1, ...spans.map((s) => s.endMs));
   return (
-    <div class="table-scroll">
+    <div class="table-wrap">
       <table class="timeline">
         <caption>Spans, in ms since the iteration started (0 to {Math.round(end)} ms)</caption>
         <thead>
@@ -64,7 +64,7 @@ export function Timeline({ spans }: { spans: Span[] }) {
                 <th scope="row" class={`depth-${Math.min(depth, 4)}`}>
                   {span.name}
                   {typeof span.toolName === 'string' && span.toolName !== span.name && (
-                    <code class="meta"> {span.toolName}</code>
+                    <code class="muted"> {span.toolName}</code>
                   )}
                   {span.status !== 'ok' && <span class="badge badge-failed"> {span.status}</span>}
                 </th>

@@ -1,4 +1,4 @@
-import { ratio } from './format.js';
+import { ratio } from './figures';
 
 /** The reply of GET .../eval-runs/{runId}/tools. TODO: the type from A's schema once h18-api is merged. */
 export interface ToolAnalysis {
@@ -22,7 +22,7 @@ export function ToolAnalysisView({ analysis }: { analysis: ToolAnalysis }) {
       {analysis.tools.length === 0 ? (
         <p>No tool was expected or called.</p>
       ) : (
-        <div class="table-scroll">
+        <div class="table-wrap">
           <table class="tools">
             <caption>Tool selection</caption>
             <thead>
@@ -53,7 +53,7 @@ export function ToolAnalysisView({ analysis }: { analysis: ToolAnalysis }) {
         </div>
       )}
       {analysis.confusions.length > 0 && (
-        <div class="table-scroll">
+        <div class="table-wrap">
           <table class="confusions">
             <caption>Confusions: expected one tool, called another</caption>
             <thead>

@@ -1,9 +1,14 @@
+import './runs.css';
 import type { z } from 'zod';
-import type { comparisonSchema } from '../../../api/schemas/compare.js';
-import type { EvalRun } from '../events.js';
-import { count, duration, percent, points, pValue, ratio } from '../components/format.js';
-import { Failure, Loading, useApiGet } from '../components/loading.js';
-import { ApiError } from '../api.js';
+import type { comparisonSchema } from '../../../api/schemas/compare';
+import { ApiError } from '../api';
+import { count, points, pValue, ratio } from '../components/figures';
+import { ErrorMessage, Loading } from '../components/feedback';
+import { duration, percent } from '../format';
+import { useApi } from '../hooks';
+import { href, navigate } from '../router';
+import { paths } from '../routes';
+import type { EvalRun, Page } from '../types';
 
 type Comparison = z.infer<typeof comparisonSchema>;
 type CaseComparison = Comparison['cases'][number];
@@ -19,26 +24,26 @@ export function CompareView({ params, query }: { params: Record<string, string>;
   const { projectId, runId } = params;
   const baseRunId = query.get('base');
   const p = encodeURIComponent(projectId);
-  const comparison = useApiGet<Comparison>(
+  const comparison = useApi<Comparison>(
     `/projects/${p}/eval-runs/${encodeURIComponent(runId)}/compare${baseRunId ? `?baseRunId=${encodeURIComponent(baseRunId)}` : ''}`,
   );
   const noBase = !baseRunId && comparison.error instanceof ApiError && comparison.error.status === 404;
   // The suite is named by the comparison; without one (a first run), by the run itself.
-  const run = useApiGet<EvalRun>(noBase ? `/projects/${p}/eval-runs/${encodeURIComponent(runId)}` : null);
+  const run = useApi<EvalRun>(noBase ? `/projects/${p}/eval-runs/${encodeURIComponent(runId)}` : null);
   const suiteId = comparison.data?.current.suiteId ?? run.data?.suiteId ?? null;
-  const runs = useApiGet<{ items: EvalRun[] }>(
+  const runs = useApi<Page<EvalRun>>(
     suiteId ? `/projects/${p}/eval-suites/${encodeURIComponent(suiteId)}/runs?limit=${RUNS_OFFERED}` : null,
   );
 
   const crumbs = (
     <nav class="crumbs" aria-label="Breadcrumbs">
-      <a href="#/">Projects</a> ›{' '}
+      <a href={href(paths.suites)}>Projects</a> ›{' '}
       {suiteId && (
         <>
-          <a href={`#/projects/${projectId}/suites/${suiteId}`}>Suite</a> ›{' '}
+          <a href={href(paths.suite, { projectId, suiteId })}>Suite</a> ›{' '}
         </>
       )}
-      <a href={`#/projects/${projectId}/runs/${runId}`}>Run</a> › Compare
+      <a href={href(paths.run, { projectId, runId })}>Run</a> › Compare
     </nav>
   );
   const picker = (
@@ -46,7 +51,7 @@ export function CompareView({ params, query }: { params: Record<string, string>;
       runs={(runs.data?.items ?? []).filter((r) => r.id !== runId)}
       selected={comparison.data?.base.runId ?? baseRunId ?? ''}
       onPick={(id) => {
-        location.hash = `#/projects/${projectId}/runs/${runId}/compare?base=${encodeURIComponent(id)}`;
+        navigate(href(paths.compare, { projectId, runId }, { base: id }));
       }}
     />
   );
@@ -58,12 +63,12 @@ export function CompareView({ params, query }: { params: Record<string, string>;
         {noBase && !run.error ? (
           <p>This is the suite's first completed run: there is no previous run to compare with. Pick one below.</p>
         ) : (
-          <Failure error={comparison.error} doing="compare these runs" />
+          <ErrorMessage error={comparison.error} action="Could not compare these runs" />
         )}
         {picker}
       </article>
     );
-  if (!comparison.data) return <Loading what="the comparison" />;
+  if (!comparison.data) return <Loading what="Loading the comparison" />;
   const c = comparison.data;
   return (
     <article class="compare-view">
@@ -169,7 +174,7 @@ function CaseRows({ cases, base, current }: { cases: CaseComparison[]; base: num
   if (cases.length === 0) return <p>No cases to compare.</p>;
   const side = (s: CaseComparison['base']) => (s ? `${s.passed}/${s.total} (${percent(s.passRate)})` : '–');
   return (
-    <div class="table-scroll">
+    <div class="table-wrap">
       <table class="compare-cases">
         <thead>
           <tr>
@@ -210,7 +215,7 @@ function ToolRows({ comparison: c }: { comparison: Comparison }) {
       {c.tools.length === 0 ? (
         <p>No tool was expected or called.</p>
       ) : (
-        <div class="table-scroll">
+        <div class="table-wrap">
           <table class="compare-tools">
             <thead>
               <tr>
@@ -264,7 +269,7 @@ function ToolRows({ comparison: c }: { comparison: Comparison }) {
 function Performance({ comparison: c }: { comparison: Comparison }) {
   const { base, current } = c.performance;
   return (
-    <div class="table-scroll">
+    <div class="table-wrap">
       <table class="compare-performance">
         <thead>
           <tr>

@@ -1,12 +1,18 @@
+import './runs.css';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError } from '../api.js';
-import { followRun, type EvalIteration, type EvalRun, type RunEventsFailure } from '../events.js';
-import { CaseTable } from '../components/caseTable.js';
-import { IterationList } from '../components/iterationList.js';
-import { ToolAnalysisView, type ToolAnalysis } from '../components/toolAnalysis.js';
-import { count, duration, interval, percent } from '../components/format.js';
-import { Failure, useApiGet } from '../components/loading.js';
-import type { RunStatistics } from '../../../domain/evals/statistics.js';
+import { api, ApiError } from '../api';
+import { followRun, type EvalIteration } from '../events';
+import type { EvalRun } from '../types';
+import { CaseTable } from '../components/caseTable';
+import { IterationList } from '../components/iterationList';
+import { ToolAnalysisView, type ToolAnalysis } from '../components/toolAnalysis';
+import { count } from '../components/figures';
+import { ErrorMessage } from '../components/feedback';
+import { duration, interval, percent, when } from '../format';
+import { useApi } from '../hooks';
+import { href } from '../router';
+import { paths } from '../routes';
+import type { RunStatistics } from '../../../domain/evals/statistics';
 
 /**
  * One run: followed live over its events stream (one request however long it runs), then its per-case table, its
@@ -17,9 +23,9 @@ export function RunView({ params }: { params: Record<string, string>; query: URL
   const live = useRunEvents(projectId, runId);
   const { run, iterations, ended, failure } = live;
   const base = `/projects/${encodeURIComponent(projectId)}/eval-runs/${encodeURIComponent(runId)}`;
-  const tools = useApiGet<ToolAnalysis>(ended && run ? `${base}/tools` : null);
+  const tools = useApi<ToolAnalysis>(ended && run ? `${base}/tools` : null);
 
-  if (failure && !run) return <Failure error={new Error(failure.message)} doing="follow this run" />;
+  if (failure && !run) return <ErrorMessage error={failure} action="Could not follow this run" />;
   if (!run)
     return (
       <p class="loading" role="status">
@@ -32,14 +38,14 @@ export function RunView({ params }: { params: Record<string, string>; query: URL
   return (
     <article class="run-view">
       <nav class="crumbs" aria-label="Breadcrumbs">
-        <a href="#/">Projects</a> › <a href={`#/projects/${projectId}/suites/${run.suiteId}`}>Suite</a> › Run #
-        {run.runNumber}
+        <a href={href(paths.suites)}>Projects</a> ›{' '}
+        <a href={href(paths.suite, { projectId, suiteId: run.suiteId })}>Suite</a> › Run #{run.runNumber}
       </nav>
       <header class="view-header">
         <h1>
           Run #{run.runNumber} <StatusBadge status={run.status} result={run.result} />
         </h1>
-        <p class="meta">
+        <p class="muted">
           Source <span class="tag">{run.source}</span> · started {when(run.startedAt ?? run.createdAt)}
           {run.completedAt && run.startedAt ? ` · took ${duration(run.completedAt - run.startedAt)}` : ''}
           {run.notes ? ` · ${run.notes}` : ''}
@@ -47,19 +53,19 @@ export function RunView({ params }: { params: Record<string, string>; query: URL
         <div class="actions">
           {running && <CancelButton path={`${base}/cancel`} />}
           {!running && (
-            <a class="button" href={`#/projects/${projectId}/runs/${runId}/compare`}>
+            <a class="button" href={href(paths.compare, { projectId, runId })}>
               Compare with the previous run
             </a>
           )}
         </div>
       </header>
-      {run.error && <p class="failure">The run failed: {run.error}</p>}
+      {run.error && <p class="error">The run failed: {run.error}</p>}
       {live.reconnectingIn !== null && (
         <p class="notice" role="status">
           The connection dropped; reconnecting in {Math.ceil(live.reconnectingIn / 1000)} s…
         </p>
       )}
-      {failure && <Failure error={new Error(failure.message)} doing="keep following this run" />}
+      {failure && <ErrorMessage error={failure} action="Could not keep following this run" />}
       <Progress run={run} />
       {summary && !running && <SummaryFigures summary={summary} />}
       {summary && !running && (
@@ -72,7 +78,7 @@ export function RunView({ params }: { params: Record<string, string>; query: URL
         <section aria-labelledby="tools-heading">
           <h2 id="tools-heading">Tool analysis</h2>
           {tools.data && <ToolAnalysisView analysis={tools.data} />}
-          {tools.error && <Failure error={tools.error} doing="load the tool analysis" />}
+          {tools.error && <ErrorMessage error={tools.error} action="Could not load the tool analysis" />}
           {tools.loading && <p role="status">Loading the tool analysis…</p>}
         </section>
       )}
@@ -88,7 +94,7 @@ interface LiveRun {
   run?: EvalRun;
   iterations: EvalIteration[];
   ended: boolean;
-  failure?: RunEventsFailure;
+  failure?: ApiError;
   reconnectingIn: number | null;
 }
 
@@ -222,14 +228,10 @@ function CancelButton({ path }: { path: string }) {
         {state === 'idle' ? 'Cancel the run' : state === 'cancelling' ? 'Cancelling…' : 'Cancel asked'}
       </button>
       {error && (
-        <span role="alert" class="failure">
+        <span role="alert" class="error">
           {error instanceof ApiError && error.status === 409 ? 'The run already ended.' : error.message}
         </span>
       )}
     </>
   );
-}
-
-function when(epochMs: number): string {
-  return new Date(epochMs).toLocaleString();
 }

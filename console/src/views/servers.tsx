@@ -1,18 +1,23 @@
+import './runs.css';
 import { useEffect, useState } from 'preact/hooks';
 import type { z } from 'zod';
-import type { serverSchema } from '../../../api/schemas/catalog.js';
+import type { serverSchema } from '../../../api/schemas/catalog';
 import type {
   callToolResultSchema,
   doctorReportSchema,
   promptSchema,
   resourceEntrySchema,
   toolSchema,
-} from '../../../api/schemas/serverOperations.js';
-import { api } from '../api.js';
-import { duration } from '../components/format.js';
-import { JsonView } from '../components/jsonView.js';
-import { Failure, Loading, useApiGet } from '../components/loading.js';
-import { SchemaForm } from '../components/schemaForm.js';
+} from '../../../api/schemas/serverOperations';
+import { api } from '../api';
+import { ErrorMessage, Loading } from '../components/feedback';
+import { JsonView } from '../components/jsonView';
+import { duration } from '../format';
+import { useApi } from '../hooks';
+import { href } from '../router';
+import { paths } from '../routes';
+import type { Page } from '../types';
+import { SchemaForm } from '../components/schemaForm';
 
 type Server = z.infer<typeof serverSchema>;
 type DoctorReport = z.infer<typeof doctorReportSchema>;
@@ -20,7 +25,6 @@ type Tool = z.infer<typeof toolSchema>;
 type Prompt = z.infer<typeof promptSchema>;
 type Resource = z.infer<typeof resourceEntrySchema>;
 type CallToolResult = z.infer<typeof callToolResultSchema>;
-type Page<T> = { items: T[]; nextCursor?: string };
 
 /**
  * A project's saved servers. Nothing talks to a server until asked: a doctor check, a list of its tools, prompts or
@@ -28,15 +32,15 @@ type Page<T> = { items: T[]; nextCursor?: string };
  */
 export function ServersView({ params }: { params: Record<string, string>; query: URLSearchParams }) {
   const { projectId } = params;
-  const servers = useApiGet<Page<Server>>(`/projects/${encodeURIComponent(projectId)}/servers`);
+  const servers = useApi<Page<Server>>(`/projects/${encodeURIComponent(projectId)}/servers`);
   return (
     <article class="servers-view">
       <nav class="crumbs" aria-label="Breadcrumbs">
-        <a href="#/">Projects</a> › Servers
+        <a href={href(paths.suites)}>Projects</a> › Servers
       </nav>
       <h1>Servers</h1>
-      {servers.error && <Failure error={servers.error} doing="list the project's servers" />}
-      {servers.loading && <Loading what="the servers" />}
+      {servers.error && <ErrorMessage error={servers.error} action="Could not list the project's servers" />}
+      {servers.loading && <Loading what="Loading the servers" />}
       {servers.data && servers.data.items.length === 0 && <p>This project has no saved server.</p>}
       {servers.data?.items.map((server) => (
         <ServerPanel key={server.id} projectId={projectId} server={server} />
@@ -59,7 +63,7 @@ function ServerPanel({ projectId, server }: { projectId: string; server: Server 
         {server.useOAuth && <span class="tag">OAuth</span>}
       </h2>
       {server.url && (
-        <p class="meta">
+        <p class="muted">
           <code>{server.url}</code>
         </p>
       )}
@@ -119,7 +123,7 @@ function Doctor({ base, enabled }: { base: string; enabled: boolean }) {
           </>
         )}
       </span>
-      {error && <Failure error={error} doing="run the doctor" />}
+      {error && <ErrorMessage error={error} action="Could not run the doctor" />}
       {report && (
         <details class="doctor-checks">
           <summary>Checks{report.error ? `: ${report.error.message}` : ''}</summary>
@@ -195,8 +199,8 @@ function useApiGetPost<T>(path: string) {
 
 function ToolList({ base, serverId }: { base: string; serverId: string }) {
   const tools = usePages<Tool>(`${base}/tools`);
-  if (tools.error) return <Failure error={tools.error} doing="list the tools" />;
-  if (!tools.items) return <Loading what="the tools" />;
+  if (tools.error) return <ErrorMessage error={tools.error} action="Could not list the tools" />;
+  if (!tools.items) return <Loading what="Loading the tools" />;
   if (tools.items.length === 0) return <p>The server lists no tools.</p>;
   return (
     <>
@@ -207,7 +211,7 @@ function ToolList({ base, serverId }: { base: string; serverId: string }) {
               <summary>
                 <code>{tool.name}</code>
                 {tool.title ? ` ${tool.title}` : ''}
-                {tool.description && <span class="meta"> — {tool.description}</span>}
+                {tool.description && <span class="muted"> — {tool.description}</span>}
               </summary>
               <ToolCall base={base} tool={tool} idPrefix={`call-${serverId}-${tool.name}`} />
             </details>
@@ -258,7 +262,7 @@ function ToolCall({ base, tool, idPrefix }: { base: string; tool: Tool; idPrefix
         busy={busy}
         onSubmit={(args) => void call(args)}
       />
-      {error && <Failure error={error} doing={`call ${tool.name}`} />}
+      {error && <ErrorMessage error={error} action={`Could not call ${tool.name}`} />}
       {result && (
         <div class={`tool-result${result.isError ? ' failed' : ''}`} role="status">
           <h3>{result.isError ? 'The tool answered with an error' : 'Result'}</h3>
@@ -271,8 +275,8 @@ function ToolCall({ base, tool, idPrefix }: { base: string; tool: Tool; idPrefix
 
 function PromptList({ base }: { base: string }) {
   const prompts = usePages<Prompt>(`${base}/prompts`);
-  if (prompts.error) return <Failure error={prompts.error} doing="list the prompts" />;
-  if (!prompts.items) return <Loading what="the prompts" />;
+  if (prompts.error) return <ErrorMessage error={prompts.error} action="Could not list the prompts" />;
+  if (!prompts.items) return <Loading what="Loading the prompts" />;
   if (prompts.items.length === 0) return <p>The server lists no prompts.</p>;
   return (
     <>
@@ -280,7 +284,7 @@ function PromptList({ base }: { base: string }) {
         {prompts.items.map((prompt) => (
           <li key={prompt.name}>
             <code>{prompt.name}</code>
-            {prompt.description && <span class="meta"> — {prompt.description}</span>}
+            {prompt.description && <span class="muted"> — {prompt.description}</span>}
             {prompt.arguments.length > 0 && (
               <ul>
                 {prompt.arguments.map((a) => (
@@ -302,12 +306,12 @@ function PromptList({ base }: { base: string }) {
 
 function ResourceList({ base }: { base: string }) {
   const resources = usePages<Resource>(`${base}/resources`);
-  if (resources.error) return <Failure error={resources.error} doing="list the resources" />;
-  if (!resources.items) return <Loading what="the resources" />;
+  if (resources.error) return <ErrorMessage error={resources.error} action="Could not list the resources" />;
+  if (!resources.items) return <Loading what="Loading the resources" />;
   if (resources.items.length === 0) return <p>The server lists no resources.</p>;
   return (
     <>
-      <div class="table-scroll">
+      <div class="table-wrap">
         <table class="resources">
           <thead>
             <tr>

@@ -1,10 +1,14 @@
+import './runs.css';
 import type { z } from 'zod';
-import type { traceSchema } from '../../../api/schemas/evals.js';
-import type { OutputCheckResult } from '../../../domain/evals/outputCheck.js';
-import { Conversation } from '../components/conversation.js';
-import { ArgumentsView, JsonView } from '../components/jsonView.js';
-import { Failure, Loading, useApiGet } from '../components/loading.js';
-import { Timeline } from '../components/timeline.js';
+import type { traceSchema } from '../../../api/schemas/evals';
+import type { OutputCheckResult } from '../../../domain/evals/outputCheck';
+import { Conversation } from '../components/conversation';
+import { ArgumentsView, JsonView } from '../components/jsonView';
+import { ErrorMessage, Loading } from '../components/feedback';
+import { useApi } from '../hooks';
+import { href } from '../router';
+import { paths } from '../routes';
+import { Timeline } from '../components/timeline';
 
 type Trace = z.infer<typeof traceSchema>;
 type PromptScore = Trace['prompts'][number];
@@ -13,22 +17,22 @@ type Call = { toolName?: string; arguments?: Record<string, unknown>; isError?: 
 /** One iteration: what it was asked and expected, what the model did, why it passed or not, and where time went. */
 export function TraceView({ params }: { params: Record<string, string>; query: URLSearchParams }) {
   const { projectId, runId, iterationId } = params;
-  const trace = useApiGet<Trace>(
+  const trace = useApi<Trace>(
     `/projects/${encodeURIComponent(projectId)}/eval-runs/${encodeURIComponent(runId)}/iterations/${encodeURIComponent(iterationId)}/trace`,
   );
   const crumbs = (
     <nav class="crumbs" aria-label="Breadcrumbs">
-      <a href="#/">Projects</a> › <a href={`#/projects/${projectId}/runs/${runId}`}>Run</a> › Iteration
+      <a href={href(paths.suites)}>Projects</a> › <a href={href(paths.run, { projectId, runId })}>Run</a> › Iteration
     </nav>
   );
   if (trace.error)
     return (
       <article>
         {crumbs}
-        <Failure error={trace.error} doing="load this iteration's trace" />
+        <ErrorMessage error={trace.error} action="Could not load this iteration's trace" />
       </article>
     );
-  if (!trace.data) return <Loading what="the trace" />;
+  if (!trace.data) return <Loading what="Loading the trace" />;
   const t = trace.data;
   const passed = t.prompts.length > 0 && t.prompts.every((p) => p.passed);
   const error = typeof t.error === 'string' ? t.error : t.error ? JSON.stringify(t.error) : null;
@@ -40,7 +44,7 @@ export function TraceView({ params }: { params: Record<string, string>; query: U
           Iteration trace{' '}
           <span class={`badge badge-${passed ? 'passed' : 'failed'}`}>{passed ? 'passed' : 'failed'}</span>
         </h1>
-        {error && <p class="failure">The iteration broke: {error}</p>}
+        {error && <p class="error">The iteration broke: {error}</p>}
       </header>
       {t.prompts.map((prompt) => (
         <PromptSection key={prompt.promptIndex} prompt={prompt} turns={t.prompts.length} />
@@ -116,7 +120,7 @@ function CallList({
   marked: (call: Call) => string[];
   flag: (call: Call) => 'missing' | 'unexpected' | null;
 }) {
-  if (calls.length === 0) return <p class="meta">none</p>;
+  if (calls.length === 0) return <p class="muted">none</p>;
   return (
     <ol class="calls">
       {calls.map((call, i) => {

@@ -1,0 +1,156 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
+import { launchChromium } from '../helpers/chromium.js';
+import { consoleScan, consoleScreenshot, openConsole } from '../helpers/console.js';
+
+/**
+ * The run, trace, compare and servers views against a real stack: a run watched live to its end over the events
+ * stream (one request, no polling), a failed iteration's wrong argument found highlighted, two runs compared with the
+ * regressed case found, and a tool called from the form generated from its input schema.
+ */
+describe('the console: runs, traces, comparisons and servers', () => {
+  let world: EvalWorld;
+  let browser: Browser;
+  let page: Page;
+  const requests: string[] = [];
+  let suiteId: string;
+  let firstRunId: string;
+  let secondRunId: string;
+
+  // A slow model (a few seconds for the run) so that the page sees it running; one case calls echo with the wrong
+  // argument, so its iterations fail on it.
+  const right = (message: string, delayMs: number) => [
+    { toolCalls: [{ name: 'echo', arguments: { message } }], delayMs },
+    { text: `echoed ${message}` },
+  ];
+  const wrong = (delayMs: number) => [
+    { toolCalls: [{ name: 'echo', arguments: { message: 'goodbye' } }], delayMs },
+    { text: 'echoed goodbye' },
+  ];
+  const test = (title: string, query: string, runs: number) => ({
+    title,
+    query,
+    runs,
+    model: 'scripted-console',
+    provider: 'openai',
+    expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }],
+  });
+
+  beforeAll(async () => {
+    world = await startEvalWorld();
+    browser = await launchChromium();
+    page = await openConsole(browser, world.stack, world.org.apiKey);
+    page.on('request', (request) => requests.push(`${request.method()} ${new URL(request.url()).pathname}`));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await world?.stop();
+  });
+
+  it('follows a run live to its end over one events stream, without polling', async () => {
+    const { call, org, serverId, model } = world;
+    const p = org.projectId;
+    model.setScript('scripted-console', { byQuery: { 'Say hello': right('hello', 250), 'Say it': wrong(250) } });
+    const started = await call('POST', `/projects/${p}/eval-runs`, {
+      suiteName: 'Console',
+      serverIds: [serverId],
+      modelApiKeys: { openai: 'k' },
+      isolation: 'shared',
+      concurrency: 1,
+      tests: [test('greets', 'Say hello', 6), test('says the wrong thing', 'Say it', 2)],
+    });
+    expect(started.status).toBe(202);
+    firstRunId = started.body.runId;
+    suiteId = started.body.suiteId;
+    requests.length = 0;
+
+    await page.goto(`${world.stack.origin}/console/#/projects/${p}/runs/${firstRunId}`);
+    await page.getByRole('heading', { name: /Run #1/ }).waitFor();
+    // Live: counters move while the run is still running, and the cancel button is offered meanwhile.
+    await expect
+      .poll(async () => Number(await page.locator('[data-counter="passed"]').innerText()), { timeout: 30_000 })
+      .toBeGreaterThan(0);
+    expect(await page.locator('.badge-running').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Cancel the run' }).isVisible()).toBe(true);
+
+    // Its end: the result, the per-case table, the tool analysis, failed iterations first.
+    await page.locator('h1 .badge-failed').waitFor({ timeout: 60_000 });
+    expect(await page.locator('#run-progress').getAttribute('value')).toBe('8');
+    const cases = page.locator('table.cases');
+    await cases.waitFor();
+    expect(await cases.locator('tbody tr').count()).toBe(2);
+    expect(await cases.locator('tr', { hasText: 'greets' }).innerText()).toContain('6/6');
+    expect(await cases.locator('tr', { hasText: 'says the wrong thing' }).innerText()).toContain('0/2');
+    await page.locator('table.tools').waitFor();
+    expect(await page.locator('ul.failed-iterations li').count()).toBe(2);
+    await consoleScan(page, 'run');
+    await consoleScreenshot(page, 'run');
+
+    const events = requests.filter((r) => r === `GET /api/v1/projects/${p}/eval-runs/${firstRunId}/events`);
+    const polls = requests.filter((r) => r === `GET /api/v1/projects/${p}/eval-runs/${firstRunId}`);
+    expect(events).toHaveLength(1);
+    expect(polls).toEqual([]);
+  });
+
+  it('opens a failed iteration and highlights the argument that did not match', async () => {
+    await page.locator('ul.failed-iterations a').first().click();
+    const mark = page.locator('mark.mismatch[data-argument="message"]');
+    await mark.first().waitFor();
+    // Both sides of the mismatch are marked: the expected "hello" and the "goodbye" the model sent.
+    expect(await mark.allInnerTexts()).toEqual(
+      expect.arrayContaining([expect.stringContaining('"hello"'), expect.stringContaining('"goodbye"')]),
+    );
+    expect(await page.locator('.conversation .message-assistant').count()).toBeGreaterThan(0);
+    expect(await page.locator('table.timeline tr.span-llm').count()).toBeGreaterThan(0);
+    expect(await page.locator('table.timeline tr.span-tool').count()).toBeGreaterThan(0);
+    await consoleScan(page, 'trace');
+    await consoleScreenshot(page, 'trace');
+  });
+
+  it('compares two runs with the regressed case first, said plainly', async () => {
+    const { call, org, model } = world;
+    const p = org.projectId;
+    // Second run: "greets" now sends the wrong argument too (6/6 -> 0/6, a significant fall).
+    model.setScript('scripted-console', { byQuery: { 'Say hello': wrong(0), 'Say it': wrong(0) } });
+    const second = await call('POST', `/projects/${p}/eval-runs`, {
+      suiteId,
+      modelApiKeys: { openai: 'k' },
+      isolation: 'shared',
+    });
+    expect(second.status).toBe(202);
+    secondRunId = second.body.runId;
+    expect((await waitForRun(call, p, secondRunId)).status).toBe('completed');
+
+    await page.goto(`${world.stack.origin}/console/#/projects/${p}/runs/${secondRunId}/compare`);
+    const first = page.locator('table.compare-cases tbody tr').first();
+    await first.waitFor();
+    expect(await first.getAttribute('class')).toContain('case-regressed');
+    expect(await first.innerText()).toContain('greets');
+    expect(await first.innerText()).toContain('likely a real regression');
+    expect(await page.locator('#verdict-heading').innerText()).toBe('Likely a real regression');
+    // The base picker offers the suite's other run, chosen by default.
+    expect(await page.locator('#base-run').inputValue()).toBe(firstRunId);
+    await consoleScan(page, 'compare');
+    await consoleScreenshot(page, 'compare');
+  });
+
+  it("calls server-everything's echo from the form generated from its input schema", async () => {
+    const p = world.org.projectId;
+    await page.goto(`${world.stack.origin}/console/#/projects/${p}/servers`);
+    const server = page.locator('section.server', { hasText: 'everything' });
+    await server.getByRole('button', { name: 'Run doctor' }).click();
+    await server.locator('.doctor-status .badge-doctor-ready').waitFor({ timeout: 30_000 });
+
+    await server.getByRole('button', { name: 'Tools' }).click();
+    const echo = server.locator('li.tool', { has: page.locator('summary code', { hasText: /^echo$/ }) });
+    await echo.locator('summary').click();
+    await echo.getByLabel(/^message/).fill('hi from the console');
+    await echo.getByRole('button', { name: 'Call echo' }).click();
+    const result = echo.locator('.tool-result pre');
+    await result.waitFor({ timeout: 30_000 });
+    expect(await result.innerText()).toContain('Echo: hi from the console');
+    await consoleScan(page, 'servers');
+    await consoleScreenshot(page, 'servers');
+  });
+});
