@@ -97,6 +97,7 @@ export default tseslint.config(
       '.scratch/',
       '.stryker-tmp/',
       'dist/',
+      'console/dist/',
       'test-results/',
       'bench/results/',
     ],
@@ -145,6 +146,26 @@ export default tseslint.config(
     },
   },
   ...layers,
+  {
+    // The console runs in the browser: it reaches the server only over HTTP (/api/v1), and reads the replies' types
+    // from api/schemas (type imports, erased by esbuild), so no server code lands in its bundle.
+    files: ['console/**/*.{ts,tsx}'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*', ...builtinModules], message: 'console/ runs in the browser: no Node builtins' },
+            {
+              group: ['**/api/**', '**/domain/**', '**/db/**', '**/runtime/**', 'zod'],
+              allowTypeImports: true,
+              message: 'console/ reads the API through HTTP: type imports only',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     // One place reads the environment, through one schema (runtime/config.ts): every other read names why it is
     // not a setting (a child's environment passed on, a variable the user named).

@@ -9,6 +9,7 @@ import { SecretBox } from '../db/secretBox.js';
 import { parseHostedModels, type HostedModelCatalog } from '../domain/models/catalog.js';
 import { authenticate, keyManagementSurface } from './auth.js';
 import { jsonObjectBody } from './body.js';
+import { consoleRoutes } from './console.js';
 import { CursorCodec } from './cursor.js';
 import { docsRoutes } from './docs.js';
 import { EventStreams, type EventStreamLimits } from './eventStream.js';
@@ -37,6 +38,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** the bounds of event streams (GET /eval-runs/{id}/events), when not the defaults (api/eventStream.ts) */
   eventStreamLimits?: Partial<EventStreamLimits>;
+  /** the built console served at /console (default: console/dist, scripts/build-console.ts) */
+  consoleDir?: string;
 }
 
 /** What route modules receive: the app's dependencies plus the services built from them once. */
@@ -132,6 +135,7 @@ export function createApp(deps: AppDeps): App {
   app.use(healthRoutes(deps));
   app.get('/metrics', metricsRoute(metrics, deps.config.METRICS_TOKEN));
   app.use(docsRoutes());
+  app.use(consoleRoutes(deps.consoleDir));
   app.use('/api/v1', v1);
   app.use('/sdk/v1', sdkRouter(routes, admit, checkReply));
   app.use(unknownRoute);

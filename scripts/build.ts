@@ -1,7 +1,8 @@
 /**
  * `npm run build`: the production processes as JavaScript, and their workflow bundle, in dist/ (or the folder given).
  *
- *   npm run build                      -> dist/api/main.js, dist/worker/main.js, dist/workflow-bundle.js, ...
+ *   npm run build                      -> dist/api/main.js, dist/worker/main.js, dist/workflow-bundle.js,
+ *                                         dist/console/dist (the console the API serves at /console), ...
  *   npx tsx scripts/build.ts <outDir>  -> the same elsewhere (the tests build into a temporary folder)
  *
  * dist/ mirrors the source tree (package.json and db/migrations/*.sql are copied in), so dist/ plus node_modules is
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quietBundleLogger, writeWorkflowBundle } from '../worker/workflowBundle.js';
+import { buildConsole } from './build-console.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -33,6 +35,8 @@ export async function build(outDir: string, { quiet = false } = {}): Promise<voi
   cpSync(join(root, 'db', 'migrations'), join(outDir, 'db', 'migrations'), { recursive: true });
   // Bundled from the TypeScript source, as the tests bundle it: the same code the replay tests check.
   await writeWorkflowBundle(join(outDir, 'workflow-bundle.js'), quiet ? quietBundleLogger : undefined);
+  // Where dist/api/console.ts looks for it: ../console/dist relative to itself.
+  await buildConsole(join(outDir, 'console', 'dist'), { quiet });
   if (!quiet) console.log(`built ${outDir} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 

@@ -10,6 +10,7 @@ import { EncryptionKeyError, KeyMismatchError } from '../db/keyring.js';
 import { migrate } from '../db/migrate.js';
 import { SecretBox } from '../db/secretBox.js';
 import { checkSecretsAtStart } from '../db/startupCheck.js';
+import { buildConsole } from './build-console.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
 import { ensureTemporalCli } from './temporal-cli.js';
 import { startTemporalDevServer, type DevServer } from './temporal-dev-server.js';
@@ -72,6 +73,9 @@ process.on('SIGTERM', () => void stopAll(0));
 
 try {
   const settings = loadStartConfig();
+  // The console's assets (console/dist), served by the API at /console: built at every start (esbuild, well under a second).
+  const consoleBuild = await buildConsole(undefined, { quiet: true });
+  say(`console built (${Math.round(consoleBuild.scriptGzipBytes / 1024)} KB of compressed script)`);
   const dataDir = settings.RUNWAY_DATA_DIR;
   const embeddedPostgresPort = settings.EMBEDDED_POSTGRES_PORT;
   mkdirSync(dataDir, { recursive: true });
@@ -153,6 +157,7 @@ try {
   }
   if (temporal?.uiUrl) say(`Temporal Web UI: ${temporal.uiUrl}`);
   say(`API: http://localhost:${port}/api/v1 — Ctrl-C stops everything`);
+  say(`Console: http://localhost:${port}/console/ — sign in with an sk_ API key`);
 } catch (error) {
   // A key or environment problem is the operator's to fix, and its message says how: no stack trace.
   const operators =

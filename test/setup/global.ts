@@ -5,6 +5,7 @@ import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { createSql } from '../../db/connection.js';
 import { migrate } from '../../db/migrate.js';
+import { buildConsole } from '../../scripts/build-console.js';
 import { ensureTemporalCli } from '../../scripts/temporal-cli.js';
 import { startTemporalDevServer } from '../../scripts/temporal-dev-server.js';
 import { quietBundleLogger, writeWorkflowBundle } from '../../worker/workflowBundle.js';
@@ -24,7 +25,7 @@ declare module 'vitest' {
 
 /**
  * Once per `npm test`: one real Temporal dev server (search attributes registered), one migrated template
- * database that each test file clones, and the workflow bundle that every test worker loads.
+ * database that each test file clones, the workflow bundle that every test worker loads, and the console's build.
  */
 export default async function setup(project: TestProject) {
   const say = (line: string) => console.log(`[test setup] ${line}`);
@@ -39,6 +40,8 @@ export default async function setup(project: TestProject) {
   const temporal = await startTemporalDevServer({ binary, port: freePort, uiPort: null, log: say });
   const workflowBundlePath = join(mkdtempSync(join(tmpdir(), 'runway-bundle-')), 'workflows.js');
   await writeWorkflowBundle(workflowBundlePath, quietBundleLogger);
+  // The console the stacks serve at /console (console/dist, as `npm start` builds it) for the browser tests.
+  await buildConsole(undefined, { quiet: true });
 
   project.provide('pgAdminUrl', pg.adminUrl);
   project.provide('pgTemplate', template);
