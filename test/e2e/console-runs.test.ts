@@ -1,8 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
-import { launchChromium } from '../helpers/chromium.js';
-import { consoleScan, consoleScreenshot, openConsole } from '../helpers/console.js';
+import { waitForRun } from '../helpers/evals.js';
+import { scan, shot, signIn, startConsoleWorld, type ConsoleWorld, type GuardedPage } from '../helpers/console.js';
 
 /**
  * The run, trace, compare and servers views against a real stack: a run watched live to its end over the events
@@ -10,8 +9,8 @@ import { consoleScan, consoleScreenshot, openConsole } from '../helpers/console.
  * regressed case found, and a tool called from the form generated from its input schema.
  */
 describe('the console: runs, traces, comparisons and servers', () => {
-  let world: EvalWorld;
-  let browser: Browser;
+  let world: ConsoleWorld;
+  let guarded: GuardedPage;
   let page: Page;
   const requests: string[] = [];
   let suiteId: string;
@@ -32,26 +31,35 @@ describe('the console: runs, traces, comparisons and servers', () => {
     title,
     query,
     runs,
-    model: 'scripted-console',
+    model: 'scripted-console-views',
     provider: 'openai',
     expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }],
   });
 
   beforeAll(async () => {
-    world = await startEvalWorld();
-    browser = await launchChromium();
-    page = await openConsole(browser, world.stack, world.org.apiKey);
+    world = await startConsoleWorld();
+    guarded = await world.newPage();
+    page = guarded.page;
+    await signIn(page, world.consoleUrl, world.org.apiKey);
     page.on('request', (request) => requests.push(`${request.method()} ${new URL(request.url()).pathname}`));
   });
   afterAll(async () => {
-    await browser?.close();
     await world?.stop();
   });
+
+  /** No serious or critical axe violation, a screenshot, and nothing refused by the page's guard. */
+  async function checkView(name: string) {
+    expect(await scan(page), `axe on the ${name} view`).toEqual([]);
+    await shot(page, name);
+    guarded.assertClean();
+  }
 
   it('follows a run live to its end over one events stream, without polling', async () => {
     const { call, org, serverId, model } = world;
     const p = org.projectId;
-    model.setScript('scripted-console', { byQuery: { 'Say hello': right('hello', 250), 'Say it': wrong(250) } });
+    model.setScript('scripted-console-views', {
+      byQuery: { 'Say hello': right('hello', 250), 'Say it': wrong(250) },
+    });
     const started = await call('POST', `/projects/${p}/eval-runs`, {
       suiteName: 'Console',
       serverIds: [serverId],
@@ -65,7 +73,7 @@ describe('the console: runs, traces, comparisons and servers', () => {
     suiteId = started.body.suiteId;
     requests.length = 0;
 
-    await page.goto(`${world.stack.origin}/console/#/projects/${p}/runs/${firstRunId}`);
+    await page.goto(`${world.consoleUrl}#/projects/${p}/runs/${firstRunId}`);
     await page.getByRole('heading', { name: /Run #1/ }).waitFor();
     // Live: counters move while the run is still running, and the cancel button is offered meanwhile.
     await expect
@@ -84,8 +92,7 @@ describe('the console: runs, traces, comparisons and servers', () => {
     expect(await cases.locator('tr', { hasText: 'says the wrong thing' }).innerText()).toContain('0/2');
     await page.locator('table.tools').waitFor();
     expect(await page.locator('ul.failed-iterations li').count()).toBe(2);
-    await consoleScan(page, 'run');
-    await consoleScreenshot(page, 'run');
+    await checkView('run');
 
     const events = requests.filter((r) => r === `GET /api/v1/projects/${p}/eval-runs/${firstRunId}/events`);
     const polls = requests.filter((r) => r === `GET /api/v1/projects/${p}/eval-runs/${firstRunId}`);
@@ -104,15 +111,14 @@ describe('the console: runs, traces, comparisons and servers', () => {
     expect(await page.locator('.conversation .message-assistant').count()).toBeGreaterThan(0);
     expect(await page.locator('table.timeline tr.span-llm').count()).toBeGreaterThan(0);
     expect(await page.locator('table.timeline tr.span-tool').count()).toBeGreaterThan(0);
-    await consoleScan(page, 'trace');
-    await consoleScreenshot(page, 'trace');
+    await checkView('trace');
   });
 
   it('compares two runs with the regressed case first, said plainly', async () => {
     const { call, org, model } = world;
     const p = org.projectId;
     // Second run: "greets" now sends the wrong argument too (6/6 -> 0/6, a significant fall).
-    model.setScript('scripted-console', { byQuery: { 'Say hello': wrong(0), 'Say it': wrong(0) } });
+    model.setScript('scripted-console-views', { byQuery: { 'Say hello': wrong(0), 'Say it': wrong(0) } });
     const second = await call('POST', `/projects/${p}/eval-runs`, {
       suiteId,
       modelApiKeys: { openai: 'k' },
@@ -122,7 +128,7 @@ describe('the console: runs, traces, comparisons and servers', () => {
     secondRunId = second.body.runId;
     expect((await waitForRun(call, p, secondRunId)).status).toBe('completed');
 
-    await page.goto(`${world.stack.origin}/console/#/projects/${p}/runs/${secondRunId}/compare`);
+    await page.goto(`${world.consoleUrl}#/projects/${p}/runs/${secondRunId}/compare`);
     const first = page.locator('table.compare-cases tbody tr').first();
     await first.waitFor();
     expect(await first.getAttribute('class')).toContain('case-regressed');
@@ -131,13 +137,12 @@ describe('the console: runs, traces, comparisons and servers', () => {
     expect(await page.locator('#verdict-heading').innerText()).toBe('Likely a real regression');
     // The base picker offers the suite's other run, chosen by default.
     expect(await page.locator('#base-run').inputValue()).toBe(firstRunId);
-    await consoleScan(page, 'compare');
-    await consoleScreenshot(page, 'compare');
+    await checkView('compare');
   });
 
   it("calls server-everything's echo from the form generated from its input schema", async () => {
     const p = world.org.projectId;
-    await page.goto(`${world.stack.origin}/console/#/projects/${p}/servers`);
+    await page.goto(`${world.consoleUrl}#/projects/${p}/servers`);
     const server = page.locator('section.server', { hasText: 'everything' });
     await server.getByRole('button', { name: 'Run doctor' }).click();
     await server.locator('.doctor-status .badge-doctor-ready').waitFor({ timeout: 30_000 });
@@ -150,7 +155,6 @@ describe('the console: runs, traces, comparisons and servers', () => {
     const result = echo.locator('.tool-result pre');
     await result.waitFor({ timeout: 30_000 });
     expect(await result.innerText()).toContain('Echo: hi from the console');
-    await consoleScan(page, 'servers');
-    await consoleScreenshot(page, 'servers');
+    await checkView('servers');
   });
 });

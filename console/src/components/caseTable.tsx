@@ -1,6 +1,8 @@
 import type { CaseStatistics, RunStatistics } from '../../../domain/evals/statistics';
+// The same Wilson interval and percentile as the run's summary: a pure module without imports, bundled as is.
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports
 import { percentile, wilsonInterval } from '../../../domain/evals/statistics';
-import type { EvalIteration } from '../events';
+import type { EvalIteration } from '../runEvents';
 import type { EvalRun } from '../types';
 import { duration, interval, percent } from '../format';
 import { count } from './figures';

@@ -1,4 +1,4 @@
-import type { EvalIteration } from '../events';
+import type { EvalIteration } from '../runEvents';
 import { duration } from '../format';
 import { href } from '../router';
 import { paths } from '../routes';

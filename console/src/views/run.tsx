@@ -1,7 +1,7 @@
 import './runs.css';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
-import { followRun, type EvalIteration } from '../events';
+import { followRun, type EvalIteration } from '../runEvents';
 import type { EvalRun } from '../types';
 import { CaseTable } from '../components/caseTable';
 import { IterationList } from '../components/iterationList';
