@@ -19,3 +19,23 @@ export function scheduleView(suite: { id: string } & ScheduleState) {
       : null,
   };
 }
+
+/**
+ * The suite list's schedule summary: null for a suite never given an interval. Its schedule in Temporal fires every
+ * interval counted from the epoch (an interval spec without offset, api/suiteScheduler.ts), so the next due time
+ * follows from the interval alone; null while paused.
+ */
+export function scheduleSummary(
+  suite: Pick<ScheduleState, 'scheduleEnabled' | 'scheduleIntervalMinutes' | 'lastScheduledRunAt'>,
+  minuteMs: number,
+  now = Date.now(),
+) {
+  if (suite.scheduleIntervalMinutes === null) return null;
+  const every = suite.scheduleIntervalMinutes * minuteMs;
+  return {
+    enabled: suite.scheduleEnabled,
+    intervalMinutes: suite.scheduleIntervalMinutes,
+    nextRunAt: suite.scheduleEnabled ? (Math.floor(now / every) + 1) * every : null,
+    lastRunAt: suite.lastScheduledRunAt?.getTime() ?? null,
+  };
+}

@@ -385,6 +385,25 @@ export async function lockSuiteCases(
   return row;
 }
 
+/** How one case did in one run: its finished iterations and how many passed. */
+export interface CaseRunTally {
+  runId: string;
+  caseId: string;
+  finished: number;
+  passed: number;
+}
+
+/** Per run and case, the finished iterations and passes of these runs: one grouped statement for all of them. */
+export async function caseRunTallies(sql: Db, runIds: string[]): Promise<CaseRunTally[]> {
+  if (runIds.length === 0) return [];
+  return await sql<CaseRunTally[]>`
+    SELECT run_id AS "runId", case_id AS "caseId",
+           count(*) FILTER (WHERE status IN ('completed', 'failed'))::int AS finished,
+           count(*) FILTER (WHERE result = 'passed')::int AS passed
+    FROM eval_iterations WHERE run_id = ANY(${runIds}) AND case_id IS NOT NULL
+    GROUP BY run_id, case_id`;
+}
+
 /** The suite's live cases, oldest first: what a run plans and what the case list shows. */
 export async function listCases(sql: Db, suiteId: string): Promise<Case[]> {
   return camelRows(
@@ -406,12 +425,19 @@ export interface SuiteListRow extends SuiteRow {
   runs_passed: number;
   runs_failed: number;
   trend: number[];
+  /** the distinct sources of the suite's runs (api, sdk, schedule), in name order */
+  sources: string[];
+  /** when the suite's schedule last started a run */
+  last_scheduled_run_at: Date | null;
 }
 
 /** A suite with its latest run, run totals and pass-rate trend (the suite list). */
 export type SuiteWithStats = Camel<SuiteListRow>;
 
-/** Suites with their latest run, run totals and the pass-rate trend of the last 10 finished runs, in one query. */
+/**
+ * Suites with their latest run, run totals, the pass-rate trend of the last 10 finished runs, their runs' sources and
+ * when their schedule last started one, in one query.
+ */
 export async function listSuitesWithStats(sql: Db, projectId: string): Promise<SuiteWithStats[]> {
   return camelRows(
     await sql<SuiteListRow[]>`
@@ -424,7 +450,9 @@ export async function listSuitesWithStats(sql: Db, projectId: string): Promise<S
       COALESCE((SELECT array_agg(rate ORDER BY created_at) FROM (
         SELECT (summary->>'passRate')::float8 AS rate, created_at FROM eval_runs
         WHERE suite_id = s.id AND status <> 'running' AND summary IS NOT NULL
-        ORDER BY created_at DESC LIMIT 10) t), '{}') AS trend
+        ORDER BY created_at DESC LIMIT 10) t), '{}') AS trend,
+      COALESCE((SELECT array_agg(DISTINCT source ORDER BY source) FROM eval_runs WHERE suite_id = s.id), '{}') AS sources,
+      (SELECT max(created_at) FROM eval_runs WHERE suite_id = s.id AND source = 'schedule') AS last_scheduled_run_at
     FROM eval_suites s WHERE s.project_id = ${projectId} AND s.deleted_at IS NULL
     ORDER BY s.created_at, s.id`,
   );

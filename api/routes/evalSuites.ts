@@ -7,6 +7,7 @@ import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
 import { toEvalRun } from '../evalViews.js';
+import { scheduleSummary } from '../scheduleView.js';
 import { defineRoute } from '../route.js';
 import { requireServers, requireServerSelection } from '../../domain/evals/serverSelection.js';
 import { collection, projectParams } from '../schemas/common.js';
@@ -28,7 +29,7 @@ const howToEnd = (run: Run) =>
     ? `cancel it (POST /eval-runs/${run.id}/cancel) or wait for it to finish`
     : `finalize it (eval-ingest/runs/finalize with runId ${run.id})`;
 
-export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: RouteDeps) {
+export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log, config }: RouteDeps) {
   return [
     defineRoute({
       method: 'post',
@@ -120,6 +121,8 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log }: R
             },
             totals: { runs: s.runs, passed: s.runsPassed, failed: s.runsFailed },
             passRateTrend: s.trend,
+            sources: s.sources,
+            schedule: scheduleSummary(s, config.SCHEDULE_MINUTE_MS),
           })),
         };
       },

@@ -6,7 +6,9 @@ import { chatRoutes } from './chat.js';
 import { evalCaseRoutes } from './evalCases.js';
 import { evalRunCompareRoutes } from './evalRunCompare.js';
 import { evalRunEventRoutes } from './evalRunEvents.js';
+import { evalRunToolRoutes } from './evalRunTools.js';
 import { evalRunRoutes } from './evalRuns.js';
+import { evalSuiteOverviewRoutes } from './evalSuiteOverview.js';
 import { evalSuiteScheduleRoutes } from './evalSuiteSchedule.js';
 import { evalSuiteRoutes } from './evalSuites.js';
 import { hostRoutes } from './hosts.js';
@@ -24,12 +26,14 @@ export function allRoutes(deps: RouteDeps): RouteSpec[] {
     ...chatRoutes(deps),
     ...hostRoutes(deps),
     ...evalSuiteRoutes(deps),
+    ...evalSuiteOverviewRoutes(deps),
     ...evalSuiteScheduleRoutes(deps),
     ...caseGenerationRoutes(deps),
     ...evalCaseRoutes(deps),
     ...evalRunRoutes(deps),
     ...evalRunCompareRoutes(deps),
     ...evalRunEventRoutes(deps),
+    ...evalRunToolRoutes(deps),
     ...ingestRoutes(deps),
     ...ingestUploadRoutes(deps),
     ...serverOperationRoutes(deps),

@@ -656,5 +656,17 @@ export const suiteListItem = z
     passRateTrend: z
       .array(z.number())
       .meta({ description: 'pass rates (0..1) of the last 10 finished runs, oldest first' }),
+    sources: z
+      .array(z.string())
+      .meta({ description: "the distinct sources of the suite's runs (api, sdk, schedule), in name order" }),
+    schedule: z
+      .object({
+        enabled: z.boolean(),
+        intervalMinutes: z.number(),
+        nextRunAt: epochMs.nullable().meta({ description: 'when the schedule next starts a run; null while paused' }),
+        lastRunAt: epochMs.nullable().meta({ description: 'when the schedule last started a run' }),
+      })
+      .nullable()
+      .meta({ description: "the suite's schedule (PATCH .../schedule); null when it was never given one" }),
   })
   .meta({ id: 'EvalSuite' });

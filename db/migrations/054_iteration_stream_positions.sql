@@ -21,8 +21,11 @@ CREATE TRIGGER eval_iterations_stream_position
   FOR EACH ROW EXECUTE FUNCTION eval_iterations_stream_position();
 
 -- Iterations already final: positions in plan order, run by run.
-UPDATE eval_iterations i SET stream_position = nextval('eval_iterations_stream_position_seq')
-FROM (SELECT id FROM eval_iterations WHERE status IN ('completed', 'failed', 'cancelled') ORDER BY run_id, seq) o
+UPDATE eval_iterations i SET stream_position = o.position
+FROM (
+  SELECT id, nextval('eval_iterations_stream_position_seq') AS position
+  FROM (SELECT id FROM eval_iterations WHERE status IN ('completed', 'failed', 'cancelled') ORDER BY run_id, seq) f
+) o
 WHERE i.id = o.id;
 
 -- The stream's read: a run's final iterations after a position.

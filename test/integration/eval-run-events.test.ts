@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp, type App } from '../../api/app.js';
+import type { Db } from '../../db/connection.js';
 import type { StreamState } from '../../api/eventStream.js';
 import { evalRunSchema, iterationSchema } from '../../api/schemas/evals.js';
 import { createLogger } from '../../runtime/logger.js';
@@ -28,7 +29,11 @@ interface Read {
 async function readEvents(
   url: string,
   key: string,
-  options: { lastEventId?: string; stop?: (events: EventSourceMessage[]) => boolean } = {},
+  options: {
+    lastEventId?: string;
+    stop?: (events: EventSourceMessage[]) => boolean;
+    onEvent?: (event: EventSourceMessage) => void;
+  } = {},
 ): Promise<Read> {
   const abort = new AbortController();
   const response = await fetch(url, {
@@ -43,7 +48,12 @@ async function readEvents(
     return { status: response.status, headers: response.headers, events: [], data: [], body: await response.json() };
   }
   const events: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => events.push(event) });
+  const parser = createParser({
+    onEvent: (event) => {
+      events.push(event);
+      options.onEvent?.(event);
+    },
+  });
   const decoder = new TextDecoder();
   const reader = response.body!.getReader();
   for (;;) {
@@ -170,9 +180,57 @@ describe('GET /eval-runs/{id}/events', () => {
     expect(world.stack.app.eventStreams.states()).toHaveLength(0);
   });
 
+  it('sends an iteration whose commit became visible after a later position, once', async () => {
+    const { sql } = world.stack;
+    const { runId } = (await ingest('runs/start', { suiteName: 'Late commits', externalRunId: 'late-1' })).body;
+    // Two iterations finish at once; the one that took the earlier position commits last.
+    await sql`INSERT INTO eval_iterations (id, run_id, title, iteration_number, status)
+      VALUES ('itr_late_a', ${runId}, 'a', 1, 'pending'), ('itr_late_b', ${runId}, 'b', 1, 'pending')`;
+    const finish = (db: Db, id: string) =>
+      db<{ position: number }[]>`
+        UPDATE eval_iterations SET status = 'completed', result = 'passed' WHERE id = ${id}
+        RETURNING stream_position AS position`;
+
+    let sawB!: () => void;
+    const bSent = new Promise<void>((resolve) => (sawB = resolve));
+    const reading = readEvents(eventsUrl(runId), world.org.apiKey, {
+      onEvent: (e) => e.event === 'iteration' && JSON.parse(e.data).id === 'itr_late_b' && sawB(),
+      stop: (events) => events.filter((e) => e.event === 'iteration').length === 2,
+    });
+    await vi.waitFor(() => expect(world.stack.app.eventStreams.states()).toHaveLength(1));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let positionA = 0;
+    let tookA!: () => void;
+    const aTook = new Promise<void>((resolve) => (tookA = resolve));
+    const a = sql.begin(async (tx) => {
+      positionA = (await finish(tx, 'itr_late_a'))[0].position;
+      tookA();
+      await held;
+    });
+    await aTook;
+    const [{ position: positionB }] = await finish(sql, 'itr_late_b');
+    expect(positionB).toBeGreaterThan(positionA);
+    await bSent;
+    release();
+    await a;
+    const read = await reading;
+    const iterations = iterationsOf(read);
+    expect(iterations.map((e) => JSON.parse(e.data).id)).toEqual(['itr_late_b', 'itr_late_a']);
+    // ids never go down: the late one carries the highest position sent, which a reconnect resumes after
+    expect(iterations.map((e) => Number(e.id))).toEqual([positionB, positionB]);
+    expect((await ingest('runs/finalize', { runId, externalRunId: 'late-1' })).status).toBe(200);
+  });
+
   it("answers 404 for another organization's run and 400 for a malformed Last-Event-ID, in the envelope", async () => {
-    const { runId } = (await ingest('report', { suiteName: 'Mine', results: sampleResults(2, { prefix: 'mine' }) }))
-      .body;
+    const report = await ingest('report', {
+      suiteName: 'Mine',
+      externalRunId: 'mine-1',
+      results: sampleResults(2, { prefix: 'mine' }),
+    });
+    expect(report.status).toBe(200);
+    const { runId } = report.body;
+    expect((await readEvents(eventsUrl(runId), world.org.apiKey)).status).toBe(200);
     const other = await seedOrganization(world.stack.sql);
     const foreign = await readEvents(eventsUrl(runId), other.apiKey);
     expect(foreign.status).toBe(404);

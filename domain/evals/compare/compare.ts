@@ -15,9 +15,10 @@
  * on all iterations of each side); otherwise `improved` when a case was fixed or the pooled rate rose significantly;
  * otherwise `no_significant_change`. A regression wins over an improvement: it is what a CI gate must see.
  */
-import type { CaseAggregate, Confusion, SideAggregates, ToolAggregate } from '../../../db/evalCompare.js';
+import type { CaseAggregate, Confusion, SideAggregates } from '../../../db/evalCompare.js';
 import type { Interval } from '../statistics.js';
 import { benjaminiHochberg, fisherExact, iterationsNeeded, rateDifference } from './statistics.js';
+import { scoreTool, type ToolSide } from './tools.js';
 
 export const FALSE_DISCOVERY_RATE = 0.05;
 
@@ -43,14 +44,6 @@ export interface CaseComparison {
   adjustedPValue: number | null;
   significant: boolean;
   iterationsNeeded: number | null;
-}
-
-export interface ToolSide {
-  called: number;
-  expected: number;
-  precision: number | null;
-  recall: number | null;
-  f1: number | null;
 }
 
 export interface ToolComparison {
@@ -126,21 +119,6 @@ function matchCases(base: CaseAggregate[], current: CaseAggregate[]) {
   return pairs;
 }
 
-function toolSide(t: ToolAggregate | undefined): ToolSide {
-  const called = t?.called ?? 0;
-  const expected = t?.expected ?? 0;
-  const matched = t?.matched ?? 0;
-  const precision = called === 0 ? null : matched / called;
-  const recall = expected === 0 ? null : matched / expected;
-  const f1 =
-    precision === null || recall === null
-      ? null
-      : precision + recall === 0
-        ? 0
-        : (2 * precision * recall) / (precision + recall);
-  return { called, expected, precision, recall, f1 };
-}
-
 export function compareSides(base: SideAggregates, current: SideAggregates): Comparison {
   const pairs = matchCases(base.cases, current.cases);
   const matched = pairs.filter((p) => p.base && p.current);
@@ -209,8 +187,8 @@ export function compareSides(base: SideAggregates, current: SideAggregates): Com
   const currentTools = new Map(current.tools.map((t) => [t.toolName, t]));
   const names = [...new Set([...baseTools.keys(), ...currentTools.keys()])].sort();
   const tools = names.map((toolName) => {
-    const b = toolSide(baseTools.get(toolName));
-    const c = toolSide(currentTools.get(toolName));
+    const b = scoreTool(baseTools.get(toolName));
+    const c = scoreTool(currentTools.get(toolName));
     return { toolName, base: b, current: c, f1Difference: b.f1 === null || c.f1 === null ? null : c.f1 - b.f1 };
   });
 
