@@ -1,19 +1,9 @@
+import type { z } from 'zod';
+import type { toolAnalysisSchema } from '../../../api/schemas/toolAnalysis';
 import { ratio } from './figures';
 
-/** The reply of GET .../eval-runs/{runId}/tools. TODO: the type from A's schema once h18-api is merged. */
-export interface ToolAnalysis {
-  tools: {
-    toolName: string;
-    expected: number;
-    called: number;
-    truePositives: number;
-    precision: number | null;
-    recall: number | null;
-    f1: number | null;
-  }[];
-  confusions: { expected: string; actual: string; count: number }[];
-  coverage: { toolsExpected?: number; toolsCalled?: number } & Record<string, unknown>;
-}
+/** The reply of GET .../eval-runs/{runId}/tools. */
+export type ToolAnalysis = z.infer<typeof toolAnalysisSchema>;
 
 /** Per tool, how well the model chose it (precision, recall, F1); which tool it took for which; what went unused. */
 export function ToolAnalysisView({ analysis }: { analysis: ToolAnalysis }) {
@@ -84,34 +74,26 @@ export function ToolAnalysisView({ analysis }: { analysis: ToolAnalysis }) {
   );
 }
 
-/** Coverage as the route gives it: counts as figures, lists of tool names as lists. */
+/** Which tools were expected and called at all: what the run never exercised. */
 function Coverage({ coverage }: { coverage: ToolAnalysis['coverage'] }) {
-  const entries = Object.entries(coverage);
-  if (entries.length === 0) return null;
   return (
     <dl class="figures coverage" aria-label="Coverage">
-      {entries.map(([name, value]) => (
-        <div key={name}>
-          <dt>{words(name)}</dt>
-          <dd>
-            {Array.isArray(value)
-              ? value.length === 0
-                ? 'none'
-                : value.map((v) => String(v)).join(', ')
-              : typeof value === 'number'
-                ? value < 1 && value > 0
-                  ? ratio(value)
-                  : value
-                : String(value)}
-          </dd>
-        </div>
-      ))}
+      <div>
+        <dt>Tools expected</dt>
+        <dd>{coverage.toolsExpected}</dd>
+      </div>
+      <div>
+        <dt>Tools called</dt>
+        <dd>{coverage.toolsCalled}</dd>
+      </div>
+      <div>
+        <dt>Expected, never called</dt>
+        <dd>{coverage.expectedNeverCalled.join(', ') || 'none'}</dd>
+      </div>
+      <div>
+        <dt>Called, never expected</dt>
+        <dd>{coverage.calledNeverExpected.join(', ') || 'none'}</dd>
+      </div>
     </dl>
   );
-}
-
-/** `toolsExpectedNeverCalled` -> "tools expected never called". */
-function words(name: string): string {
-  const spaced = name.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
-  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
 }

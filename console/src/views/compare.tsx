@@ -156,7 +156,7 @@ const STATUS_WORDS: Record<CaseComparison['status'], string> = {
   new_case: 'new case',
   removed_case: 'removed case',
   unchanged_passed: 'passed in both',
-  unchanged_failed: 'unchanged',
+  unchanged_failed: 'failing in both',
 };
 
 /** The plain-words reading of a case's significance. */
