@@ -16,6 +16,8 @@ describe('the console: runs, traces, comparisons and servers', () => {
   let suiteId: string;
   let firstRunId: string;
   let secondRunId: string;
+  /** the suite's latest completed run before the one compared */
+  let previousRunId: string;
 
   // A slow model (a few seconds for the run) so that the page sees it running; one case calls echo with the wrong
   // argument, so its iterations fail on it.
@@ -100,6 +102,74 @@ describe('the console: runs, traces, comparisons and servers', () => {
     expect(polls).toEqual([]);
   });
 
+  it('reconnects after the connection dropped, resuming after the last iteration it had', async () => {
+    const { call, org, model } = world;
+    const p = org.projectId;
+    model.setScript('scripted-console-views', {
+      byQuery: { 'Say hello': right('hello', 300), 'Say it': wrong(300) },
+    });
+    const started = await call('POST', `/projects/${p}/eval-runs`, {
+      suiteId,
+      modelApiKeys: { openai: 'k' },
+      isolation: 'shared',
+      concurrency: 1,
+    });
+    expect(started.status).toBe(202);
+    const runId: string = started.body.runId;
+    previousRunId = runId;
+    const streams: Record<string, string>[] = [];
+    const onRequest = (request: { url(): string; headers(): Record<string, string> }) => {
+      if (new URL(request.url()).pathname.endsWith(`/eval-runs/${runId}/events`)) streams.push(request.headers());
+    };
+    page.on('request', onRequest);
+    // The first connection is cut after two iterations (the run, two iterations, then the stream closes without
+    // `end`, as a dropped connection would); the page must reconnect and resume after the second.
+    let cut = false;
+    await page.route(`**/eval-runs/${runId}/events`, async (route) => {
+      if (cut) return await route.continue();
+      cut = true;
+      await route.fulfill({
+        status: 200,
+        headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store' },
+        body: await firstIterations(route.request().url(), route.request().headers(), 2),
+      });
+    });
+    await page.goto(`${world.consoleUrl}#/projects/${p}/runs/${runId}`);
+    await page.locator('h1 .badge-failed').waitFor({ timeout: 60_000 });
+    page.off('request', onRequest);
+    await page.unroute(`**/eval-runs/${runId}/events`);
+
+    expect(streams.length).toBeGreaterThanOrEqual(2);
+    expect(streams[0]['last-event-id']).toBeUndefined();
+    expect(Number(streams.at(-1)!['last-event-id'])).toBeGreaterThan(0);
+    // Every iteration once: none lost, none twice.
+    expect(await page.locator('ul.failed-iterations li').count()).toBe(2);
+    expect(await page.locator('details.passed-iterations summary').innerText()).toBe('6 passed iterations');
+  });
+
+  /** The real stream's first events, up to and with the `count`th iteration, then nothing more. */
+  async function firstIterations(url: string, headers: Record<string, string>, count: number): Promise<string> {
+    const abort = new AbortController();
+    const reply = await fetch(url, { headers: { authorization: headers.authorization }, signal: abort.signal });
+    const reader = reply.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+      const blocks = text.split('\n\n');
+      const complete = blocks.slice(0, -1);
+      const at = complete.findIndex(
+        (block, i) => complete.slice(0, i + 1).filter((b) => b.includes('event: iteration')).length === count,
+      );
+      if (at !== -1) {
+        abort.abort();
+        return `${complete.slice(0, at + 1).join('\n\n')}\n\n`;
+      }
+    }
+    throw new Error('the stream ended before the iterations came');
+  }
+
   it('opens a failed iteration and highlights the argument that did not match', async () => {
     await page.locator('ul.failed-iterations a').first().click();
     const mark = page.locator('mark.mismatch[data-argument="message"]');
@@ -135,8 +205,8 @@ describe('the console: runs, traces, comparisons and servers', () => {
     expect(await first.innerText()).toContain('greets');
     expect(await first.innerText()).toContain('likely a real regression');
     expect(await page.locator('#verdict-heading').innerText()).toBe('Likely a real regression');
-    // The base picker offers the suite's other run, chosen by default.
-    expect(await page.locator('#base-run').inputValue()).toBe(firstRunId);
+    // The base picker offers the suite's other runs, the previous completed one chosen by default.
+    expect(await page.locator('#base-run').inputValue()).toBe(previousRunId);
     await checkView('compare');
   });
 
