@@ -227,4 +227,59 @@ describe('the console: runs, traces, comparisons and servers', () => {
     expect(await result.innerText()).toContain('Echo: hi from the console');
     await checkView('servers');
   });
+
+  it('cancels a running run from its page', async () => {
+    const { call, org, model } = world;
+    const p = org.projectId;
+    model.setScript('scripted-console-views', {
+      byQuery: { 'Say hello': right('hello', 1500), 'Say it': wrong(1500) },
+    });
+    const started = await call('POST', `/projects/${p}/eval-runs`, {
+      suiteId,
+      modelApiKeys: { openai: 'k' },
+      isolation: 'shared',
+      concurrency: 1,
+    });
+    expect(started.status).toBe(202);
+    await page.goto(`${world.consoleUrl}#/projects/${p}/runs/${started.body.runId}`);
+    await page.getByRole('button', { name: 'Cancel the run' }).click();
+    await page.locator('h1 .badge-cancelled').waitFor({ timeout: 30_000 });
+    expect(await page.getByRole('button', { name: /Cancel/ }).count()).toBe(0);
+  });
+
+  it('shows a column per model for a run of several models', async () => {
+    const { call, org, serverId, model } = world;
+    const p = org.projectId;
+    for (const id of ['model-a', 'model-b'])
+      model.setScript(id, { byQuery: { 'Say hello': right('hello', 0), 'Say it': wrong(0) } });
+    const started = await call('POST', `/projects/${p}/eval-runs`, {
+      suiteName: 'Two models',
+      serverIds: [serverId],
+      modelApiKeys: { openai: 'k' },
+      isolation: 'shared',
+      models: [
+        { model: 'model-a', provider: 'openai' },
+        { model: 'model-b', provider: 'openai' },
+      ],
+      tests: [
+        { title: 'greets', query: 'Say hello', runs: 2, expectedToolCalls: [{ toolName: 'echo' }] },
+        {
+          title: 'says it',
+          query: 'Say it',
+          runs: 2,
+          expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }],
+        },
+      ],
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    expect((await waitForRun(call, p, started.body.runId)).status).toBe('completed');
+    await page.goto(`${world.consoleUrl}#/projects/${p}/runs/${started.body.runId}`);
+    const models = page.locator('table.models');
+    await models.waitFor();
+    expect(await models.locator('tbody th').allInnerTexts()).toEqual(['model-a', 'model-b']);
+    const cases = page.locator('table.cases');
+    expect(await cases.locator('thead th').allInnerTexts()).toEqual(['Case', 'model-a', 'model-b']);
+    expect(await cases.locator('tr', { hasText: 'greets' }).innerText()).toMatch(/2\/2.*2\/2/s);
+    expect(await scan(page), 'axe on a run of two models').toEqual([]);
+  });
 });
