@@ -36,10 +36,10 @@ export interface AppDeps {
   mcp: McpOperations;
   /** this process's Prometheus registry and instruments (default: a fresh one), served at /metrics */
   metrics?: Metrics;
-  /** the bounds of event streams (GET /eval-runs/{id}/events), when not the defaults (api/eventStream.ts) */
-  eventStreamLimits?: Partial<EventStreamLimits>;
   /** the built console served at /console (default: console/dist, scripts/build-console.ts) */
   consoleDir?: string;
+  /** the bounds of event streams (GET /eval-runs/{id}/events), when not the defaults (api/eventStream.ts) */
+  eventStreamLimits?: Partial<EventStreamLimits>;
 }
 
 /** What route modules receive: the app's dependencies plus the services built from them once. */

@@ -40,3 +40,32 @@ export function useTitle(title: string): void {
     document.title = title ? `${title} · Runway console` : 'Runway console';
   }, [title]);
 }
+
+export interface Action<A extends unknown[]> {
+  /** runs the action; true when it succeeded */
+  run(...args: A): Promise<boolean>;
+  busy: boolean;
+  /** the last failure (the API's error envelope), shown next to the form */
+  error: Error | undefined;
+  clear(): void;
+}
+
+/** A form's submission: busy while it runs, its error kept for the form to show. */
+export function useAction<A extends unknown[]>(action: (...args: A) => Promise<unknown>): Action<A> {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Error | undefined>(undefined);
+  const run = async (...args: A) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action(...args);
+      return true;
+    } catch (e) {
+      setError(e as Error);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { run, busy, error, clear: () => setError(undefined) };
+}

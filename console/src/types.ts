@@ -6,7 +6,9 @@ import type { z } from 'zod';
 import type { projectSchema } from '../../api/schemas/catalog';
 import type { caseSchema } from '../../api/schemas/cases';
 import type { evalRunSchema, suiteListItem } from '../../api/schemas/evals';
+import type { suiteOverviewSchema } from '../../api/schemas/suiteOverview';
 import type { suiteDetailSchema } from '../../api/schemas/suites';
+import type { RunStatistics as Statistics } from '../../domain/evals/statistics';
 
 /** `{ items, nextCursor? }` of every list route. */
 export interface Page<T> {
@@ -19,3 +21,9 @@ export type SuiteListItem = z.infer<typeof suiteListItem>;
 export type SuiteDetail = z.infer<typeof suiteDetailSchema>;
 export type EvalRun = z.infer<typeof evalRunSchema>;
 export type EvalCase = z.infer<typeof caseSchema>;
+
+/** What `summary` carries besides its declared fields (domain/evals/statistics.ts), present on finished runs. */
+export type RunStatistics = Partial<Statistics>;
+
+/** `GET /eval-suites/{s}/overview`: the suite view's one request (suite, runs newest first, cases with history). */
+export type SuiteOverview = z.infer<typeof suiteOverviewSchema>;

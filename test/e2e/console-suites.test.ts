@@ -1,16 +1,29 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scan, shot, signIn, storedKey, startConsoleWorld, type ConsoleWorld } from '../helpers/console.js';
+import { CONSOLE_CSP, consoleRoutes, defaultConsoleDir } from '../../api/console.js';
+import { SCRIPT_BUDGET_BYTES } from '../../scripts/build-console.js';
+import { scan, shot, signIn, startConsoleWorld, storedKey, type ConsoleWorld } from '../helpers/console.js';
 
-describe('the eval console: sign-in and the suites view', () => {
+/**
+ * The console's shell and its first two views against a real stack with real runs (test/helpers/console.ts): sign in,
+ * the suites with their trend and sources, the suite with its runs, trend and case history, and the forms that change
+ * a suite. Screenshots land in test-results/console/.
+ */
+describe('the eval console: sign-in, suites and a suite', () => {
   let world: ConsoleWorld;
   beforeAll(async () => {
     world = await startConsoleWorld();
   });
   afterAll(async () => world?.stop());
 
-  it('refuses a wrong key, then signs in and lists the suites with their trend', async () => {
+  it('refuses a wrong key, then signs in and lists the suites with their trend and sources, filtered by source', async () => {
     const { page, assertClean } = await world.newPage();
     await page.goto(world.consoleUrl);
+    expect(await page.title()).toContain('Runway console');
     await page.getByLabel('API key').fill('sk_not_a_real_key');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').innerText()).toContain('did not accept this key');
@@ -20,9 +33,218 @@ describe('the eval console: sign-in and the suites view', () => {
 
     await signIn(page, world.consoleUrl, world.org.apiKey);
     expect(await storedKey(page)).toBe(world.org.apiKey);
-    await page.getByRole('heading', { name: world.seeded.suite.name }).waitFor();
+    const echo = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Echo checks' }) });
+    const nightly = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Nightly (CI)' }) });
+    await echo.waitFor();
+    // The trend of the three runs (100%, 86%, 43%), in words for the chart's text alternative.
+    expect(await echo.getByRole('img').getAttribute('aria-label')).toMatch(/over 3 runs: from 100% .* to 43%/);
+    expect(await echo.locator('canvas').count()).toBeGreaterThan(0);
+    expect(await echo.getByRole('list', { name: 'Sources' }).innerText()).toBe('api');
+    expect(await nightly.getByRole('list', { name: 'Sources' }).innerText()).toBe('sdk');
+    expect(await echo.innerText()).toContain('43%');
     expect(await scan(page)).toEqual([]);
     await shot(page, 'suites');
+
+    await page.getByLabel('Source', { exact: true }).selectOption('sdk');
+    await expect.poll(() => page.getByRole('heading', { name: 'Echo checks' }).count()).toBe(0);
+    expect(await nightly.count()).toBe(1);
+    expect(page.url()).toContain('source=sdk');
+    await page.getByLabel('Source', { exact: true }).selectOption('');
+    await echo.waitFor();
+
+    // Signing out forgets the key.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect(await storedKey(page)).toBeNull();
     assertClean();
+  });
+
+  it('shows a suite: runs newest first, trend, case history; edits it, adds a case, starts a run, sets a schedule', async () => {
+    const { page, assertClean } = await world.newPage();
+    const { suite } = world.seeded;
+    const p = world.org.projectId;
+    await signIn(page, world.consoleUrl, world.org.apiKey);
+    await page.getByRole('link', { name: 'Echo checks' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Echo checks' }).waitFor();
+    expect(new URL(page.url()).hash).toBe(`#/projects/${p}/suites/${suite.id}`);
+
+    const runs = page.getByRole('table', { name: /newest runs/ });
+    const rows = runs.locator('tbody tr');
+    expect(await rows.count()).toBe(3);
+    expect(await rows.locator('th').allInnerTexts()).toEqual(['Run #3', 'Run #2', 'Run #1']);
+    const newest = await rows.first().innerText();
+    expect(newest).toContain('wrong argument');
+    expect(newest).toContain('43%');
+    expect(newest).toMatch(/\d+–\d+%/); // the 95% interval
+    expect(newest).toContain('scripted-console');
+    expect(newest).toContain('api');
+    expect(await rows.first().getByRole('link').getAttribute('href')).toBe(`#/projects/${p}/runs/${suite.runIds[2]}`);
+    expect(await page.getByRole('img', { name: /Pass rate of Echo checks over 3 runs/ }).count()).toBe(1);
+    // Each case's history over the three runs: "says goodbye" fell to 0% in the last one.
+    const goodbye = page.getByRole('img', { name: /Pass rate of says goodbye/ });
+    expect(await goodbye.getAttribute('aria-label')).toMatch(/over 3 runs: 100%, 75%, 0%/);
+    expect(await page.getByRole('img', { name: /Pass rate of greets over 3 runs: 100%, 100%, 100%/ }).count()).toBe(1);
+    expect(await scan(page)).toEqual([]);
+    await shot(page, 'suite');
+
+    // Edit the suite: its name, and a default model for cases that name none (the one added below).
+    await page.getByRole('button', { name: 'Edit the suite' }).click();
+    const editor = page.getByRole('form', { name: 'Edit the suite' });
+    await editor.getByLabel('Name').fill('Echo checks (edited)');
+    await editor.getByRole('button', { name: 'Add a model' }).click();
+    await editor.getByLabel('Model 1', { exact: true }).fill('scripted-console');
+    await editor.getByLabel('Provider', { exact: true }).fill('openai');
+    expect(await scan(page)).toEqual([]);
+    await editor.getByRole('button', { name: 'Save the suite' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Echo checks (edited)' }).waitFor();
+    const edited = (await world.call('GET', `/projects/${p}/eval-suites/${suite.id}`)).body;
+    expect(edited).toMatchObject({
+      name: 'Echo checks (edited)',
+      models: [{ model: 'scripted-console', provider: 'openai' }],
+    });
+
+    // Add a case; a duplicate is refused by the API, and its message is shown next to the form.
+    const addCase = async (title: string, prompt: string) => {
+      await page.getByRole('button', { name: 'Add a case' }).click();
+      const form = page.getByRole('form', { name: 'Add a case' });
+      await form.getByLabel('Title').fill(title);
+      await form.getByLabel('Prompt').fill(prompt);
+      await form.getByLabel('Expected tool calls').fill('echo {"message": "again"}');
+      await form.getByLabel('Iterations per run').fill('2');
+      await form.getByRole('button', { name: 'Add the case' }).click();
+      return form;
+    };
+    await addCase('repeats', 'say again');
+    await page.getByRole('row', { name: /repeats/ }).waitFor();
+    const cases = (await world.call('GET', `/projects/${p}/eval-suites/${suite.id}/cases`)).body.items;
+    expect(cases.find((c: { title: string }) => c.title === 'repeats')).toMatchObject({
+      prompt: 'say again',
+      iterations: 2,
+      expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'again' } }],
+    });
+    const duplicate = await addCase('repeats', 'say again');
+    await expect.poll(() => duplicate.getByRole('alert').innerText()).toMatch(/already has this title and prompt/);
+    expect(await scan(page)).toEqual([]);
+    await duplicate.getByRole('button', { name: 'Cancel' }).click();
+
+    // Start a run: it appears in the table.
+    await page.getByLabel('Notes').fill('from the console');
+    await page.getByRole('button', { name: 'Start a run' }).click();
+    await page.getByRole('status').filter({ hasText: 'Run started' }).waitFor();
+    await expect.poll(() => rows.count()).toBe(4);
+    expect(await rows.first().innerText()).toContain('from the console');
+    expect(await rows.locator('th').first().innerText()).toBe('Run #4');
+
+    // Set a schedule.
+    await page.getByLabel('Run on a schedule').check();
+    await page.getByLabel('Every (minutes)').fill('1440');
+    await page.getByRole('button', { name: 'Save the schedule' }).click();
+    await expect.poll(() => page.locator('#schedule-state').innerText()).toContain('Runs every day');
+    const detail = (await world.call('GET', `/projects/${p}/eval-suites/${suite.id}`)).body;
+    expect(detail.schedule).toMatchObject({ enabled: true, intervalMinutes: 1440 });
+    await shot(page, 'suite-edited');
+    assertClean();
+  });
+
+  it('waits out a 429 saying so, and goes back to the sign-in form on a 401', async () => {
+    const { page, assertClean } = await world.newPage();
+    const { suite } = world.seeded;
+    await signIn(page, world.consoleUrl, world.org.apiKey);
+    await page.getByRole('heading', { name: 'Echo checks' }).waitFor();
+
+    // The suite's first request is answered 429 with Retry-After: 2, once: the page says it waits, then shows it.
+    let limited = 0;
+    await page.route(`**/api/v1/projects/*/eval-suites/${suite.id}**`, async (route) => {
+      if (limited++ > 0) return await route.fallback();
+      await route.fulfill({
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': '2' },
+        body: JSON.stringify({ code: 'RATE_LIMITED', message: 'rate limit exceeded' }),
+      });
+    });
+    await page.getByRole('link', { name: 'Echo checks' }).click();
+    const notice = page.getByRole('status').filter({ hasText: 'The API asks us to wait 2 s (rate limit); retrying…' });
+    await notice.waitFor();
+    await shot(page, 'rate-limited');
+    await page.getByRole('heading', { level: 1, name: /Echo checks/ }).waitFor();
+    expect(await notice.count()).toBe(0);
+    expect(await page.getByRole('alert').count()).toBe(0);
+
+    // A key that stops working (revoked meanwhile): the next request's 401 signs the tab out, saying why.
+    await page.route('**/api/v1/**', (route) =>
+      route.fulfill({
+        status: 401,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code: 'UNAUTHORIZED', message: 'API key revoked' }),
+      }),
+    );
+    await page.getByRole('button', { name: 'Reload' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect(await page.getByRole('alert').innerText()).toContain('API key revoked');
+    expect(await storedKey(page)).toBeNull();
+    assertClean();
+  });
+
+  it('reads well in dark mode too', async () => {
+    const { page, assertClean } = await world.newPage({ colorScheme: 'dark' });
+    await signIn(page, world.consoleUrl, world.org.apiKey);
+    await page.getByRole('heading', { name: 'Nightly (CI)' }).waitFor();
+    const background = await page.evaluate('getComputedStyle(document.body).backgroundColor');
+    expect(background).toBe('rgb(15, 18, 22)');
+    expect(await scan(page)).toEqual([]);
+    await shot(page, 'suites-dark');
+    assertClean();
+  });
+
+  it('is served with a strict CSP, no inline script, long-cached hashed assets, and under the script budget', async () => {
+    const reply = await fetch(world.consoleUrl);
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+    expect(CONSOLE_CSP).toContain("script-src 'self'");
+    expect(CONSOLE_CSP).not.toContain('unsafe-inline');
+    expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(reply.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(reply.headers.get('cache-control')).toBe('no-cache');
+    const html = await reply.text();
+    const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.length).toBe(1);
+    for (const [, attributes, body] of scripts) {
+      expect(attributes).toMatch(/src="\/console\/main-[A-Z0-9]+\.js"/);
+      expect(body.trim()).toBe('');
+    }
+    expect(html).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
+
+    const asset = html.match(/src="(\/console\/main-[A-Z0-9]+\.js)"/)![1];
+    const script = await fetch(world.stack.origin + asset);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toContain('javascript');
+    expect(script.headers.get('cache-control')).toContain('immutable');
+    expect(script.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+
+    const bare = await fetch(`${world.stack.origin}/console`, { redirect: 'manual' });
+    expect(bare.status).toBe(301);
+    expect(bare.headers.get('location')).toBe('/console/');
+
+    const scriptBytes = readdirSync(defaultConsoleDir)
+      .filter((f) => f.endsWith('.js'))
+      .reduce((sum, f) => sum + gzipSync(readFileSync(join(defaultConsoleDir, f)), { level: 9 }).length, 0);
+    expect(scriptBytes).toBeGreaterThan(0);
+    expect(scriptBytes).toBeLessThan(SCRIPT_BUDGET_BYTES);
+  });
+
+  it('says how to build the console when it is not built', async () => {
+    const app = express().use(consoleRoutes(join(defaultConsoleDir, 'no-such-folder')));
+    const server: Server = await new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    try {
+      const { port } = server.address() as { port: number };
+      const reply = await fetch(`http://127.0.0.1:${port}/console/`);
+      expect(reply.status).toBe(503);
+      expect(reply.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+      expect(await reply.text()).toContain('npm run build:console');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

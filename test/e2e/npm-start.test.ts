@@ -38,6 +38,11 @@ describe('npm start', () => {
       expect(servers.body.items).toHaveLength(1);
       const ui = await fetch(`http://127.0.0.1:${uiPort}/`);
       expect(ui.status).toBe(200);
+      // The eval console, built at start, printed next to the API's address and served by the API.
+      expect(output()).toMatch(new RegExp(`Console: http://localhost:${port}/console/`));
+      const consolePage = await fetch(`http://127.0.0.1:${port}/console/`);
+      expect(consolePage.status).toBe(200);
+      expect(await consolePage.text()).toMatch(/<script type="module" src="\/console\/main-\w+\.js"><\/script>/);
     } finally {
       await stack.stop();
     }

@@ -99,6 +99,11 @@ describe('the production build', () => {
       info: { version: string };
     };
     expect(document.info.version).toMatch(/^\d+\.\d+\.\d+/);
+    // The console built into dist/console/dist, where the compiled API looks for it.
+    const page = await fetch(`${baseUrl}/console/`);
+    expect(page.status).toBe(200);
+    const script = /src="(\/console\/main-\w+\.js)"/.exec(await page.text())?.[1];
+    expect((await fetch(`${baseUrl}${script}`)).status).toBe(200);
 
     const created = await call('POST', `/projects/${org.projectId}/eval-runs`, {
       suiteName: 'built',

@@ -33,6 +33,7 @@ async function readEvents(
     lastEventId?: string;
     stop?: (events: EventSourceMessage[]) => boolean;
     onEvent?: (event: EventSourceMessage) => void;
+    onComment?: (comment: string) => void;
   } = {},
 ): Promise<Read> {
   const abort = new AbortController();
@@ -53,6 +54,7 @@ async function readEvents(
       events.push(event);
       options.onEvent?.(event);
     },
+    onComment: (comment) => options.onComment?.(comment),
   });
   const decoder = new TextDecoder();
   const reader = response.body!.getReader();
@@ -264,7 +266,7 @@ describe('GET /eval-runs/{id}/events', () => {
         config: stack.config,
         log: createLogger('silent'),
         mcp: stack.mcp,
-        eventStreamLimits: { perKey: 2, pollMs: 50, drainTimeoutMs: 1000 },
+        eventStreamLimits: { perKey: 2, pollMs: 50, drainTimeoutMs: 1000, heartbeatMs: 200, maxLifetimeMs: 3000 },
       });
       server = app.express.listen(0, '127.0.0.1');
       await once(server, 'listening');
@@ -308,6 +310,20 @@ describe('GET /eval-runs/{id}/events', () => {
       again.abort.abort();
       await vi.waitFor(() => expect(app.eventStreams.states()).toHaveLength(0));
       expect((await ingest('runs/finalize', { runId, externalRunId: 'capped-1' })).status).toBe(200);
+    });
+
+    it('sends heartbeat comments and closes a stream at the end of its lifetime, without `end`', async () => {
+      const { runId } = (await ingest('runs/start', { suiteName: 'Long', externalRunId: 'long-1' })).body;
+      const closed = once(app.eventStreams, 'closed') as Promise<[StreamState]>;
+      const comments: string[] = [];
+      const read = await readEvents(eventsUrl(runId, base), world.org.apiKey, {
+        onComment: (comment) => comments.push(comment),
+      });
+      expect(read.status).toBe(200);
+      expect(read.events.map((e) => e.event)).toEqual(['run']);
+      expect(comments.filter((c) => c.trim() === 'heartbeat').length).toBeGreaterThan(0);
+      expect((await closed)[0].closed).toBe('lifetime');
+      expect((await ingest('runs/finalize', { runId, externalRunId: 'long-1' })).status).toBe(200);
     });
 
     it('stops writing to a client that reads nothing, holds at most one event beyond the socket, and drops it', async () => {

@@ -9,12 +9,6 @@ import { paths, type ViewProps } from '../routes';
 import { useStore } from '../store';
 import type { Page, Project, SuiteListItem } from '../types';
 
-/** What the suite list adds for this view (issue 18): the sources of its runs and its schedule. */
-type SuiteItem = SuiteListItem & {
-  sources?: string[];
-  schedule?: { enabled: boolean; intervalMinutes?: number | null; nextRunAt?: number | null } | null;
-};
-
 /** `#/`: the key's projects, and the chosen project's suites with their latest run, trend, schedule and sources. */
 export function SuitesView({ query }: ViewProps) {
   const chosen = useStore(chosenProject);
@@ -23,7 +17,9 @@ export function SuitesView({ query }: ViewProps) {
   const projectId =
     query.get('project') ?? (items.some((p) => p.id === chosen) ? chosen : null) ?? items[0]?.id ?? null;
   const project = items.find((p) => p.id === projectId);
-  const suites = useApi<Page<SuiteItem>>(projectId ? `/projects/${encodeURIComponent(projectId)}/eval-suites` : null);
+  const suites = useApi<Page<SuiteListItem>>(
+    projectId ? `/projects/${encodeURIComponent(projectId)}/eval-suites` : null,
+  );
   const source = query.get('source') ?? '';
   useTitle(project ? `Suites of ${project.name}` : 'Suites');
   useEffect(() => {
@@ -35,8 +31,8 @@ export function SuitesView({ query }: ViewProps) {
   if (items.length === 0) return <p>This key can see no project.</p>;
 
   const all = suites.data?.items ?? [];
-  const sources = [...new Set(all.flatMap((s) => s.sources ?? []))].sort();
-  const shown = source ? all.filter((s) => s.sources?.includes(source)) : all;
+  const sources = [...new Set(all.flatMap((s) => s.sources))].sort();
+  const shown = source ? all.filter((s) => s.sources.includes(source)) : all;
   const to = (next: { project?: string; source?: string }) =>
     href(paths.suites, {}, { project: next.project ?? projectId, source: 'source' in next ? next.source : source });
 
@@ -93,7 +89,7 @@ export function SuitesView({ query }: ViewProps) {
   );
 }
 
-function SuiteCard({ suite, projectId }: { suite: SuiteItem; projectId: string }) {
+function SuiteCard({ suite, projectId }: { suite: SuiteListItem; projectId: string }) {
   const latest = suite.latestRun;
   const trend = suite.passRateTrend.map((passRate, i, all) => ({
     label: i === all.length - 1 ? 'latest' : `${i - all.length + 1}`,
@@ -127,7 +123,7 @@ function SuiteCard({ suite, projectId }: { suite: SuiteItem; projectId: string }
         <dd>{scheduleText(suite.schedule)}</dd>
         <dt>Sources</dt>
         <dd>
-          {suite.sources && suite.sources.length > 0 ? (
+          {suite.sources.length > 0 ? (
             <ul class="tags" aria-label="Sources">
               {suite.sources.map((s) => (
                 <li key={s} class="tag">
@@ -145,8 +141,8 @@ function SuiteCard({ suite, projectId }: { suite: SuiteItem; projectId: string }
   );
 }
 
-function scheduleText(schedule: SuiteItem['schedule']): string {
-  if (!schedule || !schedule.intervalMinutes) return 'none';
+function scheduleText(schedule: SuiteListItem['schedule']): string {
+  if (!schedule) return 'none';
   const next = schedule.enabled && schedule.nextRunAt ? `, next ${when(schedule.nextRunAt)}` : '';
   return schedule.enabled ? `${every(schedule.intervalMinutes)}${next}` : `paused (${every(schedule.intervalMinutes)})`;
 }
