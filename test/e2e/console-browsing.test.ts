@@ -98,8 +98,8 @@ describe('browsing the console on the default rate limits', () => {
     const consoleUrl = `${world.stack.origin}/console/`;
     await signIn(page, consoleUrl, key.key);
     await page.goto(`${consoleUrl}#/projects/${p}/suites/${first.body.suiteId}`);
-    await page.getByRole('heading', { level: 1 }).waitFor();
-    await page.goto(`${consoleUrl}#/projects/${p}/runs/${runId}`);
+    await page.getByRole('heading', { name: 'Browsing', level: 1 }).waitFor();
+    await page.locator(`a[href$="/runs/${runId}"]`).first().click();
     const failedIteration = page.locator('ul.failed-iterations a').first();
     await failedIteration.waitFor();
     await page.locator('table.cases').waitFor();
