@@ -181,6 +181,9 @@ describe('the console: runs, traces, comparisons and servers', () => {
     expect(await page.locator('.conversation .message-assistant').count()).toBeGreaterThan(0);
     expect(await page.locator('table.timeline tr.span-llm').count()).toBeGreaterThan(0);
     expect(await page.locator('table.timeline tr.span-tool').count()).toBeGreaterThan(0);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await scan(page), 'axe on the trace view, dark').toEqual([]);
+    await page.emulateMedia({ colorScheme: 'light' });
     await checkView('trace');
   });
 
@@ -225,6 +228,24 @@ describe('the console: runs, traces, comparisons and servers', () => {
     const result = echo.locator('.tool-result pre');
     await result.waitFor({ timeout: 30_000 });
     expect(await result.innerText()).toContain('Echo: hi from the console');
+
+    // Numbers are sent as numbers, an enum is a choice, an optional boolean starts at its default.
+    const tool = (name: RegExp) => server.locator('li.tool', { has: page.locator('summary code', { hasText: name }) });
+    const sum = tool(/^get-sum$/);
+    await sum.locator('summary').click();
+    expect(await sum.locator('input[name="a"]').getAttribute('type')).toBe('number');
+    await sum.locator('input[name="a"]').fill('2');
+    await sum.locator('input[name="b"]').fill('3.5');
+    await sum.getByRole('button', { name: 'Call get-sum' }).click();
+    await sum.locator('.tool-result pre').waitFor({ timeout: 30_000 });
+    expect(await sum.locator('.tool-result pre').innerText()).toContain('The sum of 2 and 3.5 is 5.5.');
+    const annotated = tool(/^get-annotated-message$/);
+    await annotated.locator('summary').click();
+    expect(await annotated.locator('select[name="includeImage"]').inputValue()).toBe('false');
+    await annotated.getByLabel(/^messageType/).selectOption({ label: 'success' });
+    await annotated.getByRole('button', { name: 'Call get-annotated-message' }).click();
+    await annotated.locator('.tool-result pre').waitFor({ timeout: 30_000 });
+    expect(await annotated.locator('.tool-result pre').innerText()).toContain('Operation completed successfully');
     await checkView('servers');
   });
 
