@@ -28,12 +28,12 @@ export function IterationList({
   return (
     <>
       {failed.length > 0 && (
-        <ul class="iterations failed-iterations" aria-label="Failed iterations">
+        <ul class="iterations failed-iterations" aria-label="Iterations that did not pass">
           {failed.map((it) => (
             <li key={it.id} class="iteration failed">
               <a href={link(it)}>
-                <span class="badge badge-failed">{it.status === 'failed' ? 'errored' : 'failed'}</span> {it.title} #
-                {it.iterationNumber}
+                <span class={`badge badge-${it.status === 'cancelled' ? 'cancelled' : 'failed'}`}>{outcome(it)}</span>{' '}
+                {it.title} #{it.iterationNumber}
               </a>{' '}
               <Facts iteration={it} />
               {it.error && <div class="iteration-error">{it.error}</div>}
@@ -61,6 +61,13 @@ export function IterationList({
       )}
     </>
   );
+}
+
+/** How a not-passed iteration ended: failed its checks, errored (a model or server error), or was never run. */
+function outcome(iteration: EvalIteration): string {
+  if (iteration.status === 'failed') return 'errored';
+  if (iteration.status === 'cancelled') return 'cancelled';
+  return 'failed';
 }
 
 function Facts({ iteration }: { iteration: EvalIteration }) {
