@@ -64,6 +64,8 @@ export class EventStream {
   private readonly timers: NodeJS.Timeout[] = [];
   private onClose: () => void = () => {};
   private onWait: () => void = () => {};
+  /** set while send waits for the socket to drain */
+  private drain: Drained | undefined;
 
   constructor(
     private readonly res: Response,
@@ -124,8 +126,6 @@ export class EventStream {
     else if (!this.res.writableEnded) this.res.end();
     this.onClose();
   }
-
-  private drain: Drained | undefined;
 
   private write(chunk: string): boolean {
     if (this.closed) return false;

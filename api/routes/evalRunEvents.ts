@@ -53,8 +53,14 @@ export function evalRunEventRoutes({ sql, reconciler, eventStreams, log }: Route
         const found = await findRun(sql, project.id, params.runId);
         if (!found) throw notFound('eval run', { runId: params.runId });
         const run = await reconciler.onRead(found);
+        // Express answers HEAD with the GET route: the headers a stream would have, and no stream behind them.
+        if (req.method === 'HEAD') {
+          res.status(200).type('text/event-stream').end();
+          return '';
+        }
         const stream = eventStreams.start(res, { keyId: principal.keyId, subject: run.id });
         await streamRunEvents({ sql, reconciler, log, pollMs: eventStreams.limits.pollMs }, stream, run, after);
+        // raw: the reply went out through res; nothing is left to send
         return '';
       },
     }),

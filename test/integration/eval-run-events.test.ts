@@ -84,7 +84,7 @@ describe('GET /eval-runs/{id}/events', () => {
   });
   afterAll(async () => world?.stop());
 
-  it('sends the run, every finished iteration once in order with increasing ids, and `end`, then closes', async () => {
+  it('sends the run, every finished iteration once in order with ids that never decrease, and `end`, then closes', async () => {
     const { call, model, serverId, org } = world;
     model.setScript('scripted-events', {
       byQuery: {
@@ -249,6 +249,14 @@ describe('GET /eval-runs/{id}/events', () => {
       expect(reply.status, bad).toBe(400);
       expect(reply.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { header: 'Last-Event-ID' } });
     }
+    // HEAD answers the headers alone: no stream is opened
+    const head = await fetch(eventsUrl(runId), {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${world.org.apiKey}` },
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toContain('text/event-stream');
+    expect(world.stack.app.eventStreams.states()).toHaveLength(0);
     const unauthenticated = await readEvents(eventsUrl(runId), 'sk_nope');
     expect(unauthenticated.status).toBe(401);
   });
