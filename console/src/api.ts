@@ -1,3 +1,4 @@
+import { retryAfterSeconds } from './retryAfter';
 import { createStore } from './store';
 
 /**
@@ -147,14 +148,6 @@ function parse(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-/** Retry-After: delta-seconds or an HTTP date; at least 1 s, at most 2 minutes. */
-export function retryAfterSeconds(header: string | null): number {
-  let seconds = Number(header);
-  if (header && !Number.isFinite(seconds)) seconds = (Date.parse(header) - Date.now()) / 1000;
-  if (!Number.isFinite(seconds)) seconds = 1;
-  return Math.min(120, Math.max(1, Math.ceil(seconds)));
 }
 
 let waiting = 0;
