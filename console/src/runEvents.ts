@@ -1,7 +1,8 @@
 import { createParser } from 'eventsource-parser';
 import type { z } from 'zod';
 import type { iterationSchema } from '../../api/schemas/evals';
-import { API_BASE, ApiError, apiKey, rateLimitNotice, retryAfterSeconds, signOut } from './api';
+import { API_BASE, ApiError, apiKey, rateLimitNotice, signOut } from './api';
+import { retryAfterSeconds } from './retryAfter';
 import type { EvalRun } from './types';
 
 export type EvalIteration = z.infer<typeof iterationSchema>;
