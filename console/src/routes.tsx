@@ -1,6 +1,10 @@
 import type { ComponentType } from 'preact';
+import { CompareView } from './views/compare';
+import { RunView } from './views/run';
+import { ServersView } from './views/servers';
 import { SuiteView } from './views/suite';
 import { SuitesView } from './views/suites';
+import { TraceView } from './views/trace';
 
 /** What every view receives: the route's parameters and the query of the hash (`#/...?base=r1`). */
 export interface ViewProps {
@@ -13,24 +17,14 @@ export interface RouteEntry {
   view: ComponentType<ViewProps>;
 }
 
-/** Until a view is written: says so instead of a blank page. */
-const notYet =
-  (what: string): ComponentType<ViewProps> =>
-  () => (
-    <section>
-      <h1>{what}</h1>
-      <p>This view is not part of this build yet.</p>
-    </section>
-  );
-
 /** The route table, first match wins. Patterns are the ones of the console's design (one per view). */
 export const routes: RouteEntry[] = [
   { pattern: '/', view: SuitesView },
   { pattern: '/projects/:projectId/suites/:suiteId', view: SuiteView },
-  { pattern: '/projects/:projectId/runs/:runId', view: notYet('Run') },
-  { pattern: '/projects/:projectId/runs/:runId/iterations/:iterationId', view: notYet('Iteration') },
-  { pattern: '/projects/:projectId/runs/:runId/compare', view: notYet('Compare runs') },
-  { pattern: '/projects/:projectId/servers', view: notYet('Servers') },
+  { pattern: '/projects/:projectId/runs/:runId', view: RunView },
+  { pattern: '/projects/:projectId/runs/:runId/iterations/:iterationId', view: TraceView },
+  { pattern: '/projects/:projectId/runs/:runId/compare', view: CompareView },
+  { pattern: '/projects/:projectId/servers', view: ServersView },
 ];
 
 /** Links to the routes, so views never spell a path by hand. */

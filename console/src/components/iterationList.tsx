@@ -1,0 +1,79 @@
+import type { EvalIteration } from '../runEvents';
+import { duration } from '../format';
+import { href } from '../router';
+import { paths } from '../routes';
+import { count } from './figures';
+
+/** At most this many passed iterations are listed (a failed one is always shown). */
+const PASSED_SHOWN = 200;
+
+/**
+ * The finished iterations, failed ones first (newest first within each group), each a link to its trace. While a
+ * run goes on, new ones appear at the top of their group.
+ */
+export function IterationList({
+  projectId,
+  runId,
+  iterations,
+}: {
+  projectId: string;
+  runId: string;
+  iterations: EvalIteration[];
+}) {
+  const newestFirst = [...iterations].reverse();
+  const failed = newestFirst.filter((it) => it.result !== 'passed');
+  const passed = newestFirst.filter((it) => it.result === 'passed');
+  if (iterations.length === 0) return <p>No iteration has finished yet.</p>;
+  const link = (it: EvalIteration) => href(paths.iteration, { projectId, runId, iterationId: it.id });
+  return (
+    <>
+      {failed.length > 0 && (
+        <ul class="iterations failed-iterations" aria-label="Iterations that did not pass">
+          {failed.map((it) => (
+            <li key={it.id} class="iteration failed">
+              <a href={link(it)}>
+                <span class={`badge badge-${it.status === 'cancelled' ? 'cancelled' : 'failed'}`}>{outcome(it)}</span>{' '}
+                {it.title} #{it.iterationNumber}
+              </a>{' '}
+              <Facts iteration={it} />
+              {it.error && <div class="iteration-error">{it.error}</div>}
+            </li>
+          ))}
+        </ul>
+      )}
+      {passed.length > 0 && (
+        <details class="passed-iterations">
+          <summary>
+            {passed.length} passed iteration{passed.length === 1 ? '' : 's'}
+          </summary>
+          <ul class="iterations" aria-label="Passed iterations">
+            {passed.slice(0, PASSED_SHOWN).map((it) => (
+              <li key={it.id} class="iteration">
+                <a href={link(it)}>
+                  {it.title} #{it.iterationNumber}
+                </a>{' '}
+                <Facts iteration={it} />
+              </li>
+            ))}
+          </ul>
+          {passed.length > PASSED_SHOWN && <p>… and {passed.length - PASSED_SHOWN} more.</p>}
+        </details>
+      )}
+    </>
+  );
+}
+
+/** How a not-passed iteration ended: failed its checks, errored (a model or server error), or was never run. */
+function outcome(iteration: EvalIteration): string {
+  if (iteration.status === 'failed') return 'errored';
+  if (iteration.status === 'cancelled') return 'cancelled';
+  return 'failed';
+}
+
+function Facts({ iteration }: { iteration: EvalIteration }) {
+  return (
+    <span class="muted">
+      {iteration.model ?? ''} · {duration(iteration.durationMs)} · {count(iteration.tokensUsed)} tokens
+    </span>
+  );
+}

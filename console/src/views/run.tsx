@@ -1,0 +1,237 @@
+import './runs.css';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError } from '../api';
+import { followRun, type EvalIteration } from '../runEvents';
+import type { EvalRun } from '../types';
+import { CaseTable } from '../components/caseTable';
+import { IterationList } from '../components/iterationList';
+import { ToolAnalysisView, type ToolAnalysis } from '../components/toolAnalysis';
+import { count } from '../components/figures';
+import { ErrorMessage } from '../components/feedback';
+import { duration, interval, percent, when } from '../format';
+import { useApi } from '../hooks';
+import { href } from '../router';
+import { paths } from '../routes';
+import type { RunStatistics } from '../../../domain/evals/statistics';
+
+/**
+ * One run: followed live over its events stream (one request however long it runs), then its per-case table, its
+ * models and its tool analysis (one more request once it finished).
+ */
+export function RunView({ params }: { params: Record<string, string>; query: URLSearchParams }) {
+  const { projectId, runId } = params;
+  const live = useRunEvents(projectId, runId);
+  const { run, iterations, ended, failure } = live;
+  const base = `/projects/${encodeURIComponent(projectId)}/eval-runs/${encodeURIComponent(runId)}`;
+  const tools = useApi<ToolAnalysis>(ended && run ? `${base}/tools` : null);
+
+  if (failure && !run) return <ErrorMessage error={failure} action="Could not follow this run" />;
+  if (!run)
+    return (
+      <p class="loading" role="status">
+        Loading the run…
+      </p>
+    );
+
+  const running = run.status === 'running';
+  const summary = run.summary as (EvalRun['summary'] & Partial<RunStatistics>) | null;
+  return (
+    <article class="run-view">
+      <nav class="crumbs" aria-label="Breadcrumbs">
+        <a href={href(paths.suites)}>Projects</a> ›{' '}
+        <a href={href(paths.suite, { projectId, suiteId: run.suiteId })}>Suite</a> › Run #{run.runNumber}
+      </nav>
+      <header class="view-header">
+        <h1>
+          Run #{run.runNumber} <StatusBadge status={run.status} result={run.result} />
+        </h1>
+        <p class="muted">
+          Source <span class="tag">{run.source}</span> · started {when(run.startedAt ?? run.createdAt)}
+          {run.completedAt && run.startedAt ? ` · took ${duration(run.completedAt - run.startedAt)}` : ''}
+          {run.notes ? ` · ${run.notes}` : ''}
+        </p>
+        <div class="actions">
+          {running && <CancelButton path={`${base}/cancel`} />}
+          {!running && (
+            <a class="button" href={href(paths.compare, { projectId, runId })}>
+              Compare with the previous run
+            </a>
+          )}
+        </div>
+      </header>
+      {run.error && <p class="error">The run failed: {run.error}</p>}
+      {live.reconnectingIn !== null && (
+        <p class="notice" role="status">
+          The connection dropped; reconnecting in {Math.ceil(live.reconnectingIn / 1000)} s…
+        </p>
+      )}
+      {failure && <ErrorMessage error={failure} action="Could not keep following this run" />}
+      <Progress run={run} />
+      {summary && !running && <SummaryFigures summary={summary} />}
+      {summary && !running && (
+        <section aria-labelledby="cases-heading">
+          <h2 id="cases-heading">Cases</h2>
+          <CaseTable summary={summary} iterations={iterations} />
+        </section>
+      )}
+      {!running && (
+        <section aria-labelledby="tools-heading">
+          <h2 id="tools-heading">Tool analysis</h2>
+          {tools.data && <ToolAnalysisView analysis={tools.data} />}
+          {tools.error && <ErrorMessage error={tools.error} action="Could not load the tool analysis" />}
+          {tools.loading && <p role="status">Loading the tool analysis…</p>}
+        </section>
+      )}
+      <section aria-labelledby="iterations-heading">
+        <h2 id="iterations-heading">Iterations</h2>
+        <IterationList projectId={projectId} runId={runId} iterations={iterations} />
+      </section>
+    </article>
+  );
+}
+
+interface LiveRun {
+  run?: EvalRun;
+  iterations: EvalIteration[];
+  ended: boolean;
+  failure?: ApiError;
+  reconnectingIn: number | null;
+}
+
+/** The run as its events stream tells it: the latest run object and every finished iteration, in arrival order. */
+function useRunEvents(projectId: string, runId: string): LiveRun {
+  const [state, setState] = useState<LiveRun>({ iterations: [], ended: false, reconnectingIn: null });
+  useEffect(() => {
+    setState({ iterations: [], ended: false, reconnectingIn: null });
+    const seen = new Set<string>();
+    return followRun(projectId, runId, {
+      onRun: (run) => setState((s) => ({ ...s, run, reconnectingIn: null })),
+      onIteration: (iteration) => {
+        if (seen.has(iteration.id)) return;
+        seen.add(iteration.id);
+        setState((s) => ({ ...s, iterations: [...s.iterations, iteration], reconnectingIn: null }));
+      },
+      onEnd: (run) => setState((s) => ({ ...s, run, ended: true, reconnectingIn: null })),
+      onFailure: (failure) => setState((s) => ({ ...s, failure, reconnectingIn: null })),
+      onReconnecting: (delayMs) => setState((s) => ({ ...s, reconnectingIn: delayMs })),
+    });
+  }, [projectId, runId]);
+  return state;
+}
+
+function Progress({ run }: { run: EvalRun }) {
+  const { total, completed, passed, failed, errored } = run.progress;
+  return (
+    <section class="progress" aria-labelledby="progress-heading">
+      <h2 id="progress-heading" class="visually-hidden">
+        Progress
+      </h2>
+      <label for="run-progress">
+        {completed} of {total} iterations finished
+      </label>
+      <progress id="run-progress" max={Math.max(total, 1)} value={completed}>
+        {completed} of {total}
+      </progress>
+      <dl class="counters">
+        <div>
+          <dt>Passed</dt>
+          <dd data-counter="passed">{passed}</dd>
+        </div>
+        <div>
+          <dt>Failed</dt>
+          <dd data-counter="failed">{failed}</dd>
+        </div>
+        <div>
+          <dt>Errored</dt>
+          <dd data-counter="errored">{errored}</dd>
+        </div>
+        <div>
+          <dt>Left</dt>
+          <dd data-counter="left">{Math.max(total - completed, 0)}</dd>
+        </div>
+      </dl>
+    </section>
+  );
+}
+
+function SummaryFigures({ summary }: { summary: EvalRun['summary'] & Partial<RunStatistics> }) {
+  if (!summary) return null;
+  return (
+    <section aria-labelledby="summary-heading">
+      <h2 id="summary-heading">Summary</h2>
+      <dl class="figures">
+        <div>
+          <dt>Pass rate</dt>
+          <dd>
+            {percent(summary.passRate)} ({summary.passed}/{summary.total})
+          </dd>
+        </div>
+        <div>
+          <dt>95% interval</dt>
+          <dd>{interval(summary.passRateInterval)}</dd>
+        </div>
+        {summary.passAtK && (
+          <div>
+            <dt>pass@{summary.passAtK.k}</dt>
+            <dd>{percent(summary.passAtK.value)}</dd>
+          </div>
+        )}
+        {summary.passHatK && (
+          <div>
+            <dt>pass^{summary.passHatK.k}</dt>
+            <dd>{percent(summary.passHatK.value)}</dd>
+          </div>
+        )}
+        <div>
+          <dt>Tokens</dt>
+          <dd>{count(summary.tokens?.total)}</dd>
+        </div>
+        <div>
+          <dt>Latency p50 / p95</dt>
+          <dd>
+            {duration(summary.latencyMs?.p50)} / {duration(summary.latencyMs?.p95)}
+          </dd>
+        </div>
+        {summary.stoppedBy === 'budget' && (
+          <div>
+            <dt>Stopped</dt>
+            <dd>its budget was spent</dd>
+          </div>
+        )}
+      </dl>
+    </section>
+  );
+}
+
+function StatusBadge({ status, result }: { status: EvalRun['status']; result: EvalRun['result'] }) {
+  const word = status === 'completed' && result ? result : status;
+  return <span class={`badge badge-${word}`}>{word}</span>;
+}
+
+function CancelButton({ path }: { path: string }) {
+  const [state, setState] = useState<'idle' | 'cancelling' | 'asked'>('idle');
+  const [error, setError] = useState<Error>();
+  const cancel = async () => {
+    setState('cancelling');
+    setError(undefined);
+    try {
+      await api(path, { method: 'POST' });
+      setState('asked');
+    } catch (e) {
+      setError(e as Error);
+      setState('idle');
+    }
+  };
+  return (
+    <>
+      <button type="button" class="danger" disabled={state !== 'idle'} onClick={() => void cancel()}>
+        {state === 'idle' ? 'Cancel the run' : state === 'cancelling' ? 'Cancelling…' : 'Cancel asked'}
+      </button>
+      {error && (
+        <span role="alert" class="error">
+          {error instanceof ApiError && error.status === 409 ? 'The run already ended.' : error.message}
+        </span>
+      )}
+    </>
+  );
+}
