@@ -10,7 +10,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { BatchScheduler, defaultSizing } from './batching.js';
+import { BatchScheduler, defaultSizing, inFlightSizing } from './batching.js';
 import { BudgetTracker } from './budget.js';
 import {
   progressQuery,
@@ -127,10 +127,9 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
       // Runs started before batches counted the work in flight sized without it, as their histories recorded.
       const inFlight = patched('batch-in-flight');
       const scheduler = new BatchScheduler(plan.iterationIds, {
-        ...defaultSizing,
+        ...(inFlight ? inFlightSizing : defaultSizing),
         lanes,
         initialSize: plan.batchSize,
-        inFlight,
       });
       const take = () => {
         const batch = scheduler.take(budget?.allowance(), Date.now());

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { BatchScheduler, defaultSizing, initialBatchSize, type BatchSizing } from '../../workflows/batching.js';
+import {
+  BatchScheduler,
+  defaultSizing,
+  inFlightSizing,
+  initialBatchSize,
+  type BatchSizing,
+} from '../../workflows/batching.js';
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `itr_${i}`);
 
@@ -125,12 +131,29 @@ describe('BatchScheduler', () => {
   it('with the work in flight counted, lanes freed one after the other get equal batches and finish together', () => {
     const sizing = { initialSize: initialBatchSize(200, 8) };
     const without = play(200, { lanes: 8, perIterationMs: 200, overheadMs: 80, sizing });
-    const counted = play(200, { lanes: 8, perIterationMs: 200, overheadMs: 80, sizing: { ...sizing, inFlight: true } });
+    const counted = play(200, {
+      lanes: 8,
+      perIterationMs: 200,
+      overheadMs: 80,
+      sizing: { ...inFlightSizing, ...sizing },
+    });
     expect(counted.batches.flat()).toEqual(ids(200));
     // 8 first batches of 4, then 8 of 21: two batches a lane; without, ever smaller batches as the lanes free up
     expect(counted.batches.map((b) => b.length)).toEqual([...Array(8).fill(4), ...Array(8).fill(21)]);
     expect(without.batches.length).toBeGreaterThan(2 * counted.batches.length - 4);
     expect(counted.makespan).toBeLessThan(without.makespan);
+  });
+
+  it('with the work in flight counted, a first timing inflated by the run start leaves no tail', () => {
+    // the first batches of 4 took a second (the run's start, then 4 x 200 ms): 250 ms an iteration, 5 s would be 20
+    const scheduler = new BatchScheduler(ids(200), { ...inFlightSizing, lanes: 8, initialSize: 4 });
+    const first = Array.from({ length: 8 }, () => scheduler.take(undefined, 0)!);
+    const sizes = first.map((batch, lane) => {
+      scheduler.observe(batch, 1_000 + lane * 10);
+      return scheduler.take(undefined, 1_000 + lane * 10)!.length;
+    });
+    expect(sizes).toEqual(Array(8).fill(21));
+    expect(scheduler.remaining).toBe(0);
   });
 
   it('estimates what is left of a batch in flight from the time it has run', () => {
