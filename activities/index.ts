@@ -14,6 +14,7 @@ import type { Logger } from '../runtime/logger.js';
 import type { McpOperations } from '../domain/mcp/index.js';
 import { parseHostedModels } from '../domain/models/catalog.js';
 import { RateLimitGates } from '../domain/models/rateLimits.js';
+import { RunToolListings } from '../domain/evals/runTools.js';
 import { startScheduledRun, type ScheduledRunRecorder } from '../domain/evals/scheduledRun.js';
 import type { ScheduledSuiteRunInput } from '../workflows/definitions.js';
 
@@ -34,6 +35,8 @@ export function createActivities(deps: ActivityDeps) {
   const catalog = parseHostedModels(config.HOSTED_MODELS);
   // One per worker process: every batch of a run in this worker waits at the same gate while a provider limits.
   const rateLimits = new RateLimitGates({ maxWaitMs: config.MODEL_RATE_LIMIT_WAIT_MS });
+  // One per worker process: a run's batches that start together list its servers' tools once.
+  const toolListings = new RunToolListings(deps.mcp);
   return {
     async ping(): Promise<{ databaseTime: string; worker: string }> {
       const [row] = await sql<{ now: Date }[]>`SELECT now()`;
@@ -51,6 +54,7 @@ export function createActivities(deps: ActivityDeps) {
           ...deps,
           catalog,
           rateLimits,
+          toolListings,
           log: deps.log.child({ runId: input.runId, attempt: Context.current().info.attempt }),
         },
         input,

@@ -18,6 +18,7 @@ import { RunNotFound } from '../domain/evals/runFailures.js';
 import { activityFailure, decideRetry, retryFailure } from './retryPolicy.js';
 import { collectTools, executeIteration, failedOutcome, IterationFailure } from '../domain/evals/iteration.js';
 import { loadRunContext } from '../domain/evals/runContext.js';
+import type { RunToolListings } from '../domain/evals/runTools.js';
 
 export interface BatchInput {
   runId: string;
@@ -56,6 +57,8 @@ export interface BatchDeps {
   metrics?: IterationRecorder;
   /** this worker's rate-limit gates, shared by every batch (each run's lanes wait together for a provider) */
   rateLimits?: RateLimitGates;
+  /** this worker's tool listings, shared by a run's batches that start together; absent: each batch lists */
+  toolListings?: RunToolListings;
 }
 
 // Frequent enough that a cancellation reaches a blocked iteration within about a second.
@@ -100,11 +103,16 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
   const fence: ClaimFence = { owner: `${workflowExecution?.runId ?? activityRunId}/${activityId}`, attempt };
   const unfinished =
     ctx.run.status === 'running' ? iterations.filter((i) => i.status === 'pending' || i.status === 'running') : [];
+  // Listed once per batch (shared with the run's other batches starting at the same time in this worker, when the
+  // worker passes its listings) and shared by its iterations; the iteration that sees a listing fail reports it, and
+  // the next one lists again.
+  const listTools = () =>
+    deps.toolListings
+      ? deps.toolListings.list(input.runId, ctx.servers, signal)
+      : collectTools(deps.mcp, ctx.servers, signal);
   let tools: ReturnType<typeof collectTools> | undefined;
-  // Listed once per batch and shared by its iterations; the iteration that sees a listing fail reports it, and the
-  // next one lists again.
   const toolsOnce = async () => {
-    const listing = (tools ??= collectTools(deps.mcp, ctx.servers, signal));
+    const listing = (tools ??= listTools());
     try {
       return await listing;
     } catch (error) {
@@ -113,7 +121,7 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
     }
   };
   // Listing starts while the batch fences its iterations: one round trip less before the first model request.
-  if (unfinished.length > 0) (tools = collectTools(deps.mcp, ctx.servers, signal)).catch(() => {});
+  if (unfinished.length > 0) (tools = listTools()).catch(() => {});
   const held =
     unfinished.length > 0
       ? await fenceIterations(
