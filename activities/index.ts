@@ -76,6 +76,7 @@ export function createActivities(deps: ActivityDeps) {
           catalog,
           maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
           reconcileAtCap: (organizationId) => reconciler.reconcileOrganization(organizationId),
+          defaultConcurrency: config.EVAL_ITERATION_CONCURRENCY,
         },
         input,
       );

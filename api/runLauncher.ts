@@ -7,6 +7,7 @@ import {
   type RunLabels,
 } from '../workflows/definitions.js';
 import type { evalRun } from '../workflows/evalRun.js';
+import type { RunPlan } from '../domain/evals/plan.js';
 
 /** The API's side of eval runs on Temporal: start and cancel. One workflow per run. */
 export class RunLauncher {
@@ -15,11 +16,12 @@ export class RunLauncher {
     private readonly taskQueue: string,
   ) {}
 
-  async start(run: RunLabels & { id: string }, about: RunDescription): Promise<void> {
+  /** Starts the run's workflow with its plan (written with the run), so its first task starts the first batches. */
+  async start(run: RunLabels & { id: string }, about: RunDescription, plan?: RunPlan): Promise<void> {
     await this.temporal.workflow.start<typeof evalRun>('evalRun', {
       taskQueue: this.taskQueue,
       workflowId: evalRunWorkflowId(run.id),
-      args: [{ runId: run.id }],
+      args: [{ runId: run.id, ...(plan && { plan }) }],
       typedSearchAttributes: runSearchAttributes(run),
       ...runUserMetadata(run, about),
     });

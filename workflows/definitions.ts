@@ -6,6 +6,10 @@ import {
   type SearchAttributeUpdatePair,
 } from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+
+/** What planning a run gives its workflow: the iterations, the first batches' size, the concurrency, the budget. */
+type RunPlan = Awaited<ReturnType<Activities['planRun']>>;
 
 export const evalRunWorkflowId = (runId: string): string => `eval-run:${runId}`;
 
@@ -88,6 +92,11 @@ export function runCurrentDetails(progress: EvalRunProgress): string {
 
 export interface EvalRunInput {
   runId: string;
+  /**
+   * the run's plan when it was planned as it was created (POST /eval-runs, a schedule's run): the workflow starts its
+   * batches at once; absent, the workflow plans (a local activity)
+   */
+  plan?: RunPlan;
 }
 
 export interface EvalRunProgress {

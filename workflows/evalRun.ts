@@ -86,7 +86,8 @@ async function runLanes(count: number, lane: () => Promise<void>): Promise<void>
  * One eval run: plan the iterations, run them in batches with bounded parallelism, and always finalize — also
  * after a failure or a cancellation. Everything large lives in Postgres; history holds ids and counts only.
  */
-export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string; result: string | null }> {
+export async function evalRun(input: EvalRunInput): Promise<{ status: string; result: string | null }> {
+  const { runId } = input;
   const progress: EvalRunProgress = { total: 0, completed: 0, passed: 0, failed: 0 };
   setHandler(progressQuery, () => progress);
 
@@ -95,8 +96,14 @@ export async function evalRun({ runId }: EvalRunInput): Promise<{ status: string
   let error: string | undefined;
   let failure: unknown;
   try {
-    // Runs started before the plan became a local activity planned in an activity, as their histories recorded.
-    const plan = patched('plan-local-activity') ? await planRunLocally({ runId }) : await planRun({ runId });
+    // A run planned as it was created brings its plan. Runs started before that planned in a local activity, and
+    // before that in an activity, as their histories recorded.
+    const plan =
+      input.plan && patched('plan-at-creation')
+        ? input.plan
+        : patched('plan-local-activity')
+          ? await planRunLocally({ runId })
+          : await planRun({ runId });
     progress.total = plan.iterationIds.length;
     // Web UI's current details: no command, so no history changes and no patch is needed.
     setCurrentDetails(runCurrentDetails(progress));

@@ -9,6 +9,7 @@ import { ApiError, notFound } from '../errors.js';
 import { toEvalRun, toIteration, toTrace } from '../evalViews.js';
 import { defineRoute } from '../route.js';
 import { createEvalRun, launchEvalRun, type RunCreationDeps } from '../../domain/evals/startEvalRun.js';
+import type { RunPlan } from '../../domain/evals/plan.js';
 import type { RunDescription } from '../../workflows/definitions.js';
 import { projectParams } from '../schemas/common.js';
 import {
@@ -30,8 +31,9 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
     catalog,
     maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
     reconcileAtCap: (organizationId) => reconciler.reconcileOrganization(organizationId),
+    defaultConcurrency: config.EVAL_ITERATION_CONCURRENCY,
   };
-  const startWorkflow = (about: RunDescription) => (run: Run) =>
+  const startWorkflow = (about: RunDescription, plan: RunPlan) => (run: Run) =>
     runs.start(
       {
         id: run.id,
@@ -41,6 +43,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
         source: run.source,
       },
       about,
+      plan,
     );
   // Progress comes from the iteration rows: exact, and one indexed query. Asking the workflow instead (its
   // progress query, still there for operators) measured 34 ms median while a large run was active and slowed the
@@ -71,7 +74,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
       errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'RATE_LIMITED'],
       async handler({ principal, params, body }) {
         const project = await requireProject(sql, principal, params.projectId);
-        const { run, caseUpsert, cases, servers, suiteName, iterations } = await createEvalRun(
+        const { run, caseUpsert, cases, servers, suiteName, iterations, plan } = await createEvalRun(
           creation,
           {
             organizationId: principal.organizationId,
@@ -87,7 +90,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
           servers,
           cases.map((c) => ({ title: c.title, expectedToolCalls: c.expectedToolCalls as { toolName: string }[] })),
         );
-        await launchEvalRun(sql, startWorkflow({ suiteName, projectName: project.name, iterations }), run);
+        await launchEvalRun(sql, startWorkflow({ suiteName, projectName: project.name, iterations }, plan), run);
         const warnings = await checked;
         return {
           runId: run.id,

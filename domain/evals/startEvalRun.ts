@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/connection.js';
 import { failRunToStart, insertRun, lockOrganizationRuns, type ExecutedSource, type Run } from '../../db/evalRuns.js';
+import { planRun, type RunPlan } from './plan.js';
 import {
   createSuite,
   findSuite,
@@ -46,6 +47,8 @@ export interface RunCreationDeps {
    * how many it ended. Called outside the transaction, so no network call holds the organization's lock.
    */
   reconcileAtCap(organizationId: string): Promise<number>;
+  /** a run's concurrency when it asks for none (EVAL_ITERATION_CONCURRENCY): the run is planned as it is created */
+  defaultConcurrency: number;
 }
 
 /** Who starts the run: the organization and project it belongs to, how it was started, and by which API key. */
@@ -64,6 +67,11 @@ export interface CreatedRun {
   caseUpsert: CaseUpsert;
   cases: Case[];
   servers: SavedServer[];
+  /**
+   * the run's iterations, written with it (planRun, in the same transaction) and handed to its workflow, which then
+   * starts the first batches in its first task
+   */
+  plan: RunPlan;
 }
 
 /** The cap refused inside the transaction; the run may be tried once more after reconciling. */
@@ -187,7 +195,9 @@ export async function createEvalRun(
         budget: resolveBudget(request.budget, suite.defaultBudget, orgLimits),
         concurrency,
       });
-      return { run, caseUpsert, cases, suiteName: suite.name, iterations };
+      // Planned with the run: the workflow starts batches in its first task instead of planning first.
+      const plan = await planRun(tx, run.id, { concurrency: deps.defaultConcurrency });
+      return { run, caseUpsert, cases, suiteName: suite.name, iterations, plan };
     });
   // At the cap, the counted runs are checked against Temporal (outside the transaction: no network call holds the
   // lock): a run whose workflow was terminated in Web UI frees its slot here, not only when someone reads it.

@@ -50,17 +50,19 @@ describe('several models per case, budgets and concurrency', () => {
     expectedToolCalls: [{ toolName: 'echo' }],
     ...extra,
   });
-  /** The planRun (local) activity's result, as the workflow's history recorded it (in its marker). */
+  /** The run's plan, as the workflow's history recorded it: its input (planned at creation), else a plan's result. */
   const recordedPlan = async (runId: string) => {
     const { events } = await stack.temporal.workflow.getHandle(evalRunWorkflowId(runId)).fetchHistory();
     for (const event of events ?? []) {
       const payloads = [
+        ...(event.workflowExecutionStartedEventAttributes?.input?.payloads ?? []),
         ...(event.activityTaskCompletedEventAttributes?.result?.payloads ?? []),
         ...Object.values(event.markerRecordedEventAttributes?.details ?? {}).flatMap((p) => p.payloads ?? []),
       ];
       for (const payload of payloads) {
         const text = payload?.data ? Buffer.from(payload.data).toString('utf8') : '';
-        const result = text.startsWith('{') ? JSON.parse(text) : undefined;
+        const parsed = text.startsWith('{') ? JSON.parse(text) : undefined;
+        const result = parsed?.plan ?? parsed;
         if (Array.isArray(result?.iterationIds)) return result as { concurrency: number; budget?: object };
       }
     }

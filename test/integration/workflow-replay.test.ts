@@ -6,12 +6,13 @@ import { inject } from 'vitest';
 // Histories recorded from real runs (a completed run and a cancelled one) at each patch of evalRun: before
 // adaptive-batches (fixed-size batches), with it, with settle-lanes, and with runway-result (RunwayResult set at
 // the end), with run-budget (a run its budget stopped half-way, issue 16), and with plan-local-activity and
-// batch-in-flight (the plan a local activity, batches sized with the work in flight; the same budget test); and of
+// batch-in-flight (the plan a local activity, batches sized with the work in flight; the same budget test), and with
+// plan-at-creation (the plan written with the run and given to the workflow; the same budget test); and of
 // a suite's scheduled run (one that started its evalRun child, one that was skipped). Replaying them against today's
 // workflow code fails when a change would make running workflows non-deterministic: such a change needs versioning
 // (patched()). Recorded from runs on a test stack (test/helpers/evals.ts) with `temporal workflow show --workflow-id
-// eval-run:<runId> --output json` (eval-run-budget-stopped and eval-run-local-plan-budget-stopped: by
-// test/integration/eval-run-models.test.ts -t 'maxIterations budget' with RECORD_HISTORY=<file>).
+// eval-run:<runId> --output json` (the three budget histories: by test/integration/eval-run-models.test.ts
+// -t 'maxIterations budget' with RECORD_HISTORY=<file>).
 const histories = [
   'eval-run-completed',
   'eval-run-cancelled',
@@ -23,6 +24,7 @@ const histories = [
   'eval-run-runway-result-cancelled',
   'eval-run-budget-stopped',
   'eval-run-local-plan-budget-stopped',
+  'eval-run-planned-at-creation-budget-stopped',
   'scheduled-suite-run-started',
   'scheduled-suite-run-skipped',
 ];
