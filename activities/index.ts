@@ -15,6 +15,8 @@ import type { McpOperations } from '../domain/mcp/index.js';
 import { parseHostedModels } from '../domain/models/catalog.js';
 import { RateLimitGates } from '../domain/models/rateLimits.js';
 import { RunToolListings } from '../domain/evals/runTools.js';
+import { SharedWork } from '../domain/evals/sharedWork.js';
+import type { RunContext } from '../domain/evals/runContext.js';
 import { startScheduledRun, type ScheduledRunRecorder } from '../domain/evals/scheduledRun.js';
 import type { ScheduledSuiteRunInput } from '../workflows/definitions.js';
 
@@ -37,6 +39,9 @@ export function createActivities(deps: ActivityDeps) {
   const rateLimits = new RateLimitGates({ maxWaitMs: config.MODEL_RATE_LIMIT_WAIT_MS });
   // One per worker process: a run's batches that start together list its servers' tools once.
   const toolListings = new RunToolListings(deps.mcp);
+  // ...and reads its context (run, servers, keys) once, while the read is in flight (kept no longer: a batch sees
+  // the run as it is when it starts).
+  const runContexts = new SharedWork<RunContext | undefined>({ keepMs: 0 });
   return {
     async ping(): Promise<{ databaseTime: string; worker: string }> {
       const [row] = await sql<{ now: Date }[]>`SELECT now()`;
@@ -55,6 +60,7 @@ export function createActivities(deps: ActivityDeps) {
           catalog,
           rateLimits,
           toolListings,
+          runContexts,
           log: deps.log.child({ runId: input.runId, attempt: Context.current().info.attempt }),
         },
         input,

@@ -17,7 +17,8 @@ import type { RateLimitGates } from '../domain/models/rateLimits.js';
 import { RunNotFound } from '../domain/evals/runFailures.js';
 import { activityFailure, decideRetry, retryFailure } from './retryPolicy.js';
 import { collectTools, executeIteration, failedOutcome, IterationFailure } from '../domain/evals/iteration.js';
-import { loadRunContext } from '../domain/evals/runContext.js';
+import { loadRunContext, type RunContext } from '../domain/evals/runContext.js';
+import type { SharedWork } from '../domain/evals/sharedWork.js';
 import type { RunToolListings } from '../domain/evals/runTools.js';
 
 export interface BatchInput {
@@ -59,6 +60,8 @@ export interface BatchDeps {
   rateLimits?: RateLimitGates;
   /** this worker's tool listings, shared by a run's batches that start together; absent: each batch lists */
   toolListings?: RunToolListings;
+  /** this worker's reads of a run's context, shared by its batches that start together; absent: each batch reads */
+  runContexts?: SharedWork<RunContext | undefined>;
 }
 
 // Frequent enough that a cancellation reaches a blocked iteration within about a second.
@@ -72,9 +75,11 @@ const HEARTBEAT_MS = 1_000;
 export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Promise<BatchResult> {
   const activity = Context.current();
   const signal = activity.cancellationSignal;
-  // Two independent reads at once: one round trip less before the batch's first model request.
+  // Two independent reads at once: one round trip less before the batch's first model request. The run's context is
+  // read once for its batches that start together in this worker (when the worker shares it).
+  const loadContext = () => loadRunContext(deps, input.runId);
   const [ctx, iterations] = await Promise.all([
-    loadRunContext(deps, input.runId),
+    deps.runContexts ? deps.runContexts.get(input.runId, loadContext) : loadContext(),
     getBatchIterations(deps.sql, input.runId, input.iterationIds),
   ]);
   if (!ctx) throw activityFailure(new RunNotFound(input.runId));

@@ -1,14 +1,9 @@
 import type { SavedServer } from '../../db/servers.js';
 import type { McpOperations } from '../mcp/index.js';
 import { collectTools } from './iteration.js';
+import { SharedWork } from './sharedWork.js';
 
 export type CollectedTools = Awaited<ReturnType<typeof collectTools>>;
-
-interface Entry {
-  listing: Promise<CollectedTools>;
-  /** when the listing succeeded (undefined while it is in flight) */
-  listedAt?: number;
-}
 
 export interface RunToolListingsOptions {
   /** how long a listing is shared after it succeeded (a server's changed tool list reaches batches after that) */
@@ -27,52 +22,23 @@ export interface RunToolListingsOptions {
  * batch stops waiting for it when its own signal aborts.
  */
 export class RunToolListings {
-  readonly #entries = new Map<string, Entry>();
+  readonly #listings: SharedWork<CollectedTools>;
   readonly #mcp: McpOperations;
-  readonly #maxAgeMs: number;
-  readonly #maxRuns: number;
-  readonly #now: () => number;
 
   constructor(mcp: McpOperations, options: RunToolListingsOptions = {}) {
     this.#mcp = mcp;
-    this.#maxAgeMs = options.maxAgeMs ?? 2_000;
-    this.#maxRuns = options.maxRuns ?? 100;
-    this.#now = options.now ?? Date.now;
+    this.#listings = new SharedWork({ keepMs: options.maxAgeMs ?? 2_000, maxKeys: options.maxRuns, now: options.now });
   }
 
   list(runId: string, servers: SavedServer[], signal: AbortSignal): Promise<CollectedTools> {
-    this.#forgetOld();
     const key = `${runId}:${servers.map((s) => s.id).join(',')}`;
-    let entry = this.#entries.get(key);
-    if (!entry) {
-      const listing = collectTools(this.#mcp, servers, new AbortController().signal);
-      const created: Entry = { listing };
-      entry = created;
-      this.#entries.set(key, created);
-      listing.then(
-        () => (created.listedAt = this.#now()),
-        () => {
-          if (this.#entries.get(key) === created) this.#entries.delete(key);
-        },
-      );
-    }
-    return untilAborted(entry.listing, signal);
+    const listing = this.#listings.get(key, () => collectTools(this.#mcp, servers, new AbortController().signal));
+    return untilAborted(listing, signal);
   }
 
   /** Listings kept (for tests). */
   get size(): number {
-    return this.#entries.size;
-  }
-
-  #forgetOld(): void {
-    const now = this.#now();
-    for (const [key, entry] of this.#entries)
-      if (entry.listedAt !== undefined && now - entry.listedAt > this.#maxAgeMs) this.#entries.delete(key);
-    // Maps iterate in insertion order: the oldest go first.
-    for (const key of this.#entries.keys()) {
-      if (this.#entries.size < this.#maxRuns) break;
-      this.#entries.delete(key);
-    }
+    return this.#listings.size;
   }
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SavedServer } from '../../db/servers.js';
 import type { McpOperations } from '../../domain/mcp/index.js';
 import { RunToolListings } from '../../domain/evals/runTools.js';
+import { SharedWork } from '../../domain/evals/sharedWork.js';
 
 const server = { id: 'srv_1', name: 'everything' } as SavedServer;
 
@@ -80,5 +81,25 @@ describe('RunToolListings', () => {
     const signal = new AbortController().signal;
     for (const run of ['a', 'b', 'c', 'd', 'e']) void listings.list(`run_${run}`, [server], signal).catch(() => {});
     expect(listings.size).toBe(3);
+  });
+});
+
+describe('SharedWork', () => {
+  it('with keepMs 0, shares work only while it is in flight', async () => {
+    const shared = new SharedWork<number>({ keepMs: 0 });
+    let started = 0;
+    let finish: (value: number) => void = () => {};
+    const work = () => {
+      started += 1;
+      return new Promise<number>((resolve) => (finish = resolve));
+    };
+    const together = [shared.get('run_a', work), shared.get('run_a', work)];
+    expect(started).toBe(1);
+    finish(7);
+    expect(await Promise.all(together)).toEqual([7, 7]);
+    await tick();
+    expect(shared.size).toBe(0);
+    void shared.get('run_a', work);
+    expect(started).toBe(2);
   });
 });
