@@ -117,23 +117,21 @@ function stepsOf(events: Array<Record<string, any>>, postedAt: number, repliedAt
   const after = (e: Record<string, any> | undefined, key: string) =>
     events.find((x) => x[key] && String(x[key].scheduledEventId) === String(e?.eventId));
   const batch = scheduled('runIterationBatch');
-  // The plan is a local activity (recorded as a marker when the first workflow task completes); runs of older
-  // workers planned in an activity of their own.
+  // The run is planned as it is created (POST /eval-runs), so the first workflow task schedules the first batches.
+  // Runs of older workers planned in a local activity (a marker) or an activity of their own.
   const plan = scheduled('planRun');
-  const planSteps: Record<string, number> = plan
-    ? {
-        'plan scheduled': at(plan),
-        'plan started': at(after(plan, 'activityTaskStartedEventAttributes')),
-        'plan completed': at(after(plan, 'activityTaskCompletedEventAttributes')),
-      }
-    : {
-        'first workflow task started': at(events.find((e) => e.workflowTaskStartedEventAttributes)),
-        'plan recorded': at(
-          events.find(
-            (e) => e.markerRecordedEventAttributes && e.markerRecordedEventAttributes.markerName !== 'core_patch',
-          ),
-        ),
-      };
+  const localPlan = events.find(
+    (e) => e.markerRecordedEventAttributes && e.markerRecordedEventAttributes.markerName !== 'core_patch',
+  );
+  const planSteps: Record<string, number> = {
+    'first workflow task started': at(events.find((e) => e.workflowTaskStartedEventAttributes)),
+    ...(plan && {
+      'plan scheduled': at(plan),
+      'plan started': at(after(plan, 'activityTaskStartedEventAttributes')),
+      'plan completed': at(after(plan, 'activityTaskCompletedEventAttributes')),
+    }),
+    ...(localPlan && { 'plan recorded': at(localPlan) }),
+  };
   return {
     'POST answered': repliedAt - postedAt,
     'workflow started': at(events[0]),
