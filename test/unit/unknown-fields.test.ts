@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { RouteDeps } from '../../api/app.js';
+import { EventStreams } from '../../api/eventStream.js';
 import { noBody, noQuery } from '../../api/route.js';
 import { allRoutes } from '../../api/routes/index.js';
 import { editDistance } from '../../domain/closestName.js';
@@ -216,9 +217,9 @@ function droppingObjects(schema: z.core.$ZodType, path: string, into: string[], 
 }
 
 describe('every route', () => {
-  // Built without dependencies (an empty config: some routes read a setting as they are built): no handler runs,
-  // only the schemas are read.
-  const routes = allRoutes({ config: {} } as RouteDeps);
+  // Built without dependencies (an empty config and the event streams' default limits: some routes read a setting
+  // as they are built): no handler runs, only the schemas are read.
+  const routes = allRoutes({ config: {}, eventStreams: new EventStreams() } as RouteDeps);
 
   it('takes bodies and queries whose objects are strict (or loose, kept whole), never objects that drop keys', () => {
     const dropping = routes.flatMap((route) => {
