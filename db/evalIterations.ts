@@ -198,6 +198,13 @@ export async function completeIteration(
   return row;
 }
 
+/** Whether any of the run's iterations left `pending`: its workflow ran (a run is planned before it starts). */
+export async function hasIterationBegun(sql: Db, runId: string): Promise<boolean> {
+  const [row] = await sql<{ begun: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM eval_iterations WHERE run_id = ${runId} AND status <> 'pending') AS begun`;
+  return row.begun;
+}
+
 /** What a cancelled or failed run did not get to: kept, marked cancelled. */
 export async function cancelUnfinishedIterations(
   sql: Db,

@@ -12,6 +12,7 @@ import type { Logger } from './logger.js';
 import type { Sql } from '../db/connection.js';
 import { getRun, isExecuted, listActiveRuns, listQuietRuns, type Run } from '../db/evalRuns.js';
 import { evalRunWorkflowId } from '../workflows/definitions.js';
+import { hasIterationBegun } from '../db/evalIterations.js';
 
 /** How a run ends when its workflow closed without finalizing it. */
 export interface WorkflowEnding {
@@ -107,8 +108,10 @@ export class RunReconciler {
       });
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) {
-        // A planned run had a workflow, so it was deleted; an unplanned one may be between insert and start.
-        if (run.startedAt === null && Date.now() - run.createdAt.getTime() < START_GRACE_MS) return undefined;
+        // A run whose iterations began had a workflow, so it was deleted. One whose iterations are all pending may be
+        // between insert and start (runs are planned as they are created, before their workflow starts).
+        if (Date.now() - run.createdAt.getTime() < START_GRACE_MS && !(await hasIterationBegun(this.deps.sql, run.id)))
+          return undefined;
         return { outcome: 'failed', error: MISSING_WORKFLOW };
       }
       log.warn(

@@ -33,6 +33,10 @@ const OUTSIDE_THE_API: Record<string, string> = {
   'ALL /docs': 'the API reference page: Swagger UI assets',
   'GET /docs/swagger-initializer.js': 'the API reference page: points Swagger UI at this document',
   'GET /sdk/v1/info': 'the MCPJam SDK reporter probe (contract-notes, Eval ingest)',
+  'ALL /console': "the eval console: its page's security headers, and its built assets (README, The eval console)",
+  'GET /console': 'the eval console: redirects to /console/',
+  'GET /console/': "the eval console's page",
+  'GET /console/index.html': "the eval console's page",
 };
 
 /** `/projects/:projectId/x` and `/projects/{id}/x` have the same shape: `/projects/{}/x`. */
