@@ -1,0 +1,133 @@
+/**
+ * What an attack must not do to everybody else (issue 27): stall the API's event loop, or slow another
+ * organization's run. Each attack test measures a bystander before and during the attack, in the same test, and
+ * asserts the ratio: never an absolute time, so a slow or loaded machine moves both sides alike.
+ */
+import { expect } from 'vitest';
+import { setProviderKey } from '../../db/providerKeys.js';
+import type { ScriptedModelServer } from '../fixtures/model/server.js';
+import { apiClient } from './http.js';
+import { fixtureOverStdio, saveServer } from './mcpServers.js';
+import { seedOrganization } from './seed.js';
+import type { TestStack } from './stack.js';
+
+/** Below this many milliseconds a latency counts as this many: a 1 ms baseline must not make 3 ms a "3x" stall. */
+const FLOOR_MS = 25;
+
+/** The worst latency of GET /healthz over `samples` requests, one after another. */
+export async function healthzWorstMs(origin: string, samples = 10): Promise<number> {
+  let worst = 0;
+  for (let i = 0; i < samples; i++) {
+    const started = performance.now();
+    const reply = await fetch(`${origin}/healthz`);
+    await reply.arrayBuffer();
+    worst = Math.max(worst, performance.now() - started);
+  }
+  return worst;
+}
+
+/**
+ * Runs `attack` while GET /healthz is polled without pause; returns the attack's result and the worst /healthz
+ * latency seen meanwhile (one probe in flight at a time, so a stalled event loop shows as one long probe).
+ */
+export async function healthzDuring<T>(
+  origin: string,
+  attack: () => Promise<T>,
+): Promise<{ result: T; worstMs: number; probes: number }> {
+  let done = false;
+  let worstMs = 0;
+  let probes = 0;
+  const prober = (async () => {
+    while (!done) {
+      const started = performance.now();
+      const reply = await fetch(`${origin}/healthz`);
+      await reply.arrayBuffer();
+      worstMs = Math.max(worstMs, performance.now() - started);
+      probes++;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  try {
+    const result = await attack();
+    return { result, worstMs, probes };
+  } finally {
+    done = true;
+    await prober;
+  }
+}
+
+/** Runs of a few iterations vary by more than a /healthz probe: their floor. */
+export const RUN_FLOOR_MS = 500;
+
+/** during / baseline, both floored at `floorMs`. */
+export function slowdown(baselineMs: number, duringMs: number, floorMs = FLOOR_MS): number {
+  return Math.max(duringMs, floorMs) / Math.max(baselineMs, floorMs);
+}
+
+/** Asserts that a bystander's time during an attack stayed within `maxRatio` of its time before it. */
+export function expectUnharmed(
+  what: string,
+  baselineMs: number,
+  duringMs: number,
+  maxRatio: number,
+  floorMs = FLOOR_MS,
+): void {
+  const ratio = slowdown(baselineMs, duringMs, floorMs);
+  expect(
+    ratio,
+    `${what}: ${duringMs.toFixed(0)} ms during the attack against ${baselineMs.toFixed(0)} ms before (x${ratio.toFixed(1)})`,
+  ).toBeLessThan(maxRatio);
+}
+
+/**
+ * Another organization on the same stack, with its own key, a small stdio server (tools-only) and the scripted
+ * model behind its `openai` provider: `runMs()` creates a run of one case x `iterations` and answers how long it took
+ * from POST to its end (it must complete). `baselineMs()` is the quicker of two runs before any attack: the first run
+ * of a stack pays for starting things (warm sessions, workflow caches) that later runs do not.
+ * Compare with `expectUnharmed('bystander run', baseline, during, 3, RUN_FLOOR_MS)`.
+ */
+export async function startBystander(stack: TestStack, model: ScriptedModelServer, iterations = 2) {
+  const org = await seedOrganization(stack.sql, { name: 'Bystander' });
+  await setProviderKey(stack.sql, stack.box, {
+    organizationId: org.organizationId,
+    provider: 'openai',
+    apiKey: 'bystander-key',
+    baseUrl: model.url,
+  });
+  const serverId = await saveServer(stack.sql, stack.box, {
+    projectId: org.projectId,
+    name: 'bystander-tools',
+    ...fixtureOverStdio('tools-only'),
+  });
+  model.setScript('bystander-model', { byQuery: {}, default: [{ text: 'bystander answer' }] });
+  const call = apiClient(stack.baseUrl, org.apiKey);
+  async function runMs(): Promise<number> {
+    const started = performance.now();
+    const created = await call('POST', `/projects/${org.projectId}/eval-runs`, {
+      suiteName: 'Bystander suite',
+      serverIds: [serverId],
+      model: 'bystander-model',
+      tests: [{ title: 'bystander', query: 'say something', provider: 'openai', runs: iterations }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    const runId: string = created.body.runId;
+    for (;;) {
+      const reply = await call('GET', `/projects/${org.projectId}/eval-runs/${runId}`);
+      expect(reply.status).toBe(200);
+      if (reply.body.status !== 'running' && reply.body.status !== 'pending') {
+        expect(reply.body.status, JSON.stringify(reply.body)).toBe('completed');
+        return performance.now() - started;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return {
+    org,
+    serverId,
+    call,
+    runMs,
+    async baselineMs(): Promise<number> {
+      return Math.min(await runMs(), await runMs());
+    },
+  };
+}
