@@ -23,17 +23,21 @@ describe('hostile output checks', () => {
 
   const path = (rest: string) => `/projects/${world.org.projectId}${rest}`;
 
-  /** Starts the hostile run, then the bystander's run while it goes; both must end. */
-  async function duringHostileRun(body: Record<string, unknown>) {
-    const created = await world.call('POST', path('/eval-runs'), {
-      serverIds: [world.serverId],
-      ...body,
-    });
+  /**
+   * Starts the hostile run and, once its model has answered `answers` requests (an iteration's checks come next),
+   * the bystander's run: the bystander must keep within 3x of its baseline (measured before the attack), and the
+   * hostile run must end.
+   */
+  async function duringHostileRun(body: { model: string } & Record<string, unknown>, answers: number) {
+    const baseline = await bystander.baselineMs();
+    const created = await world.call('POST', path('/eval-runs'), { serverIds: [world.serverId], ...body });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
     const runId: string = created.body.runId;
-    const bystanderMs = await bystander.runMs();
+    while (world.model.calls(body.model).filter((c) => c.outcome === 'stop').length < answers)
+      await new Promise((r) => setTimeout(r, 10));
+    expectUnharmed('bystander run', baseline, await bystander.runMs(), 3, RUN_FLOOR_MS);
     const run = await waitForRun(world.call, world.org.projectId, runId);
-    return { runId, run, bystanderMs };
+    return { runId, run };
   }
 
   /** Every iteration completed as a failed check with `reason` on each checked turn: not errored, not retried. */
@@ -58,26 +62,26 @@ describe('hostile output checks', () => {
   }
 
   it('an ambiguous regex over 5 iterations x 20 turns fails its checks, and the bystander run keeps its time', async () => {
-    const baseline = await bystander.baselineMs();
     world.model.setScript('hostile-regex', { byQuery: {}, default: [{ text: `${'a'.repeat(40)}!` }] });
     const turns = Array.from({ length: 20 }, (_, i) => ({
       prompt: `turn ${i}`,
       expectedOutput: '^(a|a)*$',
       outputCheck: { mode: 'regex' },
     }));
-    const { runId, run, bystanderMs } = await duringHostileRun({
-      suiteName: 'Hostile regex',
-      model: 'hostile-regex',
-      tests: [{ title: 'ambiguous alternation', provider: 'openai', runs: 5, turns }],
-    });
+    const { runId, run } = await duringHostileRun(
+      {
+        suiteName: 'Hostile regex',
+        model: 'hostile-regex',
+        tests: [{ title: 'ambiguous alternation', provider: 'openai', runs: 5, turns }],
+      },
+      20,
+    );
     expect(run).toMatchObject({ status: 'completed', result: 'failed', summary: { total: 5, failed: 5 } });
     const iterations = await expectFailedChecks(runId, 'the final answer does not match /^(a|a)*$/');
     expect(iterations).toHaveLength(5);
-    expectUnharmed('bystander run', baseline, bystanderMs, 3, RUN_FLOOR_MS);
   }, 180_000);
 
   it('json-subset on 40,000 unclosed brackets and on a 20,000-deep answer fails its checks, bystander unharmed', async () => {
-    const baseline = await bystander.baselineMs();
     world.model.setScript('hostile-json', {
       byQuery: {
         'unclosed brackets': [{ text: '['.repeat(40_000) }],
@@ -85,28 +89,31 @@ describe('hostile output checks', () => {
       },
     });
     const check = { mode: 'json-subset' };
-    const { runId, run, bystanderMs } = await duringHostileRun({
-      suiteName: 'Hostile JSON',
-      model: 'hostile-json',
-      tests: [
-        {
-          title: 'unclosed',
-          query: 'unclosed brackets',
-          provider: 'openai',
-          runs: 3,
-          expectedOutput: '[]',
-          outputCheck: check,
-        },
-        {
-          title: 'deep',
-          query: 'deep answer',
-          provider: 'openai',
-          runs: 3,
-          expectedOutput: '[[["x"]]]',
-          outputCheck: check,
-        },
-      ],
-    });
+    const { runId, run } = await duringHostileRun(
+      {
+        suiteName: 'Hostile JSON',
+        model: 'hostile-json',
+        tests: [
+          {
+            title: 'unclosed',
+            query: 'unclosed brackets',
+            provider: 'openai',
+            runs: 3,
+            expectedOutput: '[]',
+            outputCheck: check,
+          },
+          {
+            title: 'deep',
+            query: 'deep answer',
+            provider: 'openai',
+            runs: 3,
+            expectedOutput: '[[["x"]]]',
+            outputCheck: check,
+          },
+        ],
+      },
+      1,
+    );
     expect(run).toMatchObject({ status: 'completed', result: 'failed', summary: { total: 6, failed: 6 } });
     const iterations = await allIterations(world.call, world.org.projectId, runId);
     const runOf = (title: string) => iterations.filter((i) => i.title === title);
@@ -128,35 +135,49 @@ describe('hostile output checks', () => {
           ? 'the final answer holds no JSON value'
           : "the final answer's JSON is nested deeper than 64 levels",
       );
-    expectUnharmed('bystander run', baseline, bystanderMs, 3, RUN_FLOOR_MS);
   }, 180_000);
 
   it('a json-subset expectation nested 20,000 deep is refused at the edge, naming the case', async () => {
-    const reply = await world.call('POST', path('/eval-runs'), {
-      suiteName: 'Deep expectation',
-      serverIds: [world.serverId],
-      model: 'hostile-json',
-      tests: [
-        {
-          title: 'fine',
-          query: 'q',
-          provider: 'openai',
-          expectedOutput: '{"a":1}',
-          outputCheck: { mode: 'json-subset' },
-        },
-        {
-          title: 'deep',
-          query: 'q',
-          provider: 'openai',
-          expectedOutput: deep(20_000),
-          outputCheck: { mode: 'json-subset' },
-        },
-      ],
-    });
-    expect(reply.status).toBe(400);
-    expect(reply.body).toMatchObject({
-      code: 'VALIDATION_ERROR',
-      message: 'body.tests.1.expectedOutput: json-subset check: expectedOutput is JSON nested deeper than 64 levels',
-    });
+    const check = { mode: 'json-subset' };
+    const fine = { title: 'fine', query: 'q', provider: 'openai', expectedOutput: '{"a":1}', outputCheck: check };
+    const tooDeep = {
+      title: 'deep',
+      query: 'q2',
+      provider: 'openai',
+      expectedOutput: deep(20_000),
+      outputCheck: check,
+    };
+    const message = 'json-subset check: expectedOutput is JSON nested deeper than 64 levels';
+    const refused = (reply: { status: number; body: any }, path: string) => {
+      expect(reply.status, JSON.stringify(reply.body).slice(0, 300)).toBe(400);
+      expect(reply.body).toMatchObject({ code: 'VALIDATION_ERROR', message: `${path}: ${message}` });
+    };
+    const common = { serverIds: [world.serverId], model: 'hostile-json' };
+    refused(
+      await world.call('POST', path('/eval-runs'), { suiteName: 'Deep', ...common, tests: [fine, tooDeep] }),
+      'body.tests.1.expectedOutput',
+    );
+    refused(
+      await world.call('POST', path('/eval-suites'), { name: 'Deep', ...common, tests: [fine, tooDeep] }),
+      'body.tests.1.expectedOutput',
+    );
+    refused(
+      await world.call('POST', path('/eval-suites'), {
+        name: 'Deep turns',
+        ...common,
+        tests: [{ title: 'turns', turns: [{ prompt: 'p', expectedOutput: deep(20_000), outputCheck: check }] }],
+      }),
+      'body.tests.0.turns.0.expectedOutput',
+    );
+    // the case routes: a new case, and an edit of a json-subset case's expectation
+    const suite = await world.call('POST', path('/eval-suites'), { name: 'Shallow', ...common, tests: [fine] });
+    expect(suite.status, JSON.stringify(suite.body)).toBe(201);
+    const cases = path(`/eval-suites/${suite.body.suiteId}/cases`);
+    refused(await world.call('POST', cases, tooDeep), 'body.expectedOutput');
+    const listed = await world.call('GET', cases);
+    refused(
+      await world.call('PATCH', `${cases}/${listed.body.items[0].id}`, { expectedOutput: deep(20_000) }),
+      'body.expectedOutput',
+    );
   });
 });
