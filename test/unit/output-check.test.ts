@@ -289,6 +289,9 @@ describe('judge', () => {
       '{"pass": true, "score": 1}',
       '{"pass": true, "score": 1, "reason": "ok", "extra": 1}',
       '',
+      // found in one pass, depth bounded: a hostile judge reply is no verdict, not a stall or a stack overflow
+      '['.repeat(40_000),
+      `{"pass": true, "score": 1, "reason": ${'['.repeat(20_000)}${']'.repeat(20_000)}}`,
     ]) {
       expect(() => parseVerdict(garbage), garbage).toThrow(JudgeReplyError);
     }
