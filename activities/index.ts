@@ -16,6 +16,7 @@ import { parseHostedModels } from '../domain/models/catalog.js';
 import { RateLimitGates } from '../domain/models/rateLimits.js';
 import { RunToolListings } from '../domain/evals/runTools.js';
 import { SharedWork } from '../domain/evals/sharedWork.js';
+import { RunCheckBudgets } from '../domain/evals/checkBudget.js';
 import type { RunContext } from '../domain/evals/runContext.js';
 import { startScheduledRun, type ScheduledRunRecorder } from '../domain/evals/scheduledRun.js';
 import type { ScheduledSuiteRunInput } from '../workflows/definitions.js';
@@ -42,6 +43,8 @@ export function createActivities(deps: ActivityDeps) {
   // ...and reads its context (run, servers, keys) once, while the read is in flight (kept no longer: a batch sees
   // the run as it is when it starts).
   const runContexts = new SharedWork<RunContext | undefined>({ keepMs: 0 });
+  // ...and bounds the time each run's output checks take in this process (issue 27): past it they fail, saying why.
+  const checkBudgets = new RunCheckBudgets();
   return {
     async ping(): Promise<{ databaseTime: string; worker: string }> {
       const [row] = await sql<{ now: Date }[]>`SELECT now()`;
@@ -61,6 +64,7 @@ export function createActivities(deps: ActivityDeps) {
           rateLimits,
           toolListings,
           runContexts,
+          checkBudgets,
           log: deps.log.child({ runId: input.runId, attempt: Context.current().info.attempt }),
         },
         input,

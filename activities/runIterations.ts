@@ -18,6 +18,7 @@ import { RunNotFound } from '../domain/evals/runFailures.js';
 import { activityFailure, decideRetry, retryFailure } from './retryPolicy.js';
 import { collectTools, executeIteration, failedOutcome, IterationFailure } from '../domain/evals/iteration.js';
 import { loadRunContext, type RunContext } from '../domain/evals/runContext.js';
+import type { RunCheckBudgets } from '../domain/evals/checkBudget.js';
 import type { SharedWork } from '../domain/evals/sharedWork.js';
 import type { RunToolListings } from '../domain/evals/runTools.js';
 
@@ -62,6 +63,8 @@ export interface BatchDeps {
   toolListings?: RunToolListings;
   /** this worker's reads of a run's context, shared by its batches that start together; absent: each batch reads */
   runContexts?: SharedWork<RunContext | undefined>;
+  /** this worker's time budgets of each run's output checks; absent: only each iteration's own budget */
+  checkBudgets?: RunCheckBudgets;
 }
 
 // Frequent enough that a cancellation reaches a blocked iteration within about a second.
@@ -169,6 +172,7 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
           signal,
           tools: toolsOnce,
           rateLimits: deps.rateLimits,
+          checkBudget: deps.checkBudgets?.forRun(input.runId),
         });
       } catch (error) {
         const failure = error instanceof IterationFailure ? error.failure : error;

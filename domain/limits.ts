@@ -38,6 +38,11 @@ export const limits = {
    * even when the run cap then skips it, so their number is bounded like the runs themselves
    */
   schedulesPerOrganization: 50,
+  /**
+   * how deep the JSON of a json-subset check may nest (its expectation, refused at the edge; an answer deeper fails
+   * the check): the comparison recurses, and no expected answer needs more
+   */
+  outputCheckJsonDepth: 64,
 } as const;
 
 /** 10000 -> `10,000`, as messages and descriptions write numbers. */

@@ -3,7 +3,12 @@ import { limits } from '../../domain/limits.js';
 import { int4 } from '../../db/columnLimits.js';
 import { foreignNames } from '../unknownFields.js';
 import { normalizeMatchOptions } from '../../domain/evals/matchOptions.js';
-import { MAX_PATTERN_LENGTH, OUTPUT_CHECK_MODES, outputCheckProblem } from '../../domain/evals/outputCheck.js';
+import {
+  MAX_JSON_DEPTH,
+  MAX_PATTERN_LENGTH,
+  OUTPUT_CHECK_MODES,
+  outputCheckProblem,
+} from '../../domain/evals/outputCheck.js';
 import { JUDGE_PROMPT_VERSION } from '../../domain/evals/judge.js';
 import { MAX_CONVERSATION_TURNS } from '../../domain/models/agentLoop.js';
 import { elicitationAnswerSchema } from './clientProfile.js';
@@ -79,7 +84,7 @@ export const outputCheckSchema = z
       .enum(OUTPUT_CHECK_MODES)
       .default('contains')
       .meta({
-        description: `contains (default) or equals: whitespace-normalized text; regex: expectedOutput is a pattern (at most ${MAX_PATTERN_LENGTH} characters, no nested unbounded quantifiers or back-references); json-subset: expectedOutput is JSON that the answer's JSON (or the first JSON value in it) must contain; judge: a model grades the answer (prompt ${JUDGE_PROMPT_VERSION}), by the suite's judgeModel, else the case's model`,
+        description: `contains (default) or equals: whitespace-normalized text; regex: expectedOutput is a JavaScript pattern (at most ${MAX_PATTERN_LENGTH} characters) run by a linear-time engine (RE2): no back-references or lookaround; json-subset: expectedOutput is JSON (at most ${MAX_JSON_DEPTH} levels deep) that the answer's JSON (or the first JSON value in it) must contain; judge: a model grades the answer (prompt ${JUDGE_PROMPT_VERSION}), by the suite's judgeModel, else the case's model`,
       }),
     caseSensitive: z
       .boolean()

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurnOfLoop } from 'node:timers/promises';
 import type { BatchIteration, IterationCompletion } from '../../db/evalIterations.js';
 import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
@@ -8,6 +9,7 @@ import { resolveModel } from '../models/catalog.js';
 import { createLanguageModel } from '../models/providers.js';
 import type { RateLimitGates } from '../models/rateLimits.js';
 import type { AgentTool } from '../models/tools.js';
+import { budgetedCheck, CheckBudget, ITERATION_CHECK_BUDGET_MS } from './checkBudget.js';
 import { JUDGE_PROMPT_VERSION, judgeAnswer } from './judge.js';
 import { checkOutput, DEFAULT_OUTPUT_CHECK, type OutputCheck, type OutputCheckResult } from './outputCheck.js';
 import type { RunContext } from './runContext.js';
@@ -215,6 +217,8 @@ export async function executeIteration(
     tools: () => Promise<{ tools: ListedTool[]; mcpName: Map<string, string> }>;
     /** the worker's rate-limit gates: the run's lanes wait together for a provider's reset */
     rateLimits?: RateLimitGates;
+    /** the run's budget for output checks in this worker (checkBudget.ts), besides the iteration's own */
+    checkBudget?: CheckBudget;
   },
 ): Promise<IterationCompletion> {
   const startedAt = Date.now();
@@ -272,6 +276,8 @@ export async function executeIteration(
   const judgeTrace = new TraceRecorder(() => Date.now() - startedAt);
   const judgeUsage = { inputTokens: 0, outputTokens: 0 };
   const prompts: PromptResult[] = [];
+  const checkBudgets = [new CheckBudget(ITERATION_CHECK_BUDGET_MS, 'this iteration')];
+  if (options.checkBudget) checkBudgets.push(options.checkBudget);
   for (const [index, turn] of turns.entries()) {
     const agentTurn = record.turns?.[index];
     const actual = toActual(agentTurn?.toolCalls ?? []);
@@ -284,7 +290,8 @@ export async function executeIteration(
       failOnToolError: advanced.failOnToolError,
     });
     let output: OutputCheckResult | undefined;
-    if (turn.expectedOutput !== null) {
+    const expected = turn.expectedOutput;
+    if (expected !== null) {
       const check = turn.outputCheck ?? DEFAULT_OUTPUT_CHECK;
       output =
         check.mode === 'judge'
@@ -298,7 +305,9 @@ export async function executeIteration(
               signal: options.signal,
               rateLimits: options.rateLimits,
             })
-          : checkOutput(text, turn.expectedOutput, check);
+          : budgetedCheck(checkBudgets, { mode: check.mode, expected }, () => checkOutput(text, expected, check));
+      // Each check is one slice of the event loop: other iterations (other organizations') run between them.
+      await nextTurnOfLoop();
     }
     prompts.push(promptResult(index, turn, actual, text, score, output));
   }
