@@ -124,13 +124,6 @@ export const configSchema = z.object({
    * next process is already started when an iteration asks for it. 0: opened on demand.
    */
   MCP_WARM_SESSIONS: z.coerce.number().int().min(0).max(32).default(2),
-  /**
-   * sessions kept open with nobody using them (idle, or warm for eval iterations), per saved server across its client
-   * profiles (a host each) and per organization across its servers: past these, the least recently used are closed
-   * (a stdio server's process ends). The sessions of the profile just used are kept whatever these say.
-   */
-  MCP_IDLE_SESSIONS_PER_SERVER: int(4),
-  MCP_IDLE_SESSIONS_PER_ORGANIZATION: int(16),
   /** files of Runway's own: each stdio server runs in servers/<serverId> below it unless saved with a cwd */
   DATA_DIR: path('a folder')
     .default(projectDataDir)

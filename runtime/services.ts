@@ -24,10 +24,6 @@ export function createServices(config: Config, log: Logger, sql?: Sql): Services
   const pool = new ConnectionPool({
     idleTimeoutMs: config.MCP_IDLE_TIMEOUT_MS,
     warmSessions: config.MCP_WARM_SESSIONS,
-    idleLimits: {
-      perServer: config.MCP_IDLE_SESSIONS_PER_SERVER,
-      perOrganization: config.MCP_IDLE_SESSIONS_PER_ORGANIZATION,
-    },
     log,
   });
   const mcp = createMcpOperations({ sql: database, box, config, log, pool });

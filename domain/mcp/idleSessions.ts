@@ -1,4 +1,5 @@
 import type { Logger } from '../../runtime/logger.js';
+import { limits } from '../limits.js';
 
 /**
  * Bounds on the sessions a process keeps open with nobody using them: a pool's idle sessions and the warm sets of
@@ -12,8 +13,11 @@ export interface IdleLimits {
   perOrganization: number;
 }
 
-/** The service's defaults (MCP_IDLE_SESSIONS_PER_SERVER, MCP_IDLE_SESSIONS_PER_ORGANIZATION). */
-export const DEFAULT_IDLE_LIMITS: IdleLimits = { perServer: 4, perOrganization: 16 };
+/** The product's bounds (domain/limits.ts); a test may give others to the pool. */
+export const DEFAULT_IDLE_LIMITS: IdleLimits = {
+  perServer: limits.idleSessionsPerServer,
+  perOrganization: limits.idleSessionsPerOrganization,
+};
 
 /** A session kept open with nobody using it. */
 export interface Parked {

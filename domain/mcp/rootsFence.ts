@@ -83,7 +83,7 @@ export function requireAllowedRoots(profile: ClientProfile, servers: FencedServe
       const allowed = server.allowedRoots.length > 0 ? server.allowedRoots.join(', ') : 'none';
       throw refused(
         `root ${root.uri} is outside what server '${server.name}' allows (${allowed}): a host's roots must lie inside ` +
-          "the roots an operator allowed for a server on this machine (admin CLI: server update --allowed-root)",
+          'the roots an operator allowed for a server on this machine (admin CLI: server update --allowed-root)',
         { reason: 'ROOT_NOT_ALLOWED', root: root.uri, serverId: server.id, allowedRoots: server.allowedRoots },
       );
     }

@@ -501,8 +501,18 @@ describe('operator CLI (npm run admin)', () => {
       const notFile = await createStdio('--name', 'bad', '--allowed-root', 'https://example.com/');
       expect(notFile).toMatchObject({ code: 1, stderr: expect.stringContaining('must be a file:// URI') });
       const onHttp = await runAdmin(
-        ['server', 'create', '--project', project.id, '--name', 'h', '--transport', 'http', '--url', 'https://h.example/mcp']
-          .concat(['--allowed-root', 'file:///srv']),
+        [
+          'server',
+          'create',
+          '--project',
+          project.id,
+          '--name',
+          'h',
+          '--transport',
+          'http',
+          '--url',
+          'https://h.example/mcp',
+        ].concat(['--allowed-root', 'file:///srv']),
         { env: env() },
       );
       expect(onHttp).toMatchObject({ code: 1, stderr: expect.stringContaining('--allowed-root is for stdio servers') });

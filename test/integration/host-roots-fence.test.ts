@@ -92,7 +92,10 @@ describe("a host's roots stay within what the operator allowed the server", () =
       const iterations = await allIterations(world.call, world.org.projectId, created.body.runId);
       const traces = await Promise.all(
         iterations.map((i) =>
-          world.call('GET', `/projects/${world.org.projectId}/eval-runs/${created.body.runId}/iterations/${i.id}/trace`),
+          world.call(
+            'GET',
+            `/projects/${world.org.projectId}/eval-runs/${created.body.runId}/iterations/${i.id}/trace`,
+          ),
         ),
       );
       const read = traces.filter((t) => JSON.stringify(t.body).includes(secret)).length;
@@ -159,9 +162,7 @@ describe("a host's roots stay within what the operator allowed the server", () =
         roots: [{ uri: 'file:///' }, { uri: `${pathToFileURL(allowed).href}/sub/./` }],
       }),
     };
-    expect(JSON.stringify(await world.stack.mcp.callTool(mixed, 'read_file', { path: planted }))).not.toContain(
-      secret,
-    );
+    expect(JSON.stringify(await world.stack.mcp.callTool(mixed, 'read_file', { path: planted }))).not.toContain(secret);
     expect(
       JSON.stringify(await world.stack.mcp.callTool(mixed, 'read_file', { path: join(allowed, 'sub', 'inside.txt') })),
     ).toContain('inside');

@@ -1,20 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { limits } from '../../domain/limits.js';
 import { hostClientProfile } from '../../domain/mcp/index.js';
 import { getSavedServersByIds, type SavedServer } from '../../db/servers.js';
 import { startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
-import {
-  expectUnharmed,
-  healthzDuring,
-  healthzWorstMs,
-  RUN_FLOOR_MS,
-  startBystander,
-} from '../helpers/fairness.js';
+import { expectUnharmed, healthzDuring, healthzWorstMs, RUN_FLOOR_MS, startBystander } from '../helpers/fairness.js';
 import { fixtureArgs, saveServer } from '../helpers/mcpServers.js';
 
 const RUN_KEY = 'sk-run-warm-cap';
-/** the service's defaults (runtime/config.ts): MCP_IDLE_SESSIONS_PER_SERVER */
-const PER_SERVER = 4;
+const PER_SERVER = limits.idleSessionsPerServer;
 
 /** The fixture's entry point: its children are the stdio processes this test counts. */
 const fixturePath = fixtureArgs('workdir').at(-1)!;

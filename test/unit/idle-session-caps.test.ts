@@ -38,14 +38,27 @@ function fakeSessions() {
 }
 
 const server = (id: string, organizationId = 'org_a') =>
-  ({ id, organizationId, revision: 1, transportType: 'http', clientProfile: {}, allowedRoots: [] }) as unknown as SavedServer;
+  ({
+    id,
+    organizationId,
+    revision: 1,
+    transportType: 'http',
+    clientProfile: {},
+    allowedRoots: [],
+  }) as unknown as SavedServer;
 const profile = (name: string): ClientProfile => ({ clientInfo: { name, version: '1' } });
 const target = (srv: SavedServer, name: string) =>
   ({ server: srv, profile: profile(name), timeouts: {}, dataDir: '/tmp' }) as unknown as ConnectTarget;
 const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
-const limits = { perServer: 4, perOrganization: 16 };
+const limits = { perServer: 4, perOrganization: 16 }; // domain/limits.ts's
 const pool = (warmSessions = 2) =>
-  new ConnectionPool({ idleTimeoutMs: 60_000, log: createLogger('silent'), warmSessions, idleLimits: limits, open: fakes.open });
+  new ConnectionPool({
+    idleTimeoutMs: 60_000,
+    log: createLogger('silent'),
+    warmSessions,
+    idleLimits: limits,
+    open: fakes.open,
+  });
 let fakes = fakeSessions();
 
 describe('idle sessions are capped across client profiles', () => {
