@@ -470,7 +470,7 @@ withTimeoutOptions(serverCreate)
         });
         if (problem) throw new Error(problem);
         await requireProject(sql, o.project);
-        return await createServer(sql, box, {
+        const created = await createServer(sql, box, {
           projectId: o.project,
           name: o.name,
           transportType: o.transport,
@@ -492,10 +492,11 @@ withTimeoutOptions(serverCreate)
           enabled: !o.disabled,
           timeouts: timeoutsFrom(o),
         });
+        return { ...created, ...(o.allowedRoot ? { allowedRoots: o.allowedRoot } : {}) };
       },
       (r) =>
         `server ${r.id} (${r.name}, ${r.transportType})` +
-        (r.allowedRoots.length > 0 ? `\n  roots a host may list: ${r.allowedRoots.join(', ')}` : ''),
+        (r.allowedRoots ? `\n  roots a host may list: ${r.allowedRoots.join(', ')}` : ''),
     ),
   );
 const serverUpdate = server

@@ -166,7 +166,7 @@ const encryptMap = (box: SecretBox, value: Record<string, string> | undefined) =
   value && Object.keys(value).length > 0 ? box.encryptJson(value) : null;
 
 export async function createServer(sql: Db, box: SecretBox, input: ServerInput) {
-  const [row] = await sql<{ id: string; name: string; transport_type: TransportType; allowed_roots: string[] }[]>`
+  const [row] = await sql<{ id: string; name: string; transport_type: TransportType }[]>`
     INSERT INTO servers (id, project_id, name, enabled, transport_type, url, command, args, env_enc, cwd, headers_enc,
                          use_oauth, oauth_scopes, oauth_client_id, client_secret_enc, authorization_server_url,
                          oauth_grant, oauth_private_key_enc, oauth_signing_alg, timeouts, client_profile, allowed_roots)
@@ -178,8 +178,8 @@ export async function createServer(sql: Db, box: SecretBox, input: ServerInput) 
             ${input.privateKey ? box.encrypt(input.privateKey) : null}, ${input.signingAlg ?? null},
             ${sql.json((input.timeouts ?? {}) as Record<string, number>)},
             ${input.clientProfile ? sql.json(input.clientProfile as never) : null}, ${input.allowedRoots ?? []})
-    RETURNING id, name, transport_type, allowed_roots`;
-  return { id: row.id, name: row.name, transportType: row.transport_type, allowedRoots: row.allowed_roots };
+    RETURNING id, name, transport_type`;
+  return { id: row.id, name: row.name, transportType: row.transport_type };
 }
 
 /** The OAuth client fields of a saved server, as an operator sets them (admin CLI). */
