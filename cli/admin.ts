@@ -1,4 +1,5 @@
 import { isAbsolute, normalize } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadLocalStackConfig, type LocalStackConfig } from '../runtime/config.js';
 import { clientProfileSchema } from '../api/schemas/clientProfile.js';
@@ -10,6 +11,7 @@ import { recordedKeys } from '../db/keyring.js';
 import { migrate } from '../db/migrate.js';
 import { getOrganizationLimits, setOrganizationLimits, type OrganizationLimits } from '../db/organizationLimits.js';
 import { limits } from '../domain/limits.js';
+import { rootPath } from '../domain/mcp/rootsFence.js';
 import { createProject } from '../db/projects.js';
 import { setProviderKey } from '../db/providerKeys.js';
 import { rekeySecrets, secretsByKey } from '../db/rekey.js';
@@ -70,6 +72,19 @@ const absolutePath = (value: string): string => {
   return normalize(value).replace(/(.)\/+$/, '$1');
 };
 
+/** A root an operator allows a stdio server: a file:// URI of this machine, stored normalized. */
+const allowedRootUri = (value: string): string => {
+  const path = rootPath(value);
+  if (path === undefined) throw new InvalidArgumentError('must be a file:// URI of a folder on this machine');
+  return pathToFileURL(path).href;
+};
+
+const collectAllowedRoot = (value: string, previous: string[] = []) => [...previous, allowedRootUri(value)];
+
+const ALLOWED_ROOT_HELP =
+  "stdio: a file:// URI a tenant's host may list as a root for this server (repeat; a host root must lie inside one). " +
+  "Default none: a host's roots are refused for it (roots name what a filesystem server on this machine reads)";
+
 const CWD_HELP =
   'stdio: the working directory of the server process (absolute; it must exist). Default: a private directory of its own under the data folder (DATA_DIR/servers/<serverId>)';
 
@@ -117,6 +132,9 @@ const describeSettings = (r: ServerSettings) => {
     r.transportType === 'stdio'
       ? `  working directory: ${r.cwd ?? 'its own, under the data folder'}`
       : `  authorization server: ${r.authorizationServerUrl ?? 'from its own metadata'}`,
+    ...(r.transportType === 'stdio'
+      ? [`  roots a host may list: ${r.allowedRoots.length > 0 ? r.allowedRoots.join(', ') : 'none'}`]
+      : []),
     `  timeouts: ${timeouts || "the service's defaults"}`,
     `  eval iterations: ${r.iterationIsolation === 'shared' ? 'share its sessions (set here)' : 'as each suite says (fresh sessions per iteration unless the suite shares them)'}`,
   ].join('\n');
@@ -381,6 +399,7 @@ const serverCreate = server
   .option('--client-secret <secret>', `OAuth client secret (stored encrypted; ${visible})`)
   .option('--authorization-server-url <url>', AUTHORIZATION_SERVER_HELP, httpUrl)
   .option('--cwd <dir>', CWD_HELP, absolutePath)
+  .option('--allowed-root <file-uri>', ALLOWED_ROOT_HELP, collectAllowedRoot)
   .option('--disabled', 'save it disabled')
   .addOption(grantOption().default('caller'));
 withClientKeyOptions(serverCreate);
@@ -410,6 +429,7 @@ withTimeoutOptions(serverCreate)
         clientSecretStdin?: boolean;
         authorizationServerUrl?: string;
         cwd?: string;
+        allowedRoot?: string[];
         disabled?: boolean;
         oauthGrant: string;
       } & TimeoutFlags &
@@ -419,6 +439,8 @@ withTimeoutOptions(serverCreate)
         if (o.transport === 'stdio' && !o.command) throw new Error('--command is required for stdio servers');
         if (o.transport !== 'stdio' && !o.url) throw new Error('--url is required for http and sse servers');
         if (o.transport !== 'stdio' && o.cwd) throw new Error('--cwd is for stdio servers');
+        if (o.transport !== 'stdio' && o.allowedRoot)
+          throw new Error("--allowed-root is for stdio servers (a remote server's roots are only names)");
         const input = new StandardInput({
           '--env-stdin': o.envStdin,
           '--header-stdin': o.headerStdin,
@@ -448,7 +470,7 @@ withTimeoutOptions(serverCreate)
         });
         if (problem) throw new Error(problem);
         await requireProject(sql, o.project);
-        return await createServer(sql, box, {
+        const created = await createServer(sql, box, {
           projectId: o.project,
           name: o.name,
           transportType: o.transport,
@@ -466,11 +488,15 @@ withTimeoutOptions(serverCreate)
           privateKey: key?.pem,
           signingAlg: key?.alg,
           cwd: o.cwd,
+          allowedRoots: o.allowedRoot,
           enabled: !o.disabled,
           timeouts: timeoutsFrom(o),
         });
+        return { ...created, ...(o.allowedRoot ? { allowedRoots: o.allowedRoot } : {}) };
       },
-      (r) => `server ${r.id} (${r.name}, ${r.transportType})`,
+      (r) =>
+        `server ${r.id} (${r.name}, ${r.transportType})` +
+        (r.allowedRoots ? `\n  roots a host may list: ${r.allowedRoots.join(', ')}` : ''),
     ),
   );
 const serverUpdate = server
@@ -498,6 +524,8 @@ const serverUpdate = server
   .option('--scope <scope>', 'OAuth scope (repeat; replaces the saved scopes)', collect)
   .option('--cwd <dir>', CWD_HELP, absolutePath)
   .option('--clear-cwd', 'stdio: run in its own directory under the data folder again')
+  .option('--allowed-root <file-uri>', `${ALLOWED_ROOT_HELP}; replaces the saved ones`, collectAllowedRoot)
+  .option('--clear-allowed-roots', "stdio: allow no root: a host's roots are refused for it")
   .option(
     '--clear-timeouts',
     "forget every per-server timeout (the service's defaults apply again) before setting the ones given",
@@ -526,6 +554,8 @@ withTimeoutOptions(serverUpdate)
         scope?: string[];
         cwd?: string;
         clearCwd?: boolean;
+        allowedRoot?: string[];
+        clearAllowedRoots?: boolean;
         clearTimeouts?: boolean;
         iterationIsolation?: 'shared' | 'suite';
       } & TimeoutFlags &
@@ -535,6 +565,8 @@ withTimeoutOptions(serverUpdate)
         if (o.authorizationServerUrl && o.clearAuthorizationServer)
           throw new Error('give only one of --authorization-server-url and --clear-authorization-server');
         if (o.cwd && o.clearCwd) throw new Error('give only one of --cwd and --clear-cwd');
+        if (o.allowedRoot && o.clearAllowedRoots)
+          throw new Error('give only one of --allowed-root and --clear-allowed-roots');
         const input = new StandardInput({
           '--client-secret-stdin': o.clientSecretStdin,
           '--private-key-stdin': o.privateKeyStdin,
@@ -561,13 +593,15 @@ withTimeoutOptions(serverUpdate)
         const settings =
           o.cwd !== undefined ||
           o.clearCwd ||
+          o.allowedRoot !== undefined ||
+          o.clearAllowedRoots ||
           o.clearTimeouts ||
           o.iterationIsolation !== undefined ||
           Object.keys(timeouts).length > 0;
         const oauthClient = Object.keys(changes).length > 0;
         if (!authorization && !settings && !oauthClient) {
           throw new Error(
-            'nothing to change: give an OAuth option, --cwd, a timeout option, --iteration-isolation, or one of the --clear options (see --help)',
+            'nothing to change: give an OAuth option, --cwd, --allowed-root, a timeout option, --iteration-isolation, or one of the --clear options (see --help)',
           );
         }
         let client: Record<string, unknown> = {};
@@ -583,6 +617,7 @@ withTimeoutOptions(serverUpdate)
             (!settings ||
               (await updateServerSettings(tx, serverId, {
                 cwd: o.clearCwd ? null : o.cwd,
+                allowedRoots: o.clearAllowedRoots ? [] : o.allowedRoot,
                 clearTimeouts: o.clearTimeouts,
                 timeouts,
                 iterationIsolation:

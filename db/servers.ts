@@ -63,6 +63,8 @@ export interface ClientProfile {
 export interface SavedServer {
   id: string;
   projectId: string;
+  /** the organization of its project: sessions kept open are bounded per organization (pool.ts) */
+  organizationId: string;
   name: string;
   enabled: boolean;
   transportType: TransportType;
@@ -86,6 +88,11 @@ export interface SavedServer {
   timeouts: ServerTimeouts;
   /** what the client declares to it and how it answers its requests (`{}`: nothing declared) */
   clientProfile: ClientProfile;
+  /**
+   * stdio: the file:// roots a tenant's host may declare to it (a host root must lie inside one): those an operator
+   * allowed (`--allowed-root`) and those of the server's own client profile, set by an operator too. Empty: none.
+   */
+  allowedRoots: string[];
   /** set by an operator: 'shared', the iterations of every run share this server's sessions; null, the suite decides */
   iterationIsolation: IterationIsolation | null;
   revision: number;
@@ -113,6 +120,8 @@ export interface ServerInput {
   signingAlg?: string | null;
   timeouts?: ServerTimeouts;
   clientProfile?: ClientProfile | null;
+  /** stdio: the file:// roots a tenant's host may declare to it (normalized); default none */
+  allowedRoots?: string[];
   enabled?: boolean;
 }
 
@@ -139,6 +148,9 @@ interface ServerRow {
   timeouts: ServerTimeouts;
   iteration_isolation: IterationIsolation | null;
   client_profile: ClientProfile | null;
+  allowed_roots: string[];
+  /** of its project, joined in by the queries that read whole servers (serverRows) */
+  organization_id: string;
   revision: number;
   created_at: Date;
   updated_at: Date;
@@ -157,7 +169,7 @@ export async function createServer(sql: Db, box: SecretBox, input: ServerInput) 
   const [row] = await sql<{ id: string; name: string; transport_type: TransportType }[]>`
     INSERT INTO servers (id, project_id, name, enabled, transport_type, url, command, args, env_enc, cwd, headers_enc,
                          use_oauth, oauth_scopes, oauth_client_id, client_secret_enc, authorization_server_url,
-                         oauth_grant, oauth_private_key_enc, oauth_signing_alg, timeouts, client_profile)
+                         oauth_grant, oauth_private_key_enc, oauth_signing_alg, timeouts, client_profile, allowed_roots)
     VALUES (${newId('srv')}, ${input.projectId}, ${input.name}, ${input.enabled ?? true}, ${input.transportType},
             ${input.url ?? null}, ${input.command ?? null}, ${sql.json(input.args ?? [])}, ${encryptMap(box, input.env)},
             ${input.cwd ?? null}, ${encryptMap(box, input.headers)}, ${input.useOAuth ?? false}, ${input.oauthScopes ?? []},
@@ -165,7 +177,7 @@ export async function createServer(sql: Db, box: SecretBox, input: ServerInput) 
             ${input.authorizationServerUrl ?? null}, ${input.oauthGrant ?? 'caller'},
             ${input.privateKey ? box.encrypt(input.privateKey) : null}, ${input.signingAlg ?? null},
             ${sql.json((input.timeouts ?? {}) as Record<string, number>)},
-            ${input.clientProfile ? sql.json(input.clientProfile as never) : null})
+            ${input.clientProfile ? sql.json(input.clientProfile as never) : null}, ${input.allowedRoots ?? []})
     RETURNING id, name, transport_type`;
   return { id: row.id, name: row.name, transportType: row.transport_type };
 }
@@ -210,7 +222,9 @@ export interface OAuthClientChanges {
  */
 export async function updateOAuthClient(sql: Sql, box: SecretBox, serverId: string, changes: OAuthClientChanges) {
   return await sql.begin(async (tx) => {
-    const [row] = await tx<ServerRow[]>`SELECT * FROM servers WHERE id = ${serverId} FOR UPDATE`;
+    const [row] = await tx<ServerRow[]>`
+      SELECT s.*, p.organization_id FROM servers s JOIN projects p ON p.id = s.project_id
+      WHERE s.id = ${serverId} FOR UPDATE OF s`;
     if (!row) return undefined;
     const current = toSavedServer(box, camelRow(row));
     const next: OAuthClientConfig & { oauthScopes: string[] } = {
@@ -280,6 +294,8 @@ export interface ServerSettings {
   cwd: string | null;
   timeouts: ServerTimeouts;
   iterationIsolation: IterationIsolation | null;
+  /** stdio: the file:// roots a tenant's host may declare to it (besides those of its own client profile) */
+  allowedRoots: string[];
 }
 
 export interface SettingsChange {
@@ -291,6 +307,8 @@ export interface SettingsChange {
   timeouts?: ServerTimeouts;
   /** a value sets it, null gives the choice back to the suites, undefined leaves it */
   iterationIsolation?: IterationIsolation | null;
+  /** replaces the allowed roots ([] allows none), undefined leaves them */
+  allowedRoots?: string[];
 }
 
 /**
@@ -306,6 +324,7 @@ export async function updateServerSettings(sql: Db, serverId: string, change: Se
         cwd = CASE WHEN ${setCwd}::boolean THEN ${change.cwd ?? null}::text ELSE cwd END,
         timeouts = (CASE WHEN ${change.clearTimeouts ?? false}::boolean THEN '{}'::jsonb ELSE timeouts END) || ${sql.json((change.timeouts ?? {}) as Record<string, number>)}::jsonb,
         iteration_isolation = CASE WHEN ${setIsolation}::boolean THEN ${change.iterationIsolation ?? null}::text ELSE iteration_isolation END,
+        allowed_roots = CASE WHEN ${change.allowedRoots !== undefined}::boolean THEN ${change.allowedRoots ?? []}::text[] ELSE allowed_roots END,
         revision = revision + 1, updated_at = clock_timestamp()
       WHERE id = ${serverId}
       RETURNING id`;
@@ -313,6 +332,9 @@ export async function updateServerSettings(sql: Db, serverId: string, change: Se
   } catch (error) {
     if ((error as { constraint_name?: string }).constraint_name === 'servers_cwd_stdio_absolute') {
       throw new Error('a working directory (cwd) is for stdio servers only, and must be an absolute path');
+    }
+    if ((error as { constraint_name?: string }).constraint_name === 'servers_allowed_roots_stdio') {
+      throw new Error("allowed roots are for stdio servers only (a remote server's roots are only names)");
     }
     throw error;
   }
@@ -322,10 +344,18 @@ export async function getServerSettings(sql: Db, serverId: string): Promise<Serv
   const [row] = await sql<
     Pick<
       ServerRow,
-      'id' | 'name' | 'transport_type' | 'authorization_server_url' | 'cwd' | 'timeouts' | 'iteration_isolation'
+      | 'id'
+      | 'name'
+      | 'transport_type'
+      | 'authorization_server_url'
+      | 'cwd'
+      | 'timeouts'
+      | 'iteration_isolation'
+      | 'allowed_roots'
     >[]
   >`
-    SELECT id, name, transport_type, authorization_server_url, cwd, timeouts, iteration_isolation FROM servers WHERE id = ${serverId}`;
+    SELECT id, name, transport_type, authorization_server_url, cwd, timeouts, iteration_isolation, allowed_roots
+    FROM servers WHERE id = ${serverId}`;
   if (!row) return undefined;
   return {
     id: row.id,
@@ -335,6 +365,7 @@ export async function getServerSettings(sql: Db, serverId: string): Promise<Serv
     cwd: row.cwd,
     timeouts: row.timeouts,
     iterationIsolation: row.iteration_isolation,
+    allowedRoots: row.allowed_roots,
   };
 }
 
@@ -356,7 +387,9 @@ export async function setClientProfile(
 
 export async function listStoredServers(sql: Db, projectId: string): Promise<StoredServer[]> {
   return camelRows(
-    await sql<ServerRow[]>`SELECT * FROM servers WHERE project_id = ${projectId} ORDER BY created_at, id`,
+    await sql<ServerRow[]>`
+      SELECT s.*, p.organization_id FROM servers s JOIN projects p ON p.id = s.project_id
+      WHERE s.project_id = ${projectId} ORDER BY s.created_at, s.id`,
   );
 }
 
@@ -373,7 +406,7 @@ export async function findServerInVisibleProject(
 ): Promise<{ projectVisible: boolean; server?: StoredServer }> {
   const [row] = await sql<(ServerRow & { visible_project_id: string })[]>`
     WITH project AS (${visibleProject(sql, principal, projectId)})
-    SELECT project.id AS visible_project_id, s.*
+    SELECT project.id AS visible_project_id, s.*, project.organization_id
     FROM project LEFT JOIN servers s ON s.project_id = project.id AND s.id = ${serverId}`;
   if (!row) return { projectVisible: false };
   return { projectVisible: true, server: row.id === null ? undefined : camelRow(row) };
@@ -381,7 +414,11 @@ export async function findServerInVisibleProject(
 
 /** The project's servers of these ids, their secrets sealed. */
 export async function getStoredServersByIds(sql: Db, projectId: string, ids: string[]): Promise<StoredServer[]> {
-  return camelRows(await sql<ServerRow[]>`SELECT * FROM servers WHERE project_id = ${projectId} AND id = ANY(${ids})`);
+  return camelRows(
+    await sql<ServerRow[]>`
+      SELECT s.*, p.organization_id FROM servers s JOIN projects p ON p.id = s.project_id
+      WHERE s.project_id = ${projectId} AND s.id = ANY(${ids})`,
+  );
 }
 
 export async function getSavedServersByIds(
@@ -406,11 +443,37 @@ export async function getServerRefsByIds(sql: Db, projectId: string, ids: string
   >`SELECT id, name, enabled FROM servers WHERE project_id = ${projectId} AND id = ANY(${ids})`;
 }
 
+/**
+ * The roots a tenant's host may declare to a server: those an operator allowed, and those of the server's own client
+ * profile (an operator declared them to it, so they are within its reach already).
+ */
+function allowedRootsOf(server: Pick<StoredServer, 'allowedRoots' | 'clientProfile'>): string[] {
+  return [...new Set([...server.allowedRoots, ...(server.clientProfile?.roots ?? []).map((r) => r.uri)])];
+}
+
+/** What a host's roots are checked against, of the project's servers of these ids (no secret opened). */
+export async function getRootFences(
+  sql: Db,
+  projectId: string,
+  ids: string[],
+): Promise<Pick<SavedServer, 'id' | 'name' | 'transportType' | 'allowedRoots'>[]> {
+  const rows = await sql<Pick<ServerRow, 'id' | 'name' | 'transport_type' | 'allowed_roots' | 'client_profile'>[]>`
+    SELECT id, name, transport_type, allowed_roots, client_profile FROM servers
+    WHERE project_id = ${projectId} AND id = ANY(${ids}) ORDER BY created_at, id`;
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    transportType: row.transport_type,
+    allowedRoots: allowedRootsOf({ allowedRoots: row.allowed_roots, clientProfile: row.client_profile }),
+  }));
+}
+
 /** The server with its secrets opened: for what connects to it. */
 export function toSavedServer(box: SecretBox, server: StoredServer): SavedServer {
   return {
     id: server.id,
     projectId: server.projectId,
+    organizationId: server.organizationId,
     name: server.name,
     enabled: server.enabled,
     transportType: server.transportType,
@@ -430,6 +493,7 @@ export function toSavedServer(box: SecretBox, server: StoredServer): SavedServer
     signingAlg: server.oauthSigningAlg,
     timeouts: server.timeouts,
     clientProfile: server.clientProfile ?? {},
+    allowedRoots: allowedRootsOf(server),
     iterationIsolation: server.iterationIsolation,
     revision: server.revision,
     createdAt: server.createdAt,

@@ -43,6 +43,14 @@ export const limits = {
    * the check): the comparison recurses, and no expected answer needs more
    */
   outputCheckJsonDepth: 64,
+  /**
+   * MCP sessions a process keeps open with nobody using them (idle, or warm for eval iterations), per saved server
+   * across its client profiles (one per host) and per organization across its servers: past these the least recently
+   * used are closed, a stdio server's process with them (domain/mcp/idleSessions.ts). Not a request limit: nothing
+   * is refused, a later operation opens a new session.
+   */
+  idleSessionsPerServer: 4,
+  idleSessionsPerOrganization: 16,
 } as const;
 
 /** 10000 -> `10,000`, as messages and descriptions write numbers. */

@@ -12,7 +12,7 @@ import {
 import { GENERATION_TIMEOUT_MS } from '../../domain/evals/caseGeneration/modelDrafts.js';
 import { promptBounds } from '../../domain/evals/caseGeneration/prompt.js';
 import { saveDrafts } from '../../domain/evals/caseGeneration/saveDrafts.js';
-import { hostClientProfile } from '../../domain/mcp/index.js';
+import { hostClientProfile, requireAllowedRoots } from '../../domain/mcp/index.js';
 import { createLanguageModel } from '../../domain/models/providers.js';
 import { int4 } from '../../db/columnLimits.js';
 import { findSuite, listCases } from '../../db/evalSuites.js';
@@ -111,7 +111,9 @@ export function caseGenerationRoutes({ sql, box, mcp, catalog }: RouteDeps) {
         // The servers' secrets are opened once every check passed, for drafting, which connects to them. They are
         // asked as the suite's runs ask them: with its host's client profile when it has one.
         const servers = await requireServers(sql, box, project.id, suite.serverIds);
-        const profiled = host ? servers.map((s) => ({ ...s, clientProfile: hostClientProfile(host.config) })) : servers;
+        const profile = host ? hostClientProfile(host.config) : undefined;
+        if (profile) requireAllowedRoots(profile, servers);
+        const profiled = profile ? servers.map((s) => ({ ...s, clientProfile: profile })) : servers;
 
         const outcome = await generateCaseDrafts(
           { mcp },

@@ -10,6 +10,8 @@ import {
   type Host,
 } from '../../db/hosts.js';
 import type { Db } from '../../db/connection.js';
+import { getRootFences } from '../../db/servers.js';
+import { hostClientProfile, requireAllowedRoots } from '../../domain/mcp/index.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
@@ -73,18 +75,20 @@ function givenConfig(req: Request, checked: HostConfig): HostConfig {
   return sent !== null && typeof sent === 'object' && !Array.isArray(sent) ? (sent as HostConfig) : checked;
 }
 
-/** A host may only attach servers of its own project. */
+/**
+ * A host may only attach servers of its own project, and its roots must lie inside what those servers allow
+ * (rootsFence.ts). A host is used with other servers too (a suite's, a run's): those are checked where it is used.
+ */
 async function checkServers(sql: Db, projectId: string, config: HostConfig): Promise<void> {
   if (!config.serverIds || config.serverIds.length === 0) return;
-  const found = await sql<
-    { id: string }[]
-  >`SELECT id FROM servers WHERE project_id = ${projectId} AND id = ANY(${config.serverIds})`;
+  const found = await getRootFences(sql, projectId, config.serverIds);
   const known = new Set(found.map((r) => r.id));
   const unknown = config.serverIds.filter((serverId) => !known.has(serverId));
   if (unknown.length > 0)
     throw validationError(`config.serverIds: no such server in this project: ${unknown.join(', ')}`, {
       serverIds: unknown,
     });
+  requireAllowedRoots(hostClientProfile(config), found);
 }
 
 export function hostRoutes({ sql, box }: RouteDeps) {

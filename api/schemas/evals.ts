@@ -395,7 +395,8 @@ export const createRunFields = z.strictObject({
   iterationOverride: int4({ min: 1, max: limits.runsPerTest }).optional(),
   hostId: id.optional().meta({
     description:
-      "the host whose client capabilities and roots this run declares; default: the suite's host (saved for a new suite)",
+      "the host whose client capabilities and roots this run declares; default: the suite's host (saved for a new suite). " +
+      'A root outside what a stdio server of the run allows is 400 VALIDATION_ERROR, details.reason ROOT_NOT_ALLOWED',
   }),
   isolation: iterationIsolation.optional().meta({
     description: "how this run's iterations get MCP sessions; default: the suite's setting (saved for a new suite)",

@@ -144,7 +144,10 @@ export const hostConfigSchema = z
     clientCapabilities: hostClientCapabilitiesSchema.optional(),
     mcpProfile: hostMcpProfileSchema.optional(),
     roots: clientRootsSchema.optional().meta({
-      description: 'Runway: what roots/list answers in eval runs of suites with this host (roots are then declared)',
+      description:
+        'Runway: what roots/list answers in eval runs of suites with this host (roots are then declared). For a stdio server ' +
+        'each root must lie inside a root an operator allowed for it (else 400, details.reason ROOT_NOT_ALLOWED, where the ' +
+        'host is used with it or names it in serverIds); remote servers get them as given',
     }),
   })
   .refine((config) => Object.keys(config).length > 0, 'config must have at least one property')

@@ -42,7 +42,8 @@ export const suiteScheduleSchema = z
       .object({
         at: epochMs,
         reason: z.string().meta({
-          description: 'e.g. CONCURRENT_RUN_LIMIT, MODEL_KEY_MISSING, NO_SAVED_SERVER_SELECTION, NO_TESTS, NOT_FOUND',
+          description:
+            'e.g. CONCURRENT_RUN_LIMIT, MODEL_KEY_MISSING, NO_SAVED_SERVER_SELECTION, NO_TESTS, NOT_FOUND, ROOT_NOT_ALLOWED',
         }),
         message: z.string(),
       })

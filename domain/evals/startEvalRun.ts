@@ -17,7 +17,7 @@ import { findHost } from '../../db/hosts.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import type { SavedServer } from '../../db/servers.js';
-import { hostClientProfile } from '../mcp/index.js';
+import { hostClientProfile, requireAllowedRoots } from '../mcp/index.js';
 import { checkPlannedIterations, checkSuiteCases } from '../limits.js';
 import { validateRunModels, type HostedModelCatalog } from '../models/catalog.js';
 import { notFound, OperationFailure, refused } from '../failures.js';
@@ -109,6 +109,9 @@ export async function createEvalRun(
   const hostId = request.hostId ?? existing?.hostId ?? null;
   const host = hostId === null ? undefined : await findHost(sql, origin.projectId, hostId);
   if (hostId !== null && !host) throw notFound('host', { hostId });
+  // A host's roots reach a server on this machine only as far as an operator allowed (rootsFence.ts).
+  const clientProfile = host ? hostClientProfile(host.config) : null;
+  if (clientProfile) requireAllowedRoots(clientProfile, servers);
   const modelApiKeys = request.modelApiKeys ?? {};
   const orgProviderKeys = await getProviderKeys(sql, box, origin.organizationId);
   // The organization's ceilings: a request above one is refused before anything is written.
@@ -190,7 +193,7 @@ export async function createEvalRun(
         modelKeysEnc: Object.keys(modelApiKeys).length > 0 ? box.encryptJson(modelApiKeys) : null,
         createdByKeyId: origin.createdByKeyId,
         hostId,
-        clientProfile: host ? hostClientProfile(host.config) : null,
+        clientProfile,
         iterationIsolation: request.isolation ?? suite.iterationIsolation,
         budget: resolveBudget(request.budget, suite.defaultBudget, orgLimits),
         concurrency,

@@ -12,6 +12,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SavedServer } from '../../db/servers.js';
 import type { OperationFailure } from '../failures.js';
 import { declaredCapabilities, type ClientProfile } from './clientProfile.js';
+import { fenceProfile } from './rootsFence.js';
 import { answerServerRequests, type ClientAnswers } from './clientRequests.js';
 import { toOperationFailure } from './failures.js';
 import { refusalsAsErrors } from './refusals.js';
@@ -92,7 +93,7 @@ const refusesTransport = (failure: OperationFailure) =>
 
 async function connectOver(
   kind: TransportKind,
-  { server, credentials, timeouts, dataDir, profile = server.clientProfile }: ConnectTarget,
+  { server, credentials, timeouts, dataDir, profile: given = server.clientProfile }: ConnectTarget,
   timings: ConnectTimings,
 ): Promise<McpConnection> {
   let phase: Phase = 'connect';
@@ -123,7 +124,9 @@ async function connectOver(
     resumption: timeouts.resumption,
   });
   const { transport } = created;
-  // A host's profile introduces the client as that host (its clientInfo); otherwise Runway names itself.
+  // The roots declared (and answered to roots/list) are only those the server is allowed (rootsFence.ts), whoever
+  // gave the profile. A host's profile introduces the client as that host (its clientInfo); else Runway names itself.
+  const profile = fenceProfile(server, given);
   const client = new Client(profile.clientInfo ?? CLIENT_INFO, { capabilities: declaredCapabilities(profile) });
   let lease: ClientAnswers | undefined;
   answerServerRequests(client, profile, () => lease);

@@ -3,6 +3,7 @@ export { hostClientProfile } from './clientProfile.js';
 export type { ClientProfile, ElicitationAnswer } from './clientProfile.js';
 export type { ClientAnswers } from './clientRequests.js';
 export { ConnectionPool } from './pool.js';
+export { requireAllowedRoots } from './rootsFence.js';
 export type { IsolatedSession } from './isolatedSessions.js';
 export { createMcpOperations } from './operations.js';
 export type { CallOptions, ListOptions, McpDeps, McpOperations, ServerSnapshot, ValidateResult } from './operations.js';

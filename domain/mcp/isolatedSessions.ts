@@ -2,6 +2,7 @@ import type { Logger } from '../../runtime/logger.js';
 import { OperationFailure } from '../failures.js';
 import type { ClientAnswers } from './clientRequests.js';
 import type { ConnectTarget, McpConnection } from './connection.js';
+import type { IdleSessions, Parked } from './idleSessions.js';
 
 /** Where an operation gets its session: the process's pool (shared or lent sessions) or one caller's own sessions. */
 export interface SessionSource {
@@ -24,6 +25,8 @@ interface Options {
   log: Logger;
   /** the scope (server and client profile) and key (revision, token generation) of a target, as the pool reads them */
   scopeOf: (target: ConnectTarget) => { scope: string; key: string };
+  /** the process's idle sessions: warm ones count against the same bounds (per server, per organization) */
+  idle: IdleSessions;
 }
 
 /** stdio servers started at once for isolated callers; the others wait (WarmSessions.#spawn) */
@@ -33,6 +36,8 @@ interface Warm {
   key: string;
   serverId: string;
   ready: Promise<McpConnection>;
+  /** its place among the process's idle sessions until it is taken (a session started for a caller has none) */
+  parked?: Parked;
 }
 
 /**
@@ -63,18 +68,34 @@ export class WarmSessions {
     const { scope, key } = this.#options.scopeOf(target);
     const warm = (this.#warm.get(scope) ?? []).filter((w) => {
       if (w.key === key) return true;
+      this.#unpark(w);
       void this.release(w.ready);
       return false;
     });
     this.#warm.set(scope, warm);
     const taken = warm.shift() ?? this.#start(target, key, scope);
+    this.#unpark(taken);
+    this.#options.idle.touch(scope);
     this.#touch(scope);
     // Topped up once the caller's session is there, so that opening the next ones does not slow down this one (a
     // process start is mostly CPU).
     const topUp = () => {
       const list = this.#warm.get(scope);
       if (this.#closed || !list) return;
-      while (list.length < this.#options.warmSessions) list.push(this.#start(target, key, scope));
+      while (list.length < this.#options.warmSessions) {
+        const warm = this.#start(target, key, scope);
+        list.push(warm);
+        // Warm sessions count among the idle ones: other profiles' are closed for them past the bounds.
+        warm.parked = {
+          scope,
+          serverId: warm.serverId,
+          organizationId: target.server.organizationId,
+          evict: () => {
+            if (this.#drop(scope, warm)) void this.release(warm.ready);
+          },
+        };
+        this.#options.idle.park(warm.parked);
+      }
     };
     taken.ready.then(topUp, topUp);
     return taken.ready;
@@ -97,6 +118,7 @@ export class WarmSessions {
     this.#closed = true;
     for (const resolve of this.#queued.splice(0)) resolve();
     for (const timer of this.#idle.values()) clearTimeout(timer);
+    for (const list of this.#warm.values()) for (const w of list) this.#unpark(w);
     this.#warm.clear();
     await Promise.all([...[...this.#open].map((ready) => this.release(ready)), ...this.#closing]);
   }
@@ -138,8 +160,13 @@ export class WarmSessions {
     }
   }
 
+  #unpark(warm: Warm): void {
+    if (warm.parked) this.#options.idle.unpark(warm.parked);
+  }
+
   /** Takes a session out of the warm set; whether it was there (not yet taken). */
   #drop(scope: string, warm: Warm): boolean {
+    this.#unpark(warm);
     const list = this.#warm.get(scope);
     if (!list?.includes(warm)) return false;
     this.#warm.set(
@@ -161,7 +188,10 @@ export class WarmSessions {
         this.#warm.delete(scope);
         if (warm.length > 0)
           this.#options.log.debug({ scope, sessions: warm.length }, 'closing idle warm MCP sessions');
-        for (const w of warm) void this.release(w.ready);
+        for (const w of warm) {
+          this.#unpark(w);
+          void this.release(w.ready);
+        }
       }, this.#options.idleTimeoutMs).unref(),
     );
   }

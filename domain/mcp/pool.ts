@@ -3,6 +3,7 @@ import { OperationFailure } from '../failures.js';
 import { profileKey } from './clientProfile.js';
 import type { ClientAnswers } from './clientRequests.js';
 import { openConnection, type ConnectTarget, type McpConnection } from './connection.js';
+import { DEFAULT_IDLE_LIMITS, IdleSessions, type IdleLimits, type Parked } from './idleSessions.js';
 import { isolatedSession, WarmSessions, type IsolatedSession, type SessionSource } from './isolatedSessions.js';
 
 export interface PoolOptions {
@@ -15,6 +16,8 @@ export interface PoolOptions {
   maxLentSessions?: number;
   /** sessions opened ahead per server and client profile for isolated callers (eval iterations); default 2 */
   warmSessions?: number;
+  /** idle and warm sessions kept per server and per organization, across client profiles (idleSessions.ts) */
+  idleLimits?: IdleLimits;
 }
 
 interface Entry {
@@ -23,6 +26,7 @@ interface Entry {
   /** server and client profile: sessions never serve another scope */
   scope: string;
   serverId: string;
+  organizationId: string;
   ready: Promise<McpConnection>;
   connection?: McpConnection;
   /** shared by every operation, or lent to the operations of one `lease` at a time */
@@ -34,6 +38,8 @@ interface Entry {
   /** superseded (edited server, new tokens) or broken: closed as soon as nobody uses it */
   retired: boolean;
   idleTimer?: NodeJS.Timeout;
+  /** its place among the process's idle sessions while nobody uses it */
+  parked?: Parked;
 }
 
 const DEFAULT_MAX_LENT_SESSIONS = 16;
@@ -69,17 +75,21 @@ export class ConnectionPool implements SessionSource {
   readonly #options: PoolOptions;
   readonly #open: (target: ConnectTarget) => Promise<McpConnection>;
   readonly #warm: WarmSessions;
+  /** the idle sessions here and the warm ones, bounded together across client profiles */
+  readonly #idle: IdleSessions;
   #closed = false;
 
   constructor(options: PoolOptions) {
     this.#options = options;
     this.#open = options.open ?? openConnection;
+    this.#idle = new IdleSessions(options.idleLimits ?? DEFAULT_IDLE_LIMITS, options.log);
     this.#warm = new WarmSessions({
       open: this.#open,
       warmSessions: options.warmSessions ?? DEFAULT_WARM_SESSIONS,
       idleTimeoutMs: options.idleTimeoutMs,
       log: options.log,
       scopeOf,
+      idle: this.#idle,
     });
   }
 
@@ -116,9 +126,14 @@ export class ConnectionPool implements SessionSource {
     for (const entry of this.#all) if (entry.connection === connection) this.#retire(entry);
   }
 
-  /** Sessions currently open or opening. */
+  /** Sessions currently open or opening (the warm ones of isolated callers aside). */
   get size(): number {
     return this.#all.size;
+  }
+
+  /** Sessions kept open with nobody using them: idle ones here and warm ones, at most the idle limits allow. */
+  get idleSize(): number {
+    return this.#idle.size;
   }
 
   /** Closes every session and waits for every child process to exit. */
@@ -145,7 +160,7 @@ export class ConnectionPool implements SessionSource {
   #acquire(target: ConnectTarget): Entry {
     const { scope, key, entries } = this.#live(target);
     const entry = entries.find((e) => e.kind === 'shared') ?? this.#create(target, scope, key, 'shared');
-    entry.active++;
+    this.#take(entry);
     return entry;
   }
 
@@ -162,11 +177,18 @@ export class ConnectionPool implements SessionSource {
           : undefined);
       if (entry) {
         entry.lease = lease;
-        entry.active++;
+        this.#take(entry);
         return entry;
       }
       await new Promise<void>((resolve) => this.#waiting.push(resolve));
     }
+  }
+
+  /** An operation uses the session: it is not idle (nor evicted) while it does. */
+  #take(entry: Entry): void {
+    entry.active++;
+    if (entry.parked) this.#idle.unpark(entry.parked);
+    this.#idle.touch(entry.scope);
   }
 
   #create(target: ConnectTarget, scope: string, key: string, kind: Entry['kind']): Entry {
@@ -174,6 +196,7 @@ export class ConnectionPool implements SessionSource {
       key,
       scope,
       serverId: target.server.id,
+      organizationId: target.server.organizationId,
       kind,
       lease: null,
       active: 0,
@@ -208,6 +231,16 @@ export class ConnectionPool implements SessionSource {
     }
     if (entry.retired) return void this.#closeEntry(entry);
     if (!this.#all.has(entry)) return;
+    // Idle now: one of the process's idle sessions, the first to go once other profiles' are more recent.
+    entry.parked ??= {
+      scope: entry.scope,
+      serverId: entry.serverId,
+      organizationId: entry.organizationId,
+      evict: () => {
+        if (entry.active === 0) void this.#closeEntry(entry);
+      },
+    };
+    this.#idle.park(entry.parked);
     // One timer per session, pushed back on every release (cheaper than a new timer per call).
     entry.idleTimer ??= setTimeout(() => {
       if (entry.active === 0) {
@@ -233,6 +266,7 @@ export class ConnectionPool implements SessionSource {
 
   #forget(entry: Entry): void {
     clearTimeout(entry.idleTimer);
+    if (entry.parked) this.#idle.unpark(entry.parked);
     this.#unlist(entry);
     this.#all.delete(entry);
   }

@@ -474,6 +474,50 @@ describe('operator CLI (npm run admin)', () => {
       expect(await savedServer(id)).toMatchObject({ cwd: null, timeouts: { connectMs: 20_000 } });
     });
 
+    it('server create and update set the roots a host may list (normalized), shown in their output; none by default', async () => {
+      const created = await createStdio(
+        '--name',
+        'files',
+        '--allowed-root',
+        'file:///srv/docs/',
+        '--allowed-root',
+        'file:///srv/data/../shared',
+      );
+      expect(created).toMatchObject({ code: 0, stderr: '' });
+      const { id, allowedRoots } = JSON.parse(created.stdout);
+      expect(allowedRoots).toEqual(['file:///srv/docs', 'file:///srv/shared']);
+      expect(await savedServer(id)).toMatchObject({ allowedRoots: ['file:///srv/docs', 'file:///srv/shared'] });
+      expect((await savedServer(JSON.parse((await createStdio('--name', 'none')).stdout).id)).allowedRoots).toEqual([]);
+
+      const replaced = await runAdmin(['server', 'update', id, '--allowed-root', 'file:///srv/docs/public'], {
+        env: env(),
+      });
+      expect(replaced).toMatchObject({ code: 0, stderr: '' });
+      expect(replaced.stdout).toContain('roots a host may list: file:///srv/docs/public');
+      const cleared = await runAdmin(['server', 'update', id, '--clear-allowed-roots'], { env: env() });
+      expect(cleared.stdout).toContain('roots a host may list: none');
+      expect(await savedServer(id)).toMatchObject({ allowedRoots: [] });
+
+      const notFile = await createStdio('--name', 'bad', '--allowed-root', 'https://example.com/');
+      expect(notFile).toMatchObject({ code: 1, stderr: expect.stringContaining('must be a file:// URI') });
+      const onHttp = await runAdmin(
+        [
+          'server',
+          'create',
+          '--project',
+          project.id,
+          '--name',
+          'h',
+          '--transport',
+          'http',
+          '--url',
+          'https://h.example/mcp',
+        ].concat(['--allowed-root', 'file:///srv']),
+        { env: env() },
+      );
+      expect(onHttp).toMatchObject({ code: 1, stderr: expect.stringContaining('--allowed-root is for stdio servers') });
+    });
+
     it('refuses a relative or misplaced working directory, a bad timeout, and an update that changes nothing', async () => {
       const relative = await createStdio('--name', 'relative', '--cwd', 'servers/playwright');
       expect(relative).toMatchObject({ code: 1, stderr: expect.stringContaining('must be an absolute path') });

@@ -45,7 +45,8 @@ describe('MCP client features: elicitation, sampling, roots', () => {
         ...input,
       } as never));
     await Promise.all([
-      save('plain', fixtureOverStdio('client-features')),
+      // The host of the eval below lists file:///workspace: an operator allowed it for this server (rootsFence.ts).
+      save('plain', { ...fixtureOverStdio('client-features'), allowedRoots: ['file:///workspace'] }),
       save('declining', { ...fixtureOverStdio('client-features'), clientProfile: { elicitation: {}, sampling: {} } }),
       save('defaults', {
         ...fixtureOverStdio('client-features'),
