@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { findRun } from '../../db/evalRuns.js';
 import { requireProject } from '../access.js';
+import { keyRefusal } from '../auth.js';
 import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
 import { defineRoute } from '../route.js';
@@ -29,7 +30,7 @@ const eventsDescription = (limits: RouteDeps['eventStreams']['limits']) =>
   'with an `id:` (non-decreasing) to resume after; `event: end` is the final run, after which the server closes the stream. ' +
   'A reconnect sending `Last-Event-ID` (header) gets only the iterations after that id; a malformed one is 400 VALIDATION_ERROR. ' +
   `A comment line every ${limits.heartbeatMs / 1000} s keeps the stream alive; the server closes a stream after ${limits.maxLifetimeMs / 60_000} min (reconnect with Last-Event-ID) ` +
-  `and drops a client that reads nothing for ${limits.drainTimeoutMs / 1000} s. A key holds at most ${limits.perKey} open streams per API process: ` +
+  `and drops a client that reads nothing for ${limits.drainTimeoutMs / 1000} s. A stream whose key is revoked (or whose user leaves the organization) ends within ${limits.keyCheckMs / 1000} s with \`event: error\` (the 401's envelope). A key holds at most ${limits.perKey} open streams per API process: ` +
   'one more is 429 RATE_LIMITED with details.reason TOO_MANY_STREAMS. The request counts once against the rate limit.';
 
 export function evalRunEventRoutes({ sql, reconciler, eventStreams, log }: RouteDeps) {
@@ -58,7 +59,9 @@ export function evalRunEventRoutes({ sql, reconciler, eventStreams, log }: Route
           res.status(200).type('text/event-stream').end();
           return '';
         }
-        const stream = eventStreams.start(res, { keyId: principal.keyId, subject: run.id });
+        const stream = eventStreams.start(res, { keyId: principal.keyId, subject: run.id }, () =>
+          keyRefusal(sql, principal),
+        );
         await streamRunEvents({ sql, reconciler, log, pollMs: eventStreams.limits.pollMs }, stream, run, after);
         // raw: the reply went out through res; nothing is left to send
         return '';
