@@ -117,7 +117,7 @@ export class EventStream {
   }
 
   /** Writes one event; resolves once the socket can take more (at once, unless its buffer is full). */
-  async send(event: string, data: unknown, id?: number): Promise<void> {
+  async send(event: string, data: unknown, id?: string): Promise<void> {
     if (this.closed) return;
     const frame = `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`;
     if (this.write(frame)) return;
