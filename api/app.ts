@@ -11,6 +11,7 @@ import { authenticate, keyManagementSurface } from './auth.js';
 import { jsonObjectBody } from './body.js';
 import { consoleRoutes } from './console.js';
 import { CursorCodec } from './cursor.js';
+import { EventIdCodec } from './eventIds.js';
 import { docsRoutes } from './docs.js';
 import { EventStreams, type EventStreamLimits } from './eventStream.js';
 import { RunLauncher } from './runLauncher.js';
@@ -45,6 +46,8 @@ export interface AppDeps {
 /** What route modules receive: the app's dependencies plus the services built from them once. */
 export interface RouteDeps extends AppDeps {
   cursors: CursorCodec;
+  /** seals the ids of run events (Last-Event-ID) */
+  eventIds: EventIdCodec;
   box: SecretBox;
   runs: RunLauncher;
   /** ends runs whose workflow closed in Temporal without finalizing them (terminated, timed out, deleted) */
@@ -77,6 +80,7 @@ export function createApp(deps: AppDeps): App {
     ...deps,
     mcp: instrumentMcp(deps.mcp, metrics),
     cursors: new CursorCodec(deps.config.RUNWAY_ENCRYPTION_KEY),
+    eventIds: new EventIdCodec(deps.config.RUNWAY_ENCRYPTION_KEY),
     box: SecretBox.fromSetting(deps.config.RUNWAY_ENCRYPTION_KEY),
     runs: new RunLauncher(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
     reconciler: new RunReconciler({ sql: deps.sql, temporal: deps.temporal, log: deps.log }),

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { admitApiKey } from '../db/accounts.js';
+import { admitApiKey, keyStanding, type Principal } from '../db/accounts.js';
 import type { Sql } from '../db/connection.js';
 import { ApiError } from './errors.js';
 import { bucketSettings, enforceRateLimit, type AddressLimit, type RateLimitSettings } from './rateLimit.js';
@@ -48,17 +48,31 @@ export function authenticate(sql: Sql, limits: RateLimitSettings, addressLimit: 
       return next();
     }
     addressLimit.enforce(res, found.addressLimit);
-    switch (found.status) {
-      case 'orphaned':
-        throw new ApiError(
-          'UNAUTHORIZED',
-          `this API key is no longer bound to an organization (the organization is gone, or the key's user is no longer a member of it); ${NEW_KEY}`,
-          { reason: 'ORPHANED_KEY' },
-        );
-      case 'revoked':
-        throw new ApiError('UNAUTHORIZED', `this API key has been revoked; ${NEW_KEY}`);
-      default:
-        throw new ApiError('UNAUTHORIZED', 'invalid API key');
-    }
+    throw refusal(found.status);
   };
+}
+
+/** The 401 of a key that cannot act, by why. */
+function refusal(status: 'unknown' | 'revoked' | 'orphaned'): ApiError {
+  switch (status) {
+    case 'orphaned':
+      return new ApiError(
+        'UNAUTHORIZED',
+        `this API key is no longer bound to an organization (the organization is gone, or the key's user is no longer a member of it); ${NEW_KEY}`,
+        { reason: 'ORPHANED_KEY' },
+      );
+    case 'revoked':
+      return new ApiError('UNAUTHORIZED', `this API key has been revoked; ${NEW_KEY}`, { reason: 'KEY_REVOKED' });
+    default:
+      return new ApiError('UNAUTHORIZED', 'invalid API key');
+  }
+}
+
+/**
+ * For what outlives the request that admitted a key (an events stream): the 401 the key would get now, or
+ * undefined while it may still act. Revocation and leaving the organization reach open streams this way.
+ */
+export async function keyRefusal(sql: Sql, principal: Pick<Principal, 'keyId'>): Promise<ApiError | undefined> {
+  const standing = await keyStanding(sql, principal.keyId);
+  return standing === 'valid' ? undefined : refusal(standing);
 }

@@ -18,6 +18,8 @@ export interface EventStreamLimits {
   drainTimeoutMs: number;
   /** open streams per API key in this process; one more is 429 RATE_LIMITED */
   perKey: number;
+  /** how often a stream checks that its key may still act (not revoked, its user still a member) */
+  keyCheckMs: number;
 }
 
 export const defaultEventStreamLimits: EventStreamLimits = {
@@ -26,10 +28,14 @@ export const defaultEventStreamLimits: EventStreamLimits = {
   maxLifetimeMs: 10 * 60_000,
   drainTimeoutMs: 30_000,
   perKey: 5,
+  keyCheckMs: 5_000,
 };
 
-/** Why a stream closed: its events ended, the client left, or one of the bounds. */
-export type CloseReason = 'end' | 'client' | 'lifetime' | 'drain-timeout' | 'error';
+/** Why a stream closed: its events ended, the client left, one of the bounds, or its key can no longer act. */
+export type CloseReason = 'end' | 'client' | 'lifetime' | 'drain-timeout' | 'error' | 'refused';
+
+/** Asked every keyCheckMs: the refusal the stream's key would get now, or undefined while it may still act. */
+export type KeyCheck = () => Promise<ApiError | undefined>;
 
 /** What can be seen of one open stream from outside (operators, tests): what it wrote and whether it waits. */
 export interface StreamState {
@@ -66,11 +72,14 @@ export class EventStream {
   private onWait: () => void = () => {};
   /** set while send waits for the socket to drain */
   private drain: Drained | undefined;
+  /** a key check is under way (a slow database must not pile them up) */
+  private checking = false;
 
   constructor(
     private readonly res: Response,
     private readonly limits: EventStreamLimits,
     identity: { keyId: string; subject: string },
+    private readonly keyCheck: KeyCheck,
   ) {
     this.state = { ...identity, bytesWritten: 0, bytesBuffered: 0, waitingForDrain: false, closed: null };
   }
@@ -101,13 +110,14 @@ export class EventStream {
       if (!this.state.waitingForDrain) this.write(': heartbeat\n\n');
     }, this.limits.heartbeatMs);
     const lifetime = setTimeout(() => this.close('lifetime'), this.limits.maxLifetimeMs);
-    this.timers.push(heartbeat, lifetime);
+    const keyCheck = setInterval(() => void this.checkKey(), this.limits.keyCheckMs);
+    this.timers.push(heartbeat, lifetime, keyCheck);
     // How long to wait before reconnecting, for EventSource clients.
     this.write('retry: 1000\n\n');
   }
 
   /** Writes one event; resolves once the socket can take more (at once, unless its buffer is full). */
-  async send(event: string, data: unknown, id?: number): Promise<void> {
+  async send(event: string, data: unknown, id?: string): Promise<void> {
     if (this.closed) return;
     const frame = `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`;
     if (this.write(frame)) return;
@@ -125,6 +135,30 @@ export class EventStream {
     if (reason === 'drain-timeout' || reason === 'error') this.res.destroy();
     else if (!this.res.writableEnded) this.res.end();
     this.onClose();
+  }
+
+  /**
+   * A key revoked, or whose user left the organization, loses its open streams as it loses its requests: the stream
+   * says why (`event: error`, the 401's envelope) and closes; a client reconnecting then gets the 401 itself. A check
+   * that cannot be made (the database is away) keeps the stream: the next one decides.
+   */
+  private async checkKey(): Promise<void> {
+    if (this.checking || this.closed) return;
+    this.checking = true;
+    try {
+      const refusal = await this.keyCheck().catch(() => undefined);
+      if (!refusal || this.closed) return;
+      const envelope = {
+        code: refusal.code,
+        message: refusal.message,
+        ...(refusal.details && { details: refusal.details }),
+      };
+      // Written even when the socket's buffer is full: it is the last thing the stream says.
+      this.write(`event: error\ndata: ${JSON.stringify(envelope)}\n\n`);
+      this.close('refused');
+    } finally {
+      this.checking = false;
+    }
   }
 
   private write(chunk: string): boolean {
@@ -176,9 +210,9 @@ export class EventStreams extends EventEmitter<EventStreamsEvents> {
 
   /**
    * A new stream for this key, its headers sent; 429 RATE_LIMITED (nothing sent) when the key holds the most
-   * already.
+   * already. `keyCheck` is asked every keyCheckMs whether the key may still act.
    */
-  start(res: Response, identity: { keyId: string; subject: string }): EventStream {
+  start(res: Response, identity: { keyId: string; subject: string }, keyCheck: KeyCheck): EventStream {
     const held = [...this.open].filter((s) => s.state.keyId === identity.keyId).length;
     if (held >= this.limits.perKey) {
       throw new ApiError(
@@ -188,7 +222,7 @@ export class EventStreams extends EventEmitter<EventStreamsEvents> {
         { 'Retry-After': '5' },
       );
     }
-    const stream = new EventStream(res, this.limits, identity);
+    const stream = new EventStream(res, this.limits, identity, keyCheck);
     this.open.add(stream);
     stream.open({
       close: () => {

@@ -23,7 +23,7 @@ const SECURITY_SCHEME = 'apiKey';
 
 /** What each code means, shown in every error reply's description (api.md "Errors"). */
 const errorMeaning: Record<ErrorCode, string> = {
-  UNAUTHORIZED: 'missing, invalid, revoked or orphaned key (details.reason ORPHANED_KEY)',
+  UNAUTHORIZED: 'missing, invalid, revoked or orphaned key (details.reason KEY_REVOKED or ORPHANED_KEY)',
   OAUTH_REQUIRED: 'the target MCP server needs an OAuth grant: import tokens with /oauth/import-tokens',
   FORBIDDEN: 'the key is valid but may never use this surface (an upload URL: expired, or its key was revoked)',
   VALIDATION_ERROR: 'malformed body, query or path parameters (details.issues lists them)',

@@ -4,6 +4,7 @@ import { listStreamIterations } from '../db/evalIterations.js';
 import { getRun, runProgress, type Run } from '../db/evalRuns.js';
 import type { Logger } from '../runtime/logger.js';
 import type { RunReconciler } from '../runtime/runReconciler.js';
+import type { EventIdCodec } from './eventIds.js';
 import type { EventStream } from './eventStream.js';
 import { toEvalRun, toIteration } from './evalViews.js';
 
@@ -22,12 +23,14 @@ export interface RunEventsDeps {
   reconciler: RunReconciler;
   log: Logger;
   pollMs: number;
+  eventIds: EventIdCodec;
 }
 
 /**
  * A run's events on an open stream: `run` first, then each final iteration once (`iteration`, its `id:` the stream
- * position to resume after), `run` again whenever the run's progress or status changes, and `end` with the final
- * run, after which the stream closes. `after` is the Last-Event-ID a reconnecting client sent (0: from the start).
+ * position to resume after, sealed by EventIdCodec), `run` again whenever the run's progress or status changes, and `end` with the final
+ * run, after which the stream closes. `after` is the position of the Last-Event-ID a reconnecting client sent (0:
+ * from the start).
  */
 export async function streamRunEvents(deps: RunEventsDeps, stream: EventStream, run: Run, after: number) {
   const { sql } = deps;
@@ -47,7 +50,7 @@ export async function streamRunEvents(deps: RunEventsDeps, stream: EventStream, 
       const position = row.streamPosition!;
       sent.set(row.id, position);
       high = Math.max(high, position);
-      await stream.send('iteration', toIteration(row), high);
+      await stream.send('iteration', toIteration(row), deps.eventIds.encode(run.id, high));
     }
     return rows.length;
   };

@@ -80,6 +80,20 @@ export async function revokeApiKey(sql: Db, key: string): Promise<RevokeOutcome>
 }
 
 /**
+ * Whether a key admitted earlier may still act, as admitApiKey would judge it now: `revoked`, `orphaned` (its user is
+ * no longer a member of its organization), `unknown` (gone with its organization) or `valid`. For what outlives one
+ * request (an events stream), so takes no rate-limit token.
+ */
+export async function keyStanding(sql: Db, keyId: string): Promise<'valid' | 'revoked' | 'orphaned' | 'unknown'> {
+  const [row] = await sql<{ revoked: boolean; member: boolean }[]>`
+    SELECT k.revoked_at IS NOT NULL AS revoked, m.role IS NOT NULL AS member
+    FROM api_keys k LEFT JOIN memberships m ON m.organization_id = k.organization_id AND m.user_id = k.user_id
+    WHERE k.id = ${keyId}`;
+  if (!row) return 'unknown';
+  return row.revoked ? 'revoked' : row.member ? 'valid' : 'orphaned';
+}
+
+/**
  * Admits a request in one round trip: the key, its organization binding, the owner's membership in it, and a
  * token from a rate-limit bucket: the key's own for a usable key, else the one of the caller's address (so
  * guessing or replaying keys is limited too, at no extra round trip). Every request pays this, so it is one

@@ -393,15 +393,44 @@ export interface CaseRunTally {
   passed: number;
 }
 
-/** Per run and case, the finished iterations and passes of these runs: one grouped statement for all of them. */
-export async function caseRunTallies(sql: Db, runIds: string[]): Promise<CaseRunTally[]> {
-  if (runIds.length === 0) return [];
+/**
+ * Per run and case, the finished iterations and passes of these runs and cases: one grouped statement for all of
+ * them, reading only the iterations of these cases (the plan index leads with run and case).
+ */
+export async function caseRunTallies(sql: Db, runIds: string[], caseIds: string[]): Promise<CaseRunTally[]> {
+  if (runIds.length === 0 || caseIds.length === 0) return [];
   return await sql<CaseRunTally[]>`
     SELECT run_id AS "runId", case_id AS "caseId",
            count(*) FILTER (WHERE status IN ('completed', 'failed'))::int AS finished,
            count(*) FILTER (WHERE result = 'passed')::int AS passed
-    FROM eval_iterations WHERE run_id = ANY(${runIds}) AND case_id IS NOT NULL
+    FROM eval_iterations WHERE run_id = ANY(${runIds}) AND case_id = ANY(${caseIds})
     GROUP BY run_id, case_id`;
+}
+
+/** A case as a suite's overview lists it. */
+export interface CaseHeading {
+  id: string;
+  title: string;
+}
+
+/**
+ * One page of the suite's live cases, oldest first (as listCases), after the case `afterCaseId` (the last of the
+ * previous page; a case deleted since still marks its place). Positions by id rather than by instant, since
+ * created_at has microseconds that a JavaScript Date would drop.
+ */
+export async function listCaseHeadings(
+  sql: Db,
+  suiteId: string,
+  afterCaseId: string | undefined,
+  limit: number,
+): Promise<CaseHeading[]> {
+  const after =
+    afterCaseId === undefined
+      ? sql``
+      : sql`AND (created_at, id) > (SELECT created_at, id FROM eval_cases WHERE id = ${afterCaseId} AND suite_id = ${suiteId})`;
+  return await sql<CaseHeading[]>`
+    SELECT id, title FROM eval_cases WHERE suite_id = ${suiteId} AND deleted_at IS NULL ${after}
+    ORDER BY created_at, id LIMIT ${limit}`;
 }
 
 /** The suite's live cases, oldest first: what a run plans and what the case list shows. */

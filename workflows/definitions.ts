@@ -7,6 +7,7 @@ import {
 } from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import { markdownText } from './markdownText.js';
 
 /** What planning a run gives its workflow: the iterations, the first batches' size, the concurrency, the budget. */
 type RunPlan = Awaited<ReturnType<Activities['planRun']>>;
@@ -68,17 +69,22 @@ export interface RunDescription {
   iterations: number;
 }
 
-/** The workflow's static summary (one line) and details (Markdown), set when it starts. */
+/**
+ * The workflow's static summary (one line) and details (Markdown), set when it starts. Web UI renders both as
+ * Markdown, so the names in them, which tenants choose, are escaped (markdownText) and stay text for the operator;
+ * ids and the source are Runway's own.
+ */
 export function runUserMetadata(
   run: RunLabels & { id: string },
   about: RunDescription,
 ): { staticSummary: string; staticDetails: string } {
+  const text = markdownText;
   return {
-    staticSummary: `Eval run of ${about.suiteName}: ${about.iterations} ${about.iterations === 1 ? 'iteration' : 'iterations'}`,
+    staticSummary: `Eval run of ${text(about.suiteName)}: ${about.iterations} ${about.iterations === 1 ? 'iteration' : 'iterations'}`,
     staticDetails: [
       `**Run** ${run.id}`,
-      `**Suite** ${about.suiteName} (${run.suiteId})`,
-      `**Project** ${about.projectName} (${run.projectId})`,
+      `**Suite** ${text(about.suiteName)} (${run.suiteId})`,
+      `**Project** ${text(about.projectName)} (${run.projectId})`,
       `**Source** ${run.source}`,
       `**Iterations** ${about.iterations}`,
     ].join('\n\n'),

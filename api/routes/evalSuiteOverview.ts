@@ -1,5 +1,5 @@
 import { listSuiteRuns, runsProgress } from '../../db/evalRuns.js';
-import { caseRunTallies, listCases } from '../../db/evalSuites.js';
+import { caseRunTallies, listCaseHeadings } from '../../db/evalSuites.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { toEvalRun } from '../evalViews.js';
@@ -8,7 +8,7 @@ import { suiteParams } from '../schemas/evals.js';
 import { suiteOverviewQuery, suiteOverviewSchema } from '../schemas/suiteOverview.js';
 import { loadSuiteDetail } from '../suiteViews.js';
 
-export function evalSuiteOverviewRoutes({ sql }: RouteDeps) {
+export function evalSuiteOverviewRoutes({ sql, cursors }: RouteDeps) {
   return [
     defineRoute({
       method: 'get',
@@ -17,7 +17,8 @@ export function evalSuiteOverviewRoutes({ sql }: RouteDeps) {
       summary: "A suite at a glance: its detail, its recent runs and each case's pass rate across them",
       description:
         'What a suite page shows, in one request: the suite (as GET /eval-suites/{suiteId}), its runs newest first (as GET /eval-suites/{suiteId}/runs, up to `limit`), ' +
-        'and each of its cases with its pass rate in each of those runs, oldest first. A fixed number of statements, whatever the number of runs.',
+        'and a page of its cases (up to `casesLimit`, oldest first) with their pass rate in each of those runs, oldest first; `casesNextCursor` leads to the next page. ' +
+        'A fixed number of statements, whatever the number of runs, and a bounded reply, whatever the number of cases.',
       params: suiteParams,
       query: suiteOverviewQuery,
       response: suiteOverviewSchema,
@@ -26,9 +27,22 @@ export function evalSuiteOverviewRoutes({ sql }: RouteDeps) {
         const project = await requireProject(sql, principal, params.projectId);
         // The detail is read first: it is the 404 for a suite that is not the project's (or deleted).
         const suite = await loadSuiteDetail(sql, project.id, params.suiteId);
-        const [runs, cases] = await Promise.all([listSuiteRuns(sql, suite.id, query.limit), listCases(sql, suite.id)]);
+        const scope = `overview-cases:${suite.id}`;
+        const after = query.casesCursor === undefined ? undefined : cursors.decode<string>(scope, query.casesCursor);
+        const [runs, headings] = await Promise.all([
+          listSuiteRuns(sql, suite.id, query.limit),
+          listCaseHeadings(sql, suite.id, after, query.casesLimit + 1),
+        ]);
+        const cases = headings.slice(0, query.casesLimit);
         const runIds = runs.map((r) => r.id);
-        const [progress, tallies] = await Promise.all([runsProgress(sql, runIds), caseRunTallies(sql, runIds)]);
+        const [progress, tallies] = await Promise.all([
+          runsProgress(sql, runIds),
+          caseRunTallies(
+            sql,
+            runIds,
+            cases.map((c) => c.id),
+          ),
+        ]);
         const tally = new Map(tallies.map((t) => [`${t.caseId}\u0000${t.runId}`, t]));
         const oldestFirst = runIds.toReversed();
         return {
@@ -42,6 +56,7 @@ export function evalSuiteOverviewRoutes({ sql }: RouteDeps) {
               return { runId, passRate: t && t.finished > 0 ? t.passed / t.finished : null };
             }),
           })),
+          ...(headings.length > query.casesLimit ? { casesNextCursor: cursors.encode(scope, cases.at(-1)!.id) } : {}),
         };
       },
     }),

@@ -6,7 +6,15 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP, consoleRoutes, defaultConsoleDir } from '../../api/console.js';
 import { SCRIPT_BUDGET_BYTES } from '../../scripts/build-console.js';
-import { scan, shot, signIn, startConsoleWorld, storedKey, type ConsoleWorld } from '../helpers/console.js';
+import {
+  CONSOLE_MODEL,
+  scan,
+  shot,
+  signIn,
+  startConsoleWorld,
+  storedKey,
+  type ConsoleWorld,
+} from '../helpers/console.js';
 
 /**
  * The console's shell and its first two views against a real stack with real runs (test/helpers/console.ts): sign in,
@@ -267,5 +275,31 @@ describe('the eval console: sign-in, suites and a suite', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('shows a large suite’s cases a page at a time: “More cases” reads the next page', async () => {
+    const p = world.org.projectId;
+    const created = await world.call('POST', `/projects/${p}/eval-suites`, {
+      name: 'Many cases',
+      model: CONSOLE_MODEL,
+      serverIds: [world.serverId],
+      tests: [{ title: 'case 0', query: 'query 0', model: CONSOLE_MODEL, provider: 'openai' }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const suiteId: string = created.body.suiteId;
+    await world.stack.sql`
+      INSERT INTO eval_cases (id, suite_id, title, query, runs)
+      SELECT 'case_many_' || g, ${suiteId}, 'case ' || g, 'query ' || g, 1 FROM generate_series(1, 129) AS g`;
+    const { page, assertClean } = await world.newPage();
+    await signIn(page, world.consoleUrl, world.org.apiKey);
+    await page.goto(`${world.consoleUrl}#/projects/${p}/suites/${suiteId}`);
+    await page.getByRole('heading', { level: 1, name: 'Many cases' }).waitFor();
+    const rows = page.getByRole('table', { name: /Each case/ }).locator('tbody tr');
+    expect(await rows.count()).toBe(100);
+    await page.getByRole('button', { name: 'More cases' }).click();
+    await expect.poll(() => rows.count()).toBe(130);
+    expect(await rows.last().locator('th').innerText()).toBe('case 129');
+    expect(await page.getByRole('button', { name: 'More cases' }).count()).toBe(0);
+    assertClean();
   });
 });

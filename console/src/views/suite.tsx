@@ -29,7 +29,8 @@ export function SuiteView({ params }: ViewProps) {
 
   if (overview.error) return <ErrorMessage error={overview.error} action="Could not load the suite" />;
   if (!overview.data) return <Loading what="Loading the suite" />;
-  const { suite, runs, cases } = overview.data;
+  const { suite, runs } = overview.data;
+  const cases = overview.cases;
   const reload = overview.reload;
   const finished = runs.filter((r) => r.summary && r.status !== 'running').reverse();
   const trend = finished.map((run) => {
@@ -109,6 +110,12 @@ export function SuiteView({ params }: ViewProps) {
         onEdit={(existing) => setCaseForm({ existing })}
         onDeleted={reload}
       />
+      {overview.hasMore ? (
+        <button type="button" class="secondary" disabled={overview.more.busy} onClick={() => void overview.more.run()}>
+          {overview.more.busy ? 'Loading…' : 'More cases'}
+        </button>
+      ) : null}
+      <ErrorMessage error={overview.more.error} action="Could not load more cases" />
       {caseForm ? (
         <CaseForm
           key={caseForm.existing?.id ?? 'new'}
@@ -234,9 +241,26 @@ function CasesTable({
   );
 }
 
-/** The suite view's one request: the suite, its newest runs and each case's history over them. */
+/**
+ * The suite view's request: the suite, its newest runs and the first page of its cases with their history over them;
+ * "More cases" follows `casesNextCursor`. The pages read are kept until the overview is asked for again (a reload).
+ */
 function useOverview(projectId: string, suiteId: string) {
-  return useApi<SuiteOverview>(
-    `/projects/${encodeURIComponent(projectId)}/eval-suites/${encodeURIComponent(suiteId)}/overview?limit=${RUNS}`,
-  );
+  const path = `/projects/${encodeURIComponent(projectId)}/eval-suites/${encodeURIComponent(suiteId)}/overview?limit=${RUNS}`;
+  const first = useApi<SuiteOverview>(path);
+  const [pages, setPages] = useState<{ of: SuiteOverview; cases: SuiteOverview['cases']; next?: string }>();
+  const later = pages && pages.of === first.data ? pages : undefined;
+  const next = later ? later.next : first.data?.casesNextCursor;
+  const more = useAction(async () => {
+    const of = first.data;
+    if (!of || !next) return;
+    const page = await api<SuiteOverview>(`${path}&casesCursor=${encodeURIComponent(next)}`);
+    setPages({ of, cases: [...(later?.cases ?? []), ...page.cases], next: page.casesNextCursor });
+  });
+  return {
+    ...first,
+    cases: [...(first.data?.cases ?? []), ...(later?.cases ?? [])],
+    hasMore: Boolean(next),
+    more,
+  };
 }
