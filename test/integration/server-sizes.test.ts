@@ -1,0 +1,128 @@
+/**
+ * Issue 27, finding 6: sizes a server controls are bounded. A server listing 20 pages x 5 MB of tools and answering
+ * 10 MB results (test/fixtures/mcp/huge.ts) gets replies cut to the per-operation budget, marked `truncated`, while
+ * /healthz keeps its normal time; an eval run calling its 10 MB tool stores a trace of bounded size, marked so.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { limits } from '../../domain/limits.js';
+import { FLOOD_CHARS } from '../fixtures/mcp/huge.js';
+import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
+import { expectUnharmed, healthzDuring, healthzWorstMs } from '../helpers/fairness.js';
+import { fixtureOverStdio, saveServer } from '../helpers/mcpServers.js';
+
+/** The JSON around the budgeted items and fields (ids, timestamps, the `truncated` marker). */
+const ENVELOPE_BYTES = 4096;
+
+describe('sizes a server controls', () => {
+  let world: EvalWorld;
+  let huge: string;
+  let hugeForModel: string;
+
+  beforeAll(async () => {
+    world = await startEvalWorld();
+    const { stack, org } = world;
+    huge = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'huge', ...fixtureOverStdio('huge') });
+    hugeForModel = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'huge-small-listing',
+      ...fixtureOverStdio('huge'),
+      env: { HUGE_LISTING: 'off' },
+    });
+  });
+  afterAll(async () => world?.stop());
+
+  /** POST a server operation; the reply's bytes as they came over the wire, and its JSON. */
+  async function operation(serverId: string, suffix: string, body: unknown = {}) {
+    const reply = await fetch(`${world.stack.baseUrl}/projects/${world.org.projectId}/servers/${serverId}/${suffix}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${world.org.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const bytes = Buffer.from(await reply.arrayBuffer());
+    return { status: reply.status, bytes: bytes.length, body: JSON.parse(bytes.toString('utf8')) };
+  }
+
+  it('export of 20 pages x 5 MB answers 200 under the budget, truncated, and /healthz keeps its time', async () => {
+    // A first call starts the server's process: the attack is measured on a warm session, like any later call.
+    expect((await operation(huge, 'tools')).status).toBe(200);
+    const baseline = await healthzWorstMs(world.stack.baseUrl);
+    const { result: reply, worstMs } = await healthzDuring(world.stack.baseUrl, () => operation(huge, 'export'));
+    expect(reply.status, JSON.stringify(reply.body).slice(0, 500)).toBe(200);
+    expectUnharmed('/healthz during the export', baseline, worstMs, 5);
+    expect(reply.bytes).toBeLessThanOrEqual(limits.serverReplyBytes + ENVELOPE_BYTES);
+    expect(reply.body.truncated).toMatchObject({ reason: 'REPLY_TOO_LARGE', limitBytes: limits.serverReplyBytes });
+    expect(reply.body.truncated.lists).toContain('tools');
+    // What fit came whole, in the server's order.
+    expect(reply.body.tools.length).toBeGreaterThan(2);
+    expect(reply.body.tools.slice(0, 2).map((t: { name: string }) => t.name)).toEqual(['flood', 'ping']);
+  });
+
+  it('doctor lists every list within the budget too', async () => {
+    const reply = await operation(huge, 'doctor');
+    expect(reply.status).toBe(200);
+    expect(reply.bytes).toBeLessThanOrEqual(limits.serverReplyBytes + 2 * ENVELOPE_BYTES);
+    expect(reply.body.truncated).toMatchObject({ reason: 'REPLY_TOO_LARGE', limitBytes: limits.serverReplyBytes });
+    expect(reply.body.checks.tools.status).toBe('ok');
+  });
+
+  it('a 10 MB tool result, prompt and resource answer 200, cut to the budget and marked truncated', async () => {
+    const cases: Array<[string, unknown]> = [
+      ['tools/call', { toolName: 'flood' }],
+      ['prompts/get', { promptName: 'flood' }],
+      ['resources/read', { uri: 'fixture://flood' }],
+    ];
+    for (const [suffix, body] of cases) {
+      const baseline = await healthzWorstMs(world.stack.baseUrl);
+      const { result: reply, worstMs } = await healthzDuring(world.stack.baseUrl, () => operation(huge, suffix, body));
+      expect(reply.status, `${suffix}: ${JSON.stringify(reply.body).slice(0, 300)}`).toBe(200);
+      expect(reply.bytes, suffix).toBeLessThanOrEqual(limits.serverReplyBytes + ENVELOPE_BYTES);
+      expect(reply.body.truncated, suffix).toMatchObject({
+        reason: 'REPLY_TOO_LARGE',
+        limitBytes: limits.serverReplyBytes,
+      });
+      expect(reply.body.truncated.originalBytes, suffix).toBeGreaterThan(FLOOD_CHARS);
+      expectUnharmed(`/healthz during ${suffix}`, baseline, worstMs, 5);
+    }
+    // What is small stays whole, without the marker.
+    const ping = await operation(huge, 'tools/call', { toolName: 'ping' });
+    expect(ping.body).toEqual({ content: [{ type: 'text', text: 'pong' }] });
+  });
+
+  it("an eval run calling a 10 MB tool stores each iteration's trace with a per-part cap, marked truncated", async () => {
+    const { call, model, org, stack } = world;
+    model.setScript('flooded-model', {
+      byQuery: { 'flood me': [{ toolCalls: [{ name: 'flood', arguments: {} }] }, { text: 'flooded' }] },
+    });
+    const created = await call('POST', `/projects/${org.projectId}/eval-runs`, {
+      suiteName: 'Huge results',
+      serverIds: [hugeForModel],
+      model: 'flooded-model',
+      tests: [{ title: 'flood', query: 'flood me', provider: 'openai', runs: 2, expectedToolCalls: [{ toolName: 'flood' }] }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    const runId: string = created.body.runId;
+    const run = await waitForRun(call, org.projectId, runId, (r) => r.status !== 'running' && r.status !== 'pending');
+    expect(run.status).toBe('completed');
+    const iterations = await allIterations(call, org.projectId, runId);
+    expect(iterations).toHaveLength(2);
+    for (const iteration of iterations) {
+      expect(iteration.status, JSON.stringify(iteration.error)).toBe('completed');
+      expect(iteration.result).toBe('passed');
+      const reply = await call('GET', `/projects/${org.projectId}/eval-runs/${runId}/iterations/${iteration.id}/trace`);
+      expect(reply.status).toBe(200);
+      const trace = reply.body;
+      const stored = Buffer.byteLength(JSON.stringify(trace));
+      // one capped tool result, the prompts and spans: far below one 10 MB result
+      expect(stored).toBeLessThan(4 * limits.tracePartBytes);
+      expect(trace.truncated).toMatchObject({ limitBytesPerPart: limits.tracePartBytes, parts: 1 });
+      const toolMessage = trace.messages.find((m: { role: string }) => m.role === 'tool');
+      const part = toolMessage.content[0];
+      expect(part.truncated.originalBytes).toBeGreaterThan(FLOOD_CHARS);
+      expect(Buffer.byteLength(JSON.stringify(part))).toBeLessThanOrEqual(limits.tracePartBytes + 256);
+    }
+    const [row] = await stack.sql<{ bytes: number }[]>`
+      SELECT max(octet_length(t.trace::text))::int AS bytes FROM eval_traces t
+      JOIN eval_iterations i ON i.id = t.iteration_id WHERE i.run_id = ${runId}`;
+    expect(row.bytes).toBeLessThan(4 * limits.tracePartBytes);
+  });
+});
