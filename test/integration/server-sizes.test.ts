@@ -9,6 +9,7 @@ import { FLOOD_CHARS, startHugeServer } from '../fixtures/mcp/huge.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
 import { expectUnharmed, healthzDuring } from '../helpers/fairness.js';
 import { fixtureOverStdio, saveServer } from '../helpers/mcpServers.js';
+import { referenceErrors } from '../helpers/referenceDocument.js';
 
 /**
  * The worst /healthz latency over a quiet stretch probed exactly as during an attack (healthzDuring), so that both
@@ -77,6 +78,8 @@ describe('sizes a server controls', () => {
     // What fit came whole, in the server's order.
     expect(reply.body.tools.length).toBeGreaterThan(2);
     expect(reply.body.tools.slice(0, 2).map((t: { name: string }) => t.name)).toEqual(['flood', 'ping']);
+    // The published reference still describes the reply: `truncated` is an additive field.
+    expect(referenceErrors('ExportSnapshot', reply.body)).toEqual([]);
   });
 
   it('doctor lists every list within the budget too', async () => {
@@ -88,12 +91,12 @@ describe('sizes a server controls', () => {
   });
 
   it('a 10 MB tool result, prompt and resource answer 200, cut to the budget and marked truncated', async () => {
-    const cases: Array<[string, unknown]> = [
-      ['tools/call', { toolName: 'flood' }],
-      ['prompts/get', { promptName: 'flood' }],
-      ['resources/read', { uri: 'fixture://flood' }],
+    const cases: Array<[string, unknown, string]> = [
+      ['tools/call', { toolName: 'flood' }, 'CallToolResult'],
+      ['prompts/get', { promptName: 'flood' }, 'GetPromptResult'],
+      ['resources/read', { uri: 'fixture://flood' }, 'ResourceContents'],
     ];
-    for (const [suffix, body] of cases) {
+    for (const [suffix, body, reference] of cases) {
       const baseline = await quietHealthzMs(world.stack.baseUrl);
       const { result, worstMs } = await healthzDuring(world.stack.baseUrl, () => sent(huge, suffix, body));
       const reply = read(result);
@@ -104,6 +107,7 @@ describe('sizes a server controls', () => {
         limitBytes: limits.serverReplyBytes,
       });
       expect(reply.body.truncated.originalBytes, suffix).toBeGreaterThan(FLOOD_CHARS);
+      expect(referenceErrors(reference, reply.body), suffix).toEqual([]);
       // Reading one message of 10 MB (within serverMessageBytes) is one JSON.parse and a large allocation, which the
       // budget cannot split: more room than for the export, still far below the x47 of an unbounded reply.
       expectUnharmed(`/healthz during ${suffix}`, baseline, worstMs, 8);
