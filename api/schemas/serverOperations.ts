@@ -164,12 +164,9 @@ export const truncationSchema = z
     omittedItems: z.number().int().optional().meta({
       description: "a page's items left out (the last ones); nextCursor, when given, still goes on after the page",
     }),
-    lists: z
-      .array(z.string())
-      .optional()
-      .meta({
-        description: 'the lists that stop where the budget ran out (their later items and pages were not read)',
-      }),
+    lists: z.array(z.string()).optional().meta({
+      description: 'the lists that stop where the budget ran out (their later items and pages were not read)',
+    }),
   })
   .meta({
     id: 'Truncation',
