@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limits } from '../../domain/limits.js';
 import { FLOOD_CHARS, startHugeServer } from '../fixtures/mcp/huge.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
-import { expectUnharmed, healthzDuring } from '../helpers/fairness.js';
+import { expectUnharmed, healthzDuring, RUN_FLOOR_MS, startBystander } from '../helpers/fairness.js';
 import { fixtureOverStdio, saveServer } from '../helpers/mcpServers.js';
 import { referenceErrors } from '../helpers/referenceDocument.js';
 
@@ -142,8 +142,10 @@ describe('sizes a server controls', () => {
     }
   });
 
-  it("an eval run calling a 10 MB tool stores each iteration's trace with a per-part cap, marked truncated", async () => {
+  it("an eval run calling a 10 MB tool stores each iteration's trace with a per-part cap, marked truncated, and another organization's run keeps its time", async () => {
     const { call, model, org, stack } = world;
+    const bystander = await startBystander(stack, model);
+    const baseline = await bystander.baselineMs();
     model.setScript('flooded-model', {
       byQuery: { 'flood me': [{ toolCalls: [{ name: 'flood', arguments: {} }] }, { text: 'flooded' }] },
     });
@@ -152,15 +154,17 @@ describe('sizes a server controls', () => {
       serverIds: [hugeForModel],
       model: 'flooded-model',
       tests: [
-        { title: 'flood', query: 'flood me', provider: 'openai', runs: 2, expectedToolCalls: [{ toolName: 'flood' }] },
+        { title: 'flood', query: 'flood me', provider: 'openai', runs: 4, expectedToolCalls: [{ toolName: 'flood' }] },
       ],
     });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
     const runId: string = created.body.runId;
+    const during = await bystander.runMs();
     const run = await waitForRun(call, org.projectId, runId, (r) => r.status !== 'running' && r.status !== 'pending');
     expect(run.status).toBe('completed');
+    expectUnharmed("the other organization's run", baseline, during, 3, RUN_FLOOR_MS);
     const iterations = await allIterations(call, org.projectId, runId);
-    expect(iterations).toHaveLength(2);
+    expect(iterations).toHaveLength(4);
     for (const iteration of iterations) {
       expect(iteration.status, JSON.stringify(iteration.error)).toBe('completed');
       expect(iteration.result).toBe('passed');
