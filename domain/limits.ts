@@ -51,6 +51,23 @@ export const limits = {
    */
   idleSessionsPerServer: 4,
   idleSessionsPerOrganization: 16,
+  /**
+   * bytes of what a server sends that one server operation answers with (a list across its pages, an export or a
+   * doctor's lists together, a tool result, a prompt, a resource): past it paging stops and a result is cut, and the
+   * reply says so (`truncated`). Servers send and callers receive no more than this through Runway.
+   */
+  serverReplyBytes: 8 * 1024 * 1024,
+  /**
+   * bytes of one JSON-RPC message Runway reads from a server, on any transport: a larger one is not buffered, and
+   * the request fails (the session ends). Above serverReplyBytes, so that a result a little over the budget is cut,
+   * not refused.
+   */
+  serverMessageBytes: 16 * 1024 * 1024,
+  /**
+   * bytes each part of an eval iteration's stored trace may hold (a message's content part: a tool result, the
+   * model's text or tool call): a larger part is stored cut, marked with its original size
+   */
+  tracePartBytes: 64 * 1024,
 } as const;
 
 /** 10000 -> `10,000`, as messages and descriptions write numbers. */

@@ -97,6 +97,7 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
         return {
           items: page.items,
           ...(page.nextCursor !== undefined ? { nextCursor: cursors.encode(scope, page.nextCursor) } : {}),
+          ...(page.truncated && { truncated: page.truncated }),
         };
       },
     });

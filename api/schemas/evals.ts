@@ -627,6 +627,21 @@ export const traceSchema = z
         })
         .catchall(z.unknown()),
     ),
+    truncated: z
+      .object({
+        limitBytesPerPart: z
+          .number()
+          .int()
+          .meta({
+            description: `the bytes (of JSON) each stored part holds at most: ${limits.tracePartBytes}`,
+          }),
+        parts: z.number().int().meta({ description: 'how many parts were stored cut' }),
+      })
+      .optional()
+      .meta({
+        description:
+          'present when parts of messages were larger than a stored part may be (a tool result, a model message): each such part is stored cut, with `truncated: { originalBytes, limitBytes }`',
+      }),
   })
   .catchall(z.unknown())
   .meta({ id: 'EvalTrace' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limits } from '../../domain/limits.js';
 import { foreignNames } from '../unknownFields.js';
 import { elicitationAnswerSchema } from './clientProfile.js';
 import { collection, epochMs, id } from './common.js';
@@ -145,9 +146,42 @@ const resourceTemplateSchema = z
   })
   .meta({ id: 'ResourceTemplate', description: `A resource template, ${SENT_AS_IS}` });
 
-export const toolListSchema = collection(toolSchema, 'ToolList');
-export const promptListSchema = collection(promptSchema, 'PromptList');
-export const resourceListSchema = collection(resourceEntrySchema, 'ResourceList');
+/**
+ * Present only when the reply holds less than the server sent: what one server operation answers with is bounded
+ * (limits.serverReplyBytes), and past it paging stops and a result is cut.
+ */
+export const truncationSchema = z
+  .object({
+    reason: z.literal('REPLY_TOO_LARGE'),
+    limitBytes: z
+      .number()
+      .int()
+      .meta({ description: `the bytes (of JSON) one operation answers with at most: ${limits.serverReplyBytes}` }),
+    originalBytes: z
+      .number()
+      .optional()
+      .meta({ description: "a result's size as the server sent it; the reply holds its beginning" }),
+    omittedItems: z.number().int().optional().meta({
+      description: "a page's items left out (the last ones); nextCursor, when given, still goes on after the page",
+    }),
+    lists: z.array(z.string()).optional().meta({
+      description: 'the lists that stop where the budget ran out (their later items and pages were not read)',
+    }),
+  })
+  .meta({
+    id: 'Truncation',
+    description:
+      'the reply holds less than the server sent, because what one server operation answers with is bounded; absent when it holds everything',
+  });
+
+const truncatedField = { truncated: truncationSchema.optional() };
+
+const page = <T extends z.ZodType>(item: T, name: string) =>
+  z.object({ ...collection(item).shape, ...truncatedField }).meta({ id: name });
+
+export const toolListSchema = page(toolSchema, 'ToolList');
+export const promptListSchema = page(promptSchema, 'PromptList');
+export const resourceListSchema = page(resourceEntrySchema, 'ResourceList');
 
 const initInfoSchema = z
   .object({
@@ -260,6 +294,7 @@ export const doctorReportSchema = z
       })
       .nullable(),
     error: failureSchema.nullable(),
+    ...truncatedField,
   })
   .meta({ id: 'DoctorReport' });
 
@@ -304,18 +339,24 @@ export const callToolResultSchema = z
     content: z.array(z.looseObject({ type: z.string() })),
     structuredContent: jsonObject.optional(),
     isError: z.boolean().optional(),
+    ...truncatedField,
   })
   .meta({
     id: 'CallToolResult',
-    description: 'the MCP CallToolResult, unchanged; isError true is a tool-level failure (still HTTP 200)',
+    description:
+      'the MCP CallToolResult, unchanged (cut to the reply limit, and then `truncated`, when larger); isError true is a tool-level failure (still HTTP 200)',
   });
 
 export const getPromptResultSchema = z
   .looseObject({
     description: z.string().optional(),
     messages: z.array(z.looseObject({ role: z.string(), content: z.unknown() })),
+    ...truncatedField,
   })
-  .meta({ id: 'GetPromptResult', description: 'the MCP GetPromptResult, unchanged' });
+  .meta({
+    id: 'GetPromptResult',
+    description: 'the MCP GetPromptResult, unchanged (cut to the reply limit, and then `truncated`, when larger)',
+  });
 
 export const resourceContentsSchema = z
   .looseObject({
@@ -327,8 +368,12 @@ export const resourceContentsSchema = z
         blob: z.string().optional(),
       }),
     ),
+    ...truncatedField,
   })
-  .meta({ id: 'ResourceContents' });
+  .meta({
+    id: 'ResourceContents',
+    description: 'the MCP ReadResourceResult, unchanged (cut to the reply limit, and then `truncated`, when larger)',
+  });
 
 export const snapshotSchema = z
   .object({
@@ -340,5 +385,6 @@ export const snapshotSchema = z
       .array(resourceTemplateSchema)
       .meta({ description: 'every page; empty when the server has none or does not list them' }),
     prompts: z.array(promptSchema),
+    ...truncatedField,
   })
   .meta({ id: 'ServerSnapshot' });

@@ -14,6 +14,7 @@ import { JUDGE_PROMPT_VERSION, judgeAnswer } from './judge.js';
 import { checkOutput, DEFAULT_OUTPUT_CHECK, type OutputCheck, type OutputCheckResult } from './outputCheck.js';
 import type { RunContext } from './runContext.js';
 import { scoreToolCalls, type ExpectedToolCall, type ToolCallScore } from './scoring.js';
+import { boundTrace } from './traceBounds.js';
 
 /** What an errored iteration's row keeps in `error_details` (besides what the caller adds: provider, model). */
 export interface FailureDetails {
@@ -327,7 +328,7 @@ export async function executeIteration(
     actualToolCalls: actual.map((a, i) => ({ ...a, durationMs: record.toolCalls[i].durationMs })),
     // why a completed iteration failed is in the trace (prompts[].reasons); `error` is for iterations that broke
     error: null,
-    trace: buildTrace(record, prompts, judgeTrace.spans),
+    trace: boundTrace(buildTrace(record, prompts, judgeTrace.spans)),
   };
 }
 
@@ -422,6 +423,12 @@ export function failedOutcome(
       record?.toolCalls.map((c) => ({ toolName: c.toolName, arguments: c.arguments, isError: c.isError })) ?? [],
     error,
     errorDetails,
-    trace: { traceVersion: 1, messages: record?.messages ?? [], spans: record?.spans ?? [], prompts: [], error },
+    trace: boundTrace({
+      traceVersion: 1,
+      messages: record?.messages ?? [],
+      spans: record?.spans ?? [],
+      prompts: [],
+      error,
+    }),
   };
 }

@@ -15,8 +15,10 @@ import { declaredCapabilities, type ClientProfile } from './clientProfile.js';
 import { fenceProfile } from './rootsFence.js';
 import { answerServerRequests, type ClientAnswers } from './clientRequests.js';
 import { toOperationFailure } from './failures.js';
+import { limits } from '../limits.js';
+import { boundedMessages, type MessageTooLarge } from './messageSize.js';
 import { refusalsAsErrors } from './refusals.js';
-import { StreamSupervisor, type LostStream } from './resumption.js';
+import { LostStream, StreamSupervisor } from './resumption.js';
 import type { McpTimeouts, Phase } from './timeouts.js';
 import {
   createTransport,
@@ -111,7 +113,9 @@ async function connectOver(
     kind === 'streamable-http'
       ? new StreamSupervisor(timeouts.resumption, (ids, lost) => failLost(ids, lost))
       : undefined;
-  const watched = supervisor?.wrap(fetch) ?? fetch;
+  // Every answer is read at most limits.serverMessageBytes a message (messageSize.ts).
+  const bounded = boundedMessages(fetch, limits.serverMessageBytes);
+  const watched = supervisor?.wrap(bounded) ?? bounded;
   const observe: FetchLike = async (url, init) => {
     const response = await watched(url, init);
     enterInitialize();
@@ -119,7 +123,7 @@ async function connectOver(
   };
   const created = createTransport(kind, server, {
     credentials,
-    fetch: kind === 'streamable-http' ? refusalsAsErrors(observe) : undefined,
+    fetch: kind === 'streamable-http' ? refusalsAsErrors(observe) : kind === 'sse' ? bounded : undefined,
     dataDir,
     resumption: timeouts.resumption,
   });
@@ -132,12 +136,16 @@ async function connectOver(
   answerServerRequests(client, profile, () => lease);
   // A request whose response stream cannot come back fails alone, as if the transport had delivered that answer
   // (the SDK has no other way to fail one request); its data marks it as ours (failures.ts).
-  const failLost = (ids: RequestId[], lost: LostStream) => {
+  const failLost = (ids: RequestId[], lost: LostStream | MessageTooLarge) => {
     for (const id of ids)
       transport.onmessage?.({
         jsonrpc: '2.0',
         id,
-        error: { code: ErrorCode.ConnectionClosed, message: lost.why, data: lost },
+        error: {
+          code: ErrorCode.ConnectionClosed,
+          message: lost instanceof LostStream ? lost.why : lost.message,
+          data: lost,
+        },
       });
   };
   if (supervisor) transport.onmessage = (message) => supervisor.delivered(message);

@@ -4,6 +4,7 @@ import { OperationFailure } from '../failures.js';
 import type { InitInfo, McpConnection } from './connection.js';
 import type { PromptEntry, ResourceEntry, ResourceTemplateEntry, ToolEntry } from './primitives.js';
 import { probeHttp, probeStdio, type OAuthDiscovery, type ProbeResult } from './probe.js';
+import type { Truncation } from './replyBudget.js';
 import type { McpTimeouts } from './timeouts.js';
 
 export interface DoctorCheck {
@@ -53,6 +54,8 @@ export interface DoctorReport {
   prompts: PromptEntry[];
   oauth: OAuthDiscovery | null;
   error: { code: string; message: string; details?: Record<string, unknown> } | null;
+  /** the lists held more than a reply may (limits.serverReplyBytes): those named stop where the budget ran out */
+  truncated?: Truncation;
 }
 
 /** What the doctor needs from the operations: a dedicated session, and every page of each list on it. */

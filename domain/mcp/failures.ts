@@ -4,6 +4,8 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
+import { formatCount } from '../limits.js';
+import { MessageTooLarge } from './messageSize.js';
 import { HttpRefusal, serverWords } from './refusals.js';
 import { LostStream } from './resumption.js';
 import type { Phase } from './timeouts.js';
@@ -23,6 +25,15 @@ const RESOURCE_NOT_FOUND = -32002;
 
 /** What the SDK's Protocol rejects pending requests with when the transport closes (a server never sends this). */
 const CLOSED_LOCALLY = 'MCP error -32000: Connection closed';
+
+/** A message past limits.serverMessageBytes: not read, and the request failed (502, like any bad answer). */
+function messageTooLarge(limitBytes: number, { phase, server }: FailureContext): OperationFailure {
+  return new OperationFailure(
+    'SERVER_UNREACHABLE',
+    `server '${server.name}' sent a message of more than ${formatCount(limitBytes)} bytes, more than Runway reads (${phase})`,
+    { reason: 'MESSAGE_TOO_LARGE', phase, limitBytes },
+  );
+}
 
 /**
  * The one place where whatever the MCP SDK, a transport or a child process throws becomes a typed failure, so the
@@ -55,12 +66,14 @@ function classify(error: unknown, context: FailureContext): OperationFailure {
     new OperationFailure('SERVER_UNREACHABLE', `server '${server.name}': ${message}`, { reason, phase, ...extra });
 
   if (error instanceof HttpRefusal) return fromHttpRefusal(error, context);
+  if (error instanceof MessageTooLarge) return messageTooLarge(error.limitBytes, context);
   if (error instanceof UnauthorizedError)
     return oauthRequired(
       server,
       `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens`,
     );
   if (error instanceof McpError) {
+    if (error.data instanceof MessageTooLarge) return messageTooLarge(error.data.limitBytes, context);
     if (error.data instanceof LostStream) {
       return unreachable('STREAM_LOST', `the response stream broke before the answer arrived: ${error.data.why}`, {
         resumptions: error.data.resumptions,
@@ -72,8 +85,11 @@ function classify(error: unknown, context: FailureContext): OperationFailure {
         elapsedMs,
       });
     }
-    if (error.code === ErrorCode.ConnectionClosed && error.message === CLOSED_LOCALLY)
+    if (error.code === ErrorCode.ConnectionClosed && error.message === CLOSED_LOCALLY) {
+      // stdio: the session was ended because the server sent a message past the limit
+      if (context.child?.messageTooLarge) return messageTooLarge(context.child.messageTooLarge, context);
       return unreachable('CONNECTION_CLOSED', `the connection closed (${phase})`);
+    }
     // The SDK prefixes "MCP error <code>: " on each side; what is left is the server's, so it is cleaned like any.
     const mcpError = {
       code: error.code,

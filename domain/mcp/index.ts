@@ -6,7 +6,16 @@ export { ConnectionPool } from './pool.js';
 export { requireAllowedRoots } from './rootsFence.js';
 export type { IsolatedSession } from './isolatedSessions.js';
 export { createMcpOperations } from './operations.js';
-export type { CallOptions, ListOptions, McpDeps, McpOperations, ServerSnapshot, ValidateResult } from './operations.js';
+export type { Truncation } from './replyBudget.js';
+export type {
+  Bounded,
+  CallOptions,
+  ListOptions,
+  McpDeps,
+  McpOperations,
+  ServerSnapshot,
+  ValidateResult,
+} from './operations.js';
 export type { DoctorReport } from './doctor.js';
 export type { OAuthRequirement, TokenImport } from './oauth.js';
 export type { Page, PromptEntry, ResourceEntry, ToolEntry } from './primitives.js';

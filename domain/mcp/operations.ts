@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolResultSchema,
@@ -36,6 +37,7 @@ import {
   type ResourceTemplateEntry,
   type ToolEntry,
 } from './primitives.js';
+import { boundResultApart, ReplyBudget, type Truncation } from './replyBudget.js';
 import { requestOptions, resolveTimeouts, type McpTimeouts } from './timeouts.js';
 import type { Credentials } from './transports.js';
 
@@ -79,7 +81,12 @@ export interface ServerSnapshot {
   resources: ResourceEntry[];
   resourceTemplates: ResourceTemplateEntry[];
   prompts: PromptEntry[];
+  /** the lists held more than a reply may (limits.serverReplyBytes): those named stop where the budget ran out */
+  truncated?: Truncation;
 }
+
+/** A server's result as an operation answers it: cut to limits.serverReplyBytes when larger, and then marked. */
+export type Bounded<T> = T & { truncated?: Truncation };
 
 /**
  * Everything Runway does to a saved MCP server, for the API and the eval worker alike. Every method takes the saved
@@ -92,7 +99,7 @@ export interface McpOperations {
   checkOAuth(server: SavedServer): Promise<OAuthRequirement>;
   importTokens(server: SavedServer, input: TokenImport): Promise<{ imported: true; expiresAt: number | null }>;
   listTools(server: SavedServer, options?: ListOptions): Promise<Page<ToolEntry>>;
-  /** every page; what an eval iteration hands to the model */
+  /** every page, as far as limits.serverReplyBytes goes; what an eval iteration hands to the model */
   listAllTools(server: SavedServer, options?: Pick<CallOptions, 'signal'>): Promise<ToolEntry[]>;
   /** the MCP result unchanged; a tool-level failure is a result with isError, not an exception */
   callTool(
@@ -100,16 +107,16 @@ export interface McpOperations {
     name: string,
     args: Record<string, unknown>,
     options?: CallOptions,
-  ): Promise<CallToolResult>;
+  ): Promise<Bounded<CallToolResult>>;
   listPrompts(server: SavedServer, options?: ListOptions): Promise<Page<PromptEntry>>;
   getPrompt(
     server: SavedServer,
     name: string,
     args: Record<string, string>,
     options?: CallOptions,
-  ): Promise<GetPromptResult>;
+  ): Promise<Bounded<GetPromptResult>>;
   listResources(server: SavedServer, options?: ListOptions): Promise<Page<ResourceEntry>>;
-  readResource(server: SavedServer, uri: string, options?: CallOptions): Promise<ReadResourceResult>;
+  readResource(server: SavedServer, uri: string, options?: CallOptions): Promise<Bounded<ReadResourceResult>>;
   exportSnapshot(server: SavedServer, options?: Pick<CallOptions, 'signal'>): Promise<ServerSnapshot>;
   /** fresh sessions for one caller alone, used through CallOptions.session and closed by it */
   isolatedSession(): IsolatedSession;
@@ -329,23 +336,50 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
   type ListName = keyof typeof lists;
   type Item<L extends ListName> = Awaited<ReturnType<(typeof lists)[L]>>['items'][number];
 
+  /**
+   * Every page of a list, until the budget is spent: the item that does not fit ends the list (budget.cut), and no
+   * further page is asked for. What one page can hold is bounded by the transports (limits.serverMessageBytes).
+   */
   async function allPages<L extends ListName>(
     list: L,
     server: SavedServer,
     c: McpConnection,
     t: McpTimeouts,
     signal?: AbortSignal,
+    budget = new ReplyBudget(),
   ): Promise<Item<L>[]> {
     const items: Item<L>[] = [];
     let cursor: string | undefined;
     for (let pages = 0; pages < MAX_PAGES; pages++) {
       const page: Page<Item<L>> = await lists[list](server, c, t, cursor, signal);
-      items.push(...page.items);
+      // A page takes its own turn of the event loop: reading a large one must not hold up everything else.
+      await setImmediate();
+      for (const item of page.items) {
+        if (!budget.take(item)) {
+          budget.cut(list);
+          return items;
+        }
+        items.push(item);
+      }
+      await setImmediate();
       if (!page.nextCursor || page.nextCursor === cursor) return items;
       cursor = page.nextCursor;
     }
     return items;
   }
+
+  /** One page as a reply may hold it: the items past the budget left out, and the page marked. */
+  const boundPage = <T>(page: Page<T>): Page<T> => {
+    const budget = new ReplyBudget();
+    const fitting = page.items.findIndex((item) => !budget.take(item));
+    if (fitting === -1) return page;
+    const truncation: Truncation = {
+      reason: 'REPLY_TOO_LARGE',
+      limitBytes: budget.limitBytes,
+      omittedItems: page.items.length - fitting,
+    };
+    return { ...page, items: page.items.slice(0, fitting), truncated: truncation };
+  };
 
   /** A capability the server does not declare is an empty list in the export, not a failure. */
   const ifDeclared = <T>(c: McpConnection, capability: keyof ServerCapabilities, list: () => Promise<T[]>) =>
@@ -377,17 +411,19 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
 
     doctor: async (server) => {
       const timeouts = resolveTimeouts(config, server.timeouts);
+      // The report's lists together hold what one reply may.
+      const budget = new ReplyBudget();
       const listed =
         <L extends ListName>(list: L) =>
         async (connection: McpConnection) => {
           const startedAt = Date.now();
           try {
-            return await allPages(list, server, connection, timeouts);
+            return await allPages(list, server, connection, timeouts, undefined, budget);
           } catch (error) {
             throw toOperationFailure(error, { phase: 'request', startedAt, server });
           }
         };
-      return await runDoctor(
+      const report = await runDoctor(
         server,
         { timeouts, dataDir: config.DATA_DIR },
         {
@@ -402,6 +438,8 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
           listPrompts: listed('prompts'),
         },
       );
+      const truncated = budget.truncation();
+      return truncated ? { ...report, truncated } : report;
     },
 
     checkOAuth: (server) => grants.requirement(server),
@@ -409,7 +447,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
     importTokens: (server, input) => grants.importTokens(server, input),
 
     listTools: (server, options = {}) =>
-      run(server, options.signal, (c, t) => lists.tools(server, c, t, options.cursor, options.signal)),
+      run(server, options.signal, (c, t) => lists.tools(server, c, t, options.cursor, options.signal)).then(boundPage),
 
     listAllTools: (server, options = {}) =>
       run(server, options.signal, (c, t) => allPages('tools', server, c, t, options.signal)),
@@ -422,11 +460,13 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
           requireCapability(server, c, 'tools');
           // client.request rather than client.callTool: the result goes back unchanged, without the SDK's
           // client-side output-schema checks turning a server's answer into an exception.
-          return c.client.request(
-            { method: 'tools/call', params: { name, arguments: args } },
-            CallToolResultSchema,
-            requestOptions(t, options.signal, options.onprogress),
-          );
+          return c.client
+            .request(
+              { method: 'tools/call', params: { name, arguments: args } },
+              CallToolResultSchema,
+              requestOptions(t, options.signal, options.onprogress),
+            )
+            .then((result) => boundResultApart(result));
         },
         options.answers,
         options.session,
@@ -435,7 +475,9 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
     isolatedSession: () => pool.isolated(),
 
     listPrompts: (server, options = {}) =>
-      run(server, options.signal, (c, t) => lists.prompts(server, c, t, options.cursor, options.signal)),
+      run(server, options.signal, (c, t) => lists.prompts(server, c, t, options.cursor, options.signal)).then(
+        boundPage,
+      ),
 
     getPrompt: async (server, name, args, options = {}) => {
       try {
@@ -444,11 +486,13 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
           options.signal,
           (c, t) => {
             requireCapability(server, c, 'prompts');
-            return c.client.request(
-              { method: 'prompts/get', params: { name, arguments: args } },
-              GetPromptResultSchema,
-              requestOptions(t, options.signal, options.onprogress),
-            );
+            return c.client
+              .request(
+                { method: 'prompts/get', params: { name, arguments: args } },
+                GetPromptResultSchema,
+                requestOptions(t, options.signal, options.onprogress),
+              )
+              .then((result) => boundResultApart(result));
           },
           options.answers,
         );
@@ -460,7 +504,9 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
     },
 
     listResources: (server, options = {}) =>
-      run(server, options.signal, (c, t) => lists.resources(server, c, t, options.cursor, options.signal)),
+      run(server, options.signal, (c, t) => lists.resources(server, c, t, options.cursor, options.signal)).then(
+        boundPage,
+      ),
 
     readResource: async (server, uri, options = {}) => {
       try {
@@ -469,11 +515,13 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
           options.signal,
           (c, t) => {
             requireCapability(server, c, 'resources');
-            return c.client.request(
-              { method: 'resources/read', params: { uri } },
-              ReadResourceResultSchema,
-              requestOptions(t, options.signal, options.onprogress),
-            );
+            return c.client
+              .request(
+                { method: 'resources/read', params: { uri } },
+                ReadResourceResultSchema,
+                requestOptions(t, options.signal, options.onprogress),
+              )
+              .then((result) => boundResultApart(result));
           },
           options.answers,
         );
@@ -487,14 +535,17 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
 
     exportSnapshot: (server, options = {}) =>
       run(server, options.signal, async (c, t) => {
+        // The four lists together hold what one reply may; the first to reach the limit stops there.
+        const budget = new ReplyBudget();
         const [tools, resources, resourceTemplates, prompts] = await Promise.all([
-          ifDeclared(c, 'tools', () => allPages('tools', server, c, t, options.signal)),
-          ifDeclared(c, 'resources', () => allPages('resources', server, c, t, options.signal)),
+          ifDeclared(c, 'tools', () => allPages('tools', server, c, t, options.signal, budget)),
+          ifDeclared(c, 'resources', () => allPages('resources', server, c, t, options.signal, budget)),
           ifDeclared(c, 'resources', () =>
-            unlessUnanswered(allPages('resourceTemplates', server, c, t, options.signal)),
+            unlessUnanswered(allPages('resourceTemplates', server, c, t, options.signal, budget)),
           ),
-          ifDeclared(c, 'prompts', () => allPages('prompts', server, c, t, options.signal)),
+          ifDeclared(c, 'prompts', () => allPages('prompts', server, c, t, options.signal, budget)),
         ]);
+        const truncated = budget.truncation();
         return {
           serverId: server.id,
           exportedAt: new Date().toISOString(),
@@ -502,6 +553,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
           resources,
           resourceTemplates,
           prompts,
+          ...(truncated && { truncated }),
         };
       }),
   };

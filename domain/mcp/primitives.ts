@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Truncation } from './replyBudget.js';
 
 /*
  * Listed primitives go to the caller as the server sent them: the MCP schemas grow (a tool's `execution`, `icons`,
@@ -101,6 +102,8 @@ export interface ResourceTemplateEntry extends Sent {
 export interface Page<T> {
   items: T[];
   nextCursor?: string;
+  /** the page held more than a reply may (limits.serverReplyBytes): the items that did not fit are left out */
+  truncated?: Truncation;
 }
 
 export const toToolEntry = (tool: ListedTool): ToolEntry => ({ ...tool, description: tool.description ?? '' });

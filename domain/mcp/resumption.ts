@@ -1,5 +1,6 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { MessageTooLarge } from './messageSize.js';
 
 /**
  * Bounds on resuming a response stream (MCP streamable HTTP, "Resumability and Redelivery", SEP-1699 polling).
@@ -61,7 +62,7 @@ export class StreamSupervisor {
 
   constructor(
     private readonly limits: ResumptionLimits,
-    private readonly fail: (requestIds: RequestId[], lost: LostStream) => void,
+    private readonly fail: (requestIds: RequestId[], lost: LostStream | MessageTooLarge) => void,
   ) {}
 
   /** The transport's fetch, watched. */
@@ -166,7 +167,13 @@ export class StreamSupervisor {
         let chunk: { done: boolean; value?: Uint8Array };
         try {
           chunk = await source.read();
-        } catch {
+        } catch (error) {
+          // A message past the limit (messageSize.ts) is no lost stream: resuming would only send it again.
+          if (error instanceof MessageTooLarge) {
+            controller.close();
+            this.#refuse(stream, error);
+            return;
+          }
           chunk = { done: true };
         }
         if (chunk.done || !chunk.value) {
@@ -200,6 +207,14 @@ export class StreamSupervisor {
       () => this.#giveUp(stream, `it was not resumed within ${this.limits.maxDelayMs} ms${asked}`),
       Math.max(0, remaining),
     );
+  }
+
+  #refuse(stream: Stream, tooLarge: MessageTooLarge): void {
+    if (this.#closed || !this.#streams.has(stream)) return;
+    const requestIds = [...stream.pending];
+    this.#forget(stream);
+    if (stream.lastEventId) this.#rememberGivenUp(stream.lastEventId);
+    if (requestIds.length > 0) this.fail(requestIds, tooLarge);
   }
 
   #attemptFailed(stream: Stream, why: string): void {

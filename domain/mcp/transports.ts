@@ -9,6 +9,8 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SavedServer } from '../../db/servers.js';
+import { limits } from '../limits.js';
+import { BoundedReadBuffer, MessageTooLarge } from './messageSize.js';
 import { StderrTail } from './stderrTail.js';
 import type { ResumptionLimits } from './resumption.js';
 
@@ -62,6 +64,8 @@ export interface ChildReport {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   exited: boolean;
+  /** set (to the limit, limits.serverMessageBytes) once it sent a message larger than Runway reads: the session ended */
+  messageTooLarge?: number;
 }
 
 export interface CreatedTransport {
@@ -109,6 +113,19 @@ export function createTransport(
       stderr: 'pipe',
     });
     (transport.stderr as NodeJS.ReadableStream | null)?.resume();
+    // Its stdout is read by our BoundedReadBuffer instead of the SDK's own: linear time, and a cap per message.
+    const reader = new BoundedReadBuffer(limits.serverMessageBytes);
+    let tooLarge = false;
+    const append = reader.append.bind(reader);
+    reader.append = (chunk) => {
+      try {
+        append(chunk);
+      } catch (error) {
+        if (error instanceof MessageTooLarge) tooLarge = true;
+        throw error;
+      }
+    };
+    (transport as unknown as { _readBuffer: BoundedReadBuffer })._readBuffer = reader;
     const tail = new StderrTail(savedSecrets(server));
     let child: ChildProcess | undefined;
     const start = transport.start.bind(transport);
@@ -129,6 +146,7 @@ export function createTransport(
               exitCode: child.exitCode,
               signal: child.signalCode,
               exited: child.exitCode !== null || child.signalCode !== null,
+              ...(tooLarge && { messageTooLarge: reader.limitBytes }),
             }
           : null,
     };

@@ -19,7 +19,8 @@ export type StdioFixture =
   | 'stateful'
   | 'tools-only'
   | 'workdir'
-  | 'roots-reader';
+  | 'roots-reader'
+  | 'huge';
 
 /**
  * The node arguments that run a fixture of test/fixtures/mcp. Everything is absolute (the tsx loader too): a stdio

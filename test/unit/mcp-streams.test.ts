@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { EventFieldScanner, type LostStream, StreamSupervisor } from '../../domain/mcp/resumption.js';
+import { EventFieldScanner, LostStream, StreamSupervisor } from '../../domain/mcp/resumption.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -47,7 +47,9 @@ function supervised(
 ) {
   const failed: { ids: RequestId[]; lost: LostStream }[] = [];
   const requests: string[] = [];
-  const supervisor = new StreamSupervisor(limits, (ids, lost) => failed.push({ ids, lost }));
+  const supervisor = new StreamSupervisor(limits, (ids, lost) => {
+    if (lost instanceof LostStream) failed.push({ ids, lost });
+  });
   const inner: FetchLike = async (_url, init) => {
     const method = init?.method ?? 'GET';
     const lastEventId = new Headers(init?.headers).get('last-event-id');
