@@ -11,6 +11,7 @@ import {
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SavedServer } from '../../db/servers.js';
 import type { OperationFailure } from '../failures.js';
+import { UntrustedSchemaValidator } from '../untrustedSchema.js';
 import { declaredCapabilities, type ClientProfile } from './clientProfile.js';
 import { answerServerRequests, type ClientAnswers } from './clientRequests.js';
 import { toOperationFailure } from './failures.js';
@@ -124,7 +125,12 @@ async function connectOver(
   });
   const { transport } = created;
   // A host's profile introduces the client as that host (its clientInfo); otherwise Runway names itself.
-  const client = new Client(profile.clientInfo ?? CLIENT_INFO, { capabilities: declaredCapabilities(profile) });
+  // The SDK's Client checks a tool's structuredContent against the outputSchema its server wrote: on the rules for
+  // schemas from outside (linear-time patterns, a time budget), never on its default Ajv.
+  const client = new Client(profile.clientInfo ?? CLIENT_INFO, {
+    capabilities: declaredCapabilities(profile),
+    jsonSchemaValidator: new UntrustedSchemaValidator(),
+  });
   let lease: ClientAnswers | undefined;
   answerServerRequests(client, profile, () => lease);
   // A request whose response stream cannot come back fails alone, as if the transport had delivered that answer

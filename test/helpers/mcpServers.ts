@@ -18,7 +18,8 @@ export type StdioFixture =
   | 'slow'
   | 'stateful'
   | 'tools-only'
-  | 'workdir';
+  | 'workdir'
+  | 'hostile-schemas';
 
 /**
  * The node arguments that run a fixture of test/fixtures/mcp. Everything is absolute (the tsx loader too): a stdio
