@@ -1,4 +1,6 @@
+import vm from 'node:vm';
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
@@ -7,6 +9,14 @@ import type {
   JsonSchemaValidator,
   jsonSchemaValidator,
 } from '@modelcontextprotocol/sdk/validation/types.js';
+import { RE2JS } from 're2js';
+
+/**
+ * How long compiling one schema, or checking one value against it, may hold the event loop. Typical tool schemas
+ * take well under a millisecond; a schema that runs out is uncheckable from then on, so that each hostile schema
+ * costs its owner (a case generation, a session) one budget at most.
+ */
+export const SCHEMA_CHECK_MS = 50;
 
 /** What checking one value against a schema found. */
 export type SchemaVerdict =
@@ -21,9 +31,16 @@ type Dialect = 'draft7' | 'draft2019' | 'draft2020';
 
 /**
  * The one place where JSON Schema written by someone else (an MCP server's tool input and output schemas, its
- * elicitation forms) is compiled and run. The dialect is the one the schema names in `$schema`: draft-07 (and
- * older) or 2019-09; 2020-12 otherwise, MCP's default. A schema that cannot be compiled (a remote `$ref`, an
- * unknown dialect) checks nothing: each of its verdicts says why it cannot be checked.
+ * elicitation forms) is compiled and run, so that no schema and no value can hold the process:
+ * - patterns (`pattern`, `patternProperties`) run on RE2JS, a linear-time engine: a pattern it cannot run
+ *   (lookaround, back-references) makes the schema uncheckable, never falls back to JavaScript's backtracking one;
+ * - compiling and each check stop after SCHEMA_CHECK_MS (a schema whose `$ref`s visit a value 2^n times), and a
+ *   value nested past the stack is uncheckable, not a crash;
+ * - a `$ref` is compiled once, never copied into each place that uses it (Ajv's `inlineRefs`), so compiling takes
+ *   time in proportion to the schema's size.
+ * The dialect is the one the schema names in `$schema`: draft-07 (and older) or 2019-09; 2020-12 otherwise, MCP's
+ * default. A schema that cannot be compiled (a remote `$ref`, an unknown dialect) checks nothing: each of its
+ * verdicts says why it cannot be checked.
  *
  * Ajv keeps every schema it compiles: an instance lives as long as what it checks for (a case generation, one
  * elicitation, one session).
@@ -31,20 +48,36 @@ type Dialect = 'draft7' | 'draft2019' | 'draft2020';
 export class UntrustedSchemas {
   private readonly dialects = new Map<Dialect, Ajv>();
 
+  /**
+   * The check of one schema. It is compiled on its first check, within that check's budget: making checks costs
+   * nothing (the SDK's Client makes one for every tool listed), and each check holds the event loop once at most.
+   */
   compile(schema: Record<string, unknown>): SchemaCheck {
     const { $schema, ...rest } = schema;
-    const ajv = this.ajv(dialectOf($schema));
-    let validate: ValidateFunction;
-    try {
-      validate = ajv.compile(rest);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      return () => ({ kind: 'uncheckable', reason });
-    }
+    const dialect = dialectOf($schema);
+    let validate: ValidateFunction | undefined;
+    let failed: SchemaVerdict | undefined;
     return (data) => {
-      if (validate(data)) return { kind: 'valid' };
-      const errors = validate.errors ?? [];
-      return { kind: 'invalid', errors, text: ajv.errorsText(errors) };
+      if (failed) return failed;
+      const ajv = this.ajv(dialect);
+      const checked: unknown = withinBudget(() => (validate ??= ajv.compile(rest))(data));
+      if (checked === true) return { kind: 'valid' };
+      if (checked === false) {
+        const errors = validate?.errors ?? [];
+        return { kind: 'invalid', errors, text: ajv.errorsText(errors) };
+      }
+      if (isStopped(checked)) {
+        const verdict: SchemaVerdict = { kind: 'uncheckable', reason: checked.reason };
+        // Stopped while compiling, Ajv may hold half a schema: the next one gets an instance of its own.
+        if (!validate && checked.timedOut) this.dialects.delete(dialect);
+        // What did not compile never will, and what ran out of time once would again.
+        if (!validate || checked.timedOut) failed = verdict;
+        return verdict;
+      }
+      // An `$async` schema answers with a promise: never left to reject unhandled (that would end the process).
+      if (checked instanceof Promise) checked.catch(() => undefined);
+      failed = { kind: 'uncheckable', reason: 'an asynchronous ($async) schema is not checked' };
+      return failed;
     };
   }
 
@@ -59,9 +92,84 @@ export class UntrustedSchemas {
   }
 }
 
+/** What stopped a task: a throw, the stack, or the time. */
+class Stopped {
+  constructor(
+    readonly reason: string,
+    readonly timedOut: boolean,
+  ) {}
+}
+const isStopped = (value: unknown): value is Stopped => value instanceof Stopped;
+
+// The watchdog of node:vm is what can stop synchronous code: Ajv's generated functions run inside `task()`.
+const budgetContext = vm.createContext({ task: undefined as (() => unknown) | undefined });
+const runTask = new vm.Script('task()');
+
+/** Runs `task` for SCHEMA_CHECK_MS at most; what stopped it otherwise. */
+function withinBudget<T>(task: () => T): T | Stopped {
+  budgetContext.task = task;
+  try {
+    return runTask.runInContext(budgetContext, { timeout: SCHEMA_CHECK_MS }) as T;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT')
+      return new Stopped(`checking it takes more than ${SCHEMA_CHECK_MS} ms`, true);
+    if (error instanceof RangeError) return new Stopped('it or the value is nested too deeply to check', false);
+    return new Stopped(error instanceof Error ? error.message : String(error), false);
+  } finally {
+    budgetContext.task = undefined;
+  }
+}
+
+/**
+ * Ajv's RegExpEngine on RE2JS. A pattern is first read as JavaScript reads it (Ajv's own engine, with the `u` flag
+ * JSON Schema asks for: what it rejects stays rejected), then translated to RE2's syntax (`\u00e9`, `(?<name>`).
+ * Named back-references are refused here: the translation would quietly read `\k<name>` as the letter k.
+ */
+const linearRegExp: RegExpEngine = Object.assign(
+  (pattern: string) => {
+    const cannot = (why: string) =>
+      new Error(`the pattern ${JSON.stringify(clip(pattern))} cannot be checked by a linear-time engine (${why})`);
+    try {
+      new RegExp(pattern, 'u');
+    } catch (error) {
+      throw cannot((error as Error).message);
+    }
+    if (hasNamedBackReference(pattern)) throw cannot('back-references are not supported');
+    let re: RE2JS;
+    try {
+      re = RE2JS.compile(RE2JS.translateRegExp(pattern));
+    } catch (error) {
+      throw cannot((error as Error).message);
+    }
+    // Ajv keeps one engine object per distinct toString(): it must name the pattern.
+    return { test: (s: string) => re.test(s), toString: () => `/${pattern}/u` };
+  },
+  { code: 'linearRegExp' },
+);
+
+function hasNamedBackReference(pattern: string): boolean {
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] !== '\\') continue;
+    if (pattern[i + 1] === 'k') return true;
+    i++;
+  }
+  return false;
+}
+
+const clip = (text: string, max = 100) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
 // Options: tool schemas carry keywords of their own (`title`, `examples`, x-...), so unknown keywords are not
 // errors; nothing is registered by its $id (two tools may share one).
-const OPTIONS: Options = { strict: false, allErrors: true, addUsedSchema: false, validateSchema: false };
+// A server's schema is not the operator's business: no warnings about it in the logs.
+const OPTIONS: Options = {
+  strict: false,
+  allErrors: true,
+  addUsedSchema: false,
+  validateSchema: false,
+  inlineRefs: false,
+  logger: false,
+  code: { regExp: linearRegExp },
+};
 
 function dialectOf(schemaUri: unknown): Dialect {
   if (typeof schemaUri !== 'string') return 'draft2020';
