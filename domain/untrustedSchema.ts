@@ -12,11 +12,11 @@ import type {
 import { RE2JS } from 're2js';
 
 /**
- * How long compiling one schema, or checking one value against it, may hold the event loop. Typical tool schemas
- * take well under a millisecond; a schema that runs out is uncheckable from then on, so that each hostile schema
- * costs its owner (a case generation, a session) one budget at most.
+ * How long one check (compiling the schema on its first) may hold the event loop. Typical tool schemas take a
+ * millisecond or two, cold and on a busy machine ten times that; a schema that runs out is uncheckable from then
+ * on, so that each hostile schema costs its owner (a case generation, a session) one budget at most.
  */
-export const SCHEMA_CHECK_MS = 50;
+export const SCHEMA_CHECK_MS = 100;
 
 /** What checking one value against a schema found. */
 export type SchemaVerdict =
@@ -34,8 +34,8 @@ type Dialect = 'draft7' | 'draft2019' | 'draft2020';
  * elicitation forms) is compiled and run, so that no schema and no value can hold the process:
  * - patterns (`pattern`, `patternProperties`) run on RE2JS, a linear-time engine: a pattern it cannot run
  *   (lookaround, back-references) makes the schema uncheckable, never falls back to JavaScript's backtracking one;
- * - compiling and each check stop after SCHEMA_CHECK_MS (a schema whose `$ref`s visit a value 2^n times), and a
- *   value nested past the stack is uncheckable, not a crash;
+ * - each check (compiling included, on the first) stops after SCHEMA_CHECK_MS: a schema whose `$ref`s visit a
+ *   value 2^n times; a value nested past the stack is uncheckable, not a crash;
  * - a `$ref` is compiled once, never copied into each place that uses it (Ajv's `inlineRefs`), so compiling takes
  *   time in proportion to the schema's size.
  * The dialect is the one the schema names in `$schema`: draft-07 (and older) or 2019-09; 2020-12 otherwise, MCP's
