@@ -123,7 +123,9 @@ function withinBudget<T>(task: () => T): T | Stopped {
 /**
  * Ajv's RegExpEngine on RE2JS. A pattern is first read as JavaScript reads it (Ajv's own engine, with the `u` flag
  * JSON Schema asks for: what it rejects stays rejected), then translated to RE2's syntax (`\u00e9`, `(?<name>`).
- * Named back-references are refused here: the translation would quietly read `\k<name>` as the letter k.
+ * Named back-references are refused here: the translation would quietly read `\k<name>` as the letter k. In a few
+ * corners RE2 reads a pattern otherwise than JavaScript (`\s` is ASCII whitespace; `.` matches all but `\n`): a
+ * value is judged as RE2 reads it.
  */
 const linearRegExp: RegExpEngine = Object.assign(
   (pattern: string) => {
