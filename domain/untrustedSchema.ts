@@ -12,11 +12,19 @@ import type {
 import { RE2JS } from 're2js';
 
 /**
- * How long one check (compiling the schema on its first) may hold the event loop. Typical tool schemas take a
- * millisecond or two, cold and on a busy machine ten times that; a schema that runs out is uncheckable from then
- * on, so that each hostile schema costs its owner (a case generation, a session) one budget at most.
+ * How long checking one value may hold the event loop. Checking a value against a real tool's schema takes
+ * microseconds; a schema that runs out is uncheckable from then on, so that each hostile schema costs its owner (a
+ * case generation, a session) one budget at most.
  */
 export const SCHEMA_CHECK_MS = 100;
+
+/**
+ * How long compiling one schema may take. Compiling takes time in proportion to the schema's size (no `$ref` is
+ * copied into the places that use it), a few milliseconds for a real tool's, tens cold on a busy machine: this
+ * stops only a schema too large to compile, and leaves room for a loaded machine, whose clock runs on while the
+ * process waits for a CPU.
+ */
+export const SCHEMA_COMPILE_MS = 1_000;
 
 /** What checking one value against a schema found. */
 export type SchemaVerdict =
@@ -34,8 +42,8 @@ type Dialect = 'draft7' | 'draft2019' | 'draft2020';
  * elicitation forms) is compiled and run, so that no schema and no value can hold the process:
  * - patterns (`pattern`, `patternProperties`) run on RE2JS, a linear-time engine: a pattern it cannot run
  *   (lookaround, back-references) makes the schema uncheckable, never falls back to JavaScript's backtracking one;
- * - each check (compiling included, on the first) stops after SCHEMA_CHECK_MS: a schema whose `$ref`s visit a
- *   value 2^n times; a value nested past the stack is uncheckable, not a crash;
+ * - each check stops after SCHEMA_CHECK_MS (a schema whose `$ref`s visit a value 2^n times), compiling after
+ *   SCHEMA_COMPILE_MS; a value nested past the stack is uncheckable, not a crash;
  * - a `$ref` is compiled once, never copied into each place that uses it (Ajv's `inlineRefs`), so compiling takes
  *   time in proportion to the schema's size.
  * The dialect is the one the schema names in `$schema`: draft-07 (and older) or 2019-09; 2020-12 otherwise, MCP's
@@ -49,8 +57,8 @@ export class UntrustedSchemas {
   private readonly dialects = new Map<Dialect, Ajv>();
 
   /**
-   * The check of one schema. It is compiled on its first check, within that check's budget: making checks costs
-   * nothing (the SDK's Client makes one for every tool listed), and each check holds the event loop once at most.
+   * The check of one schema, compiled on its first check: making checks costs nothing (the SDK's Client makes one
+   * for every tool listed). What does not compile never will: each verdict then says why.
    */
   compile(schema: Record<string, unknown>): SchemaCheck {
     const { $schema, ...rest } = schema;
@@ -60,18 +68,27 @@ export class UntrustedSchemas {
     return (data) => {
       if (failed) return failed;
       const ajv = this.ajv(dialect);
-      const checked: unknown = withinBudget(() => (validate ??= ajv.compile(rest))(data));
+      if (!validate) {
+        const compiled = withinBudget(() => ajv.compile(rest), SCHEMA_COMPILE_MS);
+        if (isStopped(compiled)) {
+          // Stopped mid-way, Ajv may hold half a schema: the next one gets an instance of its own.
+          if (compiled.timedOut) this.dialects.delete(dialect);
+          failed = { kind: 'uncheckable', reason: compiled.reason };
+          return failed;
+        }
+        validate = compiled;
+      }
+      const run = validate;
+      const checked: unknown = withinBudget(() => run(data), SCHEMA_CHECK_MS);
       if (checked === true) return { kind: 'valid' };
       if (checked === false) {
-        const errors = validate?.errors ?? [];
+        const errors = run.errors ?? [];
         return { kind: 'invalid', errors, text: ajv.errorsText(errors) };
       }
       if (isStopped(checked)) {
         const verdict: SchemaVerdict = { kind: 'uncheckable', reason: checked.reason };
-        // Stopped while compiling, Ajv may hold half a schema: the next one gets an instance of its own.
-        if (!validate && checked.timedOut) this.dialects.delete(dialect);
-        // What did not compile never will, and what ran out of time once would again.
-        if (!validate || checked.timedOut) failed = verdict;
+        // What ran out of time once would again (a value nested too deeply is that value's problem).
+        if (checked.timedOut) failed = verdict;
         return verdict;
       }
       // An `$async` schema answers with a promise: never left to reject unhandled (that would end the process).
@@ -105,14 +122,14 @@ const isStopped = (value: unknown): value is Stopped => value instanceof Stopped
 const budgetContext = vm.createContext({ task: undefined as (() => unknown) | undefined });
 const runTask = new vm.Script('task()');
 
-/** Runs `task` for SCHEMA_CHECK_MS at most; what stopped it otherwise. */
-function withinBudget<T>(task: () => T): T | Stopped {
+/** Runs `task` for `ms` at most; what stopped it otherwise. */
+function withinBudget<T>(task: () => T, ms: number): T | Stopped {
   budgetContext.task = task;
   try {
-    return runTask.runInContext(budgetContext, { timeout: SCHEMA_CHECK_MS }) as T;
+    return runTask.runInContext(budgetContext, { timeout: ms }) as T;
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT')
-      return new Stopped(`checking it takes more than ${SCHEMA_CHECK_MS} ms`, true);
+      return new Stopped(`${ms === SCHEMA_CHECK_MS ? 'checking' : 'compiling'} it takes more than ${ms} ms`, true);
     if (error instanceof RangeError) return new Stopped('it or the value is nested too deeply to check', false);
     return new Stopped(error instanceof Error ? error.message : String(error), false);
   } finally {
