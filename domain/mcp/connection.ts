@@ -11,6 +11,7 @@ import {
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SavedServer } from '../../db/servers.js';
 import type { OperationFailure } from '../failures.js';
+import { UntrustedSchemaValidator } from '../untrustedSchema.js';
 import { declaredCapabilities, type ClientProfile } from './clientProfile.js';
 import { fenceProfile } from './rootsFence.js';
 import { answerServerRequests, type ClientAnswers } from './clientRequests.js';
@@ -130,8 +131,13 @@ async function connectOver(
   const { transport } = created;
   // The roots declared (and answered to roots/list) are only those the server is allowed (rootsFence.ts), whoever
   // gave the profile. A host's profile introduces the client as that host (its clientInfo); else Runway names itself.
+  // The SDK's Client checks a tool's structuredContent against the outputSchema its server wrote: on the rules for
+  // schemas from outside (linear-time patterns, a time budget), never on its default Ajv.
   const profile = fenceProfile(server, given);
-  const client = new Client(profile.clientInfo ?? CLIENT_INFO, { capabilities: declaredCapabilities(profile) });
+  const client = new Client(profile.clientInfo ?? CLIENT_INFO, {
+    capabilities: declaredCapabilities(profile),
+    jsonSchemaValidator: new UntrustedSchemaValidator(),
+  });
   let lease: ClientAnswers | undefined;
   answerServerRequests(client, profile, () => lease);
   // A request whose response stream cannot come back fails alone, as if the transport had delivered that answer

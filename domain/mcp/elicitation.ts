@@ -1,6 +1,6 @@
 import { ErrorCode, McpError, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { ElicitationAnswer, ElicitationValue } from '../../db/servers.js';
+import { UntrustedSchemaValidator } from '../untrustedSchema.js';
 
 type FormSchema = Extract<ElicitRequest['params'], { requestedSchema: unknown }>['requestedSchema'];
 
@@ -25,7 +25,7 @@ export function answerElicitation(answer: ElicitationAnswer, params: ElicitReque
   if ('mode' in answer && (schema.required ?? []).some((field) => content[field] === undefined))
     return { action: 'cancel' };
   // A validator of its own per request: Ajv keeps every schema it compiles, and servers send new ones every time.
-  const checked = new AjvJsonSchemaValidator().getValidator(schema)(content);
+  const checked = new UntrustedSchemaValidator().getValidator(schema)(content);
   if (!checked.valid) {
     throw new McpError(
       ErrorCode.InvalidParams,

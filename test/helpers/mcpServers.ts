@@ -20,7 +20,8 @@ export type StdioFixture =
   | 'tools-only'
   | 'workdir'
   | 'roots-reader'
-  | 'huge';
+  | 'huge'
+  | 'hostile-schemas';
 
 /**
  * The node arguments that run a fixture of test/fixtures/mcp. Everything is absolute (the tsx loader too): a stdio

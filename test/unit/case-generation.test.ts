@@ -58,7 +58,7 @@ const draft = (title: string, query: string, calls: unknown[], isNegative = fals
 });
 
 describe('case drafts are checked against the tools', () => {
-  it('keeps valid normal and negative drafts and skips the others with the reason', () => {
+  it('keeps valid normal and negative drafts and skips the others with the reason', async () => {
     const answer = [
       draft('Echo a greeting', 'Please echo "hello"', [{ toolName: 'echo', arguments: { message: 'hello' } }]),
       draft('Add numbers', 'What is 2 + 3?', [{ toolName: 'get-sum', arguments: { a: 2, b: 3 } }]),
@@ -74,7 +74,7 @@ describe('case drafts are checked against the tools', () => {
       draft('Lone \ud800 surrogate', 'Echo it', [{ toolName: 'echo', arguments: { message: 'x' } }]),
       draft('NUL in the prompt', 'Echo \u0000 it', [{ toolName: 'echo', arguments: { message: 'x' } }]),
     ];
-    const { drafts, skipped } = checkDrafts(answer, tools, 20);
+    const { drafts, skipped } = await checkDrafts(answer, tools, 20);
     expect(drafts).toEqual([
       {
         title: 'Echo a greeting',
@@ -116,13 +116,13 @@ describe('case drafts are checked against the tools', () => {
     ]);
   });
 
-  it('skips drafts past the count asked for, and treats missing arguments as {}', () => {
+  it('skips drafts past the count asked for, and treats missing arguments as {}', async () => {
     const answer = [
       draft('One', 'Echo one', [{ toolName: 'echo', arguments: { message: '1' } }]),
       draft('Two', 'Echo two', [{ toolName: 'echo' }]),
       draft('Three', 'Echo three', [{ toolName: 'echo', arguments: { message: '3' } }]),
     ];
-    const { drafts, skipped } = checkDrafts(answer, tools, 2);
+    const { drafts, skipped } = await checkDrafts(answer, tools, 2);
     expect(drafts.map((d) => d.title)).toEqual(['One']);
     expect(skipped).toEqual([
       { title: 'Two', error: expect.stringContaining("must have required property 'message'") },

@@ -1,7 +1,9 @@
 /**
  * The cases a model drafts, and the check each must pass before it is saved: the shape, real tool names,
- * arguments valid against the tool's input schema, and a negative case expecting no call. Pure: no I/O.
+ * arguments valid against the tool's input schema, and a negative case expecting no call. No I/O; each argument
+ * check runs in a turn of the event loop of its own (a server's schema may hold it for SCHEMA_CHECK_MS).
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
 import { unstorableCharacter } from '../../../db/columnLimits.js';
 import { closestName } from '../../closestName.js';
@@ -61,7 +63,11 @@ export interface CheckedDrafts {
  * `count` are skipped too: the caller asked for that many. A draft repeating an earlier one (same title and query,
  * the case identity) is skipped as a duplicate.
  */
-export function checkDrafts(answer: readonly unknown[], tools: readonly SuiteTool[], count: number): CheckedDrafts {
+export async function checkDrafts(
+  answer: readonly unknown[],
+  tools: readonly SuiteTool[],
+  count: number,
+): Promise<CheckedDrafts> {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const checker = new ArgumentChecker();
   const drafts: CaseDraft[] = [];
@@ -73,7 +79,7 @@ export function checkDrafts(answer: readonly unknown[], tools: readonly SuiteToo
       skipped.push({ title, error: `beyond the ${count} case${count === 1 ? '' : 's'} asked for` });
       continue;
     }
-    const verdict = checkDraft(raw, byName, checker);
+    const verdict = await checkDraft(raw, byName, checker);
     if ('error' in verdict) {
       skipped.push({ title, error: verdict.error });
       continue;
@@ -89,11 +95,11 @@ export function checkDrafts(answer: readonly unknown[], tools: readonly SuiteToo
   return { drafts, skipped };
 }
 
-function checkDraft(
+async function checkDraft(
   raw: unknown,
   tools: Map<string, SuiteTool>,
   checker: ArgumentChecker,
-): CaseDraft | { error: string } {
+): Promise<CaseDraft | { error: string }> {
   const parsed = caseDraftSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -116,6 +122,8 @@ function checkDraft(
       };
     }
     const args = call.arguments ?? {};
+    // Other requests get their turn between two checks, however many drafts and calls the model wrote.
+    await nextTurn();
     const verdict = checker.check(tool.name, tool.inputSchema, args);
     if (!verdict.ok) return { error: verdict.error };
     calls.push({ toolName: tool.name, arguments: args });

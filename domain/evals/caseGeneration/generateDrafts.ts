@@ -54,7 +54,7 @@ export async function generateCaseDrafts(deps: { mcp: McpOperations }, request: 
     signal: request.signal,
   });
   // Checked against every listed tool, not only the ones the prompt had room for: a real tool is a real tool.
-  const { drafts, skipped } = checkDrafts(answer.drafts, tools, request.count);
+  const { drafts, skipped } = await checkDrafts(answer.drafts, tools, request.count);
   return {
     promptVersion: prompt.version,
     drafts,
