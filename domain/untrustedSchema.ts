@@ -102,8 +102,10 @@ export class UntrustedSchemas {
     let ajv = this.dialects.get(dialect);
     if (!ajv) {
       const Dialect = { draft7: Ajv, draft2019: Ajv2019, draft2020: Ajv2020 }[dialect];
-      ajv = formats.default(new Dialect(OPTIONS));
-      this.dialects.set(dialect, ajv);
+      const created: Ajv = new Dialect(OPTIONS);
+      formats.default(created);
+      this.dialects.set(dialect, created);
+      return created;
     }
     return ajv;
   }

@@ -28,32 +28,37 @@ export async function healthzWorstMs(origin: string, samples = 10): Promise<numb
 
 /**
  * Runs `attack` while GET /healthz is polled without pause; returns the attack's result and the worst /healthz
- * latency seen meanwhile (one probe in flight at a time, so a stalled event loop shows as one long probe).
+ * latency seen meanwhile. One probe is in flight at a time, and each is timed from when it was due (the end of the
+ * pause after the previous one), so a stall shows whether it began during a probe or during the pause; the probe in
+ * flight when the attack ends is waited for and counted.
  */
 export async function healthzDuring<T>(
   origin: string,
   attack: () => Promise<T>,
 ): Promise<{ result: T; worstMs: number; probes: number }> {
+  const PAUSE_MS = 5;
   let done = false;
   let worstMs = 0;
   let probes = 0;
   const prober = (async () => {
+    let due = performance.now();
     while (!done) {
-      const started = performance.now();
       const reply = await fetch(`${origin}/healthz`);
       await reply.arrayBuffer();
-      worstMs = Math.max(worstMs, performance.now() - started);
+      worstMs = Math.max(worstMs, performance.now() - due);
       probes++;
-      await new Promise((r) => setTimeout(r, 5));
+      due = performance.now() + PAUSE_MS;
+      await new Promise((r) => setTimeout(r, PAUSE_MS));
     }
   })();
+  let result: T;
   try {
-    const result = await attack();
-    return { result, worstMs, probes };
+    result = await attack();
   } finally {
     done = true;
     await prober;
   }
+  return { result, worstMs, probes };
 }
 
 /** Runs of a few iterations vary by more than a /healthz probe: their floor. */
