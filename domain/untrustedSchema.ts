@@ -99,7 +99,7 @@ export class UntrustedSchemas {
   }
 
   private ajv(dialect: Dialect): Ajv {
-    let ajv = this.dialects.get(dialect);
+    const ajv = this.dialects.get(dialect);
     if (!ajv) {
       const Dialect = { draft7: Ajv, draft2019: Ajv2019, draft2020: Ajv2020 }[dialect];
       const created: Ajv = new Dialect(OPTIONS);
