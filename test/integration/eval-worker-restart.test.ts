@@ -21,17 +21,23 @@ describe('a worker restarted mid-run', () => {
 
   it('finishes the run with every iteration exactly once, and no finished iteration runs again', async () => {
     const queries = Array.from({ length: 24 }, (_, i) => `question ${String(i).padStart(2, '0')}`);
-    model.setScript('steady', {
+    // The first 8 answer at once; the rest slowly until the worker is stopped, so that the batch in flight cannot
+    // finish the run within the worker's shutdown grace time (10 s, in which it drains what it holds).
+    const script = (slowMs: number) => ({
       byQuery: Object.fromEntries(
-        queries.map((q) => [
-          q,
-          [
-            { toolCalls: [{ name: 'echo', arguments: { message: q } }], delayMs: 60 },
-            { text: 'ok', delayMs: 60 },
-          ],
-        ]),
+        queries.map((q, i) => {
+          const delayMs = i < 8 ? 60 : slowMs;
+          return [
+            q,
+            [
+              { toolCalls: [{ name: 'echo', arguments: { message: q } }], delayMs },
+              { text: 'ok', delayMs },
+            ],
+          ];
+        }),
       ),
     });
+    model.setScript('steady', script(1500));
     const created = await call('POST', `/projects/${org.projectId}/eval-runs`, {
       suiteName: 'Restart',
       serverIds: [serverId],
@@ -61,6 +67,7 @@ describe('a worker restarted mid-run', () => {
     expect(Date.now() - started).toBeLessThan(3000);
     expect(polled.body).toMatchObject({ status: 'running', progress: { total: 24, completed: finishedBefore.length } });
 
+    model.setScript('steady', script(60));
     await stack.startWorker();
     const run = await waitForRun(call, org.projectId, runId);
     expect(run).toMatchObject({
