@@ -9,7 +9,7 @@ import type {
   JsonSchemaValidator,
   jsonSchemaValidator,
 } from '@modelcontextprotocol/sdk/validation/types.js';
-import { RE2JS } from 're2js';
+import { compileLinear } from './linearPattern.js';
 
 /**
  * How long checking one value may hold the event loop. Checking a value against a real tool's schema takes
@@ -40,7 +40,7 @@ type Dialect = 'draft7' | 'draft2019' | 'draft2020';
 /**
  * The one place where JSON Schema written by someone else (an MCP server's tool input and output schemas, its
  * elicitation forms) is compiled and run, so that no schema and no value can hold the process:
- * - patterns (`pattern`, `patternProperties`) run on RE2JS, a linear-time engine: a pattern it cannot run
+ * - patterns (`pattern`, `patternProperties`) run on a linear-time engine (linearPattern.ts): a pattern it cannot run
  *   (lookaround, back-references) makes the schema uncheckable, never falls back to JavaScript's backtracking one;
  * - each check stops after SCHEMA_CHECK_MS (a schema whose `$ref`s visit a value 2^n times), compiling after
  *   SCHEMA_COMPILE_MS; a value nested past the stack is uncheckable, not a crash;
@@ -140,42 +140,22 @@ function withinBudget<T>(task: () => T, ms: number): T | Stopped {
 }
 
 /**
- * Ajv's RegExpEngine on RE2JS. A pattern is first read as JavaScript reads it (Ajv's own engine, with the `u` flag
- * JSON Schema asks for: what it rejects stays rejected), then translated to RE2's syntax (`\u00e9`, `(?<name>`).
- * Named back-references are refused here: the translation would quietly read `\k<name>` as the letter k. In a few
- * corners RE2 reads a pattern otherwise than JavaScript (`\s` is ASCII whitespace; `.` matches all but `\n`): a
- * value is judged as RE2 reads it.
+ * Ajv's RegExpEngine on the linear-time engine (linearPattern.ts: a pattern keeps JavaScript's meaning, as JSON
+ * Schema asks, and what RE2 cannot run, lookaround or back-references, is refused: the schema cannot be checked).
  */
 const linearRegExp: RegExpEngine = Object.assign(
   (pattern: string) => {
-    const cannot = (why: string) =>
-      new Error(`the pattern ${JSON.stringify(clip(pattern))} cannot be checked by a linear-time engine (${why})`);
-    try {
-      new RegExp(pattern, 'u');
-    } catch (error) {
-      throw cannot((error as Error).message);
-    }
-    if (hasNamedBackReference(pattern)) throw cannot('back-references are not supported');
-    let re: RE2JS;
-    try {
-      re = RE2JS.compile(RE2JS.translateRegExp(pattern));
-    } catch (error) {
-      throw cannot((error as Error).message);
-    }
+    const compiled = compileLinear(pattern, false);
+    if ('problem' in compiled)
+      throw new Error(
+        `the pattern ${JSON.stringify(clip(pattern))} cannot be checked by a linear-time engine (${compiled.problem})`,
+      );
+    const { re } = compiled;
     // Ajv keeps one engine object per distinct toString(): it must name the pattern.
     return { test: (s: string) => re.test(s), toString: () => `/${pattern}/u` };
   },
   { code: 'linearRegExp' },
 );
-
-function hasNamedBackReference(pattern: string): boolean {
-  for (let i = 0; i < pattern.length; i++) {
-    if (pattern[i] !== '\\') continue;
-    if (pattern[i + 1] === 'k') return true;
-    i++;
-  }
-  return false;
-}
 
 const clip = (text: string, max = 100) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
