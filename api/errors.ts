@@ -100,11 +100,16 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError('INTERNAL_ERROR', 'internal error');
 }
 
-export function sendError(res: Parameters<RequestHandler>[1], error: ApiError, extra?: Record<string, unknown>): void {
-  if (error.headers) res.set(error.headers);
+/** The contract's error envelope of `error`: what a reply's body holds (and an events stream's `error` event). */
+export function toEnvelope(error: ApiError, extra?: Record<string, unknown>): ErrorEnvelope & Record<string, unknown> {
   const body: ErrorEnvelope & Record<string, unknown> = { code: error.code, message: error.message, ...extra };
   if (error.details) body.details = error.details;
-  res.status(error.status).json(body);
+  return body;
+}
+
+export function sendError(res: Parameters<RequestHandler>[1], error: ApiError, extra?: Record<string, unknown>): void {
+  if (error.headers) res.set(error.headers);
+  res.status(error.status).json(toEnvelope(error, extra));
 }
 
 export function errorHandler(log: Logger): ErrorRequestHandler {

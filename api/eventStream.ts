@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Response } from 'express';
-import { ApiError } from './errors.js';
+import { ApiError, toEnvelope } from './errors.js';
 
 /**
  * The bounds of every server-sent events stream: a stream is a caller-triggered job like any other, so it polls at
@@ -148,13 +148,8 @@ export class EventStream {
     try {
       const refusal = await this.keyCheck().catch(() => undefined);
       if (!refusal || this.closed) return;
-      const envelope = {
-        code: refusal.code,
-        message: refusal.message,
-        ...(refusal.details && { details: refusal.details }),
-      };
       // Written even when the socket's buffer is full: it is the last thing the stream says.
-      this.write(`event: error\ndata: ${JSON.stringify(envelope)}\n\n`);
+      this.write(`event: error\ndata: ${JSON.stringify(toEnvelope(refusal))}\n\n`);
       this.close('refused');
     } finally {
       this.checking = false;
