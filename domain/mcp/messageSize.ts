@@ -27,6 +27,8 @@ export class BoundedReadBuffer {
   #pieces: Buffer[] = [];
   #size = 0;
   #lines: Buffer[] = [];
+  /** whether a message ever passed the limit (the transport then ended the session) */
+  exceeded = false;
 
   constructor(readonly limitBytes: number) {}
 
@@ -57,6 +59,7 @@ export class BoundedReadBuffer {
 
   #add(piece: Buffer): void {
     if (this.#size + piece.length > this.limitBytes) {
+      this.exceeded = true;
       this.clear();
       throw new MessageTooLarge(this.limitBytes);
     }

@@ -10,7 +10,7 @@ import {
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SavedServer } from '../../db/servers.js';
 import { limits } from '../limits.js';
-import { BoundedReadBuffer, MessageTooLarge } from './messageSize.js';
+import { BoundedReadBuffer } from './messageSize.js';
 import { StderrTail } from './stderrTail.js';
 import type { ResumptionLimits } from './resumption.js';
 
@@ -115,16 +115,6 @@ export function createTransport(
     (transport.stderr as NodeJS.ReadableStream | null)?.resume();
     // Its stdout is read by our BoundedReadBuffer instead of the SDK's own: linear time, and a cap per message.
     const reader = new BoundedReadBuffer(limits.serverMessageBytes);
-    let tooLarge = false;
-    const append = reader.append.bind(reader);
-    reader.append = (chunk) => {
-      try {
-        append(chunk);
-      } catch (error) {
-        if (error instanceof MessageTooLarge) tooLarge = true;
-        throw error;
-      }
-    };
     (transport as unknown as { _readBuffer: BoundedReadBuffer })._readBuffer = reader;
     const tail = new StderrTail(savedSecrets(server));
     let child: ChildProcess | undefined;
@@ -146,7 +136,7 @@ export function createTransport(
               exitCode: child.exitCode,
               signal: child.signalCode,
               exited: child.exitCode !== null || child.signalCode !== null,
-              ...(tooLarge && { messageTooLarge: reader.limitBytes }),
+              ...(reader.exceeded && { messageTooLarge: reader.limitBytes }),
             }
           : null,
     };
