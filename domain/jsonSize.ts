@@ -60,9 +60,6 @@ export function measured<T>(value: T): { bytes: number; bound(limitBytes: number
   };
 }
 
-/** boundJson's value alone. */
-export const cutJson = <T>(value: T, limitBytes: number): T => boundJson(value, limitBytes).value;
-
 function empty(value: unknown): unknown {
   if (Array.isArray(value)) return [];
   if (typeof value === 'string') return '';

@@ -18,7 +18,7 @@ const MARKER_BYTES = 96;
 
 /**
  * An iteration's trace as it is stored: every part of every message (a tool result, the model's text or tool call,
- * a prompt) at most limits.tracePartBytes of JSON. A larger part is stored cut (cutJson: its small fields whole,
+ * a prompt) at most limits.tracePartBytes of JSON. A larger part is stored cut (boundJson: its small fields whole,
  * its large text cut) with `truncated: { originalBytes, limitBytes }`, and the trace says how many parts were cut
  * (`truncated: { limitBytesPerPart, parts }`). A message with text content is one part.
  *

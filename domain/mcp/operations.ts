@@ -37,7 +37,7 @@ import {
   type ResourceTemplateEntry,
   type ToolEntry,
 } from './primitives.js';
-import { boundResultApart, ReplyBudget, type Truncation } from './replyBudget.js';
+import { boundResult, ReplyBudget, type Truncation } from './replyBudget.js';
 import { requestOptions, resolveTimeouts, type McpTimeouts } from './timeouts.js';
 import type { Credentials } from './transports.js';
 
@@ -466,7 +466,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
               CallToolResultSchema,
               requestOptions(t, options.signal, options.onprogress),
             )
-            .then((result) => boundResultApart(result));
+            .then((result) => boundResult(result));
         },
         options.answers,
         options.session,
@@ -492,7 +492,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
                 GetPromptResultSchema,
                 requestOptions(t, options.signal, options.onprogress),
               )
-              .then((result) => boundResultApart(result));
+              .then((result) => boundResult(result));
           },
           options.answers,
         );
@@ -521,7 +521,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
                 ReadResourceResultSchema,
                 requestOptions(t, options.signal, options.onprogress),
               )
-              .then((result) => boundResultApart(result));
+              .then((result) => boundResult(result));
           },
           options.answers,
         );

@@ -1,5 +1,5 @@
 import { setImmediate } from 'node:timers/promises';
-import { boundJson, jsonBytes, measured, type Bounded } from '../jsonSize.js';
+import { jsonBytes, measured, type Bounded } from '../jsonSize.js';
 import { limits } from '../limits.js';
 
 /**
@@ -51,29 +51,23 @@ export class ReplyBudget {
 const MARKER_BYTES = 256;
 
 /**
- * boundResult for an operation, in turns of the event loop of its own: measured after the turn that read the
- * message, cut (when past the limit) in the next, answered with in the one after; so that a large result is not
- * read, measured, cut and written in one stretch while every other request waits.
- */
-export async function boundResultApart<T extends object>(result: T): Promise<T & { truncated?: Truncation }> {
-  await setImmediate();
-  const sized = measured(result);
-  if (sized.bytes <= limits.serverReplyBytes - MARKER_BYTES) return result;
-  await setImmediate();
-  const bounded = marked(sized.bound(limits.serverReplyBytes - MARKER_BYTES), limits.serverReplyBytes);
-  await setImmediate();
-  return bounded;
-}
-
-/**
  * A server's result (tools/call, prompts/get, resources/read) as a reply may hold it: unchanged when its JSON fits
- * the budget, else cut (cutJson: small fields whole, the large ones cut) with `truncated` saying so.
+ * `limitBytes`, else cut (boundJson: small fields whole, the large ones cut) with `truncated` saying so. In turns of
+ * the event loop of its own: measured after the turn that read the message, cut (when past the limit) in the next,
+ * answered with in the one after; so that a large result is not read, measured, cut and written in one stretch while
+ * every other request waits.
  */
-export function boundResult<T extends object>(
+export async function boundResult<T extends object>(
   result: T,
   limitBytes: number = limits.serverReplyBytes,
-): T & { truncated?: Truncation } {
-  return marked(boundJson(result, limitBytes - MARKER_BYTES), limitBytes);
+): Promise<T & { truncated?: Truncation }> {
+  await setImmediate();
+  const sized = measured(result);
+  if (sized.bytes <= limitBytes - MARKER_BYTES) return result;
+  await setImmediate();
+  const bounded = marked(sized.bound(limitBytes - MARKER_BYTES), limitBytes);
+  await setImmediate();
+  return bounded;
 }
 
 function marked<T extends object>(

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { boundTrace } from '../../domain/evals/traceBounds.js';
-import { cutJson, jsonBytes } from '../../domain/jsonSize.js';
+import { boundJson, jsonBytes } from '../../domain/jsonSize.js';
 import { BoundedReadBuffer, boundedMessages, MessageTooLarge } from '../../domain/mcp/messageSize.js';
 import { boundResult, ReplyBudget } from '../../domain/mcp/replyBudget.js';
 
-describe('cutJson', () => {
+/** boundJson's value alone. */
+const cutJson = <T>(value: T, limitBytes: number): T => boundJson(value, limitBytes).value;
+
+describe('boundJson', () => {
   it('keeps what fits unchanged (the same object)', () => {
     const value = { content: [{ type: 'text', text: 'small' }] };
     expect(cutJson(value, 1000)).toBe(value);
@@ -50,16 +53,16 @@ describe('cutJson', () => {
 });
 
 describe('the reply budget of a server operation', () => {
-  it('marks a result cut to the limit with its original size', () => {
+  it('marks a result cut to the limit with its original size', async () => {
     const result = { content: [{ type: 'text', text: 'x'.repeat(50_000) }] };
-    const bounded = boundResult(result, 10_000);
+    const bounded = await boundResult(result, 10_000);
     expect(jsonBytes(bounded)).toBeLessThanOrEqual(10_000);
     expect(bounded.truncated).toEqual({
       reason: 'REPLY_TOO_LARGE',
       limitBytes: 10_000,
       originalBytes: jsonBytes(result),
     });
-    expect(boundResult({ content: [] }, 10_000)).toEqual({ content: [] });
+    expect(await boundResult({ content: [] }, 10_000)).toEqual({ content: [] });
   });
 
   it('is shared by the lists of one operation and names those it cut', () => {
