@@ -10,6 +10,7 @@ import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../he
 import { expectUnharmed, healthzDuring, RUN_FLOOR_MS, startBystander } from '../helpers/fairness.js';
 import { fixtureOverStdio, saveServer } from '../helpers/mcpServers.js';
 import { referenceErrors } from '../helpers/referenceDocument.js';
+import { traceSchema } from '../../api/schemas/evals.js';
 
 /**
  * The worst /healthz latency over a quiet stretch probed exactly as during an attack (healthzDuring), so that both
@@ -175,6 +176,8 @@ describe('sizes a server controls', () => {
       // one capped tool result, the prompts and spans: far below one 10 MB result
       expect(stored).toBeLessThan(4 * limits.tracePartBytes);
       expect(trace.truncated).toMatchObject({ limitBytesPerPart: limits.tracePartBytes, parts: 1 });
+      // the cut trace is still an EvalTrace as the OpenAPI document declares it
+      expect(traceSchema.safeParse(trace).error).toBeUndefined();
       const toolMessage = trace.messages.find((m: { role: string }) => m.role === 'tool');
       const part = toolMessage.content[0];
       expect(part.truncated.originalBytes).toBeGreaterThan(limits.tracePartBytes);
