@@ -11,7 +11,7 @@ import { getSavedServersByIds } from '../../db/servers.js';
 import { openConnection } from '../../domain/mcp/connection.js';
 import { resolveTimeouts } from '../../domain/mcp/timeouts.js';
 import { SCHEMA_CHECK_MS } from '../../domain/untrustedSchema.js';
-import { expectUnharmed, healthzDuring, healthzWorstMs } from '../helpers/fairness.js';
+import { expectUnharmed, healthzDuring, healthzWorstMs, RUN_FLOOR_MS, startBystander } from '../helpers/fairness.js';
 import { startEvalWorld, type EvalWorld } from '../helpers/evals.js';
 import { fixtureOverStdio, saveServer } from '../helpers/mcpServers.js';
 
@@ -146,6 +146,21 @@ describe('a server whose tool schemas attack the validator', () => {
       },
       { title: 'Async value', error: expect.stringMatching(/^the input schema of later cannot be checked .*\$async/) },
     ]);
+  });
+
+  it("another organization's run keeps its time while case generation checks hostile drafts", async () => {
+    const bystander = await startBystander(world.stack, world.model);
+    const baseline = await bystander.baselineMs();
+    world.model.setScript('gen-1', [
+      { text: JSON.stringify({ cases: [1, 2, 3].map((n) => draft(`Hostile ${n}`, 'match', { text: HOSTILE })) }) },
+    ]);
+    const [generated, during] = await Promise.all([
+      world.call('POST', `/projects/${world.org.projectId}/eval-suites/${suiteId}/cases/generate`, { count: 5 }),
+      bystander.runMs(),
+    ]);
+    expect(generated.status, JSON.stringify(generated.body)).toBe(201);
+    expect(generated.body.skipped).toHaveLength(3);
+    expectUnharmed("the other organization's run", baseline, during, 3, RUN_FLOOR_MS);
   });
 
   it('tools/call of a tool whose output schema is hostile answers its result unchanged, without a stall', async () => {
