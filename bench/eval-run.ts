@@ -19,8 +19,8 @@
  */
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client as McpClient } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { scoreToolCalls } from '../domain/evals/scoring.js';
 import { runAgent } from '../domain/models/agentLoop.js';
 import { createLanguageModel } from '../domain/models/providers.js';

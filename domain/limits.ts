@@ -68,6 +68,11 @@ export const limits = {
    * model's text or tool call): a larger part is stored cut, marked with its original size
    */
   tracePartBytes: 64 * 1024,
+  /**
+   * rounds of questions (MRTR `input_required`, protocol 2026-07-28) one request answers before it is sent again:
+   * past it the request fails (INPUT_REQUIRED_ROUNDS_EXCEEDED) instead of asking forever
+   */
+  inputRequiredRounds: 8,
 } as const;
 
 /** 10000 -> `10,000`, as messages and descriptions write numbers. */

@@ -8,7 +8,7 @@ import type {
   JsonSchemaType,
   JsonSchemaValidator,
   jsonSchemaValidator,
-} from '@modelcontextprotocol/sdk/validation/types.js';
+} from '@modelcontextprotocol/client';
 import { compileLinear } from './linearPattern.js';
 
 /**

@@ -3,9 +3,9 @@ import {
   ClientCredentialsProvider,
   createPrivateKeyJwtAuth,
   PrivateKeyJwtProvider,
-} from '@modelcontextprotocol/sdk/client/auth-extensions.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+} from '@modelcontextprotocol/client';
+import type { OAuthClientProvider } from '@modelcontextprotocol/client';
+import type { AuthorizationServerMetadata } from '@modelcontextprotocol/client';
 import type { SavedServer } from '../../db/servers.js';
 import { sameUrl } from './discovery.js';
 

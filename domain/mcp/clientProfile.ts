@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../canonicalJson.js';
-import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import type { ClientProfile, ClientRoot, ElicitationAnswer } from '../../db/servers.js';
 
 export type { ClientProfile, ClientRoot, ElicitationAnswer } from '../../db/servers.js';

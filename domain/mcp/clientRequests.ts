@@ -1,12 +1,9 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ListRootsRequestSchema,
-  McpError,
+  ProtocolError,
+  type Client,
   type CreateMessageRequest,
   type CreateMessageResult,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import type { ClientProfile, ElicitationAnswer } from './clientProfile.js';
 import { answerElicitation, DECLINE } from './elicitation.js';
 
@@ -34,20 +31,20 @@ export function answerServerRequests(
 ): void {
   const { elicitation, sampling, roots } = profile;
   if (elicitation) {
-    client.setRequestHandler(ElicitRequestSchema, (request) =>
+    client.setRequestHandler('elicitation/create', (request) =>
       answerElicitation(current()?.elicitation ?? elicitation.answer ?? DECLINE, request.params),
     );
   }
   if (sampling) {
-    client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+    client.setRequestHandler('sampling/createMessage', async (request, ctx) => {
       const sample = current()?.sample;
       if (!sample)
-        throw new McpError(
+        throw new ProtocolError(
           SAMPLING_REJECTED,
           "sampling request declined: Runway answers sampling only in eval runs, with the run's model",
         );
-      return await sample(request.params, extra.signal);
+      return await sample(request.params, ctx.mcpReq.signal);
     });
   }
-  if (roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
+  if (roots) client.setRequestHandler('roots/list', () => ({ roots }));
 }

@@ -1,21 +1,26 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
-  ErrorCode,
-  McpError,
+  Client,
+  SdkError,
+  SdkErrorCode,
+  SseError,
+  StreamableHTTPClientTransport,
+  type DiscoverResult,
+  type FetchLike,
   type Implementation,
+  type PriorDiscovery,
+  type ProtocolEra,
   type RequestId,
   type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+} from '@modelcontextprotocol/client';
 import type { SavedServer } from '../../db/servers.js';
 import type { OperationFailure } from '../failures.js';
 import { UntrustedSchemaValidator } from '../untrustedSchema.js';
 import { declaredCapabilities, type ClientProfile } from './clientProfile.js';
 import { fenceProfile } from './rootsFence.js';
 import { answerServerRequests, type ClientAnswers } from './clientRequests.js';
-import { toOperationFailure } from './failures.js';
+import { LOST_LOCALLY, toOperationFailure } from './failures.js';
+import { eraKey, RUNWAY_PROTOCOL_VERSIONS, type ProtocolEras } from './protocolEras.js';
+import { TASKS_EXTENSION } from './tasks.js';
 import { limits } from '../limits.js';
 import { boundedMessages, type MessageTooLarge } from './messageSize.js';
 import { refusalsAsErrors } from './refusals.js';
@@ -32,6 +37,8 @@ import {
 /** What initialization told us about the server (the validate reply's initInfo). */
 export interface InitInfo {
   protocolVersion: string | null;
+  /** `modern` (2026-07-28: server/discover, stateless) or `legacy` (the initialize handshake, 2025-11-25 and before) */
+  era: ProtocolEra | null;
   serverInfo: Implementation | null;
   capabilities: ServerCapabilities;
   instructions: string | null;
@@ -46,6 +53,8 @@ export interface ConnectTarget {
   dataDir: string;
   /** what the client declares and how it answers the server's requests; the server's own profile by default */
   profile?: ClientProfile;
+  /** the protocol eras learned earlier (skip the server/discover probe); none: always probe (doctor) */
+  eras?: ProtocolEras;
 }
 
 export interface ConnectTimings {
@@ -62,6 +71,8 @@ export interface McpConnection {
   /** stdio: the end of the child's stderr and its exit (for a failure's details, never for our logs); else null */
   child(): ChildReport | null;
   readonly timings: ConnectTimings;
+  /** a modern server's advertisement (server/discover), else null */
+  readonly discover: DiscoverResult | null;
   /** settles once the session is gone: closed by us, the child died, or the stream broke */
   readonly closed: Promise<void>;
   /** the answers of the operation the pool lent the session to; the profile's policy answers when unset */
@@ -80,15 +91,38 @@ export async function openConnection(
   timings: ConnectTimings = { connectMs: 0, initializeMs: 0 },
 ): Promise<McpConnection> {
   const kinds = transportKindsFor(target.server);
-  for (let i = 0; ; i++) {
+  const key = eraKey(target.server);
+  let prior = target.eras?.prior(key);
+  for (let i = 0; ; ) {
     try {
-      return await connectOver(kinds[i], target, timings);
+      const connection = await connectOver(kinds[i], target, timings, prior);
+      const { era, protocolVersion } = connection.initInfo;
+      if (era && protocolVersion)
+        target.eras?.remember(key, { era, version: protocolVersion, discover: connection.discover ?? undefined });
+      return connection;
     } catch (failure) {
+      const reason = (failure as OperationFailure).details?.reason;
+      // A remembered era that stopped matching (the server was upgraded or replaced): forget it, and probe.
+      if (prior && STALE_ERA.has(reason as string)) {
+        target.eras?.forget(key);
+        prior = undefined;
+        continue;
+      }
+      // A stdio server that ends its process on the probe (some do, on any request before initialize) is a
+      // server of the initialize era: started again, it is greeted that way.
+      if (!prior && kinds[i] === 'stdio' && reason === 'PROTOCOL_NEGOTIATION_FAILED') {
+        prior = { kind: 'legacy' };
+        continue;
+      }
       const next = kinds[i + 1];
       if (!next || !refusesTransport(failure as OperationFailure)) throw failure;
+      i++;
     }
   }
 }
+
+/** Failures that say a remembered era no longer fits the server. */
+export const STALE_ERA = new Set(['PROTOCOL_VERSION_UNSUPPORTED', 'PROTOCOL_NEGOTIATION_FAILED', 'INVALID_RESPONSE', 'HTTP_ERROR']);
 
 /** A streamable-HTTP POST answered 400/404/405: the server speaks another protocol at this URL. */
 const refusesTransport = (failure: OperationFailure) =>
@@ -98,6 +132,7 @@ async function connectOver(
   kind: TransportKind,
   { server, credentials, timeouts, dataDir, profile: given = server.clientProfile }: ConnectTarget,
   timings: ConnectTimings,
+  prior: PriorDiscovery | undefined,
 ): Promise<McpConnection> {
   let phase: Phase = 'connect';
   let startedAt = Date.now();
@@ -134,9 +169,16 @@ async function connectOver(
   // The SDK's Client checks a tool's structuredContent against the outputSchema its server wrote: on the rules for
   // schemas from outside (linear-time patterns, a time budget), never on its default Ajv.
   const profile = fenceProfile(server, given);
+  // Both eras from one client: the server/discover probe first (the legacy SSE transport predates it), the
+  // initialize handshake for servers that do not know it. Questions a 2026 server asks inside a result (MRTR) are
+  // answered by the same handlers as a 2025 server's requests, for a bounded number of rounds.
   const client = new Client(profile.clientInfo ?? CLIENT_INFO, {
-    capabilities: declaredCapabilities(profile),
+    capabilities: { ...declaredCapabilities(profile), extensions: { [TASKS_EXTENSION]: {} } },
     jsonSchemaValidator: new UntrustedSchemaValidator(),
+    supportedProtocolVersions: [...RUNWAY_PROTOCOL_VERSIONS],
+    versionNegotiation:
+      kind === 'sse' ? { mode: 'legacy' } : { mode: 'auto', probe: { timeoutMs: timeouts.initializeMs } },
+    inputRequired: { maxRounds: limits.inputRequiredRounds },
   });
   let lease: ClientAnswers | undefined;
   answerServerRequests(client, profile, () => lease);
@@ -148,7 +190,7 @@ async function connectOver(
         jsonrpc: '2.0',
         id,
         error: {
-          code: ErrorCode.ConnectionClosed,
+          code: LOST_LOCALLY,
           message: lost instanceof LostStream ? lost.why : lost.message,
           data: lost,
         },
@@ -163,14 +205,6 @@ async function connectOver(
     await withDeadline(start(), timeouts.connectMs);
     if (kind !== 'streamable-http') enterInitialize();
   };
-  // The negotiated version is only handed to the transport; stdio has no setter, so one is added to record it.
-  let protocolVersion: string | null = null;
-  const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
-  transport.setProtocolVersion = (version: string) => {
-    protocolVersion = version;
-    setProtocolVersion?.(version);
-  };
-
   let markClosed = () => {};
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
   let initialized = false;
@@ -187,7 +221,7 @@ async function connectOver(
   };
 
   try {
-    await client.connect(transport, { timeout: timeouts.initializeMs });
+    await client.connect(transport, { timeout: timeouts.initializeMs, ...(prior ? { prior } : {}) });
   } catch (error) {
     // Read before closing, which would end a child that is still starting (and make it look as if it had died).
     const child = created.child();
@@ -210,8 +244,10 @@ async function connectOver(
     child: created.child,
     timings,
     closed,
+    discover: client.getDiscoverResult() ?? null,
     initInfo: {
-      protocolVersion,
+      protocolVersion: client.getNegotiatedProtocolVersion() ?? null,
+      era: client.getProtocolEra() ?? null,
       serverInfo: client.getServerVersion() ?? null,
       capabilities: client.getServerCapabilities() ?? {},
       instructions: client.getInstructions() ?? null,
@@ -234,7 +270,7 @@ const SESSION_END_MS = 2_000;
 async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new McpError(ErrorCode.RequestTimeout, 'connect timed out')), ms);
+    timer = setTimeout(() => reject(new SdkError(SdkErrorCode.RequestTimeout, 'connect timed out')), ms);
   });
   try {
     return await Promise.race([work, deadline]);

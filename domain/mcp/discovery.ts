@@ -1,14 +1,17 @@
-import { buildDiscoveryUrls } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  buildDiscoveryUrls,
+  checkResourceAllowed,
+  LATEST_PROTOCOL_VERSION,
+  resourceUrlFromServerUrl,
+  type AuthorizationServerMetadata,
+  type FetchLike,
+  type OAuthProtectedResourceMetadata,
+} from '@modelcontextprotocol/client';
 import {
   OAuthMetadataSchema,
   OAuthProtectedResourceMetadataSchema,
   OpenIdProviderDiscoveryMetadataSchema,
-  type AuthorizationServerMetadata,
-  type OAuthProtectedResourceMetadata,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
-import { checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/core';
 import { OutboundError } from './outbound.js';
 
 /**

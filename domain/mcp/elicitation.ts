@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, ProtocolError, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/client';
 import type { ElicitationAnswer, ElicitationValue } from '../../db/servers.js';
 import { UntrustedSchemaValidator } from '../untrustedSchema.js';
 
@@ -27,8 +27,8 @@ export function answerElicitation(answer: ElicitationAnswer, params: ElicitReque
   // A validator of its own per request: Ajv keeps every schema it compiles, and servers send new ones every time.
   const checked = new UntrustedSchemaValidator().getValidator(schema)(content);
   if (!checked.valid) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
       `the elicitation answer given to Runway does not fit the requested form: ${checked.errorMessage}`,
     );
   }

@@ -1,11 +1,17 @@
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  SseError,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
-import { formatCount } from '../limits.js';
+import { formatCount, limits } from '../limits.js';
 import { MessageTooLarge } from './messageSize.js';
+import { RUNWAY_PROTOCOL_VERSIONS } from './protocolEras.js';
 import { HttpRefusal, serverWords } from './refusals.js';
 import { LostStream } from './resumption.js';
 import type { Phase } from './timeouts.js';
@@ -20,11 +26,8 @@ export interface FailureContext {
   child?: ChildReport | null;
 }
 
-/** MCP's "resource not found" (spec, not in the SDK's ErrorCode enum). */
-const RESOURCE_NOT_FOUND = -32002;
-
-/** What the SDK's Protocol rejects pending requests with when the transport closes (a server never sends this). */
-const CLOSED_LOCALLY = 'MCP error -32000: Connection closed';
+/** What a lost stream's request is failed with (connection.ts): an error only Runway delivers, never a server. */
+export const LOST_LOCALLY = -32000;
 
 /** A message past limits.serverMessageBytes: not read, and the request failed (502, like any bad answer). */
 function messageTooLarge(limitBytes: number, { phase, server }: FailureContext): OperationFailure {
@@ -72,47 +75,19 @@ function classify(error: unknown, context: FailureContext): OperationFailure {
       server,
       `server '${server.name}' needs an OAuth grant: import tokens with /oauth/import-tokens`,
     );
-  if (error instanceof McpError) {
-    if (error.data instanceof MessageTooLarge) return messageTooLarge(error.data.limitBytes, context);
-    if (error.data instanceof LostStream) {
+  if (error instanceof ProtocolError) {
+    if (error.code === LOST_LOCALLY && error.data instanceof MessageTooLarge)
+      return messageTooLarge(error.data.limitBytes, context);
+    if (error.code === LOST_LOCALLY && error.data instanceof LostStream) {
       return unreachable('STREAM_LOST', `the response stream broke before the answer arrived: ${error.data.why}`, {
         resumptions: error.data.resumptions,
       });
     }
-    if (error.code === ErrorCode.RequestTimeout) {
-      return new OperationFailure('TIMEOUT', `server '${server.name}' did not answer in time (${phase})`, {
-        phase,
-        elapsedMs,
-      });
-    }
-    if (error.code === ErrorCode.ConnectionClosed && error.message === CLOSED_LOCALLY) {
-      // stdio: the session was ended because the server sent a message past the limit
-      if (context.child?.messageTooLarge) return messageTooLarge(context.child.messageTooLarge, context);
-      return unreachable('CONNECTION_CLOSED', `the connection closed (${phase})`);
-    }
-    // The SDK prefixes "MCP error <code>: " on each side; what is left is the server's, so it is cleaned like any.
-    const mcpError = {
-      code: error.code,
-      message: serverWords(error.message.replace(/^(MCP error -?\d+: )+/, '')) ?? '',
-    };
-    // Our initialize is not the caller's request: whatever the server objects to there is the server's answer.
-    if (phase === 'request') {
-      if (error.code === ErrorCode.MethodNotFound)
-        return featureNotSupported(server, 'the requested method', { mcpError });
-      if (error.code === ErrorCode.InvalidParams) {
-        return new OperationFailure(
-          'VALIDATION_ERROR',
-          `server '${server.name}' rejected the request: ${mcpError.message}`,
-          { reason: 'INVALID_PARAMS', mcpError },
-        );
-      }
-      if (error.code === RESOURCE_NOT_FOUND)
-        return new OperationFailure('NOT_FOUND', `server '${server.name}': ${mcpError.message}`, {
-          reason: 'RESOURCE_NOT_FOUND',
-          mcpError,
-        });
-    }
-    return serverError(server, phase, mcpError);
+    return fromServerError({ code: error.code, message: error.message, data: error.data }, context);
+  }
+  if (error instanceof SdkError && !(error instanceof SdkHttpError)) {
+    const failure = fromSdkError(error, context);
+    if (failure) return failure;
   }
   const answer = httpAnswer(error);
   if (answer?.status === 401) return refusedCredentials(server, phase, 401, answer.words);
@@ -147,6 +122,122 @@ function classify(error: unknown, context: FailureContext): OperationFailure {
 }
 
 /**
+ * A JSON-RPC error the server answered (in-band, or as the body of an HTTP error answer). Our own requests before
+ * the session exists (initialize, server/discover) are not the caller's: what the server objects to there is the
+ * server's answer, except a refused protocol revision, which is said as what it is in every phase.
+ */
+function fromServerError(
+  error: { code: number; message: string; data?: unknown },
+  context: FailureContext,
+): OperationFailure {
+  const { phase, server } = context;
+  // The SDK prefixes "MCP error <code>: " on each side; what is left is the server's, so it is cleaned like any.
+  const mcpError = {
+    code: error.code,
+    message: serverWords(error.message.replace(/^(MCP error -?\d+: )+/, '')) ?? '',
+  };
+  if (VERSION_REFUSALS.has(error.code)) return versionUnsupported(server, phase, mcpError, error.data);
+  if (phase === 'request') {
+    if (error.code === ProtocolErrorCode.MethodNotFound)
+      return featureNotSupported(server, 'the requested method', { mcpError });
+    if (error.code === ProtocolErrorCode.InvalidParams) {
+      return new OperationFailure('VALIDATION_ERROR', `server '${server.name}' rejected the request: ${mcpError.message}`, {
+        reason: 'INVALID_PARAMS',
+        mcpError,
+      });
+    }
+    if (error.code === ProtocolErrorCode.ResourceNotFound)
+      return new OperationFailure('NOT_FOUND', `server '${server.name}': ${mcpError.message}`, {
+        reason: 'RESOURCE_NOT_FOUND',
+        mcpError,
+      });
+  }
+  return serverError(server, phase, mcpError);
+}
+
+/** -32022 Unsupported protocol version; -32020 the version header and the request's `_meta` disagree. */
+const VERSION_REFUSALS = new Set<number>([ProtocolErrorCode.UnsupportedProtocolVersion, -32020]);
+
+/** The versions a -32022's data lists (`supported`), when it lists any. */
+function versionsIn(data: unknown, key: 'supported' | 'requested'): string[] | undefined {
+  const value = (data as Record<string, unknown> | null | undefined)?.[key];
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value.slice(0, 20) : undefined;
+}
+
+/**
+ * The server does not speak a protocol revision Runway speaks (or refused the one Runway sent). Typed and not
+ * retryable: the same request fails the same way until the server or Runway changes, so an eval run does not
+ * retry it. Both sides' versions are named, with what to do.
+ */
+export function versionUnsupported(
+  server: Pick<SavedServer, 'name'>,
+  phase: Phase,
+  mcpError: { code: number; message: string } | undefined,
+  data?: unknown,
+): OperationFailure {
+  const serverSupports = versionsIn(data, 'supported') ?? null;
+  const requested = versionsIn(data, 'requested')?.[0] ?? null;
+  return new OperationFailure(
+    'SERVER_UNREACHABLE',
+    `server '${server.name}' does not speak a protocol revision Runway speaks` +
+      `${serverSupports ? ` (it supports ${serverSupports.join(', ')}` : ' ('}` +
+      `${serverSupports ? '; ' : ''}Runway speaks ${RUNWAY_PROTOCOL_VERSIONS.join(', ')})`,
+    {
+      reason: 'PROTOCOL_VERSION_UNSUPPORTED',
+      phase,
+      retryable: false,
+      serverSupports,
+      runwaySupports: [...RUNWAY_PROTOCOL_VERSIONS],
+      ...(requested ? { requested } : {}),
+      ...(mcpError ? { mcpError } : {}),
+    },
+  );
+}
+
+/** What the SDK itself reports (a timeout, a closed connection, an answer it could not use). */
+function fromSdkError(error: SdkError, context: FailureContext): OperationFailure | undefined {
+  const { phase, server } = context;
+  const unreachable = (reason: string, message: string, extra: Record<string, unknown> = {}) =>
+    new OperationFailure('SERVER_UNREACHABLE', `server '${server.name}': ${message}`, { reason, phase, ...extra });
+  switch (error.code) {
+    case SdkErrorCode.RequestTimeout:
+      return new OperationFailure('TIMEOUT', `server '${server.name}' did not answer in time (${phase})`, {
+        phase,
+        elapsedMs: Date.now() - context.startedAt,
+      });
+    case SdkErrorCode.ConnectionClosed:
+    case SdkErrorCode.NotConnected:
+      // stdio: the session was ended because the server sent a message past the limit
+      if (context.child?.messageTooLarge) return messageTooLarge(context.child.messageTooLarge, context);
+      return unreachable('CONNECTION_CLOSED', `the connection closed (${phase})`);
+    case SdkErrorCode.EraNegotiationFailed: {
+      // The probe could not be sent or answered (refused, unreachable, 401): that failure, as if it were any request's.
+      const cause = (error.data as { cause?: unknown } | undefined)?.cause;
+      if (cause !== undefined) return classify(cause, context);
+      if (error.data && typeof error.data === 'object' && 'supported' in error.data)
+        return versionUnsupported(server, phase, undefined, error.data);
+      return unreachable('PROTOCOL_NEGOTIATION_FAILED', serverWords(error.message) ?? 'version negotiation failed');
+    }
+    case SdkErrorCode.InputRequiredRoundsExceeded:
+      return unreachable(
+        'INPUT_REQUIRED_ROUNDS_EXCEEDED',
+        `it kept asking for input past ${limits.inputRequiredRounds} rounds (input_required)`,
+        { retryable: false },
+      );
+    case SdkErrorCode.CapabilityNotSupported:
+    case SdkErrorCode.MethodNotSupportedByProtocolVersion:
+      return featureNotSupported(server, 'the requested method', { sdkError: serverWords(error.message) });
+    case SdkErrorCode.InvalidResult:
+    case SdkErrorCode.UnsupportedResultType:
+    case SdkErrorCode.ListPaginationExceeded:
+      return unreachable('INVALID_RESPONSE', serverWords(error.message) ?? 'an answer Runway cannot use');
+    default:
+      return undefined;
+  }
+}
+
+/**
  * Whether the server no longer knows the session the request belonged to. The spec says 404 ("Session Management");
  * servers built on the SDK's own examples (server-everything among them) answer a session they forgot with 400
  * "Bad Request: No valid session ID provided", so a 400 that names the session counts too. Either way the request
@@ -159,7 +250,9 @@ function sessionExpired({ status, withSession, serverWords }: HttpRefusal): bool
 
 /** An HTTP error answer to one of our POSTs (refusals.ts), by what the server meant by it. */
 function fromHttpRefusal(refusal: HttpRefusal, { phase, server }: FailureContext): OperationFailure {
-  const { status, challenge, serverWords } = refusal;
+  const { status, challenge, serverWords, mcpError } = refusal;
+  if (mcpError && VERSION_REFUSALS.has(mcpError.code))
+    return versionUnsupported(server, phase, { code: mcpError.code, message: serverWords ?? '' }, mcpError.data);
   if (status === 401) {
     // A challenge that points at protected-resource metadata is an OAuth server asking for a grant.
     if (challenge?.resourceMetadataUrl)
@@ -279,12 +372,12 @@ export function featureNotSupported(
  * SSE transport's (an SseError, or a plain Error for its POSTs) and streamable HTTP's GET and DELETE.
  */
 function httpAnswer(error: unknown): { status: number; words?: string } | undefined {
-  if (error instanceof StreamableHTTPError || error instanceof SseError) {
+  if (error instanceof SdkHttpError) {
+    return { status: error.status, words: serverWords(error.message.replace(/^(Streamable HTTP error): /, '')) };
+  }
+  if (error instanceof SseError) {
     if (typeof error.code !== 'number' || error.code < 100) return undefined;
-    return {
-      status: error.code,
-      words: serverWords(error.message.replace(/^(Streamable HTTP error|SSE error): /, '')),
-    };
+    return { status: error.code, words: serverWords(error.message.replace(/^(SSE error): /, '')) };
   }
   const post =
     error instanceof Error ? /^Error POSTing to endpoint \(HTTP (\d{3})\): ([\s\S]*)$/.exec(error.message) : null;

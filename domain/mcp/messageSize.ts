@@ -1,6 +1,6 @@
-import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { deserializeMessage } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import { formatCount } from '../limits.js';
 
 /**

@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fetchToken, refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
-import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  AuthorizationServerMismatchError,
+  fetchToken,
+  IssuerMismatchError,
+  refreshAuthorization,
+} from '@modelcontextprotocol/client';
+import { OAuthError } from '@modelcontextprotocol/client';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/client';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import type { Sql } from '../../db/connection.js';
 import {
   claimRefresh,
@@ -521,10 +526,14 @@ async function discover(server: SavedServer, serverUrl: string, fetch: FetchLike
 /** What a failed token request is remembered as: a standard OAuth error code, else our words and the HTTP status. */
 function tokenFailureCode(error: unknown, status: number | undefined): string {
   if (error instanceof OAuthFailure || error instanceof OutboundError) return failureCode('token_endpoint', error);
+  // The metadata names another issuer than the authorization server pinned with the grant (RFC 8414 §3.3): the
+  // SDK refuses to present the client's credentials there, and nothing is sent.
+  if (error instanceof AuthorizationServerMismatchError || error instanceof IssuerMismatchError)
+    return 'metadata_issuer_mismatch';
   if (status === undefined)
     return error instanceof Error && error.name === 'TimeoutError' ? 'token_endpoint_timeout' : 'refresh_failed';
   if (status >= 200 && status < 300) return 'token_endpoint_invalid_response';
-  if (error instanceof OAuthError && TOKEN_ERROR_CODES.has(error.errorCode)) return error.errorCode;
+  if (error instanceof OAuthError && TOKEN_ERROR_CODES.has(error.code)) return error.code;
   return `token_endpoint_http_${status}`;
 }
 

@@ -1,16 +1,14 @@
 import { setImmediate } from 'node:timers/promises';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CallToolResultSchema,
-  ErrorCode,
-  GetPromptResultSchema,
-  McpError,
-  ReadResourceResultSchema,
+  ProtocolErrorCode,
+  ProtocolError,
+  type RequestOptions,
   type CallToolResult,
   type GetPromptResult,
   type ReadResourceResult,
   type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
+import { CallToolResultSchema, GetPromptResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/core';
 import type { Sql } from '../../db/connection.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import type { SavedServer } from '../../db/servers.js';
@@ -19,7 +17,8 @@ import { OperationFailure } from '../failures.js';
 import type { Logger } from '../../runtime/logger.js';
 import { profileFor } from './clientProfile.js';
 import type { ClientAnswers } from './clientRequests.js';
-import { openConnection, type InitInfo, type McpConnection } from './connection.js';
+import { openConnection, STALE_ERA, type InitInfo, type McpConnection } from './connection.js';
+import { eraKey } from './protocolEras.js';
 import { runDoctor, type DoctorReport } from './doctor.js';
 import { endsSession, featureNotSupported, oauthRequired, toOperationFailure } from './failures.js';
 import { OAuthGrants, type OAuthRequirement, type TokenImport } from './oauth.js';
@@ -85,6 +84,12 @@ export interface ServerSnapshot {
   truncated?: Truncation;
 }
 
+/**
+ * A tool's result as Runway returns it. The 2026 revision lets structuredContent be any JSON value; the contract's
+ * CallToolResult (and every server of the 2025 revision) has an object there, so that is what the type says.
+ */
+export type ToolCallResult = CallToolResult & { structuredContent?: Record<string, unknown> };
+
 /** A server's result as an operation answers it: cut to limits.serverReplyBytes when larger, and then marked. */
 export type Bounded<T> = T & { truncated?: Truncation };
 
@@ -107,7 +112,7 @@ export interface McpOperations {
     name: string,
     args: Record<string, unknown>,
     options?: CallOptions,
-  ): Promise<Bounded<CallToolResult>>;
+  ): Promise<Bounded<ToolCallResult>>;
   listPrompts(server: SavedServer, options?: ListOptions): Promise<Page<PromptEntry>>;
   getPrompt(
     server: SavedServer,
@@ -231,7 +236,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
       (answers?.elicitation && profile.elicitation) || (answers?.sample && profile.sampling) ? answers : undefined;
     return authorized(server, signal, (credentials) =>
       sessions.use(
-        { server, credentials, timeouts, dataDir: config.DATA_DIR, profile },
+        { server, credentials, timeouts, dataDir: config.DATA_DIR, profile, eras: pool.eras },
         async (connection) => {
           const startedAt = Date.now();
           try {
@@ -245,6 +250,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
               child: connection.child(),
             });
             if (endsSession(failure)) sessions.discard(connection);
+            if (endsSession(failure) || STALE_ERA.has(failure.details?.reason as string)) pool.eras.forget(eraKey(server));
             throw failure;
           }
         },
@@ -388,7 +394,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
   /** Resource templates are part of the resources capability, yet some servers never answer for them (-32601). */
   const unlessUnanswered = <T>(list: Promise<T[]>) =>
     list.catch((error: unknown) => {
-      if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return [];
+      if (error instanceof ProtocolError && error.code === ProtocolErrorCode.MethodNotFound) return [];
       throw error;
     });
 
@@ -402,10 +408,13 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
   return {
     validate: (server) =>
       run(server, undefined, async (connection, timeouts) => {
-        // A pooled session may be stale: a ping proves the server still answers. Ping is optional for old servers.
-        await connection.client.ping(requestOptions(timeouts)).catch((error: unknown) => {
-          if (!(error instanceof McpError && error.code === ErrorCode.MethodNotFound)) throw error;
-        });
+        // A pooled session may be stale: a ping proves the server still answers (optional for old servers). The 2026
+        // revision has no ping: asking for the server's advertisement again (server/discover) is its liveness check.
+        if (connection.initInfo.era === 'modern') await connection.client.discover(requestOptions(timeouts));
+        else
+          await connection.client.ping(requestOptions(timeouts)).catch((error: unknown) => {
+            if (!(error instanceof ProtocolError && error.code === ProtocolErrorCode.MethodNotFound)) throw error;
+          });
         return { success: true, status: 'connected', initInfo: connection.initInfo };
       }),
 
@@ -466,7 +475,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
               CallToolResultSchema,
               requestOptions(t, options.signal, options.onprogress),
             )
-            .then((result) => boundResult(result));
+            .then((result) => boundResult(result as ToolCallResult));
         },
         options.answers,
         options.session,

@@ -2,6 +2,7 @@ import type { Logger } from '../../runtime/logger.js';
 import { OperationFailure } from '../failures.js';
 import { profileKey } from './clientProfile.js';
 import type { ClientAnswers } from './clientRequests.js';
+import { ProtocolEras } from './protocolEras.js';
 import { openConnection, type ConnectTarget, type McpConnection } from './connection.js';
 import { DEFAULT_IDLE_LIMITS, IdleSessions, type IdleLimits, type Parked } from './idleSessions.js';
 import { isolatedSession, WarmSessions, type IsolatedSession, type SessionSource } from './isolatedSessions.js';
@@ -78,6 +79,8 @@ export class ConnectionPool implements SessionSource {
   /** the idle sessions here and the warm ones, bounded together across client profiles */
   readonly #idle: IdleSessions;
   #closed = false;
+  /** the protocol era each server spoke, so its next session skips the probe (shared by every session source) */
+  readonly eras = new ProtocolEras();
 
   constructor(options: PoolOptions) {
     this.#options = options;

@@ -1,10 +1,10 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import type { FetchLike } from '@modelcontextprotocol/client';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/client';
 import type { SavedServer } from '../../db/servers.js';
 import { CLIENT_INFO } from './connection.js';
 import { advertisedAuthorization, fetchAuthorizationServerMetadata, OAuthFailure } from './discovery.js';

@@ -1,5 +1,5 @@
-import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
+import type { FetchLike } from '@modelcontextprotocol/client';
 
 /** What a server's `WWW-Authenticate: Bearer ...` challenge says (RFC 6750 §3, RFC 9728 §5.1). */
 export interface BearerChallenge {
@@ -22,6 +22,8 @@ export class HttpRefusal extends Error {
     readonly challenge: BearerChallenge | undefined,
     /** what the server said, bounded and without control characters; undefined when it said nothing usable */
     readonly serverWords: string | undefined,
+    /** the JSON-RPC error the body held, when it held one (e.g. -32022 refusing the protocol revision) */
+    readonly mcpError?: JsonRpcError,
   ) {
     super(`HTTP ${status}${serverWords ? `: ${serverWords}` : ''}`);
     this.name = 'HttpRefusal';
@@ -33,18 +35,63 @@ const BODY_LIMIT = 16 * 1024;
 /** How much of the server's words an error message keeps. */
 const WORDS_LIMIT = 200;
 
-/** Wraps the transport's fetch: a POST answered 4xx/5xx becomes an HttpRefusal. Redirects and GETs pass through. */
+/** A JSON-RPC error object, as a server's error answer may carry it. */
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/**
+ * Wraps the transport's fetch: a POST answered 4xx/5xx becomes an HttpRefusal. Redirects and GETs pass through, and
+ * so do two error answers that are the protocol's own words, for the SDK to read: the answer to the
+ * `server/discover` probe (how it tells the eras apart; 401 and 403 excepted, which stay ours), and, on the 2026
+ * wire, an HTTP 400 carrying a JSON-RPC error for the request, which that revision delivers in-band.
+ */
 export function refusalsAsErrors(fetch: FetchLike): FetchLike {
   return async (url, init) => {
     const response = await fetch(url, init);
     if ((init?.method ?? 'GET').toUpperCase() !== 'POST' || response.status < 400) return response;
-    throw new HttpRefusal(
-      response.status,
-      new Headers(init?.headers).has('mcp-session-id'),
-      bearerChallenge(response),
-      await wordsOf(response),
-    );
+    const headers = new Headers(init?.headers);
+    const probe = requestMethod(init?.body) === 'server/discover' && response.status !== 401 && response.status !== 403;
+    const modern = /^2026-/.test(headers.get('mcp-protocol-version') ?? '');
+    const challenge = bearerChallenge(response);
+    const text = await readBounded(response);
+    const mcpError = jsonRpcErrorOf(text);
+    if (probe || (modern && response.status === 400 && mcpError))
+      return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const words = challenge?.errorDescription
+      ? serverWords(challenge.errorDescription)
+      : serverWords(wordsOfBody(text, response.headers.get('content-type')));
+    throw new HttpRefusal(response.status, headers.has('mcp-session-id'), challenge, words, mcpError);
   };
+}
+
+/** The JSON-RPC method of a request body (a string for the SDK's POSTs), if it is one request. */
+function requestMethod(body: unknown): string | undefined {
+  if (typeof body !== 'string') return undefined;
+  try {
+    const method = (JSON.parse(body) as { method?: unknown } | null)?.method;
+    return typeof method === 'string' ? method : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The error of a JSON-RPC error response body, if the body is one. */
+function jsonRpcErrorOf(text: string): JsonRpcError | undefined {
+  if (!/^\s*\{/.test(text)) return undefined;
+  try {
+    const error = (JSON.parse(text) as { error?: unknown } | null)?.error as Record<string, unknown> | undefined;
+    if (typeof error?.code !== 'number' || !Number.isInteger(error.code)) return undefined;
+    return {
+      code: error.code,
+      message: typeof error.message === 'string' ? error.message : '',
+      ...(error.data !== undefined ? { data: error.data } : {}),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** What an error answer says: its challenge's error_description, else the message of its body (consumed). */

@@ -1,5 +1,5 @@
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/client';
 import { MessageTooLarge } from './messageSize.js';
 
 /**

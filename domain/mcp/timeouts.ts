@@ -1,4 +1,4 @@
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { RequestOptions } from '@modelcontextprotocol/client';
 import type { ServerTimeouts } from '../../db/servers.js';
 import type { Config } from '../../runtime/config.js';
 import type { ResumptionLimits } from './resumption.js';

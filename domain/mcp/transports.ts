@@ -1,13 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { SSEClientTransport } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
   StreamableHTTPClientTransport,
   type StreamableHTTPReconnectionOptions,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+} from '@modelcontextprotocol/client';
+import type { FetchLike, Transport } from '@modelcontextprotocol/client';
 import type { SavedServer } from '../../db/servers.js';
 import { limits } from '../limits.js';
 import { BoundedReadBuffer } from './messageSize.js';
@@ -57,6 +57,14 @@ function reconnectionOptions(limits: ResumptionLimits): StreamableHTTPReconnecti
   };
 }
 
+/**
+ * The SDK's stdio transport, under a name of its own: the SDK probes the protocol era (`server/discover`) of its own
+ * stdio class on a second, short-lived process, and of any other transport on the connection itself. A server is
+ * spawned once per session this way; one that closes on the probe is a legacy server (connection.ts connects it
+ * again, straight to `initialize`), and the verdict is remembered (protocolEras.ts), so later sessions skip it.
+ */
+class InPlaceStdioTransport extends StdioClientTransport {}
+
 /** How a stdio server's process is doing: the end of its stderr and, once it ended, how. */
 export interface ChildReport {
   /** the last lines it wrote to stderr: bounded, without control characters, saved secrets redacted */
@@ -101,7 +109,7 @@ export function createTransport(
   if (kind === 'stdio') {
     if (!server.command) throw new Error('a stdio server needs a command');
     const cwd = workingDirectory(server, options.dataDir);
-    const transport = new StdioClientTransport({
+    const transport = new InPlaceStdioTransport({
       command: server.command,
       args: server.args,
       // The SDK's safe defaults (PATH, HOME, ...) with the saved env on top; never this process's whole environment.

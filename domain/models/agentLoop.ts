@@ -4,11 +4,11 @@
  * steps, usage, spans), also when the loop fails part-way (AgentRunFailure.record).
  */
 import {
-  ErrorCode,
-  McpError,
+  ProtocolErrorCode,
+  ProtocolError,
   type CreateMessageRequest,
   type CreateMessageResult,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import {
   generateText,
   stepCountIs,
@@ -192,7 +192,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
     parentId: string,
   ): Promise<CreateMessageResult> => {
     if (++sampling.requests > MAX_SAMPLING_REQUESTS) {
-      throw new McpError(
+      throw new ProtocolError(
         SAMPLING_REJECTED,
         `sampling request declined: at most ${MAX_SAMPLING_REQUESTS} per eval iteration`,
       );
@@ -211,10 +211,10 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
       return result;
     } catch (error) {
       trace.end(span, callSignal.aborted ? 'cancelled' : 'error');
-      if (error instanceof McpError) throw error;
+      if (error instanceof ProtocolError) throw error;
       // The server is told what kind of failure it was, never the provider's words (they are about our account).
-      throw new McpError(
-        ErrorCode.InternalError,
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
         `the run's model could not answer the sampling request (${classifyModelError(error, callSignal).kind})`,
       );
     }

@@ -5,11 +5,11 @@
  */
 import { generateText, type ModelMessage } from 'ai';
 import {
-  ErrorCode,
-  McpError,
+  ProtocolErrorCode,
+  ProtocolError,
   type CreateMessageRequest,
   type CreateMessageResult,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import type { ChatModel } from './providers.js';
 
 type SamplingParams = CreateMessageRequest['params'];
@@ -30,7 +30,7 @@ export async function answerSampling(
 ): Promise<SamplingAnswer> {
   // Runway declares `sampling: {}`, without `tools`: a server may not send them.
   if (params.tools?.length || params.toolChoice)
-    throw new McpError(ErrorCode.InvalidParams, 'tools in sampling requests are not supported by this client');
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tools in sampling requests are not supported by this client');
   const result = await generateText({
     model,
     system: params.systemPrompt,
@@ -65,8 +65,8 @@ function toModelMessage(message: SamplingParams['messages'][number]): ModelMessa
       case 'audio':
         return { type: 'file' as const, data: block.data, mediaType: block.mimeType };
       default:
-        throw new McpError(
-          ErrorCode.InvalidParams,
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
           `sampling messages with ${block.type} content are not supported by this client`,
         );
     }

@@ -3,7 +3,7 @@
  * (what the AI SDK's own MCP client uses) with jsonSchema(): the arguments reach the MCP server as the model wrote
  * them, and the server validates them.
  */
-import type { CreateMessageRequest, CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CreateMessageRequest, CreateMessageResult } from '@modelcontextprotocol/client';
 import { dynamicTool, jsonSchema, type JSONSchema7, type ToolSet } from 'ai';
 import type { TraceRecorder } from './trace.js';
 

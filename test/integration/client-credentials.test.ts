@@ -550,7 +550,7 @@ describe('machine-to-machine servers (client_credentials)', () => {
       }
     });
 
-    it("the operator's authorization server wins over the advertised one, and the assertion is addressed to it alone", async () => {
+    it("the operator's authorization server wins over the advertised one, and no assertion goes to metadata naming another issuer", async () => {
       // Metadata that claims another issuer: an assertion addressed there could be replayed there.
       const fixture = await oauthFixture({
         authorizationServers: ['http://169.254.169.254/'],
@@ -565,8 +565,12 @@ describe('machine-to-machine servers (client_credentials)', () => {
         signingAlg: 'ES256',
         authorizationServerUrl: fixture.issuer,
       });
-      expect((await whoami(serverId)).status).toBe(200);
-      expect(fixture.stats.clientCredentials[0].assertion).toMatchObject({ aud: fixture.issuer });
+      // RFC 8414 §3.3: metadata whose issuer is not the authorization server it came from must not be used. The
+      // client's assertion is never presented (it could be replayed at the issuer the metadata names).
+      const reply = await whoami(serverId);
+      expect(reply.status).toBe(401);
+      expect(reply.body.details.lastError).toBe('metadata_issuer_mismatch');
+      expect(fixture.stats.clientCredentials).toEqual([]);
     });
   });
 });

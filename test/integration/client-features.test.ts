@@ -193,9 +193,11 @@ describe('MCP client features: elicitation, sampling, roots', () => {
   });
 
   it("opens a new session when an operator changes a server's profile", async () => {
-    expect(await declared('edited')).toEqual({});
+    // The Tasks extension is declared whatever the profile (Runway polls a task a tool answers with).
+    const tasks = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+    expect(await declared('edited')).toEqual(tasks);
     await setClientProfile(world.stack.sql, servers.edited, { sampling: {}, roots: [] });
-    expect(await declared('edited')).toEqual({ sampling: {}, roots: { listChanged: false } });
+    expect(await declared('edited')).toEqual({ ...tasks, sampling: {}, roots: { listChanged: false } });
     expect(answerOf(await callTool('edited', 'list_roots'))).toBe('roots []');
   });
 

@@ -5,7 +5,7 @@
  * schema must neither stall the API for everybody nor fail the request: each draft is valid, invalid or uncheckable.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSavedServersByIds } from '../../db/servers.js';
 import { openConnection } from '../../domain/mcp/connection.js';
@@ -203,8 +203,8 @@ describe('a server whose tool schemas attack the validator', () => {
         shout({ length: 40 }),
         world.stack.origin,
       );
-      expect(refused).toBeInstanceOf(McpError);
-      expect((refused as McpError).message).toMatch(/does not match the tool's output schema: .*must match pattern/);
+      expect(refused).toBeInstanceOf(ProtocolError);
+      expect((refused as ProtocolError).message).toMatch(/does not match the tool's output schema: .*must match pattern/);
     } finally {
       await connection.close();
     }

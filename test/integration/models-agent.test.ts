@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { McpError, type CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, type CreateMessageRequest } from '@modelcontextprotocol/client';
 import {
   AgentRunFailure,
   MAX_SAMPLING_REQUESTS,
@@ -259,7 +259,7 @@ describe('runAgent against the scripted model server', () => {
       model: 'scripted-hosted',
       stopReason: 'endTurn',
     });
-    expect(answers[1]).toBeInstanceOf(McpError);
+    expect(answers[1]).toBeInstanceOf(ProtocolError);
     expect(answers[1]).toMatchObject({ code: -32603, message: expect.stringContaining('rejected') });
     expect((answers[1] as Error).message).not.toContain('org-openai-key');
     expect(answers.slice(2, -1).every((a) => (a as { content: { text: string } }).content.text === 'autumn wind')).toBe(

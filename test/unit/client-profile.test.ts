@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, ProtocolError, type ElicitRequest } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { declaredCapabilities, hostClientProfile, profileFor, profileKey } from '../../domain/mcp/clientProfile.js';
 import { answerElicitation } from '../../domain/mcp/elicitation.js';
@@ -49,8 +49,8 @@ describe('answering elicitation/create', () => {
       } catch (error) {
         thrown = error;
       }
-      expect(thrown, JSON.stringify(content)).toBeInstanceOf(McpError);
-      expect((thrown as McpError).code).toBe(ErrorCode.InvalidParams);
+      expect(thrown, JSON.stringify(content)).toBeInstanceOf(ProtocolError);
+      expect((thrown as ProtocolError).code).toBe(ProtocolErrorCode.InvalidParams);
     }
     expect(() =>
       answerElicitation({ action: 'accept', content: { email: 'not an address' } }, form(REGISTRATION_FORM)),
@@ -76,7 +76,7 @@ describe('answering elicitation/create', () => {
 
   it('cancels a form whose required field has neither a default nor content: it was never submitted', () => {
     expect(answerElicitation({ mode: 'defaults' }, form(REGISTRATION_FORM))).toEqual({ action: 'cancel' });
-    expect(() => answerElicitation({ mode: 'defaults', content: { shots: 7 } }, form())).toThrow(McpError);
+    expect(() => answerElicitation({ mode: 'defaults', content: { shots: 7 } }, form())).toThrow(ProtocolError);
   });
 });
 

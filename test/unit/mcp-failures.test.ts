@@ -1,7 +1,7 @@
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { SseError } from '@modelcontextprotocol/client';
+import { ProtocolErrorCode, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { endsSession, toOperationFailure } from '../../domain/mcp/failures.js';
+import { endsSession, LOST_LOCALLY, toOperationFailure } from '../../domain/mcp/failures.js';
 import { HttpRefusal, refusalsAsErrors, serverWords } from '../../domain/mcp/refusals.js';
 import { LostStream } from '../../domain/mcp/resumption.js';
 import type { Phase } from '../../domain/mcp/timeouts.js';
@@ -10,7 +10,7 @@ const server = { id: 'srv_1', name: 'box', url: 'https://mcp.example/mcp' };
 const map = (error: unknown, phase: Phase = 'request') =>
   toOperationFailure(error, { phase, startedAt: Date.now(), server });
 const fromServer = (code: number, message: string, data?: unknown) =>
-  McpError.fromError(code, `MCP error ${code}: ${message}`, data);
+  ProtocolError.fromError(code, `MCP error ${code}: ${message}`, data);
 
 describe('toOperationFailure: what each failure becomes', () => {
   it.each([
@@ -78,7 +78,7 @@ describe('toOperationFailure: what each failure becomes', () => {
     ],
     [
       "the server's -32603",
-      fromServer(ErrorCode.InternalError, 'database is down'),
+      fromServer(ProtocolErrorCode.InternalError, 'database is down'),
       'SERVER_UNREACHABLE',
       'SERVER_ERROR',
       false,
@@ -92,30 +92,30 @@ describe('toOperationFailure: what each failure becomes', () => {
     ],
     [
       'the connection closing under a request',
-      McpError.fromError(ErrorCode.ConnectionClosed, 'Connection closed'),
+      new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'),
       'SERVER_UNREACHABLE',
       'CONNECTION_CLOSED',
       true,
     ],
     [
       'a response stream that could not be resumed',
-      McpError.fromError(ErrorCode.ConnectionClosed, 'lost', new LostStream('it was resumed 3 times', 3)),
+      ProtocolError.fromError(LOST_LOCALLY, 'lost', new LostStream('it was resumed 3 times', 3)),
       'SERVER_UNREACHABLE',
       'STREAM_LOST',
       true,
     ],
     [
       '-32601',
-      fromServer(ErrorCode.MethodNotFound, 'Method not found'),
+      fromServer(ProtocolErrorCode.MethodNotFound, 'Method not found'),
       'FEATURE_NOT_SUPPORTED',
       'CAPABILITY_MISSING',
       false,
     ],
-    ['-32602', fromServer(ErrorCode.InvalidParams, 'bad cursor'), 'VALIDATION_ERROR', 'INVALID_PARAMS', false],
+    ['-32602', fromServer(ProtocolErrorCode.InvalidParams, 'bad cursor'), 'VALIDATION_ERROR', 'INVALID_PARAMS', false],
     ['-32002', fromServer(-32002, 'no such resource'), 'NOT_FOUND', 'RESOURCE_NOT_FOUND', false],
     [
       'a request timeout',
-      McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out'),
+      new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out'),
       'TIMEOUT',
       undefined,
       false,
@@ -175,7 +175,7 @@ describe('toOperationFailure: what each failure becomes', () => {
   });
 
   it('a server error says the server answered with one, with its code and cleaned message', () => {
-    const failure = map(fromServer(ErrorCode.InternalError, 'MCP error -32603: disk \u001b[31mfull\u001b[0m'));
+    const failure = map(fromServer(ProtocolErrorCode.InternalError, 'MCP error -32603: disk \u001b[31mfull\u001b[0m'));
     expect(failure.message).toBe("server 'box' answered with an error: disk [31mfull [0m (-32603)");
     expect(failure.details).toEqual({
       reason: 'SERVER_ERROR',
@@ -186,10 +186,10 @@ describe('toOperationFailure: what each failure becomes', () => {
   });
 
   it('what the server objects to in our initialize is its error, not a bad request of the caller', () => {
-    expect(map(fromServer(ErrorCode.InvalidParams, 'Unsupported protocol version'), 'initialize').details?.reason).toBe(
+    expect(map(fromServer(ProtocolErrorCode.InvalidParams, 'Unsupported protocol version'), 'initialize').details?.reason).toBe(
       'SERVER_ERROR',
     );
-    expect(map(fromServer(ErrorCode.MethodNotFound, 'Method not found'), 'initialize').details?.reason).toBe(
+    expect(map(fromServer(ProtocolErrorCode.MethodNotFound, 'Method not found'), 'initialize').details?.reason).toBe(
       'SERVER_ERROR',
     );
   });

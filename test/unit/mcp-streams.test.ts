@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
+import type { RequestId } from '@modelcontextprotocol/client';
 import { EventFieldScanner, LostStream, StreamSupervisor } from '../../domain/mcp/resumption.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
