@@ -64,7 +64,6 @@ function withChildReport(failure: OperationFailure, { phase, child }: FailureCon
 
 function classify(error: unknown, context: FailureContext): OperationFailure {
   const { phase, server } = context;
-  const elapsedMs = Date.now() - context.startedAt;
   const unreachable = (reason: string, message: string, extra: Record<string, unknown> = {}) =>
     new OperationFailure('SERVER_UNREACHABLE', `server '${server.name}': ${message}`, { reason, phase, ...extra });
 
