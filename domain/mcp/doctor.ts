@@ -181,7 +181,7 @@ export async function runDoctor(
     };
     report.checks.initialization = {
       status: 'ok',
-      detail: `protocol ${initInfo.protocolVersion ?? 'unknown'}; ${initInfo.serverInfo ? `${initInfo.serverInfo.name} ${initInfo.serverInfo.version}` : 'no server info'}`,
+      detail: `protocol ${initInfo.protocolVersion ?? 'unknown'} (${eraInWords(initInfo.era)}); ${initInfo.serverInfo ? `${initInfo.serverInfo.name} ${initInfo.serverInfo.version}` : 'no server info'}`,
       durationMs: timings.initializeMs,
     };
     report.connection = {
@@ -262,6 +262,13 @@ async function check<T>(
   }
 }
 
+/** Which protocol era a session is in, and why Runway chose it. */
+function eraInWords(era: InitInfo['era']): string {
+  if (era === 'modern') return 'the 2026 era: the server answered server/discover, so no initialize handshake';
+  if (era === 'legacy') return 'the initialize era: the server does not answer server/discover, so initialize';
+  return 'era unknown';
+}
+
 /**
  * A failed connect in words an operator can act on: the timeout that ran out (and, for a server started by a package
  * launcher, why a first start is slow and what to raise), and what a stdio server said before it ended. The stderr
@@ -281,6 +288,13 @@ function explainConnectFailure(server: SavedServer, timeouts: McpTimeouts, failu
           `raise the timeout (npm run -s admin -- server update ${server.id} --initialize-timeout-ms 120000) and run doctor again`,
       );
     }
+  }
+  if (details.reason === 'PROTOCOL_VERSION_UNSUPPORTED') {
+    const theirs = Array.isArray(details.serverSupports) ? details.serverSupports.join(', ') : 'none it named';
+    parts.push(
+      `the server and Runway share no protocol revision (the server speaks ${theirs}); ` +
+        'update the server, or its SDK, to a revision Runway speaks (it speaks 2026-07-28 and 2025-11-25 back to 2024-10-07)',
+    );
   }
   if (typeof details.exitCode === 'number') parts.push(`the server exited with code ${details.exitCode}`);
   else if (typeof details.signal === 'string') parts.push(`the server was ended by ${details.signal}`);

@@ -128,7 +128,9 @@ export async function probeHttp(server: SavedServer, timeoutMs: number): Promise
     if (answer.transport) {
       return {
         ok: true,
-        detail: `reachable; speaks ${answer.transport === 'sse' ? 'HTTP+SSE (2024-11-05)' : 'streamable HTTP'} (HTTP ${answer.status})`,
+        detail: answer.modernOnly
+          ? 'reachable; speaks streamable HTTP, protocol 2026-07-28 only (it refused the 2025 initialize with -32022)'
+          : `reachable; speaks ${answer.transport === 'sse' ? 'HTTP+SSE (2024-11-05)' : 'streamable HTTP'} (HTTP ${answer.status})`,
         ...answered,
         oauth,
       };
@@ -174,6 +176,8 @@ interface ProbeAnswer {
   resourceMetadataUrl?: string;
   /** what a server that refused the request said */
   words?: string;
+  /** it refused the 2025 initialize for its protocol revision: a server of the 2026 revision only */
+  modernOnly?: boolean;
 }
 
 /** An unauthenticated request in the server's transport (the other one if that says nothing useful). */
@@ -200,7 +204,11 @@ async function postInitialize(url: string, headers: Record<string, string>, fetc
       },
     }),
   });
-  const answer = await describe(response, response.ok ? 'streamable-http' : undefined);
+  // A server of the 2026 revision only refuses the 2025 handshake with 400 and -32022: it does speak MCP here.
+  const modernOnly = response.status === 400 && (await refusesVersion(response));
+  const answer = modernOnly
+    ? { status: 400, transport: 'streamable-http' as const, modernOnly: true }
+    : await describe(response, response.ok ? 'streamable-http' : undefined);
   // Don't leave the probe's session behind on the server.
   const session = response.headers.get('mcp-session-id');
   if (session)
@@ -215,6 +223,16 @@ async function openSseStream(url: string, headers: Record<string, string>, fetch
   const response = await fetch(url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream' } });
   const isSse = response.ok && (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
   return await describe(response, isSse ? 'sse' : undefined);
+}
+
+/** Whether an error answer's body is JSON-RPC's -32022 Unsupported protocol version (its body is consumed). */
+async function refusesVersion(response: Response): Promise<boolean> {
+  const text = await response.text().catch(() => '');
+  try {
+    return (JSON.parse(text.slice(0, 16_384)) as { error?: { code?: unknown } } | null)?.error?.code === -32022;
+  } catch {
+    return false;
+  }
 }
 
 /** Status and challenge of an answer; its body is consumed (read for the server's words when it refused). */
