@@ -6,6 +6,7 @@ import { serverEverythingEntry } from '../../cli/seed.js';
 import type { Db } from '../../db/connection.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import { createServer, type ServerInput } from '../../db/servers.js';
+import type { TaskLog } from '../fixtures/mcp/tasks-extension.js';
 import { freePort } from './ports.js';
 
 export type StdioFixture =
@@ -21,7 +22,10 @@ export type StdioFixture =
   | 'workdir'
   | 'roots-reader'
   | 'huge'
-  | 'hostile-schemas';
+  | 'hostile-schemas'
+  // Built with the SDK v2 server: 2026-07-28 only, and both eras (modern.ts).
+  | 'modern'
+  | 'modern-dual';
 
 /**
  * The node arguments that run a fixture of test/fixtures/mcp. Everything is absolute (the tsx loader too): a stdio
@@ -79,6 +83,20 @@ export async function startEverythingOverHttp(
       await once(child, 'exit');
     },
   };
+}
+
+/**
+ * The SDK v2 fixture (test/fixtures/mcp/modern.ts) over streamable HTTP in this process: 2026-07-28 only (`reject`,
+ * the default: a 2025 request gets HTTP 400 and -32022) or both eras (`stateless`). `taskLog()` tells which tasks the
+ * Tasks extension created and which taskIds a tasks/cancel named.
+ */
+export async function startModernHttp(
+  options: { legacy?: 'reject' | 'stateless'; port?: number } = {},
+): Promise<RunningServer & { taskLog(): TaskLog }> {
+  // Imported here, so tests that never start it do not load the SDK v2 server.
+  const { startModernHttpServer } = await import('../fixtures/mcp/modern.js');
+  const server = await startModernHttpServer(options);
+  return { url: server.url, port: server.port, stop: () => server.close(), taskLog: () => server.board.log() };
 }
 
 /** Saves a server in a project with the same db module the CLI uses; returns its id. */
