@@ -3,6 +3,7 @@ import {
   type Client,
   type CreateMessageRequest,
   type CreateMessageResult,
+  type ElicitRequest,
 } from '@modelcontextprotocol/client';
 import type { ClientProfile, ElicitationAnswer } from './clientProfile.js';
 import { answerElicitation, DECLINE } from './elicitation.js';
@@ -28,23 +29,34 @@ export function answerServerRequests(
   client: Client,
   profile: ClientProfile,
   current: () => ClientAnswers | undefined,
-): void {
+): InputAnswerer {
   const { elicitation, sampling, roots } = profile;
-  if (elicitation) {
-    client.setRequestHandler('elicitation/create', (request) =>
-      answerElicitation(current()?.elicitation ?? elicitation.answer ?? DECLINE, request.params),
-    );
-  }
-  if (sampling) {
-    client.setRequestHandler('sampling/createMessage', async (request, ctx) => {
-      const sample = current()?.sample;
-      if (!sample)
-        throw new ProtocolError(
-          SAMPLING_REJECTED,
-          "sampling request declined: Runway answers sampling only in eval runs, with the run's model",
-        );
-      return await sample(request.params, ctx.mcpReq.signal);
-    });
-  }
-  if (roots) client.setRequestHandler('roots/list', () => ({ roots }));
+  const elicit = (params: ElicitRequest['params']) =>
+    answerElicitation(current()?.elicitation ?? elicitation?.answer ?? DECLINE, params);
+  const sample = async (params: CreateMessageRequest['params'], signal: AbortSignal) => {
+    const model = current()?.sample;
+    if (!model)
+      throw new ProtocolError(
+        SAMPLING_REJECTED,
+        "sampling request declined: Runway answers sampling only in eval runs, with the run's model",
+      );
+    return await model(params, signal);
+  };
+  const listRoots = () => ({ roots: roots ?? [] });
+  if (elicitation) client.setRequestHandler('elicitation/create', (request) => elicit(request.params));
+  if (sampling)
+    client.setRequestHandler('sampling/createMessage', (request, ctx) => sample(request.params, ctx.mcpReq.signal));
+  if (roots) client.setRequestHandler('roots/list', listRoots);
+  // The same answers for a question a task asks (tasks.ts), which reaches Runway outside the SDK's handlers.
+  return async (inputRequest, signal) => {
+    const { method, params } = (inputRequest ?? {}) as { method?: unknown; params?: unknown };
+    if (method === 'elicitation/create' && elicitation) return elicit(params as ElicitRequest['params']);
+    if (method === 'sampling/createMessage' && sampling)
+      return await sample(params as CreateMessageRequest['params'], signal);
+    if (method === 'roots/list' && roots) return listRoots();
+    throw new ProtocolError(-32601, `Runway does not answer ${String(method)} for this server's client profile`);
+  };
 }
+
+/** Answers one question a task asks (an inputRequests entry: `{ method, params }`), as the profile and call would. */
+export type InputAnswerer = (inputRequest: unknown, signal: AbortSignal) => Promise<unknown>;

@@ -17,10 +17,10 @@ import type { OperationFailure } from '../failures.js';
 import { UntrustedSchemaValidator } from '../untrustedSchema.js';
 import { declaredCapabilities, type ClientProfile } from './clientProfile.js';
 import { fenceProfile } from './rootsFence.js';
-import { answerServerRequests, type ClientAnswers } from './clientRequests.js';
+import { answerServerRequests, type ClientAnswers, type InputAnswerer } from './clientRequests.js';
 import { LOST_LOCALLY, toOperationFailure } from './failures.js';
 import { eraKey, RUNWAY_PROTOCOL_VERSIONS, type ProtocolEras } from './protocolEras.js';
-import { TASKS_EXTENSION } from './tasks.js';
+import { answersWithTasksAsPlaceholders, TASKS_EXTENSION } from './tasks.js';
 import { limits } from '../limits.js';
 import { boundedMessages, type MessageTooLarge } from './messageSize.js';
 import { refusalsAsErrors } from './refusals.js';
@@ -77,6 +77,8 @@ export interface McpConnection {
   readonly closed: Promise<void>;
   /** the answers of the operation the pool lent the session to; the profile's policy answers when unset */
   lease: ClientAnswers | undefined;
+  /** answers a question a task asks, as this session answers the server's other questions */
+  answerInput: InputAnswerer;
   close(): Promise<void>;
 }
 
@@ -93,7 +95,7 @@ export async function openConnection(
   const kinds = transportKindsFor(target.server);
   const key = eraKey(target.server);
   let prior = target.eras?.prior(key);
-  for (let i = 0; ; ) {
+  for (let i = 0; ;) {
     try {
       const connection = await connectOver(kinds[i], target, timings, prior);
       const { era, protocolVersion } = connection.initInfo;
@@ -122,7 +124,12 @@ export async function openConnection(
 }
 
 /** Failures that say a remembered era no longer fits the server. */
-export const STALE_ERA = new Set(['PROTOCOL_VERSION_UNSUPPORTED', 'PROTOCOL_NEGOTIATION_FAILED', 'INVALID_RESPONSE', 'HTTP_ERROR']);
+export const STALE_ERA = new Set([
+  'PROTOCOL_VERSION_UNSUPPORTED',
+  'PROTOCOL_NEGOTIATION_FAILED',
+  'INVALID_RESPONSE',
+  'HTTP_ERROR',
+]);
 
 /** A streamable-HTTP POST answered 400/404/405: the server speaks another protocol at this URL. */
 const refusesTransport = (failure: OperationFailure) =>
@@ -163,7 +170,8 @@ async function connectOver(
     dataDir,
     resumption: timeouts.resumption,
   });
-  const { transport } = created;
+  // A task answer (Tasks extension) reaches the SDK's Client as a placeholder it accepts; operations poll it.
+  const transport = answersWithTasksAsPlaceholders(created.transport);
   // The roots declared (and answered to roots/list) are only those the server is allowed (rootsFence.ts), whoever
   // gave the profile. A host's profile introduces the client as that host (its clientInfo); else Runway names itself.
   // The SDK's Client checks a tool's structuredContent against the outputSchema its server wrote: on the rules for
@@ -181,7 +189,7 @@ async function connectOver(
     inputRequired: { maxRounds: limits.inputRequiredRounds },
   });
   let lease: ClientAnswers | undefined;
-  answerServerRequests(client, profile, () => lease);
+  const answerInput = answerServerRequests(client, profile, () => lease);
   // A request whose response stream cannot come back fails alone, as if the transport had delivered that answer
   // (the SDK has no other way to fail one request); its data marks it as ours (failures.ts).
   const failLost = (ids: RequestId[], lost: LostStream | MessageTooLarge) => {
@@ -240,6 +248,7 @@ async function connectOver(
     set lease(answers) {
       lease = answers;
     },
+    answerInput,
     pid: created.pid(),
     child: created.child,
     timings,

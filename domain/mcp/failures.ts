@@ -137,13 +137,31 @@ function fromServerError(
   };
   if (VERSION_REFUSALS.has(error.code)) return versionUnsupported(server, phase, mcpError, error.data);
   if (phase === 'request') {
+    if (error.code === ProtocolErrorCode.MissingRequiredClientCapability) {
+      // A 2026 server asked for something (a question, sampling) the client did not declare for this call.
+      const required = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
+      return new OperationFailure(
+        'FEATURE_NOT_SUPPORTED',
+        `server '${server.name}' needs a client capability this call did not declare: ${mcpError.message}; ` +
+          "answer its questions with the call's `elicitation`, or declare the capability in the server's client profile",
+        {
+          reason: 'CLIENT_CAPABILITY_REQUIRED',
+          mcpError,
+          ...(required !== undefined ? { requiredCapabilities: required } : {}),
+        },
+      );
+    }
     if (error.code === ProtocolErrorCode.MethodNotFound)
       return featureNotSupported(server, 'the requested method', { mcpError });
     if (error.code === ProtocolErrorCode.InvalidParams) {
-      return new OperationFailure('VALIDATION_ERROR', `server '${server.name}' rejected the request: ${mcpError.message}`, {
-        reason: 'INVALID_PARAMS',
-        mcpError,
-      });
+      return new OperationFailure(
+        'VALIDATION_ERROR',
+        `server '${server.name}' rejected the request: ${mcpError.message}`,
+        {
+          reason: 'INVALID_PARAMS',
+          mcpError,
+        },
+      );
     }
     if (error.code === ProtocolErrorCode.ResourceNotFound)
       return new OperationFailure('NOT_FOUND', `server '${server.name}': ${mcpError.message}`, {

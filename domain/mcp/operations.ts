@@ -9,6 +9,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/client';
 import { CallToolResultSchema, GetPromptResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/core';
+import { z } from 'zod';
 import type { Sql } from '../../db/connection.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import type { SavedServer } from '../../db/servers.js';
@@ -19,6 +20,7 @@ import { profileFor } from './clientProfile.js';
 import type { ClientAnswers } from './clientRequests.js';
 import { openConnection, STALE_ERA, type InitInfo, type McpConnection } from './connection.js';
 import { eraKey } from './protocolEras.js';
+import { awaitTask, taskOf } from './tasks.js';
 import { runDoctor, type DoctorReport } from './doctor.js';
 import { endsSession, featureNotSupported, oauthRequired, toOperationFailure } from './failures.js';
 import { OAuthGrants, type OAuthRequirement, type TokenImport } from './oauth.js';
@@ -39,6 +41,9 @@ import {
 import { boundResult, ReplyBudget, type Truncation } from './replyBudget.js';
 import { requestOptions, resolveTimeouts, type McpTimeouts } from './timeouts.js';
 import type { Credentials } from './transports.js';
+
+/** What a tasks/* request answers: read by tasks.ts, which checks what it needs. */
+const taskReplySchema = z.looseObject({});
 
 export interface McpDeps {
   sql: Sql;
@@ -250,13 +255,37 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
               child: connection.child(),
             });
             if (endsSession(failure)) sessions.discard(connection);
-            if (endsSession(failure) || STALE_ERA.has(failure.details?.reason as string)) pool.eras.forget(eraKey(server));
+            if (endsSession(failure) || STALE_ERA.has(failure.details?.reason as string))
+              pool.eras.forget(eraKey(server));
             throw failure;
           }
         },
         lease,
       ),
     );
+  }
+
+  /**
+   * A tool that answered with a task (Tasks extension, 2026-07-28) is followed to its end (tasks.ts), within the
+   * call's longest time (maxTotalMs); the result is the task's. Any other result is returned as it came.
+   */
+  async function untilTaskEnds(
+    server: SavedServer,
+    c: McpConnection,
+    t: McpTimeouts,
+    result: CallToolResult,
+    signal: AbortSignal | undefined,
+  ): Promise<CallToolResult> {
+    const task = taskOf(result as { _meta?: Record<string, unknown> });
+    if (!task) return result;
+    return await awaitTask(task, {
+      request: (method, params, requestSignal) =>
+        c.client.request({ method, params }, taskReplySchema, { timeout: t.requestMs, signal: requestSignal }),
+      answer: (_key, inputRequest, answerSignal) => c.answerInput(inputRequest, answerSignal),
+      signal,
+      deadlineMs: t.maxTotalMs,
+      serverName: server.name,
+    });
   }
 
   function requireCapability(
@@ -475,6 +504,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
               CallToolResultSchema,
               requestOptions(t, options.signal, options.onprogress),
             )
+            .then((result) => untilTaskEnds(server, c, t, result, options.signal))
             .then((result) => boundResult(result as ToolCallResult));
         },
         options.answers,

@@ -59,7 +59,11 @@ export function refusalsAsErrors(fetch: FetchLike): FetchLike {
     const text = await readBounded(response);
     const mcpError = jsonRpcErrorOf(text);
     if (probe || (modern && response.status === 400 && mcpError))
-      return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+      return new Response(text, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
     const words = challenge?.errorDescription
       ? serverWords(challenge.errorDescription)
       : serverWords(wordsOfBody(text, response.headers.get('content-type')));
