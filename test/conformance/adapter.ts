@@ -1,19 +1,21 @@
 /**
  * The "client command" the MCP conformance suite runs for each client scenario: `adapter.ts <scenario server URL>`,
- * with MCP_CONFORMANCE_SCENARIO (and, for some, MCP_CONFORMANCE_CONTEXT) set. It runs on the suite's Node 22, which
- * strips the types itself (so: erasable TypeScript only, and no runtime imports but Node's own; type-only imports vanish).
+ * with MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION (the revision the scenario runs at: 2025-11-25
+ * and before use the initialize handshake, 2026-07-28 the stateless lifecycle) and, for some, MCP_CONFORMANCE_CONTEXT
+ * (JSON: credentials, the tool calls to make) set. It runs on the suite's Node 22, which strips the types itself (so:
+ * erasable TypeScript only, and no runtime imports but Node's own; type-only imports vanish).
+ *
  * It never speaks MCP: it saves the URL as a server in the test's Runway stack (the operator's part, through the
  * test's operator endpoint, which writes with the admin CLI's db module) and drives everything else through
- * Runway's HTTP API. Every API call and what it answered is written to the report the test reads; the process
- * exits 1 when any answer was not the expected one.
+ * Runway's HTTP API, as a caller would. Every API call and what it answered is written to the report the test
+ * reads; the process exits 1 when any answer was not the expected one.
  *
- * Environment (set by the test): RUNWAY_CONFORMANCE_API (…/api/v1), RUNWAY_CONFORMANCE_API_KEY,
- * RUNWAY_CONFORMANCE_PROJECT, RUNWAY_CONFORMANCE_OPERATOR (the operator endpoint), RUNWAY_CONFORMANCE_REPORTS (a
- * directory).
+ * Environment (set by the test for each run): RUNWAY_CONFORMANCE_API (…/api/v1), RUNWAY_CONFORMANCE_API_KEY,
+ * RUNWAY_CONFORMANCE_PROJECT, RUNWAY_CONFORMANCE_OPERATOR (the operator endpoint), RUNWAY_CONFORMANCE_REPORT (the
+ * file to write the report to).
  */
 import type { ClientProfile } from '../../db/servers.js';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 
 export interface ApiCall {
   step: string;
@@ -29,6 +31,8 @@ export interface ApiCall {
 
 export interface AdapterReport {
   scenario: string;
+  /** the protocol revision the suite ran the scenario at */
+  revision: string;
   /** when the adapter started (after its boot) and wrote this report, epoch ms */
   startedAt: number;
   endedAt: number;
@@ -79,8 +83,8 @@ class Runway {
     this.#project = project;
   }
 
-  /** One API call on the saved server; a status or body that is not the expected one stops the plan. */
-  async op(step: string, suffix: string, request: unknown, status: number, expect?: Expect): Promise<any> {
+  /** One API call on the saved server; a status (one of them) or body that is not the expected one stops the plan. */
+  async op(step: string, suffix: string, request: unknown, status: number | number[], expect?: Expect): Promise<any> {
     const path = `/projects/${this.#project}/servers/${this.serverId}/${suffix}`;
     const started = Date.now();
     const response = await fetch(this.#api + path, {
@@ -95,7 +99,10 @@ class Runway {
     } catch {
       // kept as text
     }
-    const problem = response.status !== status ? `expected HTTP ${status}, got ${response.status}` : expect?.(body);
+    const expected = [status].flat();
+    const problem = !expected.includes(response.status)
+      ? `expected HTTP ${expected.join(' or ')}, got ${response.status}`
+      : expect?.(body);
     this.calls.push({
       step,
       path,
@@ -108,12 +115,24 @@ class Runway {
     if (problem) throw new Error(`${step}: ${problem}`);
     return body;
   }
+
+  /** tools/call of one tool; its result's first text must be `expected` when given. */
+  callTool(name: string, parameters: Record<string, unknown>, expected?: string, elicitation?: unknown) {
+    return this.op(
+      `tools/call ${name}`,
+      'tools/call',
+      { toolName: name, parameters, ...(elicitation ? { elicitation } : {}) },
+      200,
+      expected === undefined ? undefined : text(expected),
+    );
+  }
 }
 
-/** What the scenario gives the adapter: the URL, and the context of MCP_CONFORMANCE_CONTEXT. */
+/** What the scenario gives the adapter: the URL, the revision it runs at, and the context of MCP_CONFORMANCE_CONTEXT. */
 interface Target {
   url: string;
-  context: Record<string, string>;
+  revision: string;
+  context: Record<string, unknown>;
   save(server: OperatorServer): Promise<void>;
 }
 
@@ -135,16 +154,26 @@ const expiredGrant = (url: string, client?: { clientId: string; clientSecret?: s
   ...(client ? { clientInformation: client } : {}),
 });
 
+const names = (body: any): string[] => (body?.items ?? []).map((item: { name: string }) => item.name);
 const toolNamed =
   (name: string): Expect =>
   (body) =>
-    body?.items?.some((t: { name: string }) => t.name === name)
+    names(body).includes(name) ? undefined : `no tool ${name} in ${JSON.stringify(body)}`;
+const exactly =
+  (expected: string[]): Expect =>
+  (body) =>
+    JSON.stringify(names(body).sort()) === JSON.stringify([...expected].sort())
       ? undefined
-      : `no tool ${name} in ${JSON.stringify(body)}`;
+      : `expected exactly ${JSON.stringify(expected)}, got ${JSON.stringify(names(body))}`;
 const text =
   (expected: string): Expect =>
   (body) =>
     has(expected, body?.content?.[0]?.text);
+/** validate reports the revision the scenario runs at as the negotiated one. */
+const negotiated =
+  (revision: string): Expect =>
+  (body) =>
+    has(revision, body?.initInfo?.protocolVersion);
 
 /** The OAuth metadata and refresh scenarios: doctor discovers, an expired grant is imported, a call refreshes it. */
 const discoverAndRefresh =
@@ -158,7 +187,7 @@ const discoverAndRefresh =
     );
     await runway.op('import-tokens', 'oauth/import-tokens', expiredGrant(url, client), 200);
     await runway.op('tools', 'tools', {}, 200, toolNamed('test-tool'));
-    await runway.op('tools/call', 'tools/call', { toolName: 'test-tool', parameters: {} }, 200, text('test'));
+    await runway.callTool('test-tool', {}, 'test');
     await runway.op('check-oauth', 'check-oauth', {}, 200, (body) =>
       body.tokens?.lastRefreshAt && body.tokens.lastError === null
         ? undefined
@@ -168,20 +197,20 @@ const discoverAndRefresh =
 
 /** A machine-to-machine server: saved with the scenario's client; no import, Runway gets its own token. */
 const machineToMachine =
-  (client: (context: Record<string, string>) => Partial<OperatorServer>): Plan =>
+  (client: (context: Record<string, unknown>) => Partial<OperatorServer>): Plan =>
   async (runway, { url, context, save }) => {
     await save({
       url,
       useOAuth: true,
       oauthGrant: 'client_credentials',
-      oauthClientId: context.client_id,
+      oauthClientId: context.client_id as string,
       ...client(context),
     });
     await runway.op('check-oauth (before)', 'check-oauth', {}, 200, (body) =>
       body.tokenSource === 'client_credentials' && body.tokens === null ? undefined : JSON.stringify(body),
     );
     await runway.op('tools', 'tools', {}, 200, toolNamed('test-tool'));
-    await runway.op('tools/call', 'tools/call', { toolName: 'test-tool', parameters: {} }, 200, text('test'));
+    await runway.callTool('test-tool', {}, 'test');
     await runway.op('check-oauth (after)', 'check-oauth', {}, 200, (body) =>
       body.tokens?.imported === false && body.tokens.lastError === null && body.tokens.expiresAt > Date.now()
         ? undefined
@@ -189,6 +218,30 @@ const machineToMachine =
     );
     await runway.op('doctor', 'doctor', {}, 200, (body) => has('ready', body.status));
   };
+
+/** A value of each required property of a JSON schema, as a caller filling in a tool's form would send. */
+function sampleArguments(schema: any): Record<string, unknown> {
+  const sample: Record<string, unknown> = {};
+  for (const name of schema?.required ?? []) {
+    const type = schema.properties?.[name]?.type;
+    sample[name] =
+      type === 'string'
+        ? 'us-west1'
+        : type === 'number' || type === 'integer'
+          ? 1
+          : type === 'boolean'
+            ? true
+            : type === 'array'
+              ? []
+              : type === 'null'
+                ? null
+                : {};
+  }
+  return sample;
+}
+
+/** The MRTR tools of sep-2322-client-request-state ask for a confirmation before they complete. */
+const CONFIRM = { action: 'accept', content: { confirmed: true } };
 
 const PLANS: Record<string, Plan> = {
   initialize: async (runway, { url, save }) => {
@@ -200,16 +253,11 @@ const PLANS: Record<string, Plan> = {
     await runway.op('check-oauth', 'check-oauth', {}, 200, (body) => has('false', String(body.useOAuth)));
   },
 
-  tools_call: async (runway, { url, save }) => {
+  tools_call: async (runway, { url, revision, save }) => {
     await save({ url });
+    await runway.op('validate', 'validate', {}, 200, negotiated(revision));
     await runway.op('tools', 'tools', {}, 200, toolNamed('add_numbers'));
-    await runway.op(
-      'tools/call',
-      'tools/call',
-      { toolName: 'add_numbers', parameters: { a: 5, b: 3 } },
-      200,
-      text('The sum of 5 and 3 is 8'),
-    );
+    await runway.callTool('add_numbers', { a: 5, b: 3 }, 'The sum of 5 and 3 is 8');
     await runway.op('doctor', 'doctor', {}, 200, (body) => has('ready', body.status));
   },
 
@@ -231,13 +279,101 @@ const PLANS: Record<string, Plan> = {
   'sse-retry': async (runway, { url, save }) => {
     await save({ url });
     await runway.op('tools', 'tools', {}, 200, toolNamed('test_reconnection'));
-    await runway.op(
-      'tools/call',
-      'tools/call',
-      { toolName: 'test_reconnection', parameters: {} },
-      200,
-      text('Reconnection test completed successfully'),
+    await runway.callTool('test_reconnection', {}, 'Reconnection test completed successfully');
+  },
+
+  'json-schema-2020-12-preservation': async (runway, { url, save }) => {
+    // The caller hands the focal tool's inputSchema, as Runway listed it, back to the echo tool: what Runway kept.
+    await save({ url });
+    const tools = await runway.op('tools', 'tools', {}, 200, toolNamed('json_schema_2020_12_tool'));
+    const focal = tools.items.find((tool: { name: string }) => tool.name === 'json_schema_2020_12_tool');
+    await runway.callTool('json_schema_echo', { schema: focal.inputSchema }, 'echoed');
+  },
+
+  'json-schema-ref-no-deref': async (runway, { url, save }) => {
+    // Listing, exporting and doctor read the schema with its network $ref; none of them may fetch it.
+    await save({ url });
+    await runway.op('tools', 'tools', {}, 200, (body) => {
+      const tool = body?.items?.find((t: { name: string }) => t.name === 'lookup_user');
+      return typeof tool?.inputSchema?.properties?.profile?.$ref === 'string'
+        ? undefined
+        : `lookup_user without its $ref as sent: ${JSON.stringify(tool)}`;
+    });
+    await runway.op('export', 'export', {}, 200, (body) =>
+      body?.tools?.some((t: { name: string }) => t.name === 'lookup_user') ? undefined : JSON.stringify(body),
     );
+    await runway.op('doctor', 'doctor', {}, 200, (body) => has('ready', body.status));
+  },
+
+  'request-metadata': async (runway, { url, revision, save }) => {
+    // Every capability declared, so the suite sees each in every request's _meta. The suite refuses the first
+    // request's version (-32022): Runway's client retries with a supported one. The server declares no
+    // capabilities, so there is nothing to list.
+    await save({
+      url,
+      clientProfile: {
+        elicitation: { answer: { action: 'decline' } },
+        sampling: {},
+        roots: [{ uri: 'file:///workspace', name: 'workspace' }],
+      },
+    });
+    await runway.op('validate', 'validate', {}, 200, negotiated(revision));
+    await runway.op('doctor', 'doctor', {}, 200, (body) => has('ready', body.status));
+  },
+
+  'sep-2322-client-request-state': async (runway, { url, save }) => {
+    // Multi-round-trip tool calls (SEP-2322): the server answers input_required with an elicitation; Runway answers
+    // it with the call's elicitation and retries. The unrelated call runs alongside, and must carry nothing of it.
+    await save({ url });
+    await runway.op(
+      'tools',
+      'tools',
+      {},
+      200,
+      exactly(['test_mrtr_echo_state', 'test_mrtr_no_state', 'test_mrtr_unrelated', 'test_mrtr_no_result_type']),
+    );
+    await Promise.all([
+      runway.callTool('test_mrtr_echo_state', {}, 'echo-state-ok', CONFIRM),
+      runway.callTool('test_mrtr_unrelated', {}, 'unrelated-ok'),
+    ]);
+    await runway.callTool('test_mrtr_no_state', {}, 'no-state-ok', CONFIRM);
+    await runway.callTool('test_mrtr_no_result_type', {}, 'no-result-type-test-ok');
+  },
+
+  'http-standard-headers': async (runway, { url, save }) => {
+    // One request of each method the suite looks at (Mcp-Method), and a name of each kind (Mcp-Name): a hyphen in a
+    // tool's name, a percent-encoded and a query-string resource URI.
+    await save({ url });
+    await runway.op('tools', 'tools', {}, 200, exactly(['test_headers', 'my-hyphenated-tool']));
+    await runway.callTool('test_headers', {}, 'Headers test completed');
+    await runway.callTool('my-hyphenated-tool', {}, 'Headers test completed');
+    const resources = await runway.op('resources', 'resources', {}, 200, (body) =>
+      body?.items?.length === 2 ? undefined : JSON.stringify(body),
+    );
+    for (const { uri } of resources.items as { uri: string }[]) {
+      await runway.op(`resources/read ${uri}`, 'resources/read', { uri }, 200);
+    }
+    await runway.op('prompts', 'prompts', {}, 200, exactly(['test_prompt']));
+    await runway.op('prompts/get', 'prompts/get', { promptName: 'test_prompt' }, 200);
+  },
+
+  'http-custom-headers': async (runway, { url, context, save }) => {
+    // The suite names the calls (its arguments test each encoding of an Mcp-Param header); Runway's client mirrors
+    // the x-mcp-header parameters of the tool's inputSchema, so it must know the tool as listed.
+    await save({ url });
+    await runway.op('tools', 'tools', {}, 200, exactly(['test_custom_headers', 'test_custom_headers_null']));
+    const calls = context.toolCalls as { name: string; arguments: Record<string, unknown> }[];
+    for (const call of calls) await runway.callTool(call.name, call.arguments, 'Custom headers test completed');
+  },
+
+  'http-invalid-tool-headers': async (runway, { url, save }) => {
+    // Tools with a malformed x-mcp-header are left out of the list; the caller calls every tool it was given, as an
+    // agent would. (A call naming an excluded tool is the caller's own doing; the suite does not look at it.)
+    await save({ url });
+    const tools = await runway.op('tools', 'tools', {}, 200, exactly(['valid_tool']));
+    for (const tool of tools.items as { name: string; inputSchema: unknown }[]) {
+      await runway.callTool(tool.name, sampleArguments(tool.inputSchema), 'Tool call received');
+    }
   },
 
   'auth/metadata-default': discoverAndRefresh({ clientId: 'runway-conformance' }),
@@ -275,7 +411,12 @@ const PLANS: Record<string, Plan> = {
 
   'auth/pre-registration': async (runway, { url, context, save }) => {
     // The operator saved the pre-registered client; the caller's grant comes without a client of its own.
-    await save({ url, useOAuth: true, oauthClientId: context.client_id, clientSecret: context.client_secret });
+    await save({
+      url,
+      useOAuth: true,
+      oauthClientId: context.client_id as string,
+      clientSecret: context.client_secret as string,
+    });
     await runway.op('doctor', 'doctor', {}, 200, (body) =>
       body.status === 'oauth_required' && JSON.stringify(body.oauth?.registrationStrategies) === '["preregistered"]'
         ? undefined
@@ -318,39 +459,92 @@ const PLANS: Record<string, Plan> = {
   'auth/scope-step-up': async (runway, { url, save }) => {
     await save({ url, useOAuth: true });
     await runway.op('import-tokens', 'oauth/import-tokens', expiredGrant(url, { clientId: 'runway-conformance' }), 200);
-    // The refreshed token carries no scope: the server asks for mcp:basic, then for mcp:write on tools/call.
+    // The refreshed token carries no scope (scopes come from the caller's authorization request): the server
+    // refuses tools/list with 403 insufficient_scope, challenging for mcp:write; Runway names it for the caller.
     await runway.op('tools', 'tools', {}, 401, (body) =>
       body.code === 'OAUTH_REQUIRED' &&
       body.details?.reason === 'INSUFFICIENT_SCOPE' &&
-      body.details.scope === 'mcp:basic'
+      body.details.scope === 'mcp:write'
         ? undefined
         : JSON.stringify(body),
     );
   },
 
-  'auth/client-credentials-basic': machineToMachine((context) => ({ clientSecret: context.client_secret })),
+  'auth/metadata-issuer-mismatch': async (runway, { url, save }) => {
+    // The authorization server's metadata names another issuer (RFC 8414 §3.3): none of its endpoints may be used,
+    // so the imported grant cannot be refreshed, and the caller is told to authorize again.
+    await save({ url, useOAuth: true });
+    await runway.op('doctor', 'doctor', {}, 200, (body) => has('oauth_required', body.status));
+    await runway.op('import-tokens', 'oauth/import-tokens', expiredGrant(url, { clientId: 'runway-conformance' }), 200);
+    await runway.op('tools', 'tools', {}, 401, (body) => has('OAUTH_REQUIRED', body.code));
+    await runway.op('check-oauth', 'check-oauth', {}, 200, (body) =>
+      body.tokens?.lastRefreshAt === null && body.tokens.lastError ? undefined : JSON.stringify(body.tokens),
+    );
+  },
+
+  'auth/authorization-server-migration': async (runway, { url, save }) => {
+    // The caller's grant is from the first authorization server (its client as the suite's first server registers
+    // it). After one request with it the server names a second one and refuses that grant: Runway asks for a new
+    // grant and never offers the first server's client to the second. The caller authorizes there and imports again.
+    // Which call is refused depends on the lifecycle: the initialize handshake needs no token, server/discover does.
+    await save({ url, useOAuth: true });
+    await runway.op(
+      'import-tokens (first authorization server)',
+      'oauth/import-tokens',
+      expiredGrant(url, { clientId: 'as1-client-id-LEAKED-IF-SEEN-AT-AS2', clientSecret: 'as1-client-secret' }),
+      200,
+    );
+    const refused = (body: any) => has('OAUTH_REQUIRED', body.code);
+    const listed = await runway.op('tools', 'tools', {}, [200, 401], (body) =>
+      body.code ? refused(body) : toolNamed('test-tool')(body),
+    );
+    if (!listed.code) {
+      await runway.op('tools/call (refused)', 'tools/call', { toolName: 'test-tool', parameters: {} }, 401, refused);
+    }
+    await runway.op(
+      'import-tokens (second authorization server)',
+      'oauth/import-tokens',
+      expiredGrant(url, { clientId: 'as2-client-id', clientSecret: 'as2-client-secret' }),
+      200,
+    );
+    await runway.callTool('test-tool', {}, 'test');
+    await runway.op('check-oauth', 'check-oauth', {}, 200, (body) =>
+      body.tokens?.lastRefreshAt && body.tokens.lastError === null ? undefined : JSON.stringify(body.tokens),
+    );
+  },
+
+  'auth/client-credentials-basic': machineToMachine((context) => ({ clientSecret: context.client_secret as string })),
   'auth/client-credentials-jwt': machineToMachine((context) => ({
-    privateKey: context.private_key_pem,
-    signingAlg: context.signing_algorithm,
+    privateKey: context.private_key_pem as string,
+    signingAlg: context.signing_algorithm as string,
   })),
 };
 
 async function main(): Promise<void> {
   const url = process.argv.at(-1) ?? '';
   const scenario = env('MCP_CONFORMANCE_SCENARIO');
-  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, string>;
+  const revision = env('MCP_CONFORMANCE_PROTOCOL_VERSION');
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, unknown>;
   const runway = new Runway(
     env('RUNWAY_CONFORMANCE_API'),
     env('RUNWAY_CONFORMANCE_API_KEY'),
     env('RUNWAY_CONFORMANCE_PROJECT'),
   );
   const started = Date.now();
-  const report: AdapterReport = { scenario, startedAt: started, endedAt: 0, calls: runway.calls, ok: false };
+  const report: AdapterReport = {
+    scenario,
+    revision,
+    startedAt: started,
+    endedAt: 0,
+    calls: runway.calls,
+    ok: false,
+  };
   const save = async (server: OperatorServer) => {
     const response = await fetch(env('RUNWAY_CONFORMANCE_OPERATOR'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ scenario, ...server }),
+      // Server names are unique in a project, and a scenario runs once per revision.
+      body: JSON.stringify({ name: `${scenario} @${revision}`, ...server }),
     });
     if (!response.ok) throw new Error(`saving the server failed: HTTP ${response.status} ${await response.text()}`);
     runway.serverId = report.serverId = ((await response.json()) as { id: string }).id;
@@ -358,16 +552,13 @@ async function main(): Promise<void> {
   try {
     const plan = PLANS[scenario];
     if (!plan) throw new Error(`no plan for scenario ${scenario}`);
-    await plan(runway, { url, context, save });
+    await plan(runway, { url, revision, context, save });
     report.ok = true;
   } catch (error) {
     report.error = error instanceof Error ? error.message : String(error);
   }
   report.endedAt = Date.now();
-  writeFileSync(
-    join(env('RUNWAY_CONFORMANCE_REPORTS'), `${scenario.replaceAll('/', '_')}.json`),
-    JSON.stringify(report, null, 2),
-  );
+  writeFileSync(env('RUNWAY_CONFORMANCE_REPORT'), JSON.stringify(report, null, 2));
   process.exitCode = report.ok ? 0 : 1;
 }
 

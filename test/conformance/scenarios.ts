@@ -1,12 +1,18 @@
 /**
- * Every client scenario of the MCP conformance suite (`@modelcontextprotocol/conformance` 0.1.16) and where Runway
- * stands on it. The suite starts a scenario server and runs test/conformance/adapter.ts against it; the adapter
- * saves the scenario's URL as a server and does everything else through Runway's HTTP API.
+ * Every client scenario of the MCP conformance suite (`@modelcontextprotocol/conformance` 0.2.0-alpha.12), at every
+ * protocol revision the suite runs it at, and where Runway stands there. The suite starts a scenario server for the
+ * revision and runs test/conformance/adapter.ts against it; the adapter saves the scenario's URL as a server and
+ * does everything else through Runway's HTTP API.
+ *
+ * Revisions (`at`): the scenario's revisions among TESTED (`conformance list --client` tags each scenario). An
+ * extension scenario is off the suite's timeline, and its requirement sets run it at each revision, so it runs at
+ * both; a scenario of an older revision only (2025-03-26 backwards compatibility) runs at that one. The test checks
+ * that `at` names exactly these.
  *
  * - `passes`: every check of the suite passes and every API call the adapter makes answers as it should.
  * - `waits`: an expected failure until the named work is done; flip it to `passes` then. Its test passes only while
  *   the scenario fails with the named symptom (any other failure fails it); one that passes already is reported in
- *   the test's summary ("passes now"). No scenario waits today.
+ *   the test's summary ("passes now").
  * - `notApplicable`: nothing in the scenario is Runway's to do (see the reason); not run.
  *
  * `callerChecks`: the scenario as a whole needs the caller's browser flow (dynamic registration, the authorization
@@ -17,7 +23,11 @@
 
 import type { ApiCall } from './adapter.js';
 
-/** What a run of a scenario showed: the adapter's API calls and the suite's checks. */
+/** The protocol revisions Runway is tested at: the initialize handshake, and the stateless lifecycle. */
+export const TESTED = ['2025-11-25', '2026-07-28'] as const;
+export type Revision = (typeof TESTED)[number] | '2025-03-26';
+
+/** What a run of a scenario showed: the adapter's API calls and the suite's checks (but the caller's). */
 export interface ObservedRun {
   calls: ApiCall[];
   checks: { id: string; status: string }[];
@@ -29,109 +39,271 @@ export type ScenarioStatus =
   | { kind: 'notApplicable'; reason: string };
 
 export interface ClientScenario {
-  status: ScenarioStatus;
+  /** each revision the suite runs the scenario at, and where Runway stands there */
+  at: Partial<Record<Revision, ScenarioStatus>>;
   callerChecks?: { ids: string[]; reason: string };
+}
+
+/** The revisions the suite runs a scenario at, from its tags in `conformance list --client`. */
+export function revisionsOf(tags: string[]): Revision[] {
+  if (tags.includes('extension')) return [...TESTED];
+  const tested = TESTED.filter((revision) => tags.includes(revision));
+  return tested.length > 0 ? tested : (tags as Revision[]);
 }
 
 const passes: ScenarioStatus = { kind: 'passes' };
 
+const failing = (run: ObservedRun) =>
+  run.checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING').map((check) => check.id);
+
+/**
+ * Runway's MCP client speaks the 2025 revisions only: it opens with the initialize handshake, which a 2026-07-28
+ * server refuses (400, so the client falls back to the SSE transport and gets 404/405), rejects (-32601), or answers
+ * with 2026-07-28, which the client does not accept. So the first operation of the plan that talks MCP answers
+ * 502 SERVER_UNREACHABLE before any session, in phase connect or initialize.
+ */
+export const CLIENT_2026 = 'the 2026-07-28 client (SDK v2)';
+const noSession = ({ calls }: ObservedRun) => {
+  const last = calls.at(-1) as (ApiCall & { body: any }) | undefined;
+  return (
+    last?.status === 502 &&
+    last.body?.code === 'SERVER_UNREACHABLE' &&
+    ['connect', 'initialize'].includes(last.body.details?.phase)
+  );
+};
+
+/**
+ * Waits for the 2026-07-28 client: no session comes up, and the only failing checks are `checks`, those of the
+ * requests Runway never made or made with the 2025 lifecycle (see `reason`).
+ */
+const waits2026 = (reason: string, checks: string[] = []): ScenarioStatus => ({
+  kind: 'waits',
+  items: [CLIENT_2026],
+  reason,
+  symptom: (run) => noSession(run) && failing(run).every((id) => checks.includes(id)),
+});
+
+const NOT_REACHED = 'the first MCP request fails, so the server sees none of the requests its checks are about';
+const OAUTH_THEN_NO_SESSION =
+  "its OAuth checks pass already (discovery, Runway's token request); the MCP requests after it fail";
+
+const notApplicable = (reason: string): ClientScenario => ({
+  at: { '2025-11-25': { kind: 'notApplicable', reason }, '2026-07-28': { kind: 'notApplicable', reason } },
+});
+const only2026NotApplicable = (reason: string): ClientScenario => ({
+  at: { '2026-07-28': { kind: 'notApplicable', reason } },
+});
+
 const BROWSER_FLOW =
   "the caller's browser flow (dynamic client registration and the authorization request); Runway receives its result through import-tokens";
 const browserFlow = (ids: string[]) => ({ ids, reason: BROWSER_FLOW });
+/** What the discovery scenarios check of the authorization request. */
+const AUTHORIZATION_REQUEST = ['client-registration', 'authorization-request', 'resource-parameter-in-authorization'];
+const ISS = `its only check is how the client treats the iss parameter of the authorization response (RFC 9207), which ${BROWSER_FLOW}`;
 
 export const CLIENT_SCENARIOS: Record<string, ClientScenario> = {
-  initialize: { status: passes },
-  tools_call: { status: passes },
-  'elicitation-sep1034-client-defaults': { status: passes },
-  'sse-retry': { status: passes },
+  initialize: { at: { '2025-11-25': passes } },
+  tools_call: {
+    at: {
+      '2025-11-25': passes,
+      '2026-07-28': waits2026(`validate fails; ${NOT_REACHED}`, ['tool-add-numbers']),
+    },
+  },
+  'elicitation-sep1034-client-defaults': { at: { '2025-11-25': passes } },
+  'sse-retry': { at: { '2025-11-25': passes } },
+  'json-schema-2020-12-preservation': {
+    at: {
+      '2025-11-25': passes,
+      '2026-07-28': waits2026(`tools fails; ${NOT_REACHED}`, [
+        'json-schema-2020-12-client-tool-found',
+        'json-schema-2020-12-client-echo-completed',
+      ]),
+    },
+  },
+
+  // The 2026-07-28 lifecycle (SEP-2575), multi-round-trip requests (SEP-2322), HTTP headers (SEP-2243), schemas.
+  'request-metadata': {
+    at: {
+      '2026-07-28': waits2026(
+        "validate fails: Runway's initialize carries no MCP-Protocol-Version header and no _meta, and after the refusal (-32022) it does not retry with a supported version",
+        [
+          'sep-2575-http-client-sends-version-header',
+          'sep-2575-client-populates-meta',
+          'sep-2575-client-sends-client-info',
+          'sep-2575-client-retry-supported-version',
+        ],
+      ),
+    },
+  },
+  'sep-2322-client-request-state': {
+    at: {
+      '2026-07-28': waits2026(`tools fails (the server answers initialize with -32601); ${NOT_REACHED}`, [
+        'sep-2322-client-request-state-echoed',
+        'sep-2322-client-jsonrpc-id-different',
+        'sep-2322-client-no-state-omitted',
+        'sep-2322-client-parallel-isolation',
+        'sep-2322-default-result-type-complete',
+      ]),
+    },
+  },
+  'http-standard-headers': {
+    at: {
+      '2026-07-28': waits2026(
+        "tools fails (the server answers initialize with 2026-07-28, which Runway's client rejects); its initialize has no Mcp-Method header",
+        ['sep-2243-client-includes-standard-headers'],
+      ),
+    },
+  },
+  'http-custom-headers': {
+    at: {
+      '2026-07-28': waits2026(`tools fails (initialize answered with 2026-07-28); ${NOT_REACHED}`, [
+        'sep-2243-client-supports-custom-headers',
+        'sep-2243-client-mirrors-designated-params',
+        'sep-2243-client-encode-values',
+        'sep-2243-client-base64-unsafe',
+        'sep-2243-client-omit-null',
+      ]),
+    },
+  },
+  'http-invalid-tool-headers': {
+    at: {
+      '2026-07-28': waits2026(`tools fails (initialize answered with 2026-07-28); ${NOT_REACHED}`, [
+        'sep-2243-invalid-tool-tools-list-gate',
+        'sep-2243-client-reject-invalid-tool',
+      ]),
+    },
+  },
+  // Its server answers the 2025 handshake too, so Runway's client lists the tool today.
+  'json-schema-ref-no-deref': { at: { '2026-07-28': passes } },
 
   // OAuth discovery (doctor) and refresh (Runway's own token requests). The adapter imports an expired grant, as a
   // caller that completed the browser flow earlier would, so the first call makes Runway refresh it.
   'auth/metadata-default': {
-    status: passes,
-    callerChecks: browserFlow(['client-registration', 'authorization-request']),
+    at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) },
+    callerChecks: browserFlow(AUTHORIZATION_REQUEST),
   },
-  'auth/metadata-var1': { status: passes, callerChecks: browserFlow(['client-registration', 'authorization-request']) },
-  'auth/metadata-var2': { status: passes, callerChecks: browserFlow(['client-registration', 'authorization-request']) },
-  'auth/metadata-var3': { status: passes, callerChecks: browserFlow(['client-registration', 'authorization-request']) },
+  'auth/metadata-var1': {
+    at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) },
+    callerChecks: browserFlow(AUTHORIZATION_REQUEST),
+  },
+  'auth/metadata-var2': {
+    at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) },
+    callerChecks: browserFlow(AUTHORIZATION_REQUEST),
+  },
+  'auth/metadata-var3': {
+    at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) },
+    callerChecks: browserFlow(AUTHORIZATION_REQUEST),
+  },
   'auth/2025-03-26-oauth-metadata-backcompat': {
-    status: passes,
+    at: { '2025-03-26': passes },
     callerChecks: browserFlow(['client-registration', 'authorization-request']),
   },
   'auth/2025-03-26-oauth-endpoint-fallback': {
-    status: passes,
+    at: { '2025-03-26': passes },
     callerChecks: browserFlow(['client-registration', 'authorization-request']),
   },
   'auth/token-endpoint-auth-basic': {
-    status: passes,
+    at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) },
     callerChecks: browserFlow(['resource-parameter-in-authorization']),
   },
   'auth/token-endpoint-auth-post': {
-    status: passes,
+    at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) },
     callerChecks: browserFlow(['resource-parameter-in-authorization']),
   },
   'auth/token-endpoint-auth-none': {
-    status: passes,
+    at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) },
     callerChecks: browserFlow(['resource-parameter-in-authorization']),
   },
-  'auth/pre-registration': { status: passes },
-  'auth/resource-mismatch': { status: passes },
+  'auth/pre-registration': { at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) } },
+  // Refused before any MCP request: nothing of it depends on the lifecycle.
+  'auth/resource-mismatch': { at: { '2026-07-28': passes } },
   'auth/scope-step-up': {
-    status: passes,
-    callerChecks: browserFlow(['scope-step-up-initial', 'scope-step-up-escalation']),
+    at: {
+      '2025-11-25': passes,
+      '2026-07-28': waits2026(
+        'tools fails before the scope challenge: the server lets initialize through without a token and refuses it (400, no MCP-Protocol-Version header)',
+      ),
+    },
+    callerChecks: browserFlow(['scope-step-up-initial', 'scope-step-up-escalation', 'sep-2350-scope-union-on-reauth']),
+  },
+  'auth/authorization-server-migration': {
+    at: {
+      '2026-07-28': waits2026(
+        'tools fails before the authorization server changes (its OAuth part passes when the suite runs it at 2025-11-25 with --force)',
+      ),
+    },
+    callerChecks: browserFlow(['sep-2352-reregister-on-as-change']),
+  },
+  'auth/metadata-issuer-mismatch': {
+    at: {
+      '2026-07-28': {
+        kind: 'waits',
+        items: [CLIENT_2026, "the authorization server metadata's issuer checked (RFC 8414 §3.3)"],
+        reason:
+          'Runway refreshes the grant at the token endpoint of metadata whose issuer is another server (so tools answers 200 instead of 401 when the suite runs it at 2025-11-25 with --force); at 2026-07-28 tools then fails with no session',
+        symptom: (run) =>
+          failing(run).every((id) => id === 'sep-2468-client-validate-metadata-issuer') &&
+          (noSession(run) || run.calls.at(-1)?.status === 200),
+      },
+    },
   },
 
   // Machine to machine (issue 19 item 7): Runway obtains the tokens itself.
-  'auth/client-credentials-basic': { status: passes },
-  'auth/client-credentials-jwt': { status: passes },
+  'auth/client-credentials-basic': { at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) } },
+  'auth/client-credentials-jwt': { at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) } },
 
-  'auth/basic-cimd': {
-    status: {
-      kind: 'notApplicable',
-      reason: `its only check is the client id of the authorization request (Client ID Metadata Documents): ${BROWSER_FLOW}`,
-    },
-  },
-  'auth/scope-from-www-authenticate': {
-    status: {
-      kind: 'notApplicable',
-      reason: `its only check is the scope of the authorization request: ${BROWSER_FLOW}`,
-    },
-  },
-  'auth/scope-from-scopes-supported': {
-    status: {
-      kind: 'notApplicable',
-      reason: `its only check is the scope of the authorization request: ${BROWSER_FLOW}`,
-    },
-  },
-  'auth/scope-omitted-when-undefined': {
-    status: {
-      kind: 'notApplicable',
-      reason: `its only check is the scope of the authorization request: ${BROWSER_FLOW}`,
-    },
-  },
-  'auth/scope-retry-limit': {
-    status: {
-      kind: 'notApplicable',
-      reason: `its only check counts the caller's repeated authorization requests after 403 insufficient_scope: ${BROWSER_FLOW}`,
-    },
-  },
-  'auth/offline-access-scope': {
-    status: {
-      kind: 'notApplicable',
-      reason: `its checks are the scope of the authorization request and the client's registration metadata: ${BROWSER_FLOW}`,
-    },
-  },
-  'auth/offline-access-not-supported': {
-    status: {
-      kind: 'notApplicable',
-      reason: `its only check is the scope of the authorization request: ${BROWSER_FLOW}`,
-    },
-  },
-  'auth/cross-app-access-complete-flow': {
-    status: {
-      kind: 'notApplicable',
-      reason:
-        "enterprise-managed authorization (SEP-990) exchanges a signed-in user's ID token from their identity provider: a user's grant, which Runway does not hold",
-    },
-  },
+  // Only the caller's browser flow.
+  'auth/basic-cimd': notApplicable(
+    `its only check is the client id of the authorization request (Client ID Metadata Documents): ${BROWSER_FLOW}`,
+  ),
+  'auth/scope-from-www-authenticate': notApplicable(
+    `its only check is the scope of the authorization request: ${BROWSER_FLOW}`,
+  ),
+  'auth/scope-from-scopes-supported': notApplicable(
+    `its only check is the scope of the authorization request: ${BROWSER_FLOW}`,
+  ),
+  'auth/scope-omitted-when-undefined': notApplicable(
+    `its only check is the scope of the authorization request: ${BROWSER_FLOW}`,
+  ),
+  'auth/scope-retry-limit': notApplicable(
+    `its only check counts the caller's repeated authorization requests after 403 insufficient_scope: ${BROWSER_FLOW}`,
+  ),
+  'auth/offline-access-scope': only2026NotApplicable(
+    `its checks are the scope of the authorization request and the client's registration metadata: ${BROWSER_FLOW}`,
+  ),
+  'auth/offline-access-not-supported': only2026NotApplicable(
+    `its only check is the scope of the authorization request: ${BROWSER_FLOW}`,
+  ),
+  'auth/iss-supported': only2026NotApplicable(ISS),
+  'auth/iss-not-advertised': only2026NotApplicable(ISS),
+  'auth/iss-supported-missing': only2026NotApplicable(ISS),
+  'auth/iss-wrong-issuer': only2026NotApplicable(ISS),
+  'auth/iss-unexpected': only2026NotApplicable(ISS),
+  'auth/iss-normalized': only2026NotApplicable(ISS),
+
+  // Extensions Runway does not offer.
+  'auth/enterprise-managed-authorization': notApplicable(
+    "enterprise-managed authorization (SEP-990) exchanges a signed-in user's ID token from their identity provider: a user's grant, which Runway does not hold",
+  ),
+  'auth/dpop': notApplicable(
+    "DPoP (SEP-1932) binds the access token to a key of the client that made the authorization code exchange, the caller's browser flow; import-tokens takes Bearer tokens and no proof key, so Runway has no bound token to present",
+  ),
+  'auth/dpop-nonce': notApplicable(
+    "DPoP with server nonces (SEP-1932): the token is bound to the key of the caller's browser flow, as in auth/dpop",
+  ),
+  'auth/wif-jwt-bearer': notApplicable(
+    "workload identity federation (SEP-1933): the client trades a JWT its own platform issued it for a token; Runway's machine-to-machine servers use client_credentials, and it has no workload identity of its own",
+  ),
+  'sep-2640-client-no-prefetch': notApplicable(
+    "the skills extension (SEP-2640): when to load a skill and read its files is the host's (an agent's) decision; Runway reads a resource only when its caller asks, and has no skills/list",
+  ),
+  'sep-2640-client-verify-digest': notApplicable(
+    "the skills extension (SEP-2640): verifying a loaded skill's files is the host's part; Runway loads no skills",
+  ),
+  'sep-2640-client-verify-size': notApplicable(
+    "the skills extension (SEP-2640): verifying a loaded skill's files is the host's part; Runway loads no skills",
+  ),
+  'sep-2640-client-verify-frontmatter': notApplicable(
+    "the skills extension (SEP-2640): verifying a loaded skill's files is the host's part; Runway loads no skills",
+  ),
 };
