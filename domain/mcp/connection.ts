@@ -20,7 +20,8 @@ import { fenceProfile } from './rootsFence.js';
 import { answerServerRequests, type ClientAnswers, type InputAnswerer } from './clientRequests.js';
 import { LOST_LOCALLY, toOperationFailure } from './failures.js';
 import { eraKey, RUNWAY_PROTOCOL_VERSIONS, type ProtocolEras } from './protocolEras.js';
-import { answersWithTasksAsPlaceholders, TASKS_EXTENSION } from './tasks.js';
+import { withReadableAnswers } from './answerShapes.js';
+import { TASKS_EXTENSION } from './tasks.js';
 import { limits } from '../limits.js';
 import { boundedMessages, type MessageTooLarge } from './messageSize.js';
 import { refusalsAsErrors } from './refusals.js';
@@ -79,6 +80,9 @@ export interface McpConnection {
   lease: ClientAnswers | undefined;
   /** answers a question a task asks, as this session answers the server's other questions */
   answerInput: InputAnswerer;
+  /** keeps a tool as this session listed it (its inputSchema says which arguments travel as headers, 2026) */
+  rememberTool(tool: ListedToolDefinition): void;
+  toolDefinition(name: string): ListedToolDefinition | undefined;
   close(): Promise<void>;
 }
 
@@ -122,6 +126,16 @@ export async function openConnection(
     }
   }
 }
+
+/** A tool as listed: its name and input schema (what tools/call needs to know of it). */
+export interface ListedToolDefinition {
+  name: string;
+  inputSchema: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** Tools a session remembers at most (a server listing more is called without its definitions past this). */
+const MAX_REMEMBERED_TOOLS = 10_000;
 
 /** Failures that say a remembered era no longer fits the server. */
 export const STALE_ERA = new Set([
@@ -170,8 +184,9 @@ async function connectOver(
     dataDir,
     resumption: timeouts.resumption,
   });
-  // A task answer (Tasks extension) reaches the SDK's Client as a placeholder it accepts; operations poll it.
-  const transport = answersWithTasksAsPlaceholders(created.transport);
+  // Answers the SDK would refuse and Runway uses (a task, a 2026 result without resultType): answerShapes.ts.
+  let modern = false;
+  const transport = withReadableAnswers(created.transport, () => modern);
   // The roots declared (and answered to roots/list) are only those the server is allowed (rootsFence.ts), whoever
   // gave the profile. A host's profile introduces the client as that host (its clientInfo); else Runway names itself.
   // The SDK's Client checks a tool's structuredContent against the outputSchema its server wrote: on the rules for
@@ -239,6 +254,8 @@ async function connectOver(
   }
   timings.initializeMs = Date.now() - startedAt;
   initialized = true;
+  modern = client.getProtocolEra() === 'modern';
+  const tools = new Map<string, ListedToolDefinition>();
 
   return {
     client,
@@ -249,6 +266,10 @@ async function connectOver(
       lease = answers;
     },
     answerInput,
+    rememberTool: (tool) => {
+      if (tools.size < MAX_REMEMBERED_TOOLS || tools.has(tool.name)) tools.set(tool.name, tool);
+    },
+    toolDefinition: (name) => tools.get(name),
     pid: created.pid(),
     child: created.child,
     timings,

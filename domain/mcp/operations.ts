@@ -7,6 +7,7 @@ import {
   type GetPromptResult,
   type ReadResourceResult,
   type ServerCapabilities,
+  type Tool,
 } from '@modelcontextprotocol/client';
 import { CallToolResultSchema, GetPromptResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
@@ -21,6 +22,7 @@ import type { ClientAnswers } from './clientRequests.js';
 import { openConnection, STALE_ERA, type InitInfo, type McpConnection } from './connection.js';
 import { eraKey } from './protocolEras.js';
 import { awaitTask, taskOf } from './tasks.js';
+import { headerDeclarationProblem } from './paramHeaders.js';
 import { runDoctor, type DoctorReport } from './doctor.js';
 import { endsSession, featureNotSupported, oauthRequired, toOperationFailure } from './failures.js';
 import { OAuthGrants, type OAuthRequirement, type TokenImport } from './oauth.js';
@@ -41,6 +43,17 @@ import {
 import { boundResult, ReplyBudget, type Truncation } from './replyBudget.js';
 import { requestOptions, resolveTimeouts, type McpTimeouts } from './timeouts.js';
 import type { Credentials } from './transports.js';
+
+/** Whether a session sends a tool's x-mcp-header arguments as headers: the 2026 wire over streamable HTTP. */
+const mirrorsHeaders = (c: McpConnection) => c.initInfo.era === 'modern' && c.initInfo.transport === 'streamable-http';
+
+function invalidToolDefinition(server: SavedServer, name: string, problem: string): OperationFailure {
+  return new OperationFailure(
+    'SERVER_UNREACHABLE',
+    `server '${server.name}' defines tool '${name}' in a way no client may call it: ${problem}`,
+    { reason: 'INVALID_TOOL_DEFINITION', phase: 'request', toolName: name, retryable: false },
+  );
+}
 
 /** What a tasks/* request answers: read by tasks.ts, which checks what it needs. */
 const taskReplySchema = z.looseObject({});
@@ -266,6 +279,39 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
   }
 
   /**
+   * One tools/call. client.request rather than client.callTool: the result goes back unchanged, without the SDK's
+   * client-side output-schema checks turning a server's answer into an exception. Except on the 2026 wire over HTTP,
+   * where the arguments a tool marks `x-mcp-header` travel as Mcp-Param headers too (SEP-2243): there the SDK's
+   * callTool sends them, given the tool as listed (listed first on this session if need be) without its output
+   * schema, so it checks nothing; a tool whose declarations break the rules is not called (paramHeaders.ts).
+   */
+  async function sendToolCall(
+    server: SavedServer,
+    c: McpConnection,
+    t: McpTimeouts,
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<CallToolResult> {
+    const sent = requestOptions(t, options.signal, options.onprogress);
+    if (!mirrorsHeaders(c))
+      return await c.client.request(
+        { method: 'tools/call', params: { name, arguments: args } },
+        CallToolResultSchema,
+        sent,
+      );
+    if (!c.toolDefinition(name)) await allPages('tools', server, c, t, options.signal);
+    const tool = c.toolDefinition(name);
+    const problem = tool && headerDeclarationProblem(tool.inputSchema);
+    if (problem) throw invalidToolDefinition(server, name, problem);
+    const toolDefinition = tool && ({ ...tool, outputSchema: undefined } as Tool);
+    return await c.client.callTool(
+      { name, arguments: args },
+      { ...sent, ...(toolDefinition ? { toolDefinition } : {}) },
+    );
+  }
+
+  /**
    * A tool that answered with a task (Tasks extension, 2026-07-28) is followed to its end (tasks.ts), within the
    * call's longest time (maxTotalMs); the result is the task's. Any other result is returned as it came.
    */
@@ -314,6 +360,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
         listResultSchemas.tools,
         requestOptions(t, signal),
       );
+      for (const tool of page.tools) c.rememberTool(tool);
       return { items: page.tools.map(toToolEntry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
     prompts: async (
@@ -488,7 +535,11 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
       run(server, options.signal, (c, t) => lists.tools(server, c, t, options.cursor, options.signal)).then(boundPage),
 
     listAllTools: (server, options = {}) =>
-      run(server, options.signal, (c, t) => allPages('tools', server, c, t, options.signal)),
+      run(server, options.signal, async (c, t) => {
+        const tools = await allPages('tools', server, c, t, options.signal);
+        // What a model may call: not a tool Runway would refuse to call (its x-mcp-header declarations are invalid).
+        return mirrorsHeaders(c) ? tools.filter((tool) => !headerDeclarationProblem(tool.inputSchema)) : tools;
+      }),
 
     callTool: (server, name, args, options = {}) =>
       run(
@@ -496,14 +547,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
         options.signal,
         (c, t) => {
           requireCapability(server, c, 'tools');
-          // client.request rather than client.callTool: the result goes back unchanged, without the SDK's
-          // client-side output-schema checks turning a server's answer into an exception.
-          return c.client
-            .request(
-              { method: 'tools/call', params: { name, arguments: args } },
-              CallToolResultSchema,
-              requestOptions(t, options.signal, options.onprogress),
-            )
+          return sendToolCall(server, c, t, name, args, options)
             .then((result) => untilTaskEnds(server, c, t, result, options.signal))
             .then((result) => boundResult(result as ToolCallResult));
         },

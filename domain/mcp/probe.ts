@@ -7,6 +7,7 @@ import type { FetchLike } from '@modelcontextprotocol/client';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/client';
 import type { SavedServer } from '../../db/servers.js';
 import { CLIENT_INFO } from './connection.js';
+import { MODERN_REVISION } from './protocolEras.js';
 import { advertisedAuthorization, fetchAuthorizationServerMetadata, OAuthFailure } from './discovery.js';
 import { Outbound, OutboundError } from './outbound.js';
 import { wordsOf } from './refusals.js';
@@ -128,9 +129,11 @@ export async function probeHttp(server: SavedServer, timeoutMs: number): Promise
     if (answer.transport) {
       return {
         ok: true,
-        detail: answer.modernOnly
-          ? 'reachable; speaks streamable HTTP, protocol 2026-07-28 only (it refused the 2025 initialize with -32022)'
-          : `reachable; speaks ${answer.transport === 'sse' ? 'HTTP+SSE (2024-11-05)' : 'streamable HTTP'} (HTTP ${answer.status})`,
+        detail: answer.modern
+          ? `reachable; speaks streamable HTTP, protocol 2026-07-28 (it answered server/discover, HTTP ${answer.status})`
+          : answer.modernOnly
+            ? 'reachable; speaks streamable HTTP, protocol 2026-07-28 only (it refused the 2025 initialize with -32022)'
+            : `reachable; speaks ${answer.transport === 'sse' ? 'HTTP+SSE (2024-11-05)' : 'streamable HTTP'} (HTTP ${answer.status})`,
         ...answered,
         oauth,
       };
@@ -178,15 +181,68 @@ interface ProbeAnswer {
   words?: string;
   /** it refused the 2025 initialize for its protocol revision: a server of the 2026 revision only */
   modernOnly?: boolean;
+  /** it answered server/discover: a server of the 2026 revision */
+  modern?: boolean;
 }
 
 /** An unauthenticated request in the server's transport (the other one if that says nothing useful). */
 async function knock(server: SavedServer, fetch: FetchLike): Promise<ProbeAnswer> {
   const url = server.url ?? '';
   const headers = requestHeaders(server);
-  const order = server.transportType === 'sse' ? [openSseStream, postInitialize] : [postInitialize, openSseStream];
+  const order = server.transportType === 'sse' ? [openSseStream, postInitialize] : [postHandshake, openSseStream];
   const answer = await order[0](url, headers, fetch);
   return answer.transport || answer.status === 401 ? answer : await order[1](url, headers, fetch);
+}
+
+/**
+ * The handshake of either era: server/discover as a 2026 client sends it (its headers and `_meta`), then, from a
+ * server that does not answer it as a 2026 server would, the 2025 initialize.
+ */
+async function postHandshake(url: string, headers: Record<string, string>, fetch: FetchLike): Promise<ProbeAnswer> {
+  const discovered = await postDiscover(url, headers, fetch);
+  return discovered.transport || discovered.status === 401 ? discovered : await postInitialize(url, headers, fetch);
+}
+
+async function postDiscover(url: string, headers: Record<string, string>, fetch: FetchLike): Promise<ProbeAnswer> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      ...headers,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN_REVISION,
+      'mcp-method': 'server/discover',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'server/discover',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { ...CLIENT_INFO, name: 'runway-doctor' },
+        },
+      },
+    }),
+  });
+  if (response.status === 401) return await describe(response, undefined);
+  const text = response.ok ? await response.text().catch(() => '') : (await response.body?.cancel(), '');
+  return answersDiscover(text)
+    ? { status: response.status, transport: 'streamable-http', modern: true }
+    : { status: response.status };
+}
+
+/** Whether a body (JSON, or the first event of an event stream) is a server/discover result listing versions. */
+function answersDiscover(text: string): boolean {
+  const json = /^\s*\{/.test(text) ? text : (/^data:\s*(.*)$/m.exec(text)?.[1] ?? '');
+  try {
+    const versions = (JSON.parse(json.slice(0, 65_536)) as { result?: { supportedVersions?: unknown } } | null)?.result
+      ?.supportedVersions;
+    return Array.isArray(versions) && versions.length > 0;
+  } catch {
+    return false;
+  }
 }
 
 async function postInitialize(url: string, headers: Record<string, string>, fetch: FetchLike): Promise<ProbeAnswer> {
@@ -205,10 +261,12 @@ async function postInitialize(url: string, headers: Record<string, string>, fetc
     }),
   });
   // A server of the 2026 revision only refuses the 2025 handshake with 400 and -32022: it does speak MCP here.
-  const modernOnly = response.status === 400 && (await refusesVersion(response));
-  const answer = modernOnly
-    ? { status: 400, transport: 'streamable-http' as const, modernOnly: true }
-    : await describe(response, response.ok ? 'streamable-http' : undefined);
+  const answer: ProbeAnswer =
+    response.status === 400
+      ? (await refusesVersion(response))
+        ? { status: 400, transport: 'streamable-http', modernOnly: true }
+        : { status: 400 }
+      : await describe(response, response.ok ? 'streamable-http' : undefined);
   // Don't leave the probe's session behind on the server.
   const session = response.headers.get('mcp-session-id');
   if (session)

@@ -1,4 +1,4 @@
-import type { CallToolResult, JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { OperationFailure } from '../failures.js';
 import { limits } from '../limits.js';
@@ -7,8 +7,8 @@ import { limits } from '../limits.js';
  * The Tasks extension of MCP 2026-07-28 (SEP-2663): a server may answer a tools/call with a task
  * (`resultType: "task"`) that the client polls with tasks/get until it ends, answers with tasks/update when it asks
  * for input, and may cancel with tasks/cancel. The SDK's client declares the extension when told to, but refuses a
- * task answer; this module is the piece built on top of it: the answer is taken off the wire before the SDK reads it
- * (`answersWithTasksAsPlaceholders`), handed back as a placeholder result, and polled here (`awaitTask`).
+ * task answer; this module is the piece built on top of it: the answer is replaced before the SDK reads it
+ * (answerShapes.ts, `placeholderFor`), handed back as a placeholder result, and polled here (`awaitTask`).
  */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
@@ -28,25 +28,8 @@ const taskSchema = z.looseObject({
 /** A task as the server describes it (the task answer, and each tasks/get). */
 export type TaskState = z.infer<typeof taskSchema>;
 
-/**
- * The transport as the SDK's Client sees it, except that a task answer reaches the Client as a complete, empty tool
- * result marking the task. A Proxy, not a wrapper class: the SDK tells its transports apart by class (the stdio
- * probe, the HTTP headers), and a Proxy is still the same instance for `instanceof`.
- */
-export function answersWithTasksAsPlaceholders<T extends Transport>(transport: T): T {
-  return new Proxy(transport, {
-    set(target, property, value: unknown, receiver) {
-      if (property === 'onmessage' && typeof value === 'function') {
-        const deliver = value as NonNullable<Transport['onmessage']>;
-        const rewritten: Transport['onmessage'] = (message, extra) => deliver(placeholderFor(message), extra);
-        return Reflect.set(target, property, rewritten, receiver);
-      }
-      return Reflect.set(target, property, value, receiver);
-    },
-  });
-}
-
-function placeholderFor(message: JSONRPCMessage): JSONRPCMessage {
+/** A task answer as the SDK's Client is handed it: a complete, empty tool result marking the task (answerShapes.ts). */
+export function placeholderFor(message: JSONRPCMessage): JSONRPCMessage {
   const result = (message as { result?: Record<string, unknown> }).result;
   if (!result || result.resultType !== 'task' || !('id' in message)) return message;
   const { resultType: _task, ...task } = result;

@@ -367,12 +367,23 @@ const PLANS: Record<string, Plan> = {
   },
 
   'http-invalid-tool-headers': async (runway, { url, save }) => {
-    // Tools with a malformed x-mcp-header are left out of the list; the caller calls every tool it was given, as an
-    // agent would. (A call naming an excluded tool is the caller's own doing; the suite does not look at it.)
+    // The list is the server's, unchanged (a tester must see its broken tools); every tool is called, as an agent
+    // would: a tool whose x-mcp-header declarations break the rules is refused by Runway (never sent), the valid one
+    // is called.
     await save({ url });
-    const tools = await runway.op('tools', 'tools', {}, 200, exactly(['valid_tool']));
+    const tools = await runway.op('tools', 'tools', {}, 200, toolNamed('valid_tool'));
     for (const tool of tools.items as { name: string; inputSchema: unknown }[]) {
-      await runway.callTool(tool.name, sampleArguments(tool.inputSchema), 'Tool call received');
+      if (tool.name === 'valid_tool') {
+        await runway.callTool(tool.name, sampleArguments(tool.inputSchema), 'Tool call received');
+        continue;
+      }
+      await runway.op(
+        `tools/call ${tool.name}`,
+        'tools/call',
+        { toolName: tool.name, parameters: sampleArguments(tool.inputSchema) },
+        502,
+        (body) => (body.details?.reason === 'INVALID_TOOL_DEFINITION' ? undefined : JSON.stringify(body)),
+      );
     }
   },
 

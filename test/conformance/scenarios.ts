@@ -72,21 +72,6 @@ const noSession = ({ calls }: ObservedRun) => {
   );
 };
 
-/**
- * Waits for the 2026-07-28 client: no session comes up, and the only failing checks are `checks`, those of the
- * requests Runway never made or made with the 2025 lifecycle (see `reason`).
- */
-const waits2026 = (reason: string, checks: string[] = []): ScenarioStatus => ({
-  kind: 'waits',
-  items: [CLIENT_2026],
-  reason,
-  symptom: (run) => noSession(run) && failing(run).every((id) => checks.includes(id)),
-});
-
-const NOT_REACHED = 'the first MCP request fails, so the server sees none of the requests its checks are about';
-const OAUTH_THEN_NO_SESSION =
-  "its OAuth checks pass already (discovery, Runway's token request); the MCP requests after it fail";
-
 const notApplicable = (reason: string): ClientScenario => ({
   at: { '2025-11-25': { kind: 'notApplicable', reason }, '2026-07-28': { kind: 'notApplicable', reason } },
 });
@@ -106,7 +91,7 @@ export const CLIENT_SCENARIOS: Record<string, ClientScenario> = {
   tools_call: {
     at: {
       '2025-11-25': passes,
-      '2026-07-28': waits2026(`validate fails; ${NOT_REACHED}`, ['tool-add-numbers']),
+      '2026-07-28': passes,
     },
   },
   'elicitation-sep1034-client-defaults': { at: { '2025-11-25': passes } },
@@ -114,63 +99,34 @@ export const CLIENT_SCENARIOS: Record<string, ClientScenario> = {
   'json-schema-2020-12-preservation': {
     at: {
       '2025-11-25': passes,
-      '2026-07-28': waits2026(`tools fails; ${NOT_REACHED}`, [
-        'json-schema-2020-12-client-tool-found',
-        'json-schema-2020-12-client-echo-completed',
-      ]),
+      '2026-07-28': passes,
     },
   },
 
   // The 2026-07-28 lifecycle (SEP-2575), multi-round-trip requests (SEP-2322), HTTP headers (SEP-2243), schemas.
   'request-metadata': {
     at: {
-      '2026-07-28': waits2026(
-        "validate fails: Runway's initialize carries no MCP-Protocol-Version header and no _meta, and after the refusal (-32022) it does not retry with a supported version",
-        [
-          'sep-2575-http-client-sends-version-header',
-          'sep-2575-client-populates-meta',
-          'sep-2575-client-sends-client-info',
-          'sep-2575-client-retry-supported-version',
-        ],
-      ),
+      '2026-07-28': passes,
     },
   },
   'sep-2322-client-request-state': {
     at: {
-      '2026-07-28': waits2026(`tools fails (the server answers initialize with -32601); ${NOT_REACHED}`, [
-        'sep-2322-client-request-state-echoed',
-        'sep-2322-client-jsonrpc-id-different',
-        'sep-2322-client-no-state-omitted',
-        'sep-2322-client-parallel-isolation',
-        'sep-2322-default-result-type-complete',
-      ]),
+      '2026-07-28': passes,
     },
   },
   'http-standard-headers': {
     at: {
-      '2026-07-28': waits2026(
-        "tools fails (the server answers initialize with 2026-07-28, which Runway's client rejects); its initialize has no Mcp-Method header",
-        ['sep-2243-client-includes-standard-headers'],
-      ),
+      '2026-07-28': passes,
     },
   },
   'http-custom-headers': {
     at: {
-      '2026-07-28': waits2026(`tools fails (initialize answered with 2026-07-28); ${NOT_REACHED}`, [
-        'sep-2243-client-supports-custom-headers',
-        'sep-2243-client-mirrors-designated-params',
-        'sep-2243-client-encode-values',
-        'sep-2243-client-base64-unsafe',
-        'sep-2243-client-omit-null',
-      ]),
+      '2026-07-28': passes,
     },
   },
   'http-invalid-tool-headers': {
     at: {
-      '2026-07-28': waits2026(`tools fails (initialize answered with 2026-07-28); ${NOT_REACHED}`, [
-        'sep-2243-invalid-tool-tools-list-gate',
-        'sep-2243-client-reject-invalid-tool',
-      ]),
+      '2026-07-28': passes,
     },
   },
   // Its server answers the 2025 handshake too, so Runway's client lists the tool today.
@@ -179,19 +135,19 @@ export const CLIENT_SCENARIOS: Record<string, ClientScenario> = {
   // OAuth discovery (doctor) and refresh (Runway's own token requests). The adapter imports an expired grant, as a
   // caller that completed the browser flow earlier would, so the first call makes Runway refresh it.
   'auth/metadata-default': {
-    at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) },
+    at: { '2025-11-25': passes, '2026-07-28': passes },
     callerChecks: browserFlow(AUTHORIZATION_REQUEST),
   },
   'auth/metadata-var1': {
-    at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) },
+    at: { '2025-11-25': passes, '2026-07-28': passes },
     callerChecks: browserFlow(AUTHORIZATION_REQUEST),
   },
   'auth/metadata-var2': {
-    at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) },
+    at: { '2025-11-25': passes, '2026-07-28': passes },
     callerChecks: browserFlow(AUTHORIZATION_REQUEST),
   },
   'auth/metadata-var3': {
-    at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) },
+    at: { '2025-11-25': passes, '2026-07-28': passes },
     callerChecks: browserFlow(AUTHORIZATION_REQUEST),
   },
   'auth/2025-03-26-oauth-metadata-backcompat': {
@@ -203,34 +159,30 @@ export const CLIENT_SCENARIOS: Record<string, ClientScenario> = {
     callerChecks: browserFlow(['client-registration', 'authorization-request']),
   },
   'auth/token-endpoint-auth-basic': {
-    at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) },
+    at: { '2025-11-25': passes, '2026-07-28': passes },
     callerChecks: browserFlow(['resource-parameter-in-authorization']),
   },
   'auth/token-endpoint-auth-post': {
-    at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) },
+    at: { '2025-11-25': passes, '2026-07-28': passes },
     callerChecks: browserFlow(['resource-parameter-in-authorization']),
   },
   'auth/token-endpoint-auth-none': {
-    at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) },
+    at: { '2025-11-25': passes, '2026-07-28': passes },
     callerChecks: browserFlow(['resource-parameter-in-authorization']),
   },
-  'auth/pre-registration': { at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) } },
+  'auth/pre-registration': { at: { '2025-11-25': passes, '2026-07-28': passes } },
   // Refused before any MCP request: nothing of it depends on the lifecycle.
   'auth/resource-mismatch': { at: { '2026-07-28': passes } },
   'auth/scope-step-up': {
     at: {
       '2025-11-25': passes,
-      '2026-07-28': waits2026(
-        'tools fails before the scope challenge: the server lets initialize through without a token and refuses it (400, no MCP-Protocol-Version header)',
-      ),
+      '2026-07-28': passes,
     },
     callerChecks: browserFlow(['scope-step-up-initial', 'scope-step-up-escalation', 'sep-2350-scope-union-on-reauth']),
   },
   'auth/authorization-server-migration': {
     at: {
-      '2026-07-28': waits2026(
-        'tools fails before the authorization server changes (its OAuth part passes when the suite runs it at 2025-11-25 with --force)',
-      ),
+      '2026-07-28': passes,
     },
     callerChecks: browserFlow(['sep-2352-reregister-on-as-change']),
   },
@@ -249,8 +201,8 @@ export const CLIENT_SCENARIOS: Record<string, ClientScenario> = {
   },
 
   // Machine to machine (issue 19 item 7): Runway obtains the tokens itself.
-  'auth/client-credentials-basic': { at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) } },
-  'auth/client-credentials-jwt': { at: { '2025-11-25': passes, '2026-07-28': waits2026(OAUTH_THEN_NO_SESSION) } },
+  'auth/client-credentials-basic': { at: { '2025-11-25': passes, '2026-07-28': passes } },
+  'auth/client-credentials-jwt': { at: { '2025-11-25': passes, '2026-07-28': passes } },
 
   // Only the caller's browser flow.
   'auth/basic-cimd': notApplicable(
