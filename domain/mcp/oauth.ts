@@ -482,6 +482,10 @@ export class OAuthGrants {
         resource ??= advertised.resource;
       }
       const found = await fetchAuthorizationServerMetadata(authorizationServerUrl, outbound.fetch);
+      // RFC 8414 §3.3: metadata whose issuer is not the authorization server it was fetched for must not be used:
+      // neither the refresh token nor the client's credentials go to the token endpoint it names.
+      if (found?.metadata.issuer && !sameUrl(found.metadata.issuer, authorizationServerUrl))
+        throw new OAuthFailure('metadata_issuer_mismatch');
       const tokenEndpoint = tokenEndpointFor(authorizationServerUrl, found?.metadata, serverUrl);
       let status: number | undefined;
       // The client secret goes to the token endpoint and nowhere else, whatever the library would like to call.

@@ -53,25 +53,6 @@ export function revisionsOf(tags: string[]): Revision[] {
 
 const passes: ScenarioStatus = { kind: 'passes' };
 
-const failing = (run: ObservedRun) =>
-  run.checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING').map((check) => check.id);
-
-/**
- * Runway's MCP client speaks the 2025 revisions only: it opens with the initialize handshake, which a 2026-07-28
- * server refuses (400, so the client falls back to the SSE transport and gets 404/405), rejects (-32601), or answers
- * with 2026-07-28, which the client does not accept. So the first operation of the plan that talks MCP answers
- * 502 SERVER_UNREACHABLE before any session, in phase connect or initialize.
- */
-export const CLIENT_2026 = 'the 2026-07-28 client (SDK v2)';
-const noSession = ({ calls }: ObservedRun) => {
-  const last = calls.at(-1) as (ApiCall & { body: any }) | undefined;
-  return (
-    last?.status === 502 &&
-    last.body?.code === 'SERVER_UNREACHABLE' &&
-    ['connect', 'initialize'].includes(last.body.details?.phase)
-  );
-};
-
 const notApplicable = (reason: string): ClientScenario => ({
   at: { '2025-11-25': { kind: 'notApplicable', reason }, '2026-07-28': { kind: 'notApplicable', reason } },
 });
@@ -186,19 +167,8 @@ export const CLIENT_SCENARIOS: Record<string, ClientScenario> = {
     },
     callerChecks: browserFlow(['sep-2352-reregister-on-as-change']),
   },
-  'auth/metadata-issuer-mismatch': {
-    at: {
-      '2026-07-28': {
-        kind: 'waits',
-        items: [CLIENT_2026, "the authorization server metadata's issuer checked (RFC 8414 §3.3)"],
-        reason:
-          'Runway refreshes the grant at the token endpoint of metadata whose issuer is another server (so tools answers 200 instead of 401 when the suite runs it at 2025-11-25 with --force); at 2026-07-28 tools then fails with no session',
-        symptom: (run) =>
-          failing(run).every((id) => id === 'sep-2468-client-validate-metadata-issuer') &&
-          (noSession(run) || run.calls.at(-1)?.status === 200),
-      },
-    },
-  },
+  // Metadata naming another issuer (RFC 8414 §3.3) is not used: no refresh there, and the call is OAUTH_REQUIRED.
+  'auth/metadata-issuer-mismatch': { at: { '2026-07-28': passes } },
 
   // Machine to machine (issue 19 item 7): Runway obtains the tokens itself.
   'auth/client-credentials-basic': { at: { '2025-11-25': passes, '2026-07-28': passes } },
