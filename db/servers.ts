@@ -98,6 +98,17 @@ export interface SavedServer {
   revision: number;
   createdAt: Date;
   updatedAt: Date;
+  /** the protocol it last spoke to Runway (recordServerProtocol); null until a session opened */
+  protocol?: ServerProtocol | null;
+}
+
+/** 'modern': MCP 2026-07-28 (server/discover, stateless); 'legacy': the initialize handshake (2025-11-25 and before). */
+export type ProtocolEraName = 'modern' | 'legacy';
+
+export interface ServerProtocol {
+  era: ProtocolEraName;
+  version: string;
+  seenAt: Date;
 }
 
 export interface ServerInput {
@@ -149,6 +160,9 @@ interface ServerRow {
   iteration_isolation: IterationIsolation | null;
   client_profile: ClientProfile | null;
   allowed_roots: string[];
+  protocol_era: ProtocolEraName | null;
+  protocol_version: string | null;
+  protocol_seen_at: Date | null;
   /** of its project, joined in by the queries that read whole servers (serverRows) */
   organization_id: string;
   revision: number;
@@ -498,7 +512,33 @@ export function toSavedServer(box: SecretBox, server: StoredServer): SavedServer
     revision: server.revision,
     createdAt: server.createdAt,
     updatedAt: server.updatedAt,
+    protocol: protocolOf(server),
   };
+}
+
+/** The protocol a stored server last spoke, when a session has opened with it. */
+export function protocolOf(
+  server: Pick<StoredServer, 'protocolEra' | 'protocolVersion' | 'protocolSeenAt'>,
+): ServerProtocol | null {
+  return server.protocolEra && server.protocolVersion && server.protocolSeenAt
+    ? { era: server.protocolEra, version: server.protocolVersion, seenAt: server.protocolSeenAt }
+    : null;
+}
+
+/**
+ * Records the protocol a server spoke when a session opened, when it differs from what is stored: a metadata write
+ * that neither bumps the server's revision (its sessions stay) nor its updated_at (an operator's edits).
+ */
+export async function recordServerProtocol(
+  sql: Db,
+  serverId: string,
+  protocol: { era: ProtocolEraName; version: string },
+): Promise<void> {
+  await sql`
+    UPDATE servers SET protocol_era = ${protocol.era}, protocol_version = ${protocol.version.slice(0, 64)},
+                       protocol_seen_at = clock_timestamp()
+    WHERE id = ${serverId}
+      AND (protocol_era IS DISTINCT FROM ${protocol.era} OR protocol_version IS DISTINCT FROM ${protocol.version.slice(0, 64)})`;
 }
 
 export type { ServerRow };

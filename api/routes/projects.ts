@@ -1,10 +1,16 @@
 import { listProjects } from '../../db/projects.js';
-import { listStoredServers } from '../../db/servers.js';
+import { listStoredServers, protocolOf, type StoredServer } from '../../db/servers.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { defineRoute } from '../route.js';
 import { projectSchema, projectsQuery, serverSchema } from '../schemas/catalog.js';
 import { collection, projectParams } from '../schemas/common.js';
+
+/** The protocol a server last spoke, as the server list shows it. */
+function protocolView(server: StoredServer) {
+  const protocol = protocolOf(server);
+  return protocol ? { era: protocol.era, version: protocol.version, seenAt: protocol.seenAt.getTime() } : null;
+}
 
 export function projectRoutes({ sql }: RouteDeps) {
   return [
@@ -59,6 +65,7 @@ export function projectRoutes({ sql }: RouteDeps) {
             oauthScopes: s.oauthScopes,
             createdAt: s.createdAt.getTime(),
             updatedAt: s.updatedAt.getTime(),
+            protocol: protocolView(s),
           })),
         };
       },

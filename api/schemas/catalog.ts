@@ -32,6 +32,17 @@ export const serverSchema = z
     oauthScopes: z.array(z.string()),
     createdAt: epochMs,
     updatedAt: epochMs,
+    protocol: z
+      .object({
+        era: z.enum(['modern', 'legacy']).meta({
+          description:
+            '`modern`: MCP 2026-07-28 (server/discover, stateless); `legacy`: the initialize handshake (2025-11-25 and earlier)',
+        }),
+        version: z.string().meta({ description: 'the protocol revision negotiated' }),
+        seenAt: epochMs,
+      })
+      .nullable()
+      .meta({ description: 'the protocol the server last spoke to Runway (when a session opened); null until then' }),
   })
   .meta({
     id: 'Server',

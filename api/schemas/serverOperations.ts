@@ -186,13 +186,10 @@ export const resourceListSchema = page(resourceEntrySchema, 'ResourceList');
 const initInfoSchema = z
   .object({
     protocolVersion: z.string().nullable().meta({ description: 'the negotiated MCP protocol revision' }),
-    era: z
-      .enum(['modern', 'legacy'])
-      .nullable()
-      .meta({
-        description:
-          'the protocol era: `modern` (2026-07-28: server/discover, stateless, no initialize) or `legacy` (the initialize handshake, 2025-11-25 and earlier)',
-      }),
+    era: z.enum(['modern', 'legacy']).nullable().meta({
+      description:
+        'the protocol era: `modern` (2026-07-28: server/discover, stateless, no initialize) or `legacy` (the initialize handshake, 2025-11-25 and earlier)',
+    }),
     serverInfo: z.looseObject({ name: z.string(), version: z.string() }).nullable(),
     capabilities: jsonObject,
     instructions: z.string().nullable(),

@@ -13,7 +13,7 @@ import { CallToolResultSchema, GetPromptResultSchema, ReadResourceResultSchema }
 import { z } from 'zod';
 import type { Sql } from '../../db/connection.js';
 import type { SecretBox } from '../../db/secretBox.js';
-import type { SavedServer } from '../../db/servers.js';
+import { recordServerProtocol, type SavedServer } from '../../db/servers.js';
 import type { Config } from '../../runtime/config.js';
 import { OperationFailure } from '../failures.js';
 import type { Logger } from '../../runtime/logger.js';
@@ -185,7 +185,7 @@ function unknownPrimitive(
 const MAX_PAGES = 1000;
 
 export function createMcpOperations(deps: McpDeps): McpOperations {
-  const { config, pool } = deps;
+  const { config, pool, sql, log } = deps;
   const grants = new OAuthGrants({
     sql: deps.sql,
     box: deps.box,
@@ -257,6 +257,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
         { server, credentials, timeouts, dataDir: config.DATA_DIR, profile, eras: pool.eras },
         async (connection) => {
           const startedAt = Date.now();
+          noteProtocol(server, connection.initInfo);
           try {
             return await work(connection, timeouts);
           } catch (error) {
@@ -332,6 +333,22 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
       deadlineMs: t.maxTotalMs,
       serverName: server.name,
     });
+  }
+
+  /** What each server last spoke, as recorded from this process (so it is written once, not per call). */
+  const noted = new Map<string, string>();
+
+  /** Records the era and revision a server's session speaks (the server list shows it), when it changed. */
+  function noteProtocol(server: SavedServer, { era, protocolVersion }: InitInfo): void {
+    if (!era || !protocolVersion) return;
+    const spoken = `${era} ${protocolVersion}`;
+    const saved = server.protocol ? `${server.protocol.era} ${server.protocol.version}` : undefined;
+    if ((noted.get(server.id) ?? saved) === spoken) return;
+    if (noted.size >= 10_000) noted.clear();
+    noted.set(server.id, spoken);
+    recordServerProtocol(sql, server.id, { era, version: protocolVersion }).catch((error: unknown) =>
+      log.warn({ err: error, serverId: server.id }, 'could not record the protocol a server speaks'),
+    );
   }
 
   function requireCapability(

@@ -120,6 +120,7 @@ describe('catalog reads', () => {
         oauthScopes: [],
         createdAt: expect.any(Number),
         updatedAt: expect.any(Number),
+        protocol: null,
       },
       {
         id: httpServerId,
@@ -133,6 +134,7 @@ describe('catalog reads', () => {
         oauthScopes: ['read', 'write'],
         createdAt: expect.any(Number),
         updatedAt: expect.any(Number),
+        protocol: null,
       },
     ]);
     const text = JSON.stringify(reply.body);

@@ -204,7 +204,9 @@ describe('a server whose tool schemas attack the validator', () => {
         world.stack.origin,
       );
       expect(refused).toBeInstanceOf(ProtocolError);
-      expect((refused as ProtocolError).message).toMatch(/does not match the tool's output schema: .*must match pattern/);
+      expect((refused as ProtocolError).message).toMatch(
+        /does not match the tool's output schema: .*must match pattern/,
+      );
     } finally {
       await connection.close();
     }

@@ -153,6 +153,23 @@ describe('server operations on servers of the 2026-07-28 revision', () => {
     });
   });
 
+  it("the project's server list shows the protocol each server last spoke", async () => {
+    await op('stdio', 'validate');
+    let listed: { id: string; protocol: unknown }[] = [];
+    for (let i = 0; i < 50; i++) {
+      listed = (await call('GET', `/projects/${org.projectId}/servers`)).body.items;
+      if (listed.find((s) => s.id === servers.stdio)?.protocol) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(listed.find((s) => s.id === servers.stdio)?.protocol).toEqual({
+      era: 'modern',
+      version: '2026-07-28',
+      seenAt: expect.any(Number),
+    });
+    // A server never connected to says so.
+    expect(listed.find((s) => s.id === servers.future)?.protocol).toBeNull();
+  });
+
   it('a task that outlives the call is cancelled on the server, and the call is 504 TIMEOUT naming it', async () => {
     const reply = await op('http-short', 'tools/call', { toolName: 'slow_task', parameters: { ms: 60_000 } });
     expect(reply.status).toBe(504);
