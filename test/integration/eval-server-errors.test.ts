@@ -34,7 +34,7 @@ describe('eval iterations against servers that say no', () => {
       transportType: 'http',
       url,
     });
-    const listed = () => (reason === 'SERVER_ERROR' ? listFails.stats.toolLists : guarded.stats.initializeAttempts);
+    const listed = () => (reason === 'SERVER_ERROR' ? listFails.stats.toolLists : guarded.stats.handshakeAttempts);
     const before = listed();
     const created = await call('POST', `/projects/${org.projectId}/eval-runs`, {
       suiteName: `says no: ${reason}`,
