@@ -44,6 +44,13 @@ import { boundResult, ReplyBudget, type Truncation } from './replyBudget.js';
 import { requestOptions, resolveTimeouts, type McpTimeouts } from './timeouts.js';
 import type { Credentials } from './transports.js';
 
+/**
+ * A result as Runway returns it: unchanged, except that on the 2026 wire the `resultType` the SDK takes off is put
+ * back (only complete results come this far: questions are answered and tasks followed before).
+ */
+const asReturned = <T extends object>(c: McpConnection, result: T): T =>
+  c.initInfo.era === 'modern' ? { ...result, resultType: 'complete' } : result;
+
 /** Whether a session sends a tool's x-mcp-header arguments as headers: the 2026 wire over streamable HTTP. */
 const mirrorsHeaders = (c: McpConnection) => c.initInfo.era === 'modern' && c.initInfo.transport === 'streamable-http';
 
@@ -566,7 +573,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
           requireCapability(server, c, 'tools');
           return sendToolCall(server, c, t, name, args, options)
             .then((result) => untilTaskEnds(server, c, t, result, options.signal))
-            .then((result) => boundResult(result as ToolCallResult));
+            .then((result) => boundResult(asReturned(c, result) as ToolCallResult));
         },
         options.answers,
         options.session,
@@ -592,7 +599,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
                 GetPromptResultSchema,
                 requestOptions(t, options.signal, options.onprogress),
               )
-              .then((result) => boundResult(result));
+              .then((result) => boundResult(asReturned(c, result)));
           },
           options.answers,
         );
@@ -621,7 +628,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
                 ReadResourceResultSchema,
                 requestOptions(t, options.signal, options.onprogress),
               )
-              .then((result) => boundResult(result));
+              .then((result) => boundResult(asReturned(c, result)));
           },
           options.answers,
         );

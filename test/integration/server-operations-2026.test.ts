@@ -80,7 +80,11 @@ describe('server operations on servers of the 2026-07-28 revision', () => {
       );
       const added = await op(server, 'tools/call', { toolName: 'add', parameters: { a: 2, b: 3 } });
       expect(added.status).toBe(200);
-      expect(added.body).toMatchObject({ content: [{ type: 'text' }], structuredContent: { sum: 5 } });
+      expect(added.body).toMatchObject({
+        content: [{ type: 'text' }],
+        structuredContent: { sum: 5 },
+        resultType: 'complete',
+      });
       expect(added.body.isError).toBeFalsy();
 
       const prompts = await op(server, 'prompts');
