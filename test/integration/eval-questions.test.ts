@@ -104,7 +104,11 @@ describe('eval iterations answer the questions servers ask with the case script'
       },
     });
     const common = { model: 'questions-answered', provider: 'openai' };
-    const { run: finished, iterations, traceOf } = await run('answered questions', [
+    const {
+      run: finished,
+      iterations,
+      traceOf,
+    } = await run('answered questions', [
       {
         ...common,
         title: '2025 in order',
@@ -196,7 +200,9 @@ describe('eval iterations answer the questions servers ask with the case script'
         m.content.filter((p) => p.type === 'tool-call'),
       );
     expect(ordered.questions.map((q) => q.toolCallId)).toEqual(
-      callIds.filter((p: { toolName: string }) => p.toolName !== 'request_meta').map((p: { toolCallId: string }) => p.toolCallId),
+      callIds
+        .filter((p: { toolName: string }) => p.toolName !== 'request_meta')
+        .map((p: { toolCallId: string }) => p.toolCallId),
     );
     expect([coffeeCall.toolName, registerCall.toolName]).toEqual(['order_coffee', 'register_user']);
 
@@ -239,7 +245,9 @@ describe('eval iterations answer the questions servers ask with the case script'
 
     // One trace id per iteration, never shared.
     const traceIds = await Promise.all(
-      ['2025 in order', '2026 by name', 'per turn', 'one answer for all'].map(async (t) => (await traceOf(t)).trace.traceId),
+      ['2025 in order', '2026 by name', 'per turn', 'one answer for all'].map(
+        async (t) => (await traceOf(t)).trace.traceId,
+      ),
     );
     const tripIds = await Promise.all(
       trips.map(async (i) => {
@@ -266,7 +274,11 @@ describe('eval iterations answer the questions servers ask with the case script'
       },
     });
     const common = { model: 'questions-unscripted', provider: 'openai' };
-    const { run: finished, iterations, traceOf } = await run('unscripted questions', [
+    const {
+      run: finished,
+      iterations,
+      traceOf,
+    } = await run('unscripted questions', [
       {
         ...common,
         title: '2026 unscripted',

@@ -129,8 +129,8 @@ describe("a case's elicitation field at the edge", () => {
     expect(
       testCaseSchema.safeParse({ title: 't', turns: [{ prompt: 'p', elicitation: { answers: [] } }] }).success,
     ).toBe(false);
-    expect(parse({ answers: Array.from({ length: limits.scriptedAnswers }, () => ({ action: 'decline' })) }).success).toBe(
-      true,
-    );
+    expect(
+      parse({ answers: Array.from({ length: limits.scriptedAnswers }, () => ({ action: 'decline' })) }).success,
+    ).toBe(true);
   });
 });
