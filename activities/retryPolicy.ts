@@ -6,7 +6,7 @@
  *   with ApplicationFailure.nextRetryDelay, so Temporal waits that long instead of its backoff; a rate limit (429,
  *   529) with a delay is retried past the attempt cap (waiting for a reset is not a failed attempt);
  * - `fail` now: retrying cannot help (a host that does not resolve, a refused key, an unknown model, a refused
- *   request, a server that answered with an error), or the transient failure (an outage, a judge's unparsable
+ *   request, a server that answered with an error, a server question the case's script has no answer for), or the transient failure (an outage, a judge's unparsable
  *   reply) outlasted the attempt cap: the
  *   iteration is recorded as failed with the reason;
  * - `cancel`: the run was cancelled; the cancellation goes on as it is.
@@ -16,6 +16,7 @@
  */
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import type { FailureDetails } from '../domain/evals/iteration.js';
+import { UnscriptedQuestion } from '../domain/evals/iterationQuestions.js';
 import { JudgeReplyError } from '../domain/evals/judge.js';
 import { RunNotFound, TooManyIterations } from '../domain/evals/runFailures.js';
 import { OperationFailure } from '../domain/failures.js';
@@ -40,6 +41,9 @@ export type ModelFailureReason =
   | 'MODEL_TIMEOUT'
   | 'MODEL_ERROR'
   | 'JUDGE_REPLY_INVALID';
+
+/** A server asked a question the case's elicitation script has no answer for (domain/evals/iterationQuestions.ts). */
+export const UNSCRIPTED_QUESTION = 'UNSCRIPTED_QUESTION';
 
 export type RetryDecision =
   | { action: 'cancel' }
@@ -83,6 +87,15 @@ const modelFailures: Record<Exclude<ModelErrorKind, 'aborted'>, { reason: ModelF
 export function decideRetry(error: unknown, context: FailureContext): RetryDecision {
   if (context.signal?.aborted || error instanceof CancelledFailure) return { action: 'cancel' };
   if (error instanceof OperationFailure) return serverFailure(error, context);
+  // The same script meets the same server's question again: the case (or the server) has to change.
+  if (error instanceof UnscriptedQuestion) {
+    const { name, toolName } = error.question;
+    return fail(
+      error.message,
+      { reason: UNSCRIPTED_QUESTION, ...(name !== undefined && { question: name }), toolName },
+      context,
+    );
+  }
   // A judge that answered without a proper verdict may answer properly next time; never a pass.
   if (error instanceof JudgeReplyError)
     return transientFailure(error.message, { reason: 'JUDGE_REPLY_INVALID' }, context);

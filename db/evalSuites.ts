@@ -17,7 +17,18 @@ export interface StoredTurn {
   expectedToolCalls: { toolName: string; arguments?: Record<string, unknown> }[];
   expectedOutput?: string;
   outputCheck?: StoredOutputCheck;
+  /** answers the questions servers ask during this turn's tool calls, instead of the case's `elicitation` */
+  elicitation?: CaseElicitation;
 }
+
+/** One answer of an elicitation script: to the question named `question` (2026-07-28 names them), else in order. */
+export type ScriptedElicitationAnswer = ElicitationAnswer & { question?: string };
+
+/**
+ * How a case (or one of its turns) answers the elicitation questions servers ask in its iterations: one answer for
+ * every question, or a script of answers by question name or in order (domain/evals/elicitationScript.ts).
+ */
+export type CaseElicitation = ElicitationAnswer | { answers: ScriptedElicitationAnswer[] };
 
 /** The model that grades a suite's `judge` checks; null: each case's own model. */
 export interface JudgeModel {
@@ -83,7 +94,7 @@ export interface CaseInput {
   scenario?: string;
   advancedConfig?: Record<string, unknown>;
   matchOptions?: Record<string, unknown>;
-  elicitation?: ElicitationAnswer;
+  elicitation?: CaseElicitation;
   externalCaseId?: string;
 }
 
@@ -136,7 +147,7 @@ export interface CaseRow {
     failOnToolError?: boolean;
   } | null;
   match_options: Record<string, unknown> | null;
-  elicitation: ElicitationAnswer | null;
+  elicitation: CaseElicitation | null;
   external_case_id: string | null;
   /** a deleted case keeps its row: past iterations point at it (and a running run still reads its options) */
   deleted_at: Date | null;

@@ -73,6 +73,15 @@ export const limits = {
    * past it the request fails (INPUT_REQUIRED_ROUNDS_EXCEEDED) instead of asking forever
    */
   inputRequiredRounds: 8,
+  /** answers one elicitation script (a case's, or a turn's) may hold: `elicitation: { answers: [...] }` */
+  scriptedAnswers: 50,
+  /**
+   * questions a server asked that one iteration's trace records (`questions`): past it they are still answered, and
+   * only counted (`questionsOmitted`)
+   */
+  tracedQuestions: 100,
+  /** bytes of JSON each recorded question may hold (its message, form and answer): a larger one is stored cut */
+  questionTraceBytes: 4 * 1024,
 } as const;
 
 /** 10000 -> `10,000`, as messages and descriptions write numbers. */

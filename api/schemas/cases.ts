@@ -263,6 +263,10 @@ export const caseSchema = z
           outputCheck: z
             .object({ mode: z.string(), caseSensitive: z.boolean().optional(), rubric: z.string().optional() })
             .optional(),
+          elicitation: z
+            .unknown()
+            .optional()
+            .meta({ description: "the turn's elicitation answer or script (CaseElicitation), when it has one" }),
         }),
       )
       .optional()
@@ -277,7 +281,10 @@ export const caseSchema = z
       .meta({ description: "the models the case runs with; empty: the suite's default model(s)" }),
     matchOptions: publicMatchOptionsSchema.optional(),
     advancedConfig: z.record(z.string(), z.unknown()).optional(),
-    elicitation: z.unknown().optional(),
+    elicitation: z
+      .unknown()
+      .optional()
+      .meta({ description: "the case's elicitation answer or script (CaseElicitation), when it has one" }),
     createdAt: epochMs,
     updatedAt: epochMs,
   })

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limits } from '../../domain/limits.js';
 
 /*
  * What Runway's MCP client declares to a server and how it answers the server's requests (docs/MCP-CLIENT.md):
@@ -33,6 +34,54 @@ export const elicitationAnswerSchema = z
       'an error), `{ action: "decline" }`, `{ action: "cancel" }`, or `{ mode: "defaults", content? }`: accept the form pre-filled ' +
       "with each field's default (SEP-1034), cancelled when a required field has neither a default nor content. URL-mode requests are " +
       'always declined.',
+  });
+
+/** The name a 2026-07-28 server gives a question (its key in `inputRequests`). */
+const questionName = z.string().min(1).max(200).optional().meta({
+  description:
+    "the question this answers, by the name its server gives it (a 2026-07-28 server's `inputRequests` key); left out: the next question no named answer matches, in order (a 2025-11-25 server's questions have no name)",
+});
+
+const scriptedAnswerSchema = z
+  .union([
+    z.strictObject({ question: questionName, action: z.literal('accept'), content: formContent }),
+    z.strictObject({ question: questionName, action: z.enum(['decline', 'cancel']) }),
+    z.strictObject({
+      question: questionName,
+      mode: z.literal('defaults'),
+      content: formContent
+        .optional()
+        .meta({ description: 'fields to fill in or override; the rest take their defaults' }),
+    }),
+  ])
+  .meta({
+    id: 'ScriptedElicitationAnswer',
+    description: 'one answer of an elicitation script: an ElicitationAnswer, with the `question` it answers or none',
+  });
+
+/**
+ * How an eval case (or one of its turns) answers the questions servers ask in its iterations: one answer for every
+ * question, as always, or a script (domain/evals/elicitationScript.ts).
+ */
+export const caseElicitationSchema = z
+  .union([
+    elicitationAnswerSchema,
+    z
+      .strictObject({
+        answers: z
+          .array(scriptedAnswerSchema)
+          .min(1, 'a script has at least one answer')
+          .max(limits.scriptedAnswers, `a script holds at most ${limits.scriptedAnswers} answers`),
+      })
+      .meta({
+        id: 'ElicitationScript',
+        description: `answers (1 to ${limits.scriptedAnswers}) given as "the user": a question is answered by the answer naming it (as often as it is asked), else by the next unnamed answer (each used once, in order); a question neither matches fails the iteration (UNSCRIPTED_QUESTION)`,
+      }),
+  ])
+  .meta({
+    id: 'CaseElicitation',
+    description:
+      'How elicitation questions are answered: one ElicitationAnswer for every question, or `{ answers: [{ question?, ...ElicitationAnswer }] }`, answered by question name or in order',
   });
 
 export const clientRootSchema = z

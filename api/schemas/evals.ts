@@ -11,7 +11,7 @@ import {
 } from '../../domain/evals/outputCheck.js';
 import { JUDGE_PROMPT_VERSION } from '../../domain/evals/judge.js';
 import { MAX_CONVERSATION_TURNS } from '../../domain/models/agentLoop.js';
-import { elicitationAnswerSchema } from './clientProfile.js';
+import { caseElicitationSchema } from './clientProfile.js';
 import { collection, epochMs, id } from './common.js';
 import { clampedLimit } from './pageLimit.js';
 
@@ -119,6 +119,10 @@ export const turnSchema = z
       .meta({ description: 'bare tool names or `{ toolName, arguments }`' }),
     expectedOutput: expectedOutput.optional(),
     outputCheck: outputCheckSchema.optional(),
+    elicitation: caseElicitationSchema.optional().meta({
+      description:
+        "how the questions servers ask during this turn's tool calls are answered, instead of the case's `elicitation` (declares elicitation)",
+    }),
   })
   .meta({
     id: 'EvalTurn',
@@ -152,9 +156,9 @@ export const testCaseFields = {
     .meta({ description: 'what the case is about, in words; kept and shown, not run' }),
   advancedConfig: advancedConfigSchema.optional(),
   matchOptions: matchOptionsSchema.optional(),
-  elicitation: elicitationAnswerSchema.optional().meta({
+  elicitation: caseElicitationSchema.optional().meta({
     description:
-      "how the servers' elicitation requests are answered in this case's iterations (declares elicitation); default: decline",
+      "how the servers' elicitation questions are answered in this case's iterations (declares elicitation): one answer for all, or a script by question name or in order; default: the server's client profile (decline)",
   }),
 };
 
@@ -593,9 +597,63 @@ export const iterationsQuery = z.strictObject({
   limit: clampedLimit({ max: 200, fallback: 50 }),
 });
 
+const tracedQuestionSchema = z
+  .object({
+    toolCallId: z.string().meta({ description: "the tool call it came from (the model's id, as in `messages`)" }),
+    toolName: z.string().meta({ description: 'the tool as the model called it' }),
+    promptIndex: z.number().int().meta({ description: 'the turn the call was made in (`prompts[].promptIndex`)' }),
+    atMs: z.number().meta({ description: 'when it was asked, ms since the iteration started' }),
+    name: z.string().optional().meta({
+      description: "the question's name (a 2026-07-28 server's `inputRequests` key); absent for a 2025-11-25 request",
+    }),
+    mode: z.enum(['form', 'url']),
+    message: z.string(),
+    requestedSchema: z.unknown().optional().meta({ description: 'the form asked for (form mode)' }),
+    url: z.string().optional().meta({ description: 'the page the user was sent to (URL mode, always declined)' }),
+    answeredBy: z.enum(['script', 'policy', 'unanswered']).meta({
+      description:
+        "script: an answer of the case's or turn's elicitation script; policy: the server's client profile (no script, or URL mode); unanswered: the script had no answer, which fails the iteration",
+    }),
+    script: z.enum(['case', 'turn']).optional().meta({ description: 'whose script answered (or had no answer)' }),
+    scriptEntry: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: 'which answer of the script (its index in `answers`); absent for a single answer' }),
+    action: z
+      .enum(['accept', 'decline', 'cancel'])
+      .optional()
+      .meta({ description: 'what the server got; absent when it got an error (`error`)' }),
+    content: z.record(z.string(), z.unknown()).optional().meta({ description: 'the accepted content' }),
+    error: z.string().optional().meta({ description: 'why the server got an error instead of an answer' }),
+    truncated: z
+      .object({ originalBytes: z.number(), limitBytes: z.number() })
+      .optional()
+      .meta({ description: `present when the question was stored cut (at most ${limits.questionTraceBytes} bytes)` }),
+  })
+  .catchall(z.unknown())
+  .meta({ id: 'EvalTraceQuestion' });
+
 export const traceSchema = z
   .object({
     traceVersion: z.literal(1),
+    traceId: z.string().optional().meta({
+      description:
+        "the W3C trace id (32 lowercase hex digits) every MCP tools/call of the iteration carried in `params._meta.traceparent` (SEP-414), each with its own span id: a server's own spans join the iteration by it. Absent for iterations that called no tool's server (and ingested ones)",
+    }),
+    questions: z
+      .array(tracedQuestionSchema)
+      .optional()
+      .meta({
+        description: `the elicitation questions the servers asked during the iteration's tool calls and how each was answered, in order (at most ${limits.tracedQuestions}); absent when none was asked`,
+      }),
+    questionsOmitted: z
+      .number()
+      .int()
+      .optional()
+      .meta({
+        description: `questions asked past the ${limits.tracedQuestions} a trace keeps (answered, not recorded)`,
+      }),
     messages: z.array(z.unknown()),
     spans: z.array(
       z

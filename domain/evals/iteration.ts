@@ -1,8 +1,15 @@
 import { setImmediate as nextTurnOfLoop } from 'node:timers/promises';
 import type { BatchIteration, IterationCompletion } from '../../db/evalIterations.js';
+import type { CaseElicitation } from '../../db/evalSuites.js';
 import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
-import type { ClientAnswers, ElicitationAnswer, IsolatedSession, McpOperations } from '../mcp/index.js';
+import {
+  newTraceId,
+  type ClientAnswers,
+  type IsolatedSession,
+  type McpOperations,
+  type TraceContext,
+} from '../mcp/index.js';
 import { AgentRunFailure, runAgent, type AgentRecord } from '../models/agentLoop.js';
 import { TraceRecorder, type TraceSpan } from '../models/trace.js';
 import { resolveModel } from '../models/catalog.js';
@@ -14,6 +21,8 @@ import { JUDGE_PROMPT_VERSION, judgeAnswer } from './judge.js';
 import { checkOutput, DEFAULT_OUTPUT_CHECK, type OutputCheck, type OutputCheckResult } from './outputCheck.js';
 import type { RunContext } from './runContext.js';
 import { scoreToolCalls, type ExpectedToolCall, type ToolCallScore } from './scoring.js';
+import { IterationScripts } from './elicitationScript.js';
+import { IterationQuestions, type TracedQuestion } from './iterationQuestions.js';
 import { boundTrace } from './traceBounds.js';
 
 /** What an errored iteration's row keeps in `error_details` (besides what the caller adds: provider, model). */
@@ -25,6 +34,19 @@ export interface FailureDetails {
   status?: number;
   /** the attempt (of the iteration's batch) at which the iteration was recorded as failed */
   attempt: number;
+  /** UNSCRIPTED_QUESTION: the name of the question the script had no answer for (when it has one), and its tool */
+  question?: string;
+  toolName?: string;
+}
+
+/**
+ * What an iteration's trace keeps besides the agent's record: the W3C trace id its MCP requests carried, and the
+ * questions its servers asked (iterationQuestions.ts).
+ */
+export interface IterationTraceFacts {
+  traceId: string;
+  questions?: TracedQuestion[];
+  questionsOmitted?: number;
 }
 
 const DEFAULT_MAX_STEPS = 10;
@@ -32,20 +54,23 @@ const DEFAULT_MAX_STEPS = 10;
 const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
- * Why an iteration could not complete: the model (or the run's model settings) or the servers' tools failed.
- * `failure` is what failed, for the retry policy; `record` what the model did until then.
+ * Why an iteration could not complete: the model (or the run's model settings) or the servers' tools failed, or a
+ * server asked a question the case's script has no answer for (`script`). `failure` is what failed, for the retry
+ * policy; `record` what the model did until then.
  */
 export class IterationFailure extends Error {
   override readonly name = 'IterationFailure';
 
   constructor(
-    readonly stage: 'model' | 'tools',
+    readonly stage: 'model' | 'tools' | 'script',
     readonly failure: unknown,
     readonly record?: AgentRecord,
     /** the provider the model was called through, once known */
     readonly provider?: string,
     /** the model that failed, when not the iteration's own (a judge model) */
     readonly model?: string,
+    /** the trace id and questions of an iteration whose tools were called */
+    readonly facts?: IterationTraceFacts,
   ) {
     super(failure instanceof Error ? failure.message : String(failure), { cause: failure });
   }
@@ -99,24 +124,27 @@ export const sharesSessions = (ctx: RunContext, server: SavedServer): boolean =>
   ctx.run.iterationIsolation === 'shared' || server.iterationIsolation === 'shared';
 
 /**
- * The listed tools as one iteration calls them: a server that asks for input during a call is answered with the
- * case's scripted elicitation (else the profile's policy), and one that asks to sample gets the run's model. A
- * server whose sessions are not shared is called on the iteration's own session (`session`).
+ * The listed tools as one iteration calls them: a server that asks for input during a call is answered by the
+ * iteration's questions (the case's or the turn's script, else the profile's policy), and one that asks to sample
+ * gets the run's model. A server whose sessions are not shared is called on the iteration's own session
+ * (`session`). Every call carries the iteration's trace context (`trace`).
  */
 function iterationTools(
   mcp: McpOperations,
   listed: ListedTool[],
-  elicitation: ElicitationAnswer | null,
+  questions: IterationQuestions,
   sessionFor: (server: SavedServer) => IsolatedSession | undefined,
+  trace: TraceContext,
 ): AgentTool[] {
   return listed.map((tool) => ({
     name: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema,
-    call: async (args, { signal, sample }) => {
-      const answers: ClientAnswers = { sample, ...(elicitation ? { elicitation } : {}) };
+    call: async (args, { signal, sample, toolCallId, promptIndex }) => {
+      const elicit = questions.forCall({ toolCallId, toolName: tool.name, promptIndex });
+      const answers: ClientAnswers = { sample, elicit };
       const session = sessionFor(tool.server);
-      const result = await mcp.callTool(tool.server, tool.mcpName, args, { signal, answers, session });
+      const result = await mcp.callTool(tool.server, tool.mcpName, args, { signal, answers, session, trace });
       return { content: result.content, isError: result.isError === true, structuredContent: result.structuredContent };
     },
   }));
@@ -128,6 +156,8 @@ export interface IterationTurn {
   expectedToolCalls: ExpectedToolCall[];
   expectedOutput: string | null;
   outputCheck: OutputCheck | null;
+  /** answers the questions asked during this turn instead of the case's elicitation */
+  elicitation: CaseElicitation | null;
 }
 
 /** The iteration's turns: the case's `turns`, else one from the planned query and expectations. */
@@ -138,6 +168,7 @@ export function iterationTurns(iteration: BatchIteration): IterationTurn[] {
       expectedToolCalls: turn.expectedToolCalls,
       expectedOutput: turn.expectedOutput ?? null,
       outputCheck: turn.outputCheck ?? null,
+      elicitation: turn.elicitation ?? null,
     }));
   return [
     {
@@ -145,6 +176,7 @@ export function iterationTurns(iteration: BatchIteration): IterationTurn[] {
       expectedToolCalls: (iteration.expectedToolCalls ?? []) as ExpectedToolCall[],
       expectedOutput: iteration.expectedOutput ?? null,
       outputCheck: iteration.outputCheck ?? null,
+      elicitation: null,
     },
   ];
 }
@@ -190,9 +222,10 @@ function promptResult(
   };
 }
 
-function buildTrace(record: AgentRecord, prompts: PromptResult[], judgeSpans: TraceSpan[]) {
+function buildTrace(record: AgentRecord, prompts: PromptResult[], judgeSpans: TraceSpan[], facts: IterationTraceFacts) {
   return {
     traceVersion: 1 as const,
+    ...facts,
     messages: record.messages,
     spans: [...record.spans, ...judgeSpans],
     prompts,
@@ -242,31 +275,49 @@ export async function executeIteration(
   let session: IsolatedSession | undefined;
   const sessionFor = (server: SavedServer) =>
     sharesSessions(ctx, server) ? undefined : (session ??= deps.mcp.isolatedSession());
+  // One W3C trace per iteration (a span per request): a server's own spans join the iteration by its id.
+  const trace: TraceContext = { traceId: newTraceId() };
+  const questions = new IterationQuestions(
+    new IterationScripts(
+      iteration.elicitation,
+      turns.map((t) => t.elicitation),
+    ),
+    () => Date.now() - startedAt,
+  );
+  const facts = (): IterationTraceFacts => ({ traceId: trace.traceId, ...questions.trace() });
+  // A question no script answers decides the iteration: it fails, naming the question, whatever came after.
+  const unscripted = (record: AgentRecord | undefined) =>
+    questions.unscripted &&
+    new IterationFailure('script', questions.unscripted, record, resolved.provider, undefined, facts());
   let record: AgentRecord;
   try {
     record = await runAgent({
       model: createLanguageModel(resolved),
       system: advanced.system,
       prompt: turns.length === 1 ? turns[0].prompt : turns.map((t) => t.prompt),
-      tools: iterationTools(deps.mcp, tools.tools, iteration.elicitation, sessionFor),
+      tools: iterationTools(deps.mcp, tools.tools, questions, sessionFor, trace),
       maxSteps: advanced.maxSteps ?? DEFAULT_MAX_STEPS,
       temperature: advanced.temperature,
       toolChoice: advanced.toolChoice,
       signal: options.signal,
       startedAt,
       rateLimitGate: options.rateLimits?.gate(ctx.run.id, resolved.provider),
+      halted: () => questions.unscripted !== undefined,
     });
   } catch (error) {
-    throw new IterationFailure(
-      'model',
-      error,
-      error instanceof AgentRunFailure ? error.record : undefined,
-      resolved.provider,
-    );
+    const partial = error instanceof AgentRunFailure ? error.record : undefined;
+    // A cancelled run stays a cancellation, whatever its servers asked.
+    if (!options.signal.aborted) {
+      const failure = unscripted(partial);
+      if (failure) throw failure;
+    }
+    throw new IterationFailure('model', error, partial, resolved.provider, undefined, facts());
   } finally {
     // Not waited for: the pool tracks the closing processes, and the iteration's outcome does not depend on them.
     void session?.close();
   }
+  const failedByScript = unscripted(record);
+  if (failedByScript) throw failedByScript;
 
   const toActual = (calls: AgentRecord['toolCalls']) =>
     calls.map((c) => ({
@@ -302,6 +353,7 @@ export async function executeIteration(
               check,
               record,
               trace: judgeTrace,
+              facts,
               usage: judgeUsage,
               signal: options.signal,
               rateLimits: options.rateLimits,
@@ -328,7 +380,7 @@ export async function executeIteration(
     actualToolCalls: actual.map((a, i) => ({ ...a, durationMs: record.toolCalls[i].durationMs })),
     // why a completed iteration failed is in the trace (prompts[].reasons); `error` is for iterations that broke
     error: null,
-    trace: boundTrace(buildTrace(record, prompts, judgeTrace.spans)),
+    trace: boundTrace(buildTrace(record, prompts, judgeTrace.spans, facts())),
   };
 }
 
@@ -346,6 +398,8 @@ async function judgeTurn(
     check: OutputCheck;
     record: AgentRecord;
     trace: TraceRecorder;
+    /** the iteration's trace id and questions, for a failure's trace */
+    facts: () => IterationTraceFacts;
     usage: { inputTokens: number; outputTokens: number };
     signal: AbortSignal;
     /** the judge's requests wait at the run's gate for its provider, as the agent's do */
@@ -362,6 +416,7 @@ async function judgeTurn(
       withJudgeSpans(),
       judge.provider,
       judge.model,
+      input.facts(),
     );
   try {
     const { verdict, usage } = await judgeAnswer(
@@ -390,7 +445,7 @@ async function judgeTurn(
       judgeModel: `${resolved.provider}/${resolved.modelName}`,
     };
   } catch (error) {
-    throw new IterationFailure('model', error, withJudgeSpans(), resolved.provider, resolved.modelName);
+    throw new IterationFailure('model', error, withJudgeSpans(), resolved.provider, resolved.modelName, input.facts());
   }
 }
 
@@ -425,6 +480,7 @@ export function failedOutcome(
     errorDetails,
     trace: boundTrace({
       traceVersion: 1,
+      ...failure.facts,
       messages: record?.messages ?? [],
       spans: record?.spans ?? [],
       prompts: [],

@@ -22,14 +22,15 @@ export function profileKey(profile: ClientProfile): string {
 }
 
 /**
- * The profile an operation needs: an operation that brings its own elicitation answer (a tools/call body, a test
+ * The profile an operation needs: an operation that brings its own elicitation answers (a tools/call body, a test
  * case's script) declares elicitation, so the server may ask, whatever the profile says.
  */
 export function profileFor(
   profile: ClientProfile,
-  answers: { elicitation?: ElicitationAnswer } | undefined,
+  answers: { elicitation?: ElicitationAnswer; elicit?: { declares: boolean } } | undefined,
 ): ClientProfile {
-  return answers?.elicitation && !profile.elicitation ? { ...profile, elicitation: {} } : profile;
+  const ownAnswers = answers?.elicitation !== undefined || answers?.elicit?.declares === true;
+  return ownAnswers && !profile.elicitation ? { ...profile, elicitation: {} } : profile;
 }
 
 const record = (value: unknown): Record<string, unknown> | undefined =>

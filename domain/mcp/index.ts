@@ -1,9 +1,10 @@
 // The MCP layer's public surface: what api/ and the worker compose and call.
 export { hostClientProfile } from './clientProfile.js';
 export type { ClientProfile, ElicitationAnswer } from './clientProfile.js';
-export type { ClientAnswers } from './clientRequests.js';
+export type { ClientAnswers, ElicitationHook, ElicitationQuestion } from './clientRequests.js';
 export { ConnectionPool } from './pool.js';
 export { requireAllowedRoots } from './rootsFence.js';
+export { newTraceId, type TraceContext } from './traceContext.js';
 export type { IsolatedSession } from './isolatedSessions.js';
 export { createMcpOperations } from './operations.js';
 export type { Truncation } from './replyBudget.js';

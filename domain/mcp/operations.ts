@@ -22,6 +22,7 @@ import type { ClientAnswers } from './clientRequests.js';
 import { openConnection, STALE_ERA, type InitInfo, type McpConnection } from './connection.js';
 import { eraKey } from './protocolEras.js';
 import { awaitTask, taskOf } from './tasks.js';
+import { withTraceparent, type TraceContext } from './traceContext.js';
 import { headerDeclarationProblem } from './paramHeaders.js';
 import { runDoctor, type DoctorReport } from './doctor.js';
 import { endsSession, featureNotSupported, oauthRequired, toOperationFailure } from './failures.js';
@@ -84,6 +85,11 @@ export interface CallOptions {
   answers?: ClientAnswers;
   /** the caller's own sessions (ConnectionPool.isolated, an eval iteration's) instead of the process's pooled ones */
   session?: SessionSource;
+  /**
+   * the trace the call belongs to (an eval iteration's): its tools/call, and the task requests that follow a task it
+   * answered with, each carry a `traceparent` of that trace, with a span of its own, in their `_meta` (SEP-414)
+   */
+  trace?: TraceContext;
 }
 
 export interface ListOptions {
@@ -257,8 +263,9 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
   ): Promise<T> {
     const timeouts = resolveTimeouts(config, server.timeouts);
     const profile = profileFor(server.clientProfile, answers);
+    const answersQuestions = answers?.elicitation !== undefined || answers?.elicit !== undefined;
     const lease =
-      (answers?.elicitation && profile.elicitation) || (answers?.sample && profile.sampling) ? answers : undefined;
+      (answersQuestions && profile.elicitation) || (answers?.sample && profile.sampling) ? answers : undefined;
     return authorized(server, signal, (credentials) =>
       sessions.use(
         { server, credentials, timeouts, dataDir: config.DATA_DIR, profile, eras: pool.eras },
@@ -302,21 +309,14 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
     options: CallOptions,
   ): Promise<CallToolResult> {
     const sent = requestOptions(t, options.signal, options.onprogress);
-    if (!mirrorsHeaders(c))
-      return await c.client.request(
-        { method: 'tools/call', params: { name, arguments: args } },
-        CallToolResultSchema,
-        sent,
-      );
+    const params = withTraceparent({ name, arguments: args }, options.trace);
+    if (!mirrorsHeaders(c)) return await c.client.request({ method: 'tools/call', params }, CallToolResultSchema, sent);
     if (!c.toolDefinition(name)) await allPages('tools', server, c, t, options.signal);
     const tool = c.toolDefinition(name);
     const problem = tool && headerDeclarationProblem(tool.inputSchema);
     if (problem) throw invalidToolDefinition(server, name, problem);
     const toolDefinition = tool && ({ ...tool, outputSchema: undefined } as Tool);
-    return await c.client.callTool(
-      { name, arguments: args },
-      { ...sent, ...(toolDefinition ? { toolDefinition } : {}) },
-    );
+    return await c.client.callTool(params, { ...sent, ...(toolDefinition ? { toolDefinition } : {}) });
   }
 
   /**
@@ -328,14 +328,18 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
     c: McpConnection,
     t: McpTimeouts,
     result: CallToolResult,
-    signal: AbortSignal | undefined,
+    options: CallOptions,
   ): Promise<CallToolResult> {
     const task = taskOf(result as { _meta?: Record<string, unknown> });
     if (!task) return result;
+    const { signal } = options;
     return await awaitTask(task, {
       request: (method, params, requestSignal) =>
-        c.client.request({ method, params }, taskReplySchema, { timeout: t.requestMs, signal: requestSignal }),
-      answer: (_key, inputRequest, answerSignal) => c.answerInput(inputRequest, answerSignal),
+        c.client.request({ method, params: withTraceparent(params, options.trace) }, taskReplySchema, {
+          timeout: t.requestMs,
+          signal: requestSignal,
+        }),
+      answer: (key, inputRequest, answerSignal) => c.answerInput(inputRequest, answerSignal, key),
       signal,
       deadlineMs: t.maxTotalMs,
       serverName: server.name,
@@ -572,7 +576,7 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
         (c, t) => {
           requireCapability(server, c, 'tools');
           return sendToolCall(server, c, t, name, args, options)
-            .then((result) => untilTaskEnds(server, c, t, result, options.signal))
+            .then((result) => untilTaskEnds(server, c, t, result, options))
             .then((result) => boundResult(asReturned(c, result) as ToolCallResult));
         },
         options.answers,

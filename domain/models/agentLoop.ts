@@ -68,6 +68,11 @@ export interface AgentRunOptions {
    * loop's own, so a 429 still waits for the provider's reset.
    */
   rateLimitGate?: RateLimitGate;
+  /**
+   * Ends the conversation once it says so, after the step that is running (its tool calls finish): no further step or
+   * prompt. An eval iteration whose outcome is already decided (a question its script has no answer for) stops so.
+   */
+  halted?: () => boolean;
 }
 
 export interface AgentToolCall {
@@ -222,10 +227,19 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
 
   // The gate outside the timing: each `llm` span is one request, each wait before it a `rate-limit` span.
   const model = wrapLanguageModel({ model: options.model, middleware: [gated, timeModelCalls(trace)] });
-  const tools = toToolSet(options.tools, { signal, trace, executions, stepIndex: () => stepTimes.length - 1, sample });
+  const tools = toToolSet(options.tools, {
+    signal,
+    trace,
+    executions,
+    stepIndex: () => stepTimes.length - 1,
+    promptIndex: () => turnSteps.length - 1,
+    sample,
+  });
+  const halted = () => options.halted?.() === true;
   try {
     let finishReason = 'stop';
     for (const text of prompts) {
+      if (halted()) break;
       const steps: StepResult<ToolSet>[] = [];
       turnSteps.push(steps);
       const result = await generateText({
@@ -240,7 +254,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
         temperature: options.temperature,
         maxRetries: options.maxRetries ?? MODEL_CALL_RETRIES,
         abortSignal: signal,
-        stopWhen: stepCountIs(options.maxSteps),
+        stopWhen: [stepCountIs(options.maxSteps), halted],
         prepareStep: () => {
           trace.startStep(stepTimes.length);
           stepTimes.push({ startMs: trace.now(), endMs: trace.now() });

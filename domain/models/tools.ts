@@ -33,6 +33,10 @@ export type SampleWithModel = (
 export interface ToolCallOptions {
   signal: AbortSignal;
   sample: SampleWithModel;
+  /** the model's id of this call (as the conversation's messages have it) */
+  toolCallId: string;
+  /** the user prompt (turn) being answered when the model made the call, from 0 */
+  promptIndex: number;
 }
 
 /** One tool call as it ran (or was refused before running). */
@@ -52,6 +56,8 @@ export interface ToolContext {
   /** Filled in as calls start, by tool call id. */
   executions: Map<string, ToolExecution>;
   stepIndex(): number;
+  /** the user prompt (turn) the model is answering */
+  promptIndex(): number;
   /** answers sampling requests with the run's model; `parentId` is the span of the tool call they came from */
   sample(params: CreateMessageRequest['params'], signal: AbortSignal, parentId: string): Promise<CreateMessageResult>;
 }
@@ -93,6 +99,8 @@ async function runTool(tool: AgentTool, toolCallId: string, input: unknown, cont
     const answer = await tool.call(execution.arguments, {
       signal,
       sample: (params, requestSignal) => context.sample(params, requestSignal, span.id),
+      toolCallId,
+      promptIndex: context.promptIndex(),
     });
     result = { ...answer, content: Array.isArray(answer?.content) ? answer.content : [] };
   } catch (error) {

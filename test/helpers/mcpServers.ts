@@ -25,7 +25,9 @@ export type StdioFixture =
   | 'hostile-schemas'
   // Built with the SDK v2 server: 2026-07-28 only, and both eras (modern.ts).
   | 'modern'
-  | 'modern-dual';
+  | 'modern-dual'
+  // 2026-07-28 only: several named questions in one round, and the traceparent a call carried (questions.ts).
+  | 'questions';
 
 /**
  * The node arguments that run a fixture of test/fixtures/mcp. Everything is absolute (the tsx loader too): a stdio

@@ -20,6 +20,7 @@ import {
   type FailureContext,
 } from '../../activities/retryPolicy.js';
 import { RunNotFound, TooManyIterations } from '../../domain/evals/runFailures.js';
+import { UnscriptedQuestion } from '../../domain/evals/iterationQuestions.js';
 
 const NOW = Date.UTC(2026, 5, 19, 12, 0, 0);
 const first: FailureContext = { attempt: 1, lastAttempt: 5, now: NOW };
@@ -368,6 +369,25 @@ describe('decideRetry: MCP servers', () => {
     expect(decideRetry(new OperationFailure(code, 'no', details), first)).toMatchObject({
       action: 'fail',
       details: { reason, code, attempt: 1 },
+    });
+  });
+});
+
+describe('decideRetry: eval scripts', () => {
+  it("fails a question the case's script has no answer for at once, naming it and its tool", () => {
+    const named = new UnscriptedQuestion({ name: 'day', toolName: 'ask_twice', message: 'Which day?' }, "the case's");
+    expect(decideRetry(named, first)).toEqual({
+      action: 'fail',
+      message: named.message,
+      details: { reason: 'UNSCRIPTED_QUESTION', question: 'day', toolName: 'ask_twice', attempt: 1 },
+    });
+    const unnamed = new UnscriptedQuestion({ toolName: 'order_coffee', message: 'How?' }, "turn 2's");
+    expect(unnamed.message).toBe(
+      `tool "order_coffee" asked "How?" and turn 2's elicitation script has no answer for it`,
+    );
+    expect(decideRetry(unnamed, first)).toMatchObject({
+      action: 'fail',
+      details: { reason: 'UNSCRIPTED_QUESTION', toolName: 'order_coffee' },
     });
   });
 });
