@@ -99,6 +99,9 @@ export async function openConnection(
   const kinds = transportKindsFor(target.server);
   const key = eraKey(target.server);
   let prior = target.eras?.prior(key);
+  // Each second chance is taken once: a server that fails every way must not make this loop forever.
+  let reprobed = false;
+  let greetedAgain = false;
   for (let i = 0; ;) {
     try {
       const connection = await connectOver(kinds[i], target, timings, prior);
@@ -109,14 +112,16 @@ export async function openConnection(
     } catch (failure) {
       const reason = (failure as OperationFailure).details?.reason;
       // A remembered era that stopped matching (the server was upgraded or replaced): forget it, and probe.
-      if (prior && STALE_ERA.has(reason as string)) {
+      if (prior && !reprobed && STALE_ERA.has(reason as string)) {
+        reprobed = true;
         target.eras?.forget(key);
         prior = undefined;
         continue;
       }
       // A stdio server that ends its process on the probe (some do, on any request before initialize) is a
       // server of the initialize era: started again, it is greeted that way.
-      if (!prior && kinds[i] === 'stdio' && reason === 'PROTOCOL_NEGOTIATION_FAILED') {
+      if (!prior && !greetedAgain && kinds[i] === 'stdio' && reason === 'PROTOCOL_NEGOTIATION_FAILED') {
+        greetedAgain = true;
         prior = { kind: 'legacy' };
         continue;
       }

@@ -41,6 +41,15 @@ describe('server operations on servers of the 2026-07-28 revision', () => {
       save('stdio', fixtureOverStdio('modern')),
       save('dual-http', { transportType: 'http', url: dualHttp.url }),
       save('dual-stdio', fixtureOverStdio('modern-dual')),
+      // Answers every request, whatever its method, with an empty result: neither era's handshake can use it.
+      save('nonsense-stdio', {
+        transportType: 'stdio',
+        command: process.execPath,
+        args: [
+          '-e',
+          "require('readline').createInterface({input:process.stdin}).on('line',l=>{const m=JSON.parse(l);if(m.id!==undefined)process.stdout.write(JSON.stringify({jsonrpc:'2.0',id:m.id,result:{}})+'\\n')})",
+        ],
+      }),
       save('future', { transportType: 'http', url: `http://127.0.0.1:${(future.address() as AddressInfo).port}/mcp` }),
       // Slow tasks time out quickly here: the call's longest time is its request timeout.
       save('http-short', {
@@ -188,6 +197,13 @@ describe('server operations on servers of the 2026-07-28 revision', () => {
     expect(reply.body.initInfo).toMatchObject({ protocolVersion: '2026-07-28', era: 'modern' });
     const echoed = await op(server, 'tools/call', { toolName: 'echo', parameters: { message: 'hi' } });
     expect(echoed.body.content[0].text).toContain('hi');
+  });
+
+  it('a stdio server that answers nonsense to both handshakes fails once, in words, without trying forever', async () => {
+    const reply = await op('nonsense-stdio', 'validate');
+    expect(reply.status).toBe(502);
+    expect(reply.body.code).toBe('SERVER_UNREACHABLE');
+    expect(reply.body.details.reason).toMatch(/INVALID_RESPONSE|PROTOCOL_NEGOTIATION_FAILED/);
   });
 
   it('a server whose revision Runway cannot speak is PROTOCOL_VERSION_UNSUPPORTED, in words, and not a fallback', async () => {
