@@ -4,11 +4,7 @@ import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
-import type {
-  JsonSchemaType,
-  JsonSchemaValidator,
-  jsonSchemaValidator,
-} from '@modelcontextprotocol/client';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/client';
 import { compileLinear } from './linearPattern.js';
 
 /**

@@ -30,7 +30,10 @@ export async function answerSampling(
 ): Promise<SamplingAnswer> {
   // Runway declares `sampling: {}`, without `tools`: a server may not send them.
   if (params.tools?.length || params.toolChoice)
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tools in sampling requests are not supported by this client');
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      'tools in sampling requests are not supported by this client',
+    );
   const result = await generateText({
     model,
     system: params.systemPrompt,

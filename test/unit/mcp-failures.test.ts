@@ -113,13 +113,7 @@ describe('toOperationFailure: what each failure becomes', () => {
     ],
     ['-32602', fromServer(ProtocolErrorCode.InvalidParams, 'bad cursor'), 'VALIDATION_ERROR', 'INVALID_PARAMS', false],
     ['-32002', fromServer(-32002, 'no such resource'), 'NOT_FOUND', 'RESOURCE_NOT_FOUND', false],
-    [
-      'a request timeout',
-      new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out'),
-      'TIMEOUT',
-      undefined,
-      false,
-    ],
+    ['a request timeout', new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out'), 'TIMEOUT', undefined, false],
     [
       'a legacy SSE POST refused 401',
       new Error('Error POSTing to endpoint (HTTP 401): {"message":"Missing bearer token"}'),
@@ -186,9 +180,9 @@ describe('toOperationFailure: what each failure becomes', () => {
   });
 
   it('what the server objects to in our initialize is its error, not a bad request of the caller', () => {
-    expect(map(fromServer(ProtocolErrorCode.InvalidParams, 'Unsupported protocol version'), 'initialize').details?.reason).toBe(
-      'SERVER_ERROR',
-    );
+    expect(
+      map(fromServer(ProtocolErrorCode.InvalidParams, 'Unsupported protocol version'), 'initialize').details?.reason,
+    ).toBe('SERVER_ERROR');
     expect(map(fromServer(ProtocolErrorCode.MethodNotFound, 'Method not found'), 'initialize').details?.reason).toBe(
       'SERVER_ERROR',
     );
