@@ -89,15 +89,18 @@ export class RateLimitGate {
    */
   async wait(signal?: AbortSignal): Promise<number> {
     const start = this.clock();
+    // An open gate is no wait at all, even when the clock ticks between the two readings.
+    let slept = false;
     this.#waiters += 1;
     try {
       for (let remaining = this.remainingMs(); remaining > 0; remaining = this.remainingMs()) {
+        slept = true;
         await sleep(remaining, signal);
       }
     } finally {
       this.#waiters -= 1;
     }
-    return this.clock() - start;
+    return slept ? this.clock() - start : 0;
   }
 }
 
