@@ -10,8 +10,11 @@ import { CLIENT_INFO } from './connection.js';
 import { MODERN_REVISION } from './protocolEras.js';
 import { advertisedAuthorization, fetchAuthorizationServerMetadata, OAuthFailure } from './discovery.js';
 import { Outbound, OutboundError } from './outbound.js';
-import { wordsOf } from './refusals.js';
+import { readBounded, wordsOf } from './refusals.js';
 import { requestHeaders, workingDirectory } from './transports.js';
+
+/** How much of a server/discover answer the doctor's probe reads. */
+const DISCOVER_LIMIT = 64 * 1024;
 
 /** What the doctor learns about OAuth before connecting (contract-notes: doctor `oauth`). */
 export interface OAuthDiscovery {
@@ -227,7 +230,8 @@ async function postDiscover(url: string, headers: Record<string, string>, fetch:
     }),
   });
   if (response.status === 401) return await describe(response, undefined);
-  const text = response.ok ? await response.text().catch(() => '') : (await response.body?.cancel(), '');
+  // Read bounded: what a server sends the doctor is never held whole (an advertisement fits well within this).
+  const text = response.ok ? await readBounded(response, DISCOVER_LIMIT) : (await response.body?.cancel(), '');
   return answersDiscover(text)
     ? { status: response.status, transport: 'streamable-http', modern: true }
     : { status: response.status };
@@ -237,7 +241,7 @@ async function postDiscover(url: string, headers: Record<string, string>, fetch:
 function answersDiscover(text: string): boolean {
   const json = /^\s*\{/.test(text) ? text : (/^data:\s*(.*)$/m.exec(text)?.[1] ?? '');
   try {
-    const versions = (JSON.parse(json.slice(0, 65_536)) as { result?: { supportedVersions?: unknown } } | null)?.result
+    const versions = (JSON.parse(json) as { result?: { supportedVersions?: unknown } } | null)?.result
       ?.supportedVersions;
     return Array.isArray(versions) && versions.length > 0;
   } catch {
@@ -285,9 +289,9 @@ async function openSseStream(url: string, headers: Record<string, string>, fetch
 
 /** Whether an error answer's body is JSON-RPC's -32022 Unsupported protocol version (its body is consumed). */
 async function refusesVersion(response: Response): Promise<boolean> {
-  const text = await response.text().catch(() => '');
+  const text = await readBounded(response);
   try {
-    return (JSON.parse(text.slice(0, 16_384)) as { error?: { code?: unknown } } | null)?.error?.code === -32022;
+    return (JSON.parse(text) as { error?: { code?: unknown } } | null)?.error?.code === -32022;
   } catch {
     return false;
   }

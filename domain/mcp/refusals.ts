@@ -149,13 +149,14 @@ function wordsOfBody(text: string, contentType: string | null): string | undefin
   }
 }
 
-async function readBounded(response: Response): Promise<string> {
+/** The start of a response's body, at most `limit` characters; the rest is never read (the body is released). */
+export async function readBounded(response: Response, limit = BODY_LIMIT): Promise<string> {
   const reader = response.body?.getReader();
   if (!reader) return '';
   const decoder = new TextDecoder();
   let text = '';
   try {
-    while (text.length < BODY_LIMIT) {
+    while (text.length < limit) {
       const { done, value } = await reader.read();
       if (done) break;
       text += decoder.decode(value, { stream: true });
@@ -165,5 +166,5 @@ async function readBounded(response: Response): Promise<string> {
   } finally {
     await reader.cancel().catch(() => {});
   }
-  return text.slice(0, BODY_LIMIT);
+  return text.slice(0, limit);
 }

@@ -206,6 +206,27 @@ describe('server operations on servers of the 2026-07-28 revision', () => {
     expect(reply.body.details.reason).toMatch(/INVALID_RESPONSE|PROTOCOL_NEGOTIATION_FAILED/);
   });
 
+  it("doctor's probe reads a bounded start of a server's answer, never an endless one whole", async () => {
+    const endless = await startEndlessServer();
+    try {
+      const id = await saveServer(stack.sql, stack.box, {
+        projectId: org.projectId,
+        name: 'endless',
+        transportType: 'http',
+        url: `http://127.0.0.1:${(endless.server.address() as AddressInfo).port}/mcp`,
+        timeouts: { connectMs: 2_000, initializeMs: 2_000, requestMs: 2_000 },
+      } as never);
+      const doctor = await call('POST', `/projects/${org.projectId}/servers/${id}/doctor`, {});
+      expect(doctor.status).toBe(200);
+      expect(doctor.body.status).toBe('error');
+      // The probe stops reading after its limit (64 KiB); socket buffers let the server write a few MB more at most.
+      expect(endless.sent()).toBeLessThan(16 * 1024 * 1024);
+    } finally {
+      endless.server.closeAllConnections();
+      endless.server.close();
+    }
+  });
+
   it('a server whose revision Runway cannot speak is PROTOCOL_VERSION_UNSUPPORTED, in words, and not a fallback', async () => {
     const reply = await op('future', 'tools');
     expect(reply.status).toBe(502);
@@ -224,6 +245,26 @@ describe('server operations on servers of the 2026-07-28 revision', () => {
     expect(doctor.body.connection.detail).toMatch(/share no protocol revision/);
   });
 });
+
+/** A server whose every POST answers 200 with a JSON body that never ends; `sent()` counts the bytes it wrote. */
+async function startEndlessServer(): Promise<{ server: Server; sent(): number }> {
+  let sent = 0;
+  const chunk = Buffer.alloc(64 * 1024, 0x20);
+  const server = createServer((req, res) => {
+    req.resume();
+    if (req.method !== 'POST') return void res.writeHead(405).end();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"jsonrpc":"2.0","id":0,"result":{"padding":"');
+    const more = () => {
+      while (!res.destroyed && res.write(chunk)) sent += chunk.length;
+      if (!res.destroyed) res.once('drain', more);
+    };
+    res.on('close', () => res.removeAllListeners('drain'));
+    more();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, sent: () => sent };
+}
 
 /** A server of a revision from the future: every request is refused with 400 and -32022, naming what it speaks. */
 async function startFutureOnlyServer(): Promise<Server> {
