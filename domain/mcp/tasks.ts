@@ -1,4 +1,5 @@
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/client';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { OperationFailure } from '../failures.js';
 import { limits } from '../limits.js';
@@ -137,19 +138,7 @@ const pollDelay = (task: TaskState) =>
 
 /** Waits `ms`, but not past the deadline, and not once the caller aborts. */
 async function wait(ms: number, signal: AbortSignal | undefined, deadline: number): Promise<void> {
-  signal?.throwIfAborted();
-  const delay = Math.max(0, Math.min(ms, deadline - Date.now()));
-  await new Promise<void>((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, delay);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+  await sleep(Math.max(0, Math.min(ms, deadline - Date.now())), undefined, signal ? { signal } : undefined);
 }
 
 function taskTimeout(task: TaskState, polling: TaskPolling, elapsedMs: number): OperationFailure {
