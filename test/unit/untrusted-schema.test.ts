@@ -14,8 +14,9 @@ function timed(schema: Record<string, unknown>, data: unknown): { verdict: Schem
   return { verdict, ms: performance.now() - started };
 }
 
-// Generous for a loaded machine: a backtracking engine takes seconds at 26 characters, and forever at 100,000.
-const QUICK_MS = 250;
+// Not a speed target (bench/ holds those): a bound on whether the check ends at all. A backtracking engine takes
+// seconds at 26 characters and never ends at 100,000; the linear engine takes milliseconds, even on a loaded machine.
+const ENDS_MS = 5_000;
 
 describe('JSON Schema a server wrote', () => {
   it('checks a catastrophic pattern in time linear in the string, however long', () => {
@@ -26,7 +27,7 @@ describe('JSON Schema a server wrote', () => {
         kind: 'invalid',
         text: expect.stringContaining('must match pattern'),
       });
-      expect(hostile.ms, `a x ${length} + ! took ${hostile.ms.toFixed(0)} ms`).toBeLessThan(QUICK_MS);
+      expect(hostile.ms, `a x ${length} + ! took ${hostile.ms.toFixed(0)} ms`).toBeLessThan(ENDS_MS);
       expect(timed(schema, 'a'.repeat(length)).verdict).toEqual({ kind: 'valid' });
     }
     // the same pattern as a property name pattern
@@ -41,7 +42,7 @@ describe('JSON Schema a server wrote', () => {
       kind: 'invalid',
       errors: [expect.objectContaining({ instancePath: '/aaaa' })],
     });
-    expect(keyed.ms).toBeLessThan(QUICK_MS);
+    expect(keyed.ms).toBeLessThan(ENDS_MS);
   });
 
   it('says a pattern the linear-time engine cannot run cannot be checked, and never runs it otherwise', () => {
@@ -112,7 +113,7 @@ describe('JSON Schema a server wrote', () => {
       valid: false,
       errorMessage: expect.stringContaining('must match pattern'),
     });
-    expect(performance.now() - started).toBeLessThan(QUICK_MS);
+    expect(performance.now() - started).toBeLessThan(ENDS_MS);
     expect(hostile({ text: 'aaa' })).toEqual({ valid: true, data: { text: 'aaa' }, errorMessage: undefined });
   });
 });
