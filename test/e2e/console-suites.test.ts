@@ -238,6 +238,7 @@ describe('the eval console: sign-in, suites and a suite', () => {
     await expect.poll(() => latest.innerText(), { timeout: 30_000 }).toMatch(/^running \([0123]\/4\)/);
     await expect.poll(() => latest.innerText(), { timeout: 30_000 }).toMatch(/^passed 100% \(4 passed, 0 failed\)/);
     expect(await card.locator('dd').nth(1).innerText()).toBe('2 (2 passed, 0 failed)');
+    expect(await scan(page)).toEqual([]);
 
     expect(await page.evaluate('window.__sameDocument')).toBe(true);
     // The key's budget: one events stream per view while it shows a run running (the suite view's two runs one after
