@@ -183,7 +183,7 @@ describe('the eval console: sign-in, suites and a suite', () => {
       { toolCalls: [{ name: 'echo', arguments: { message: 'hello' } }], delayMs },
       { text: 'done' },
     ];
-    world.model.setScript(model, { byQuery: { 'say it now': echo(0), 'say it slowly': echo(2500) } });
+    world.model.setScript(model, { byQuery: { 'say it now': echo(0), 'say it slowly': echo(4000) } });
     const test = (title: string, query: string) => ({
       title,
       query,
