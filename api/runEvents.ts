@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Sql } from '../db/connection.js';
 import { listStreamIterations } from '../db/evalIterations.js';
-import { getRun, runProgress, type Run } from '../db/evalRuns.js';
+import { findRuns, getRun, runProgress, runsProgress, type Run } from '../db/evalRuns.js';
 import type { Logger } from '../runtime/logger.js';
 import type { RunReconciler } from '../runtime/runReconciler.js';
 import type { EventIdCodec } from './eventIds.js';
@@ -84,6 +84,58 @@ export async function streamRunEvents(deps: RunEventsDeps, stream: EventStream, 
     }
   } catch (error) {
     deps.log.error({ err: error, runId: run.id }, 'run events stream failed');
+    stream.close('error');
+  }
+}
+
+/**
+ * Several runs of a project on one stream, without their iterations (what a page listing runs shows): `run` for each
+ * one first, in the order asked (one that had ended already too, so a client that reconnects learns of an end it
+ * missed), again whenever its progress or status changes, its final state once when it ends; then, once none of
+ * them runs, `end` and the stream closes. Each poll is two statements whatever the number of runs.
+ */
+export async function streamRunsEvents(
+  deps: Omit<RunEventsDeps, 'eventIds'>,
+  stream: EventStream,
+  projectId: string,
+  runs: Run[],
+) {
+  const { sql } = deps;
+  /** the runs still followed, in the order asked, and what was last sent of each */
+  let following = runs.map((run) => run.id);
+  const lastSent = new Map<string, string>();
+  try {
+    for (;;) {
+      // Each run is read before its progress: once it reads final, every iteration it ended with is counted.
+      const read = new Map((await findRuns(sql, projectId, following)).map((run) => [run.id, run]));
+      const current = await Promise.all(
+        following.flatMap((id) => (read.has(id) ? [deps.reconciler.onRead(read.get(id)!)] : [])),
+      );
+      const progress = await runsProgress(
+        sql,
+        current.map((run) => run.id),
+      );
+      if (stream.closed) return;
+      for (const run of current) {
+        const view = toEvalRun(run, progress.get(run.id)!);
+        const serialized = JSON.stringify(view);
+        if (serialized !== lastSent.get(run.id)) {
+          lastSent.set(run.id, serialized);
+          await stream.send('run', view);
+          if (stream.closed) return;
+        }
+      }
+      following = current.filter((run) => run.status === 'running').map((run) => run.id);
+      if (following.length === 0) {
+        await stream.send('end', {});
+        stream.close('end');
+        return;
+      }
+      await sleep(deps.pollMs, undefined, { signal: stream.signal }).catch(() => {});
+      if (stream.closed) return;
+    }
+  } catch (error) {
+    deps.log.error({ err: error, projectId, runIds: runs.map((run) => run.id) }, 'runs events stream failed');
     stream.close('error');
   }
 }

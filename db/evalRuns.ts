@@ -140,6 +140,13 @@ export async function findRun(sql: Db, projectId: string, runId: string): Promis
   return camelRow(row);
 }
 
+/** The project's runs among `runIds` (any order; ids it does not hold are left out). */
+export async function findRuns(sql: Db, projectId: string, runIds: string[]): Promise<Run[]> {
+  return camelRows(
+    await sql<RunRow[]>`SELECT * FROM eval_runs WHERE id = ANY(${runIds}) AND project_id = ${projectId}`,
+  );
+}
+
 export async function getRun(sql: Db, runId: string): Promise<Run | undefined> {
   const [row] = await sql<RunRow[]>`SELECT * FROM eval_runs WHERE id = ${runId}`;
   return camelRow(row);

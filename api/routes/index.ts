@@ -30,9 +30,10 @@ export function allRoutes(deps: RouteDeps): RouteSpec[] {
     ...evalSuiteScheduleRoutes(deps),
     ...caseGenerationRoutes(deps),
     ...evalCaseRoutes(deps),
+    // First: its GET /eval-runs/events would otherwise be taken for GET /eval-runs/{runId}.
+    ...evalRunEventRoutes(deps),
     ...evalRunRoutes(deps),
     ...evalRunCompareRoutes(deps),
-    ...evalRunEventRoutes(deps),
     ...evalRunToolRoutes(deps),
     ...ingestRoutes(deps),
     ...ingestUploadRoutes(deps),

@@ -550,6 +550,32 @@ export const runParams = z.object({ projectId: id, runId: id });
 export const iterationParams = runParams.extend({ iterationId: id });
 export const suiteParams = z.object({ projectId: id, suiteId: id });
 
+/** Runs one stream of several runs follows at most (a suite's overview lists up to 100). */
+export const MAX_FOLLOWED_RUNS = 100;
+
+/** GET /eval-runs/events: the runs to follow, comma-separated; a run named twice counts once. */
+export const runsEventsQuery = z.strictObject({
+  runIds: z
+    .string()
+    .max(MAX_FOLLOWED_RUNS * 201)
+    .transform((value, ctx) => {
+      const ids = [...new Set(value.split(','))];
+      const bad = ids.find((runId) => !id.safeParse(runId).success);
+      if (bad !== undefined) {
+        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(bad)} is not a valid id (ids are comma-separated)` });
+        return z.NEVER;
+      }
+      if (ids.length > MAX_FOLLOWED_RUNS) {
+        ctx.addIssue({ code: 'custom', message: `at most ${MAX_FOLLOWED_RUNS} run ids, got ${ids.length}` });
+        return z.NEVER;
+      }
+      return ids;
+    })
+    .meta({
+      description: `the runs to follow, comma-separated ids (1 to ${MAX_FOLLOWED_RUNS}), each a run of the project`,
+    }),
+});
+
 export const actualToolCallSchema = z
   .object({ toolName: z.string(), arguments: args, isError: z.boolean().optional() })
   .catchall(z.unknown())

@@ -1,5 +1,7 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
+import { followRuns } from './runEvents';
+import type { EvalRun } from './types';
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -68,4 +70,37 @@ export function useAction<A extends unknown[]>(action: (...args: A) => Promise<u
     }
   };
   return { run, busy, error, clear: () => setError(undefined) };
+}
+
+export interface LiveRuns {
+  /** the latest state the stream gave of each run followed (none before its first event) */
+  runs: Map<string, EvalRun>;
+  /** the stream could not go on */
+  failure: ApiError | undefined;
+}
+
+/**
+ * The runs a view shows running, followed over one events stream (GET /eval-runs/events) for as long as one of them
+ * runs: the view shows each one's latest state, and `onEnded` is called when one ends (the view reads itself again,
+ * for what the run's end changes: trend, totals, history). Nothing is opened while nothing runs; a new stream is opened
+ * only when the set of runs shown running changes (a run started, or one ended and the view was read again).
+ */
+export function useLiveRuns(projectId: string | null, runIds: string[], onEnded: () => void): LiveRuns {
+  const key = [...new Set(runIds)].sort().join(',');
+  const [state, setState] = useState<LiveRuns & { key: string }>({ key: '', runs: new Map(), failure: undefined });
+  const ended = useRef(onEnded);
+  ended.current = onEnded;
+  useEffect(() => {
+    if (projectId === null || key === '') return;
+    const mine = (s: LiveRuns & { key: string }) => (s.key === key ? s : { key, runs: new Map(), failure: undefined });
+    return followRuns(projectId, key.split(','), {
+      onRun: (run) => {
+        setState((s) => ({ ...mine(s), runs: new Map(mine(s).runs).set(run.id, run) }));
+        // each run's final state comes once (followRuns asks no more about it)
+        if (run.status !== 'running') ended.current();
+      },
+      onFailure: (failure) => setState((s) => ({ ...mine(s), failure })),
+    });
+  }, [projectId, key]);
+  return state.key === key ? state : { runs: new Map(), failure: undefined };
 }

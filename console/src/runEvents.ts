@@ -1,4 +1,4 @@
-import { createParser } from 'eventsource-parser';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { z } from 'zod';
 import type { iterationSchema } from '../../api/schemas/evals';
 import { API_BASE, ApiError, apiKey, rateLimitNotice, signOut } from './api';
@@ -25,25 +25,78 @@ const MOST_DELAY_MS = 15_000;
 
 /**
  * Follows a run over `GET .../eval-runs/{runId}/events`: one long request instead of polling, so a watched run costs
- * one request of the key's budget. EventSource cannot send the Authorization header, so this is fetch + a stream
- * parser. A dropped connection is retried with backoff, sending `Last-Event-ID` so that no iteration comes twice;
- * the stream ends at `end`. Returns a function that stops following.
+ * one request of the key's budget. A dropped connection is retried sending `Last-Event-ID`, so that no iteration comes
+ * twice; the stream ends at `end`. Returns a function that stops following.
  */
 export function followRun(projectId: string, runId: string, handlers: RunEventHandlers): () => void {
-  const stopper = new AbortController();
   let lastEventId: string | undefined;
-  let ended = false;
   const path = `${API_BASE}/projects/${encodeURIComponent(projectId)}/eval-runs/${encodeURIComponent(runId)}/events`;
-
-  const parser = createParser({
-    onEvent(message) {
+  return followStream(
+    () => ({ path, lastEventId }),
+    (message) => {
       if (message.id !== undefined && message.id !== '') lastEventId = message.id;
       const data: unknown = JSON.parse(message.data);
       if (message.event === 'run') handlers.onRun(data as EvalRun);
       else if (message.event === 'iteration') handlers.onIteration(data as EvalIteration);
       else if (message.event === 'end') {
-        ended = true;
         handlers.onEnd(data as EvalRun);
+        return true;
+      }
+      return false;
+    },
+    handlers,
+  );
+}
+
+export interface RunsEventHandlers {
+  /** a run's state: each one's first, then whenever its progress or status changed; its final state once */
+  onRun(run: EvalRun): void;
+  /** the stream cannot go on (404, ...); nothing more arrives. A 401 also signs out, as every request does. */
+  onFailure(failure: ApiError): void;
+}
+
+/**
+ * Follows several runs of a project over one `GET .../eval-runs/events?runIds=` (their progress and status, not
+ * their iterations) until none of them runs: what a view listing runs shows live for one request of the key's
+ * budget. A dropped connection is retried for the runs still running (the first event of each is its state then,
+ * so an end missed meanwhile arrives too). Returns a function that stops following.
+ */
+export function followRuns(projectId: string, runIds: string[], handlers: RunsEventHandlers): () => void {
+  const running = new Set(runIds);
+  const base = `${API_BASE}/projects/${encodeURIComponent(projectId)}/eval-runs/events?runIds=`;
+  return followStream(
+    () => (running.size === 0 ? undefined : { path: base + [...running].map(encodeURIComponent).join(',') }),
+    (message) => {
+      if (message.event === 'end') return true;
+      if (message.event !== 'run') return false;
+      const run = JSON.parse(message.data) as EvalRun;
+      if (run.status !== 'running') running.delete(run.id);
+      handlers.onRun(run);
+      return false;
+    },
+    handlers,
+  );
+}
+
+/**
+ * One events stream followed until it ends. EventSource cannot send the Authorization header, so this is fetch + a
+ * stream parser. `connection` names each connection's path and Last-Event-ID (undefined: nothing is left to follow);
+ * `onMessage` answers true at the stream's last event. A dropped connection is retried with backoff; a 429 waits its
+ * Retry-After, saying so as every request does.
+ */
+function followStream(
+  connection: () => { path: string; lastEventId?: string } | undefined,
+  onMessage: (message: EventSourceMessage) => boolean,
+  handlers: { onFailure(failure: ApiError): void; onReconnecting?(delayMs: number): void },
+): () => void {
+  const stopper = new AbortController();
+  let ended = false;
+
+  const parser = createParser({
+    onEvent(message) {
+      if (ended) return;
+      if (onMessage(message)) {
+        ended = true;
         stopper.abort();
       }
     },
@@ -51,12 +104,17 @@ export function followRun(projectId: string, runId: string, handlers: RunEventHa
 
   /** One connection; true when something arrived (the backoff starts again). */
   async function connect(): Promise<{ received: boolean; failure?: ApiError; waitMs?: number }> {
+    const next = connection();
+    if (!next) {
+      ended = true;
+      return { received: false };
+    }
     const headers: Record<string, string> = {
       accept: 'text/event-stream',
       authorization: `Bearer ${apiKey.get() ?? ''}`,
     };
-    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
-    const reply = await fetch(path, { headers, signal: stopper.signal, cache: 'no-store', credentials: 'omit' });
+    if (next.lastEventId !== undefined) headers['last-event-id'] = next.lastEventId;
+    const reply = await fetch(next.path, { headers, signal: stopper.signal, cache: 'no-store', credentials: 'omit' });
     if (reply.status === 429)
       return { received: false, waitMs: retryAfterSeconds(reply.headers.get('retry-after')) * 1000 };
     if (!reply.ok || !reply.body) {

@@ -175,6 +175,81 @@ describe('the eval console: sign-in, suites and a suite', () => {
     assertClean();
   });
 
+  it('follows the runs it shows running to their end, without reload: the suite’s run list and the suites’ latest run', async () => {
+    const p = world.org.projectId;
+    // Two quick iterations and two slow ones: whatever the order and concurrency, the run spends seconds part done.
+    const model = 'scripted-console-live';
+    const echo = (delayMs: number) => [
+      { toolCalls: [{ name: 'echo', arguments: { message: 'hello' } }], delayMs },
+      { text: 'done' },
+    ];
+    world.model.setScript(model, { byQuery: { 'say it now': echo(0), 'say it slowly': echo(4000) } });
+    const test = (title: string, query: string) => ({
+      title,
+      query,
+      runs: 2,
+      model,
+      provider: 'openai',
+      expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }],
+    });
+    const created = await world.call('POST', `/projects/${p}/eval-suites`, {
+      name: 'Live runs',
+      model,
+      serverIds: [world.serverId],
+      isolation: 'shared',
+      tests: [test('quick', 'say it now'), test('slow', 'say it slowly')],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const suiteId: string = created.body.suiteId;
+
+    const { page, assertClean } = await world.newPage();
+    await signIn(page, world.consoleUrl, world.org.apiKey);
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(`${request.method()} ${new URL(request.url()).pathname}`));
+    await page.goto(`${world.consoleUrl}#/projects/${p}/suites/${suiteId}`);
+    await page.getByRole('heading', { level: 1, name: 'Live runs' }).waitFor();
+    // Set on this document: still there at the end, so the page was never reloaded.
+    await page.evaluate('window.__sameDocument = true');
+
+    // The suite view: the new row shows its progress as it goes, then its final status and result.
+    await page.getByRole('button', { name: 'Start a run' }).click();
+    const row = page
+      .getByRole('table', { name: /newest runs/ })
+      .locator('tbody tr')
+      .first();
+    await expect.poll(() => row.locator('th').innerText()).toBe('Run #1');
+    const status = row.locator('td').first();
+    await expect.poll(() => status.innerText(), { timeout: 30_000 }).toMatch(/^running \(([123])\/4\)$/);
+    await expect.poll(() => status.innerText(), { timeout: 30_000 }).toBe('completed');
+    expect(await row.locator('td').nth(1).innerText()).toBe('passed');
+    expect(await row.locator('td').nth(2).innerText()).toBe('100%');
+    // The trend and the cases' history come with the finished run.
+    await expect
+      .poll(() => page.getByRole('img', { name: /Pass rate of slow over 1 run/ }).getAttribute('aria-label'))
+      .toMatch(/100%/);
+    await shot(page, 'suite-live');
+
+    // The suites list: the suite's latest run shows its progress, then its result and the new totals.
+    await page.getByRole('button', { name: 'Start a run' }).click();
+    await expect.poll(() => row.locator('th').innerText()).toBe('Run #2');
+    await page.getByRole('link', { name: '← Suites' }).click();
+    const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Live runs' }) });
+    const latest = card.locator('dd').first();
+    await expect.poll(() => latest.innerText(), { timeout: 30_000 }).toMatch(/^running \([0123]\/4\)/);
+    await expect.poll(() => latest.innerText(), { timeout: 30_000 }).toMatch(/^passed 100% \(4 passed, 0 failed\)/);
+    expect(await card.locator('dd').nth(1).innerText()).toBe('2 (2 passed, 0 failed)');
+    expect(await scan(page)).toEqual([]);
+
+    expect(await page.evaluate('window.__sameDocument')).toBe(true);
+    // The key's budget: one events stream per view while it shows a run running (the suite view's two runs one after
+    // the other, then the list's), no polling of the runs, and the view read again only when a run started or ended.
+    const streams = requests.filter((r) => r === `GET /api/v1/projects/${p}/eval-runs/events`);
+    expect(streams).toHaveLength(3);
+    expect(requests.filter((r) => /\/eval-runs\/[^/]+$/.test(r) && !r.endsWith('/events'))).toEqual([]);
+    expect(requests.filter((r) => r.endsWith('/overview'))).toHaveLength(4);
+    assertClean();
+  });
+
   it('waits out a 429 saying so, and goes back to the sign-in form on a 401', async () => {
     const { page, assertClean } = await world.newPage();
     const { suite } = world.seeded;

@@ -207,6 +207,113 @@ describe('GET /eval-runs/{id}/events', () => {
     expect(unauthenticated.status).toBe(401);
   });
 
+  describe('GET /eval-runs/events?runIds= (several runs, without their iterations)', () => {
+    const runsUrl = (runIds: string, base = world.stack.baseUrl) =>
+      `${base}/projects/${p}/eval-runs/events?runIds=${runIds}`;
+
+    it("sends each run's state, again when it changes and once when it ends, then `end` once all ended", async () => {
+      const { org, call } = world;
+      const startRun = async (externalRunId: string) =>
+        (await ingest('runs/start', { suiteName: 'Several live', externalRunId })).body.runId as string;
+      const a = await startRun('several-a');
+      const results = sampleResults(6, { prefix: 'several-a', cases: 2 });
+      expect((await ingest('runs/iterations', { runId: a, results: results.slice(0, 2) })).status).toBe(200);
+      const finished = await ingest('report', {
+        suiteName: 'Several done',
+        externalRunId: 'several-b',
+        results: sampleResults(3, { prefix: 'several-b' }),
+      });
+      expect(finished.status).toBe(200);
+      const b: string = finished.body.runId;
+      const c = await startRun('several-c');
+
+      const events: { event: string; data: any }[] = [];
+      const reading = readEvents(runsUrl(`${a},${b},${c},${a}`), org.apiKey, {
+        onEvent: (e) => events.push({ event: e.event!, data: JSON.parse(e.data) }),
+      });
+      const statesOf = (runId: string) => events.filter((e) => e.event === 'run' && e.data.id === runId);
+      // First each run as it is now: the finished one too (a client that reconnects learns of an end it missed).
+      await vi.waitFor(() => expect(new Set(events.map((e) => e.data.id))).toEqual(new Set([a, b, c])));
+      expect(statesOf(a)[0].data).toMatchObject({ status: 'running', progress: { completed: 2 } });
+      expect(statesOf(b)).toHaveLength(1);
+      expect(statesOf(b)[0].data).toEqual((await call('GET', `/projects/${p}/eval-runs/${b}`)).body);
+
+      // Progress: a run event when it changed, none when it did not.
+      expect((await ingest('runs/iterations', { runId: a, results: results.slice(2) })).status).toBe(200);
+      await vi.waitFor(() => expect(statesOf(a).at(-1)!.data.progress.completed).toBe(6));
+      expect(statesOf(c)).toHaveLength(1);
+
+      // One run ends: its final state, and the stream goes on for the other.
+      expect((await ingest('runs/finalize', { runId: a, externalRunId: 'several-a' })).status).toBe(200);
+      await vi.waitFor(() => expect(statesOf(a).at(-1)!.data.status).toBe('completed'));
+      expect(world.stack.app.eventStreams.states()).toHaveLength(1);
+      expect(events.some((e) => e.event === 'end')).toBe(false);
+
+      // The last one ends: its final state, `end`, and the server closes the stream.
+      expect((await ingest('runs/finalize', { runId: c, externalRunId: 'several-c' })).status).toBe(200);
+      const read = await reading;
+      expect(read.status).toBe(200);
+      expect(read.events.at(-1)!.event).toBe('end');
+      expect(read.events.filter((e) => e.event === 'end')).toHaveLength(1);
+      expect(read.events.every((e) => e.event === 'run' || e.event === 'end')).toBe(true);
+      for (const event of events.filter((e) => e.event === 'run'))
+        expect(evalRunSchema.safeParse(event.data).success, JSON.stringify(event.data)).toBe(true);
+      for (const runId of [a, b, c]) {
+        expect(statesOf(runId).at(-1)!.data).toEqual((await call('GET', `/projects/${p}/eval-runs/${runId}`)).body);
+        // each state once: no event repeats the one before it
+        const states = statesOf(runId).map((e) => JSON.stringify(e.data));
+        expect(new Set(states).size, runId).toBe(states.length);
+      }
+      expect(world.stack.app.eventStreams.states()).toHaveLength(0);
+
+      // Runs that ended already: their final states and `end` at once.
+      const again = await readEvents(runsUrl(`${b},${c}`), org.apiKey);
+      expect(again.events.map((e) => e.event)).toEqual(['run', 'run', 'end']);
+      expect(again.data.slice(0, 2).map((r) => r.id)).toEqual([b, c]);
+    });
+
+    it('answers 400 for a missing or malformed runIds, 404 naming a run the project does not hold, 401 without a key', async () => {
+      const { org } = world;
+      const report = await ingest('report', {
+        suiteName: 'Several refusals',
+        externalRunId: 'several-refused',
+        results: sampleResults(2, { prefix: 'several-refused' }),
+      });
+      const { runId } = report.body;
+      const bad: [string, RegExp][] = [
+        ['', /runIds/],
+        [`${runId},`, /not a valid id/],
+        [`${runId},a%20b`, /not a valid id/],
+        [Array.from({ length: 101 }, (_, i) => `run_${i}`).join(','), /at most 100/],
+      ];
+      for (const [runIds, message] of bad) {
+        const reply = await readEvents(runsUrl(runIds), org.apiKey);
+        expect(reply.status, runIds).toBe(400);
+        expect(reply.body, runIds).toMatchObject({ code: 'VALIDATION_ERROR' });
+        expect(JSON.stringify(reply.body), runIds).toMatch(message);
+      }
+      const none = await readEvents(`${world.stack.baseUrl}/projects/${p}/eval-runs/events`, org.apiKey);
+      expect(none.status).toBe(400);
+      expect(JSON.stringify(none.body)).toMatch(/runIds/);
+
+      const other = await seedOrganization(world.stack.sql);
+      const otherRun = (
+        await apiClient(world.stack.baseUrl, other.apiKey)('POST', `/projects/${other.projectId}/eval-ingest/report`, {
+          suiteName: 'Theirs',
+          externalRunId: 'theirs-1',
+          results: sampleResults(1, { prefix: 'theirs' }),
+        })
+      ).body.runId;
+      const foreign = await readEvents(runsUrl(`${runId},${otherRun},run_nope`), org.apiKey);
+      expect(foreign.status).toBe(404);
+      expect(foreign.body).toMatchObject({ code: 'NOT_FOUND', details: { runIds: [otherRun, 'run_nope'] } });
+      expect(world.stack.app.eventStreams.states()).toHaveLength(0);
+      expect((await readEvents(runsUrl(runId), 'sk_nope')).status).toBe(401);
+      // a run's own routes are still the run's
+      expect((await world.call('GET', `/projects/${p}/eval-runs/${runId}`)).body).toMatchObject({ id: runId });
+    });
+  });
+
   describe('bounds', () => {
     let app: App;
     let server: Server;
@@ -264,6 +371,26 @@ describe('GET /eval-runs/{id}/events', () => {
       again.abort.abort();
       await vi.waitFor(() => expect(app.eventStreams.states()).toHaveLength(0));
       expect((await ingest('runs/finalize', { runId, externalRunId: 'capped-1' })).status).toBe(200);
+    });
+
+    it('counts a stream of several runs against the same cap', async () => {
+      const { runId } = (await ingest('runs/start', { suiteName: 'Capped several', externalRunId: 'capped-2' })).body;
+      const url = `${base}/projects/${p}/eval-runs/events?runIds=${runId}`;
+      const aborts = [new AbortController(), new AbortController()];
+      for (const abort of aborts) {
+        const reply = await fetch(url, {
+          headers: { authorization: `Bearer ${world.org.apiKey}` },
+          signal: abort.signal,
+        });
+        expect(reply.status).toBe(200);
+      }
+      await vi.waitFor(() => expect(app.eventStreams.states()).toHaveLength(2));
+      const third = await apiClient(base, world.org.apiKey)('GET', `/projects/${p}/eval-runs/events?runIds=${runId}`);
+      expect(third.status).toBe(429);
+      expect(third.body).toMatchObject({ code: 'RATE_LIMITED', details: { reason: 'TOO_MANY_STREAMS' } });
+      for (const abort of aborts) abort.abort();
+      await vi.waitFor(() => expect(app.eventStreams.states()).toHaveLength(0));
+      expect((await ingest('runs/finalize', { runId, externalRunId: 'capped-2' })).status).toBe(200);
     });
 
     it('sends heartbeat comments and closes a stream at the end of its lifetime, without `end`', async () => {

@@ -8,7 +8,7 @@ import { ScheduleForm, scheduleSummary } from '../components/scheduleForm';
 import { StartRun } from '../components/startRun';
 import { SuiteEditor } from '../components/suiteEditor';
 import { percent } from '../format';
-import { useAction, useApi, useTitle } from '../hooks';
+import { useAction, useApi, useLiveRuns, useTitle } from '../hooks';
 import { href } from '../router';
 import { paths, type ViewProps } from '../routes';
 import type { EvalCase, SuiteOverview } from '../types';
@@ -26,10 +26,14 @@ export function SuiteView({ params }: ViewProps) {
   const [editing, setEditing] = useState(false);
   const [caseForm, setCaseForm] = useState<{ existing?: EvalCase } | null>(null);
   useTitle(overview.data?.suite.name ?? 'Suite');
+  // The runs shown running, live; one that ends reads the overview again (its trend and the cases' history).
+  const running = (overview.data?.runs ?? []).filter((r) => r.status === 'running').map((r) => r.id);
+  const live = useLiveRuns(projectId, running, overview.reload);
 
   if (overview.error) return <ErrorMessage error={overview.error} action="Could not load the suite" />;
   if (!overview.data) return <Loading what="Loading the suite" />;
-  const { suite, runs } = overview.data;
+  const { suite } = overview.data;
+  const runs = overview.data.runs.map((run) => live.runs.get(run.id) ?? run);
   const cases = overview.cases;
   const reload = overview.reload;
   const finished = runs.filter((r) => r.summary && r.status !== 'running').reverse();
@@ -101,6 +105,7 @@ export function SuiteView({ params }: ViewProps) {
 
       <h2>Runs</h2>
       <RunsTable runs={runs} projectId={projectId} caption={`The ${RUNS} newest runs, newest first`} />
+      <ErrorMessage error={live.failure} action="Could not follow the running runs" />
 
       <h2>Cases</h2>
       <CasesTable

@@ -2,12 +2,12 @@ import { useEffect } from 'preact/hooks';
 import { TrendChart } from '../components/charts';
 import { ErrorMessage, Loading } from '../components/feedback';
 import { every, percent, when } from '../format';
-import { useApi, useTitle } from '../hooks';
+import { useApi, useLiveRuns, useTitle } from '../hooks';
 import { chooseProject, chosenProject } from '../project';
 import { href, navigate } from '../router';
 import { paths, type ViewProps } from '../routes';
 import { useStore } from '../store';
-import type { Page, Project, SuiteListItem } from '../types';
+import type { EvalRun, Page, Project, SuiteListItem } from '../types';
 
 /** `#/`: the key's projects, and the chosen project's suites with their latest run, trend, schedule and sources. */
 export function SuitesView({ query }: ViewProps) {
@@ -22,6 +22,11 @@ export function SuitesView({ query }: ViewProps) {
   );
   const source = query.get('source') ?? '';
   useTitle(project ? `Suites of ${project.name}` : 'Suites');
+  // The latest runs shown running, live; one that ends reads the list again (the suite's totals and trend).
+  const running = (suites.data?.items ?? []).flatMap((s) =>
+    s.latestRun?.status === 'running' ? [s.latestRun.id] : [],
+  );
+  const live = useLiveRuns(projectId, running, suites.reload);
   useEffect(() => {
     if (projectId) chooseProject(projectId);
   }, [projectId]);
@@ -71,6 +76,7 @@ export function SuitesView({ query }: ViewProps) {
         </span>
       </div>
       {suites.error ? <ErrorMessage error={suites.error} action="Could not list the suites" /> : null}
+      <ErrorMessage error={live.failure} action="Could not follow the running runs" />
       {suites.loading ? <Loading what="Loading the suites" /> : null}
       {suites.data && all.length === 0 ? (
         <p>
@@ -82,15 +88,23 @@ export function SuitesView({ query }: ViewProps) {
       {suites.data && all.length > 0 && shown.length === 0 ? <p>No suite has runs from the source {source}.</p> : null}
       <ul class="cards">
         {shown.map((suite) => (
-          <SuiteCard key={suite.id} suite={suite} projectId={projectId!} />
+          <SuiteCard
+            key={suite.id}
+            suite={suite}
+            projectId={projectId!}
+            live={suite.latestRun ? live.runs.get(suite.latestRun.id) : undefined}
+          />
         ))}
       </ul>
     </section>
   );
 }
 
-function SuiteCard({ suite, projectId }: { suite: SuiteListItem; projectId: string }) {
-  const latest = suite.latestRun;
+/** The suite's latest run as the list gives it, or as its events stream tells it now (`live`). */
+function SuiteCard({ suite, projectId, live }: { suite: SuiteListItem; projectId: string; live?: EvalRun }) {
+  const latest = live ? latestRunOf(live) : suite.latestRun;
+  // A running run's result is "pending": its status says more.
+  const word = latest ? (latest.status === 'running' ? latest.status : (latest.result ?? latest.status)) : '';
   const trend = suite.passRateTrend.map((passRate, i, all) => ({
     label: i === all.length - 1 ? 'latest' : `${i - all.length + 1}`,
     passRate,
@@ -107,9 +121,14 @@ function SuiteCard({ suite, projectId }: { suite: SuiteListItem; projectId: stri
           {latest ? (
             <>
               <a href={href(paths.run, { projectId, runId: latest.id })}>
-                <span class={`status ${latest.result ?? latest.status}`}>{latest.result ?? latest.status}</span>
+                <span class={`status ${word}`}>{word}</span>
               </a>{' '}
-              {percent(latest.passRate)} ({latest.passed} passed, {latest.failed} failed) · {when(latest.createdAt)}
+              {latest.status !== 'running'
+                ? `${percent(latest.passRate)} (${latest.passed} passed, ${latest.failed} failed) `
+                : live
+                  ? `(${live.progress.completed}/${live.progress.total}) `
+                  : ''}
+              · {when(latest.createdAt)}
             </>
           ) : (
             'never run'
@@ -139,6 +158,19 @@ function SuiteCard({ suite, projectId }: { suite: SuiteListItem; projectId: stri
       <TrendChart points={trend} height={120} label={`Pass rate of ${suite.name}`} />
     </li>
   );
+}
+
+/** A run as the list shows a suite's latest (GET /eval-suites maps it the same way). */
+function latestRunOf(run: EvalRun): NonNullable<SuiteListItem['latestRun']> {
+  return {
+    id: run.id,
+    status: run.status,
+    result: run.result,
+    passRate: run.summary?.passRate ?? null,
+    passed: run.summary?.passed ?? 0,
+    failed: run.summary?.failed ?? 0,
+    createdAt: run.createdAt,
+  };
 }
 
 function scheduleText(schedule: SuiteListItem['schedule']): string {
