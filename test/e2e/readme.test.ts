@@ -224,8 +224,7 @@ const where = ({ doc, block }: Located) => `${doc} line ${block.line}`;
 const blocks: Located[] = documents.flatMap((doc) => fencedBlocks(read(doc)).map((block) => ({ doc, block })));
 const shellBlocks = blocks.filter((b) => b.block.lang === 'sh');
 
-type Plan = Located &
-  ({ kind: 'skip'; reason: string } | { kind: 'service'; ready: RegExp } | { kind: 'run' });
+type Plan = Located & ({ kind: 'skip'; reason: string } | { kind: 'service'; ready: RegExp } | { kind: 'run' });
 
 function plan(): Plan[] {
   return shellBlocks.map((located): Plan => {
@@ -249,6 +248,14 @@ describe('the README, followed from top to bottom against npm start', () => {
     const pages = readdirSync(join(root, 'docs'))
       .filter((f) => f.endsWith('.md'))
       .map((f) => `docs/${f}`);
+    // The index shows the reader which pages run after the quickstart: their entries start with ▶, and only theirs.
+    const marked = readme
+      .split('\n')
+      .filter((line) => line.startsWith('- [docs/') && /\): ▶ /.test(line))
+      .map((line) => /^- \[(docs\/[^\]]+)\]/.exec(line)![1]);
+    expect(marked, 'the index marks with ▶ exactly the pages that run after the quickstart').toEqual(
+      documents.slice(1),
+    );
     for (const page of pages) {
       const text = read(page);
       if (RUN_AFTER.test(text)) {
@@ -349,15 +356,10 @@ describe('the README, followed from top to bottom against npm start', () => {
 
       for (const step of plan()) {
         if (step.kind !== 'service') continue;
-        const service = new Background(
-          where(step),
-          'bash',
-          ['-c', substitute(step.block.text, stack)],
-          {
-            cwd: clone,
-            env: { ...userEnv, PORT: String(ports.model) },
-          },
-        );
+        const service = new Background(where(step), 'bash', ['-c', substitute(step.block.text, stack)], {
+          cwd: clone,
+          env: { ...userEnv, PORT: String(ports.model) },
+        });
         running.push(service);
         await service.waitFor([step.ready], 120_000);
       }
