@@ -386,7 +386,8 @@ describe('the README, followed from top to bottom against npm start', () => {
           `${where(step)} leaves a placeholder the test cannot fill:\n${step.block.text}`,
         ).toBeUndefined();
         // On a line of its own: a block's output may not end with a newline.
-        script.push(`printf '\\n::readme-block:: ${index} %s\\n' '${where(step)}'`, text);
+        // With the shell's seconds so far, to see in the transcript which blocks take the time.
+        script.push(`printf '\\n::readme-block:: ${index} %s (at %ss)\\n' '${where(step)}' "$SECONDS"`, text);
       });
       // After the last block, for the checks of what the README says about the results.
       script.push(`printf '\\n::readme-run:: %s\\n' "$RUN"`);
