@@ -70,9 +70,10 @@ describe("the project's documentation", () => {
   it('README.md is a first-hour page: short, with an index that lists every docs page with what it answers', () => {
     const readme = read('README.md');
     // Users read the first screen; the rest lives in docs/, found from the index. A bound, so that it stays so.
-    expect(readme.split('\n').length, 'README.md: move sections to docs/ and list them in the index').toBeLessThanOrEqual(
-      300,
-    );
+    expect(
+      readme.split('\n').length,
+      'README.md: move sections to docs/ and list them in the index',
+    ).toBeLessThanOrEqual(300);
     const start = readme.indexOf('\n## Where to read next\n');
     expect(start, 'README.md has no "## Where to read next" index').toBeGreaterThan(0);
     const end = readme.indexOf('\n## ', start + 1);
