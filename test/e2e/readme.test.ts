@@ -13,42 +13,44 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fencedBlocks, type FencedBlock } from '../helpers/markdown.js';
+import { fencedBlocks, localLinks, type FencedBlock } from '../helpers/markdown.js';
 import { freePort } from '../helpers/ports.js';
 
 /**
  * Runs every command block (```sh) of README.md, as written, against `npm start`, the way a newcomer follows it:
- * one shell in a second terminal, blocks in order, the scripted model server in a third terminal. A block fails
- * the test when one of its commands exits non-zero (`set -e -o pipefail`; the README's curl calls use
- * `--fail-with-body`, so an HTTP error is a failure) or uses a variable nothing set (`set -u`).
+ * one shell in a second terminal, blocks in order, the scripted model server in a third terminal. Then, in the same
+ * shell, the blocks of the docs pages that say at their top that they run after the README's quickstart (RUN_AFTER),
+ * page after page in the order the README's index ("Where to read next") lists them: such a page may use the
+ * variables the README's blocks set. A block fails the test when one of its commands exits non-zero
+ * (`set -e -o pipefail`; the curl calls use `--fail-with-body`, so an HTTP error is a failure) or uses a variable
+ * nothing set (`set -u`).
  */
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const TRANSCRIPT = 'test-results/readme-transcript.txt';
 
-/** Blocks the test does not run, by their exact text, each with the reason. */
+/** The README's index of the docs pages: the pages that run are taken from it, in its order. */
+const INDEX_HEADING = '## Where to read next';
+/** What a page that runs says at its top, before its first section, for the reader and for this test. */
+const RUN_AFTER = /^> \*\*Run after the README's quickstart, in the same shell\.\*\*/m;
+/**
+ * The visible mark of a block for another setting (your own Temporal cluster, your own test project): its first
+ * line, a comment saying where it runs. The test does not run it; the rest of the comment is the reason.
+ */
+const ELSEWHERE = /^# Not in this folder: (.+)$/;
+
+/** Blocks the test does not run although they are for this folder, by their exact text, each with the reason. */
 const NOT_RUN = new Map<string, string>([
-  [
-    'for name in RunwayOrganizationId RunwayProjectId RunwaySuiteId RunwaySource RunwayResult; do\n  temporal operator search-attribute create --namespace default --name "$name" --type Keyword\ndone',
-    'for a Temporal cluster of your own, with the temporal CLI on PATH; the stack under test registers them itself ' +
-      '(test/integration/temporal-dev-server.test.ts checks that, also for an older data folder)',
-  ],
   [
     'npm install && npm start',
     'the stack under test: the test itself runs `npm start` (its own data folder and free ports, see PORTS) before the ' +
       "first block; `npm install` is the clone's setup, already done (running it would rewrite node_modules)",
   ],
   [
-    'MCPJAM_BASE_URL=http://localhost:3000 MCPJAM_API_KEY=$RUNWAY_API_KEY npx vitest run',
-    "runs the reader's own test project with the MCPJam SDK reporter configured, which a clone does not have; " +
-      'test/e2e/mcpjam-sdk.test.ts drives that reporter against Runway',
-  ],
-  [
     'npm install --global .              # from another folder: npm install --global /path/to/runway',
     "changes the machine's global npm; the test puts the same executable on PATH instead: `runway`, a link to " +
       'cli/runway/bin.js (package.json "bin"), which is what a global install creates',
   ],
-  ['npm test', 'the whole suite, of which this test is a part'],
 ]);
 
 /**
@@ -62,7 +64,7 @@ const SERVICES = new Map<string, RegExp>([
   ],
 ]);
 
-/** Commands that must never run unannounced: a block holding one must be in NOT_RUN (or SERVICES). */
+/** Commands that must never run unannounced: a block holding one must be marked ELSEWHERE, or in NOT_RUN or SERVICES. */
 const NEEDS_A_DECISION = /(?:^|[;&|(`]|\$\()\s*(?:npm (?:install|i|ci|test|start)|docker|rm -rf)\b/m;
 /** A curl call that fails on an HTTP error reply. */
 const FAILING_CURL = /--fail(?:-with-body)?\b|\s-[a-zA-Z]*f[a-zA-Z]*\b/;
@@ -191,48 +193,108 @@ function substitute(text: string, stack: Stack): string {
   return result;
 }
 
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
-const blocks = fencedBlocks(readme);
-const shellBlocks = blocks.filter((b) => b.lang === 'sh');
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+const readme = read('README.md');
 
-type Plan =
-  | { block: FencedBlock; kind: 'skip'; reason: string }
-  | { block: FencedBlock; kind: 'service'; ready: RegExp }
-  | { block: FencedBlock; kind: 'run' };
+/** The docs pages the README's index links to, in its order, each once. */
+function indexedPages(): string[] {
+  const start = readme.indexOf(`\n${INDEX_HEADING}\n`);
+  if (start < 0) return [];
+  const end = readme.indexOf('\n## ', start + 1);
+  const section = readme.slice(start, end < 0 ? undefined : end);
+  const pages = localLinks(section)
+    .map((link) => link.path)
+    .filter((path) => path.startsWith('docs/') && path.endsWith('.md'));
+  return [...new Set(pages)];
+}
+
+/** A page's top: what comes before its first section. */
+const top = (markdown: string) => markdown.split(/\n## /)[0];
+
+/** The documents whose blocks run, in the order they run: the README, then the indexed pages that say so. */
+const documents = ['README.md', ...indexedPages().filter((page) => RUN_AFTER.test(top(read(page))))];
+
+/** A block and the document it is in. */
+interface Located {
+  doc: string;
+  block: FencedBlock;
+}
+const where = ({ doc, block }: Located) => `${doc} line ${block.line}`;
+
+const blocks: Located[] = documents.flatMap((doc) => fencedBlocks(read(doc)).map((block) => ({ doc, block })));
+const shellBlocks = blocks.filter((b) => b.block.lang === 'sh');
+
+type Plan = Located & ({ kind: 'skip'; reason: string } | { kind: 'service'; ready: RegExp } | { kind: 'run' });
 
 function plan(): Plan[] {
-  return shellBlocks.map((block): Plan => {
-    const text = block.text.trim();
+  return shellBlocks.map((located): Plan => {
+    const text = located.block.text.trim();
+    const elsewhere = ELSEWHERE.exec(text.split('\n')[0]);
+    if (elsewhere) return { ...located, kind: 'skip', reason: elsewhere[1] };
     const reason = NOT_RUN.get(text);
-    if (reason) return { block, kind: 'skip', reason };
+    if (reason) return { ...located, kind: 'skip', reason };
     const ready = SERVICES.get(text);
-    if (ready) return { block, kind: 'service', ready };
-    return { block, kind: 'run' };
+    if (ready) return { ...located, kind: 'service', ready };
+    return { ...located, kind: 'run' };
   });
 }
 
+/** What a block that depends on the README's quickstart uses: it belongs on a page that runs. */
+const USES_THE_QUICKSTART = /\$\{?(?:RUNWAY_API_KEY|API|AUTH|RUN|SUITE)\b|\b(?:localhost|127\.0\.0\.1):(?:3000|4010)\b/;
+
 describe('the README, followed from top to bottom against npm start', () => {
+  it('runs the pages of its index that say they run after the quickstart, and only those', () => {
+    expect(indexedPages().length, `the README has no "${INDEX_HEADING}" index of docs pages`).toBeGreaterThan(0);
+    const pages = readdirSync(join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`);
+    // The index shows the reader which pages run after the quickstart: their entries start with ▶, and only theirs.
+    const marked = readme
+      .split('\n')
+      .filter((line) => line.startsWith('- [docs/') && /\): ▶ /.test(line))
+      .map((line) => /^- \[(docs\/[^\]]+)\]/.exec(line)![1]);
+    expect(marked, 'the index marks with ▶ exactly the pages that run after the quickstart').toEqual(
+      documents.slice(1),
+    );
+    for (const page of pages) {
+      const text = read(page);
+      if (RUN_AFTER.test(text)) {
+        expect(
+          documents,
+          `${page} says it runs after the README's quickstart: the README's index must list it, and it must say so at its top`,
+        ).toContain(page);
+        continue;
+      }
+      // A page that does not run holds no block that needs the quickstart's stack or variables.
+      for (const block of fencedBlocks(text).filter((b) => b.lang === 'sh'))
+        expect(
+          USES_THE_QUICKSTART.test(commands(block.text)) && !ELSEWHERE.test(block.text.trim().split('\n')[0]),
+          `${page} line ${block.line} uses the quickstart's stack or variables but its page does not run; say at its top:\n` +
+            "> **Run after the README's quickstart, in the same shell.**",
+        ).toBe(false);
+    }
+  });
+
   it('marks every shell block ```sh, and names every block it does not run with the reason', () => {
-    const languages = new Set(blocks.map((b) => b.lang));
-    for (const lang of languages)
+    for (const { doc, block } of blocks)
       expect(
         ['sh', 'json', 'yaml', ''],
-        `a \`\`\`${lang} block: commands go in \`\`\`sh blocks, which this test runs`,
-      ).toContain(lang);
-    const texts = new Set(shellBlocks.map((b) => b.text.trim()));
+        `${doc} line ${block.line}: a \`\`\`${block.lang} block: commands go in \`\`\`sh blocks, which this test runs`,
+      ).toContain(block.lang);
+    const texts = new Set(shellBlocks.map((b) => b.block.text.trim()));
     for (const listed of [...NOT_RUN.keys(), ...SERVICES.keys()])
-      expect(texts.has(listed), `no README block reads exactly:\n${listed}`).toBe(true);
+      expect(texts.has(listed), `no block of ${documents.join(', ')} reads exactly:\n${listed}`).toBe(true);
     for (const step of plan()) {
       if (step.kind !== 'run') continue;
       const code = commands(step.block.text);
       expect(
         NEEDS_A_DECISION.test(code),
-        `README line ${step.block.line}: this block needs a decision (NOT_RUN with a reason, or SERVICES):\n${step.block.text}`,
+        `${where(step)}: this block needs a decision (a first line "# Not in this folder: <where it runs>", NOT_RUN with a reason, or SERVICES):\n${step.block.text}`,
       ).toBe(false);
       for (const line of code.split('\n').filter((l) => /\bcurl\s/.test(l))) {
         expect(
           FAILING_CURL.test(line),
-          `README line ${step.block.line}: a curl call that would succeed on an error reply (use --fail-with-body):\n${line}`,
+          `${where(step)}: a curl call that would succeed on an error reply (use --fail-with-body):\n${line}`,
         ).toBe(true);
       }
     }
@@ -294,15 +356,10 @@ describe('the README, followed from top to bottom against npm start', () => {
 
       for (const step of plan()) {
         if (step.kind !== 'service') continue;
-        const service = new Background(
-          `README line ${step.block.line}`,
-          'bash',
-          ['-c', substitute(step.block.text, stack)],
-          {
-            cwd: clone,
-            env: { ...userEnv, PORT: String(ports.model) },
-          },
-        );
+        const service = new Background(where(step), 'bash', ['-c', substitute(step.block.text, stack)], {
+          cwd: clone,
+          env: { ...userEnv, PORT: String(ports.model) },
+        });
         running.push(service);
         await service.waitFor([step.ready], 120_000);
       }
@@ -326,10 +383,11 @@ describe('the README, followed from top to bottom against npm start', () => {
         const text = substitute(step.block.text, stack);
         expect(
           PLACEHOLDER.exec(text)?.[0],
-          `README line ${step.block.line} leaves a placeholder the test cannot fill:\n${step.block.text}`,
+          `${where(step)} leaves a placeholder the test cannot fill:\n${step.block.text}`,
         ).toBeUndefined();
         // On a line of its own: a block's output may not end with a newline.
-        script.push(`printf '\\n::readme-block:: ${index}\\n'`, text);
+        // With the shell's seconds so far, to see in the transcript which blocks take the time.
+        script.push(`printf '\\n::readme-block:: ${index} %s (at %ss)\\n' '${where(step)}' "$SECONDS"`, text);
       });
       // After the last block, for the checks of what the README says about the results.
       script.push(`printf '\\n::readme-run:: %s\\n' "$RUN"`);
@@ -347,12 +405,12 @@ describe('the README, followed from top to bottom against npm start', () => {
       // And what the stack printed meanwhile, for when a block failed because of it.
       writeFileSync(join(root, 'test-results/readme-npm-start.txt'), running[0]?.output ?? '');
 
-      const outputs = shell.output.split(/\n::readme-block:: \d+\n/).slice(1);
+      const outputs = shell.output.split(/\n::readme-block:: \d+ [^\n]*\n/).slice(1);
       if (code !== 0) {
         const failed = steps[Math.max(0, outputs.length - 1)];
         const output = outputs.at(-1) ?? shell.output;
         expect.fail(
-          `README block at line ${failed.block.line} failed (exit ${code}):\n${failed.block.text}\n--- its output ---\n${output.slice(-6000)}`,
+          `the block at ${where(failed)} failed (exit ${code}):\n${failed.block.text}\n--- its output ---\n${output.slice(-6000)}`,
         );
       }
       expect(outputs).toHaveLength(steps.length);

@@ -27,13 +27,13 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
  */
 const OUTSIDE_THE_API: Record<string, string> = {
   'GET /': 'redirects to the API reference page, /docs',
-  'GET /healthz': 'liveness probe (README, Production)',
-  'GET /readyz': 'readiness probe (README, Production)',
-  'GET /metrics': 'Prometheus scrape endpoint (README, Operations)',
+  'GET /healthz': 'liveness probe (docs/OPERATIONS.md, Production)',
+  'GET /readyz': 'readiness probe (docs/OPERATIONS.md, Production)',
+  'GET /metrics': 'Prometheus scrape endpoint (docs/OPERATIONS.md, Metrics)',
   'ALL /docs': 'the API reference page: Swagger UI assets',
   'GET /docs/swagger-initializer.js': 'the API reference page: points Swagger UI at this document',
   'GET /sdk/v1/info': 'the MCPJam SDK reporter probe (contract-notes, Eval ingest)',
-  'ALL /console': "the eval console: its page's security headers, and its built assets (README, The eval console)",
+  'ALL /console': "the eval console: its page's security headers, and its built assets (docs/CONSOLE.md)",
   'GET /console': 'the eval console: redirects to /console/',
   'GET /console/': "the eval console's page",
   'GET /console/index.html': "the eval console's page",

@@ -18,14 +18,9 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const KEY = Buffer.alloc(32, 7).toString('base64');
 const service = { DATABASE_URL: 'postgres://runway@db/runway', RUNWAY_ENCRYPTION_KEY: KEY };
 
-/** The rows of the README's Configuration tables: the variables of the first cell, the defaults of the second. */
+/** The rows of the tables of docs/CONFIGURATION.md: the variables of the first cell, the defaults of the second. */
 function documentedRows(): { names: string[]; defaults: string }[] {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = readme.slice(
-    readme.indexOf('\n## Configuration\n'),
-    readme.indexOf('\n## ', readme.indexOf('\n## Configuration\n') + 1),
-  );
-  return section
+  return readFileSync(join(root, 'docs/CONFIGURATION.md'), 'utf8')
     .split('\n')
     .filter((line) => line.startsWith('| `'))
     .map((line) => {
@@ -34,7 +29,7 @@ function documentedRows(): { names: string[]; defaults: string }[] {
     });
 }
 
-/** A default as the README writes it: paths under the checkout or the home folder relative to them. */
+/** A default as docs/CONFIGURATION.md writes it: paths under the checkout or the home folder relative to them. */
 function asDocumented(value: unknown): string {
   const text = String(value);
   if (text.startsWith(`${root}`)) return relative(root, text);
@@ -43,13 +38,13 @@ function asDocumented(value: unknown): string {
 }
 
 describe('the environment schema', () => {
-  it('is documented in the README, every variable and only those', () => {
+  it('is documented in docs/CONFIGURATION.md, every variable and only those', () => {
     const documented = documentedRows().flatMap((row) => row.names);
     expect(new Set(documented).size).toBe(documented.length);
     expect([...documented].sort()).toEqual(Object.keys(environmentSchema.shape).sort());
   });
 
-  it('has the defaults the README states', () => {
+  it('has the defaults docs/CONFIGURATION.md states', () => {
     let compared = 0;
     for (const { names, defaults } of documentedRows()) {
       // The default cell before any note in parentheses: one `value` per variable of the row (`3000` / `0.0.0.0`).

@@ -58,12 +58,31 @@ describe("the project's documentation", () => {
   });
 
   it("shows the shipped demo suite file as it is, and the scripted model's answers are a valid script", () => {
-    const shown = fencedBlocks(read('README.md')).filter((b) => b.lang === 'json' && b.text.includes('"servers"'));
+    const shown = fencedBlocks(read('docs/CLI.md')).filter((b) => b.lang === 'json' && b.text.includes('"servers"'));
     expect(shown).toHaveLength(1);
     expect(JSON.parse(shown[0].text)).toEqual(JSON.parse(read('examples/demo-suite.json')));
 
     const scripts = JSON.parse(read('examples/scripted-model.json')) as Record<string, unknown>;
     expect(Object.keys(scripts)).toEqual(['gpt-4.1-mini']);
     for (const script of Object.values(scripts)) expect(() => parseModelScript(script)).not.toThrow();
+  });
+
+  it('README.md is a first-hour page: short, with an index that lists every docs page with what it answers', () => {
+    const readme = read('README.md');
+    // Users read the first screen; the rest lives in docs/, found from the index. A bound, so that it stays so.
+    expect(
+      readme.split('\n').length,
+      'README.md: move sections to docs/ and list them in the index',
+    ).toBeLessThanOrEqual(300);
+    const start = readme.indexOf('\n## Where to read next\n');
+    expect(start, 'README.md has no "## Where to read next" index').toBeGreaterThan(0);
+    const end = readme.indexOf('\n## ', start + 1);
+    const index = readme.slice(start, end < 0 ? undefined : end);
+    const entries = index.split('\n').filter((line) => line.startsWith('- '));
+    for (const page of documents.filter((d) => d !== 'README.md')) {
+      const entry = entries.find((line) => line.startsWith(`- [${page}](${page})`));
+      expect(entry, `README.md's index does not list ${page} as "- [${page}](${page}): what it answers"`).toBeDefined();
+      expect(entry, `README.md's index: say in a line what ${page} answers`).toMatch(/\): \S/);
+    }
   });
 });
