@@ -467,6 +467,17 @@ export const runCreatedSchema = z
     caseUpsert: caseUpsertSchema,
     servers: z.array(serverRef),
     warnings: warningsSchema,
+    leftOut: z
+      .object({
+        cases: z.number().meta({ description: "how many of the suite's cases the run does not run" }),
+        reason: z.literal('INGESTED_RESULTS_ONLY'),
+        message: z.string(),
+      })
+      .optional()
+      .meta({
+        description:
+          'the cases of the suite the run leaves out, and why: cases that ingest created hold reported results only and are never run (writing such a case, as an inline test with its title and prompt or with a PATCH, makes it runnable); absent when the run runs every case',
+      }),
   })
   .meta({ id: 'EvalRunCreated' });
 
