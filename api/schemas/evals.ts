@@ -12,7 +12,7 @@ import {
 import { JUDGE_PROMPT_VERSION } from '../../domain/evals/judge.js';
 import { MAX_CONVERSATION_TURNS } from '../../domain/models/agentLoop.js';
 import { caseElicitationSchema } from './clientProfile.js';
-import { collection, epochMs, id } from './common.js';
+import { collection, epochMs, id, serverId } from './common.js';
 import { clampedLimit } from './pageLimit.js';
 
 const toolName = z.string().min(1).max(200);
@@ -285,7 +285,7 @@ export const passCriteriaSchema = z.strictObject({ minimumPassRate: z.number().m
   description: 'minimumPassRate is a percentage; a finished run passes when passRate*100 >= it',
 });
 
-export const serverIds = z.array(id).min(1).max(50);
+export const serverIds = z.array(serverId).min(1).max(50);
 
 export const iterationIsolation = z.enum(['per-iteration', 'shared']).meta({
   id: 'IterationIsolation',
