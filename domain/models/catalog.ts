@@ -221,7 +221,7 @@ function notHostedMessage(model: string, access: ModelAccess): string {
       ? ` with a key for ${provider}: modelApiKeys.${provider} with the run, or the organization's key, set with ` +
         `\`npm run -s admin -- provider-key set --org <organizationId> --provider ${provider} --api-key-env ${provider.toUpperCase().replace(/-/g, '_')}_API_KEY\``
       : '';
-  return `${model} is not a hosted model${available}. To run the model itself, name it by the provider's own id, "model": "${name}", "provider": "${provider}"${key} (docs/MODEL-KEYS.md)`;
+  return `${model} is not a hosted model${available}. To run the model itself, name it by the provider's own id ("model": "${name}", "provider": "${provider}")${key} (docs/MODEL-KEYS.md)`;
 }
 
 /** Hosted ids this request could run instead: of its provider (or the id's prefix) when known, else all. */
