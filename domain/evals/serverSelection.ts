@@ -7,7 +7,7 @@ import {
   type SavedServer,
   type ServerRef,
 } from '../../db/servers.js';
-import { OperationFailure, refused } from '../failures.js';
+import { notFound, OperationFailure, refused } from '../failures.js';
 
 /** Where a caller finds the ids of a project's servers. */
 export const serverListHint = (projectId: string) =>
@@ -74,7 +74,6 @@ export async function requireServers(
   );
   // A server deleted between the two reads is missing, as if it had been deleted just before.
   const gone = selected.filter((s) => !servers.some((saved) => saved.id === s.id)).map((s) => s.id);
-  if (gone.length > 0)
-    throw new OperationFailure('NOT_FOUND', `server ${gone.join(', ')} not found`, { serverIds: gone });
+  if (gone.length > 0) throw notFound(`server ${gone.join(', ')}`, { serverIds: gone });
   return selected.map((s) => servers.find((saved) => saved.id === s.id)!);
 }
