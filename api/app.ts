@@ -21,6 +21,7 @@ import { errorHandler, unknownRoute } from './errors.js';
 import { healthRoutes } from './health.js';
 import { createMetrics, instrumentMcp, registerActiveRuns, type Metrics } from '../runtime/metrics.js';
 import { httpMetrics, metricsRoute } from './httpMetrics.js';
+import { methodNotAllowed } from './methodNotAllowed.js';
 import { mountedRoutes, openApiRoute } from './openapi.js';
 import { AddressLimit } from './rateLimit.js';
 import { replyCheck } from './replyCheck.js';
@@ -142,6 +143,7 @@ export function createApp(deps: AppDeps): App {
   app.use(consoleRoutes(deps.consoleDir));
   app.use('/api/v1', v1);
   app.use('/sdk/v1', sdkRouter(routes, admit, checkReply));
+  app.use(methodNotAllowed(() => mountedRoutes(app)));
   app.use(unknownRoute);
   app.use(errorHandler(deps.log));
   return {

@@ -27,6 +27,7 @@ export function toCaseView(row: Case): CaseView {
     ...(row.matchOptions !== null && { matchOptions: toPublicMatchOptions(row.matchOptions as Partial<MatchOptions>) }),
     ...(row.advancedConfig !== null && { advancedConfig: row.advancedConfig }),
     ...(row.elicitation !== null && { elicitation: row.elicitation }),
+    ...(row.ingested && { ingested: true as const }),
     createdAt: row.createdAt.getTime(),
     updatedAt: row.updatedAt.getTime(),
   };

@@ -13,6 +13,8 @@ export const errorStatus = {
   FORBIDDEN: 403,
   VALIDATION_ERROR: 400,
   NOT_FOUND: 404,
+  /** a path the API serves, asked with another method (the Allow header names the ones it serves) */
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   FEATURE_NOT_SUPPORTED: 422,
   RATE_LIMITED: 429,

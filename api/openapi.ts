@@ -28,6 +28,7 @@ const errorMeaning: Record<ErrorCode, string> = {
   FORBIDDEN: 'the key is valid but may never use this surface (an upload URL: expired, or its key was revoked)',
   VALIDATION_ERROR: 'malformed body, query or path parameters (details.issues lists them)',
   NOT_FOUND: "no such resource within the key's reach (other organizations' resources look the same)",
+  METHOD_NOT_ALLOWED: 'the path is served, with other methods: the Allow header names them',
   CONFLICT: 'the resource is not in a state that allows this',
   FEATURE_NOT_SUPPORTED: 'the target server lacks the MCP capability',
   RATE_LIMITED:
@@ -231,7 +232,8 @@ const overview = (
 **Authentication.** Every request carries \`Authorization: Bearer sk_...\`. A key is bound to one organization.
 
 **Errors.** Every error reply is \`{ code, message, details? }\`; the HTTP status follows from the code. Codes are
-stable, messages are not.
+stable, messages are not. A path this document lists, called with a method it does not list for that path, is
+\`405 METHOD_NOT_ALLOWED\` with an \`Allow\` header naming the methods it takes (a path it does not list is \`404\`).
 
 **Requests are strict, replies are open.** A body field or query parameter an operation does not take, at any depth,
 is a \`400 VALIDATION_ERROR\` with \`details.reason: "UNKNOWN_FIELD"\` and \`details.issues\` (\`{ path, field, hint }\`,

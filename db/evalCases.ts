@@ -69,7 +69,7 @@ export interface CaseChanges {
 
 const json = (sql: Db, value: unknown) => (value === null ? null : sql.json(value as never));
 
-/** Applies the changes to a live case; undefined when there is no such case. */
+/** Applies the changes to a live case, which is then a runnable one; undefined when there is no such case. */
 export async function updateCase(
   sql: Db,
   suiteId: string,
@@ -100,11 +100,10 @@ export async function updateCase(
   if (changes.advancedConfig !== undefined) columns.advanced_config = json(sql, changes.advancedConfig);
   if (changes.matchOptions !== undefined) columns.match_options = json(sql, changes.matchOptions);
   if (changes.elicitation !== undefined) columns.elicitation = json(sql, changes.elicitation);
+  // An edited case is its editor's: one that ingest created becomes runnable (its `ingested` mark goes).
+  columns.ingested = false;
   // postgres.js reads `UPDATE ... SET` just before the helper to render it as assignments, so it stays in one fragment.
-  const update =
-    Object.keys(columns).length > 0
-      ? sql`UPDATE eval_cases SET ${sql(columns)}, updated_at = clock_timestamp()`
-      : sql`UPDATE eval_cases SET updated_at = clock_timestamp()`;
+  const update = sql`UPDATE eval_cases SET ${sql(columns)}, updated_at = clock_timestamp()`;
   const [row] = await sql<
     CaseRow[]
   >`${update} WHERE id = ${caseId} AND suite_id = ${suiteId} AND deleted_at IS NULL RETURNING *`;

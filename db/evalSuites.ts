@@ -149,6 +149,11 @@ export interface CaseRow {
   match_options: Record<string, unknown> | null;
   elicitation: CaseElicitation | null;
   external_case_id: string | null;
+  /**
+   * created by ingest: it holds reported results only and runs leave it out (a report names no prompt or model a
+   * run could use). Writing the case (an inline test with its title and prompt, a PATCH) makes it runnable.
+   */
+  ingested: boolean;
   /** a deleted case keeps its row: past iterations point at it (and a running run still reads its options) */
   deleted_at: Date | null;
   created_at: Date;
@@ -308,7 +313,8 @@ export async function deleteSuite(
 
 /**
  * Inserts or updates each case by its identity (title + query, or externalCaseId when given). Each case has its own
- * savepoint, so one bad case is reported in `failed` and the others still commit.
+ * savepoint, so one bad case is reported in `failed` and the others still commit. A case written here is a runnable
+ * one, also when ingest created it (its `ingested` mark goes): the caller wrote what a run needs.
  */
 export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): Promise<CaseUpsert> {
   const outcome: CaseUpsert = { committed: [], failed: [] };
@@ -353,7 +359,8 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
                 expected_output = EXCLUDED.expected_output, output_check = EXCLUDED.output_check, turns = EXCLUDED.turns,
                 scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
-                match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, updated_at = clock_timestamp()
+                match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, ingested = false,
+                updated_at = clock_timestamp()
               RETURNING id`
           : await sp<{ id: string }[]>`
               INSERT INTO eval_cases (id, suite_id, title, query, runs, model, provider, expected_tool_calls, is_negative_test,
@@ -367,7 +374,8 @@ export async function upsertCases(tx: Tx, suiteId: string, cases: CaseInput[]): 
                 expected_tool_calls = EXCLUDED.expected_tool_calls, is_negative_test = EXCLUDED.is_negative_test,
                 expected_output = EXCLUDED.expected_output, output_check = EXCLUDED.output_check, turns = EXCLUDED.turns,
                 scenario = EXCLUDED.scenario, advanced_config = EXCLUDED.advanced_config,
-                match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, updated_at = clock_timestamp()
+                match_options = EXCLUDED.match_options, elicitation = EXCLUDED.elicitation, ingested = false,
+                updated_at = clock_timestamp()
               RETURNING id`;
         return inserted;
       });

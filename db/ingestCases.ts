@@ -30,7 +30,8 @@ export async function findCasesByIdentity(
 
 /**
  * Creates reported cases in one statement, skipping any whose identity (title + query, or external id) the suite
- * already holds: a case keeps what first reported it. The caller finds the ids afterwards (findCasesByIdentity).
+ * already holds: a case keeps what first reported it. They are `ingested`: results only, never planned by a run.
+ * The caller finds the ids afterwards (findCasesByIdentity).
  */
 export async function insertReportedCases(sql: Db, suiteId: string, cases: CaseInput[]): Promise<void> {
   if (cases.length === 0) return;
@@ -44,6 +45,7 @@ export async function insertReportedCases(sql: Db, suiteId: string, cases: CaseI
     expected_tool_calls: sql.json((c.expectedToolCalls ?? []) as never),
     is_negative_test: c.isNegativeTest ?? false,
     external_case_id: c.externalCaseId ?? null,
+    ingested: true,
   }));
   for (let i = 0; i < rows.length; i += 1000) {
     await sql`INSERT INTO eval_cases ${sql(rows.slice(i, i + 1000))} ON CONFLICT DO NOTHING`;

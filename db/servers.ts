@@ -417,13 +417,17 @@ export async function findServerInVisibleProject(
   principal: Principal,
   projectId: string,
   serverId: string,
-): Promise<{ projectVisible: boolean; server?: StoredServer }> {
+): Promise<{ projectVisible: boolean; projectId?: string; server?: StoredServer }> {
   const [row] = await sql<(ServerRow & { visible_project_id: string })[]>`
     WITH project AS (${visibleProject(sql, principal, projectId)})
     SELECT project.id AS visible_project_id, s.*, project.organization_id
     FROM project LEFT JOIN servers s ON s.project_id = project.id AND s.id = ${serverId}`;
   if (!row) return { projectVisible: false };
-  return { projectVisible: true, server: row.id === null ? undefined : camelRow(row) };
+  return {
+    projectVisible: true,
+    projectId: row.visible_project_id,
+    server: row.id === null ? undefined : camelRow(row),
+  };
 }
 
 /** The project's servers of these ids, their secrets sealed. */
@@ -449,6 +453,13 @@ export interface ServerRef {
   id: string;
   name: string;
   enabled: boolean;
+}
+
+/** The project's servers named so (names are what a caller may pass where an id is expected). */
+export async function getServerRefsByNames(sql: Db, projectId: string, names: string[]): Promise<ServerRef[]> {
+  return await sql<
+    ServerRef[]
+  >`SELECT id, name, enabled FROM servers WHERE project_id = ${projectId} AND name = ANY(${names}) ORDER BY created_at, id`;
 }
 
 export async function getServerRefsByIds(sql: Db, projectId: string, ids: string[]): Promise<ServerRef[]> {

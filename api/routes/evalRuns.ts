@@ -74,7 +74,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
       errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'RATE_LIMITED'],
       async handler({ principal, params, body }) {
         const project = await requireProject(sql, principal, params.projectId);
-        const { run, caseUpsert, cases, servers, suiteName, iterations, plan } = await createEvalRun(
+        const { run, caseUpsert, cases, servers, suiteName, iterations, plan, leftOut } = await createEvalRun(
           creation,
           {
             organizationId: principal.organizationId,
@@ -99,6 +99,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
           caseUpsert,
           servers: servers.map((s) => ({ id: s.id, name: s.name })),
           ...(warnings.length > 0 && { warnings }),
+          ...(leftOut && { leftOut }),
         };
       },
     }),

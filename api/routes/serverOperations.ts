@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Page } from '../../domain/mcp/index.js';
 import type { Principal } from '../../db/accounts.js';
 import { findServerInVisibleProject, toSavedServer, type SavedServer } from '../../db/servers.js';
+import { unknownServers } from '../../domain/evals/serverSelection.js';
 import type { RouteDeps } from '../app.js';
 import { ApiError, notFound, validationError, type ErrorCode } from '../errors.js';
 import { defineRoute } from '../route.js';
@@ -53,14 +54,14 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
   ): Promise<SavedServer> {
     // The project's access rule and the server in one statement: this is on every tools/call. Its secrets are
     // opened once it passed the checks: a refused request opens none.
-    const { projectVisible, server } = await findServerInVisibleProject(
+    const { projectVisible, projectId, server } = await findServerInVisibleProject(
       sql,
       principal,
       params.projectId,
       params.serverId,
     );
     if (!projectVisible) throw notFound('project', { projectId: params.projectId });
-    if (!server) throw notFound('server', { serverId: params.serverId });
+    if (!server) throw await unknownServers(sql, projectId!, [params.serverId], { serverId: params.serverId });
     if (options.enabledOnly && !server.enabled) {
       throw validationError(`server '${server.name}' is disabled; enable it to run operations on it`, {
         reason: 'SERVER_DISABLED',

@@ -285,6 +285,10 @@ export const caseSchema = z
       .unknown()
       .optional()
       .meta({ description: "the case's elicitation answer or script (CaseElicitation), when it has one" }),
+    ingested: z.literal(true).optional().meta({
+      description:
+        'present when ingest created the case: it holds reported results only and runs leave it out; writing the case (a PATCH, or an inline test with its title and prompt) makes it runnable',
+    }),
     createdAt: epochMs,
     updatedAt: epochMs,
   })

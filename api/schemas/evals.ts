@@ -12,7 +12,7 @@ import {
 import { JUDGE_PROMPT_VERSION } from '../../domain/evals/judge.js';
 import { MAX_CONVERSATION_TURNS } from '../../domain/models/agentLoop.js';
 import { caseElicitationSchema } from './clientProfile.js';
-import { collection, epochMs, id } from './common.js';
+import { collection, epochMs, id, serverId } from './common.js';
 import { clampedLimit } from './pageLimit.js';
 
 const toolName = z.string().min(1).max(200);
@@ -285,7 +285,7 @@ export const passCriteriaSchema = z.strictObject({ minimumPassRate: z.number().m
   description: 'minimumPassRate is a percentage; a finished run passes when passRate*100 >= it',
 });
 
-export const serverIds = z.array(id).min(1).max(50);
+export const serverIds = z.array(serverId).min(1).max(50);
 
 export const iterationIsolation = z.enum(['per-iteration', 'shared']).meta({
   id: 'IterationIsolation',
@@ -467,6 +467,17 @@ export const runCreatedSchema = z
     caseUpsert: caseUpsertSchema,
     servers: z.array(serverRef),
     warnings: warningsSchema,
+    leftOut: z
+      .object({
+        cases: z.number().meta({ description: "how many of the suite's cases the run does not run" }),
+        reason: z.literal('INGESTED_RESULTS_ONLY'),
+        message: z.string(),
+      })
+      .optional()
+      .meta({
+        description:
+          'the cases of the suite the run leaves out, and why: cases that ingest created hold reported results only and are never run (writing such a case, as an inline test with its title and prompt or with a PATCH, makes it runnable); absent when the run runs every case',
+      }),
   })
   .meta({ id: 'EvalRunCreated' });
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { limits } from '../../domain/limits.js';
 import { foreignNames } from '../unknownFields.js';
 import { elicitationAnswerSchema } from './clientProfile.js';
-import { collection, epochMs, id } from './common.js';
+import { collection, epochMs, serverPathParams } from './common.js';
 
 /*
  * Server operations (api.md "Server operations", contract-notes "Server operations"). Request bodies are strict
@@ -10,7 +10,7 @@ import { collection, epochMs, id } from './common.js';
  * described loosely: their extra fields pass through.
  */
 
-export const serverParams = z.object({ projectId: id, serverId: id });
+export const serverParams = serverPathParams;
 
 export const listBody = z.strictObject({
   cursor: z.string().max(4000).optional().meta({ description: 'nextCursor of the previous page, unchanged' }),

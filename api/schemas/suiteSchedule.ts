@@ -43,7 +43,7 @@ export const suiteScheduleSchema = z
         at: epochMs,
         reason: z.string().meta({
           description:
-            'e.g. CONCURRENT_RUN_LIMIT, MODEL_KEY_MISSING, NO_SAVED_SERVER_SELECTION, NO_TESTS, NOT_FOUND, ROOT_NOT_ALLOWED',
+            'e.g. CONCURRENT_RUN_LIMIT, MODEL_KEY_MISSING, NO_RUNNABLE_CASES, NO_SAVED_SERVER_SELECTION, NO_TESTS, NOT_FOUND, ROOT_NOT_ALLOWED',
         }),
         message: z.string(),
       })

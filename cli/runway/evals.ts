@@ -367,6 +367,8 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
           );
           for (const failure of failedCases)
             ctx.note(`[runway] warning: case "${failure.name}" was not saved: ${failure.error}`);
+          // Cases that ingest created (e.g. from this suite's own JUnit report) hold results only: not run.
+          if (created.leftOut) ctx.note(`[runway] ${created.leftOut.message}`);
           if (!options.wait) {
             ctx.print(ctx.json ? JSON.stringify(created, null, 2) : created.runId);
             return ExitCode.ok;

@@ -8,6 +8,18 @@ import { RunNotFound, TooManyIterations } from './runFailures.js';
 import { getOrganizationLimits } from '../../db/organizationLimits.js';
 import { caseModels, runConcurrency, type RunBudget } from './runSettings.js';
 
+/** Why a run leaves a case of its suite out: ingest created it, and it holds reported results only. */
+export const INGESTED_RESULTS_ONLY = 'INGESTED_RESULTS_ONLY';
+
+/**
+ * The cases a run of the suite plans: all but the ones ingest created. Those hold results reported from elsewhere
+ * (a JUnit testcase, an SDK reporter's result): what they name as a prompt (a classname) and a model (often none)
+ * is no case a run could execute, and one of them must never make a runnable suite refuse to run.
+ */
+export function runnableCases<C extends { ingested: boolean }>(cases: readonly C[]): C[] {
+  return cases.filter((c) => !c.ingested);
+}
+
 export interface RunPlan {
   iterationIds: string[];
   /** iterations of each of the first batches (workflows/batching.ts); the workflow sizes later ones by how long iterations take */
@@ -36,7 +48,7 @@ export async function planRun(sql: Db, runId: string, options: { concurrency: nu
       findSuite(tx, run.projectId, run.suiteId, { includeDeleted: true }),
       listCases(tx, run.suiteId),
     ]);
-    const planned: PlannedIteration[] = cases.flatMap((c) => {
+    const planned: PlannedIteration[] = runnableCases(cases).flatMap((c) => {
       const models = caseModels(c, suite);
       return Array.from({ length: run.iterationOverride ?? c.runs }, (_, i) =>
         models.map((m, modelIndex) => ({
@@ -53,8 +65,8 @@ export async function planRun(sql: Db, runId: string, options: { concurrency: nu
       ).flat();
     });
     if (planned.length > limits.iterationsPerRun) {
-      // POST /eval-runs checked the bound, but the suite grew since (ingest adds cases to suites it shares): the run
-      // fails here, with nothing planned, rather than run past it. Retrying could not change that.
+      // POST /eval-runs checked the bound, but the suite grew since (its cases were written meanwhile): the run fails
+      // here, with nothing planned, rather than run past it. Retrying could not change that.
       throw new TooManyIterations(
         `the suite grew to ${formatCount(planned.length)} iterations after this run was started, past the ${formatCount(limits.iterationsPerRun)} a run may plan`,
       );

@@ -1,7 +1,40 @@
 import type { Db } from '../../db/connection.js';
 import type { SecretBox } from '../../db/secretBox.js';
-import { getSavedServersByIds, getServerRefsByIds, type SavedServer, type ServerRef } from '../../db/servers.js';
-import { notFound, refused } from '../failures.js';
+import {
+  getSavedServersByIds,
+  getServerRefsByIds,
+  getServerRefsByNames,
+  type SavedServer,
+  type ServerRef,
+} from '../../db/servers.js';
+import { notFound, OperationFailure, refused } from '../failures.js';
+
+/** Where a caller finds the ids of a project's servers. */
+export const serverListHint = (projectId: string) =>
+  `GET /projects/${projectId}/servers lists the project's servers with their ids`;
+
+/**
+ * 404 for server ids the project does not have. A server's name is the usual mistake (`weather` is a well-formed id
+ * too), so a missing id that is a server's name is answered with that server's id: it is never used in its place,
+ * since a name may also be another server's id and names are not unique.
+ */
+export async function unknownServers(
+  sql: Db,
+  projectId: string,
+  missing: string[],
+  details: Record<string, unknown>,
+): Promise<OperationFailure> {
+  const named = await getServerRefsByNames(sql, projectId, missing);
+  const hints = missing.flatMap((name) => {
+    const ids = named.filter((s) => s.name === name).map((s) => s.id);
+    return ids.length === 0 ? [] : [`"${name}" is the name of server ${ids.join(' and ')}; use its id`];
+  });
+  const message = `server ${missing.join(', ')} not found: ${[...hints, serverListHint(projectId)].join('; ')}`;
+  return new OperationFailure('NOT_FOUND', message, {
+    ...details,
+    ...(named.length > 0 && { namedServers: named.map((s) => ({ id: s.id, name: s.name })) }),
+  });
+}
 
 /**
  * The servers a suite or run names, checked: all must be saved in the project and enabled. Reads ids, names and
@@ -11,7 +44,7 @@ export async function requireServerSelection(sql: Db, projectId: string, serverI
   const unique = [...new Set(serverIds)];
   const servers = await getServerRefsByIds(sql, projectId, unique);
   const missing = unique.filter((id) => !servers.some((s) => s.id === id));
-  if (missing.length > 0) throw notFound(`server ${missing.join(', ')}`, { serverIds: missing });
+  if (missing.length > 0) throw await unknownServers(sql, projectId, missing, { serverIds: missing });
   const disabled = servers.filter((s) => !s.enabled);
   if (disabled.length > 0) {
     throw refused(`server ${disabled.map((s) => s.name).join(', ')} is disabled`, {

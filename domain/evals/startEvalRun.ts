@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/connection.js';
 import { failRunToStart, insertRun, lockOrganizationRuns, type ExecutedSource, type Run } from '../../db/evalRuns.js';
-import { planRun, type RunPlan } from './plan.js';
+import { INGESTED_RESULTS_ONLY, planRun, runnableCases, type RunPlan } from './plan.js';
 import {
   createSuite,
   findSuite,
@@ -19,7 +19,7 @@ import type { SecretBox } from '../../db/secretBox.js';
 import type { SavedServer } from '../../db/servers.js';
 import { hostClientProfile, requireAllowedRoots } from '../mcp/index.js';
 import { checkPlannedIterations, checkSuiteCases } from '../limits.js';
-import { validateRunModels, type HostedModelCatalog } from '../models/catalog.js';
+import { validateRunModels, type HostedModelCatalog, type ModelCase } from '../models/catalog.js';
 import { notFound, OperationFailure, refused } from '../failures.js';
 import type { CreateRunBody } from '../../api/schemas/evals.js';
 import { requireServers } from './serverSelection.js';
@@ -72,6 +72,50 @@ export interface CreatedRun {
    * starts the first batches in its first task
    */
   plan: RunPlan;
+  /** the suite's cases the run leaves out, and why; absent when it runs them all */
+  leftOut?: LeftOut;
+}
+
+export interface LeftOut {
+  cases: number;
+  reason: typeof INGESTED_RESULTS_ONLY;
+  message: string;
+}
+
+const casesOf = (count: number) => (count === 1 ? '1 case' : `${count} cases`);
+
+function leftOut(ingested: number): LeftOut | undefined {
+  if (ingested === 0) return undefined;
+  const one = ingested === 1;
+  return {
+    cases: ingested,
+    reason: INGESTED_RESULTS_ONLY,
+    message:
+      `${casesOf(ingested)} of the suite ${one ? 'was' : 'were'} left out: ${one ? 'it was' : 'they were'} created by ingest and ` +
+      `${one ? 'holds' : 'hold'} reported results only; writing a case (an inline test with its title and prompt, or a PATCH of it) makes it runnable`,
+  };
+}
+
+/** A suite whose cases all hold reported results only: 400, saying so and what to do. */
+function noRunnableCase(projectId: string, suiteId: string, ingested: number): OperationFailure {
+  const theCases =
+    ingested === 1
+      ? 'its case was created by ingest and holds'
+      : `its ${ingested} cases were created by ingest and hold`;
+  return refused(
+    `the suite has no case to run: ${theCases} reported results only (ingested cases are not run); add a case with a prompt and a model ` +
+      `(inline tests, or POST /projects/${projectId}/eval-suites/${suiteId}/cases), or edit one of them (PATCH /projects/${projectId}/eval-suites/${suiteId}/cases/{caseId})`,
+    { suiteId, reason: 'NO_RUNNABLE_CASES', ingestedCases: ingested },
+  );
+}
+
+/**
+ * A case as a refusal names it: an inline test of this request by its place in `tests` (what the caller fixes; a case
+ * it created would be gone with the refused transaction, id and all), any other case of the suite by its id.
+ */
+function caseNamed(c: Case, tests: readonly { title: string; query: string }[]): ModelCase {
+  const test = tests.findIndex((t) => t.title === c.title && t.query === c.query);
+  return test >= 0 ? { title: c.title, test } : { title: c.title, id: c.id };
 }
 
 /** The cap refused inside the transaction; the run may be tried once more after reconciling. */
@@ -161,8 +205,13 @@ export async function createEvalRun(
             : { ...t, model: request.model, ...(request.models && { models: request.models }) },
         ),
       );
-      const cases = await listCases(tx, suite.id);
-      if (cases.length === 0) throw refused('the suite has no tests to run', { suiteId: suite.id, reason: 'NO_TESTS' });
+      const suiteCases = await listCases(tx, suite.id);
+      if (suiteCases.length === 0)
+        throw refused('the suite has no tests to run', { suiteId: suite.id, reason: 'NO_TESTS' });
+      // Cases ingest created hold reported results only: the run leaves them out, and says so.
+      const cases = runnableCases(suiteCases);
+      const ingested = suiteCases.length - cases.length;
+      if (cases.length === 0) throw noRunnableCase(origin.projectId, suite.id, ingested);
       // Refused here, the transaction takes back the inline tests (and a suite it created) with it.
       // Each case runs its runs (or iterationOverride) once per model: the bound is on what is planned in all.
       const models = cases.map((c) => caseModels(c, suite));
@@ -175,7 +224,9 @@ export async function createEvalRun(
       const judged = judgeModel !== null && cases.some(usesJudge);
       const rejected = validateRunModels(
         [
-          ...models.flat().map((m) => ({ model: m.model ?? '', provider: m.provider })),
+          ...cases.flatMap((c, i) =>
+            models[i].map((m) => ({ model: m.model ?? '', provider: m.provider, case: caseNamed(c, tests) })),
+          ),
           ...(judged ? [{ model: judgeModel.model, provider: judgeModel.provider ?? null }] : []),
         ],
         { catalog, orgProviderKeys, modelApiKeys },
@@ -200,7 +251,7 @@ export async function createEvalRun(
       });
       // Planned with the run: the workflow starts batches in its first task instead of planning first.
       const plan = await planRun(tx, run.id, { concurrency: deps.defaultConcurrency });
-      return { run, caseUpsert, cases, suiteName: suite.name, iterations, plan };
+      return { run, caseUpsert, cases, suiteName: suite.name, iterations, plan, leftOut: leftOut(ingested) };
     });
   // At the cap, the counted runs are checked against Temporal (outside the transaction: no network call holds the
   // lock): a run whose workflow was terminated in Web UI frees its slot here, not only when someone reads it.

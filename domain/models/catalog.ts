@@ -146,7 +146,7 @@ export function resolveModel(request: ModelRequest & ModelAccess): ResolvedModel
     return reject('UNKNOWN_PROVIDER', message, { providers: [...MODEL_PROVIDERS] });
   }
   const ownPrefix = provider !== undefined ? model.startsWith(`${provider}/`) : isModelProvider(model.split('/')[0]);
-  if (ownPrefix) return reject('NOT_HOSTED', `${model} is not a hosted model`);
+  if (ownPrefix) return reject('NOT_HOSTED', notHostedMessage(model, request));
   if (provider === undefined) {
     return reject(
       'PROVIDER_REQUIRED',
@@ -192,6 +192,38 @@ function endpointFor(
   return { ok: true, keySource, ...endpoint };
 }
 
+/**
+ * Why a `<provider>/<name>` id is refused, and the ways out: the hosted models that could run instead, or why there is
+ * none (an empty catalog, none of the provider's, no key for the provider), and the provider's own id with the key it
+ * needs. A fresh install has an empty catalog and no key, so "not a hosted model" alone leaves a newcomer nowhere.
+ */
+function notHostedMessage(model: string, access: ModelAccess): string {
+  const slash = model.indexOf('/');
+  const provider = model.slice(0, slash) as ModelProvider;
+  const name = model.slice(slash + 1);
+  const usable = usableHostedIds(model, provider, access);
+  const ofProvider = access.catalog.filter((m) => m.provider === provider);
+  const hasKey =
+    present(access.modelApiKeys[provider]) !== undefined ||
+    present(access.orgProviderKeys[provider]?.apiKey) !== undefined;
+  const available =
+    usable.length > 0
+      ? `; hosted models available: ${usable.join(', ')}`
+      : `, and no hosted model is available: ${
+          access.catalog.length === 0
+            ? 'the hosted catalog is empty (an operator lists hosted models in HOSTED_MODELS)'
+            : ofProvider.length === 0
+              ? `the hosted catalog (HOSTED_MODELS) has no ${provider} model`
+              : `no key for ${provider} is set`
+        }`;
+  const key =
+    PROVIDER_TRAITS[provider].needsApiKey && !hasKey
+      ? ` with a key for ${provider}: modelApiKeys.${provider} with the run, or the organization's key, set with ` +
+        `\`npm run -s admin -- provider-key set --org <organizationId> --provider ${provider} --api-key-env ${provider.toUpperCase().replace(/-/g, '_')}_API_KEY\``
+      : '';
+  return `${model} is not a hosted model${available}. To run the model itself, name it by the provider's own id ("model": "${name}", "provider": "${provider}")${key} (docs/MODEL-KEYS.md)`;
+}
+
 /** Hosted ids this request could run instead: of its provider (or the id's prefix) when known, else all. */
 function usableHostedIds(model: string, requested: string | undefined, access: ModelAccess): string[] {
   const prefix = model.split('/')[0];
@@ -206,13 +238,20 @@ function present(value: string | null | undefined): string | undefined {
   return value != null && value.trim() !== '' ? value : undefined;
 }
 
+/** The case a model belongs to: a stored case by its id, or an inline test of the request by its index. */
+export interface ModelCase {
+  title: string;
+  id?: string;
+  test?: number;
+}
+
 /**
  * Run creation check: the first test case whose model cannot run, as the 400 VALIDATION_ERROR the API answers
- * (`details: { model, provider, hostedModels, reason }`; the CLI phrases MODEL_KEY_MISSING with its own flags),
- * or undefined when all can run.
+ * (`details: { model, provider, hostedModels, reason }`, plus `caseTitle` and `caseId` or `test` when the model is a
+ * case's; the CLI phrases MODEL_KEY_MISSING with its own flags), or undefined when all can run.
  */
 export function validateRunModels(
-  requests: readonly ModelRequest[],
+  requests: readonly (ModelRequest & { case?: ModelCase })[],
   access: ModelAccess,
 ): OperationFailure | undefined {
   const seen = new Set<string>();
@@ -220,8 +259,21 @@ export function validateRunModels(
     const key = `${request.provider ?? ''}\u0000${request.model}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const resolved = resolveModel({ ...request, ...access });
-    if (!resolved.ok) return new OperationFailure('VALIDATION_ERROR', resolved.message, resolved.details);
+    const resolved = resolveModel({ model: request.model, provider: request.provider, ...access });
+    if (resolved.ok) continue;
+    const about = request.case;
+    if (!about) return new OperationFailure('VALIDATION_ERROR', resolved.message, resolved.details);
+    // Which case: a suite of many cases refused for "model is required" says nothing a user can act on.
+    const named = `case "${about.title}" (${about.id ?? `tests[${about.test}]`})`;
+    const message =
+      resolved.details.reason === 'MODEL_REQUIRED'
+        ? `${named} has no model: give it one (model, and provider for a provider's own id), or set the suite's default model`
+        : `${named}: ${resolved.message}`;
+    return new OperationFailure('VALIDATION_ERROR', message, {
+      ...resolved.details,
+      caseTitle: about.title,
+      ...(about.id !== undefined ? { caseId: about.id } : { test: about.test }),
+    });
   }
   return undefined;
 }

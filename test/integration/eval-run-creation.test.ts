@@ -137,8 +137,9 @@ describe('eval run creation: model keys, providers, expected tools', () => {
         providers: ['openai', 'anthropic', 'google', 'openrouter', 'ollama', 'openai-compatible'],
       },
     });
+    // The refusal names the case it is about (issue 29): here the request's first inline test.
     expect(reply.body.message).toBe(
-      'unknown model provider "open-ai" (did you mean "openai"?); valid providers: openai, anthropic, google, openrouter, ollama, openai-compatible',
+      'case "neg" (tests[0]): unknown model provider "open-ai" (did you mean "openai"?); valid providers: openai, anthropic, google, openrouter, ollama, openai-compatible',
     );
   });
 

@@ -132,7 +132,13 @@ describe('eval run rules: validation, the concurrency cap, cancellation', () => 
       code: 'VALIDATION_ERROR',
       details: { suiteId: authored.body.suiteId, reason: 'NO_SAVED_SERVER_SELECTION' },
     });
-    const withServers = await newRun({ suiteId: authored.body.suiteId, serverIds: [serverId], modelApiKeys: keys });
+    // Its case holds the reported result only (ingested cases are not run): the rerun writes it as a test.
+    const withServers = await newRun({
+      suiteId: authored.body.suiteId,
+      serverIds: [serverId],
+      modelApiKeys: keys,
+      tests: [test()],
+    });
     expect(withServers.status).toBe(202);
     await waitForRun(call, org.projectId, withServers.body.runId);
   });
