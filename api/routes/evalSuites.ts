@@ -117,6 +117,7 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log, con
               passRate: s.latestRun.summary?.passRate ?? null,
               passed: s.latestRun.summary?.passed ?? 0,
               failed: s.latestRun.summary?.failed ?? 0,
+              errored: s.latestRun.summary?.errored ?? 0,
               createdAt: Date.parse(s.latestRun.createdAt),
             },
             totals: { runs: s.runs, passed: s.runsPassed, failed: s.runsFailed },
