@@ -109,7 +109,8 @@ function SuiteCard({ suite, projectId }: { suite: SuiteListItem; projectId: stri
               <a href={href(paths.run, { projectId, runId: latest.id })}>
                 <span class={`status ${latest.result ?? latest.status}`}>{latest.result ?? latest.status}</span>
               </a>{' '}
-              {percent(latest.passRate)} ({latest.passed} passed, {latest.failed} failed) · {when(latest.createdAt)}
+              {percent(latest.passRate)} ({latest.passed} passed, {latest.failed} failed, {latest.errored} errored) ·{' '}
+              {when(latest.createdAt)}
             </>
           ) : (
             'never run'
