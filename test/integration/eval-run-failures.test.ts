@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setProviderKey } from '../../db/providerKeys.js';
+import { progressQuery } from '../../workflows/definitions.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
 import { countVerdicts, finishedCount } from '../../domain/evals/verdicts.js';
 
@@ -72,6 +73,14 @@ describe('eval runs whose model fails', () => {
       // Errored, not failed (domain/evals/verdicts.ts): nothing could be scored.
       summary: { total: 4, passed: 0, failed: 0, errored: 4, passRate: 0 },
       progress: { total: 4, completed: 4, passed: 0, failed: 0, errored: 4 },
+    });
+    // So does the workflow, for operators (Temporal Web UI, `temporal workflow query --type progress`).
+    expect(await stack.temporal.workflow.getHandle(`eval-run:${runId}`).query(progressQuery)).toEqual({
+      total: 4,
+      completed: 4,
+      passed: 0,
+      failed: 0,
+      errored: 4,
     });
     // The suite list says the same of its latest run.
     const suites = (await call('GET', `/projects/${org.projectId}/eval-suites`)).body.items;
