@@ -515,7 +515,10 @@ export const evalRunSchema = z
     suiteId: z.string(),
     runNumber: z.number(),
     status: z.enum(['running', 'completed', 'failed', 'cancelled']),
-    result: z.enum(['passed', 'failed', 'pending']).nullable(),
+    result: z.enum(['passed', 'failed']).nullable().meta({
+      description:
+        "the run's verdict once it has ended (passed: passRate × 100 ≥ minimumPassRate); null while it runs, as the real product's document says, and for a cancelled run",
+    }),
     summary: summarySchema.nullable(),
     progress: z
       .object({

@@ -159,10 +159,17 @@ describe('eval ingest: one-shot and chunked runs, read back through /api/v1', ()
     const running = (await call('GET', `/projects/${org.projectId}/eval-runs/${runId}`)).body;
     expect(running).toMatchObject({
       status: 'running',
-      result: 'pending',
+      // no verdict until the run ends (runs/start said "pending")
+      result: null,
       summary: null,
       source: 'sdk',
       progress: { total: 450, completed: 450, passed: 300, failed: 150 },
+    });
+    const suites = (await call('GET', `/projects/${org.projectId}/eval-suites`)).body.items;
+    expect(suites.find((s: { id: string }) => s.id === start.body.suiteId).latestRun).toMatchObject({
+      id: runId,
+      status: 'running',
+      result: null,
     });
 
     const finalized = await ingest('runs/finalize', { runId, externalRunId: 'chunked-1' });
