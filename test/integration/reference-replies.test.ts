@@ -79,11 +79,17 @@ const deliberateDifferences: (Allowance & { why: string })[] = [
     finding: /^status 400 is not documented/,
     why: 'a cursor Runway cannot read is refused (400), never answered as if it were absent (the first page again)',
   },
-  {
+  ...['a project the key cannot reach', 'a projectId that is no id at all'].map((exchange) => ({
     operation: 'listChatSessions',
-    exchange: 'a project the key cannot reach',
+    exchange,
     finding: /^status 404 is not documented/,
     why: "a project outside the key's reach is 404 NOT_FOUND on every route (contract-notes, General rules): an empty page would hide a mistyped id",
+  })),
+  {
+    operation: 'listChatSessions',
+    exchange: 'a before that is neither an instant nor a nextCursor',
+    finding: /^status 400 is not documented/,
+    why: 'the document calls `before` a cursor (the previous nextCursor), and a cursor Runway cannot read is refused (400, contract-notes Corrections), never answered as the first page again',
   },
   ...['createTunnel', 'closeTunnel'].map((operation) => ({
     operation,
@@ -147,6 +153,11 @@ const echoCase = {
   provider: 'openai',
   expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }],
 };
+
+const emptyPage = (reply: ApiReply) =>
+  Array.isArray(reply.body?.items) && reply.body.items.length === 0 && reply.body.nextCursor === undefined
+    ? undefined
+    : `not an empty page: ${JSON.stringify(reply.body).slice(0, 200)}`;
 
 const runningWithoutVerdict = (reply: ApiReply) =>
   reply.body?.status === 'running' && reply.body.result === null
@@ -356,6 +367,13 @@ const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> 
   listProjects: () => [
     { name: 'the projects', valid: true, status: 200 },
     { name: "another organization's id", valid: true, query: `organizationId=${unknown('org')}`, status: 200 },
+    {
+      name: 'an organizationId that is no id at all',
+      valid: false,
+      query: 'organizationId=not%20an%20id!',
+      status: 200,
+      check: emptyPage,
+    },
   ],
   listProjectServers: () => [
     { name: "the project's servers", valid: true, status: 200 },
@@ -402,7 +420,28 @@ const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> 
         status: 200,
       },
       { name: 'a limit past 200, clamped', valid: true, query: 'limit=500', status: 200 },
+      // A filter value no session has selects none (the document lists no 400 here).
+      {
+        name: 'a status the document does not name',
+        valid: false,
+        query: 'status=bogus',
+        status: 200,
+        check: emptyPage,
+      },
+      {
+        name: 'an instant past the year 9999 in before, clamped',
+        valid: false,
+        query: 'before=99999999999999999999',
+        status: 200,
+      },
+      {
+        name: 'a before that is neither an instant nor a nextCursor',
+        valid: false,
+        query: 'before=yesterday',
+        status: 400,
+      },
       { name: 'a project the key cannot reach', valid: false, query: `projectId=${unknown('prj')}`, status: 404 },
+      { name: 'a projectId that is no id at all', valid: false, query: 'projectId=not%20an%20id!', status: 404 },
     ];
   },
   listChatboxes: () => [
