@@ -15,6 +15,7 @@ import type { McpOperations } from '../domain/mcp/index.js';
 import type { HostedModelCatalog } from '../domain/models/catalog.js';
 import type { RateLimitGates } from '../domain/models/rateLimits.js';
 import { RunNotFound } from '../domain/evals/runFailures.js';
+import { iterationVerdict } from '../domain/evals/verdicts.js';
 import { activityFailure, decideRetry, retryFailure } from './retryPolicy.js';
 import { collectTools, executeIteration, failedOutcome, IterationFailure } from '../domain/evals/iteration.js';
 import { loadRunContext, type RunContext } from '../domain/evals/runContext.js';
@@ -29,10 +30,13 @@ export interface BatchInput {
   lastAttempt: number;
 }
 
+/** The batch's iterations by verdict (domain/evals/verdicts.ts): passed, failed and errored are apart. */
 export interface BatchResult {
   completed: number;
   passed: number;
   failed: number;
+  /** the iterations that could not be scored; absent from the results of batches run before it was counted */
+  errored?: number;
   /**
    * total tokens of the iterations counted here: what the batch spent, so the workflow keeps a run's token budget
    * without reading Postgres. Absent from the results of batches run before budgets.
@@ -86,11 +90,13 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
     getBatchIterations(deps.sql, input.runId, input.iterationIds),
   ]);
   if (!ctx) throw activityFailure(new RunNotFound(input.runId));
-  const result: BatchResult = { completed: 0, passed: 0, failed: 0, tokens: 0 };
-  const count = (outcome: 'passed' | 'failed' | null, tokens: number) => {
+  const result: BatchResult = { completed: 0, passed: 0, failed: 0, errored: 0, tokens: 0 };
+  const count = (outcome: { status: string; result: 'passed' | 'failed' | null }, tokens: number) => {
     result.completed += 1;
     result.tokens! += tokens;
-    if (outcome === 'passed') result.passed += 1;
+    const verdict = iterationVerdict(outcome);
+    if (verdict === 'passed') result.passed += 1;
+    else if (verdict === 'errored') result.errored! += 1;
     else result.failed += 1;
   };
   // Attempts that ended waiting for a provider's rate-limit reset (counted in the heartbeat details, which reach the
@@ -102,8 +108,7 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
       : 0;
   // What an earlier attempt of this batch finished is counted, never run again.
   for (const iteration of iterations)
-    if (iteration.status === 'completed' || iteration.status === 'failed')
-      count(iteration.result, iteration.totalTokens);
+    if (iteration.status === 'completed' || iteration.status === 'failed') count(iteration, iteration.totalTokens);
   // This attempt takes the batch's unfinished iterations from any earlier attempt (a worker paused or cut off from
   // Temporal may still be running one): from here on that attempt can neither claim nor complete them. When a newer
   // attempt already holds them, this one is stale and runs nothing.
@@ -158,7 +163,7 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
       // Only an outcome this attempt stored is counted: one that a newer attempt holds is that attempt's to count.
       if (!stored.completed) return;
       deps.metrics?.iterationFinished(outcome);
-      count(outcome.result, outcome.usage.totalTokens);
+      count(outcome, outcome.usage.totalTokens);
     });
   try {
     for (const iteration of toRun) {

@@ -6,7 +6,6 @@ import type {
   chatSessionSchema,
   chatSessionsQuery,
   projectSchema,
-  projectsQuery,
   serverSchema,
 } from './schemas/catalog.js';
 import type { pageQuery } from './schemas/common.js';
@@ -365,7 +364,7 @@ export function createRunwayClient(options: RunwayClientOptions) {
     openapi: () => request<Record<string, unknown>>('GET', '/openapi.json', { auth: false }),
     me: () => request<Account>('GET', '/me'),
     projects: {
-      list: (query: z.input<typeof projectsQuery> = {}) => request<Collection<Project>>('GET', '/projects', { query }),
+      list: (query: { organizationId?: string } = {}) => request<Collection<Project>>('GET', '/projects', { query }),
     },
     chatSessions: {
       list: (query: Partial<z.input<typeof chatSessionsQuery>> = {}) =>

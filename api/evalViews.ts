@@ -5,6 +5,13 @@ import type { evalRunSchema, iterationSchema, traceSchema } from './schemas/eval
 
 type Iteration = z.input<typeof iterationSchema>;
 
+/**
+ * A run's verdict on the wire: stored as `pending` until the run ends (ingest's replies say so), and null until then
+ * everywhere else, as the real product's document has it ("Pass/fail verdict once terminal").
+ */
+export const runVerdict = <T extends string | null>(result: T): Exclude<T, 'pending'> | null =>
+  result === 'pending' ? null : (result as Exclude<T, 'pending'>);
+
 /** How runs and iterations look on the wire (contract-notes: Eval suites and runs). */
 export function toEvalRun(run: Run, progress: Progress): z.input<typeof evalRunSchema> {
   return {
@@ -12,7 +19,7 @@ export function toEvalRun(run: Run, progress: Progress): z.input<typeof evalRunS
     suiteId: run.suiteId,
     runNumber: run.runNumber,
     status: run.status,
-    result: run.result,
+    result: runVerdict(run.result),
     summary: run.summary,
     progress,
     source: run.source,

@@ -272,7 +272,7 @@ export async function finishedOutcomes(sql: Db, runId: string) {
       provider: string | null;
     }[]
   >`
-    SELECT COALESCE(case_id, title) AS "caseId", model, provider, result = 'passed' AS passed, status = 'failed' AS errored, duration_ms AS "durationMs",
+    SELECT COALESCE(case_id, title) AS "caseId", model, provider, status = 'completed' AND result = 'passed' AS passed, status = 'failed' AS errored, duration_ms AS "durationMs",
            input_tokens AS "inputTokens", output_tokens AS "outputTokens", total_tokens AS "totalTokens"
     FROM eval_iterations WHERE run_id = ${runId} AND status IN ('completed', 'failed') ORDER BY seq`;
 }

@@ -50,12 +50,15 @@ export interface RunRow {
 /** A run as the service works with it. */
 export type Run = Camel<RunRow>;
 
+/**
+ * A run's iterations by verdict, as domain/evals/verdicts.ts defines them: passed, failed (scored, missed) and errored
+ * (could not be scored) are disjoint; `completed` is the three together (the finished ones).
+ */
 export interface Progress {
   total: number;
   completed: number;
   passed: number;
   failed: number;
-  /** of the failed, those that errored (status failed) instead of completing */
   errored: number;
 }
 
@@ -166,12 +169,16 @@ export async function listSuiteRuns(sql: Db, suiteId: string, limit: number): Pr
   );
 }
 
-/** The progress counts over a set of iteration rows; one definition for one run and for many. */
+/**
+ * The progress counts over a set of iteration rows; one definition for one run and for many. The verdicts of
+ * domain/evals/verdicts.ts (iterationVerdict) in SQL: the status decides first, and only a completed iteration's
+ * result says passed or failed.
+ */
 const progressColumns = (sql: Db) => sql`
   count(*)::int AS total,
   count(*) FILTER (WHERE status IN ('completed', 'failed'))::int AS completed,
-  count(*) FILTER (WHERE result = 'passed')::int AS passed,
-  count(*) FILTER (WHERE result = 'failed')::int AS failed,
+  count(*) FILTER (WHERE status = 'completed' AND result = 'passed')::int AS passed,
+  count(*) FILTER (WHERE status = 'completed' AND result IS DISTINCT FROM 'passed')::int AS failed,
   count(*) FILTER (WHERE status = 'failed')::int AS errored`;
 
 /** Progress from the iteration rows themselves: exact, and what polling falls back to without a worker. */

@@ -466,7 +466,7 @@ export interface SuiteListRow extends SuiteRow {
     id: string;
     status: string;
     result: string | null;
-    summary: { passRate?: number; passed?: number; failed?: number } | null;
+    summary: { passRate?: number; passed?: number; failed?: number; errored?: number } | null;
     createdAt: string;
   } | null;
   runs: number;

@@ -93,7 +93,7 @@ export function runUserMetadata(
 
 /** The workflow's current details while it runs (Web UI shows them beside the static ones). */
 export function runCurrentDetails(progress: EvalRunProgress): string {
-  return `${progress.completed} of ${progress.total} iterations done: ${progress.passed} passed, ${progress.failed} failed`;
+  return `${progress.completed} of ${progress.total} iterations done: ${progress.passed} passed, ${progress.failed} failed, ${progress.errored} errored`;
 }
 
 export interface EvalRunInput {
@@ -105,11 +105,13 @@ export interface EvalRunInput {
   plan?: RunPlan;
 }
 
+/** As the API counts a run's iterations (domain/evals/verdicts.ts): passed, failed and errored are apart. */
 export interface EvalRunProgress {
   total: number;
   completed: number;
   passed: number;
   failed: number;
+  errored: number;
 }
 
 export const progressQuery = defineQuery<EvalRunProgress>('progress');

@@ -88,7 +88,7 @@ async function runLanes(count: number, lane: () => Promise<void>): Promise<void>
  */
 export async function evalRun(input: EvalRunInput): Promise<{ status: string; result: string | null }> {
   const { runId } = input;
-  const progress: EvalRunProgress = { total: 0, completed: 0, passed: 0, failed: 0 };
+  const progress: EvalRunProgress = { total: 0, completed: 0, passed: 0, failed: 0, errored: 0 };
   setHandler(progressQuery, () => progress);
 
   let outcome: 'completed' | 'failed' | 'cancelled' = 'completed';
@@ -119,6 +119,8 @@ export async function evalRun(input: EvalRunInput): Promise<{ status: string; re
       progress.completed += done.completed;
       progress.passed += done.passed;
       progress.failed += done.failed;
+      // Batches run before errored was counted apart (histories replayed) counted it among failed.
+      progress.errored += done.errored ?? 0;
       setCurrentDetails(runCurrentDetails(progress));
     };
     const lanes = Math.min(plan.concurrency, plan.iterationIds.length);

@@ -9,7 +9,9 @@ import {
   chatboxParams,
   chatboxSummarySchema,
   chatSessionSchema,
+  chatSessionStatuses,
   chatSessionsQuery,
+  namesOne,
 } from '../schemas/catalog.js';
 import { collection, projectParams } from '../schemas/common.js';
 
@@ -40,8 +42,15 @@ export function chatRoutes({ sql, cursors, config }: RouteDeps) {
       response: collection(chatSessionSchema),
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, query }) {
-        if (query.projectId) await requireProject(sql, principal, query.projectId);
-        const scope = `chat-sessions:${query.projectId ?? '*'}:${query.status}`;
+        if (query.projectId !== undefined) {
+          // A value that is no id names no project: the 404 of an unknown one (without asking the database).
+          if (!namesOne(query.projectId)) throw notFound('project', { projectId: query.projectId });
+          await requireProject(sql, principal, query.projectId);
+        }
+        // A status no session has selects none (the real product's document lists no 400 here).
+        const status = chatSessionStatuses.find((known) => known === (query.status ?? 'active'));
+        if (status === undefined) return { items: [] };
+        const scope = `chat-sessions:${query.projectId ?? '*'}:${status}`;
         // The real product's client pages with `before` = the previous nextCursor; `cursor` wins over it.
         const beforeCursor = query.before && 'cursor' in query.before ? query.before.cursor : undefined;
         const decode = (cursor: string) => cursors.decode<{ lastActivityAt: number; id: string }>(scope, cursor);
@@ -60,7 +69,7 @@ export function chatRoutes({ sql, cursors, config }: RouteDeps) {
         const before = query.before && 'epochMs' in query.before ? query.before.epochMs : undefined;
         const rows = await listChatSessions(sql, principal, {
           projectId: query.projectId,
-          status: query.status,
+          status,
           before,
           after,
           limit: query.limit + 1,

@@ -6,7 +6,7 @@ import { findHost } from '../../db/hosts.js';
 import { requireProject } from '../access.js';
 import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
-import { toEvalRun } from '../evalViews.js';
+import { runVerdict, toEvalRun } from '../evalViews.js';
 import { scheduleSummary } from '../scheduleView.js';
 import { defineRoute } from '../route.js';
 import { requireServers, requireServerSelection } from '../../domain/evals/serverSelection.js';
@@ -113,10 +113,11 @@ export function evalSuiteRoutes({ sql, box, mcp, reconciler, schedules, log, con
             latestRun: s.latestRun && {
               id: s.latestRun.id,
               status: s.latestRun.status,
-              result: s.latestRun.result,
+              result: runVerdict(s.latestRun.result),
               passRate: s.latestRun.summary?.passRate ?? null,
               passed: s.latestRun.summary?.passed ?? 0,
               failed: s.latestRun.summary?.failed ?? 0,
+              errored: s.latestRun.summary?.errored ?? 0,
               createdAt: Date.parse(s.latestRun.createdAt),
             },
             totals: { runs: s.runs, passed: s.runsPassed, failed: s.runsFailed },

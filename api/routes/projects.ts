@@ -23,8 +23,9 @@ export function projectRoutes({ sql }: RouteDeps) {
       response: collection(projectSchema),
       errors: ['VALIDATION_ERROR'],
       async handler({ principal, query }) {
-        // A key acts in one organization: filtering by another one yields nothing, never its projects.
-        if (query.organizationId && query.organizationId !== principal.organizationId) return { items: [] };
+        // A key acts in one organization: filtering by another one (or by a value that names none) yields nothing.
+        if (query.organizationId !== undefined && query.organizationId !== principal.organizationId)
+          return { items: [] };
         const rows = await listProjects(sql, principal);
         return {
           items: rows.map((p) => ({

@@ -17,7 +17,26 @@ export const projectSchema = z
   })
   .meta({ id: 'Project' });
 
-export const projectsQuery = z.strictObject({ organizationId: id.optional() });
+/**
+ * A list filter's value, taken as given and never refused (issue 29 item 12: the real product's document lists no 400
+ * for the lists that take one, GET /projects and GET /chat-sessions): the route reads a value that no resource has as
+ * selecting none. A repeated parameter is no one value, so it selects none either.
+ */
+const filterValue = (description: string) =>
+  // Empty reads as not given, as an empty `limit` does.
+  z
+    .preprocess((raw) => (raw === '' ? undefined : raw), z.union([z.string(), z.array(z.string())]).optional())
+    .meta({ description });
+
+/** A filter value that can name a resource: one value, shaped like an id (anything else names none). */
+export const namesOne = (value: string | string[] | undefined): value is string =>
+  typeof value === 'string' && id.safeParse(value).success;
+
+export const projectsQuery = z.strictObject({
+  organizationId: filterValue(
+    "the key's organization lists its projects; any other value (another organization, no id at all) lists none",
+  ),
+});
 
 export const serverSchema = z
   .object({
@@ -63,18 +82,25 @@ export const chatSessionSchema = z
   })
   .meta({ id: 'ChatSession' });
 
+/** The statuses a chat session has; any other value of the `status` filter matches none. */
+export const chatSessionStatuses = ['active', 'archived'] as const;
+
 export const chatSessionsQuery = z.strictObject({
-  projectId: id.optional(),
-  status: z.enum(['active', 'archived']).default('active'),
+  projectId: filterValue(
+    "one project's sessions; a project the key cannot reach (or a value that is no id) is 404 NOT_FOUND",
+  ),
+  status: filterValue(
+    '`active` (default) or `archived`; any other value (or the parameter repeated) matches no session: an empty page',
+  ),
   limit: clampedLimit({ max: 200, fallback: 50 }),
   before: z
     .string()
     .max(2000)
     .optional()
-    .transform((value, ctx) => (value === undefined ? undefined : pagePosition(value, ctx)))
+    .transform((value) => (value === undefined ? undefined : pagePosition(value)))
     .meta({
       description:
-        "the previous page's `nextCursor` (how the real product's client pages), or an epoch-ms upper bound on lastActivityAt (years 1 to 9999)",
+        "the previous page's `nextCursor` (how the real product's client pages), or an epoch-ms upper bound on lastActivityAt (an instant past the year 9999 bounds nothing, one before the year 1 everything)",
     }),
   cursor: z.string().max(2000).optional().meta({ description: "the previous page's `nextCursor`; wins over `before`" }),
 });
@@ -84,12 +110,10 @@ export const chatSessionsQuery = z.strictObject({
  * a malformed one is the same 400 INVALID_CURSOR as in `cursor`). Our cursors are base64url with a dot, never
  * only digits, so the two cannot be confused.
  */
-function pagePosition(value: string, ctx: z.RefinementCtx): { epochMs: number } | { cursor: string } | undefined {
+function pagePosition(value: string): { epochMs: number } | { cursor: string } {
   if (!/^-?\d+$/.test(value)) return { cursor: value };
-  const epochMs = Number(value);
-  if (epochMs >= EPOCH_MS_MIN && epochMs <= EPOCH_MS_MAX) return { epochMs };
-  ctx.addIssue({ code: 'custom', message: 'an epoch-ms instant between the years 1 and 9999, or a nextCursor' });
-  return undefined;
+  // An instant past what the column holds bounds nothing more than its last one (issue 29 item 12: no 400 here).
+  return { epochMs: Math.min(EPOCH_MS_MAX, Math.max(EPOCH_MS_MIN, Number(value))) };
 }
 
 const chatboxLink = z.object({ path: z.string(), url: z.string() });

@@ -483,14 +483,14 @@ export const runCreatedSchema = z
 
 const summarySchema = z
   .object({
-    total: z.number(),
-    passed: z.number(),
-    failed: z.number(),
+    total: z.number().meta({ description: 'the finished iterations: passed + failed + errored' }),
+    passed: z.number().meta({ description: 'iterations that were scored and met the expectations' }),
+    failed: z.number().meta({ description: 'iterations that were scored and did not meet the expectations' }),
     errored: z.number().optional().meta({
       description:
-        'of the failed iterations, those that errored (a model or server error) instead of completing; absent on runs finished before it was counted',
+        'iterations that could not be scored (a model, provider or server error); apart from failed, and counted against the pass rate',
     }),
-    passRate: z.number().meta({ description: '0..1' }),
+    passRate: z.number().meta({ description: 'passed / total, 0..1' }),
     models: z
       .array(
         z
@@ -526,15 +526,24 @@ export const evalRunSchema = z
     suiteId: z.string(),
     runNumber: z.number(),
     status: z.enum(['running', 'completed', 'failed', 'cancelled']),
-    result: z.enum(['passed', 'failed', 'pending']).nullable(),
-    summary: summarySchema.nullable(),
-    progress: z.object({
-      total: z.number(),
-      completed: z.number(),
-      passed: z.number(),
-      failed: z.number(),
-      errored: z.number().meta({ description: 'of the failed iterations, those that errored instead of completing' }),
+    result: z.enum(['passed', 'failed']).nullable().meta({
+      description:
+        "the run's verdict once it has ended (passed: passRate × 100 ≥ minimumPassRate); null while it runs, as the real product's document says, and for a cancelled run",
     }),
+    summary: summarySchema.nullable(),
+    progress: z
+      .object({
+        total: z.number(),
+        completed: z.number(),
+        passed: z.number().meta({ description: 'iterations that were scored and met the expectations' }),
+        failed: z.number().meta({ description: 'iterations that were scored and did not meet the expectations' }),
+        errored: z.number().meta({
+          description: 'iterations that could not be scored (a model, provider or server error); apart from failed',
+        }),
+      })
+      .meta({
+        description: 'completed = passed + failed + errored; total - completed are still to run (or cancelled)',
+      }),
     source: z.string(),
     notes: z.string().nullable(),
     passCriteria: z.object({ minimumPassRate: z.number() }),
@@ -763,8 +772,11 @@ export const suiteListItem = z
         status: z.string(),
         result: z.string().nullable(),
         passRate: z.number().nullable(),
-        passed: z.number(),
-        failed: z.number(),
+        passed: z.number().meta({ description: 'iterations that were scored and met the expectations' }),
+        failed: z.number().meta({ description: 'iterations that were scored and did not meet the expectations' }),
+        errored: z.number().meta({
+          description: 'iterations that could not be scored (a model, provider or server error); apart from failed',
+        }),
         createdAt: epochMs,
       })
       .nullable(),

@@ -199,7 +199,11 @@ export const uploadUrlBody = z
 
 const summary = evalRunSchema.shape.summary;
 const status = evalRunSchema.shape.status;
-const result = evalRunSchema.shape.result;
+/** Ingest's replies say `pending` while the run is open (contract-notes, Eval ingest); GET /eval-runs/{id} says null. */
+const result = z
+  .enum(['passed', 'failed', 'pending'])
+  .nullable()
+  .meta({ description: "the run's verdict once it has ended; `pending` while it is open" });
 
 export const finishedRunReply = z
   .object({ ok: z.literal(true), suiteId: z.string(), runId: z.string(), status, result, summary })

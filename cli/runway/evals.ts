@@ -9,6 +9,7 @@ import {
   type EvalRunComparison,
   type EvalRunCreated,
 } from '../../api/client.js';
+import { caseVerdict, countVerdicts, finishedCount, iterationVerdict } from '../../domain/evals/verdicts.js';
 import { collect } from '../options.js';
 import { failOnChoices, formatComparison, gateFails, gateFailures, type FailOn } from './compare.js';
 import { ExitCode, UsageError, type Action, type CliContext } from './context.js';
@@ -25,12 +26,11 @@ const passed = (run: EvalRun) => run.status === 'completed' && run.result === 'p
 const exitCodeOf = (run: EvalRun) => (!finished(run) ? ExitCode.running : passed(run) ? ExitCode.ok : ExitCode.failed);
 
 /*
- * Two ways an iteration does not pass: it errored (status `failed`: the model, the provider or a server broke,
- * so it was never scored) or it failed (status `completed`, result `failed`: scored, and the tool calls did not
- * meet the expectations). They need different fixes, so they are counted apart.
+ * Two ways an iteration does not pass (domain/evals/verdicts.ts, as the API counts them): it errored (the model, the
+ * provider or a server broke, so it was never scored) or it failed (scored, and it did not meet the expectations).
+ * They need different fixes, so they are counted apart.
  */
-const errored = (i: EvalIteration) => i.status === 'failed';
-const failedScoring = (i: EvalIteration) => i.status === 'completed' && i.result === 'failed';
+const errored = (i: EvalIteration) => iterationVerdict(i) === 'errored';
 
 async function suiteNameOf(ctx: CliContext, suiteId: string): Promise<string> {
   const { items } = await ctx.client.evalSuites.list(ctx.projectId);
@@ -63,19 +63,25 @@ function byCase(iterations: EvalIteration[]): EvalIteration[][] {
   return [...cases.values()];
 }
 
-/** Per case: iterations, passed, failed, errored, pass rate, median latency. */
+/** Per case: iterations, passed, failed, errored, pass rate (of the finished ones), median latency. */
 function caseTable(cases: EvalIteration[][]): string {
   const rows = cases.map((list) => {
-    const ok = list.filter((i) => i.result === 'passed').length;
-    const failed = list.filter(failedScoring).length;
-    const broke = list.filter(errored).length;
-    const done = ok + failed + broke;
+    const counts = countVerdicts(list);
+    const done = finishedCount(counts);
     const durations = list
       .map((i) => i.durationMs)
       .filter((d): d is number => d !== null)
       .sort((a, b) => a - b);
     const median = durations.length ? Math.round(durations[Math.floor((durations.length - 1) / 2)]) : '-';
-    return [list[0].title, list.length, ok, failed, broke, percent(done ? ok / done : null), median];
+    return [
+      list[0].title,
+      counts.total,
+      counts.passed,
+      counts.failed,
+      counts.errored,
+      percent(done ? counts.passed / done : null),
+      median,
+    ];
   });
   return formatTable(['CASE', 'ITERATIONS', 'PASSED', 'FAILED', 'ERRORED', 'PASS RATE', 'MEDIAN MS'], rows, {
     align: ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
@@ -99,23 +105,28 @@ function problemOf(iteration: EvalIteration): string {
   return oneLine(`the tool calls did not match: expected ${expected}; got ${actual}`);
 }
 
-/** The first problem of each case that did not pass, so a failed run says why without opening the JUnit file. */
+/**
+ * The first problem of each case that failed or errored, so a failed run says why without opening the JUnit file:
+ * its first failed iteration, else its first errored one.
+ */
 function firstProblems(cases: EvalIteration[][]): string[] {
   return cases.flatMap((list) => {
-    const first = list.find((i) => errored(i) || failedScoring(i));
-    return first ? [`  ${first.title} #${first.iterationNumber}: ${problemOf(first)}`] : [];
+    const verdict = caseVerdict(countVerdicts(list));
+    if (verdict !== 'failed' && verdict !== 'errored') return [];
+    const first = list.find((i) => iterationVerdict(i) === verdict)!;
+    return [`  ${first.title} #${first.iterationNumber}: ${problemOf(first)}`];
   });
 }
 
-function resultLine(run: EvalRun, iterations: EvalIteration[]): string {
+function resultLine(run: EvalRun): string {
   const summary = run.summary;
   const counts = summary
     ? `${summary.passed} of ${counted(summary.total, 'iteration')} passed (${percent(summary.passRate)}; needs ${run.passCriteria.minimumPassRate}%)`
     : `${run.progress.passed} of ${counted(run.progress.total, 'iteration')} passed`;
-  // The run's own count when the API gives one (summary.errored), else the iterations'.
-  const broke = typeof summary?.errored === 'number' ? summary.errored : iterations.filter(errored).length;
+  // The run's own counts (its progress counts every iteration, as the API defines passed, failed and errored).
+  const { failed, errored: broke } = run.progress;
   const verdict = run.status === 'completed' ? (run.result ?? 'pending').toUpperCase() : run.status.toUpperCase();
-  return `Result: ${verdict}, ${counts}${broke > 0 ? `; ${broke} errored before they could be scored` : ''}${run.error ? `; ${run.error}` : ''}`;
+  return `Result: ${verdict}, ${counts}${failed > 0 ? `; ${failed} failed` : ''}${broke > 0 ? `; ${broke} errored before they could be scored` : ''}${run.error ? `; ${run.error}` : ''}`;
 }
 
 /**
@@ -154,7 +165,7 @@ async function report(
   if (cases.length > 0) ctx.print(caseTable(cases));
   const problems = firstProblems(cases);
   if (problems.length > 0) ctx.print(['Why cases did not pass (the first problem of each):', ...problems].join('\n'));
-  ctx.print(resultLine(run, iterations));
+  ctx.print(resultLine(run));
   if (comparison) ctx.print(formatComparison(comparison));
 }
 

@@ -1,10 +1,13 @@
 import { XMLBuilder } from 'fast-xml-parser';
 import type { EvalIteration, EvalRun, EvalRunComparison } from '../../api/client.js';
+import { countVerdicts, iterationVerdict } from '../../domain/evals/verdicts.js';
 
 /*
  * An eval run as JUnit XML, the format every CI system reads: one <testsuite> per run, one <testcase> per
- * iteration ("<case title> #<iteration>"). A failed expectation is a <failure>, an iteration that broke (model or
- * server error) is an <error>, a cancelled or unfinished one (the run was stopped) is <skipped>.
+ * iteration ("<case title> #<iteration>"). JUnit's own words match Runway's verdicts (domain/evals/verdicts.ts): a
+ * failed iteration (scored, expectations not met) is a <failure>, an errored one (model or server error, never
+ * scored) an <error>, a cancelled or unfinished one (the run was stopped) is <skipped>; so the suite's `failures`
+ * and `errors` are the API's `failed` and `errored`.
  *
  * Each <testcase> carries the properties `runway.case` (the case's title) and `runway.iteration`, so that
  * `runway ingest` of this file saves the iterations of one case under that one case
@@ -72,17 +75,18 @@ function testcase(iteration: EvalIteration, suiteName: string, marks: Map<string
   };
   const model = [iteration.provider, iteration.model].filter(Boolean).join('/');
   const out = `${callsText(iteration)}\nmodel: ${model || '-'}\ntokens: ${iteration.usage.totalTokens}`;
-  if (iteration.status === 'failed') {
+  const verdict = iterationVerdict(iteration);
+  if (verdict === 'errored') {
     node.error = {
       '@_message': xmlText(`${mark ? `${mark.text}; ` : ''}${iteration.error ?? 'the iteration failed'}`),
       '@_type': 'IterationError',
       '#text': xmlText(out),
     };
-  } else if (iteration.status === 'cancelled') {
+  } else if (verdict === 'cancelled') {
     node.skipped = { '@_message': 'iteration cancelled' };
-  } else if (iteration.status !== 'completed') {
+  } else if (verdict === 'pending') {
     node.skipped = { '@_message': `the iteration had not finished (${iteration.status})` };
-  } else if (iteration.result === 'failed') {
+  } else if (verdict === 'failed') {
     node.failure = {
       '@_message': xmlText(`${mark ? `${mark.text}; ` : ''}the tool calls did not match the expectations`),
       '@_type': 'ToolCallMismatch',
@@ -102,15 +106,12 @@ export function toJunitXml(input: {
 }): string {
   const { run, iterations, suiteName, comparison } = input;
   const marks = regressionMarks(comparison);
-  const count = (predicate: (i: EvalIteration) => boolean) => iterations.filter(predicate).length;
-  const errors = count((i) => i.status === 'failed');
-  const skipped = count((i) => i.status !== 'completed' && i.status !== 'failed');
-  const failures = count((i) => i.status === 'completed' && i.result === 'failed');
+  const counts = countVerdicts(iterations);
   const totals = {
-    '@_tests': iterations.length,
-    '@_failures': failures,
-    '@_errors': errors,
-    '@_skipped': skipped,
+    '@_tests': counts.total,
+    '@_failures': counts.failed,
+    '@_errors': counts.errored,
+    '@_skipped': counts.cancelled + counts.pending,
     '@_time': seconds(
       run.completedAt && run.createdAt
         ? run.completedAt - run.createdAt

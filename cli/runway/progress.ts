@@ -6,13 +6,17 @@ export interface ProgressView {
   stop(): void;
 }
 
+/** The counts as the API gives them, passed, failed and errored being apart (domain/evals/verdicts.ts). */
+const verdictCounts = (progress: EvalRun['progress']) =>
+  `${progress.passed} passed, ${progress.failed} failed, ${progress.errored} errored`;
+
 /**
  * The plain line for a run's progress, or undefined while the run has not planned its iterations yet (a total of
  * 0 says nothing; the "run started" line is already there).
  */
 export function progressLine(progress: EvalRun['progress']): string | undefined {
   if (progress.total === 0) return undefined;
-  return `[runway] ${progress.completed}/${progress.total} iterations finished: ${progress.passed} passed, ${progress.failed} failed`;
+  return `[runway] ${progress.completed}/${progress.total} iterations finished: ${verdictCounts(progress)}`;
 }
 
 /**
@@ -24,7 +28,7 @@ export function progressView(stream: NodeJS.WritableStream & { isTTY?: boolean }
     const bar = new cliProgress.SingleBar(
       {
         stream,
-        format: ' {bar} {value}/{total} iterations | {passed} passed, {failed} failed | {duration_formatted}',
+        format: ' {bar} {value}/{total} iterations | {counts} | {duration_formatted}',
         hideCursor: true,
         etaBuffer: 20,
       },
@@ -34,7 +38,7 @@ export function progressView(stream: NodeJS.WritableStream & { isTTY?: boolean }
     return {
       update(progress) {
         if (progress.total === 0) return;
-        const payload = { passed: progress.passed, failed: progress.failed };
+        const payload = { counts: verdictCounts(progress) };
         if (!started) {
           bar.start(progress.total, progress.completed, payload);
           started = true;

@@ -23,7 +23,10 @@ export interface KEstimate {
 export interface IterationOutcome {
   caseId: string;
   passed: boolean;
-  /** the iteration broke (a model or server error) instead of completing; it did not pass */
+  /**
+   * the iteration could not be scored (a model, provider or server error: status `failed`); it is errored, never
+   * passed or failed, whatever `passed` says (domain/evals/verdicts.ts)
+   */
   errored?: boolean;
   durationMs: number | null;
   inputTokens: number;
@@ -52,9 +55,9 @@ export interface CaseStatistics {
 export interface RunStatistics {
   total: number;
   passed: number;
-  /** total - passed: the iterations that completed with the wrong tool calls, and those that errored */
+  /** the iterations that were scored and did not meet the expectations (domain/evals/verdicts.ts) */
   failed: number;
-  /** of the failed, the iterations that errored (a model or server error) instead of completing */
+  /** the iterations that could not be scored (a model, provider or server error); passed + failed + errored = total */
   errored: number;
   /** 0..1; 0 when there are no iterations. */
   passRate: number;
@@ -199,11 +202,11 @@ export function summarizeIterations(iterations: IterationOutcome[], opts: Summar
       byCase.set(key, entry);
     }
     entry.total++;
-    if (iteration.passed) {
+    if (iteration.errored) {
+      errored++;
+    } else if (iteration.passed) {
       entry.passed++;
       passed++;
-    } else if (iteration.errored) {
-      errored++;
     }
     tokens.input += finiteOrZero(iteration.inputTokens);
     tokens.output += finiteOrZero(iteration.outputTokens);
@@ -244,7 +247,7 @@ export function summarizeIterations(iterations: IterationOutcome[], opts: Summar
   return {
     total,
     passed,
-    failed: total - passed,
+    failed: total - passed - errored,
     errored,
     passRate: total === 0 ? 0 : passed / total,
     passRateInterval: wilsonInterval(passed, total),
@@ -291,7 +294,7 @@ export function summarizeModels(iterations: IterationOutcome[]): ModelStatistics
     entry.outcomes.push(iteration);
   }
   return [...byModel.values()].map(({ model, provider, outcomes }) => {
-    const passed = outcomes.filter((o) => o.passed).length;
+    const passed = outcomes.filter((o) => o.passed && !o.errored).length;
     const durations = outcomes.flatMap((o) =>
       o.durationMs !== null && Number.isFinite(o.durationMs) ? [o.durationMs] : [],
     );

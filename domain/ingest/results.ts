@@ -32,6 +32,11 @@ export interface IngestResult {
    * (visible in the iteration list) and stays out of the summary, so it neither passes nor fails the run.
    */
   skipped?: boolean;
+  /**
+   * Ours, set only by the artifact parsers: the test ran and an assertion did not hold (a JUnit `<failure>`), so it
+   * is failed, not errored, although `error` carries the assertion's message.
+   */
+  assertionFailed?: boolean;
 }
 
 /** A case's identity within its suite: the external id when given, else title + query. */
@@ -58,9 +63,20 @@ export function toCaseInput(result: IngestResult): CaseInput {
 const whole = (value: number | undefined) => (value === undefined ? undefined : Math.round(value));
 
 /**
- * The stored iteration of a reported result. The reporter's `passed` is the result, as reported: it is not
- * re-scored. An `error` makes the iteration `failed` (it broke), otherwise it is `completed`.
+ * The verdict of a reported result (domain/evals/verdicts.ts) as the iteration's status and result. The reporter's
+ * `passed` is the result, as reported: it is not re-scored. A result that did not pass is errored (status `failed`:
+ * it could not be scored) when it carries an `error`, the reporter's word for why the test could not finish (as the
+ * MCPJam SDK reads it too), unless an artifact parser says an assertion did not hold; otherwise it is failed. A
+ * passed result stays passed whatever `error` remarks; a skipped test never ran (cancelled).
  */
+export function reportedVerdict(result: IngestResult): Pick<IngestedIteration, 'status' | 'result'> {
+  if (result.skipped) return { status: 'cancelled', result: null };
+  if (result.passed) return { status: 'completed', result: 'passed' };
+  const errored = result.error !== undefined && !result.assertionFailed;
+  return { status: errored ? 'failed' : 'completed', result: 'failed' };
+}
+
+/** The stored iteration of a reported result, with its verdict as reportedVerdict says. */
 export function toIngestedIteration(
   result: IngestResult,
   caseId: string | null,
@@ -74,8 +90,7 @@ export function toIngestedIteration(
     title: result.caseTitle,
     query: result.query ?? '',
     iterationNumber,
-    status: result.skipped ? 'cancelled' : result.error !== undefined ? 'failed' : 'completed',
-    result: result.skipped ? null : result.passed ? 'passed' : 'failed',
+    ...reportedVerdict(result),
     model: result.model ?? null,
     provider: result.provider ?? null,
     durationMs: whole(result.durationMs) ?? null,

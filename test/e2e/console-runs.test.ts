@@ -304,4 +304,21 @@ describe('the console: runs, traces, comparisons and servers', () => {
     expect(await cases.locator('tr', { hasText: 'greets' }).innerText()).toMatch(/2\/2.*2\/2/s);
     expect(await scan(page), 'axe on a run of two models').toEqual([]);
   });
+
+  it('counts an errored iteration as the API does: apart from the failed ones (domain/evals/verdicts.ts)', async () => {
+    const { call, org, seeded } = world;
+    // The seeded suite's second run: one iteration's model call was refused, so it could not be scored.
+    const runId = seeded.suite.runIds[1];
+    const { progress } = (await call('GET', `/projects/${org.projectId}/eval-runs/${runId}`)).body;
+    expect(progress).toEqual({ total: 7, completed: 7, passed: 6, failed: 0, errored: 1 });
+    await page.goto(`${world.consoleUrl}#/projects/${org.projectId}/runs/${runId}`);
+    await page.locator('ul.failed-iterations li').first().waitFor();
+    const counter = async (name: string) => Number(await page.locator(`[data-counter="${name}"]`).innerText());
+    expect([await counter('passed'), await counter('failed'), await counter('errored')]).toEqual([
+      progress.passed,
+      progress.failed,
+      progress.errored,
+    ]);
+    expect(await page.locator('ul.failed-iterations .badge').allInnerTexts()).toEqual(['errored']);
+  });
 });

@@ -259,7 +259,7 @@ describe('runway CLI end to end', () => {
     );
     expect(run.code, run.stdout + run.stderr).toBe(1);
     expect(run.stderr).toContain('2 cases');
-    expect(run.stdout).toContain('Result: FAILED, 2 of 4 iterations passed (50.0%; needs 100%)\n');
+    expect(run.stdout).toContain('Result: FAILED, 2 of 4 iterations passed (50.0%; needs 100%); 2 failed\n');
     expect(run.stdout).toMatch(/^echo mismatch\s+2\s+0\s+2\s+0\s+0\.0%/m);
     // Why, without opening the JUnit file: the first problem of the case that did not pass.
     expect(run.stdout).toContain(
@@ -416,12 +416,13 @@ describe('runway CLI end to end', () => {
     expect(suite.testcase.map((c) => c.name).sort()).toEqual(['slower #1', 'slower #2']);
   });
 
-  it('an errored iteration is counted apart from a failed one and its reason is shown', async () => {
+  it('an errored iteration is counted apart from a failed one and its reason is shown; progress line, table, JUnit and API agree', async () => {
     model.setScript('scripted-refusing', [
       { error: { status: 401, message: 'Incorrect API key provided (scripted refusal)' } },
     ]);
     const file = suiteFile('CLI errored', [
       testCase('echo hello', 'echo hello'),
+      testCase('echo mismatch', 'echo wrong'),
       {
         title: 'refused',
         query: 'anything',
@@ -438,16 +439,43 @@ describe('runway CLI end to end', () => {
       dir,
     );
     expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/^echo hello\s+2\s+2\s+0\s+0\s+100\.0%/m);
+    expect(run.stdout).toMatch(/^echo mismatch\s+2\s+0\s+2\s+0\s+0\.0%/m);
     expect(run.stdout).toMatch(/^refused\s+2\s+0\s+0\s+2\s+0\.0%/m);
     expect(run.stdout).toMatch(/^ {2}refused #\d: errored: .*Incorrect API key provided \(scripted refusal\)/m);
     expect(run.stdout).toMatch(
-      /Result: FAILED, 2 of 4 iterations passed \(50\.0%; needs 100%\); 2 errored before they could be scored/,
+      /Result: FAILED, 2 of 6 iterations passed \(33\.3%; needs 100%\); 2 failed; 2 errored before they could be scored/,
     );
     const [suite] = readJunit(out).testsuite;
-    expect(suite).toMatchObject({ tests: '4', failures: '0', errors: '2' });
-    const show = await runway(['evals', 'show', /Run: (run_\w+)/.exec(run.stdout)![1]], env, dir);
+    expect(suite).toMatchObject({ tests: '6', failures: '2', errors: '2' });
+
+    // One definition (domain/evals/verdicts.ts): the last progress line, the table's columns and the API say the same.
+    const runId = /Run: (run_\w+)/.exec(run.stdout)![1];
+    const api = (await apiClient(stack.baseUrl, org.apiKey)('GET', `/projects/${org.projectId}/eval-runs/${runId}`))
+      .body;
+    expect(api.progress).toEqual({ total: 6, completed: 6, passed: 2, failed: 2, errored: 2 });
+    expect(api.summary).toMatchObject({ total: 6, passed: 2, failed: 2, errored: 2 });
+    const lines = run.stderr.split('\n').filter((l) => l.startsWith('[runway] ') && l.includes('iterations finished'));
+    expect(lines.at(-1)).toBe(
+      `[runway] 6/6 iterations finished: ${api.progress.passed} passed, ${api.progress.failed} failed, ${api.progress.errored} errored`,
+    );
+    const rows = [...run.stdout.matchAll(/^(?:echo hello|echo mismatch|refused)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s/gm)];
+    const column = (i: number) => rows.reduce((sum, row) => sum + Number(row[i]), 0);
+    expect([column(1), column(2), column(3), column(4)]).toEqual([
+      api.progress.total,
+      api.progress.passed,
+      api.progress.failed,
+      api.progress.errored,
+    ]);
+    expect([suite.tests, suite.failures, suite.errors].map(Number)).toEqual([
+      api.progress.total,
+      api.progress.failed,
+      api.progress.errored,
+    ]);
+
+    const show = await runway(['evals', 'show', runId], env, dir);
     expect(show.code).toBe(1);
-    expect(show.stdout).toContain('2 errored before they could be scored');
+    expect(show.stdout).toContain('2 failed; 2 errored before they could be scored');
   });
 
   it("at the organization's run cap, evals run says why and waits for a slot instead of failing", async () => {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setProviderKey } from '../../db/providerKeys.js';
+import { progressQuery } from '../../workflows/definitions.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
+import { countVerdicts, finishedCount } from '../../domain/evals/verdicts.js';
 
 /**
  * Iterations whose model cannot answer (issue 20 item 5): what cannot recover fails at once with its reason, what may
@@ -68,8 +70,24 @@ describe('eval runs whose model fails', () => {
     expect(run).toMatchObject({
       status: 'completed',
       result: 'failed',
-      summary: { total: 4, passed: 0, failed: 4, errored: 4, passRate: 0 },
-      progress: { total: 4, completed: 4, passed: 0, failed: 4, errored: 4 },
+      // Errored, not failed (domain/evals/verdicts.ts): nothing could be scored.
+      summary: { total: 4, passed: 0, failed: 0, errored: 4, passRate: 0 },
+      progress: { total: 4, completed: 4, passed: 0, failed: 0, errored: 4 },
+    });
+    // So does the workflow, for operators (Temporal Web UI, `temporal workflow query --type progress`).
+    expect(await stack.temporal.workflow.getHandle(`eval-run:${runId}`).query(progressQuery)).toEqual({
+      total: 4,
+      completed: 4,
+      passed: 0,
+      failed: 0,
+      errored: 4,
+    });
+    // The suite list says the same of its latest run.
+    const suites = (await call('GET', `/projects/${org.projectId}/eval-suites`)).body.items;
+    expect(suites.find((s: { id: string }) => s.id === run.suiteId).latestRun).toMatchObject({
+      passed: 0,
+      failed: 0,
+      errored: 4,
     });
     const iterations = await allIterations(call, org.projectId, runId);
     for (const iteration of iterations) {
@@ -106,7 +124,7 @@ describe('eval runs whose model fails', () => {
     ]);
 
     const run = await waitForRun(call, org.projectId, runId);
-    expect(run).toMatchObject({ status: 'completed', result: 'failed', summary: { total: 2, failed: 2, errored: 2 } });
+    expect(run).toMatchObject({ status: 'completed', result: 'failed', summary: { total: 2, failed: 0, errored: 2 } });
     const iterations = await allIterations(call, org.projectId, runId);
     expect(iterations.map((i) => [i.status, i.error])).toEqual(
       Array(2).fill(['failed', expect.stringMatching(/rejected the API key \(HTTP 401\): Incorrect API key provided/)]),
@@ -158,9 +176,19 @@ describe('eval runs whose model fails', () => {
       { title: 'breaks', query: 'broken', model: 'mixed', provider: 'openai', isNegativeTest: true },
     ]);
     const run = await waitForRun(call, org.projectId, runId);
-    expect(run.summary).toMatchObject({ total: 3, passed: 1, failed: 2, errored: 1 });
-    expect(run.progress).toMatchObject({ total: 3, completed: 3, passed: 1, failed: 2, errored: 1 });
+    expect(run.summary).toMatchObject({ total: 3, passed: 1, failed: 1, errored: 1 });
+    expect(run.progress).toEqual({ total: 3, completed: 3, passed: 1, failed: 1, errored: 1 });
     const iterations = await allIterations(call, org.projectId, runId);
+    // The API's counts are the one definition applied to the iterations it lists.
+    const counts = countVerdicts(iterations);
+    expect(run.progress).toEqual({
+      total: counts.total,
+      completed: finishedCount(counts),
+      passed: counts.passed,
+      failed: counts.failed,
+      errored: counts.errored,
+    });
+    expect(run.summary).toMatchObject({ total: finishedCount(counts), passed: 1, failed: 1, errored: 1 });
     expect(iterations.map((i) => [i.title, i.status, i.result, i.errorDetails?.reason ?? null])).toEqual([
       ['passes', 'completed', 'passed', null],
       ['misses', 'completed', 'failed', null],

@@ -147,7 +147,8 @@ describe('evalRun workflow (mocked activities)', () => {
           // the retry policy's answer to a model outage, with a short delay so the test does not wait for backoff
           if (attempt < input.lastAttempt)
             throw ApplicationFailure.create({ message: 'model outage', nextRetryDelay: '10 milliseconds' });
-          return { completed: input.iterationIds.length, passed: 0, failed: input.iterationIds.length };
+          // recorded as errored: they could not be scored (domain/evals/verdicts.ts)
+          return { completed: input.iterationIds.length, passed: 0, failed: 0, errored: input.iterationIds.length };
         },
         finalizeRun: async (input) => {
           finalized.push(input);
@@ -157,7 +158,7 @@ describe('evalRun workflow (mocked activities)', () => {
       async (handle, runId) => {
         expect(await handle.result()).toEqual({ status: 'completed', result: 'passed' });
         expect(attempts).toEqual([1, 2, 3, 4, 5]);
-        expect(await handle.query(progressQuery)).toEqual({ total: 3, completed: 3, passed: 0, failed: 3 });
+        expect(await handle.query(progressQuery)).toEqual({ total: 3, completed: 3, passed: 0, failed: 0, errored: 3 });
         expect(finalized).toEqual([{ runId, outcome: 'completed' }]);
       },
     );
@@ -334,10 +335,17 @@ describe('evalRun workflow (mocked activities)', () => {
       },
       async (handle) => {
         expect(await handle.result()).toEqual({ status: 'completed', result: 'passed' });
-        expect(await handle.query(progressQuery)).toEqual({ total: 400, completed: 400, passed: 400, failed: 0 });
+        // batches that count no errored (as those run before it was counted) add none
+        expect(await handle.query(progressQuery)).toEqual({
+          total: 400,
+          completed: 400,
+          passed: 400,
+          failed: 0,
+          errored: 0,
+        });
         // what Temporal Web UI shows as the run's current details
         const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
-        expect(metadata.currentDetails).toBe('400 of 400 iterations done: 400 passed, 0 failed');
+        expect(metadata.currentDetails).toBe('400 of 400 iterations done: 400 passed, 0 failed, 0 errored');
       },
     );
     // in the order they were handed out (the two lanes' activities may start in either order)

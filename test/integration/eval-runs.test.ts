@@ -148,6 +148,7 @@ describe('eval runs through the HTTP API', () => {
       completed: 10,
       passed: 4,
       failed: 6,
+      errored: 0,
     });
 
     const iterations = await allIterations(call, org.projectId, runId, 3);

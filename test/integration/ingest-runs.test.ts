@@ -159,10 +159,17 @@ describe('eval ingest: one-shot and chunked runs, read back through /api/v1', ()
     const running = (await call('GET', `/projects/${org.projectId}/eval-runs/${runId}`)).body;
     expect(running).toMatchObject({
       status: 'running',
-      result: 'pending',
+      // no verdict until the run ends (runs/start said "pending")
+      result: null,
       summary: null,
       source: 'sdk',
       progress: { total: 450, completed: 450, passed: 300, failed: 150 },
+    });
+    const suites = (await call('GET', `/projects/${org.projectId}/eval-suites`)).body.items;
+    expect(suites.find((s: { id: string }) => s.id === start.body.suiteId).latestRun).toMatchObject({
+      id: runId,
+      status: 'running',
+      result: null,
     });
 
     const finalized = await ingest('runs/finalize', { runId, externalRunId: 'chunked-1' });
@@ -355,6 +362,38 @@ describe('eval ingest: one-shot and chunked runs, read back through /api/v1', ()
     const [row] =
       await stack.sql`SELECT error_details, is_negative_test FROM eval_iterations WHERE id = ${byTitle.broken.id}`;
     expect(row).toEqual({ error_details: { kind: 'timeout', afterMs: 30000 }, is_negative_test: true });
+  });
+
+  it('a reported result is passed, failed or errored as domain/evals/verdicts.ts says, in the summary, the progress and the list', async () => {
+    const result = (caseTitle: string, passed: boolean, extra: object = {}) => ({
+      caseTitle,
+      passed,
+      externalIterationId: caseTitle,
+      ...extra,
+    });
+    const reply = await ingest('report', {
+      suiteName: 'Verdicts',
+      externalRunId: 'verdicts-1',
+      results: [
+        result('passed', true),
+        // the error of a passed result is a remark: it passed
+        result('passed with a remark', true, { error: 'retried once' }),
+        result('failed', false),
+        // an error: the reporter could not finish the test, so it could not be scored
+        result('errored', false, { error: 'model timed out' }),
+      ],
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.summary).toMatchObject({ total: 4, passed: 2, failed: 1, errored: 1, passRate: 0.5 });
+    const run = (await call('GET', `/projects/${org.projectId}/eval-runs/${reply.body.runId}`)).body;
+    expect(run.progress).toEqual({ total: 4, completed: 4, passed: 2, failed: 1, errored: 1 });
+    const iterations = await allIterations(call, org.projectId, reply.body.runId);
+    expect(iterations.map((i) => [i.title, i.status, i.result, i.error])).toEqual([
+      ['passed', 'completed', 'passed', null],
+      ['passed with a remark', 'completed', 'passed', 'retried once'],
+      ['failed', 'completed', 'failed', null],
+      ['errored', 'failed', 'failed', 'model timed out'],
+    ]);
   });
 
   it("a suite's run list shows each run with its own progress, as the run itself reads", async () => {

@@ -74,22 +74,22 @@ interface Allowance {
 /** Where Runway answers otherwise on purpose, each with its reason. */
 const deliberateDifferences: (Allowance & { why: string })[] = [
   {
-    operation: 'getEvalRun',
-    exchange: 'an ingested run still receiving results',
-    finding: /^body \/result must be equal to one of the allowed values/,
-    why: 'an ingested run that is still open says `result: "pending"` (contract-notes, Eval ingest), as runs/start answers',
-  },
-  {
     operation: 'listEvalRunIterations',
     exchange: 'a malformed cursor',
     finding: /^status 400 is not documented/,
     why: 'a cursor Runway cannot read is refused (400), never answered as if it were absent (the first page again)',
   },
-  {
+  ...['a project the key cannot reach', 'a projectId that is no id at all'].map((exchange) => ({
     operation: 'listChatSessions',
-    exchange: 'a project the key cannot reach',
+    exchange,
     finding: /^status 404 is not documented/,
     why: "a project outside the key's reach is 404 NOT_FOUND on every route (contract-notes, General rules): an empty page would hide a mistyped id",
+  })),
+  {
+    operation: 'listChatSessions',
+    exchange: 'a before that is neither an instant nor a nextCursor',
+    finding: /^status 400 is not documented/,
+    why: 'the document calls `before` a cursor (the previous nextCursor), and a cursor Runway cannot read is refused (400, contract-notes Corrections), never answered as the first page again',
   },
   ...['createTunnel', 'closeTunnel'].map((operation) => ({
     operation,
@@ -131,6 +131,8 @@ interface World {
   /** a suite the rerun exchange runs again, so that suiteId's runs are all finished when they are listed */
   rerunSuiteId: string;
   ingestedRunId: string;
+  /** a run created through POST /eval-runs whose model takes minutes: it is still running when it is read */
+  runningRunId: string;
   untracedIterationId: string;
   chatboxId: string;
   hostlessChatboxId: string;
@@ -151,6 +153,16 @@ const echoCase = {
   provider: 'openai',
   expectedToolCalls: [{ toolName: 'echo', arguments: { message: 'hello' } }],
 };
+
+const emptyPage = (reply: ApiReply) =>
+  Array.isArray(reply.body?.items) && reply.body.items.length === 0 && reply.body.nextCursor === undefined
+    ? undefined
+    : `not an empty page: ${JSON.stringify(reply.body).slice(0, 200)}`;
+
+const runningWithoutVerdict = (reply: ApiReply) =>
+  reply.body?.status === 'running' && reply.body.result === null
+    ? undefined
+    : `status ${JSON.stringify(reply.body?.status)} and result ${JSON.stringify(reply.body?.result)}, not running without a verdict`;
 
 /** The exchanges of each operation of the document, by its operationId. */
 const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> = {
@@ -280,7 +292,21 @@ const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> 
   ],
   getEvalRun: (w) => [
     { name: 'a finished run', valid: true, status: 200 },
-    { name: 'an ingested run still receiving results', valid: true, params: { runId: w.ingestedRunId }, status: 200 },
+    // The document's `result` is "Pass/fail verdict once terminal": null until then, for every kind of run.
+    {
+      name: 'a run created through the API, read while it runs',
+      valid: true,
+      params: { runId: w.runningRunId },
+      status: 200,
+      check: runningWithoutVerdict,
+    },
+    {
+      name: 'an ingested run still receiving results',
+      valid: true,
+      params: { runId: w.ingestedRunId },
+      status: 200,
+      check: runningWithoutVerdict,
+    },
     { name: 'unknown run', valid: false, params: { runId: unknown('run') }, status: 404 },
   ],
   listEvalRunIterations: (w) => [
@@ -341,6 +367,13 @@ const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> 
   listProjects: () => [
     { name: 'the projects', valid: true, status: 200 },
     { name: "another organization's id", valid: true, query: `organizationId=${unknown('org')}`, status: 200 },
+    {
+      name: 'an organizationId that is no id at all',
+      valid: false,
+      query: 'organizationId=not%20an%20id!',
+      status: 200,
+      check: emptyPage,
+    },
   ],
   listProjectServers: () => [
     { name: "the project's servers", valid: true, status: 200 },
@@ -387,7 +420,28 @@ const exchanges: Record<string, (w: World) => Promise<Exchange[]> | Exchange[]> 
         status: 200,
       },
       { name: 'a limit past 200, clamped', valid: true, query: 'limit=500', status: 200 },
+      // A filter value no session has selects none (the document lists no 400 here).
+      {
+        name: 'a status the document does not name',
+        valid: false,
+        query: 'status=bogus',
+        status: 200,
+        check: emptyPage,
+      },
+      {
+        name: 'an instant past the year 9999 in before, clamped',
+        valid: false,
+        query: 'before=99999999999999999999',
+        status: 200,
+      },
+      {
+        name: 'a before that is neither an instant nor a nextCursor',
+        valid: false,
+        query: 'before=yesterday',
+        status: 400,
+      },
       { name: 'a project the key cannot reach', valid: false, query: `projectId=${unknown('prj')}`, status: 404 },
+      { name: 'a projectId that is no id at all', valid: false, query: 'projectId=not%20an%20id!', status: 404 },
     ];
   },
   listChatboxes: () => [
@@ -439,6 +493,8 @@ describe("replies against the real product's OpenAPI document", () => {
     model.setScript('scripted-1', {
       byQuery: {
         'echo hello': [{ toolCalls: [{ name: 'echo', arguments: { message: 'hello' } }] }, { text: 'It said hello.' }],
+        // minutes: the run that asks it is read while it runs, then cancelled
+        'wait a while': [{ text: 'late', delayMs: 300_000 }],
       },
     });
     const save = (name: string, input: object) =>
@@ -459,6 +515,12 @@ describe("replies against the real product's OpenAPI document", () => {
     expect(created.status).toBe(202);
     await waitForRun(call, org.projectId, created.body.runId);
     const [iteration] = await allIterations(call, org.projectId, created.body.runId);
+    const running = await call('POST', `/projects/${org.projectId}/eval-runs`, {
+      suiteName: 'Running suite',
+      serverIds: [serverId],
+      tests: [{ ...echoCase, title: 'waits', query: 'wait a while', expectedToolCalls: [] }],
+    });
+    expect(running.status).toBe(202);
     const rerunSuite = await call('POST', `/projects/${org.projectId}/eval-suites`, {
       name: 'Rerun suite',
       serverIds: [serverId],
@@ -517,6 +579,7 @@ describe("replies against the real product's OpenAPI document", () => {
       suiteId: created.body.suiteId,
       rerunSuiteId: rerunSuite.body.suiteId,
       ingestedRunId: started.body.runId,
+      runningRunId: running.body.runId,
       untracedIterationId: reported.id,
       chatboxId: withHost.id,
       hostlessChatboxId: hostless.id,
@@ -526,6 +589,7 @@ describe("replies against the real product's OpenAPI document", () => {
     };
   });
   afterAll(async () => {
+    if (w) await w.call('POST', `/projects/${w.projectId}/eval-runs/${w.runningRunId}/cancel`, {});
     await world?.stop();
     await httpEverything?.stop();
   });

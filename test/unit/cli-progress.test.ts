@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { progressLine, progressView } from '../../cli/runway/progress.js';
 import { counted } from '../../cli/runway/table.js';
 
-const progress = (total: number, completed: number, passed = completed, failed = 0) => ({
+const progress = (total: number, completed: number, passed = completed, failed = 0, errored = 0) => ({
   total,
   completed,
   passed,
   failed,
-  errored: 0,
+  errored,
 });
 
 function capture(isTTY: boolean) {
@@ -23,15 +23,27 @@ function capture(isTTY: boolean) {
 describe('runway evals run: progress', () => {
   it('says nothing until the run knows its iterations: no "0/0 iterations finished"', () => {
     expect(progressLine(progress(0, 0))).toBeUndefined();
-    expect(progressLine(progress(4, 1, 1))).toBe('[runway] 1/4 iterations finished: 1 passed, 0 failed');
+    expect(progressLine(progress(4, 1, 1))).toBe('[runway] 1/4 iterations finished: 1 passed, 0 failed, 0 errored');
     const out = capture(false);
     const view = progressView(out.stream);
     for (const p of [progress(0, 0), progress(0, 0), progress(4, 0), progress(4, 0), progress(4, 2, 1, 1)])
       view.update(p);
     view.stop();
     expect(out.text()).toBe(
-      '[runway] 0/4 iterations finished: 0 passed, 0 failed\n[runway] 2/4 iterations finished: 1 passed, 1 failed\n',
+      '[runway] 0/4 iterations finished: 0 passed, 0 failed, 0 errored\n[runway] 2/4 iterations finished: 1 passed, 1 failed, 0 errored\n',
     );
+  });
+
+  it('an iteration that could not be scored is errored, not failed (domain/evals/verdicts.ts), as the API counts it', () => {
+    // An unreachable model: the API says 0 failed, 1 errored, and so does the line.
+    expect(progressLine(progress(1, 1, 0, 0, 1))).toBe(
+      '[runway] 1/1 iterations finished: 0 passed, 0 failed, 1 errored',
+    );
+    const out = capture(true);
+    const view = progressView(out.stream);
+    view.update(progress(3, 3, 1, 1, 1));
+    view.stop();
+    expect(out.text()).toContain('1 passed, 1 failed, 1 errored');
   });
 
   it('on a terminal, the bar starts at the real total, never at 0/1', () => {

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseArtifact } from '../../domain/ingest/artifacts/index.js';
 import type { EvalIteration, EvalRun } from '../../api/client.js';
 import { toJunitXml } from '../../cli/runway/junit.js';
+import { countVerdicts, iterationVerdict } from '../../domain/evals/verdicts.js';
+import { toIngestedIteration } from '../../domain/ingest/results.js';
 
 const run: EvalRun = {
   id: 'run_1',
@@ -9,8 +11,8 @@ const run: EvalRun = {
   runNumber: 3,
   status: 'completed',
   result: 'failed',
-  summary: { total: 4, passed: 1, failed: 3, passRate: 0.25 },
-  progress: { total: 5, completed: 4, passed: 1, failed: 3, errored: 0 },
+  summary: { total: 4, passed: 1, failed: 2, errored: 1, passRate: 0.25 },
+  progress: { total: 5, completed: 4, passed: 1, failed: 2, errored: 1 },
   source: 'api',
   notes: null,
   passCriteria: { minimumPassRate: 100 },
@@ -71,6 +73,32 @@ describe("Runway's JUnit report, ingested back", () => {
     expect(results[4]).toMatchObject({
       skipped: true,
       metadata: { skipReason: 'the iteration had not finished (running)' },
+    });
+  });
+
+  it('counts as the API does (domain/evals/verdicts.ts): failures are the failed, errors the errored, and ingested back each keeps its verdict', () => {
+    const xml = toJunitXml({ suiteName: 'Everything server', run, iterations });
+    const counts = countVerdicts(iterations);
+    expect(counts).toMatchObject({ passed: 1, failed: 2, errored: 1, pending: 1 });
+    const totals =
+      /<testsuite name="Everything server" id="run_1" timestamp="[^"]+" tests="(\d+)" failures="(\d+)" errors="(\d+)" skipped="(\d+)"/.exec(
+        xml,
+      );
+    expect(totals?.slice(1).map(Number)).toEqual([
+      counts.total,
+      counts.failed,
+      counts.errored,
+      counts.cancelled + counts.pending,
+    ]);
+    const { results } = parseArtifact('junit-xml', Buffer.from(xml));
+    const stored = results.map((r, i) => toIngestedIteration(r, null, i + 1));
+    // An assertion that did not hold comes back failed, never errored; what broke comes back errored; the unfinished
+    // one comes back as a test that did not run.
+    expect(stored.map(iterationVerdict)).toEqual(['passed', 'failed', 'errored', 'failed', 'cancelled']);
+    expect(stored[1]).toMatchObject({
+      status: 'completed',
+      result: 'failed',
+      error: 'the tool calls did not match the expectations',
     });
   });
 

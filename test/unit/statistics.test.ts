@@ -289,14 +289,21 @@ describe('summarizeIterations', () => {
     expect(stats.cases.every((c) => c.passAtK === null && c.passHatK === null)).toBe(true);
   });
 
-  it('counts the errored iterations among the failed ones', () => {
+  it('counts the errored iterations apart from the failed ones (domain/evals/verdicts.ts): the three add up to total', () => {
     const stats = summarizeIterations([
       ...iterations,
       { ...it_('b', false), errored: true },
       { ...it_('a', true), errored: false },
     ]);
-    expect(stats).toMatchObject({ total: 7, passed: 3, failed: 4, errored: 1 });
+    expect(stats).toMatchObject({ total: 7, passed: 3, failed: 3, errored: 1 });
+    expect(stats.passed + stats.failed + stats.errored).toBe(stats.total);
     expect(summarizeIterations(iterations).errored).toBe(0);
+  });
+
+  it('an errored iteration never passes, even when its row says passed (it could not be scored)', () => {
+    const stats = summarizeIterations([{ ...it_('a', true), errored: true }]);
+    expect(stats).toMatchObject({ total: 1, passed: 0, failed: 0, errored: 1, passRate: 0 });
+    expect(stats.cases).toMatchObject([{ caseId: 'a', total: 1, passed: 0 }]);
   });
 
   it('handles a run with no iterations', () => {

@@ -1,3 +1,6 @@
+// The one definition of passed, failed and errored: a pure module without imports, bundled as is.
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports
+import { iterationVerdict } from '../../../domain/evals/verdicts';
 import type { EvalIteration } from '../runEvents';
 import { duration } from '../format';
 import { href } from '../router';
@@ -21,8 +24,8 @@ export function IterationList({
   iterations: EvalIteration[];
 }) {
   const newestFirst = [...iterations].reverse();
-  const failed = newestFirst.filter((it) => it.result !== 'passed');
-  const passed = newestFirst.filter((it) => it.result === 'passed');
+  const failed = newestFirst.filter((it) => iterationVerdict(it) !== 'passed');
+  const passed = newestFirst.filter((it) => iterationVerdict(it) === 'passed');
   if (iterations.length === 0) return <p>No iteration has finished yet.</p>;
   const link = (it: EvalIteration) => href(paths.iteration, { projectId, runId, iterationId: it.id });
   return (
@@ -32,7 +35,9 @@ export function IterationList({
           {failed.map((it) => (
             <li key={it.id} class="iteration failed">
               <a href={link(it)}>
-                <span class={`badge badge-${it.status === 'cancelled' ? 'cancelled' : 'failed'}`}>{outcome(it)}</span>{' '}
+                <span class={`badge badge-${iterationVerdict(it) === 'cancelled' ? 'cancelled' : 'failed'}`}>
+                  {iterationVerdict(it)}
+                </span>{' '}
                 {it.title} #{it.iterationNumber}
               </a>{' '}
               <Facts iteration={it} />
@@ -61,13 +66,6 @@ export function IterationList({
       )}
     </>
   );
-}
-
-/** How a not-passed iteration ended: failed its checks, errored (a model or server error), or was never run. */
-function outcome(iteration: EvalIteration): string {
-  if (iteration.status === 'failed') return 'errored';
-  if (iteration.status === 'cancelled') return 'cancelled';
-  return 'failed';
 }
 
 function Facts({ iteration }: { iteration: EvalIteration }) {

@@ -124,7 +124,7 @@ function SuiteCard({ suite, projectId, live }: { suite: SuiteListItem; projectId
                 <span class={`status ${word}`}>{word}</span>
               </a>{' '}
               {latest.status !== 'running'
-                ? `${percent(latest.passRate)} (${latest.passed} passed, ${latest.failed} failed) `
+                ? `${percent(latest.passRate)} (${latest.passed} passed, ${latest.failed} failed, ${latest.errored} errored) `
                 : live
                   ? `(${live.progress.completed}/${live.progress.total}) `
                   : ''}
@@ -168,6 +168,7 @@ function latestRunOf(run: EvalRun): NonNullable<SuiteListItem['latestRun']> {
     result: run.result,
     passRate: run.summary?.passRate ?? null,
     passed: run.summary?.passed ?? 0,
+    errored: run.summary?.errored ?? 0,
     failed: run.summary?.failed ?? 0,
     createdAt: run.createdAt,
   };

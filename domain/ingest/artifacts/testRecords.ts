@@ -43,9 +43,10 @@ export const firstLine = (text: string | undefined): string | undefined =>
 
 /**
  * Skipped tests become cancelled iterations: listed with the run (metadata.outcome `skipped`, the reason in
- * metadata.skipReason) but outside its summary, so they neither pass nor fail it. Failed and errored tests fail
- * their iteration with the message in `error` and the full text in `errorDetails`; metadata.outcome tells the two
- * apart.
+ * metadata.skipReason) but outside its summary, so they neither pass nor fail it. Failed and errored tests do not
+ * pass, with the message in `error` and the full text in `errorDetails`; as domain/evals/verdicts.ts defines them,
+ * a failed test (an assertion that did not hold) is a failed iteration and an errored one (it could not run) an
+ * errored iteration. metadata.outcome says which, in the framework's words.
  */
 export function toIngestResults(records: TestRecord[]): IngestResult[] {
   const occurrences = new Map<string, number>();
@@ -63,6 +64,7 @@ export function toIngestResults(records: TestRecord[]): IngestResult[] {
       query: location,
       passed: record.outcome === 'passed',
       ...(record.outcome === 'skipped' && { skipped: true }),
+      ...(record.outcome === 'failed' && { assertionFailed: true }),
       ...(record.durationMs !== undefined &&
         Number.isFinite(record.durationMs) && { durationMs: Math.max(0, record.durationMs) }),
       ...(failed && { error: message ?? `test ${record.outcome}` }),
