@@ -68,7 +68,10 @@ export async function startEmbeddedPostgres(options: {
     onError: (e: unknown) => options.log?.(`postgres: ${String(e)}`),
   });
   const fresh = !existsSync(join(options.dataDir, 'PG_VERSION'));
-  if (fresh) await pg.initialise();
+  if (fresh)
+    await pg.initialise().catch((error: unknown) => {
+      throw postgresInitFailure(error, serverLog, options.dataDir, process.getuid?.() === 0);
+    });
   await pg.start().catch(() => {
     throw postgresStartFailure(serverLog, {
       port: options.port,
@@ -104,6 +107,18 @@ export async function startEmbeddedPostgres(options: {
       timer.unref();
     },
   };
+}
+
+/** Why initdb could not set up the data folder: the package's sentence, initdb's last lines, and the usual cause as root. */
+export function postgresInitFailure(error: unknown, serverLog: string, dataDir: string, asRoot: boolean): Error {
+  const last = serverLog.trim().split('\n').slice(-5).join('\n');
+  return new Error(
+    `the embedded PostgreSQL could not set up its data folder ${dataDir}: ${error instanceof Error ? error.message : String(error)}` +
+      (asRoot
+        ? ` As root, PostgreSQL runs as the \`postgres\` user, which must be able to enter ${dataDir} and every folder above it (chmod o+x), or set RUNWAY_DATA_DIR to such a folder.`
+        : '') +
+      (last ? `\n${last}` : ''),
+  );
 }
 
 /** Why the server did not start, from its messages: a taken port, a data folder in use, or its last lines. */

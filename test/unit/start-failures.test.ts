@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { postgresStartFailure } from '../../scripts/embedded-postgres.js';
+import { postgresInitFailure, postgresStartFailure } from '../../scripts/embedded-postgres.js';
 import { devServerStartFailure } from '../../scripts/temporal-dev-server.js';
 import { PortInUseError } from '../../runtime/ports.js';
 
@@ -38,6 +38,14 @@ describe('why a piece of npm start did not start', () => {
     const other = 'FATAL:  data directory "/data/postgres" has invalid permissions';
     expect(postgresStartFailure(other, where).message).toBe(
       `the embedded PostgreSQL (port 17432, data in /data/postgres) did not start:\n${other}`,
+    );
+  });
+
+  it('PostgreSQL that cannot set up its data folder as root: the folder, and what the postgres user needs', () => {
+    const failure = new Error('Postgres init script exited with code 1. Please check the logs for extra info.');
+    expect(postgresInitFailure(failure, '', '/root/runway/.data/postgres', true).message).toBe(
+      'the embedded PostgreSQL could not set up its data folder /root/runway/.data/postgres: Postgres init script exited with code 1. Please check the logs for extra info. ' +
+        'As root, PostgreSQL runs as the `postgres` user, which must be able to enter /root/runway/.data/postgres and every folder above it (chmod o+x), or set RUNWAY_DATA_DIR to such a folder.',
     );
   });
 
