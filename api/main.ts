@@ -4,8 +4,9 @@ import { createLogger } from '../runtime/logger.js';
 import { checkKeysAtStart, createServices } from '../runtime/services.js';
 import { migrate } from '../db/migrate.js';
 import { createApp } from './app.js';
-import { answerClientErrors } from './errors.js';
+import { serveApi } from './server.js';
 import { createMetrics } from '../runtime/metrics.js';
+import { PortInUseError } from '../runtime/ports.js';
 import { startRunSweep } from '../runtime/runReconciler.js';
 import { restoreSuiteSchedules } from './suiteScheduler.js';
 
@@ -32,13 +33,19 @@ const sweep = startRunSweep(app.reconciler, { intervalMs: config.RUN_SWEEP_INTER
 void restoreSuiteSchedules(services.sql, app.schedules, log).catch((error: unknown) => {
   log.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not restore suite schedules');
 });
-const server = app.express.listen(config.PORT, config.HOST, () => {
-  log.info(
-    { port: config.PORT },
-    `API listening on http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}/api/v1`,
-  );
+// A taken PORT stops the process with a sentence naming it (Express 5's listen only passes the error to its callback).
+const api = await serveApi(app.express, { port: config.PORT, host: config.HOST }).catch(async (error: unknown) => {
+  if (!(error instanceof PortInUseError)) throw error;
+  log.fatal({ port: config.PORT }, error.message);
+  await sweep.stop();
+  await services.close();
+  await connection.close();
+  process.exit(1);
 });
-answerClientErrors(server);
+log.info(
+  { port: config.PORT },
+  `API listening on http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}/api/v1`,
+);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -46,13 +53,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'API stopping');
-    server.close(async () => {
+    // Open event streams would hold the server for minutes: the stop waits 10 s at most.
+    setTimeout(() => process.exit(0), 10_000).unref();
+    void api.shutdown().then(async () => {
       await sweep.stop();
       await services.close(); // ends every stdio child process
       await connection.close();
       process.exit(0);
     });
-    server.closeIdleConnections();
-    setTimeout(() => process.exit(0), 10_000).unref();
   });
 }

@@ -7,7 +7,7 @@ import { addMembership, createApiKey, createOrganization, createUser, revokeApiK
 import { listServerEntries } from '../db/directory.js';
 import { createChatbox, createChatSession } from '../db/catalog.js';
 import { createSql, type Sql } from '../db/connection.js';
-import { recordedKeys } from '../db/keyring.js';
+import { EncryptionKeyError, KeyMismatchError, recordedKeys } from '../db/keyring.js';
 import { migrate } from '../db/migrate.js';
 import { getOrganizationLimits, setOrganizationLimits, type OrganizationLimits } from '../db/organizationLimits.js';
 import { limits } from '../domain/limits.js';
@@ -35,7 +35,7 @@ import { requireFreeEmail, requireMember, requireOrganization, requireProject, r
 import { addListCommands } from './adminLists.js';
 import { readClientKey } from './clientKey.js';
 import { describeDatabaseError } from './databaseErrors.js';
-import { embeddedDatabaseUrl, requireLocalKey } from './localStack.js';
+import { requireLocalKey, stackDatabase, type StackDatabase } from './localStack.js';
 import { collect } from './options.js';
 import { pairedSecrets, secretsHelp, singleSecret, StandardInput } from './secretInput.js';
 import { seedDemo } from './seed.js';
@@ -44,6 +44,9 @@ import { seedDemo } from './seed.js';
 // `npm start`), so it works before any API key exists. Every command takes --json for machine-readable output.
 
 const program = new Command('runway-admin').description('Runway operator commands').showHelpAfterError();
+
+/** The database the command used: its errors name it. */
+let database: StackDatabase | undefined;
 
 interface Context {
   sql: Sql;
@@ -207,7 +210,8 @@ function action<O extends object>(
     const command = received.at(-1) as Command;
     const options = command.opts<O & { json?: boolean }>();
     const stack = loadLocalStackConfig();
-    const sql = createSql(stack.DATABASE_URL ?? embeddedDatabaseUrl(stack), { max: 2 });
+    database = stackDatabase(stack);
+    const sql = createSql(database.url, { max: 2 });
     try {
       await migrate(sql);
       const key = await requireLocalKey(sql, stack, { create: false });
@@ -1003,6 +1007,12 @@ function positiveInt(value: string): number {
 try {
   await program.parseAsync();
 } catch (error) {
-  console.error(`error: ${describeDatabaseError(error) ?? (error instanceof Error ? error.message : String(error))}`);
+  // A key that does not open this database's secrets names the database, which may not be the one meant.
+  const keyProblem = database && (error instanceof KeyMismatchError || error instanceof EncryptionKeyError);
+  const message =
+    describeDatabaseError(error, database) ??
+    (error instanceof Error ? error.message : String(error)) +
+      (keyProblem ? ` (database ${database!.label}, ${database!.source})` : '');
+  console.error(`error: ${message}`);
   process.exit(1);
 }

@@ -57,15 +57,30 @@ const CONNECTION_CODES = new Set([
   'CONNECT_TIMEOUT',
 ]);
 
-/** The sentence for a database error, or undefined when the error is not one. */
-export function describeDatabaseError(error: unknown): string | undefined {
+/** The database a command used, as errors name it (cli/localStack.ts stackDatabase). */
+export interface DatabaseInUse {
+  /** host:port/database, never a password */
+  label: string;
+  /** where the CLI took it from */
+  source: string;
+  /** what to check when it cannot be reached */
+  hint: string;
+}
+
+/**
+ * The sentence for a database error, or undefined when the error is not one. With `database`, one that is about the
+ * database itself (unreachable, refusing the login, missing, busy) names it (host:port/db) and where it came from.
+ */
+export function describeDatabaseError(error: unknown, database?: DatabaseInUse): string | undefined {
   const e = (error ?? {}) as DatabaseError;
   const code = e.code;
   if (typeof code !== 'string') return undefined;
   if (CONNECTION_CODES.has(code)) {
+    if (database) return `cannot reach the database ${database.label} (${code}), ${database.source}: ${database.hint}`;
     const where = e.address ? ` at ${e.address}${e.port ? `:${e.port}` : ''}` : '';
     return `cannot reach the database${where} (${code}): is \`npm start\` running, or is DATABASE_URL right?`;
   }
+  const which = database ? `the database ${database.label} (${database.source})` : undefined;
   const key = keyOf(e.detail);
   switch (code) {
     case '23505': {
@@ -96,12 +111,16 @@ export function describeDatabaseError(error: unknown): string | undefined {
       return `not a valid value: ${e.message ?? code}`;
     case '28P01':
     case '28000':
-      return 'the database refused the user or password in DATABASE_URL';
+      return which
+        ? `${which} refused the user or password`
+        : 'the database refused the user or password in DATABASE_URL';
     case '3D000':
-      return `the database named in DATABASE_URL does not exist (${e.message ?? code})`;
+      return which
+        ? `${which} does not exist (${e.message ?? code})`
+        : `the database named in DATABASE_URL does not exist (${e.message ?? code})`;
     case '57P03':
     case '53300':
-      return `the database is not taking connections right now (${e.message ?? code}); try again in a moment`;
+      return `${which ?? 'the database'} is not taking connections right now (${e.message ?? code}); try again in a moment`;
     default:
       return undefined;
   }

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LocalStackConfig } from '../runtime/config.js';
+import { DEFAULT_EMBEDDED_POSTGRES_PORT, type LocalStackConfig } from '../runtime/config.js';
 import type { Sql } from '../db/connection.js';
 import {
   encryptedColumns,
@@ -11,13 +11,55 @@ import {
   recordedKeys,
   type KeySource,
 } from '../db/keyring.js';
+import { databaseLabel, runningStack } from './stackRecord.js';
 
 // Where `npm start` keeps its embedded state (RUNWAY_DATA_DIR, EMBEDDED_POSTGRES_PORT); the operator CLI finds the
 // same database and key there.
 
-/** The embedded PostgreSQL `npm start` runs (scripts/embedded-postgres.ts). */
-export const embeddedDatabaseUrl = (stack: LocalStackConfig) =>
-  `postgres://runway:runway@127.0.0.1:${stack.EMBEDDED_POSTGRES_PORT}/runway`;
+/** The embedded PostgreSQL `npm start` runs (scripts/embedded-postgres.ts), whose password is always this one. */
+export const embeddedDatabaseUrl = (port: number) => `postgres://runway:runway@127.0.0.1:${port}/runway`;
+
+/** The database the operator CLI uses, and how it chose it: every error about the database names both. */
+export interface StackDatabase {
+  url: string;
+  /** host:port/database, never a user or password (cli/stackRecord.ts databaseLabel) */
+  label: string;
+  /** where the CLI took it from */
+  source: string;
+  /** what to check when it cannot be reached */
+  hint: string;
+}
+
+/**
+ * DATABASE_URL; else npm start's embedded PostgreSQL on EMBEDDED_POSTGRES_PORT; else the database of the `npm start`
+ * that runs in RUNWAY_DATA_DIR (its stack.json: a stack started on other ports is found from another shell); else
+ * the embedded PostgreSQL on its default port.
+ */
+export function stackDatabase(stack: LocalStackConfig): StackDatabase {
+  const at = (url: string, source: string, hint: string) => ({ url, label: databaseLabel(url), source, hint });
+  if (stack.DATABASE_URL) return at(stack.DATABASE_URL, 'from DATABASE_URL', 'is DATABASE_URL right?');
+  if (stack.EMBEDDED_POSTGRES_PORT !== undefined)
+    return at(
+      embeddedDatabaseUrl(stack.EMBEDDED_POSTGRES_PORT),
+      "npm start's embedded PostgreSQL on EMBEDDED_POSTGRES_PORT",
+      'does `npm start` run with that EMBEDDED_POSTGRES_PORT?',
+    );
+  const running = runningStack(stack.RUNWAY_DATA_DIR);
+  if (running) {
+    const url = new URL(running.databaseUrl);
+    if (running.embeddedDatabase) url.password = 'runway';
+    return at(
+      url.toString(),
+      `from the npm start running in ${running.dataDir} (pid ${running.pid})`,
+      running.status === 'starting' ? 'it is still starting: try again in a moment' : 'is it stopping?',
+    );
+  }
+  return at(
+    embeddedDatabaseUrl(DEFAULT_EMBEDDED_POSTGRES_PORT),
+    `npm start's embedded PostgreSQL on its default port (no npm start runs in ${stack.RUNWAY_DATA_DIR})`,
+    'is `npm start` running, with this RUNWAY_DATA_DIR? For another database, set DATABASE_URL',
+  );
+}
 
 /** The key `npm start` generates for a database that has none, kept beside its data. */
 export const keyFile = (stack: LocalStackConfig) => join(stack.RUNWAY_DATA_DIR, 'encryption.key');

@@ -155,11 +155,17 @@ export const configSchema = z.object({
   REPLY_VALIDATION: oneOf(['off', 'log', 'strict']).default('off'),
 });
 
+/** The embedded PostgreSQL's port when EMBEDDED_POSTGRES_PORT is unset. */
+export const DEFAULT_EMBEDDED_POSTGRES_PORT = 54329;
+
 /** `npm start`'s and the operator CLI's own variables (cli/localStack.ts), besides the stand-ins below. */
 const localStackVariables = z.object({
-  /** `npm start`'s data folder: its embedded PostgreSQL, Temporal's database, the generated encryption key */
+  /**
+   * `npm start`'s data folder: its embedded PostgreSQL, Temporal's database, the generated encryption key, and
+   * stack.json, where a running `npm start` says where its stack is (cli/stackRecord.ts)
+   */
   RUNWAY_DATA_DIR: path('a folder').default(projectDataDir),
-  EMBEDDED_POSTGRES_PORT: port().default(54329),
+  EMBEDDED_POSTGRES_PORT: port().default(DEFAULT_EMBEDDED_POSTGRES_PORT),
   /** the Temporal dev server `npm start` runs when TEMPORAL_ADDRESS is unset, and its Web UI */
   TEMPORAL_PORT: port().default(7233),
   TEMPORAL_UI_PORT: port().default(8233),
@@ -176,9 +182,12 @@ const toolsSchema = z.object({
   XDG_CACHE_HOME: path('a folder').default(join(homedir(), '.cache')),
 });
 
+/** The API the `runway` CLI talks to when neither RUNWAY_URL nor a running `npm start` says otherwise. */
+export const DEFAULT_RUNWAY_URL = 'http://localhost:3000';
+
 /** The `runway` CLI's (cli/runway/). */
 const runwayCliSchema = z.object({
-  RUNWAY_URL: url('a URL such as http://localhost:3000').default('http://localhost:3000'),
+  RUNWAY_URL: url('a URL such as http://localhost:3000').default(DEFAULT_RUNWAY_URL),
   /** checked by the CLI itself, which says how to get one (cli/runway/program.ts) */
   RUNWAY_API_KEY: z.string().optional(),
   /** a project id, or `default`: the organization's default project */
@@ -204,22 +213,41 @@ const standIns = {
 } satisfies Partial<Record<keyof typeof environmentSchema.shape, z.ZodType>>;
 
 const migrationSchema = configSchema.pick({ DATABASE_URL: true });
-const localStackSchema = localStackVariables
-  .pick({ RUNWAY_DATA_DIR: true, EMBEDDED_POSTGRES_PORT: true, DEMO_MCP_PORT: true })
-  .extend({ DATABASE_URL: standIns.DATABASE_URL, RUNWAY_ENCRYPTION_KEY: standIns.RUNWAY_ENCRYPTION_KEY });
+/**
+ * The operator CLI's: EMBEDDED_POSTGRES_PORT stays undefined when unset, so the CLI can go to the database of the
+ * `npm start` that runs in RUNWAY_DATA_DIR (its stack.json), and to the default port only when none runs.
+ */
+const localStackSchema = localStackVariables.pick({ RUNWAY_DATA_DIR: true, DEMO_MCP_PORT: true }).extend({
+  EMBEDDED_POSTGRES_PORT: unsetWhenEmpty(port()),
+  DATABASE_URL: standIns.DATABASE_URL,
+  RUNWAY_ENCRYPTION_KEY: standIns.RUNWAY_ENCRYPTION_KEY,
+});
 const startSchema = localStackSchema.extend({
+  EMBEDDED_POSTGRES_PORT: localStackVariables.shape.EMBEDDED_POSTGRES_PORT,
   TEMPORAL_PORT: localStackVariables.shape.TEMPORAL_PORT,
   TEMPORAL_UI_PORT: localStackVariables.shape.TEMPORAL_UI_PORT,
   PORT: configSchema.shape.PORT,
+  /** where the API listens: npm start probes it there, and checks its port is free there */
+  HOST: configSchema.shape.HOST,
+  /** the worker's, when set: checked free before anything starts */
+  METRICS_PORT: configSchema.shape.METRICS_PORT,
   TEMPORAL_ADDRESS: standIns.TEMPORAL_ADDRESS,
   DATA_DIR: standIns.DATA_DIR,
+});
+/**
+ * The `runway` CLI's: RUNWAY_URL stays undefined when unset, so the CLI can go to the API of the `npm start` that
+ * runs in RUNWAY_DATA_DIR (its stack.json), and to DEFAULT_RUNWAY_URL only when none runs.
+ */
+const runwayCliSection = runwayCliSchema.extend({
+  RUNWAY_URL: unsetWhenEmpty(runwayCliSchema.shape.RUNWAY_URL.unwrap()),
+  RUNWAY_DATA_DIR: localStackVariables.shape.RUNWAY_DATA_DIR,
 });
 
 export type Config = z.infer<typeof configSchema>;
 export type LocalStackConfig = z.infer<typeof localStackSchema>;
 export type StartConfig = z.infer<typeof startSchema>;
 export type ToolsConfig = z.infer<typeof toolsSchema>;
-export type RunwayCliConfig = z.infer<typeof runwayCliSchema>;
+export type RunwayCliConfig = z.infer<typeof runwayCliSection>;
 
 // eslint-disable-next-line no-restricted-properties -- the one place that reads it (see the top of this file)
 const processEnv: NodeJS.ProcessEnv = process.env;
@@ -234,11 +262,14 @@ function load<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.infer<T
 export const loadConfig = (env = processEnv): Config => load(configSchema, env);
 /** `npm run migrate`: the database to migrate. */
 export const loadMigrationConfig = (env = processEnv) => load(migrationSchema, env);
-/** The operator CLI: the embedded stack `npm start` runs, unless DATABASE_URL names another database. */
+/**
+ * The operator CLI: DATABASE_URL, else the embedded PostgreSQL on EMBEDDED_POSTGRES_PORT, else the database of the
+ * `npm start` running in RUNWAY_DATA_DIR, else the embedded one on its default port (cli/localStack.ts).
+ */
 export const loadLocalStackConfig = (env = processEnv): LocalStackConfig => load(localStackSchema, env);
 /** `npm start`: the local stack, the ports of what it runs, and what it hands the API and the worker. */
 export const loadStartConfig = (env = processEnv): StartConfig => load(startSchema, env);
 /** Where the Temporal CLI and the extra Node binaries come from. */
 export const loadToolsConfig = (env = processEnv): ToolsConfig => load(toolsSchema, env);
 /** The `runway` CLI: which Runway, which key, which project. */
-export const loadRunwayCliConfig = (env = processEnv): RunwayCliConfig => load(runwayCliSchema, env);
+export const loadRunwayCliConfig = (env = processEnv): RunwayCliConfig => load(runwayCliSection, env);

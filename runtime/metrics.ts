@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { listenOn } from './ports.js';
 import type { McpOperations } from '../domain/mcp/index.js';
 import type { Db } from '../db/connection.js';
 import type { SavedServer } from '../db/servers.js';
@@ -167,9 +168,12 @@ export async function serveMetrics(
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
+  // A taken port rejects with a PortInUseError naming METRICS_PORT.
+  await listenOn(server, {
+    port: options.port,
+    host: options.host,
+    setting: 'METRICS_PORT',
+    what: "the worker's metrics",
   });
   return server;
 }

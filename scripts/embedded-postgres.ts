@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PortInUseError } from '../runtime/ports.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -39,11 +40,15 @@ function isAlive(pid: number): boolean {
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port: number;
+  /** the setting that chose the port, named when it is taken */
+  portSetting?: string;
   database?: string;
   log?: (l: string) => void;
 }): Promise<EmbeddedDatabase> {
   const database = options.database ?? 'runway';
   const EmbeddedPostgres = await loadEmbeddedPostgres();
+  // The server's own messages: the package rejects a failed start with `undefined`, so they say why.
+  let serverLog = '';
   const pg = new EmbeddedPostgres({
     databaseDir: options.dataDir,
     port: options.port,
@@ -54,13 +59,26 @@ export async function startEmbeddedPostgres(options: {
     createPostgresUser: process.getuid?.() === 0,
     // The package asks for en_US.UTF-8 messages, which minimal machines lack; C is always there (last flag wins).
     initdbFlags: ['--locale=C', '--lc-messages=C', '--encoding=UTF8'],
-    postgresFlags: ['-c', 'lc_messages=C'],
-    onLog: () => {},
+    // Only the address every client is given (the URL below): on `localhost` a server whose IPv4 port is taken
+    // would start on ::1 alone, and 127.0.0.1 would reach whatever holds the port.
+    postgresFlags: ['-c', 'lc_messages=C', '-c', 'listen_addresses=127.0.0.1'],
+    onLog: (message: string) => {
+      serverLog = (serverLog + message).slice(-4000);
+    },
     onError: (e: unknown) => options.log?.(`postgres: ${String(e)}`),
   });
   const fresh = !existsSync(join(options.dataDir, 'PG_VERSION'));
-  if (fresh) await pg.initialise();
-  await pg.start();
+  if (fresh)
+    await pg.initialise().catch((error: unknown) => {
+      throw postgresInitFailure(error, serverLog, options.dataDir, process.getuid?.() === 0);
+    });
+  await pg.start().catch(() => {
+    throw postgresStartFailure(serverLog, {
+      port: options.port,
+      setting: options.portSetting ?? 'EMBEDDED_POSTGRES_PORT',
+      dataDir: options.dataDir,
+    });
+  });
   if (fresh) await pg.createDatabase(database);
   const started = postmasterPid(options.dataDir);
   let timer: NodeJS.Timeout | undefined;
@@ -89,6 +107,36 @@ export async function startEmbeddedPostgres(options: {
       timer.unref();
     },
   };
+}
+
+/** Why initdb could not set up the data folder: the package's sentence, initdb's last lines, and the usual cause as root. */
+export function postgresInitFailure(error: unknown, serverLog: string, dataDir: string, asRoot: boolean): Error {
+  const last = serverLog.trim().split('\n').slice(-5).join('\n');
+  return new Error(
+    `the embedded PostgreSQL could not set up its data folder ${dataDir}: ${error instanceof Error ? error.message : String(error)}` +
+      (asRoot
+        ? ` As root, PostgreSQL runs as the \`postgres\` user, which must be able to enter ${dataDir} and every folder above it (chmod o+x), or set RUNWAY_DATA_DIR to such a folder.`
+        : '') +
+      (last ? `\n${last}` : ''),
+  );
+}
+
+/** Why the server did not start, from its messages: a taken port, a data folder in use, or its last lines. */
+export function postgresStartFailure(
+  serverLog: string,
+  where: { port: number; setting: string; dataDir: string },
+): Error {
+  if (/could not create any TCP\/IP sockets|Address already in use/.test(serverLog))
+    return new PortInUseError({ port: where.port, setting: where.setting, what: 'the embedded PostgreSQL' });
+  const holder = /lock file "postmaster\.pid" already exists[\s\S]*?PID (\d+)/.exec(serverLog);
+  if (holder)
+    return new Error(
+      `another PostgreSQL (pid ${holder[1]}) already runs on ${where.dataDir}: is an \`npm start\` of this data folder still running? Stop it first`,
+    );
+  const last = serverLog.trim().split('\n').slice(-10).join('\n');
+  return new Error(
+    `the embedded PostgreSQL (port ${where.port}, data in ${where.dataDir}) did not start:\n${last || '(it printed nothing)'}`,
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
+import { PortInUseError } from '../runtime/ports.js';
 import { searchAttributeNames } from '../workflows/definitions.js';
 
 export interface DevServer {
@@ -16,6 +17,9 @@ export interface DevServerOptions {
   port: number | (() => Promise<number>);
   /** null: headless (no Web UI) */
   uiPort: number | null;
+  /** the settings that chose the ports, named when one is taken (default TEMPORAL_PORT, TEMPORAL_UI_PORT) */
+  portSetting?: string;
+  uiPortSetting?: string;
   /** persistent sqlite file; in-memory when omitted */
   dbFile?: string;
   ip?: string;
@@ -29,7 +33,8 @@ const START_ATTEMPTS = 3;
  * Starts `temporal server start-dev` with Runway's search attributes registered and waits until it serves.
  * The dev server picks its internal ports (membership, internal gRPC, HTTP) itself and binds them a moment later,
  * so another process can take one in between: the server then panics while starting. Such an exit is retried
- * (with a fresh frontend port when `port` is a function); the last attempt's output is in the error.
+ * (with a fresh frontend port when `port` is a function); the last attempt's output is in the error. A frontend port
+ * that is taken (a fixed one) or a taken Web UI port is not retried: a PortInUseError names it and its setting.
  */
 export async function startTemporalDevServer(options: DevServerOptions): Promise<DevServer> {
   for (let attempt = 1; ; attempt++) {
@@ -44,6 +49,18 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
 }
 
 class ExitedWhileStarting extends Error {}
+
+/** The port the dev server could not listen on, from its output ("can't set frontend port 7233: ..."). */
+export function devServerStartFailure(
+  output: string,
+  ports: { port: number; uiPort: number | null; portSetting: string; uiPortSetting: string },
+): PortInUseError | undefined {
+  const [, which, port] = /can't set (frontend|UI) port (\d+)/.exec(output) ?? [];
+  if (!which) return undefined;
+  return which === 'UI'
+    ? new PortInUseError({ port: Number(port), setting: ports.uiPortSetting, what: 'the Temporal Web UI' })
+    : new PortInUseError({ port: Number(port), setting: ports.portSetting, what: 'the Temporal dev server' });
+}
 
 /** Keeps the start and the end of a child's output: a Go panic names its cause at the top. */
 function outputKeeper(keep = 3000): { collect(chunk: Buffer): void; text(): string } {
@@ -81,14 +98,34 @@ async function startOnce(options: DevServerOptions, port: number): Promise<DevSe
 
   const address = `${ip}:${port}`;
   const deadline = Date.now() + 60_000;
+  const ports = {
+    port,
+    uiPort: options.uiPort,
+    portSetting: options.portSetting ?? 'TEMPORAL_PORT',
+    uiPortSetting: options.uiPortSetting ?? 'TEMPORAL_UI_PORT',
+  };
+  /** Its own exit, or another server's answer on a port it could not take: why it did not start. */
+  const failure = () => {
+    const taken = devServerStartFailure(output.text(), ports);
+    // A fresh frontend port may be free: retried. A fixed one, or the Web UI's, stays taken.
+    if (taken && (taken.setting === ports.uiPortSetting || typeof options.port === 'number')) return taken;
+    if (child.exitCode !== null || taken)
+      return new ExitedWhileStarting(`temporal dev server exited (${child.exitCode}):\n${output.text()}`);
+    return undefined;
+  };
   for (;;) {
-    if (child.exitCode !== null) {
-      throw new ExitedWhileStarting(`temporal dev server exited (${child.exitCode}):\n${output.text()}`);
+    const failed = failure();
+    if (failed) {
+      child.kill('SIGKILL');
+      throw failed;
     }
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
       await connection.healthService.check({});
       await connection.close();
+      // What answered may be another server on a port this one could not take.
+      const after = failure();
+      if (after) continue;
       break;
     } catch (error) {
       if (Date.now() > deadline) {

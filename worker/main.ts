@@ -5,6 +5,7 @@ import { createLogger } from '../runtime/logger.js';
 import { checkKeysAtStart, createServices } from '../runtime/services.js';
 import { createMetrics, instrumentMcp, serveMetrics } from '../runtime/metrics.js';
 import { migrate } from '../db/migrate.js';
+import { PortInUseError } from '../runtime/ports.js';
 import { createRunwayWorker } from './createWorker.js';
 import { productionWorkflowBundle } from './workflowBundle.js';
 
@@ -26,7 +27,15 @@ const metrics = createMetrics({ processMetrics: true });
 const metricsServer =
   config.METRICS_PORT === undefined
     ? undefined
-    : await serveMetrics(metrics, { port: config.METRICS_PORT, host: config.HOST, token: config.METRICS_TOKEN });
+    : await serveMetrics(metrics, { port: config.METRICS_PORT, host: config.HOST, token: config.METRICS_TOKEN }).catch(
+        async (error: unknown) => {
+          // A taken METRICS_PORT stops the worker with a sentence naming it.
+          if (!(error instanceof PortInUseError)) throw error;
+          log.fatal({ port: config.METRICS_PORT }, error.message);
+          await services.close();
+          process.exit(1);
+        },
+      );
 if (metricsServer) log.info({ port: config.METRICS_PORT }, 'worker metrics at /metrics');
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
 const worker = await createRunwayWorker({

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { loadRunwayCliConfig } from '../../runtime/config.js';
+import { DEFAULT_RUNWAY_URL, loadRunwayCliConfig, type RunwayCliConfig } from '../../runtime/config.js';
 import { createRunwayClient, RunwayApiError } from '../../api/client.js';
 import { ExitCode, UsageError, type Action, type CliContext } from './context.js';
 import { evalCommands } from './evals.js';
 import { ingestCommand } from './ingest.js';
 import { serverCommands } from './servers.js';
+import { runningStack } from '../stackRecord.js';
 
 /** The exit codes, as `runway --help` shows them (the README says the same). */
 const EXIT_CODES = `
@@ -28,9 +29,44 @@ const version = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
-export function contextFor(command: Command, io: Pick<CliContext, 'env' | 'stdout' | 'stderr'>): CliContext {
+/** Which Runway the CLI talks to, and how it chose it (named when it cannot reach it). */
+export interface RunwayTarget {
+  url: string;
+  source: string;
+  hint: string;
+}
+
+/**
+ * --url; else RUNWAY_URL; else the API of the `npm start` that runs in RUNWAY_DATA_DIR (its stack.json: a stack
+ * started on another PORT is found from another shell); else DEFAULT_RUNWAY_URL.
+ */
+export function runwayTarget(url: string | undefined, settings: RunwayCliConfig): RunwayTarget {
+  if (url) return { url, source: 'from --url', hint: 'check --url' };
+  if (settings.RUNWAY_URL) return { url: settings.RUNWAY_URL, source: 'from RUNWAY_URL', hint: 'check RUNWAY_URL' };
+  const running = runningStack(settings.RUNWAY_DATA_DIR);
+  if (running)
+    return {
+      url: running.url,
+      source: `the npm start running in ${running.dataDir} (pid ${running.pid})`,
+      hint: running.status === 'starting' ? 'it is still starting: try again in a moment' : 'is it stopping?',
+    };
+  return {
+    url: DEFAULT_RUNWAY_URL,
+    source: `the default (RUNWAY_URL is unset and no npm start runs in ${settings.RUNWAY_DATA_DIR})`,
+    hint: 'set RUNWAY_URL to your Runway, or start one with `npm start`',
+  };
+}
+
+/** A request that never reached Runway: names where the CLI went, and why there. */
+class UnreachableError extends Error {}
+
+export function contextFor(
+  command: Command,
+  io: Pick<CliContext, 'env' | 'stdout' | 'stderr'>,
+): CliContext & { target: RunwayTarget } {
   const options = command.optsWithGlobals<GlobalOptions>();
   const settings = loadRunwayCliConfig(io.env);
+  const target = runwayTarget(options.url, settings);
   const apiKey = settings.RUNWAY_API_KEY;
   if (!apiKey)
     throw new UsageError(
@@ -40,13 +76,14 @@ export function contextFor(command: Command, io: Pick<CliContext, 'env' | 'stdou
     throw new UsageError('RUNWAY_API_KEY does not look like an API key (it should start with sk_)');
   const note = (line: string) => void io.stderr.write(`${line}\n`);
   const client = createRunwayClient({
-    baseUrl: options.url ?? settings.RUNWAY_URL,
+    baseUrl: target.url,
     apiKey,
     userAgent: `runway-cli/${version}`,
     onRetry: (event) => note(`[runway] ${event.reason}; retrying in ${(event.delayMs / 1000).toFixed(1)}s`),
   });
   return {
     client,
+    target,
     // `default` is the organization's default project on every route.
     projectId: options.project ?? settings.RUNWAY_PROJECT_ID,
     json: options.json === true,
@@ -63,7 +100,8 @@ export function createProgram(
   const program = new Command('runway')
     .description(
       'Runway from the command line and CI: operate saved MCP servers, run evals, ingest test results.\n' +
-        'Configured by RUNWAY_URL (default http://localhost:3000), RUNWAY_API_KEY (an sk_ key) and RUNWAY_PROJECT_ID.',
+        'Configured by RUNWAY_URL (default: the API of the `npm start` running in RUNWAY_DATA_DIR, else\n' +
+        'http://localhost:3000), RUNWAY_API_KEY (an sk_ key) and RUNWAY_PROJECT_ID.',
     )
     .version(version)
     .addOption(new Option('--url <url>', 'Runway URL (env RUNWAY_URL)'))
@@ -84,7 +122,17 @@ export function createProgram(
     (action: Action) =>
     async (...received: unknown[]) => {
       const command = received.at(-1) as Command;
-      setExitCode(await action(contextFor(command, io), command));
+      const context = contextFor(command, io);
+      try {
+        setExitCode(await action(context, command));
+      } catch (error) {
+        const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+        if (!(error instanceof TypeError && error.message === 'fetch failed')) throw error;
+        const { url, source, hint } = context.target;
+        throw new UnreachableError(
+          `cannot reach Runway at ${url} (${cause?.code ?? cause?.message ?? 'network error'}), ${source}: ${hint}`,
+        );
+      }
     };
   serverCommands(program, run);
   evalCommands(program, run);
@@ -124,7 +172,7 @@ export function describeError(error: unknown): string {
     const details = error.details ? ` ${JSON.stringify(error.details)}` : '';
     return `${error.code} (HTTP ${error.status}): ${error.message}${details}${error.requestId ? ` [request ${error.requestId}]` : ''}`;
   }
-  if (error instanceof UsageError) return error.message;
+  if (error instanceof UsageError || error instanceof UnreachableError) return error.message;
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
   if (error instanceof TypeError && error.message === 'fetch failed')
     return `cannot reach Runway (${cause?.code ?? cause?.message ?? 'network error'}); check RUNWAY_URL`;

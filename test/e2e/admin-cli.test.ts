@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,6 +10,8 @@ import { getSavedServersByIds } from '../../db/servers.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { apiClient } from '../helpers/http.js';
 import { startTestStack, type TestStack } from '../helpers/stack.js';
+import { fakeRunningStack } from '../helpers/stackRecord.js';
+import { freePort } from '../helpers/ports.js';
 
 const run = promisify(execFile);
 const root = new URL('../..', import.meta.url).pathname;
@@ -401,6 +403,99 @@ describe('operator CLI (npm run admin)', () => {
     });
     await expect(admin('key', 'revoke', 'key_missing')).rejects.toMatchObject({
       stderr: expect.stringContaining('no key key_missing'),
+    });
+  });
+
+  describe('where the database is: the npm start that runs in the data folder (issue 29 §7)', () => {
+    /** Another shell: none of the stack's own settings, only the data folder (the checkout's .data by default). */
+    const elsewhere = (dataDir: string, more: NodeJS.ProcessEnv = {}) => ({
+      DATABASE_URL: undefined,
+      EMBEDDED_POSTGRES_PORT: undefined,
+      RUNWAY_DATA_DIR: dataDir,
+      RUNWAY_ENCRYPTION_KEY: stack.config.RUNWAY_ENCRYPTION_KEY,
+      ...more,
+    });
+
+    it('without DATABASE_URL or EMBEDDED_POSTGRES_PORT, uses the database npm start recorded in stack.json', async () => {
+      const org = await admin('org', 'create', '--name', 'Found through stack.json', '--json');
+      const running = await fakeRunningStack({
+        url: 'http://localhost:3999',
+        databaseUrl: stack.db.url,
+        embeddedDatabase: false,
+      });
+      try {
+        const listed = await runAdmin(['org', 'list', '--json'], { env: elsewhere(running.dataDir) });
+        expect(listed.code, listed.stderr).toBe(0);
+        expect(JSON.parse(listed.stdout)).toContainEqual(expect.objectContaining({ id: org.id }));
+      } finally {
+        await running.stop();
+      }
+    });
+
+    it('names the database it could not reach (host:port/db) and where it took it from, never a password', async () => {
+      const port = await freePort();
+      const running = await fakeRunningStack({
+        url: 'http://localhost:3999',
+        databaseUrl: `postgres://runway@127.0.0.1:${port}/runway`,
+        embeddedDatabase: true,
+      });
+      try {
+        const recorded = await runAdmin(['org', 'list'], { env: elsewhere(running.dataDir) });
+        expect(recorded.code).toBe(1);
+        expect(recorded.stderr).toContain(`cannot reach the database 127.0.0.1:${port}/runway (ECONNREFUSED)`);
+        expect(recorded.stderr).toContain(`the npm start running in ${running.dataDir} (pid ${running.record.pid})`);
+        expect(recorded.stderr).not.toContain('runway:runway');
+        // Its own setting wins over the record.
+        const other = await freePort();
+        const own = await runAdmin(['org', 'list'], {
+          env: elsewhere(running.dataDir, { EMBEDDED_POSTGRES_PORT: String(other) }),
+        });
+        expect(own.stderr).toContain(`cannot reach the database 127.0.0.1:${other}/runway (ECONNREFUSED)`);
+        expect(own.stderr).toContain('EMBEDDED_POSTGRES_PORT');
+      } finally {
+        await running.stop();
+      }
+      const url = new URL(stack.db.url);
+      url.password = 'sekrit-pw';
+      url.pathname = '/no_such_database_29';
+      const missing = await runAdmin(['org', 'list'], { env: { DATABASE_URL: url.toString() } });
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain(`${url.hostname}:${url.port}/no_such_database_29`);
+      expect(missing.stderr).toContain('DATABASE_URL');
+      expect(missing.stderr).not.toContain('sekrit-pw');
+    });
+
+    it('a key that does not fit names the database whose secrets it does not open', async () => {
+      const wrongKey = Buffer.alloc(32, 9).toString('base64');
+      const refused = await runAdmin(['org', 'list'], {
+        env: { DATABASE_URL: stack.db.url, RUNWAY_ENCRYPTION_KEY: wrongKey },
+      });
+      expect(refused.code).toBe(1);
+      const url = new URL(stack.db.url);
+      expect(refused.stderr).toContain(`${url.hostname}:${url.port}${url.pathname}`);
+    });
+
+    it('a record whose npm start is gone is ignored', async () => {
+      const running = await fakeRunningStack({
+        url: 'http://localhost:3999',
+        databaseUrl: stack.db.url,
+        embeddedDatabase: false,
+      });
+      const dataDir = `${running.dataDir}-kept`;
+      // The same record, its process gone (killed: nothing removed the file).
+      cpSync(running.dataDir, dataDir, { recursive: true });
+      await running.stop();
+      try {
+        const stale = await runAdmin(['org', 'list'], {
+          env: elsewhere(dataDir, { EMBEDDED_POSTGRES_PORT: undefined }),
+        });
+        // Not the recorded database: the embedded default (nothing there), named as such.
+        const url = new URL(stack.db.url);
+        expect(stale.stderr).not.toContain(`${url.hostname}:${url.port}${url.pathname}`);
+        expect(stale.stderr).toMatch(/127\.0\.0\.1:54329\/runway|EMBEDDED_POSTGRES_PORT/);
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     });
   });
 

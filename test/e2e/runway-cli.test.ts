@@ -13,6 +13,8 @@ import { startScriptedModelServer, type ScriptedModelServer } from '../fixtures/
 import { everythingOverStdio, saveServer } from '../helpers/mcpServers.js';
 import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
 import { startTestStack, type TestStack } from '../helpers/stack.js';
+import { fakeRunningStack } from '../helpers/stackRecord.js';
+import { freePort } from '../helpers/ports.js';
 
 // The installed executable (package.json "bin"), run as a user or a CI job runs it.
 const RUNWAY_BIN = fileURLToPath(new URL('../../cli/runway/bin.js', import.meta.url));
@@ -659,6 +661,42 @@ describe('runway CLI end to end', () => {
     );
     expect(missingEnv.code).toBe(2);
     expect(missingEnv.stderr).toContain('NOT_SET_ANYWHERE is not set');
+  });
+
+  it('without RUNWAY_URL, goes to the npm start that runs in its data folder, and names what it could not reach (issue 29 §7)', async () => {
+    const running = await fakeRunningStack({
+      url: stack.origin,
+      databaseUrl: 'postgres://x@127.0.0.1:1/x',
+      embeddedDatabase: true,
+    });
+    try {
+      const listed = await runway(
+        ['--json', 'servers', 'list'],
+        { RUNWAY_API_KEY: org.apiKey, RUNWAY_DATA_DIR: running.dataDir },
+        dir,
+      );
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout).map((s: { id: string }) => s.id)).toContain(serverId);
+    } finally {
+      await running.stop();
+    }
+    const gone = await fakeRunningStack({
+      url: `http://127.0.0.1:${await freePort()}`,
+      databaseUrl: 'postgres://x@127.0.0.1:1/x',
+      embeddedDatabase: true,
+    });
+    try {
+      const refused = await runway(
+        ['servers', 'list'],
+        { RUNWAY_API_KEY: org.apiKey, RUNWAY_DATA_DIR: gone.dataDir },
+        dir,
+      );
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`cannot reach Runway at ${gone.record.url} (ECONNREFUSED)`);
+      expect(refused.stderr).toContain(`the npm start running in ${gone.dataDir} (pid ${gone.record.pid})`);
+    } finally {
+      await gone.stop();
+    }
   });
 
   it('never lets the API key or the model key reach the logs', () => {

@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startTemporalDevServer, type DevServer } from '../../scripts/temporal-dev-server.js';
+import { PortInUseError } from '../../runtime/ports.js';
 import { searchAttributeNames } from '../../workflows/definitions.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -43,4 +45,30 @@ describe('the dev server npm start runs (scripts/temporal-dev-server.ts)', () =>
     server = await startTemporalDevServer({ ...options, port: await freePort() });
     expect(await customAttributes(server.address)).toEqual(expect.arrayContaining(Object.values(searchAttributeNames)));
   }, 120_000);
+
+  it('stops at once on a taken port, naming TEMPORAL_PORT or TEMPORAL_UI_PORT (issue 29 §2)', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const taken = (holder.address() as { port: number }).port;
+    const logged: string[] = [];
+    try {
+      const binary = inject('temporalBinary');
+      const frontend = await startTemporalDevServer({ binary, port: taken, uiPort: null, log: (l) => logged.push(l) })
+        .then((s) => s.stop())
+        .catch((e: unknown) => e);
+      expect(frontend).toBeInstanceOf(PortInUseError);
+      expect((frontend as Error).message).toMatch(
+        new RegExp(`^port ${taken} \\(TEMPORAL_PORT, the Temporal dev server\\)`),
+      );
+      const ui = await startTemporalDevServer({ binary, port: await freePort(), uiPort: taken })
+        .then((s) => s.stop())
+        .catch((e: unknown) => e);
+      expect(ui).toBeInstanceOf(PortInUseError);
+      expect((ui as Error).message).toMatch(new RegExp(`^port ${taken} \\(TEMPORAL_UI_PORT, the Temporal Web UI\\)`));
+      // A port someone else holds is not retried: it stays taken.
+      expect(logged.join('\n')).not.toMatch(/retrying/);
+    } finally {
+      holder.close();
+    }
+  }, 60_000);
 });

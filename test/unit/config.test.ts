@@ -67,6 +67,7 @@ describe('the environment schema', () => {
       TEMPORAL_UI_PORT: 8233,
       DEMO_MCP_PORT: 3001,
       PORT: 3000,
+      HOST: '0.0.0.0',
     });
     expect(loadLocalStackConfig({ RUNWAY_DATA_DIR: 'elsewhere', EMBEDDED_POSTGRES_PORT: '5999' })).toEqual({
       RUNWAY_DATA_DIR: 'elsewhere',
@@ -74,7 +75,18 @@ describe('the environment schema', () => {
       DEMO_MCP_PORT: 3001,
     });
     expect(loadToolsConfig({})).toEqual({ XDG_CACHE_HOME: join(homedir(), '.cache') });
-    expect(loadRunwayCliConfig({})).toEqual({ RUNWAY_URL: 'http://localhost:3000', RUNWAY_PROJECT_ID: 'default' });
+  });
+
+  it("leaves the CLIs' database port and API URL unset when not given, for the running npm start to fill in", () => {
+    // cli/localStack.ts and cli/runway/program.ts go to the stack.json of the npm start running in the data folder,
+    // then to the defaults (54329, http://localhost:3000).
+    expect(loadLocalStackConfig({})).toEqual({ RUNWAY_DATA_DIR: join(root, '.data'), DEMO_MCP_PORT: 3001 });
+    expect(loadLocalStackConfig({ EMBEDDED_POSTGRES_PORT: '' }).EMBEDDED_POSTGRES_PORT).toBeUndefined();
+    expect(loadRunwayCliConfig({})).toEqual({ RUNWAY_DATA_DIR: join(root, '.data'), RUNWAY_PROJECT_ID: 'default' });
+    expect(loadRunwayCliConfig({ RUNWAY_URL: '' }).RUNWAY_URL).toBeUndefined();
+    expect(loadRunwayCliConfig({ RUNWAY_URL: 'https://runway.example.com' }).RUNWAY_URL).toBe(
+      'https://runway.example.com',
+    );
   });
 
   it('lets npm start and the operator CLI stand in for an unset or empty database, key and Temporal, and the services not', () => {

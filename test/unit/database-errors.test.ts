@@ -78,6 +78,24 @@ describe('database errors as sentences (operator CLI)', () => {
     expect(describeDatabaseError(error)).toBe(sentence);
   });
 
+  it('names the database the command used and where it came from, for errors about the database itself', () => {
+    const database = { label: '127.0.0.1:5433/runway', source: 'from DATABASE_URL', hint: 'is DATABASE_URL right?' };
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5433'), { code: 'ECONNREFUSED' });
+    expect(describeDatabaseError(refused, database)).toBe(
+      'cannot reach the database 127.0.0.1:5433/runway (ECONNREFUSED), from DATABASE_URL: is DATABASE_URL right?',
+    );
+    expect(describeDatabaseError(pg({ code: '28P01' }), database)).toBe(
+      'the database 127.0.0.1:5433/runway (from DATABASE_URL) refused the user or password',
+    );
+    expect(describeDatabaseError(pg({ code: '57P03', message: 'the database system is starting up' }), database)).toBe(
+      'the database 127.0.0.1:5433/runway (from DATABASE_URL) is not taking connections right now (the database system is starting up); try again in a moment',
+    );
+    // A row's error is about the row: no database named.
+    expect(describeDatabaseError(pg({ code: '22001', column_name: 'name' }), database)).toBe(
+      'a value is too long for name',
+    );
+  });
+
   it('leaves anything else to the caller', () => {
     expect(describeDatabaseError(new Error('no server srv_1'))).toBeUndefined();
     expect(describeDatabaseError(pg({ code: 'XX000' }))).toBeUndefined();
