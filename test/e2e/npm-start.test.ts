@@ -140,8 +140,8 @@ describe('npm start, as a user types it and a supervisor runs it', () => {
     expect(header).toBe('timeout=65');
   });
 
-  it('SIGTERM to the npm process alone, as a supervisor sends it, stops everything and removes the record (issue 29 §3)', async () => {
-    process.kill(stack.child.pid!, 'SIGTERM');
+  it('SIGINT to the npm process alone, as a supervisor sends it, stops everything and removes the record (issue 29 §3)', async () => {
+    process.kill(stack.child.pid!, 'SIGINT');
     expect(await stack.gone(), stack.output()).toBe(true);
     expect(stack.output()).toMatch(/stopping/);
     expect(stack.output()).toMatch(/stopped/);
