@@ -4,7 +4,7 @@ import { OperationFailure } from './failures.js';
  * The product's limits: how much one request, artifact, suite or run may hold, so that no caller can make the
  * service do unbounded work. Each is checked before anything is written and answered with a 400
  * VALIDATION_ERROR naming it (`details: { reason, limit, ... }`); the zod schemas and route descriptions serve
- * them in the OpenAPI document, and the README's limits table lists them.
+ * them in the OpenAPI document, and docs/SECURITY.md's limits table lists them.
  */
 export const limits = {
   /** inline tests per POST /eval-suites or /eval-runs */

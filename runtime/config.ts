@@ -7,7 +7,7 @@ import { EncryptionKeyError, Keyring } from '../db/keyring.js';
 
 // The one place that reads the process's environment: every process (the API, the worker, `npm run migrate`,
 // `npm start`, the operator CLI, the `runway` CLI) loads the section of one schema it uses, so a variable means the
-// same thing everywhere and a bad value stops the process with its name. The README's Configuration tables list
+// same thing everywhere and a bad value stops the process with its name. docs/CONFIGURATION.md's tables list
 // the same variables (test/unit/config.test.ts keeps them equal).
 
 /** A setting the process cannot run with: the message names each variable and what it must be, never its value. */

@@ -8,7 +8,7 @@ import { ingestCommand } from './ingest.js';
 import { serverCommands } from './servers.js';
 import { runningStack } from '../stackRecord.js';
 
-/** The exit codes, as `runway --help` shows them (the README says the same). */
+/** The exit codes, as `runway --help` shows them (docs/CLI.md says the same). */
 const EXIT_CODES = `
 Exit codes:
   0    done; for evals run and evals show, the run passed; for ingest, the saved results passed

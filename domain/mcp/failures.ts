@@ -41,7 +41,7 @@ function messageTooLarge(limitBytes: number, { phase, server }: FailureContext):
 /**
  * The one place where whatever the MCP SDK, a transport or a child process throws becomes a typed failure, so the
  * API and the eval worker answer the same codes. Anything already typed passes through unchanged. The table of
- * what becomes what is in README.md ("Failures").
+ * what becomes what is in docs/MCP-CLIENT.md.
  */
 export function toOperationFailure(error: unknown, context: FailureContext): OperationFailure {
   if (error instanceof OperationFailure) return error;
