@@ -257,7 +257,11 @@ describe('output checks and multi-turn cases', () => {
     });
     expect(created.status).toBe(202);
     const run = await waitForRun(call, world.org.projectId, created.body.runId, undefined, 120_000);
-    expect(run).toMatchObject({ status: 'completed', result: 'failed', summary: { total: 1, passed: 0, failed: 1 } });
+    expect(run).toMatchObject({
+      status: 'completed',
+      result: 'failed',
+      summary: { total: 1, passed: 0, failed: 0, errored: 1 },
+    });
     const [iteration] = await allIterations(call, world.org.projectId, created.body.runId);
     expect(iteration).toMatchObject({ status: 'failed', result: 'failed' });
     expect(iteration.error).toMatch(
