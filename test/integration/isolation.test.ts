@@ -12,6 +12,11 @@ import { startTestStack, type TestStack } from '../helpers/stack.js';
  * A valid request body for each route that takes one, so the request gets past validation and the isolation
  * rule is what answers. A new route without an entry here fails the matrix: add one.
  */
+/** Routes whose query has a required member: a valid one, so the reply is about the path's ids. */
+const sampleQueries: Record<string, string> = {
+  'GET /projects/:projectId/eval-runs/events': '?runIds=run_b',
+};
+
 const sampleBodies: Record<string, unknown> = {
   'POST /projects/:projectId/hosts': { name: 'x', template: 'claude' },
   'PATCH /projects/:projectId/hosts/:hostId': { name: 'renamed' },
@@ -126,7 +131,7 @@ describe('isolation: a key of organization A never reaches organization B', () =
       const body = route.method === 'get' ? undefined : route.body ? sampleBodies[key] : {};
       if (route.body && route.method !== 'get' && body === undefined)
         throw new Error(`add a sample body for ${key} to the isolation matrix`);
-      const reply = await call(route.method.toUpperCase(), path, body);
+      const reply = await call(route.method.toUpperCase(), `${path}${sampleQueries[key] ?? ''}`, body);
       expect(reply.status, key).toBe(404);
       expect(reply.body.code, key).toBe('NOT_FOUND');
       const text = JSON.stringify(reply.body);
