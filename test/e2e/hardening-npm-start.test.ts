@@ -128,7 +128,8 @@ describe('issue 13 reproductions on npm start', () => {
         '['.repeat(200_000) + ']'.repeat(200_000),
       ),
     );
-    expect4xx(await call('GET', '/chat-sessions?before=9000000000000000'));
+    // An instant past the year 9999 is clamped to it now (a list filter the hosted document gives no 400): never a 500.
+    expect((await call('GET', '/chat-sessions?before=9000000000000000')).status).toBe(200);
     const result = sampleResults(1)[0];
     expect4xx(
       await call('POST', `/projects/${projectId}/eval-ingest/report`, {
