@@ -239,7 +239,7 @@ describe('the eval console: sign-in, suites and a suite', () => {
     await expect
       .poll(() => latest.innerText(), { timeout: 30_000 })
       .toMatch(/^passed 100% \(4 passed, 0 failed, 0 errored\)/);
-    expect(await card.locator('dd').nth(1).innerText()).toBe('2 (2 passed, 0 failed)');
+    await expect.poll(() => card.locator('dd').nth(1).innerText(), { timeout: 30_000 }).toBe('2 (2 passed, 0 failed)');
     expect(await scan(page)).toEqual([]);
 
     expect(await page.evaluate('window.__sameDocument')).toBe(true);

@@ -86,14 +86,25 @@ describe('conventions every route follows', () => {
 
   it.each([
     ['GET', '/api/v1/nothing-here'],
-    ['POST', '/api/v1/projects'],
     ['GET', '/elsewhere'],
-    ['DELETE', '/api/v1/me'],
   ])('%s %s is 404 NOT_FOUND in the envelope', async (method, path) => {
     const reply = await apiClient(stack.origin, org.apiKey)(method, path);
     expect(reply.status).toBe(404);
     expect(reply.body).toEqual({ code: 'NOT_FOUND', message: expect.any(String) });
   });
+
+  it.each([
+    ['POST', '/api/v1/projects', 'GET'],
+    ['DELETE', '/api/v1/me', 'GET'],
+  ])(
+    '%s %s, a path served with another method, is 405 METHOD_NOT_ALLOWED in the envelope',
+    async (method, path, allowed) => {
+      const reply = await apiClient(stack.origin, org.apiKey)(method, path);
+      expect(reply.status).toBe(405);
+      expect(reply.body).toMatchObject({ code: 'METHOD_NOT_ALLOWED', message: expect.any(String) });
+      expect(reply.headers.get('allow')).toContain(allowed);
+    },
+  );
 
   it('an unknown project is 404 NOT_FOUND', async () => {
     const reply = await call('GET', '/projects/prj_doesnotexist/servers');

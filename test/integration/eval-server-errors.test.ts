@@ -46,7 +46,7 @@ describe('eval iterations against servers that say no', () => {
     });
     expect(created.status).toBe(202);
     const run = await waitForRun(call, org.projectId, created.body.runId);
-    expect(run).toMatchObject({ status: 'completed', result: 'failed', summary: { total: 1, failed: 1 } });
+    expect(run).toMatchObject({ status: 'completed', result: 'failed', summary: { total: 1, failed: 0, errored: 1 } });
     const [iteration] = await allIterations(call, org.projectId, created.body.runId);
     expect(iteration).toMatchObject({ status: 'failed', error: expect.stringContaining(words) });
     const [row] = await stack.sql<

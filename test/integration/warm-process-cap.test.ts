@@ -84,7 +84,8 @@ describe('warm and idle stdio processes are capped across client profiles', () =
     expect((await world.stack.mcp.listTools(asHost(0))).items.length).toBeGreaterThan(0);
     expect((await world.stack.mcp.listTools(asHost(29))).items.length).toBeGreaterThan(0);
     expect((await settledChildren(PER_SERVER)).length).toBeLessThanOrEqual(PER_SERVER);
-  });
+    // 30 stdio processes started one after another (each profile its own): about 35 s alone, more on a busy CI machine.
+  }, 150_000);
 
   it('eval runs with 8 hosts (the worker) leave at most the cap of warm processes; a bystander run keeps its time', async () => {
     const bystander = await startBystander(world.stack, world.model);
