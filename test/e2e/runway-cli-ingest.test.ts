@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runway } from '../helpers/runwayCli.js';
 import { setProviderKey } from '../../db/providerKeys.js';
 import { startScriptedModelServer, type ModelScript, type ScriptedModelServer } from '../fixtures/model/server.js';
 import { apiClient } from '../helpers/http.js';
@@ -17,35 +17,8 @@ import { startTestStack, type TestStack } from '../helpers/stack.js';
  * file names, the demo suite: that must never turn the suite into one that cannot run.
  */
 
-const RUNWAY_BIN = fileURLToPath(new URL('../../cli/runway/bin.js', import.meta.url));
 const DEMO_SUITE = fileURLToPath(new URL('../../examples/demo-suite.json', import.meta.url));
 const DEMO_MODEL_SCRIPTS = fileURLToPath(new URL('../../examples/scripted-model.json', import.meta.url));
-
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runway(args: string[], env: Record<string, string | undefined>, cwd: string): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RUNWAY_BIN, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 describe("the README's CLI sequence: evals run, ingest its JUnit report, evals run again", () => {
   let stack: TestStack;

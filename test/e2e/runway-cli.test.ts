@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RUNWAY_BIN, runway, type Finished } from '../helpers/runwayCli.js';
 import { setProviderKey } from '../../db/providerKeys.js';
 import { apiClient } from '../helpers/http.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../fixtures/model/server.js';
@@ -16,38 +16,8 @@ import { startTestStack, type TestStack } from '../helpers/stack.js';
 import { fakeRunningStack } from '../helpers/stackRecord.js';
 import { freePort } from '../helpers/ports.js';
 
-// The installed executable (package.json "bin"), run as a user or a CI job runs it.
-const RUNWAY_BIN = fileURLToPath(new URL('../../cli/runway/bin.js', import.meta.url));
 const MODEL_KEY = 'sk-model-cli-secret-51c2';
 const MODEL = 'scripted-cli';
-
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-function runway(args: string[], env: Record<string, string | undefined>, cwd: string): Promise<Finished> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RUNWAY_BIN, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
 
 const junit = new XMLParser({
   ignoreAttributes: false,

@@ -1,34 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runway } from '../helpers/runwayCli.js';
 import { startEvalWorld, type EvalWorld } from '../helpers/evals.js';
 
-// The installed executable, run as a CI job runs it.
-const RUNWAY_BIN = fileURLToPath(new URL('../../cli/runway/bin.js', import.meta.url));
 const MODEL = 'scripted-gate';
-
-function runway(args: string[], env: Record<string, string>, cwd: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [RUNWAY_BIN, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 const runIdOf = (stderr: string) => /\[runway\] run (run_\w+) started/.exec(stderr)?.[1];
 
