@@ -293,7 +293,11 @@ describe('eval iterations answer the questions servers ask with the case script'
         elicitation: { answers: [{ question: 'size', action: 'accept', content: { size: 'small', shots: 1 } }] },
       },
     ]);
-    expect(finished).toMatchObject({ status: 'completed', result: 'failed', summary: { total: 2, failed: 0, errored: 2 } });
+    expect(finished).toMatchObject({
+      status: 'completed',
+      result: 'failed',
+      summary: { total: 2, failed: 0, errored: 2 },
+    });
 
     const modern = await traceOf('2026 unscripted');
     expect(modern.iteration).toMatchObject({
