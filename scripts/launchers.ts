@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-// `npm start` runs as npm -> sh -c "tsx scripts/start.ts" -> tsx -> node scripts/start.ts. A supervisor (systemd,
-// Docker, pm2, a test) signals the process it started, npm, alone. npm passes SIGINT and SIGTERM to its child, the
-// shell, and only there: the shell dies of SIGTERM (npm then exits at once) and defers SIGINT until its child exits,
-// so neither reaches this script. What it can see is its launchers going away: the processes above it in its own
-// process group (npm, the shell, tsx; not the terminal's shell, nor a supervisor, which are in other groups).
+// `npm start` runs as npm -> tsx -> node scripts/start.ts (package.json's script execs tsx, so no shell stays in
+// between: a shell such as dash dies of SIGTERM and defers SIGINT until its child exits). A supervisor (systemd,
+// Docker, pm2, a test) signals the process it started, npm, alone; npm passes SIGINT and SIGTERM to tsx, which relays
+// them here. When a launcher goes away without passing anything on (killed with SIGKILL, or an older package.json
+// whose script keeps a shell), this script sees it: its launchers are the processes above it in its own process
+// group (npm, a shell, tsx; not the terminal's shell, nor a supervisor, which are in other groups).
 
 interface ProcessInfo {
   ppid: number;
