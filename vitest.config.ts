@@ -3,9 +3,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     pool: 'forks',
-    // Three test files at once on two cores: most integration files spend a good part of their time waiting (on
-    // Temporal, Postgres, child processes), and two left a quarter of the CPU idle in CI.
-    maxWorkers: 3,
+    // Two cores: the Temporal dev server and Postgres need a share of them too.
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 180_000,
     teardownTimeout: 60_000,
