@@ -23,7 +23,8 @@ function postmasterPid(dataDir: string): number | undefined {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this id exists (the postmaster, say). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

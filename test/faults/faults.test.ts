@@ -5,7 +5,7 @@ import { apiClient } from '../helpers/http.js';
 import { everythingOverStdio, saveServer } from '../helpers/mcpServers.js';
 import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
 import { writeFigures } from './harness/figures.js';
-import { auditRun, finishedQueries, pollRun, runBody, scriptSuite } from './harness/runs.js';
+import { auditRun, finishedQueries, pollRun, runBody, scriptSuite, type RunAudit } from './harness/runs.js';
 import { startProcessStack, type ProcessStack } from './harness/stack.js';
 
 /** DESIGN.md's "at least 50"; with two lanes of ~2×MODEL_DELAY_MS iterations a run lasts several seconds. */
@@ -18,6 +18,10 @@ const FAULT_AFTER = 10;
  * batch gives up after 5 attempts (1+2+4+8 s of backoff), see the figures' notes.
  */
 const STORE_DOWN_MS = 2000;
+/** Past the batches' 15 s heartbeat timeout (workflows/evalRun.ts): Temporal gives up on the paused attempts. */
+const PAUSE_MS = 20_000;
+/** EVAL_ITERATION_CONCURRENCY below: the iterations in flight at any moment */
+const LANES = 2;
 
 interface ScenarioFigures {
   scenario: string;
@@ -49,7 +53,7 @@ describe('an eval run survives faults of the real processes', () => {
     model = await startScriptedModelServer();
     stack = await startProcessStack({
       // Two lanes per run keep it going long enough to fault it mid-run; polling must never be rate limited.
-      env: { EVAL_ITERATION_CONCURRENCY: '2', RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_MINUTE: '6000000' },
+      env: { EVAL_ITERATION_CONCURRENCY: String(LANES), RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_MINUTE: '6000000' },
     });
     org = await seedOrganization(stack.sql);
     await setProviderKey(stack.sql, stack.box, {
@@ -76,8 +80,15 @@ describe('an eval run survives faults of the real processes', () => {
     await model?.close();
   }, 120_000);
 
-  /** Starts a run, applies `fault` once FAULT_AFTER iterations finished, and checks what the run ended with. */
-  async function survive(scenario: string, fault: string, apply: () => Promise<void>): Promise<void> {
+  /**
+   * Starts a run, applies `fault` once FAULT_AFTER iterations finished, and checks what the run ended with: every
+   * iteration once, none finished run again, each finished one with the time it started.
+   */
+  async function survive(
+    scenario: string,
+    fault: string,
+    apply: (runId: string) => Promise<void>,
+  ): Promise<{ runId: string; audit: RunAudit }> {
     const suite = scriptSuite(model, `fault-${scenario}`, ITERATIONS, MODEL_DELAY_MS);
     const started = Date.now();
     const created = await apiClient(stack.apis[0].baseUrl, org.apiKey)(
@@ -101,7 +112,7 @@ describe('an eval run survives faults of the real processes', () => {
     ending.catch(() => {}); // awaited below; a failed fault must not leave an unhandled rejection behind
     const faultStarted = Date.now();
     try {
-      await apply();
+      await apply(runId);
     } catch (error) {
       watching.abort();
       throw new Error(`${fault} failed: ${String(error)}\n${stack.logTails()}`);
@@ -125,6 +136,8 @@ describe('an eval run survives faults of the real processes', () => {
     expect(audit.duplicateRows).toEqual([]);
     expect(audit.reexecutedFinished).toEqual([]);
     expect(audit.callsAfterFinish).toEqual([]);
+    // Completing an iteration records when it started, also when the claim that marked it running was lost.
+    expect(audit.finishedWithoutStart).toEqual([]);
 
     const [{ completed_at: completedAt, resumed_at: resumedAt }] = await stack.sql<
       { completed_at: Date; resumed_at: Date }[]
@@ -144,6 +157,7 @@ describe('an eval run survives faults of the real processes', () => {
       modelCalls: audit.modelCalls,
       unavailablePolls: ended.unavailable,
     });
+    return { runId, audit };
   }
 
   it('(a) the worker killed with SIGKILL, a new one started', async () => {
@@ -175,5 +189,67 @@ describe('an eval run survives faults of the real processes', () => {
     await survive('api-restart', 'SIGKILL to the API process group, then a new API process on the same port', () =>
       stack.restartApi(0, 'SIGKILL'),
     );
+  }, 240_000);
+
+  it('(e) Postgres crashed (immediate shutdown) and started again', async () => {
+    const { audit } = await survive(
+      'postgres-crash',
+      `PostgreSQL crashed (SIGQUIT to the postmaster, as pg_ctl stop -m immediate), down ${STORE_DOWN_MS} ms, started again with crash recovery`,
+      () => stack.postgres.crash({ downMs: STORE_DOWN_MS }),
+    );
+    // Model work done is kept: a result waits for the database to come back instead of being thrown away, so at
+    // most the iterations in flight (one per lane) call the model again, once each.
+    expect(audit.modelCalls).toBeLessThanOrEqual(2 * ITERATIONS + LANES);
+  }, 240_000);
+
+  it('(f) the worker paused (SIGSTOP) past its heartbeat timeout, then resumed', async () => {
+    let paused: { owner: string; attempt: number }[] = [];
+    const { runId } = await survive(
+      'worker-pause',
+      `SIGSTOP to the worker process group for ${PAUSE_MS} ms (past the 15 s heartbeat timeout), then SIGCONT`,
+      async (id) => {
+        stack.workers[0].process.signal('SIGSTOP');
+        try {
+          await new Promise((r) => setTimeout(r, PAUSE_MS));
+          // The attempts that held the unfinished iterations when the worker stopped: timed out by Temporal now.
+          paused = await stack.sql<{ owner: string; attempt: number }[]>`
+            SELECT DISTINCT claim_owner AS owner, claim_attempt AS attempt FROM eval_iterations
+            WHERE run_id = ${id} AND status IN ('pending', 'running') AND claim_owner IS NOT NULL`;
+        } finally {
+          stack.workers[0].process.signal('SIGCONT');
+        }
+      },
+    );
+    expect(paused.length).toBeGreaterThan(0);
+    // Whatever those attempts did after waking up (a timer that fired late, a reply that was waiting) is not stored:
+    // the iterations they held were finished by the attempts Temporal started instead.
+    const storedByPaused = await stack.sql<{ query: string; owner: string; attempt: number }[]>`
+      SELECT query, claim_owner AS owner, claim_attempt AS attempt FROM eval_iterations
+      WHERE run_id = ${runId} AND status IN ('completed', 'failed')
+        AND (claim_owner, claim_attempt) IN (SELECT * FROM jsonb_to_recordset(${stack.sql.json(paused)}) AS p(owner text, attempt int))`;
+    expect(storedByPaused).toEqual([]);
+  }, 240_000);
+
+  it('(g) a run cancelled while the only worker holding its batches is dead ends cancelled', async () => {
+    const suite = scriptSuite(model, 'fault-cancel-dead-worker', ITERATIONS, MODEL_DELAY_MS);
+    const call = apiClient(stack.apis[0].baseUrl, org.apiKey);
+    const created = await call('POST', `/projects/${org.projectId}/eval-runs`, runBody(suite, serverId));
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    const runId: string = created.body.runId;
+    const poll = (until: (run: any) => boolean) =>
+      pollRun(stack.apis[0].baseUrl, org.apiKey, org.projectId, runId, until, { timeoutMs: 180_000 });
+    await poll((r) => r.progress.completed >= FAULT_AFTER);
+
+    await stack.killWorker(0, 'SIGKILL');
+    const cancel = await call('POST', `/projects/${org.projectId}/eval-runs/${runId}/cancel`);
+    expect(cancel.status, JSON.stringify(cancel.body)).toBe(202);
+    // The cancel reaches the dead worker's batches only as their heartbeat timeout: the run must still read cancelled.
+    await stack.startWorker(0);
+    const ended = await poll((r) => r.status !== 'running');
+    expect(ended.run, stack.logTails()).toMatchObject({ status: 'cancelled', result: null });
+    const byStatus = await stack.sql<{ status: string; n: number }[]>`
+      SELECT status, count(*)::int AS n FROM eval_iterations WHERE run_id = ${runId} GROUP BY status ORDER BY status`;
+    expect(byStatus.map((r) => r.status).sort()).toEqual(['cancelled', 'completed']);
+    expect(byStatus.reduce((n, r) => n + r.n, 0)).toBe(ITERATIONS);
   }, 240_000);
 });

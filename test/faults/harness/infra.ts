@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../../scripts/embedded-postgres.js';
+import { isAlive, startEmbeddedPostgres, type EmbeddedDatabase } from '../../../scripts/embedded-postgres.js';
 import { startTemporalDevServer, type DevServer } from '../../../scripts/temporal-dev-server.js';
 import { freePort } from '../../helpers/ports.js';
 import { killOnExit } from './exitCleanup.js';
@@ -19,6 +19,11 @@ export interface RestartableStore {
 
 export interface OwnPostgres extends RestartableStore {
   url: string;
+  /**
+   * Crashes the server as `pg_ctl stop -m immediate` does (SIGQUIT to the postmaster: no checkpoint, commits not yet
+   * flushed are lost, crash recovery at the next start), then starts it again on the same data dir and port.
+   */
+  crash(options?: { downMs?: number }): Promise<void>;
 }
 
 export interface OwnTemporal extends RestartableStore {
@@ -47,6 +52,14 @@ export async function startOwnPostgres(dir: string): Promise<OwnPostgres> {
     url: `postgres://runway:runway@127.0.0.1:${port}/runway`,
     async restart({ downMs = 0 } = {}) {
       await stop();
+      await new Promise((r) => setTimeout(r, downMs));
+      await start();
+    },
+    async crash({ downMs = 0 } = {}) {
+      const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      process.kill(postmaster, 'SIGQUIT');
+      while (isAlive(postmaster)) await new Promise((r) => setTimeout(r, 20));
+      await stop(); // the package's own handle: nothing left to stop, only to forget
       await new Promise((r) => setTimeout(r, downMs));
       await start();
     },

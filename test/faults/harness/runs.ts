@@ -112,6 +112,8 @@ export interface RunAudit {
   restartedInFlight: number;
   /** chat completion requests the run made */
   modelCalls: number;
+  /** finished iterations without the time they started */
+  finishedWithoutStart: string[];
 }
 
 /**
@@ -125,8 +127,10 @@ export async function auditRun(
   runId: string,
   finishedBefore: Set<string>,
 ): Promise<RunAudit> {
-  const rows = await sql<{ query: string; n: number; finished_at: Date }[]>`
-    SELECT query, count(*)::int AS n, max(updated_at) AS finished_at FROM eval_iterations WHERE run_id = ${runId} GROUP BY query`;
+  const rows = await sql<{ query: string; n: number; finished_at: Date; without_start: number }[]>`
+    SELECT query, count(*)::int AS n, max(updated_at) AS finished_at,
+      count(*) FILTER (WHERE status IN ('completed', 'failed') AND started_at IS NULL)::int AS without_start
+    FROM eval_iterations WHERE run_id = ${runId} GROUP BY query`;
   const calls = model.calls(suite.model);
   const firstTurns = new Map<string, number[]>();
   for (const c of calls) {
@@ -145,5 +149,6 @@ export async function auditRun(
     restartedInFlight: [...firstTurns.entries()].filter(([q, times]) => times.length > 1 && !finishedBefore.has(q))
       .length,
     modelCalls: calls.length,
+    finishedWithoutStart: rows.filter((r) => r.without_start > 0).map((r) => r.query),
   };
 }
