@@ -19,6 +19,8 @@ import { iterationVerdict } from '../domain/evals/verdicts.js';
 import { activityFailure, decideRetry, retryFailure } from './retryPolicy.js';
 import { collectTools, executeIteration, failedOutcome, IterationFailure } from '../domain/evals/iteration.js';
 import { loadRunContext, type RunContext } from '../domain/evals/runContext.js';
+import { AttemptLiveness, standstillLimitMs } from './attemptLiveness.js';
+import { whileDatabaseAway } from './databaseWait.js';
 import type { RunCheckBudgets } from '../domain/evals/checkBudget.js';
 import type { SharedWork } from '../domain/evals/sharedWork.js';
 import type { RunToolListings } from '../domain/evals/runTools.js';
@@ -73,6 +75,11 @@ export interface BatchDeps {
 
 // Frequent enough that a cancellation reaches a blocked iteration within about a second.
 const HEARTBEAT_MS = 1_000;
+/**
+ * How long one statement of a batch waits for a database that is away (heartbeating, so the attempt lives on);
+ * past it the attempt fails and Temporal retries the batch with its backoff.
+ */
+const DATABASE_WAIT_MS = 5 * 60_000;
 
 /**
  * Runs a batch of a run's iterations, one after the other. Idempotent: an iteration that already finished (an
@@ -82,15 +89,58 @@ const HEARTBEAT_MS = 1_000;
 export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Promise<BatchResult> {
   const activity = Context.current();
   const signal = activity.cancellationSignal;
+  const result: BatchResult = { completed: 0, passed: 0, failed: 0, errored: 0, tokens: 0 };
+  // Attempts that ended waiting for a provider's rate-limit reset (counted in the heartbeat details, which reach the
+  // next attempt) are not failed attempts: they do not count toward the cap.
+  const details = activity.info.heartbeatDetails as Partial<BatchProgress> | undefined;
+  const rateLimitedAttempts =
+    typeof details?.rateLimitedAttempts === 'number' && details.rateLimitedAttempts >= 0
+      ? details.rateLimitedAttempts
+      : 0;
+  // The heartbeat (throttled by the worker) proves liveness and brings cancellation; the details are for operators.
+  // It beats from the attempt's first moment: an attempt waiting for the database (below) is alive, not lost.
+  const progress = (rateLimited: number): BatchProgress => ({ ...result, rateLimitedAttempts: rateLimited });
+  const beat = setInterval(() => activity.heartbeat(progress(rateLimitedAttempts)), HEARTBEAT_MS);
+  activity.heartbeat(progress(rateLimitedAttempts));
+  // An attempt whose process stood still (paused, starved) claims and stores nothing more (attemptLiveness.ts).
+  const liveness = new AttemptLiveness(standstillLimitMs(activity.info.heartbeatTimeoutMs));
+  // Every statement of the batch waits out a database that is away (a restart, a crash), heartbeating meanwhile.
+  const database = <T>(statement: () => Promise<T>) =>
+    whileDatabaseAway(statement, {
+      signal,
+      maxWaitMs: DATABASE_WAIT_MS,
+      onWait: (error, attempt) =>
+        deps.log.warn({ runId: input.runId, attempt, err: String(error) }, 'waiting for the database'),
+    });
+  try {
+    return await runBatch(deps, input, { activity, signal, result, rateLimitedAttempts, progress, liveness, database });
+  } finally {
+    clearInterval(beat);
+    liveness.stop();
+  }
+}
+
+interface Attempt {
+  activity: Context;
+  signal: AbortSignal;
+  /** the batch's counts so far (the heartbeat sends them) */
+  result: BatchResult;
+  rateLimitedAttempts: number;
+  progress: (rateLimited: number) => BatchProgress;
+  liveness: AttemptLiveness;
+  database: <T>(statement: () => Promise<T>) => Promise<T>;
+}
+
+async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): Promise<BatchResult> {
+  const { activity, signal, result, rateLimitedAttempts, progress, liveness, database } = attempt;
   // Two independent reads at once: one round trip less before the batch's first model request. The run's context is
   // read once for its batches that start together in this worker (when the worker shares it).
   const loadContext = () => loadRunContext(deps, input.runId);
   const [ctx, iterations] = await Promise.all([
-    deps.runContexts ? deps.runContexts.get(input.runId, loadContext) : loadContext(),
-    getBatchIterations(deps.sql, input.runId, input.iterationIds),
+    database(() => (deps.runContexts ? deps.runContexts.get(input.runId, loadContext) : loadContext())),
+    database(() => getBatchIterations(deps.sql, input.runId, input.iterationIds)),
   ]);
   if (!ctx) throw activityFailure(new RunNotFound(input.runId));
-  const result: BatchResult = { completed: 0, passed: 0, failed: 0, errored: 0, tokens: 0 };
   const count = (outcome: { status: string; result: 'passed' | 'failed' | null }, tokens: number) => {
     result.completed += 1;
     result.tokens! += tokens;
@@ -99,21 +149,17 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
     else if (verdict === 'errored') result.errored! += 1;
     else result.failed += 1;
   };
-  // Attempts that ended waiting for a provider's rate-limit reset (counted in the heartbeat details, which reach the
-  // next attempt) are not failed attempts: they do not count toward the cap.
-  const details = activity.info.heartbeatDetails as Partial<BatchProgress> | undefined;
-  const rateLimitedAttempts =
-    typeof details?.rateLimitedAttempts === 'number' && details.rateLimitedAttempts >= 0
-      ? details.rateLimitedAttempts
-      : 0;
   // What an earlier attempt of this batch finished is counted, never run again.
   for (const iteration of iterations)
     if (iteration.status === 'completed' || iteration.status === 'failed') count(iteration, iteration.totalTokens);
   // This attempt takes the batch's unfinished iterations from any earlier attempt (a worker paused or cut off from
   // Temporal may still be running one): from here on that attempt can neither claim nor complete them. When a newer
   // attempt already holds them, this one is stale and runs nothing.
-  const { workflowExecution, activityRunId, activityId, attempt } = activity.info;
-  const fence: ClaimFence = { owner: `${workflowExecution?.runId ?? activityRunId}/${activityId}`, attempt };
+  const { workflowExecution, activityRunId, activityId } = activity.info;
+  const fence: ClaimFence = {
+    owner: `${workflowExecution?.runId ?? activityRunId}/${activityId}`,
+    attempt: activity.info.attempt,
+  };
   const unfinished =
     ctx.run.status === 'running' ? iterations.filter((i) => i.status === 'pending' || i.status === 'running') : [];
   // Listed once per batch (shared with the run's other batches starting at the same time in this worker, when the
@@ -137,18 +183,17 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
   if (unfinished.length > 0) (tools = listTools()).catch(() => {});
   const held =
     unfinished.length > 0
-      ? await fenceIterations(
-          deps.sql,
-          input.runId,
-          unfinished.map((i) => i.id),
-          fence,
+      ? await database(() =>
+          fenceIterations(
+            deps.sql,
+            input.runId,
+            unfinished.map((i) => i.id),
+            fence,
+          ),
         )
       : new Set<string>();
   const toRun = unfinished.filter((i) => held.has(i.id));
 
-  // The heartbeat (throttled by the worker) proves liveness and brings cancellation; the details are for operators.
-  const progress = (rateLimited: number): BatchProgress => ({ ...result, rateLimitedAttempts: rateLimited });
-  const beat = setInterval(() => activity.heartbeat(progress(rateLimitedAttempts)), HEARTBEAT_MS);
   // An iteration's row is written while the lane's next iteration runs: the next one is claimed first (a short
   // statement), then run, and the write of the one before is awaited (and counted) before the next write starts,
   // so at most one write per batch is in flight and every write has settled when the batch returns or fails.
@@ -158,8 +203,8 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
     writing = undefined;
     await pending;
   };
-  const store = (iteration: BatchIteration, outcome: IterationCompletion) =>
-    completeIteration(deps.sql, iteration.id, outcome, fence).then((stored) => {
+  const store = (iteration: BatchIteration, outcome: IterationCompletion, startedAt: number) =>
+    database(() => completeIteration(deps.sql, iteration.id, outcome, fence, new Date(startedAt))).then((stored) => {
       // Only an outcome this attempt stored is counted: one that a newer attempt holds is that attempt's to count.
       if (!stored.completed) return;
       deps.metrics?.iterationFinished(outcome);
@@ -169,7 +214,8 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
     for (const iteration of toRun) {
       // Each iteration is claimed (marked running) before it runs. A claim that finds it finished, or held by a
       // newer attempt, skips it.
-      if (!(await claimIteration(deps.sql, iteration.id, fence))) continue;
+      liveness.check();
+      if (!(await database(() => claimIteration(deps.sql, iteration.id, fence)))) continue;
       const startedAt = Date.now();
       let outcome: IterationCompletion;
       try {
@@ -212,14 +258,14 @@ export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Pro
         );
       }
       await settleWrite();
-      writing = store(iteration, outcome);
+      liveness.check();
+      writing = store(iteration, outcome, startedAt);
       // Handled when settled; until then a failed write must not count as an unhandled rejection (it would end the
       // worker process).
       writing.catch(() => {});
     }
     await settleWrite();
   } finally {
-    clearInterval(beat);
     // On the way out after a failure: the write in flight still lands (or fails) before the activity ends.
     await writing?.catch(() => {});
   }

@@ -5,6 +5,8 @@
  * a constraint no check knew about). Postgres names the error by SQLSTATE code and, for constraints, by name.
  */
 
+import { CONNECTION_ERROR_CODES } from '../db/unreachable.js';
+
 interface DatabaseError {
   code?: string;
   message?: string;
@@ -48,15 +50,6 @@ function keyOf(detail: string | undefined): { column: string; value: string } | 
   return match ? { column: match[1], value: match[2] } : undefined;
 }
 
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'ECONNRESET',
-  'CONNECT_TIMEOUT',
-]);
-
 /** The database a command used, as errors name it (cli/localStack.ts stackDatabase). */
 export interface DatabaseInUse {
   /** host:port/database, never a password */
@@ -75,7 +68,7 @@ export function describeDatabaseError(error: unknown, database?: DatabaseInUse):
   const e = (error ?? {}) as DatabaseError;
   const code = e.code;
   if (typeof code !== 'string') return undefined;
-  if (CONNECTION_CODES.has(code)) {
+  if (CONNECTION_ERROR_CODES.has(code)) {
     if (database) return `cannot reach the database ${database.label} (${code}), ${database.source}: ${database.hint}`;
     const where = e.address ? ` at ${e.address}${e.port ? `:${e.port}` : ''}` : '';
     return `cannot reach the database${where} (${code}): is \`npm start\` running, or is DATABASE_URL right?`;

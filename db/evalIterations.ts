@@ -171,18 +171,24 @@ export interface IterationCompletion {
 /**
  * Writes the result and the trace together, once, in one statement (so one round trip, atomically): the first
  * writer wins, a duplicate execution changes nothing, and an attempt that no longer holds the iteration (fenced
- * out by a newer one) stores nothing: `completed` says whether the outcome was stored.
+ * out by a newer one) stores nothing: `completed` says whether the outcome was stored. `startedAt` (when this attempt
+ * began the iteration) fills in a start its claim did not leave: a claim is not flushed to disk (claimIteration), so
+ * a database crash can take it back while the iteration runs on. Safe to repeat: when the reply to a write that
+ * committed was lost, the retry finds the iteration finished under this same attempt's fence and answers
+ * `completed` again (the first reply never arrived, so the outcome was not counted).
  */
 export async function completeIteration(
   sql: Db,
   iterationId: string,
   outcome: IterationCompletion,
   fence: ClaimFence,
+  startedAt: Date,
 ): Promise<{ completed: boolean }> {
   const [row] = await sql<{ completed: boolean }[]>`
     WITH finished AS (
       UPDATE eval_iterations SET status = ${outcome.status}, result = ${outcome.result}, model = ${outcome.model},
-        provider = ${outcome.provider}, duration_ms = ${Math.round(outcome.durationMs)},
+        provider = ${outcome.provider}, started_at = COALESCE(started_at, ${startedAt}),
+        duration_ms = ${Math.round(outcome.durationMs)},
         input_tokens = ${outcome.usage.inputTokens}, output_tokens = ${outcome.usage.outputTokens},
         total_tokens = ${outcome.usage.totalTokens}, actual_tool_calls = ${sql.json(outcome.actualToolCalls as never)},
         error = ${outcome.error}, error_details = ${outcome.errorDetails === undefined ? null : sql.json(outcome.errorDetails as never)},
@@ -194,7 +200,10 @@ export async function completeIteration(
       ON CONFLICT DO NOTHING
       RETURNING iteration_id
     )
-    SELECT EXISTS (SELECT 1 FROM finished) AS completed`;
+    SELECT EXISTS (SELECT 1 FROM finished) OR EXISTS (
+      SELECT 1 FROM eval_iterations WHERE id = ${iterationId} AND status IN ('completed', 'failed')
+        AND claim_owner = ${fence.owner} AND claim_attempt = ${fence.attempt}
+    ) AS completed`;
   return row;
 }
 

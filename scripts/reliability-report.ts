@@ -32,11 +32,21 @@ is written by the tests themselves into \`test-results/reliability/*.json\` and 
 
 - **No lost or duplicated iteration.** Each planned iteration is a row keyed by (run, case, iteration number),
   written once as pending; an iteration that finished is never run again (a retried batch skips it), its result
-  and trace are written in one transaction by the first writer only. The workflow (\`workflows/evalRun.ts\`)
-  finalizes every run, also after a failure or a cancellation.
-- **Faults are survived:** a worker killed mid-run (its in-flight batch is retried after the heartbeat timeout),
-  a Temporal restart, a Postgres restart and an API restart each leave the run to complete with every iteration
-  exactly once.
+  and trace are written in one transaction by the first writer only, with the time it started. Claims are fenced
+  by attempt: each attempt of a batch stamps the batch's unfinished iterations with its attempt number, and only the
+  attempt stamped last may claim or complete them, so a paused worker that wakes up after its batch was retried
+  runs and stores nothing (and a batch counts only the outcomes it stored). An attempt whose process stood still
+  for 5 s or more (paused, frozen, starved of CPU; a third of the 15 s heartbeat timeout) claims and stores nothing
+  more even before a newer attempt fenced the batch: its timers fired late and Temporal may have given up on it
+  (activities/attemptLiveness.ts). The workflow (\`workflows/evalRun.ts\`) finalizes every run, also after a
+  failure or a cancellation, and only once every batch in flight has stopped: a cancel, or a batch that fails for
+  good, cancels the other batches and waits for them before the run is finalized. A run the user cancelled ends
+  \`cancelled\`, also when its batches sat on a dead worker and could only time out.
+- **Faults are survived:** a worker killed or paused mid-run (its in-flight batch is retried after the heartbeat
+  timeout), a Temporal restart, a Postgres restart or crash and an API restart each leave the run to complete with
+  every iteration exactly once. While Postgres is away a batch waits for it, heartbeating, and stores the results it
+  holds once it is back (activities/databaseWait.ts): model work already paid for is kept, and the pool reconnects
+  within a second of the database's return (db/connection.ts).
 - **Every malformed request gets a well-formed 4xx**, never a 5xx or a hang, and writes nothing.
 - **Organizations are isolated:** any id of another organization answers 404 on every route and leaks nothing.
 - **Secrets stay secret:** per-run model keys, provider keys, OAuth tokens and client secrets, saved headers and
@@ -49,14 +59,19 @@ sections.push('## Faults during a run (test/faults)\n');
 if (faults) {
   sections.push(`Each scenario runs a real stack as separate processes (own PostgreSQL, own Temporal dev server with a persistent
 database, API and worker processes, server-everything over stdio, the scripted model with ${faults.modelDelayMs} ms per call)
-and injects the fault during a run of ${faults.iterationsPerRun} iterations. Wall time of the four: ${seconds(faults.wallTimeMs)}.
+and injects the fault during a run of ${faults.iterationsPerRun} iterations. Wall time of the file: ${seconds(faults.wallTimeMs)}.
 
 | scenario | fault | iterations | finished before | duplicates | re-run in-flight | model calls | run took |
 |---|---|---|---|---|---|---|---|
 ${faults.scenarios.map((s: any) => `| ${s.scenario} | ${s.fault} | ${s.iterations} | ${s.finishedBeforeFault} | ${s.duplicates} | ${s.restartedInFlight} | ${s.modelCalls} | ${seconds(s.runDurationMs)} |`).join('\n')}
 
 "Re-run in-flight" counts iterations that were running when the fault hit and ran again (their model calls are the
-only extra ones: ${faults.iterationsPerRun} iterations make ${faults.iterationsPerRun * 2} calls); no finished iteration called the model twice.
+only extra ones: ${faults.iterationsPerRun} iterations make ${faults.iterationsPerRun * 2} calls); no finished iteration called the model twice, and
+no finished iteration lacks the time it started. After the Postgres crash, at most one model call per lane may be
+repeated (a result waits for the database instead). After the pause, none of the iterations the paused attempts held
+was stored by them. The same file cancels a run while the only worker holding its batches is SIGKILLed: once a new
+worker runs the workflow, the run ends \`cancelled\` (not \`failed\` by the batches' heartbeat timeouts), every
+iteration either completed before the cancel or kept as cancelled.
 `);
 } else sections.push(missing('faults', 'npx vitest run test/faults'));
 

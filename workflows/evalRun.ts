@@ -1,6 +1,7 @@
 import {
   ActivityCancellationType,
   CancellationScope,
+  CancelledFailure,
   isCancellation,
   patched,
   proxyActivities,
@@ -169,7 +170,14 @@ export async function evalRun(input: EvalRunInput): Promise<{ status: string; re
   } catch (err) {
     failure = err;
     if (isCancellation(err)) outcome = 'cancelled';
-    else {
+    else if (CancellationScope.current().consideredCancelled) {
+      // The user cancelled the run, whatever its batches ended with: batches on a dead worker hear of the cancel only
+      // when their heartbeat times out (retry state CANCEL_REQUESTED), and that timeout is not the run's failure.
+      outcome = 'cancelled';
+      // It ends cancelled in Temporal too. Runs that ended before this patch failed there, as their histories say.
+      if (patched('cancelled-whatever-batches-ended'))
+        failure = new CancelledFailure('the run was cancelled', [], err instanceof Error ? err : undefined);
+    } else {
       outcome = 'failed';
       error = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
     }

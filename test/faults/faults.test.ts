@@ -203,17 +203,18 @@ describe('an eval run survives faults of the real processes', () => {
   }, 240_000);
 
   it('(f) the worker paused (SIGSTOP) past its heartbeat timeout, then resumed', async () => {
-    let paused: { owner: string; attempt: number }[] = [];
-    const { runId } = await survive(
+    let paused: { id: string; owner: string; attempt: number }[] = [];
+    await survive(
       'worker-pause',
       `SIGSTOP to the worker process group for ${PAUSE_MS} ms (past the 15 s heartbeat timeout), then SIGCONT`,
       async (id) => {
         stack.workers[0].process.signal('SIGSTOP');
         try {
           await new Promise((r) => setTimeout(r, PAUSE_MS));
-          // The attempts that held the unfinished iterations when the worker stopped: timed out by Temporal now.
-          paused = await stack.sql<{ owner: string; attempt: number }[]>`
-            SELECT DISTINCT claim_owner AS owner, claim_attempt AS attempt FROM eval_iterations
+          // The unfinished iterations and the attempts that held them when the worker stopped: Temporal has timed
+          // those attempts out by now.
+          paused = await stack.sql<{ id: string; owner: string; attempt: number }[]>`
+            SELECT id, claim_owner AS owner, claim_attempt AS attempt FROM eval_iterations
             WHERE run_id = ${id} AND status IN ('pending', 'running') AND claim_owner IS NOT NULL`;
         } finally {
           stack.workers[0].process.signal('SIGCONT');
@@ -224,9 +225,10 @@ describe('an eval run survives faults of the real processes', () => {
     // Whatever those attempts did after waking up (a timer that fired late, a reply that was waiting) is not stored:
     // the iterations they held were finished by the attempts Temporal started instead.
     const storedByPaused = await stack.sql<{ query: string; owner: string; attempt: number }[]>`
-      SELECT query, claim_owner AS owner, claim_attempt AS attempt FROM eval_iterations
-      WHERE run_id = ${runId} AND status IN ('completed', 'failed')
-        AND (claim_owner, claim_attempt) IN (SELECT * FROM jsonb_to_recordset(${stack.sql.json(paused)}) AS p(owner text, attempt int))`;
+      SELECT i.query, i.claim_owner AS owner, i.claim_attempt AS attempt
+      FROM eval_iterations i JOIN jsonb_to_recordset(${stack.sql.json(paused)}) AS p(id text, owner text, attempt int)
+        ON p.id = i.id AND p.owner = i.claim_owner AND p.attempt = i.claim_attempt
+      WHERE i.status IN ('completed', 'failed')`;
     expect(storedByPaused).toEqual([]);
   }, 240_000);
 

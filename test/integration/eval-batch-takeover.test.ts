@@ -84,4 +84,70 @@ describe('a batch attempt taken over by a newer attempt', () => {
       FROM eval_iterations i WHERE i.run_id = ${runId} ORDER BY i.seq`;
     expect(rows).toEqual(queries.map(() => ({ status: 'completed', traces: 1 })));
   });
+
+  it('an attempt whose worker stood still past its limit stores nothing of what it ran; the next attempt runs it', async () => {
+    const { stack, model, org, call, serverId } = world;
+    model.setScript('standstill', {
+      byQuery: {
+        still: [{ toolCalls: [{ name: 'echo', arguments: { message: 'still' } }] }, { text: 'done' }],
+      },
+    });
+    await stack.stopWorker();
+    const created = await call('POST', `/projects/${org.projectId}/eval-runs`, {
+      suiteName: 'Standstill',
+      serverIds: [serverId],
+      modelApiKeys: { openai: 'sk-run' },
+      tests: [
+        {
+          title: 'still',
+          query: 'still',
+          model: 'standstill',
+          provider: 'openai',
+          expectedToolCalls: [{ toolName: 'echo' }],
+        },
+      ],
+    });
+    expect(created.status).toBe(202);
+    const runId = created.body.runId;
+    const { iterationIds } = await planRun(stack.sql, runId, { concurrency: 1 });
+    // A 3 s heartbeat timeout: the attempt survives standstills below 1 s (activities/attemptLiveness.ts).
+    const info = {
+      activityId: '7',
+      heartbeatTimeoutMs: 3_000,
+      workflowExecution: { workflowId: `eval-run:${runId}`, runId: 'wf-run-still' },
+    };
+    // The worker stops (as SIGSTOP stops it) in the middle of the tool call: no timer, no heartbeat, no I/O runs.
+    const stoppingOnce: McpOperations = {
+      ...stack.mcp,
+      callTool: async (...args) => {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1_500);
+        return await stack.mcp.callTool(...args);
+      },
+    };
+    const deps = (mcp: McpOperations): BatchDeps => ({
+      sql: stack.sql,
+      box: stack.box,
+      mcp,
+      catalog: parseHostedModels(''),
+      log: createLogger('warn'),
+    });
+    const input = { runId, iterationIds, lastAttempt: 5 };
+    await expect(
+      new MockActivityEnvironment({ ...info, attempt: 1 }).run(runIterationBatch, deps(stoppingOnce), input),
+    ).rejects.toMatchObject({ type: 'WORKER_STOOD_STILL' });
+    const [row] = await stack.sql<{ status: string; traces: number }[]>`
+      SELECT i.status, (SELECT count(*)::int FROM eval_traces t WHERE t.iteration_id = i.id) AS traces
+      FROM eval_iterations i WHERE i.run_id = ${runId}`;
+    // It finished the iteration (both model turns) after waking up, and stored none of it.
+    expect(model.calls('standstill')).toHaveLength(2);
+    expect(row).toEqual({ status: 'running', traces: 0 });
+
+    const next = await new MockActivityEnvironment({ ...info, attempt: 2 }).run(
+      runIterationBatch,
+      deps(stack.mcp),
+      input,
+    );
+    expect(next).toMatchObject({ completed: 1, passed: 1 });
+    expect(model.calls('standstill')).toHaveLength(4);
+  });
 });

@@ -39,6 +39,9 @@ async function addIterations(count: number): Promise<string[]> {
   return ids;
 }
 
+/** when the attempt began the iteration (completeIteration fills in a start its claim did not leave) */
+const began = new Date('2026-11-28T10:00:00.000Z');
+
 const statusOf = async (id: string) =>
   (
     await db.sql<
@@ -79,14 +82,14 @@ describe('claims fenced by batch attempt', () => {
     expect(await fenceIterations(db.sql, runId, [a, b], second)).toEqual(new Set([a, b]));
     expect(await claimIteration(db.sql, a, second)).toBe(true);
     // attempt 1 wakes up: its completion of a stores nothing, and it claims nothing
-    expect(await completeIteration(db.sql, a, outcome('failed'), first)).toEqual({ completed: false });
+    expect(await completeIteration(db.sql, a, outcome('failed'), first, began)).toEqual({ completed: false });
     expect(await statusOf(a)).toEqual({ status: 'running', result: null });
     expect(await statusOf(b)).toEqual({ status: 'pending', result: null });
     expect(await claimIteration(db.sql, b, first)).toBe(false);
     // nor can it fence the batch back
     expect(await fenceIterations(db.sql, runId, [a, b], first)).toEqual(new Set());
     // attempt 2 stores its outcome and claims the next
-    expect(await completeIteration(db.sql, a, outcome('passed'), second)).toEqual({ completed: true });
+    expect(await completeIteration(db.sql, a, outcome('passed'), second, began)).toEqual({ completed: true });
     expect(await claimIteration(db.sql, b, second)).toBe(true);
     expect(await statusOf(a)).toEqual({ status: 'completed', result: 'passed' });
     const [trace] = await db.sql<{ trace: unknown }[]>`SELECT trace FROM eval_traces WHERE iteration_id = ${a}`;
@@ -94,14 +97,34 @@ describe('claims fenced by batch attempt', () => {
     expect(await statusOf(b)).toEqual({ status: 'running', result: null });
   });
 
-  it('a finished iteration is neither fenced nor completed again, not even by its own attempt', async () => {
+  it('a finished iteration is neither fenced nor completed again; its own attempt repeating the write (a reply lost) is told it was stored', async () => {
     const [a] = await addIterations(1);
     await fenceIterations(db.sql, runId, [a], first);
     expect(await claimIteration(db.sql, a, first)).toBe(true);
-    expect((await completeIteration(db.sql, a, outcome('passed'), first)).completed).toBe(true);
-    expect((await completeIteration(db.sql, a, outcome('failed'), first)).completed).toBe(false);
+    expect((await completeIteration(db.sql, a, outcome('passed'), first, began)).completed).toBe(true);
+    // the same attempt again: the outcome it stored stays, and it hears "stored" (its first reply never arrived)
+    expect((await completeIteration(db.sql, a, outcome('failed'), first, began)).completed).toBe(true);
     expect(await fenceIterations(db.sql, runId, [a], second)).toEqual(new Set());
+    expect((await completeIteration(db.sql, a, outcome('failed'), second, began)).completed).toBe(false);
     expect(await statusOf(a)).toEqual({ status: 'completed', result: 'passed' });
+    const traces = await db.sql`SELECT trace FROM eval_traces WHERE iteration_id = ${a}`;
+    expect(traces.map((t) => t.trace)).toEqual([{ by: 'passed' }]);
+  });
+
+  it('completing an iteration whose claim was lost (a crash took back the unflushed claim) records when it started', async () => {
+    const [a, b] = await addIterations(2);
+    await fenceIterations(db.sql, runId, [a, b], first);
+    // a: claimed, then the claim rolled back in a crash (pending again, no start); the attempt ran it all the same
+    expect((await completeIteration(db.sql, a, outcome('passed'), first, began)).completed).toBe(true);
+    // b: claimed as usual; the claim's own start stays
+    expect(await claimIteration(db.sql, b, first)).toBe(true);
+    expect((await completeIteration(db.sql, b, outcome('passed'), first, began)).completed).toBe(true);
+    const rows = await db.sql<{ id: string; started_at: Date | null }[]>`
+      SELECT id, started_at FROM eval_iterations WHERE id IN (${a}, ${b})`;
+    const startOf = (id: string) => rows.find((r) => r.id === id)!.started_at;
+    expect(startOf(a)).toEqual(began);
+    expect(startOf(b)).not.toBeNull();
+    expect(startOf(b)).not.toEqual(began);
   });
 
   it('the batch of a workflow run since reset (another owner) takes over iterations the old run left running', async () => {
@@ -112,8 +135,8 @@ describe('claims fenced by batch attempt', () => {
     expect(await fenceIterations(db.sql, runId, [a], reset)).toEqual(new Set([a]));
     expect(await claimIteration(db.sql, a, reset)).toBe(true);
     expect(
-      (await completeIteration(db.sql, a, outcome('passed'), { owner: 'wfrun-old/3', attempt: 4 })).completed,
+      (await completeIteration(db.sql, a, outcome('passed'), { owner: 'wfrun-old/3', attempt: 4 }, began)).completed,
     ).toBe(false);
-    expect((await completeIteration(db.sql, a, outcome('passed'), reset)).completed).toBe(true);
+    expect((await completeIteration(db.sql, a, outcome('passed'), reset, began)).completed).toBe(true);
   });
 });
