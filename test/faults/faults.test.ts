@@ -1,4 +1,6 @@
+import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evalRunWorkflowId } from '../../workflows/definitions.js';
 import { setProviderKey } from '../../db/providerKeys.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../fixtures/model/server.js';
 import { apiClient } from '../helpers/http.js';
@@ -249,6 +251,14 @@ describe('an eval run survives faults of the real processes', () => {
     await stack.startWorker(0);
     const ended = await poll((r) => r.status !== 'running');
     expect(ended.run, stack.logTails()).toMatchObject({ status: 'cancelled', result: null });
+    // ...and so does its workflow in Temporal (Web UI tells the same story)
+    const connection = await Connection.connect({ address: stack.temporal.address });
+    try {
+      const workflow = await new Client({ connection }).workflow.getHandle(evalRunWorkflowId(runId)).describe();
+      expect(workflow.status.name).toBe('CANCELLED');
+    } finally {
+      await connection.close();
+    }
     const byStatus = await stack.sql<{ status: string; n: number }[]>`
       SELECT status, count(*)::int AS n FROM eval_iterations WHERE run_id = ${runId} GROUP BY status ORDER BY status`;
     expect(byStatus.map((r) => r.status).sort()).toEqual(['cancelled', 'completed']);
