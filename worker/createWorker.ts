@@ -19,6 +19,7 @@ export async function createRunwayWorker(setup: WorkerSetup): Promise<Worker> {
     taskQueue: setup.taskQueue,
     activities: setup.activities,
     ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : { workflowsPath }),
+    // WORKER_ACTIVITY_SLOTS in production: the batches this worker runs at once; the rest wait in the task queue.
     maxConcurrentActivityTaskExecutions: setup.maxConcurrentActivityTaskExecutions ?? 32,
     // Only a run's first batch asks to start eagerly, from the reply to the workflow task that schedules it (where the
     // server allows it: system.enableActivityEagerExecution); every other batch goes through the task queue, so that
