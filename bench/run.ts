@@ -34,6 +34,10 @@ const benches: { script: string; args: string[] }[] = [
   { script: 'eval-efficiency.ts', args: ['200', '8', '3'] },
   // GET .../compare on two finished 1,000-iteration runs (written directly): median of 50 calls
   { script: 'compare.ts', args: ['1000', '50'] },
+  // One run of 300 iterations on 3, 2 and 1 worker processes: workers bound by their activity slots (4 each, 12
+  // lanes), then by a stdio server of their own that does one call at a time (50 ms; 32 slots, 24 lanes)
+  { script: 'workers.ts', args: ['300', '4', '12', '2'] },
+  { script: 'workers.ts', args: ['300', '32', '24', '2', '50'] },
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -134,6 +134,11 @@ export const configSchema = z.object({
   MCP_RESUME_MAX_DELAY_MS: int(30_000),
   EVAL_ITERATION_CONCURRENCY: int(8),
   /**
+   * activity slots of one worker: the batches (each a lane of a run) it runs at once, plus the short plan and finalize
+   * activities. Size a worker to its host (docs/OPERATIONS.md#how-work-spreads-across-workers)
+   */
+  WORKER_ACTIVITY_SLOTS: int(32),
+  /**
    * a model provider's rate limit (429, 529) that resets within this many ms is waited for in the worker, the run's
    * lanes together, spending no attempt; a longer one is left to Temporal (nextRetryDelay). 0: always Temporal
    */

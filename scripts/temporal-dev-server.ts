@@ -87,7 +87,7 @@ async function startOnce(options: DevServerOptions, port: number): Promise<DevSe
   for (const name of Object.values(searchAttributeNames)) args.push('--search-attribute', `${name}=Keyword`);
   // Eager activity execution (off by default in the server): the activities a workflow task schedules come back in
   // the reply to that task and start at once, without the round trip through the task queue. An eval run's first
-  // batches, and each lane's next batch, start a task-queue dispatch sooner.
+  // batch starts so; its other batches go through the task queue, to spread over the workers (workflows/evalRun.ts).
   args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
 
   const child = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });

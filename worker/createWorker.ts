@@ -19,10 +19,11 @@ export async function createRunwayWorker(setup: WorkerSetup): Promise<Worker> {
     taskQueue: setup.taskQueue,
     activities: setup.activities,
     ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : { workflowsPath }),
+    // WORKER_ACTIVITY_SLOTS in production: the batches this worker runs at once; the rest wait in the task queue.
     maxConcurrentActivityTaskExecutions: setup.maxConcurrentActivityTaskExecutions ?? 32,
-    // A run's first batches (up to its concurrency, 32 at most) all start eagerly from the workflow task that
-    // schedules them, where the server allows it (system.enableActivityEagerExecution); the SDK's default is 3.
-    maxEagerActivityReservationsPerWorkflowTask: 32,
+    // Only a run's first batch asks to start eagerly, from the reply to the workflow task that schedules it (where the
+    // server allows it: system.enableActivityEagerExecution); every other batch goes through the task queue, so that
+    // a run spreads over the workers (workflows/evalRun.ts). The SDK's default of 3 reservations per task covers it.
     shutdownGraceTime: '10 seconds',
     // Cancellation reaches an activity through its heartbeat replies: keep them frequent so a cancelled run stops
     // its model and MCP calls within about a second (the default throttle is 80% of the heartbeat timeout).

@@ -43,6 +43,7 @@ const worker = await createRunwayWorker({
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   ...(workflowBundle && { workflowBundle }),
+  maxConcurrentActivityTaskExecutions: config.WORKER_ACTIVITY_SLOTS,
   activities: createActivities({ ...services, mcp: instrumentMcp(services.mcp, metrics), metrics, config, log }),
 });
 log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');

@@ -40,7 +40,7 @@ const { planRun, finalizeRun } = proxyActivities<Activities>(shortActivity);
 // first model request). Same timeout and retries; a retry that waits long is a timer in history.
 const { planRun: planRunLocally } = proxyLocalActivities<Activities>(shortActivity);
 
-const { runIterationBatch } = proxyActivities<Activities>({
+const batchActivity = {
   startToCloseTimeout: '1 hour',
   // Heartbeats go out every second: a worker that died is noticed within 15 s and its batch moves on.
   heartbeatTimeout: '15 seconds',
@@ -54,6 +54,19 @@ const { runIterationBatch } = proxyActivities<Activities>({
     initialInterval: '1 second',
     maximumInterval: '30 seconds',
   },
+} as const;
+
+// Where a batch starts (issue 34). The workflow's tasks stay on the worker that ran its first one (sticky), and an
+// activity its task schedules eagerly starts on that same worker whenever it has a free slot. The run's first batch
+// is scheduled so: its first model request goes out from the reply to the workflow task, with no trip through the
+// task queue (issue 16). Every other batch goes through the task queue, where any worker with a free slot takes it,
+// so a run spreads over the workers instead of filling the first one's slots before another gets any work (eager
+// for every lane's first batch put a run's whole first round on one worker: bench/workers.ts, docs/OPERATIONS.md).
+// Not in history (the scheduled event does not record it): replay is the same either way, no patch needed.
+const { runIterationBatch: runFirstBatch } = proxyActivities<Activities>(batchActivity);
+const { runIterationBatch: runLaterBatch } = proxyActivities<Activities>({
+  ...batchActivity,
+  allowEagerDispatch: false,
 });
 
 /**
@@ -114,7 +127,9 @@ export async function evalRun(input: EvalRunInput): Promise<{ status: string; re
       plan.budget && patched('run-budget')
         ? new BudgetTracker(plan.budget, Math.min(plan.concurrency, plan.iterationIds.length))
         : undefined;
+    let batchesScheduled = 0;
     const runBatch = async (iterationIds: string[]) => {
+      const runIterationBatch = batchesScheduled++ === 0 ? runFirstBatch : runLaterBatch;
       const done = await runIterationBatch({ runId, iterationIds, lastAttempt: ITERATION_ATTEMPTS });
       budget?.spent(done.completed, done.tokens ?? 0);
       progress.completed += done.completed;

@@ -51,6 +51,10 @@ export interface ProcessStackOptions {
   env?: Record<string, string>;
   /** Temporal history in a sqlite file that survives a restart (default), or in memory (faster, not restartable) */
   temporalHistory?: 'file' | 'memory';
+  /** the Temporal CLI binary; default: the one the test setup provisioned (vitest's inject), which a bench has not */
+  temporalBinary?: string;
+  /** configuration of worker i only, over `env` (a METRICS_PORT of its own) */
+  workerEnv?: (i: number) => Record<string, string>;
 }
 
 /**
@@ -87,7 +91,10 @@ export async function startProcessStack(options: ProcessStackOptions = {}): Prom
     };
     const [postgres, temporal] = await Promise.all([
       startOwnPostgres(dir).then(track),
-      startOwnTemporal(dir, { persistent: options.temporalHistory !== 'memory' }).then(track),
+      startOwnTemporal(dir, {
+        persistent: options.temporalHistory !== 'memory',
+        ...(options.temporalBinary && { binary: options.temporalBinary }),
+      }).then(track),
     ]);
     sql = createSql(postgres.url, { max: 4 });
     await migrate(sql);
@@ -120,7 +127,12 @@ export async function startProcessStack(options: ProcessStackOptions = {}): Prom
       return child;
     };
     const launchWorker = async (i: number): Promise<NodeProcess> => {
-      const child = startNodeProcess('worker', ['--import', 'tsx', 'worker/main.ts'], env, logFile(`worker-${i}`));
+      const child = startNodeProcess(
+        'worker',
+        ['--import', 'tsx', 'worker/main.ts'],
+        { ...env, ...options.workerEnv?.(i) },
+        logFile(`worker-${i}`),
+      );
       launched.push(child);
       // The worker logs this once it is polling; before that a run would sit unclaimed.
       await waitUntil(`worker ${i} started`, child, async () =>
