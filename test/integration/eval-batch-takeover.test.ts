@@ -20,6 +20,15 @@ describe('a batch attempt taken over by a newer attempt', () => {
   });
   afterAll(async () => world?.stop());
 
+  /** what a worker passes a batch, on the world's stack, with the MCP operations given */
+  const deps = (mcp: McpOperations): BatchDeps => ({
+    sql: world.stack.sql,
+    box: world.stack.box,
+    mcp,
+    catalog: parseHostedModels(''),
+    log: createLogger('warn'),
+  });
+
   it('stores and counts nothing of the stale attempt; the newer attempt runs and counts every iteration once', async () => {
     const { stack, model, org, call, serverId } = world;
     const queries = ['q0', 'q1', 'q2'];
@@ -53,13 +62,6 @@ describe('a batch attempt taken over by a newer attempt', () => {
         return await stack.mcp.listAllTools(...args);
       },
     };
-    const deps = (mcp: McpOperations): BatchDeps => ({
-      sql: stack.sql,
-      box: stack.box,
-      mcp,
-      catalog: parseHostedModels(''),
-      log: createLogger('warn'),
-    });
     const input = { runId, iterationIds, lastAttempt: 5 };
     const stale = await new MockActivityEnvironment({ ...info, attempt: 1 }).run(
       runIterationBatch,
@@ -124,13 +126,6 @@ describe('a batch attempt taken over by a newer attempt', () => {
         return await stack.mcp.callTool(...args);
       },
     };
-    const deps = (mcp: McpOperations): BatchDeps => ({
-      sql: stack.sql,
-      box: stack.box,
-      mcp,
-      catalog: parseHostedModels(''),
-      log: createLogger('warn'),
-    });
     const input = { runId, iterationIds, lastAttempt: 5 };
     await expect(
       new MockActivityEnvironment({ ...info, attempt: 1 }).run(runIterationBatch, deps(stoppingOnce), input),
