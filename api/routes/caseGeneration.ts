@@ -18,7 +18,7 @@ import { int4 } from '../../db/columnLimits.js';
 import { findSuite, listCases } from '../../db/evalSuites.js';
 import { findHost } from '../../db/hosts.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
-import { requireProject } from '../access.js';
+import { requireProject } from '../../domain/access/project.js';
 import type { RouteDeps } from '../app.js';
 import { toCaseView } from '../caseViews.js';
 import { notFound, validationError } from '../errors.js';

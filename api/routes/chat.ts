@@ -1,5 +1,5 @@
 import { listChatboxes, findChatbox, listChatSessions, type Chatbox } from '../../db/catalog.js';
-import { requireProject } from '../access.js';
+import { requireProject } from '../../domain/access/project.js';
 import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
 import { publicOrigin } from '../publicUrl.js';

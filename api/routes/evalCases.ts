@@ -18,7 +18,7 @@ import { defineRoute } from '../route.js';
 import { caseDeletedSchema, caseSchema, createCaseBody, updateCaseBody } from '../schemas/cases.js';
 import { id } from '../schemas/common.js';
 import { caseShapeIssues, suiteParams, turnsExpectedToolCalls, warningsSchema } from '../schemas/evals.js';
-import { requireSuite, suiteServersToCheck } from '../suiteAccess.js';
+import { requireSuite, suiteServersToCheck } from '../../domain/access/suite.js';
 
 const caseParams = suiteParams.extend({ caseId: id });
 

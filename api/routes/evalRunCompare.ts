@@ -1,7 +1,7 @@
 import { previousCompletedRun, runModels, sideAggregates, type ModelFilter } from '../../db/evalCompare.js';
 import { findRun, type Run } from '../../db/evalRuns.js';
 import { compareSides } from '../../domain/evals/compare/compare.js';
-import { requireProject } from '../access.js';
+import { requireProject } from '../../domain/access/project.js';
 import type { RouteDeps } from '../app.js';
 import { ApiError, notFound } from '../errors.js';
 import { defineRoute } from '../route.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { findRun, findRuns } from '../../db/evalRuns.js';
-import { requireProject } from '../access.js';
+import { requireProject } from '../../domain/access/project.js';
 import { keyRefusal } from '../auth.js';
 import type { RouteDeps } from '../app.js';
 import type { EventIdCodec } from '../eventIds.js';

@@ -1,7 +1,7 @@
 import { sideAggregates } from '../../db/evalCompare.js';
 import { findRun } from '../../db/evalRuns.js';
 import { analyzeTools } from '../../domain/evals/compare/tools.js';
-import { requireProject } from '../access.js';
+import { requireProject } from '../../domain/access/project.js';
 import type { RouteDeps } from '../app.js';
 import { notFound } from '../errors.js';
 import { defineRoute } from '../route.js';

@@ -3,7 +3,7 @@ import { findIteration, findTrace, listIterationPage } from '../../db/evalIterat
 import { findRun, isExecuted, runProgress, type Run } from '../../db/evalRuns.js';
 import { checkExpectedTools } from '../../domain/evals/expectedTools.js';
 import { formatCount, limits } from '../../domain/limits.js';
-import { requireProject } from '../access.js';
+import { requireProject } from '../../domain/access/project.js';
 import type { RouteDeps } from '../app.js';
 import { ApiError, notFound } from '../errors.js';
 import { toEvalRun, toIteration, toTrace } from '../evalViews.js';

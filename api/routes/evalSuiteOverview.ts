@@ -1,6 +1,6 @@
 import { listSuiteRuns, runsProgress } from '../../db/evalRuns.js';
 import { caseRunTallies, listCaseHeadings } from '../../db/evalSuites.js';
-import { requireProject } from '../access.js';
+import { requireProject } from '../../domain/access/project.js';
 import type { RouteDeps } from '../app.js';
 import { toEvalRun } from '../evalViews.js';
 import { defineRoute } from '../route.js';

@@ -7,7 +7,7 @@ import {
   setSuiteSchedule,
 } from '../../db/suiteSchedules.js';
 import { checkEnabledSchedules, formatCount, limits } from '../../domain/limits.js';
-import { requireProject } from '../access.js';
+import { requireProject } from '../../domain/access/project.js';
 import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
 import { defineRoute } from '../route.js';

@@ -3,7 +3,7 @@ import type { Sql } from '../../db/connection.js';
 import { listSuiteRuns, runsProgress, type Run } from '../../db/evalRuns.js';
 import { createSuite, deleteSuite, listSuitesWithStats, updateSuite, upsertCases } from '../../db/evalSuites.js';
 import { findHost } from '../../db/hosts.js';
-import { requireProject } from '../access.js';
+import { requireProject } from '../../domain/access/project.js';
 import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
 import { runVerdict, toEvalRun } from '../evalViews.js';
@@ -20,7 +20,7 @@ import {
   suiteRunsQuery,
 } from '../schemas/evals.js';
 import { suiteDeletedSchema, suiteDetailSchema, updateSuiteBody } from '../schemas/suites.js';
-import { requireSuite } from '../suiteAccess.js';
+import { requireSuite } from '../../domain/access/suite.js';
 import { loadSuiteDetail } from '../suiteViews.js';
 
 /** What a user has to do about a run that keeps its suite from being deleted. */

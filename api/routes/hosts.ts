@@ -12,7 +12,7 @@ import {
 import type { Db } from '../../db/connection.js';
 import { getRootFences } from '../../db/servers.js';
 import { hostClientProfile, requireAllowedRoots } from '../../domain/mcp/index.js';
-import { requireProject } from '../access.js';
+import { requireProject } from '../../domain/access/project.js';
 import type { RouteDeps } from '../app.js';
 import { notFound, validationError } from '../errors.js';
 import { hostConfigId } from '../hostConfigId.js';

@@ -12,7 +12,7 @@ import type { Principal } from '../../db/accounts.js';
 import type { Tx } from '../../db/connection.js';
 import { lockRun } from '../../db/ingestRuns.js';
 import type { Project } from '../../db/projects.js';
-import { requireProject } from '../access.js';
+import { requireProject } from '../../domain/access/project.js';
 import type { RouteDeps } from '../app.js';
 import { ApiError, notFound } from '../errors.js';
 import { publicOrigin } from '../publicUrl.js';

@@ -1,6 +1,6 @@
 import { listProjects } from '../../db/projects.js';
 import { listStoredServers, protocolOf, type StoredServer } from '../../db/servers.js';
-import { requireProject } from '../access.js';
+import { requireProject } from '../../domain/access/project.js';
 import type { RouteDeps } from '../app.js';
 import { defineRoute } from '../route.js';
 import { projectSchema, projectsQuery, serverSchema } from '../schemas/catalog.js';

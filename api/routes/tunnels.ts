@@ -1,5 +1,5 @@
 import { findServerInVisibleProject } from '../../db/servers.js';
-import { requireProject } from '../access.js';
+import { requireProject } from '../../domain/access/project.js';
 import type { RouteDeps } from '../app.js';
 import { ApiError, notFound } from '../errors.js';
 import { defineRoute } from '../route.js';

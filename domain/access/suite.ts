@@ -1,10 +1,10 @@
-import type { Principal } from '../db/accounts.js';
-import type { Db } from '../db/connection.js';
-import { findSuite, type Suite } from '../db/evalSuites.js';
-import type { SecretBox } from '../db/secretBox.js';
-import { getStoredServersByIds, toSavedServer, type SavedServer } from '../db/servers.js';
-import { requireProject } from './access.js';
-import { notFound } from './errors.js';
+import type { Principal } from '../../db/accounts.js';
+import type { Db } from '../../db/connection.js';
+import { findSuite, type Suite } from '../../db/evalSuites.js';
+import type { SecretBox } from '../../db/secretBox.js';
+import { getStoredServersByIds, toSavedServer, type SavedServer } from '../../db/servers.js';
+import { requireProject } from './project.js';
+import { notFound } from '../failures.js';
 
 /** A live suite of a project the key may see; a deleted one, or one elsewhere, is the same 404. */
 export async function requireSuite(
