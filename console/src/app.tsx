@@ -3,7 +3,8 @@ import { api, ApiError, apiKey, rateLimitNotice, remember, signIn, signOut, sign
 import { useApi } from './hooks';
 import { chooseProject, chosenProject } from './project';
 import { href, matchPath, navigate, useLocation } from './router';
-import { paths, routes } from './routes';
+import { paths } from './paths';
+import { routes } from './routes';
 import { useStore } from './store';
 import type { Page, Project } from './types';
 

@@ -4,7 +4,7 @@ import { iterationVerdict } from '../../../domain/evals/verdicts';
 import type { EvalIteration } from '../runEvents';
 import { duration } from '../format';
 import { href } from '../router';
-import { paths } from '../routes';
+import { paths } from '../paths';
 import { count } from './figures';
 
 /** At most this many passed iterations are listed (a failed one is always shown). */

@@ -1,6 +1,6 @@
 import { duration, interval, percent, when } from '../format';
 import { href } from '../router';
-import { paths } from '../routes';
+import { paths } from '../paths';
 import type { EvalRun, RunStatistics } from '../types';
 
 /** A run's statistics beyond the declared summary (the 95% interval), when it has them. */

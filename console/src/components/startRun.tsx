@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { useAction } from '../hooks';
 import { href } from '../router';
-import { paths } from '../routes';
+import { paths } from '../paths';
 import { ErrorMessage } from './feedback';
 
 /**

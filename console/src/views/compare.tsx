@@ -7,7 +7,7 @@ import { ErrorMessage, Loading } from '../components/feedback';
 import { duration, percent } from '../format';
 import { useApi } from '../hooks';
 import { href, navigate } from '../router';
-import { paths } from '../routes';
+import { paths } from '../paths';
 import type { EvalRun, Page } from '../types';
 
 type Comparison = z.infer<typeof comparisonSchema>;

@@ -11,7 +11,7 @@ import { ErrorMessage } from '../components/feedback';
 import { duration, interval, percent, when } from '../format';
 import { useApi } from '../hooks';
 import { href } from '../router';
-import { paths } from '../routes';
+import { paths } from '../paths';
 import type { RunStatistics } from '../../../domain/evals/statistics';
 
 /**

@@ -15,7 +15,7 @@ import { JsonView } from '../components/jsonView';
 import { duration } from '../format';
 import { useApi } from '../hooks';
 import { href } from '../router';
-import { paths } from '../routes';
+import { paths } from '../paths';
 import type { Page } from '../types';
 import { SchemaForm } from '../components/schemaForm';
 

@@ -10,7 +10,7 @@ import { SuiteEditor } from '../components/suiteEditor';
 import { percent } from '../format';
 import { useAction, useApi, useLiveRuns, useTitle } from '../hooks';
 import { href } from '../router';
-import { paths, type ViewProps } from '../routes';
+import { paths, type ViewProps } from '../paths';
 import type { EvalCase, SuiteOverview } from '../types';
 
 /** Runs the overview asks for: the table and the trend. */

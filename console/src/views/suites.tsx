@@ -5,7 +5,7 @@ import { every, percent, when } from '../format';
 import { useApi, useLiveRuns, useTitle } from '../hooks';
 import { chooseProject, chosenProject } from '../project';
 import { href, navigate } from '../router';
-import { paths, type ViewProps } from '../routes';
+import { paths, type ViewProps } from '../paths';
 import { useStore } from '../store';
 import type { EvalRun, Page, Project, SuiteListItem } from '../types';
 

@@ -7,7 +7,7 @@ import { ArgumentsView, JsonView } from '../components/jsonView';
 import { ErrorMessage, Loading } from '../components/feedback';
 import { useApi } from '../hooks';
 import { href } from '../router';
-import { paths } from '../routes';
+import { paths } from '../paths';
 import { Timeline } from '../components/timeline';
 
 type Trace = z.infer<typeof traceSchema>;
