@@ -5,8 +5,8 @@ import type { Config } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
 import type { McpOperations } from '../domain/mcp/index.js';
 import type { Sql } from '../db/connection.js';
-import { SecretBox } from '../db/secretBox.js';
-import { parseHostedModels, type HostedModelCatalog } from '../domain/models/catalog.js';
+import type { SecretBox } from '../db/secretBox.js';
+import type { HostedModelCatalog } from '../domain/models/catalog.js';
 import { authenticate, keyManagementSurface } from './auth.js';
 import { jsonObjectBody } from './body.js';
 import { consoleRoutes } from './console.js';
@@ -28,9 +28,32 @@ import { replyCheck } from './replyCheck.js';
 import { toHandler, type RouteSpec } from './route.js';
 import { allRoutes } from './routes/index.js';
 import { sdkRouter } from './routes/ingestSdk.js';
+// catalog use cases (bound in catalogUseCases, at the end of this file)
+import { closeTunnel } from '../domain/useCases/catalog/closeTunnel.js';
+import { createHost } from '../domain/useCases/catalog/createHost.js';
+import { createTunnel } from '../domain/useCases/catalog/createTunnel.js';
+import { deleteHost } from '../domain/useCases/catalog/deleteHost.js';
+import { editHost } from '../domain/useCases/catalog/editHost.js';
+import { getAccount } from '../domain/useCases/catalog/getAccount.js';
+import { getChatbox } from '../domain/useCases/catalog/getChatbox.js';
+import { getHost } from '../domain/useCases/catalog/getHost.js';
+import { listChatboxes } from '../domain/useCases/catalog/listChatboxes.js';
+import { listChatSessions } from '../domain/useCases/catalog/listChatSessions.js';
+import { listHosts } from '../domain/useCases/catalog/listHosts.js';
+import { listProjects } from '../domain/useCases/catalog/listProjects.js';
+import { listProjectServers } from '../domain/useCases/catalog/listProjectServers.js';
+import { runServerOperation } from '../domain/useCases/catalog/runServerOperation.js';
 
+/**
+ * What the API process hands its app: the services its entry point built once (runtime/services.ts createServices:
+ * sql, box, mcp, catalog), the Temporal client, config and log. createApp builds none of these again.
+ */
 export interface AppDeps {
   sql: Sql;
+  /** seals and opens stored secrets */
+  box: SecretBox;
+  /** the models runs may execute (HOSTED_MODELS) */
+  catalog: HostedModelCatalog;
   temporal: Client;
   config: Config;
   log: Logger;
@@ -49,17 +72,17 @@ export interface RouteDeps extends AppDeps {
   cursors: CursorCodec;
   /** seals the ids of run events (Last-Event-ID) */
   eventIds: EventIdCodec;
-  box: SecretBox;
   runs: RunLauncher;
   /** ends runs whose workflow closed in Temporal without finalizing them (terminated, timed out, deleted) */
   reconciler: RunReconciler;
   /** suites' Temporal Schedules: apply a suite's wanted schedule, remove it when the suite is deleted */
   schedules: SuiteScheduler;
-  catalog: HostedModelCatalog;
   /** the per-address limit on work without a usable key (bad keys, upload URLs) */
   addressLimit: AddressLimit;
   /** this process's open event streams and their bounds */
   eventStreams: EventStreams;
+  /** what the catalog's route modules receive (account, projects, chat, hosts, server operations, tunnels) */
+  catalogDeps: CatalogDeps;
 }
 
 export interface App {
@@ -77,25 +100,26 @@ export interface App {
 export function createApp(deps: AppDeps): App {
   const metrics = deps.metrics ?? createMetrics();
   registerActiveRuns(metrics, deps.sql);
+  const mcp = instrumentMcp(deps.mcp, metrics);
+  const cursors = new CursorCodec(deps.config.RUNWAY_ENCRYPTION_KEY);
   const routeDeps: RouteDeps = {
     ...deps,
-    mcp: instrumentMcp(deps.mcp, metrics),
-    cursors: new CursorCodec(deps.config.RUNWAY_ENCRYPTION_KEY),
+    mcp,
+    cursors,
     eventIds: new EventIdCodec(deps.config.RUNWAY_ENCRYPTION_KEY),
-    box: SecretBox.fromSetting(deps.config.RUNWAY_ENCRYPTION_KEY),
     runs: new RunLauncher(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
     reconciler: new RunReconciler({ sql: deps.sql, temporal: deps.temporal, log: deps.log }),
     schedules: new SuiteScheduler(deps.temporal, {
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       minuteMs: deps.config.SCHEDULE_MINUTE_MS,
     }),
-    catalog: parseHostedModels(deps.config.HOSTED_MODELS),
     addressLimit: new AddressLimit(deps.sql, {
       perMinute: deps.config.RATE_LIMIT_ANON_PER_MINUTE,
       burst: deps.config.RATE_LIMIT_ANON_BURST,
       onReject: () => metrics.rateLimitRejections.inc(),
     }),
     eventStreams: new EventStreams(deps.eventStreamLimits),
+    catalogDeps: catalogUseCases({ ...deps, mcp, cursors }),
   };
   const { config } = deps;
   const rate = {
@@ -174,3 +198,30 @@ function requestLog(log: Logger): RequestHandler {
     next();
   };
 }
+
+// ---- catalog: account, projects, chat, hosts, server operations, tunnels (domain/useCases/catalog) ----
+
+/** The catalog's use cases, bound once to this app's services: exactly what its route modules receive. */
+function catalogUseCases(deps: { sql: Sql; box: SecretBox; mcp: McpOperations; cursors: CursorCodec; config: Config }) {
+  const { sql, box, mcp, cursors, config } = deps;
+  return {
+    getAccount: getAccount({ sql }),
+    listProjects: listProjects({ sql }),
+    listProjectServers: listProjectServers({ sql }),
+    listChatSessions: listChatSessions({ sql, cursors }),
+    listChatboxes: listChatboxes({ sql }),
+    getChatbox: getChatbox({ sql }),
+    listHosts: listHosts({ sql }),
+    getHost: getHost({ sql }),
+    createHost: createHost({ sql, box }),
+    editHost: editHost({ sql, box }),
+    deleteHost: deleteHost({ sql }),
+    runServerOperation: runServerOperation({ sql, box, mcp }),
+    createTunnel: createTunnel({ sql }),
+    closeTunnel: closeTunnel({ sql }),
+    cursors,
+    config,
+  };
+}
+
+export type CatalogDeps = ReturnType<typeof catalogUseCases>;

@@ -18,14 +18,8 @@ await migrate(services.sql);
 await checkKeysAtStart(services, log);
 const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
 const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-const app = createApp({
-  sql: services.sql,
-  temporal,
-  config,
-  log,
-  mcp: services.mcp,
-  metrics: createMetrics({ processMetrics: true }),
-});
+// The app takes the services built above (sql, box, mcp, catalog): it builds none of them again.
+const app = createApp({ ...services, temporal, config, log, metrics: createMetrics({ processMetrics: true }) });
 // Runs whose workflow was terminated (or timed out, or deleted) in Temporal are ended even when nobody reads them.
 const sweep = startRunSweep(app.reconciler, { intervalMs: config.RUN_SWEEP_INTERVAL_MS, log });
 // Enabled suites' schedules that Temporal lost (a new cluster, a deleted schedule) are created again, in the

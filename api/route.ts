@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
-import type { Principal } from '../db/accounts.js';
+import type { Principal } from '../domain/principal.js';
 import { fromZodError, type ErrorCode } from './errors.js';
 import { refuseUnfitJson } from './jsonLimits.js';
 

@@ -69,13 +69,7 @@ export async function startBenchApi(overrides: Partial<Record<keyof Config, stri
   const connection = overrides.TEMPORAL_ADDRESS
     ? await Connection.connect({ address: config.TEMPORAL_ADDRESS })
     : Connection.lazy({ address: config.TEMPORAL_ADDRESS });
-  const app = createApp({
-    sql: services.sql,
-    temporal: new TemporalClient({ connection }),
-    config,
-    log,
-    mcp: services.mcp,
-  });
+  const app = createApp({ ...services, temporal: new TemporalClient({ connection }), config, log });
   const server = app.express.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return {

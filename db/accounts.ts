@@ -1,17 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Db } from './connection.js';
 import { newId, randomBase62 } from './ids.js';
-import { camelRow } from './rows.js';
 import { takeTokenStatement, toTakeResult, type BucketSettings, type TakeResult } from './rateLimits.js';
+import type { Account } from '../domain/catalog/account.js';
+import type { OrgRole, Principal } from '../domain/principal.js';
 
-export type OrgRole = 'owner' | 'admin' | 'member';
-
-export interface Principal {
-  keyId: string;
-  userId: string;
-  organizationId: string;
-  orgRole: OrgRole;
-}
+// The domain declares who acts (domain/principal.ts); the query modules that read by it take it from here too.
+export type { OrgRole, Principal };
 
 export type KeyLookup =
   | { status: 'valid'; principal: Principal; rateLimit: TakeResult }
@@ -152,7 +147,8 @@ export async function admitApiKey(
   };
 }
 
-export async function getAccount(sql: Db, principal: Principal) {
+/** The user behind the key, in the organization the key acts in. */
+export async function getAccount(sql: Db, principal: Principal): Promise<Account> {
   const [row] = await sql<
     {
       id: string;
@@ -168,5 +164,14 @@ export async function getAccount(sql: Db, principal: Principal) {
   >`
     SELECT u.id, u.email, u.name, u.image_url, u.plan, u.created_at, u.updated_at, o.id AS org_id, o.name AS org_name
     FROM users u, organizations o WHERE u.id = ${principal.userId} AND o.id = ${principal.organizationId}`;
-  return camelRow(row);
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    imageUrl: row.image_url,
+    plan: row.plan,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    organization: { id: row.org_id, name: row.org_name },
+  };
 }

@@ -1,16 +1,18 @@
-import type { Principal } from './accounts.js';
+import type { Chatbox, ChatboxMode, ChatSession, ChatSessionStatus } from '../domain/catalog/chat.js';
+import type { Principal } from '../domain/principal.js';
 import type { Db } from './connection.js';
 import { newId } from './ids.js';
-import { camelRow, camelRows, type Camel } from './rows.js';
+import { camelRow, camelRows } from './rows.js';
 
 // Chat sessions and chatboxes: records the hosted app writes; this service reads them (the CLI can create them).
+// Their rows map to the domain's nouns (domain/catalog/chat.ts) by camelRow.
 
 export interface ChatSessionRow {
   id: string;
   project_id: string;
   user_id: string;
   title: string | null;
-  status: 'active' | 'archived';
+  status: ChatSessionStatus;
   visibility: 'private' | 'project';
   is_pinned: boolean;
   is_unread: boolean;
@@ -18,11 +20,11 @@ export interface ChatSessionRow {
   created_at: Date;
 }
 
-export type ChatSession = Camel<ChatSessionRow>;
+export type { Chatbox, ChatSession };
 
 export interface ChatSessionFilter {
   projectId?: string;
-  status: 'active' | 'archived';
+  status: ChatSessionStatus;
   limit: number;
   /** keyset position: sessions strictly after (lastActivityAt desc, id desc) */
   after?: { lastActivityAt: number; id: string };
@@ -65,7 +67,7 @@ export async function createChatSession(
     projectId: string;
     userId: string;
     title?: string | null;
-    status?: 'active' | 'archived';
+    status?: ChatSessionStatus;
     visibility?: 'private' | 'project';
     isPinned?: boolean;
     lastActivityAt?: Date;
@@ -86,7 +88,7 @@ export interface ChatboxRow {
   description: string;
   host_id: string | null;
   host_style: string;
-  mode: 'project_members' | 'invited_only' | 'anyone_with_link';
+  mode: ChatboxMode;
   model_id: string;
   system_prompt: string;
   temperature: number;
@@ -98,8 +100,6 @@ export interface ChatboxRow {
   host_name: string | null;
   servers: { id: string; name: string; url: string | null; useOAuth: boolean }[];
 }
-
-export type Chatbox = Camel<ChatboxRow>;
 
 const chatboxSelect = (sql: Db) => sql`
   SELECT c.*, h.name AS host_name,

@@ -1,3 +1,4 @@
+import type { Host } from '../domain/catalog/host.js';
 import type { Db, Sql } from './connection.js';
 import { newId } from './ids.js';
 import { camelRow, camelRows, type Camel } from './rows.js';
@@ -27,8 +28,8 @@ export interface HostRow {
   updated_at: Date;
 }
 
-/** A host as the service works with it: its header values still sealed (hostHeaders opens them). */
-export type Host = Camel<HostRow>;
+/** A host as stored: its header values still sealed (hostHeaders opens them); toHost makes what callers see. */
+export type StoredHost = Camel<HostRow>;
 
 type HostConfig = Record<string, unknown>;
 
@@ -73,25 +74,33 @@ export function resolveHeaders(
   return { headers, withoutValue };
 }
 
-/** The config as callers see it: header values redacted. */
-export const visibleConfig = (row: Host): HostConfig => redactConfig(row.config);
+/** The host as callers see it (the domain's Host): header values redacted. */
+export const toHost = (row: StoredHost): Host => ({
+  id: row.id,
+  projectId: row.projectId,
+  name: row.name,
+  template: row.template,
+  config: redactConfig(row.config),
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt,
+});
 
 /**
  * The header values to send. A config written before headers were sealed (or by an older process) still holds plain
  * values: those win, and markers in it stand for the sealed values.
  */
-export function hostHeaders(box: SecretBox, row: Pick<Host, 'config' | 'headersEnc'>): HostHeaders {
+export function hostHeaders(box: SecretBox, row: Pick<StoredHost, 'config' | 'headersEnc'>): HostHeaders {
   return resolveHeaders(headersOf(row.config), box.decryptJson<HostHeaders>(row.headersEnc, {})).headers;
 }
 
 const sealHeaders = (box: SecretBox, headers: HostHeaders) =>
   Object.keys(headers).length > 0 ? box.encryptJson(headers) : null;
 
-export async function listHosts(sql: Db, projectId: string): Promise<Host[]> {
+export async function listHosts(sql: Db, projectId: string): Promise<StoredHost[]> {
   return camelRows(await sql<HostRow[]>`SELECT * FROM hosts WHERE project_id = ${projectId} ORDER BY created_at, id`);
 }
 
-export async function findHost(sql: Db, projectId: string, hostId: string): Promise<Host | undefined> {
+export async function findHost(sql: Db, projectId: string, hostId: string): Promise<StoredHost | undefined> {
   const [row] = await sql<HostRow[]>`SELECT * FROM hosts WHERE id = ${hostId} AND project_id = ${projectId}`;
   return camelRow(row);
 }
@@ -121,7 +130,7 @@ export async function createHost(
   sql: Db,
   box: SecretBox,
   input: { projectId: string; name: string; template: string | null; config: HostConfig },
-): Promise<Host> {
+): Promise<StoredHost> {
   const { headers, withoutValue } = resolveHeaders(headersOf(input.config), {});
   if (withoutValue.length > 0) throw new HeadersWithoutValueError(withoutValue);
   const [row] = await sql<HostRow[]>`
@@ -139,7 +148,7 @@ export async function updateHost(
   projectId: string,
   hostId: string,
   input: { name?: string; config?: HostConfig },
-): Promise<Host | undefined> {
+): Promise<StoredHost | undefined> {
   return (await sql.begin(async (tx) => {
     const [locked] = await tx<
       HostRow[]
@@ -159,7 +168,7 @@ export async function updateHost(
       WHERE id = ${hostId}
       RETURNING *`;
     return camelRow(row);
-  })) as Host | undefined;
+  })) as StoredHost | undefined;
 }
 
 export async function deleteHost(sql: Db, projectId: string, hostId: string): Promise<boolean> {

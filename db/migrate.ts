@@ -1,7 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { EnvironmentError, loadMigrationConfig } from '../runtime/config.js';
-import { createSql, type Sql } from './connection.js';
+import type { Sql } from './connection.js';
 
 const migrationsDir = fileURLToPath(new URL('./migrations/', import.meta.url));
 // Any constant works; it only has to be the same in every process that migrates.
@@ -23,19 +22,4 @@ export async function migrate(sql: Sql): Promise<string[]> {
     }
   });
   return applied;
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  let url: string;
-  try {
-    url = loadMigrationConfig().DATABASE_URL;
-  } catch (error) {
-    if (!(error instanceof EnvironmentError)) throw error;
-    console.error(error.message);
-    process.exit(1);
-  }
-  const sql = createSql(url, { max: 1 });
-  const applied = await migrate(sql);
-  console.log(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');
-  await sql.end();
 }

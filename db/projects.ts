@@ -1,7 +1,8 @@
-import type { Principal } from './accounts.js';
+import type { Principal } from '../domain/principal.js';
+import type { Project } from '../domain/catalog/project.js';
 import type { Db } from './connection.js';
 import { newId } from './ids.js';
-import { camelRow, camelRows, type Camel } from './rows.js';
+import { camelRow, camelRows } from './rows.js';
 
 export interface ProjectRow {
   id: string;
@@ -16,8 +17,8 @@ export interface ProjectRow {
   updated_at: Date;
 }
 
-/** A project as a key sees it, with the key owner's role in it. */
-export type Project = Camel<ProjectRow>;
+/** A project as a key sees it, with the key owner's role in it (the domain's noun; a row maps to it by camelRow). */
+export type { Project };
 
 export async function createProject(
   sql: Db,

@@ -5,14 +5,22 @@ import { checkSecretsAtStart } from '../db/startupCheck.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { ConnectionPool, createMcpOperations, type McpOperations } from '../domain/mcp/index.js';
+import { parseHostedModels, type HostedModelCatalog } from '../domain/models/catalog.js';
 
-/** The long-lived dependencies an API or worker process builds once from its configuration. */
+/**
+ * The long-lived dependencies an API or worker process builds once from its configuration: its entry point
+ * (api/main.ts, worker/main.ts) calls createServices once and hands them down (createApp, createActivities), which
+ * build nothing of these again.
+ */
 export interface Services {
   sql: Sql;
+  /** seals and opens stored secrets with RUNWAY_ENCRYPTION_KEY */
   box: SecretBox;
   /** this process's MCP sessions (stdio children included) */
   pool: ConnectionPool;
   mcp: McpOperations;
+  /** the models runs may execute (HOSTED_MODELS) */
+  catalog: HostedModelCatalog;
   /** closes the MCP sessions (ending every stdio child) and, when it opened it, the database pool */
   close(): Promise<void>;
 }
@@ -32,6 +40,7 @@ export function createServices(config: Config, log: Logger, sql?: Sql): Services
     box,
     pool,
     mcp,
+    catalog: parseHostedModels(config.HOSTED_MODELS),
     async close() {
       await pool.close();
       if (ownSql) await database.end({ timeout: 5 });

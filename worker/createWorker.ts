@@ -1,6 +1,24 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import type { Activities } from '../activities/index.js';
+import { createActivities, type Activities } from '../activities/index.js';
+import type { Config } from '../runtime/config.js';
+import type { Logger } from '../runtime/logger.js';
+import { instrumentMcp, type Metrics } from '../runtime/metrics.js';
+import type { Services } from '../runtime/services.js';
 import { workflowsPath } from './workflowBundle.js';
+
+/**
+ * The worker's activities, composed from the services its process built once (runtime/services.ts createServices):
+ * worker/main.ts and the test stack compose them the same way. With `metrics`, MCP calls and finished iterations are
+ * counted there.
+ */
+export function workerActivities(services: Services, config: Config, log: Logger, metrics?: Metrics): Activities {
+  return createActivities({
+    ...services,
+    ...(metrics && { mcp: instrumentMcp(services.mcp, metrics), metrics }),
+    config,
+    log,
+  });
+}
 
 export interface WorkerSetup {
   connection: NativeConnection;

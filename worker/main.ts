@@ -1,12 +1,11 @@
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { createActivities } from '../activities/index.js';
 import { loadConfig } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
 import { checkKeysAtStart, createServices } from '../runtime/services.js';
-import { createMetrics, instrumentMcp, serveMetrics } from '../runtime/metrics.js';
+import { createMetrics, serveMetrics } from '../runtime/metrics.js';
 import { migrate } from '../db/migrate.js';
 import { PortInUseError } from '../runtime/ports.js';
-import { createRunwayWorker } from './createWorker.js';
+import { createRunwayWorker, workerActivities } from './createWorker.js';
 import { productionWorkflowBundle } from './workflowBundle.js';
 
 // Production entry point (`node dist/worker/main.js` after `npm run build`; `npm run worker` from TypeScript): real
@@ -44,7 +43,7 @@ const worker = await createRunwayWorker({
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   ...(workflowBundle && { workflowBundle }),
   maxConcurrentActivityTaskExecutions: config.WORKER_ACTIVITY_SLOTS,
-  activities: createActivities({ ...services, mcp: instrumentMcp(services.mcp, metrics), metrics, config, log }),
+  activities: workerActivities(services, config, log, metrics),
 });
 log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
 // The Temporal runtime stops the worker on SIGINT/SIGTERM; run() then resolves after in-flight work drained.

@@ -1,9 +1,8 @@
-import { getAccount } from '../../db/accounts.js';
-import type { RouteDeps } from '../app.js';
+import type { GetAccount } from '../../domain/useCases/catalog/getAccount.js';
 import { defineRoute } from '../route.js';
 import { accountSchema } from '../schemas/account.js';
 
-export function accountRoutes({ sql }: RouteDeps) {
+export function accountRoutes({ getAccount }: { getAccount: GetAccount }) {
   return [
     defineRoute({
       method: 'get',
@@ -13,18 +12,18 @@ export function accountRoutes({ sql }: RouteDeps) {
       response: accountSchema,
       errors: [],
       async handler({ principal }) {
-        const row = await getAccount(sql, principal);
+        const account = await getAccount({ principal });
         return {
-          id: row.id,
-          email: row.email,
-          name: row.name,
-          imageUrl: row.imageUrl,
+          id: account.id,
+          email: account.email,
+          name: account.name,
+          imageUrl: account.imageUrl,
           // The hosted product tells an uploaded picture from the sign-in provider's; Runway has the one.
-          profilePictureUrl: row.imageUrl,
-          plan: row.plan,
-          createdAt: row.createdAt.getTime(),
-          updatedAt: row.updatedAt.getTime(),
-          organization: { id: row.orgId, name: row.orgName },
+          profilePictureUrl: account.imageUrl,
+          plan: account.plan,
+          createdAt: account.createdAt.getTime(),
+          updatedAt: account.updatedAt.getTime(),
+          organization: account.organization,
         };
       },
     }),

@@ -1,7 +1,9 @@
-import { listChatboxes, findChatbox, listChatSessions, type Chatbox } from '../../db/catalog.js';
-import { requireProject } from '../../domain/access/project.js';
-import type { RouteDeps } from '../app.js';
-import { notFound, validationError } from '../errors.js';
+import type { Config } from '../../runtime/config.js';
+import type { Chatbox } from '../../domain/catalog/chat.js';
+import type { GetChatbox } from '../../domain/useCases/catalog/getChatbox.js';
+import type { ListChatboxes } from '../../domain/useCases/catalog/listChatboxes.js';
+import type { ListChatSessions } from '../../domain/useCases/catalog/listChatSessions.js';
+import { notFound } from '../errors.js';
 import { publicOrigin } from '../publicUrl.js';
 import { defineRoute } from '../route.js';
 import {
@@ -9,13 +11,18 @@ import {
   chatboxParams,
   chatboxSummarySchema,
   chatSessionSchema,
-  chatSessionStatuses,
   chatSessionsQuery,
   namesOne,
 } from '../schemas/catalog.js';
 import { collection, projectParams } from '../schemas/common.js';
 
-export function chatRoutes({ sql, cursors, config }: RouteDeps) {
+export function chatRoutes(deps: {
+  listChatSessions: ListChatSessions;
+  listChatboxes: ListChatboxes;
+  getChatbox: GetChatbox;
+  /** PUBLIC_URL: the origin of chatbox links */
+  config: Pick<Config, 'PUBLIC_URL'>;
+}) {
   const summary = (c: Chatbox, origin: string) => ({
     id: c.id,
     name: c.name,
@@ -42,42 +49,21 @@ export function chatRoutes({ sql, cursors, config }: RouteDeps) {
       response: collection(chatSessionSchema),
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, query }) {
-        if (query.projectId !== undefined) {
-          // A value that is no id names no project: the 404 of an unknown one (without asking the database).
-          if (!namesOne(query.projectId)) throw notFound('project', { projectId: query.projectId });
-          await requireProject(sql, principal, query.projectId);
-        }
-        // A status no session has selects none (the real product's document lists no 400 here).
-        const status = chatSessionStatuses.find((known) => known === (query.status ?? 'active'));
-        if (status === undefined) return { items: [] };
-        const scope = `chat-sessions:${query.projectId ?? '*'}:${status}`;
-        // The real product's client pages with `before` = the previous nextCursor; `cursor` wins over it.
-        const beforeCursor = query.before && 'cursor' in query.before ? query.before.cursor : undefined;
-        const decode = (cursor: string) => cursors.decode<{ lastActivityAt: number; id: string }>(scope, cursor);
-        let after: { lastActivityAt: number; id: string } | undefined;
-        if (query.cursor !== undefined) after = decode(query.cursor);
-        else if (beforeCursor !== undefined) {
-          try {
-            after = decode(beforeCursor);
-          } catch {
-            throw validationError(
-              'before is neither an epoch-ms instant nor a nextCursor of this list (same projectId and status)',
-              { reason: 'INVALID_CURSOR', parameter: 'before' },
-            );
-          }
-        }
-        const before = query.before && 'epochMs' in query.before ? query.before.epochMs : undefined;
-        const rows = await listChatSessions(sql, principal, {
+        // A value that is no id names no project: the 404 of an unknown one (without asking the database).
+        if (query.projectId !== undefined && !namesOne(query.projectId))
+          throw notFound('project', { projectId: query.projectId });
+        const { sessions, nextCursor } = await deps.listChatSessions({
+          principal,
           projectId: query.projectId,
-          status,
-          before,
-          after,
-          limit: query.limit + 1,
+          // A status no session has selects none (the real product's document lists no 400 here); so does a
+          // repeated parameter, which is no one value.
+          status: Array.isArray(query.status) ? null : (query.status ?? 'active'),
+          cursor: query.cursor,
+          before: query.before,
+          limit: query.limit,
         });
-        const page = rows.slice(0, query.limit);
-        const last = page.at(-1);
         return {
-          items: page.map((s) => ({
+          items: sessions.map((s) => ({
             id: s.id,
             title: s.title,
             status: s.status,
@@ -88,9 +74,7 @@ export function chatRoutes({ sql, cursors, config }: RouteDeps) {
             isPinned: s.isPinned,
             isUnread: s.isUnread,
           })),
-          ...(rows.length > query.limit && last
-            ? { nextCursor: cursors.encode(scope, { lastActivityAt: last.lastActivityAt.getTime(), id: last.id }) }
-            : {}),
+          ...(nextCursor !== undefined ? { nextCursor } : {}),
         };
       },
     }),
@@ -103,8 +87,8 @@ export function chatRoutes({ sql, cursors, config }: RouteDeps) {
       response: collection(chatboxSummarySchema),
       errors: ['NOT_FOUND'],
       async handler({ principal, params, req }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        return { items: (await listChatboxes(sql, project.id)).map((c) => summary(c, publicOrigin(config, req))) };
+        const chatboxes = await deps.listChatboxes({ principal, projectId: params.projectId });
+        return { items: chatboxes.map((c) => summary(c, publicOrigin(deps.config, req))) };
       },
     }),
     defineRoute({
@@ -116,11 +100,9 @@ export function chatRoutes({ sql, cursors, config }: RouteDeps) {
       response: chatboxDetailSchema,
       errors: ['NOT_FOUND'],
       async handler({ principal, params, req }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        const chatbox = await findChatbox(sql, project.id, params.chatboxId);
-        if (!chatbox) throw notFound('chatbox', { chatboxId: params.chatboxId });
+        const chatbox = await deps.getChatbox({ principal, ...params });
         return {
-          ...summary(chatbox, publicOrigin(config, req)),
+          ...summary(chatbox, publicOrigin(deps.config, req)),
           modelId: chatbox.modelId,
           systemPrompt: chatbox.systemPrompt,
           temperature: chatbox.temperature,

@@ -1,20 +1,10 @@
 import type { Request } from 'express';
-import {
-  createHost,
-  deleteHost,
-  findHost,
-  HeadersWithoutValueError,
-  listHosts,
-  updateHost,
-  visibleConfig,
-  type Host,
-} from '../../db/hosts.js';
-import type { Db } from '../../db/connection.js';
-import { getRootFences } from '../../db/servers.js';
-import { hostClientProfile, requireAllowedRoots } from '../../domain/mcp/index.js';
-import { requireProject } from '../../domain/access/project.js';
-import type { RouteDeps } from '../app.js';
-import { notFound, validationError } from '../errors.js';
+import type { Host } from '../../domain/catalog/host.js';
+import type { CreateHost } from '../../domain/useCases/catalog/createHost.js';
+import type { DeleteHost } from '../../domain/useCases/catalog/deleteHost.js';
+import type { EditHost } from '../../domain/useCases/catalog/editHost.js';
+import type { GetHost } from '../../domain/useCases/catalog/getHost.js';
+import type { ListHosts } from '../../domain/useCases/catalog/listHosts.js';
 import { hostConfigId } from '../hostConfigId.js';
 import { templateConfig } from '../hostTemplates.js';
 import { defineRoute } from '../route.js';
@@ -30,12 +20,11 @@ import {
 } from '../schemas/hosts.js';
 
 function detail(h: Host) {
-  const config = visibleConfig(h);
   return {
     id: h.id,
     name: h.name,
-    hostConfigId: hostConfigId(config),
-    config,
+    hostConfigId: hostConfigId(h.config),
+    config: h.config,
     createdAt: h.createdAt.getTime(),
     updatedAt: h.updatedAt.getTime(),
   };
@@ -47,23 +36,12 @@ function summary(h: Host) {
   return {
     id: h.id,
     name: h.name,
-    hostConfigId: hostConfigId(visibleConfig(h)),
+    hostConfigId: hostConfigId(h.config),
     modelId: typeof modelId === 'string' ? modelId : '',
     serverCount: Array.isArray(serverIds) ? serverIds.length : 0,
     createdAt: h.createdAt.getTime(),
     updatedAt: h.updatedAt.getTime(),
   };
-}
-
-/** A redaction marker for a header with no stored value is the caller's mistake: 400, naming the headers. */
-async function saving<T>(write: Promise<T>): Promise<T> {
-  try {
-    return await write;
-  } catch (error) {
-    if (error instanceof HeadersWithoutValueError)
-      throw validationError(`config.connectionDefaults.headers: ${error.message}`, { headers: error.names });
-    throw error;
-  }
 }
 
 /**
@@ -75,23 +53,13 @@ function givenConfig(req: Request, checked: HostConfig): HostConfig {
   return sent !== null && typeof sent === 'object' && !Array.isArray(sent) ? (sent as HostConfig) : checked;
 }
 
-/**
- * A host may only attach servers of its own project, and its roots must lie inside what those servers allow
- * (rootsFence.ts). A host is used with other servers too (a suite's, a run's): those are checked where it is used.
- */
-async function checkServers(sql: Db, projectId: string, config: HostConfig): Promise<void> {
-  if (!config.serverIds || config.serverIds.length === 0) return;
-  const found = await getRootFences(sql, projectId, config.serverIds);
-  const known = new Set(found.map((r) => r.id));
-  const unknown = config.serverIds.filter((serverId) => !known.has(serverId));
-  if (unknown.length > 0)
-    throw validationError(`config.serverIds: no such server in this project: ${unknown.join(', ')}`, {
-      serverIds: unknown,
-    });
-  requireAllowedRoots(hostClientProfile(config), found);
-}
-
-export function hostRoutes({ sql, box }: RouteDeps) {
+export function hostRoutes(deps: {
+  listHosts: ListHosts;
+  createHost: CreateHost;
+  getHost: GetHost;
+  editHost: EditHost;
+  deleteHost: DeleteHost;
+}) {
   return [
     defineRoute({
       method: 'get',
@@ -102,9 +70,8 @@ export function hostRoutes({ sql, box }: RouteDeps) {
       response: hostListSchema,
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        const rows = await listHosts(sql, project.id);
-        return { items: rows.map(summary) };
+        const hosts = await deps.listHosts({ principal, projectId: params.projectId });
+        return { items: hosts.map(summary) };
       },
     }),
     defineRoute({
@@ -118,16 +85,17 @@ export function hostRoutes({ sql, box }: RouteDeps) {
       response: hostDetailSchema,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body, req }) {
-        const project = await requireProject(sql, principal, params.projectId);
         const config: HostConfig = body.template
           ? templateConfig(body.template, body.theme)
           : givenConfig(req, body.config!);
-        await checkServers(sql, project.id, config);
-        return detail(
-          await saving(
-            createHost(sql, box, { projectId: project.id, name: body.name, template: body.template ?? null, config }),
-          ),
-        );
+        const host = await deps.createHost({
+          principal,
+          projectId: params.projectId,
+          name: body.name,
+          template: body.template ?? null,
+          config,
+        });
+        return detail(host);
       },
     }),
     defineRoute({
@@ -139,10 +107,7 @@ export function hostRoutes({ sql, box }: RouteDeps) {
       response: hostDetailSchema,
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        const host = await findHost(sql, project.id, params.hostId);
-        if (!host) throw notFound('host', { hostId: params.hostId });
-        return detail(host);
+        return detail(await deps.getHost({ principal, ...params }));
       },
     }),
     defineRoute({
@@ -155,12 +120,8 @@ export function hostRoutes({ sql, box }: RouteDeps) {
       response: hostDetailSchema,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body, req }) {
-        const project = await requireProject(sql, principal, params.projectId);
         const config = body.config && givenConfig(req, body.config);
-        if (config) await checkServers(sql, project.id, config);
-        const host = await saving(updateHost(sql, box, project.id, params.hostId, { name: body.name, config }));
-        if (!host) throw notFound('host', { hostId: params.hostId });
-        return detail(host);
+        return detail(await deps.editHost({ principal, ...params, name: body.name, config }));
       },
     }),
     defineRoute({
@@ -172,8 +133,7 @@ export function hostRoutes({ sql, box }: RouteDeps) {
       response: hostDeletedSchema,
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        if (!(await deleteHost(sql, project.id, params.hostId))) throw notFound('host', { hostId: params.hostId });
+        await deps.deleteHost({ principal, ...params });
         return { id: params.hostId, deleted: true as const };
       },
     }),

@@ -21,10 +21,10 @@ import { tunnelRoutes } from './tunnels.js';
 /** Every route of /api/v1, in one list: the app mounts it and the OpenAPI document describes it. */
 export function allRoutes(deps: RouteDeps): RouteSpec[] {
   return [
-    ...accountRoutes(deps),
-    ...projectRoutes(deps),
-    ...chatRoutes(deps),
-    ...hostRoutes(deps),
+    ...accountRoutes(deps.catalogDeps),
+    ...projectRoutes(deps.catalogDeps),
+    ...chatRoutes(deps.catalogDeps),
+    ...hostRoutes(deps.catalogDeps),
     ...evalSuiteRoutes(deps),
     ...evalSuiteOverviewRoutes(deps),
     ...evalSuiteScheduleRoutes(deps),
@@ -37,7 +37,7 @@ export function allRoutes(deps: RouteDeps): RouteSpec[] {
     ...evalRunToolRoutes(deps),
     ...ingestRoutes(deps),
     ...ingestUploadRoutes(deps),
-    ...serverOperationRoutes(deps),
-    ...tunnelRoutes(deps),
+    ...serverOperationRoutes(deps.catalogDeps),
+    ...tunnelRoutes(deps.catalogDeps),
   ];
 }

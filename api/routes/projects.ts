@@ -1,18 +1,16 @@
-import { listProjects } from '../../db/projects.js';
-import { listStoredServers, protocolOf, type StoredServer } from '../../db/servers.js';
-import { requireProject } from '../../domain/access/project.js';
-import type { RouteDeps } from '../app.js';
+import type { ListedServer } from '../../domain/catalog/server.js';
+import type { ListProjects } from '../../domain/useCases/catalog/listProjects.js';
+import type { ListProjectServers } from '../../domain/useCases/catalog/listProjectServers.js';
 import { defineRoute } from '../route.js';
 import { projectSchema, projectsQuery, serverSchema } from '../schemas/catalog.js';
 import { collection, projectParams } from '../schemas/common.js';
 
 /** The protocol a server last spoke, as the server list shows it. */
-function protocolView(server: StoredServer) {
-  const protocol = protocolOf(server);
+function protocolView({ protocol }: ListedServer) {
   return protocol ? { era: protocol.era, version: protocol.version, seenAt: protocol.seenAt.getTime() } : null;
 }
 
-export function projectRoutes({ sql }: RouteDeps) {
+export function projectRoutes(deps: { listProjects: ListProjects; listProjectServers: ListProjectServers }) {
   return [
     defineRoute({
       method: 'get',
@@ -23,12 +21,11 @@ export function projectRoutes({ sql }: RouteDeps) {
       response: collection(projectSchema),
       errors: ['VALIDATION_ERROR'],
       async handler({ principal, query }) {
-        // A key acts in one organization: filtering by another one (or by a value that names none) yields nothing.
-        if (query.organizationId !== undefined && query.organizationId !== principal.organizationId)
-          return { items: [] };
-        const rows = await listProjects(sql, principal);
+        // A repeated parameter is no one value: it names no organization, so it selects nothing.
+        if (Array.isArray(query.organizationId)) return { items: [] };
+        const projects = await deps.listProjects({ principal, organizationId: query.organizationId });
         return {
-          items: rows.map((p) => ({
+          items: projects.map((p) => ({
             id: p.id,
             name: p.name,
             description: p.description,
@@ -51,16 +48,15 @@ export function projectRoutes({ sql }: RouteDeps) {
       response: collection(serverSchema),
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        const rows = await listStoredServers(sql, project.id);
+        const servers = await deps.listProjectServers({ principal, projectId: params.projectId });
         return {
-          items: rows.map((s) => ({
+          items: servers.map((s) => ({
             id: s.id,
             name: s.name,
             enabled: s.enabled,
             transportType: s.transportType,
-            useOAuth: s.useOauth,
-            hasClientSecret: s.clientSecretEnc !== null,
+            useOAuth: s.useOAuth,
+            hasClientSecret: s.hasClientSecret,
             projectId: s.projectId,
             url: s.url ?? '',
             oauthScopes: s.oauthScopes,

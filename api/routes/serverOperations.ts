@@ -1,10 +1,9 @@
 import type { z } from 'zod';
-import type { Page } from '../../domain/mcp/index.js';
-import type { Principal } from '../../db/accounts.js';
-import { findServerInVisibleProject, toSavedServer, type SavedServer } from '../../db/servers.js';
-import { unknownServers } from '../../domain/evals/serverSelection.js';
-import type { RouteDeps } from '../app.js';
-import { ApiError, notFound, validationError, type ErrorCode } from '../errors.js';
+import type { McpOperations, Page } from '../../domain/mcp/index.js';
+import type { Principal } from '../../domain/principal.js';
+import type { RunServerOperation } from '../../domain/useCases/catalog/runServerOperation.js';
+import type { CursorCodec } from '../cursor.js';
+import { ApiError, validationError, type ErrorCode } from '../errors.js';
 import { defineRoute } from '../route.js';
 import {
   callToolResultSchema,
@@ -39,45 +38,37 @@ const OPERATION_ERRORS: ErrorCode[] = [
 ];
 
 type ServerParams = z.output<typeof serverParams>;
+/** A saved server with its secrets opened, as the operations take it. */
+type Server = Parameters<McpOperations['validate']>[0];
 
 /**
- * The MCP operations on a saved server (domain/mcp does the work; this is the HTTP edge). Every route first
- * finds the server through the project access rule: a server outside the key's reach is 404, whether it exists
- * or not. A disabled server is a 400 VALIDATION_ERROR with details.reason SERVER_DISABLED for every operation that
- * would connect to it; check-oauth and import-tokens still work, so tokens can be set up before enabling it.
+ * The MCP operations on a saved server: the use case finds the server (404 outside the key's reach, 400
+ * SERVER_DISABLED for what would connect to a disabled one) and runs the operation; this is the HTTP edge.
  */
-export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
-  async function findServer(
+export function serverOperationRoutes(deps: {
+  runServerOperation: RunServerOperation;
+  /** seals the servers' own list cursors into ours */
+  cursors: Pick<CursorCodec, 'encode' | 'decode'>;
+}) {
+  const { runServerOperation, cursors } = deps;
+  /** An operation that connects to the server (refused while it is disabled). */
+  const connected = <T>(
     principal: Principal,
     params: ServerParams,
-    options: { enabledOnly: boolean },
-  ): Promise<SavedServer> {
-    // The project's access rule and the server in one statement: this is on every tools/call. Its secrets are
-    // opened once it passed the checks: a refused request opens none.
-    const { projectVisible, projectId, server } = await findServerInVisibleProject(
-      sql,
-      principal,
-      params.projectId,
-      params.serverId,
-    );
-    if (!projectVisible) throw notFound('project', { projectId: params.projectId });
-    if (!server) throw await unknownServers(sql, projectId!, [params.serverId], { serverId: params.serverId });
-    if (options.enabledOnly && !server.enabled) {
-      throw validationError(`server '${server.name}' is disabled; enable it to run operations on it`, {
-        reason: 'SERVER_DISABLED',
-        serverId: server.id,
-      });
-    }
-    return toSavedServer(box, server);
-  }
-  const connectable = (principal: Principal, params: ServerParams) =>
-    findServer(principal, params, { enabledOnly: true });
+    operation: (mcp: McpOperations, server: Server) => Promise<T>,
+  ) => runServerOperation({ principal, ...params, connects: true }, operation);
+  /** An operation on what Runway keeps for the server, without connecting to it (works while it is disabled). */
+  const offline = <T>(
+    principal: Principal,
+    params: ServerParams,
+    operation: (mcp: McpOperations, server: Server) => Promise<T>,
+  ) => runServerOperation({ principal, ...params, connects: false }, operation);
 
   /** Our cursor wraps the server's, bound to this server and list so it cannot be replayed elsewhere. */
   function listRoute<T>(
     list: 'tools' | 'prompts' | 'resources',
     response: z.ZodType<unknown, Page<T>>,
-    fetchPage: (server: SavedServer, cursor?: string) => Promise<Page<T>>,
+    fetchPage: (mcp: McpOperations, server: Server, cursor?: string) => Promise<Page<T>>,
   ) {
     return defineRoute({
       method: 'post',
@@ -88,19 +79,19 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
       body: listBody,
       response,
       errors: OPERATION_ERRORS,
-      async handler({ principal, params, body }) {
-        const server = await connectable(principal, params);
-        const scope = `${server.id}:${list}`;
-        const cursor = body.cursor === undefined ? undefined : cursors.decode<unknown>(scope, body.cursor);
-        if (cursor !== undefined && typeof cursor !== 'string')
-          throw validationError('cursor is invalid', { reason: 'INVALID_CURSOR' });
-        const page = await fetchPage(server, cursor);
-        return {
-          items: page.items,
-          ...(page.nextCursor !== undefined ? { nextCursor: cursors.encode(scope, page.nextCursor) } : {}),
-          ...(page.truncated && { truncated: page.truncated }),
-        };
-      },
+      handler: async ({ principal, params, body }) =>
+        await connected(principal, params, async (mcp, server) => {
+          const scope = `${server.id}:${list}`;
+          const cursor = body.cursor === undefined ? undefined : cursors.decode<unknown>(scope, body.cursor);
+          if (cursor !== undefined && typeof cursor !== 'string')
+            throw validationError('cursor is invalid', { reason: 'INVALID_CURSOR' });
+          const page = await fetchPage(mcp, server, cursor);
+          return {
+            items: page.items,
+            ...(page.nextCursor !== undefined ? { nextCursor: cursors.encode(scope, page.nextCursor) } : {}),
+            ...(page.truncated && { truncated: page.truncated }),
+          };
+        }),
     });
   }
 
@@ -113,7 +104,8 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
       params: serverParams,
       response: validateResultSchema,
       errors: OPERATION_ERRORS,
-      handler: async ({ principal, params }) => await mcp.validate(await connectable(principal, params)),
+      handler: async ({ principal, params }) =>
+        await connected(principal, params, (mcp, server) => mcp.validate(server)),
     }),
     defineRoute({
       method: 'post',
@@ -124,7 +116,7 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
       params: serverParams,
       response: doctorReportSchema,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
-      handler: async ({ principal, params }) => await mcp.doctor(await connectable(principal, params)),
+      handler: async ({ principal, params }) => await connected(principal, params, (mcp, server) => mcp.doctor(server)),
     }),
     defineRoute({
       method: 'post',
@@ -135,7 +127,7 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
       response: oauthRequirementSchema,
       errors: ['NOT_FOUND'],
       handler: async ({ principal, params }) =>
-        await mcp.checkOAuth(await findServer(principal, params, { enabledOnly: false })),
+        await offline(principal, params, (mcp, server) => mcp.checkOAuth(server)),
     }),
     defineRoute({
       method: 'post',
@@ -147,9 +139,9 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
       response: importTokensResultSchema,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       handler: async ({ principal, params, body }) =>
-        await mcp.importTokens(await findServer(principal, params, { enabledOnly: false }), body),
+        await offline(principal, params, (mcp, server) => mcp.importTokens(server, body)),
     }),
-    listRoute('tools', toolListSchema, (server, cursor) => mcp.listTools(server, { cursor })),
+    listRoute('tools', toolListSchema, (mcp, server, cursor) => mcp.listTools(server, { cursor })),
     defineRoute({
       method: 'post',
       path: `${BASE}/tools/call`,
@@ -162,29 +154,29 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
       description:
         "A server that asks for input during the call (elicitation) is answered with `elicitation` when given, else by the server's " +
         'client profile (decline by default); sampling requests are declined.',
-      async handler({ principal, params, body }) {
-        const server = await connectable(principal, params);
-        // A task-augmented call answers with a task to poll (tasks/get, tasks/result), which this API has no route
-        // for: running it as a plain call instead would ignore what the caller asked for.
-        if (body.taskOptions !== undefined) {
-          throw new ApiError(
-            'FEATURE_NOT_SUPPORTED',
-            'task-augmented tool calls (taskOptions) are not supported: call the tool without taskOptions to get its result directly',
-            {
-              reason: 'TASKS_NOT_SUPPORTED',
-              toolName: body.toolName,
-            },
+      handler: async ({ principal, params, body }) =>
+        await connected(principal, params, async (mcp, server) => {
+          // A task-augmented call answers with a task to poll (tasks/get, tasks/result), which this API has no
+          // route for: running it as a plain call instead would ignore what the caller asked for.
+          if (body.taskOptions !== undefined) {
+            throw new ApiError(
+              'FEATURE_NOT_SUPPORTED',
+              'task-augmented tool calls (taskOptions) are not supported: call the tool without taskOptions to get its result directly',
+              {
+                reason: 'TASKS_NOT_SUPPORTED',
+                toolName: body.toolName,
+              },
+            );
+          }
+          return await mcp.callTool(
+            server,
+            body.toolName,
+            body.parameters,
+            body.elicitation ? { answers: { elicitation: body.elicitation } } : {},
           );
-        }
-        return await mcp.callTool(
-          server,
-          body.toolName,
-          body.parameters,
-          body.elicitation ? { answers: { elicitation: body.elicitation } } : {},
-        );
-      },
+        }),
     }),
-    listRoute('prompts', promptListSchema, (server, cursor) => mcp.listPrompts(server, { cursor })),
+    listRoute('prompts', promptListSchema, (mcp, server, cursor) => mcp.listPrompts(server, { cursor })),
     defineRoute({
       method: 'post',
       path: `${BASE}/prompts/get`,
@@ -194,14 +186,14 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
       body: promptGetBody,
       response: getPromptResultSchema,
       errors: OPERATION_ERRORS,
-      async handler({ principal, params, body }) {
-        const server = await connectable(principal, params);
-        // MCP prompt arguments are strings.
-        const args = Object.fromEntries(Object.entries(body.arguments ?? {}).map(([k, v]) => [k, String(v)]));
-        return await mcp.getPrompt(server, body.promptName, args);
-      },
+      handler: async ({ principal, params, body }) =>
+        await connected(principal, params, async (mcp, server) => {
+          // MCP prompt arguments are strings.
+          const args = Object.fromEntries(Object.entries(body.arguments ?? {}).map(([k, v]) => [k, String(v)]));
+          return await mcp.getPrompt(server, body.promptName, args);
+        }),
     }),
-    listRoute('resources', resourceListSchema, (server, cursor) => mcp.listResources(server, { cursor })),
+    listRoute('resources', resourceListSchema, (mcp, server, cursor) => mcp.listResources(server, { cursor })),
     defineRoute({
       method: 'post',
       path: `${BASE}/resources/read`,
@@ -212,7 +204,7 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
       response: resourceContentsSchema,
       errors: OPERATION_ERRORS,
       handler: async ({ principal, params, body }) =>
-        await mcp.readResource(await connectable(principal, params), body.uri),
+        await connected(principal, params, (mcp, server) => mcp.readResource(server, body.uri)),
     }),
     defineRoute({
       method: 'post',
@@ -222,7 +214,8 @@ export function serverOperationRoutes({ sql, box, mcp, cursors }: RouteDeps) {
       params: serverParams,
       response: snapshotSchema,
       errors: OPERATION_ERRORS,
-      handler: async ({ principal, params }) => await mcp.exportSnapshot(await connectable(principal, params)),
+      handler: async ({ principal, params }) =>
+        await connected(principal, params, (mcp, server) => mcp.exportSnapshot(server)),
     }),
   ];
 }

@@ -82,9 +82,6 @@ export const chatSessionSchema = z
   })
   .meta({ id: 'ChatSession' });
 
-/** The statuses a chat session has; any other value of the `status` filter matches none. */
-export const chatSessionStatuses = ['active', 'archived'] as const;
-
 export const chatSessionsQuery = z.strictObject({
   projectId: filterValue(
     "one project's sessions; a project the key cannot reach (or a value that is no id) is 404 NOT_FOUND",

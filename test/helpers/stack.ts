@@ -6,16 +6,15 @@ import { Writable } from 'node:stream';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { createActivities } from '../../activities/index.js';
 import { loadConfig, type Config } from '../../runtime/config.js';
 import { createLogger, type Logger } from '../../runtime/logger.js';
 import type { ConnectionPool, McpOperations } from '../../domain/mcp/index.js';
-import { createServices } from '../../runtime/services.js';
+import { createServices, type Services } from '../../runtime/services.js';
 import { createApp, type App } from '../../api/app.js';
 import { answerClientErrors } from '../../api/errors.js';
 import { randomBase62 } from '../../db/ids.js';
 import type { SecretBox } from '../../db/secretBox.js';
-import { createRunwayWorker } from '../../worker/createWorker.js';
+import { createRunwayWorker, workerActivities } from '../../worker/createWorker.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestStack {
@@ -27,6 +26,8 @@ export interface TestStack {
   box: SecretBox;
   config: Config;
   app: App;
+  /** what the API and the worker are built from (runtime/services.ts), once: a second app can take them too */
+  services: Services;
   /** the stack's MCP connection pool and the operations on it (shared by the API and the worker) */
   pool: ConnectionPool;
   mcp: McpOperations;
@@ -86,7 +87,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const { box, pool, mcp } = services;
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const app = createApp({ sql: db.sql, temporal, config, log, mcp });
+  const app = createApp({ ...services, temporal, config, log });
   const server: Server = await new Promise((resolve) => {
     const s = app.express.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -100,7 +101,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       connection: workerConnection,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue,
-      activities: createActivities({ ...services, config, log }),
+      activities: workerActivities(services, config, log),
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
     worker = { worker: w, running: w.run(), connection: workerConnection };
@@ -124,6 +125,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     box,
     config,
     app,
+    services,
     pool,
     mcp,
     temporal,

@@ -322,11 +322,10 @@ describe('GET /eval-runs/{id}/events', () => {
       const { stack } = world;
       // A second API process on the same database, with small bounds (the deps of createApp).
       app = createApp({
-        sql: stack.sql,
+        ...stack.services,
         temporal: stack.temporal,
         config: stack.config,
         log: createLogger('silent'),
-        mcp: stack.mcp,
         eventStreamLimits: { perKey: 2, pollMs: 50, drainTimeoutMs: 1000, heartbeatMs: 200, maxLifetimeMs: 3000 },
       });
       server = app.express.listen(0, '127.0.0.1');

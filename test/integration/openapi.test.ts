@@ -145,11 +145,10 @@ describe('the OpenAPI document', () => {
 
   it('the drift check sees a route mounted by hand and an operation nobody serves', () => {
     const app = createApp({
-      sql: stack.sql,
+      ...stack.services,
       temporal: stack.temporal,
       config: stack.config,
       log: createLogger('silent'),
-      mcp: stack.mcp,
     });
     const rogue = express.Router();
     rogue.get('/debug/state', (_req, res) => void res.json({}));
