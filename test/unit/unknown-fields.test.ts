@@ -218,8 +218,11 @@ function droppingObjects(schema: z.core.$ZodType, path: string, into: string[], 
 
 describe('every route', () => {
   // Built without dependencies (an empty config and the event streams' default limits: some routes read a setting
-  // as they are built): no handler runs, only the schemas are read.
-  const routes = allRoutes({ config: {}, eventStreams: new EventStreams() } as RouteDeps);
+  // as they are built; every other dependency, such as a group of use cases, is an empty object): no handler runs,
+  // only the schemas are read.
+  const nothing = new Proxy({}, { get: () => undefined });
+  const given: Record<string | symbol, unknown> = { config: {}, eventStreams: new EventStreams() };
+  const routes = allRoutes(new Proxy(given, { get: (deps, key) => (key in deps ? deps[key] : nothing) }) as RouteDeps);
 
   it('takes bodies and queries whose objects are strict (or loose, kept whole), never objects that drop keys', () => {
     const dropping = routes.flatMap((route) => {
