@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { retryAfterMs } from '../domain/retryAfter.js';
 import type { accountSchema } from './schemas/account.js';
 import type {
   chatboxDetailSchema,
@@ -172,14 +173,6 @@ const GATEWAY_STATUSES = new Set([502, 503, 504]);
 export function apiBaseUrl(url: string): string {
   const trimmed = url.replace(/\/+$/, '');
   return trimmed.endsWith('/api/v1') ? trimmed : `${trimmed}/api/v1`;
-}
-
-/** Retry-After in milliseconds: delta-seconds or an HTTP date. */
-function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
-  if (!header) return undefined;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 export function createRunwayClient(options: RunwayClientOptions) {

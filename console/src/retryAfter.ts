@@ -1,9 +1,9 @@
-/* Pure: no DOM, no imports (the unit tests read it in Node: test/unit/console-pure.test.ts). */
+import { retryAfterMs } from '../../domain/retryAfter.js';
 
-/** Retry-After: delta-seconds or an HTTP date; at least 1 s, at most 2 minutes. */
+/* Pure: no DOM (the unit tests read it in Node: test/unit/console-pure.test.ts). */
+
+/** How long the console waits after a 429: the reply's Retry-After, at least 1 s and at most 2 minutes. */
 export function retryAfterSeconds(header: string | null): number {
-  let seconds = Number(header);
-  if (header && !Number.isFinite(seconds)) seconds = (Date.parse(header) - Date.now()) / 1000;
-  if (!Number.isFinite(seconds)) seconds = 1;
-  return Math.min(120, Math.max(1, Math.ceil(seconds)));
+  const seconds = Math.ceil((retryAfterMs(header) ?? 1000) / 1000);
+  return Math.min(120, Math.max(1, seconds));
 }

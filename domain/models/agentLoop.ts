@@ -30,11 +30,13 @@ export type { AgentTool, ToolCallOptions, ToolResult } from './tools.js';
 export type { TraceSpan } from './trace.js';
 
 /**
- * Retries of one model call inside the loop, for server errors and dropped connections. Small on purpose: the AI
- * SDK's retries are quick, while Temporal retries the whole iteration with its own backoff; the two multiply. Rate
- * limits (429, 529) never reach them: the rate-limit gate (rateLimits.ts) sits inside and waits for the reset.
+ * The AI SDK's own retries of a model call: none. A failed call is retried by one owner, Temporal's retry policy
+ * (activities/retryPolicy.ts), which knows the attempt, the run's cancellation and the provider's Retry-After; SDK
+ * retries under it would multiply its attempts. Rate limits (429, 529) are waited for at the run's gate
+ * (rateLimits.ts), which sends nothing again on its own account but the refused request once the provider's reset
+ * has passed. Case generation (no workflow) answers a transient failure as retryable, and its caller retries.
  */
-export const MODEL_CALL_RETRIES = 2;
+export const MODEL_CALL_RETRIES = 0;
 
 /** Sampling requests the servers of one iteration may have the model answer; a server that loops gets refused. */
 export const MAX_SAMPLING_REQUESTS = 25;

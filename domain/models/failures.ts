@@ -13,6 +13,7 @@ import {
   RetryError,
   UnsupportedFunctionalityError,
 } from 'ai';
+import { retryAfterMs } from '../retryAfter.js';
 
 export type ModelErrorKind =
   | 'aborted'
@@ -27,6 +28,39 @@ export type ModelErrorKind =
   | 'rejected'
   | 'configuration'
   | 'unknown';
+
+/** Why a model call failed, as an iteration records it (`error_details.reason`) and case generation answers it. */
+export type ModelFailureReason =
+  | 'PROVIDER_HOST_NOT_FOUND'
+  | 'PROVIDER_AUTH_FAILED'
+  | 'MODEL_NOT_FOUND'
+  | 'PROVIDER_REJECTED_REQUEST'
+  | 'MODEL_CONFIGURATION'
+  | 'PROVIDER_RATE_LIMITED'
+  | 'PROVIDER_UNAVAILABLE'
+  | 'MODEL_TIMEOUT'
+  | 'MODEL_ERROR';
+
+/**
+ * The one table of model failures: each kind's reason, and whether another attempt may succeed (transient). The
+ * eval retry policy (activities/retryPolicy.ts) and case generation (domain/evals/caseGeneration/modelDrafts.ts)
+ * both read it, so a failure has the same reason wherever it happens.
+ */
+export const modelFailureReasons: Record<
+  Exclude<ModelErrorKind, 'aborted'>,
+  { reason: ModelFailureReason; transient: boolean }
+> = {
+  host_not_found: { reason: 'PROVIDER_HOST_NOT_FOUND', transient: false },
+  unauthorized: { reason: 'PROVIDER_AUTH_FAILED', transient: false },
+  not_found: { reason: 'MODEL_NOT_FOUND', transient: false },
+  rejected: { reason: 'PROVIDER_REJECTED_REQUEST', transient: false },
+  configuration: { reason: 'MODEL_CONFIGURATION', transient: false },
+  rate_limited: { reason: 'PROVIDER_RATE_LIMITED', transient: true },
+  unavailable: { reason: 'PROVIDER_UNAVAILABLE', transient: true },
+  timeout: { reason: 'MODEL_TIMEOUT', transient: true },
+  // a malformed or empty answer, or anything unforeseen from the provider: worth a few attempts
+  unknown: { reason: 'MODEL_ERROR', transient: true },
+};
 
 export interface ModelErrorClassification {
   kind: ModelErrorKind;
@@ -126,13 +160,8 @@ export function providerRetryDelay(headers: Record<string, string> | undefined, 
   if (!headers) return undefined;
   const ms = Number(headers['retry-after-ms'] ?? NaN);
   if (Number.isFinite(ms) && ms >= 0) return ms;
-  const retryAfter = headers['retry-after']?.trim();
-  // Stryker disable next-line ConditionalExpression: an absent or blank Retry-After matches neither the seconds pattern nor Date.parse (NaN)
-  if (retryAfter) {
-    if (/^\d+(\.\d+)?$/.test(retryAfter)) return Number(retryAfter) * 1000;
-    const at = Date.parse(retryAfter);
-    if (Number.isFinite(at)) return Math.max(0, at - now);
-  }
+  const retryAfter = retryAfterMs(headers['retry-after'], now);
+  if (retryAfter !== undefined) return retryAfter;
   const resets: number[] = [];
   for (const [name, value] of Object.entries(headers)) {
     if (/^x-ratelimit-reset-/.test(name)) {

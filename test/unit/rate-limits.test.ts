@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AgentRunFailure, runAgent, type AgentRecord } from '../../domain/models/agentLoop.js';
 import { createLanguageModel, type ModelProvider } from '../../domain/models/providers.js';
 import { RateLimitGate, RateLimitGates } from '../../domain/models/rateLimits.js';
@@ -157,12 +157,13 @@ describe('the agent loop at a provider that limits', () => {
   });
 
   it("slows down every lane sharing the run's gate until the provider's reset", async () => {
-    server.setScript('shared', [{ rateLimit: { windowMs: 400 }, delayMs: 20, text: 'answered' }]);
+    // A window long enough that the second lane, started as soon as the gate closes, meets it closed even on a
+    // loaded machine; the order of events, not a fixed pause, decides when it starts.
+    server.setScript('shared', [{ rateLimit: { windowMs: 1_000 }, delayMs: 20, text: 'answered' }]);
     const gate = new RateLimitGate('openai');
     const first = agent('shared', { gate });
     // the second lane starts once the gate is closed: it waits before its first request, which then goes through
-    await new Promise((r) => setTimeout(r, 100));
-    expect(gate.remainingMs()).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(gate.remainingMs()).toBeGreaterThan(0), { timeout: 10_000, interval: 5 });
     const records = await Promise.all([first, agent('shared', { gate })]);
     expect(records.map((r) => r.text)).toEqual(['answered', 'answered']);
     expect(server.calls('shared').map((c) => c.status)).toEqual([429, 200, 200]);
@@ -185,8 +186,11 @@ describe('the agent loop at a provider that limits', () => {
   it('stops waiting when the run is cancelled', async () => {
     limited('cancelled', { windowMs: 30_000 });
     const cancel = new AbortController();
-    const running = agent('cancelled', { signal: cancel.signal }).catch((error: unknown) => error);
-    await new Promise((r) => setTimeout(r, 200));
+    const gate = new RateLimitGate('openai');
+    const running = agent('cancelled', { signal: cancel.signal, gate }).catch((error: unknown) => error);
+    // cancelled while it waits at the closed gate (closed by the 429, the wait begins in the same turn)
+    await vi.waitFor(() => expect(gate.remainingMs()).toBeGreaterThan(0), { timeout: 10_000, interval: 5 });
+    await new Promise((r) => setImmediate(r));
     cancel.abort(new Error('run cancelled'));
     // long before the 30 s reset (the test's timeout)
     const failure = await running;
