@@ -222,7 +222,9 @@ describe('every route', () => {
   // only the schemas are read.
   const nothing = new Proxy({}, { get: () => undefined });
   const given: Record<string | symbol, unknown> = { config: {}, eventStreams: new EventStreams() };
-  const routes = allRoutes(new Proxy(given, { get: (deps, key) => (key in deps ? deps[key] : nothing) }) as RouteDeps);
+  const routes = allRoutes(
+    new Proxy(given, { get: (deps, key) => (key in deps ? deps[key] : nothing) }) as unknown as RouteDeps,
+  );
 
   it('takes bodies and queries whose objects are strict (or loose, kept whole), never objects that drop keys', () => {
     const dropping = routes.flatMap((route) => {
