@@ -2,7 +2,12 @@ import type { Db, Tx } from './connection.js';
 import { newId } from './ids.js';
 import { camelRow, camelRows, type Camel } from './rows.js';
 import type { ClientProfile, IterationIsolation } from './servers.js';
-import type { RunBudget } from './evalSuites.js';
+
+/** What a run may spend; a field left out is not bounded (unless the organization's ceiling bounds it). */
+export interface RunBudget {
+  maxTokens?: number;
+  maxIterations?: number;
+}
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 

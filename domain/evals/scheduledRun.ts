@@ -1,6 +1,6 @@
 import { createEvalRun, type RunCreationDeps } from './startEvalRun.js';
 import { findScheduledSuite, recordScheduleSkip } from '../../db/suiteSchedules.js';
-import type { ScheduledRunOutcome, ScheduledSuiteRunInput } from '../../workflows/definitions.js';
+import type { ScheduledRunOutcome, ScheduledSuiteRunInput } from '../ports/runWorkflows.js';
 import { OperationFailure } from '../failures.js';
 import type { Logger } from '../../runtime/logger.js';
 
