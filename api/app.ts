@@ -7,7 +7,7 @@ import type { McpOperations } from '../domain/mcp/index.js';
 import type { Sql } from '../db/connection.js';
 import { SecretBox } from '../db/secretBox.js';
 import { parseHostedModels, type HostedModelCatalog } from '../domain/models/catalog.js';
-import { authenticate, keyManagementSurface } from './auth.js';
+import { authenticate, keyManagementSurface, keyRefusal } from './auth.js';
 import { jsonObjectBody } from './body.js';
 import { consoleRoutes } from './console.js';
 import { CursorCodec } from './cursor.js';
@@ -15,7 +15,22 @@ import { EventIdCodec } from './eventIds.js';
 import { docsRoutes } from './docs.js';
 import { EventStreams, type EventStreamLimits } from './eventStream.js';
 import { RunLauncher } from './runLauncher.js';
-import { RunReconciler } from '../runtime/runReconciler.js';
+import { temporalRunWorkflowStates } from '../runtime/runReconciler.js';
+import { analyzeRunTools } from '../domain/useCases/runs/analyzeRunTools.js';
+import { cancelRun } from '../domain/useCases/runs/cancelRun.js';
+import { compareRuns } from '../domain/useCases/runs/compareRuns.js';
+import { finalizeRun } from '../domain/useCases/runs/finalizeRun.js';
+import { followRun } from '../domain/useCases/runs/followRun.js';
+import { followRuns } from '../domain/useCases/runs/followRuns.js';
+import { getRun } from '../domain/useCases/runs/getRun.js';
+import { getTrace } from '../domain/useCases/runs/getTrace.js';
+import { listIterations } from '../domain/useCases/runs/listIterations.js';
+import { reconcileRuns, type ReconcileRuns } from '../domain/useCases/runs/reconcileRuns.js';
+import { startRun } from '../domain/useCases/runs/startRun.js';
+import { evalRunCompareRoutes } from './routes/evalRunCompare.js';
+import { evalRunEventRoutes } from './routes/evalRunEvents.js';
+import { evalRunToolRoutes } from './routes/evalRunTools.js';
+import { evalRunRoutes } from './routes/evalRuns.js';
 import { SuiteScheduler } from './suiteScheduler.js';
 import { errorHandler, unknownRoute } from './errors.js';
 import { healthRoutes } from './health.js';
@@ -26,7 +41,7 @@ import { mountedRoutes, openApiRoute } from './openapi.js';
 import { AddressLimit } from './rateLimit.js';
 import { replyCheck } from './replyCheck.js';
 import { toHandler, type RouteSpec } from './route.js';
-import { allRoutes } from './routes/index.js';
+import { allRoutes, type RunRoutes } from './routes/index.js';
 import { sdkRouter } from './routes/ingestSdk.js';
 
 export interface AppDeps {
@@ -47,12 +62,9 @@ export interface AppDeps {
 /** What route modules receive: the app's dependencies plus the services built from them once. */
 export interface RouteDeps extends AppDeps {
   cursors: CursorCodec;
-  /** seals the ids of run events (Last-Event-ID) */
-  eventIds: EventIdCodec;
   box: SecretBox;
-  runs: RunLauncher;
   /** ends runs whose workflow closed in Temporal without finalizing them (terminated, timed out, deleted) */
-  reconciler: RunReconciler;
+  reconciler: ReconcileRuns;
   /** suites' Temporal Schedules: apply a suite's wanted schedule, remove it when the suite is deleted */
   schedules: SuiteScheduler;
   catalog: HostedModelCatalog;
@@ -67,7 +79,7 @@ export interface App {
   routes: RouteSpec[];
   metrics: Metrics;
   /** the routes' run reconciler; the process entry point also runs its periodic sweep (startRunSweep) */
-  reconciler: RunReconciler;
+  reconciler: ReconcileRuns;
   /** suites' Temporal Schedules; the process entry point restores missing ones at start (restoreSuiteSchedules) */
   schedules: SuiteScheduler;
   /** the open event streams (what each wrote, whether it waits for its client) */
@@ -77,14 +89,20 @@ export interface App {
 export function createApp(deps: AppDeps): App {
   const metrics = deps.metrics ?? createMetrics();
   registerActiveRuns(metrics, deps.sql);
+  // The one way a run ends, and the reconciler that ends runs whose workflow closed without it (the runs block below).
+  const endRun = finalizeRun({ sql: deps.sql });
+  const reconciler = reconcileRuns({
+    sql: deps.sql,
+    workflows: temporalRunWorkflowStates(deps.temporal),
+    finalizeRun: endRun,
+    log: deps.log,
+  });
   const routeDeps: RouteDeps = {
     ...deps,
     mcp: instrumentMcp(deps.mcp, metrics),
     cursors: new CursorCodec(deps.config.RUNWAY_ENCRYPTION_KEY),
-    eventIds: new EventIdCodec(deps.config.RUNWAY_ENCRYPTION_KEY),
     box: SecretBox.fromSetting(deps.config.RUNWAY_ENCRYPTION_KEY),
-    runs: new RunLauncher(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
-    reconciler: new RunReconciler({ sql: deps.sql, temporal: deps.temporal, log: deps.log }),
+    reconciler,
     schedules: new SuiteScheduler(deps.temporal, {
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       minuteMs: deps.config.SCHEDULE_MINUTE_MS,
@@ -98,13 +116,51 @@ export function createApp(deps: AppDeps): App {
     eventStreams: new EventStreams(deps.eventStreamLimits),
   };
   const { config } = deps;
+
+  // Runs (domain/useCases/runs): each use case built once here, each route module given the ones it calls.
+  const runs = (() => {
+    const { sql, log } = deps;
+    const workflows = new RunLauncher(deps.temporal, config.TEMPORAL_TASK_QUEUE);
+    const eventIds = new EventIdCodec(config.RUNWAY_ENCRYPTION_KEY);
+    const routes: RunRoutes = {
+      events: evalRunEventRoutes({
+        followRun: followRun({ sql, reconciler, eventIds }),
+        followRuns: followRuns({ sql, reconciler }),
+        eventStreams: routeDeps.eventStreams,
+        eventIds,
+        keyRefusal: (principal) => keyRefusal(sql, principal),
+        log,
+      }),
+      runs: evalRunRoutes({
+        startRun: startRun({
+          sql,
+          box: routeDeps.box,
+          catalog: routeDeps.catalog,
+          mcp: routeDeps.mcp,
+          maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+          reconcileAtCap: (organizationId) => reconciler.reconcileOrganization(organizationId),
+          defaultConcurrency: config.EVAL_ITERATION_CONCURRENCY,
+          workflows,
+          finalizeRun: endRun,
+        }),
+        getRun: getRun({ sql, reconciler }),
+        cancelRun: cancelRun({ sql, reconciler, workflows }),
+        listIterations: listIterations({ sql, cursors: routeDeps.cursors }),
+        getTrace: getTrace({ sql }),
+      }),
+      compare: evalRunCompareRoutes({ compareRuns: compareRuns({ sql }) }),
+      tools: evalRunToolRoutes({ analyzeRunTools: analyzeRunTools({ sql }) }),
+    };
+    return { routes };
+  })();
+
   const rate = {
     perMinute: config.RATE_LIMIT_PER_MINUTE,
     burst: config.RATE_LIMIT_BURST,
     anonPerMinute: config.RATE_LIMIT_ANON_PER_MINUTE,
     anonBurst: config.RATE_LIMIT_ANON_BURST,
   };
-  const routes: RouteSpec[] = [...allRoutes(routeDeps), openApiRoute(() => routes, rate)];
+  const routes: RouteSpec[] = [...allRoutes(routeDeps, runs.routes), openApiRoute(() => routes, rate)];
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');

@@ -1,6 +1,50 @@
+import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import type { Activities } from '../activities/index.js';
+import { createActivities, type Activities, type ActivityDeps } from '../activities/index.js';
+import { parseHostedModels } from '../domain/models/catalog.js';
+import { finalizeRun } from '../domain/useCases/runs/finalizeRun.js';
+import { reconcileRuns } from '../domain/useCases/runs/reconcileRuns.js';
+import { startScheduledRun } from '../domain/useCases/runs/startScheduledRun.js';
+import { temporalRunWorkflowStates } from '../runtime/runReconciler.js';
 import { workflowsPath } from './workflowBundle.js';
+
+/** What the worker's activities are composed from: the process's services, and a Temporal client of its own. */
+export type WorkerDeps = Omit<ActivityDeps, 'catalog' | 'finalizeRun' | 'startScheduledRun'> & {
+  /** asks Temporal about runs' workflows (a scheduled run at the cap ends those that closed, as the API does) */
+  temporal: Client;
+};
+
+/**
+ * The worker's composition: every service its activities use, built once per process (worker/main.ts; the tests'
+ * workers the same way), then the activities given what each uses.
+ */
+export function composeActivities(deps: WorkerDeps): Activities {
+  const { sql, config, log } = deps;
+  const catalog = parseHostedModels(config.HOSTED_MODELS);
+  const endRun = finalizeRun({ sql });
+  // At the cap, runs whose workflow closed in Temporal are ended first, as for POST /eval-runs.
+  const reconciler = reconcileRuns({
+    sql,
+    workflows: temporalRunWorkflowStates(deps.temporal),
+    finalizeRun: endRun,
+    log,
+  });
+  return createActivities({
+    ...deps,
+    catalog,
+    finalizeRun: endRun,
+    startScheduledRun: startScheduledRun({
+      sql,
+      box: deps.box,
+      catalog,
+      maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+      reconcileAtCap: (organizationId) => reconciler.reconcileOrganization(organizationId),
+      defaultConcurrency: config.EVAL_ITERATION_CONCURRENCY,
+      log,
+      metrics: deps.metrics,
+    }),
+  });
+}
 
 export interface WorkerSetup {
   connection: NativeConnection;

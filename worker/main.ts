@@ -1,12 +1,12 @@
+import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { createActivities } from '../activities/index.js';
 import { loadConfig } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
 import { checkKeysAtStart, createServices } from '../runtime/services.js';
 import { createMetrics, instrumentMcp, serveMetrics } from '../runtime/metrics.js';
 import { migrate } from '../db/migrate.js';
 import { PortInUseError } from '../runtime/ports.js';
-import { createRunwayWorker } from './createWorker.js';
+import { composeActivities, createRunwayWorker } from './createWorker.js';
 import { productionWorkflowBundle } from './workflowBundle.js';
 
 // Production entry point (`node dist/worker/main.js` after `npm run build`; `npm run worker` from TypeScript): real
@@ -38,13 +38,22 @@ const metricsServer =
       );
 if (metricsServer) log.info({ port: config.METRICS_PORT }, 'worker metrics at /metrics');
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+// The worker's own client on the same connection: what its activities ask Temporal (a scheduled run at the cap).
+const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 const worker = await createRunwayWorker({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   ...(workflowBundle && { workflowBundle }),
   maxConcurrentActivityTaskExecutions: config.WORKER_ACTIVITY_SLOTS,
-  activities: createActivities({ ...services, mcp: instrumentMcp(services.mcp, metrics), metrics, config, log }),
+  activities: composeActivities({
+    ...services,
+    mcp: instrumentMcp(services.mcp, metrics),
+    metrics,
+    config,
+    log,
+    temporal,
+  }),
 });
 log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
 // The Temporal runtime stops the worker on SIGINT/SIGTERM; run() then resolves after in-flight work drained.

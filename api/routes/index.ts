@@ -4,10 +4,6 @@ import { accountRoutes } from './account.js';
 import { caseGenerationRoutes } from './caseGeneration.js';
 import { chatRoutes } from './chat.js';
 import { evalCaseRoutes } from './evalCases.js';
-import { evalRunCompareRoutes } from './evalRunCompare.js';
-import { evalRunEventRoutes } from './evalRunEvents.js';
-import { evalRunToolRoutes } from './evalRunTools.js';
-import { evalRunRoutes } from './evalRuns.js';
 import { evalSuiteOverviewRoutes } from './evalSuiteOverview.js';
 import { evalSuiteScheduleRoutes } from './evalSuiteSchedule.js';
 import { evalSuiteRoutes } from './evalSuites.js';
@@ -18,8 +14,16 @@ import { projectRoutes } from './projects.js';
 import { serverOperationRoutes } from './serverOperations.js';
 import { tunnelRoutes } from './tunnels.js';
 
+/** The run routes, built in createApp's runs block from the use cases they call (domain/useCases/runs). */
+export interface RunRoutes {
+  events: RouteSpec[];
+  runs: RouteSpec[];
+  compare: RouteSpec[];
+  tools: RouteSpec[];
+}
+
 /** Every route of /api/v1, in one list: the app mounts it and the OpenAPI document describes it. */
-export function allRoutes(deps: RouteDeps): RouteSpec[] {
+export function allRoutes(deps: RouteDeps, runs: RunRoutes): RouteSpec[] {
   return [
     ...accountRoutes(deps),
     ...projectRoutes(deps),
@@ -31,10 +35,10 @@ export function allRoutes(deps: RouteDeps): RouteSpec[] {
     ...caseGenerationRoutes(deps),
     ...evalCaseRoutes(deps),
     // First: its GET /eval-runs/events would otherwise be taken for GET /eval-runs/{runId}.
-    ...evalRunEventRoutes(deps),
-    ...evalRunRoutes(deps),
-    ...evalRunCompareRoutes(deps),
-    ...evalRunToolRoutes(deps),
+    ...runs.events,
+    ...runs.runs,
+    ...runs.compare,
+    ...runs.tools,
     ...ingestRoutes(deps),
     ...ingestUploadRoutes(deps),
     ...serverOperationRoutes(deps),

@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/connection.js';
-import { failRunToStart, insertRun, lockOrganizationRuns, type ExecutedSource, type Run } from '../../db/evalRuns.js';
+import { insertRun, lockOrganizationRuns, type ExecutedSource, type Run } from '../../db/evalRuns.js';
 import { INGESTED_RESULTS_ONLY, planRun, runnableCases, type RunPlan } from './plan.js';
 import {
   createSuite,
@@ -27,8 +27,8 @@ import { getOrganizationLimits } from '../../db/organizationLimits.js';
 import { caseModels, resolveBudget, resolveConcurrency } from './runSettings.js';
 
 /**
- * Creating an eval run, in one place for every way a run starts: POST /eval-runs and a suite's schedule
- * (activities/schedules). The rules live here so they cannot drift: the organization's concurrency cap, the suite
+ * Creating an eval run, in one place for every way a run starts: the startRun and startScheduledRun use cases
+ * (domain/useCases/runs: POST /eval-runs and a suite's schedule). The rules live here so they cannot drift: the organization's concurrency cap, the suite
  * and its inline cases, the saved servers and host, the bounds on cases and iterations, which models may run with
  * which keys, and the encrypted per-run keys. Refusals are OperationFailures (the API answers them with their code; a schedule
  * records them as the reason a due run was skipped).
@@ -43,7 +43,7 @@ export interface RunCreationDeps {
   catalog: HostedModelCatalog;
   maxConcurrentRuns: number;
   /**
-   * At the cap, ends the organization's counted runs whose workflow already closed in Temporal (RunReconciler);
+   * At the cap, ends the organization's counted runs whose workflow already closed in Temporal (reconcileRuns);
    * how many it ended. Called outside the transaction, so no network call holds the organization's lock.
    */
   reconcileAtCap(organizationId: string): Promise<number>;
@@ -127,7 +127,7 @@ class RunCapReached extends Error {
 
 /**
  * Writes a run (and, for a new suite or inline tests, the suite and its cases) in one transaction, or refuses with
- * nothing written. The run's workflow is not started here: launchEvalRun starts it for the API, the scheduled
+ * nothing written. The run's workflow is not started here: startRun starts it for the API, the scheduled
  * workflow starts it as its child.
  */
 export async function createEvalRun(
@@ -277,17 +277,4 @@ export async function createEvalRun(
 export function usesJudge(c: Pick<Case, 'expectedOutput' | 'outputCheck' | 'turns'>): boolean {
   if (c.turns) return c.turns.some((t) => t.expectedOutput !== undefined && t.outputCheck?.mode === 'judge');
   return c.expectedOutput !== null && c.outputCheck?.mode === 'judge';
-}
-
-/** What the run's row says when its workflow could not be started: the slot is freed and the run reads as failed. */
-export const START_FAILED = 'the run could not be started on Temporal';
-
-/** Starts the run's workflow; when that fails the run is ended as failed (its slot freed) and the error rethrown. */
-export async function launchEvalRun(sql: Sql, start: (run: Run) => Promise<void>, run: Run): Promise<void> {
-  try {
-    await start(run);
-  } catch (error) {
-    await failRunToStart(sql, run.id, START_FAILED);
-    throw error;
-  }
 }

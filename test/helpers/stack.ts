@@ -6,7 +6,6 @@ import { Writable } from 'node:stream';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { createActivities } from '../../activities/index.js';
 import { loadConfig, type Config } from '../../runtime/config.js';
 import { createLogger, type Logger } from '../../runtime/logger.js';
 import type { ConnectionPool, McpOperations } from '../../domain/mcp/index.js';
@@ -15,7 +14,7 @@ import { createApp, type App } from '../../api/app.js';
 import { answerClientErrors } from '../../api/errors.js';
 import { randomBase62 } from '../../db/ids.js';
 import type { SecretBox } from '../../db/secretBox.js';
-import { createRunwayWorker } from '../../worker/createWorker.js';
+import { composeActivities, createRunwayWorker } from '../../worker/createWorker.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestStack {
@@ -100,7 +99,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       connection: workerConnection,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue,
-      activities: createActivities({ ...services, config, log }),
+      activities: composeActivities({ ...services, config, log, temporal }),
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
     worker = { worker: w, running: w.run(), connection: workerConnection };

@@ -4,6 +4,10 @@ import type { RouteDeps } from '../../api/app.js';
 import { EventStreams } from '../../api/eventStream.js';
 import { noBody, noQuery } from '../../api/route.js';
 import { allRoutes } from '../../api/routes/index.js';
+import { evalRunCompareRoutes } from '../../api/routes/evalRunCompare.js';
+import { evalRunEventRoutes } from '../../api/routes/evalRunEvents.js';
+import { evalRunToolRoutes } from '../../api/routes/evalRunTools.js';
+import { evalRunRoutes } from '../../api/routes/evalRuns.js';
 import { editDistance } from '../../domain/closestName.js';
 import { foreignNames, suggestName, unknownFields } from '../../api/unknownFields.js';
 
@@ -219,7 +223,13 @@ function droppingObjects(schema: z.core.$ZodType, path: string, into: string[], 
 describe('every route', () => {
   // Built without dependencies (an empty config and the event streams' default limits: some routes read a setting
   // as they are built): no handler runs, only the schemas are read.
-  const routes = allRoutes({ config: {}, eventStreams: new EventStreams() } as RouteDeps);
+  const none = {} as never;
+  const routes = allRoutes({ config: {}, eventStreams: new EventStreams() } as RouteDeps, {
+    events: evalRunEventRoutes({ eventStreams: new EventStreams() } as never),
+    runs: evalRunRoutes(none),
+    compare: evalRunCompareRoutes(none),
+    tools: evalRunToolRoutes(none),
+  });
 
   it('takes bodies and queries whose objects are strict (or loose, kept whole), never objects that drop keys', () => {
     const dropping = routes.flatMap((route) => {
