@@ -10,18 +10,21 @@ import {
   updateSuite,
   upsertCases,
   type Case,
+  type CaseInput,
   type CaseUpsert,
+  type JudgeModel,
+  type ModelChoice,
   type Suite,
 } from '../../db/evalSuites.js';
+import type { RunBudget } from '../../db/evalRuns.js';
 import { findHost } from '../../db/hosts.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
 import type { SecretBox } from '../../db/secretBox.js';
-import type { SavedServer } from '../../db/servers.js';
+import type { IterationIsolation, SavedServer } from '../../db/servers.js';
 import { hostClientProfile, requireAllowedRoots } from '../mcp/index.js';
 import { checkPlannedIterations, checkSuiteCases } from '../limits.js';
 import { validateRunModels, type HostedModelCatalog, type ModelCase } from '../models/catalog.js';
 import { notFound, OperationFailure, refused } from '../failures.js';
-import type { CreateRunBody } from '../../api/schemas/evals.js';
 import { requireServers } from './serverSelection.js';
 import { getOrganizationLimits } from '../../db/organizationLimits.js';
 import { caseModels, resolveBudget, resolveConcurrency } from './runSettings.js';
@@ -49,6 +52,33 @@ export interface RunCreationDeps {
   reconcileAtCap(organizationId: string): Promise<number>;
   /** a run's concurrency when it asks for none (EVAL_ITERATION_CONCURRENCY): the run is planned as it is created */
   defaultConcurrency: number;
+}
+
+/**
+ * What a run is started with: a suite (by id, or a new one by name with its servers), inline tests to upsert into
+ * it first, and the run's settings. POST /eval-runs' body (api/schemas/evals.ts createRunBody) is one, validated;
+ * a schedule's is the suite's id alone.
+ */
+export interface RunRequest {
+  suiteId?: string;
+  suiteName?: string;
+  suiteDescription?: string;
+  serverIds?: string[];
+  hostId?: string;
+  /** inline tests, upserted into the suite by title and query before the run is planned */
+  tests?: CaseInput[];
+  /** the model (or models) of inline tests that name none, and a new suite's default */
+  model?: string;
+  models?: ModelChoice[];
+  budget?: RunBudget;
+  concurrency?: number;
+  /** per-run provider keys, sealed with the run and dropped when it ends */
+  modelApiKeys?: Record<string, string>;
+  judgeModel?: JudgeModel;
+  notes?: string;
+  passCriteria?: { minimumPassRate: number };
+  iterationOverride?: number;
+  isolation?: IterationIsolation;
 }
 
 /** Who starts the run: the organization and project it belongs to, how it was started, and by which API key. */
@@ -133,7 +163,7 @@ class RunCapReached extends Error {
 export async function createEvalRun(
   deps: RunCreationDeps,
   origin: RunOrigin,
-  request: CreateRunBody,
+  request: RunRequest,
 ): Promise<CreatedRun> {
   const { sql, box, catalog } = deps;
   let existing: Suite | undefined;

@@ -1,8 +1,7 @@
 import type { Principal } from '../../../db/accounts.js';
-import type { CreateRunBody } from '../../../api/schemas/evals.js';
 import { requireProject } from '../../access/project.js';
 import { checkExpectedTools, type UnknownToolWarning } from '../../evals/expectedTools.js';
-import { createEvalRun, type CreatedRun, type RunCreationDeps } from '../../evals/startEvalRun.js';
+import { createEvalRun, type CreatedRun, type RunCreationDeps, type RunRequest } from '../../evals/startEvalRun.js';
 import type { McpOperations } from '../../mcp/index.js';
 import type { RunWorkflows } from '../../ports/runWorkflows.js';
 import { START_FAILED, type FinalizeRun } from './finalizeRun.js';
@@ -30,7 +29,7 @@ export function startRun(deps: StartRunDeps) {
   return async function startRun(input: {
     principal: Principal;
     projectId: string;
-    request: CreateRunBody;
+    request: RunRequest;
   }): Promise<StartedRun> {
     const { principal } = input;
     const project = await requireProject(deps.sql, principal, input.projectId);
