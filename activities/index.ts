@@ -1,25 +1,22 @@
 import { hostname } from 'node:os';
 import { Context } from '@temporalio/activity';
-import { RunReconciler } from '../runtime/runReconciler.js';
-import { START_FAILED } from '../domain/evals/startEvalRun.js';
 import type { Sql } from '../db/connection.js';
-import { failRunToStart } from '../db/evalRuns.js';
 import type { SecretBox } from '../db/secretBox.js';
 import type { Config } from '../runtime/config.js';
-import { finalizeRun, type FinalizeInput } from '../domain/evals/finalize.js';
+import { START_FAILED, type FinalizeInput, type FinalizeRun } from '../domain/useCases/runs/finalizeRun.js';
 import { planRun } from '../domain/evals/plan.js';
 import { asActivity } from './retryPolicy.js';
 import { runIterationBatch, type BatchInput, type IterationRecorder } from './runIterations.js';
 import type { Logger } from '../runtime/logger.js';
 import type { McpOperations } from '../domain/mcp/index.js';
-import { parseHostedModels } from '../domain/models/catalog.js';
+import type { HostedModelCatalog } from '../domain/models/catalog.js';
 import { RateLimitGates } from '../domain/models/rateLimits.js';
 import { RunToolListings } from '../domain/evals/runTools.js';
 import { SharedWork } from '../domain/evals/sharedWork.js';
 import { RunCheckBudgets } from '../domain/evals/checkBudget.js';
 import type { RunContext } from '../domain/evals/runContext.js';
-import { startScheduledRun, type ScheduledRunRecorder } from '../domain/evals/scheduledRun.js';
-import type { ScheduledSuiteRunInput } from '../workflows/definitions.js';
+import type { ScheduledRunRecorder, StartScheduledRun } from '../domain/useCases/runs/startScheduledRun.js';
+import type { ScheduledSuiteRunInput } from '../domain/ports/runWorkflows.js';
 
 export interface ActivityDeps {
   sql: Sql;
@@ -30,12 +27,20 @@ export interface ActivityDeps {
   mcp: McpOperations;
   /** counts finished iterations and scheduled runs (the worker's Prometheus metrics); optional */
   metrics?: IterationRecorder & ScheduledRunRecorder;
+  /** the hosted models (HOSTED_MODELS), parsed once by the worker's composition */
+  catalog: HostedModelCatalog;
+  /** the one way a run ends (domain/useCases/runs/finalizeRun.ts) */
+  finalizeRun: FinalizeRun;
+  /** a suite's schedule came due (domain/useCases/runs/startScheduledRun.ts) */
+  startScheduledRun: StartScheduledRun;
 }
 
-/** The worker's activities, built from dependencies passed in (tests compose real ones the same way). */
+/**
+ * The worker's activities, built from dependencies passed in: the worker's composition (worker/createWorker.ts
+ * composeActivities) builds them once per process, and tests compose real ones the same way.
+ */
 export function createActivities(deps: ActivityDeps) {
-  const { sql, config } = deps;
-  const catalog = parseHostedModels(config.HOSTED_MODELS);
+  const { sql, config, catalog } = deps;
   // One per worker process: every batch of a run in this worker waits at the same gate while a provider limits.
   const rateLimits = new RateLimitGates({ maxWaitMs: config.MODEL_RATE_LIMIT_WAIT_MS });
   // One per worker process: a run's batches that start together list its servers' tools once.
@@ -72,29 +77,17 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     async finalizeRun(input: FinalizeInput) {
-      return await asActivity(() => finalizeRun(sql, input));
+      return await asActivity(() => deps.finalizeRun(input));
     },
 
     /** A suite's schedule came due: create its run as POST /eval-runs would, or record why it was skipped. */
     async startScheduledRun(input: ScheduledSuiteRunInput) {
-      // At the cap, runs whose workflow closed in Temporal are ended first, as for POST /eval-runs; the worker's
-      // own client asks Temporal.
-      const reconciler = new RunReconciler({ sql, temporal: Context.current().client, log: deps.log });
-      return await startScheduledRun(
-        {
-          ...deps,
-          catalog,
-          maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
-          reconcileAtCap: (organizationId) => reconciler.reconcileOrganization(organizationId),
-          defaultConcurrency: config.EVAL_ITERATION_CONCURRENCY,
-        },
-        input,
-      );
+      return await deps.startScheduledRun(input);
     },
 
     /** The scheduled run's workflow could not be started: the run ends as failed, as POST /eval-runs ends it. */
     async failScheduledRunStart({ runId }: { runId: string }) {
-      await failRunToStart(sql, runId, START_FAILED);
+      await asActivity(() => deps.finalizeRun({ runId, outcome: 'failed', error: START_FAILED }));
     },
   };
 }

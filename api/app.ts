@@ -7,7 +7,7 @@ import type { McpOperations } from '../domain/mcp/index.js';
 import type { Sql } from '../db/connection.js';
 import type { SecretBox } from '../db/secretBox.js';
 import type { HostedModelCatalog } from '../domain/models/catalog.js';
-import { authenticate, keyManagementSurface } from './auth.js';
+import { authenticate, keyManagementSurface, keyRefusal } from './auth.js';
 import { jsonObjectBody } from './body.js';
 import { consoleRoutes } from './console.js';
 import { CursorCodec } from './cursor.js';
@@ -15,7 +15,18 @@ import { EventIdCodec } from './eventIds.js';
 import { docsRoutes } from './docs.js';
 import { EventStreams, type EventStreamLimits } from './eventStream.js';
 import { RunLauncher } from './runLauncher.js';
-import { RunReconciler } from '../runtime/runReconciler.js';
+import { temporalRunWorkflowStates } from '../runtime/runReconciler.js';
+import { analyzeRunTools } from '../domain/useCases/runs/analyzeRunTools.js';
+import { cancelRun } from '../domain/useCases/runs/cancelRun.js';
+import { compareRuns } from '../domain/useCases/runs/compareRuns.js';
+import { finalizeRun, type FinalizeRun } from '../domain/useCases/runs/finalizeRun.js';
+import { followRun } from '../domain/useCases/runs/followRun.js';
+import { followRuns } from '../domain/useCases/runs/followRuns.js';
+import { getRun } from '../domain/useCases/runs/getRun.js';
+import { getTrace } from '../domain/useCases/runs/getTrace.js';
+import { listIterations } from '../domain/useCases/runs/listIterations.js';
+import { reconcileRuns, type ReconcileRuns } from '../domain/useCases/runs/reconcileRuns.js';
+import { startRun } from '../domain/useCases/runs/startRun.js';
 import { SuiteScheduler } from './suiteScheduler.js';
 import { errorHandler, unknownRoute } from './errors.js';
 import { healthRoutes } from './health.js';
@@ -43,6 +54,7 @@ import { listHosts } from '../domain/useCases/catalog/listHosts.js';
 import { listProjects } from '../domain/useCases/catalog/listProjects.js';
 import { listProjectServers } from '../domain/useCases/catalog/listProjectServers.js';
 import { runServerOperation } from '../domain/useCases/catalog/runServerOperation.js';
+import type { Principal } from '../domain/principal.js';
 
 /**
  * What the API process hands its app: the services its entry point built once (runtime/services.ts createServices:
@@ -70,11 +82,8 @@ export interface AppDeps {
 /** What route modules receive: the app's dependencies plus the services built from them once. */
 export interface RouteDeps extends AppDeps {
   cursors: CursorCodec;
-  /** seals the ids of run events (Last-Event-ID) */
-  eventIds: EventIdCodec;
-  runs: RunLauncher;
   /** ends runs whose workflow closed in Temporal without finalizing them (terminated, timed out, deleted) */
-  reconciler: RunReconciler;
+  reconciler: ReconcileRuns;
   /** suites' Temporal Schedules: apply a suite's wanted schedule, remove it when the suite is deleted */
   schedules: SuiteScheduler;
   /** the per-address limit on work without a usable key (bad keys, upload URLs) */
@@ -83,6 +92,8 @@ export interface RouteDeps extends AppDeps {
   eventStreams: EventStreams;
   /** what the catalog's route modules receive (account, projects, chat, hosts, server operations, tunnels) */
   catalogDeps: CatalogDeps;
+  /** what the run route modules receive (runs, iterations, traces, events, compare, tools) */
+  runDeps: RunDeps;
 }
 
 export interface App {
@@ -90,7 +101,7 @@ export interface App {
   routes: RouteSpec[];
   metrics: Metrics;
   /** the routes' run reconciler; the process entry point also runs its periodic sweep (startRunSweep) */
-  reconciler: RunReconciler;
+  reconciler: ReconcileRuns;
   /** suites' Temporal Schedules; the process entry point restores missing ones at start (restoreSuiteSchedules) */
   schedules: SuiteScheduler;
   /** the open event streams (what each wrote, whether it waits for its client) */
@@ -101,14 +112,21 @@ export function createApp(deps: AppDeps): App {
   const metrics = deps.metrics ?? createMetrics();
   registerActiveRuns(metrics, deps.sql);
   const mcp = instrumentMcp(deps.mcp, metrics);
+  const eventStreams = new EventStreams(deps.eventStreamLimits);
   const cursors = new CursorCodec(deps.config.RUNWAY_ENCRYPTION_KEY);
+  // The one way a run ends, and the reconciler that ends runs whose workflow closed without it (the runs block below).
+  const endRun = finalizeRun({ sql: deps.sql });
+  const reconciler = reconcileRuns({
+    sql: deps.sql,
+    workflows: temporalRunWorkflowStates(deps.temporal),
+    finalizeRun: endRun,
+    log: deps.log,
+  });
   const routeDeps: RouteDeps = {
     ...deps,
     mcp,
     cursors,
-    eventIds: new EventIdCodec(deps.config.RUNWAY_ENCRYPTION_KEY),
-    runs: new RunLauncher(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
-    reconciler: new RunReconciler({ sql: deps.sql, temporal: deps.temporal, log: deps.log }),
+    reconciler,
     schedules: new SuiteScheduler(deps.temporal, {
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       minuteMs: deps.config.SCHEDULE_MINUTE_MS,
@@ -118,10 +136,12 @@ export function createApp(deps: AppDeps): App {
       burst: deps.config.RATE_LIMIT_ANON_BURST,
       onReject: () => metrics.rateLimitRejections.inc(),
     }),
-    eventStreams: new EventStreams(deps.eventStreamLimits),
+    eventStreams,
     catalogDeps: catalogUseCases({ ...deps, mcp, cursors }),
+    runDeps: runUseCases({ ...deps, mcp, cursors, reconciler, finalizeRun: endRun, eventStreams }),
   };
   const { config } = deps;
+
   const rate = {
     perMinute: config.RATE_LIMIT_PER_MINUTE,
     burst: config.RATE_LIMIT_BURST,
@@ -225,3 +245,51 @@ function catalogUseCases(deps: { sql: Sql; box: SecretBox; mcp: McpOperations; c
 }
 
 export type CatalogDeps = ReturnType<typeof catalogUseCases>;
+
+// ---- runs: start, cancel, read, follow, compare (domain/useCases/runs) ----
+
+/** The run use cases, bound once to this app's services: what the run route modules receive. */
+function runUseCases(deps: {
+  sql: Sql;
+  box: SecretBox;
+  catalog: HostedModelCatalog;
+  mcp: McpOperations;
+  cursors: CursorCodec;
+  config: Config;
+  log: Logger;
+  temporal: Client;
+  reconciler: ReconcileRuns;
+  finalizeRun: FinalizeRun;
+  eventStreams: EventStreams;
+}) {
+  const { sql, config, log, reconciler } = deps;
+  const workflows = new RunLauncher(deps.temporal, config.TEMPORAL_TASK_QUEUE);
+  const eventIds = new EventIdCodec(config.RUNWAY_ENCRYPTION_KEY);
+  return {
+    followRun: followRun({ sql, reconciler, eventIds }),
+    followRuns: followRuns({ sql, reconciler }),
+    eventStreams: deps.eventStreams,
+    eventIds,
+    keyRefusal: (principal: Pick<Principal, 'keyId'>) => keyRefusal(sql, principal),
+    log,
+    startRun: startRun({
+      sql,
+      box: deps.box,
+      catalog: deps.catalog,
+      mcp: deps.mcp,
+      maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+      reconcileAtCap: (organizationId) => reconciler.reconcileOrganization(organizationId),
+      defaultConcurrency: config.EVAL_ITERATION_CONCURRENCY,
+      workflows,
+      finalizeRun: deps.finalizeRun,
+    }),
+    getRun: getRun({ sql, reconciler }),
+    cancelRun: cancelRun({ sql, reconciler, workflows }),
+    listIterations: listIterations({ sql, cursors: deps.cursors }),
+    getTrace: getTrace({ sql }),
+    compareRuns: compareRuns({ sql }),
+    analyzeRunTools: analyzeRunTools({ sql }),
+  };
+}
+
+export type RunDeps = ReturnType<typeof runUseCases>;

@@ -1,9 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Sql } from '../db/connection.js';
-import { listStreamIterations } from '../db/evalIterations.js';
-import { findRuns, getRun, runProgress, runsProgress, type Run } from '../db/evalRuns.js';
+import type { RunFeed } from '../domain/useCases/runs/followRun.js';
+import type { RunsFeed } from '../domain/useCases/runs/followRuns.js';
 import type { Logger } from '../runtime/logger.js';
-import type { RunReconciler } from '../runtime/runReconciler.js';
 import type { EventIdCodec } from './eventIds.js';
 import type { EventStream } from './eventStream.js';
 import { toEvalRun, toIteration } from './evalViews.js';
@@ -19,8 +17,6 @@ const BATCH = 200;
 const LATE_COMMIT_WINDOW = 1000;
 
 export interface RunEventsDeps {
-  sql: Sql;
-  reconciler: RunReconciler;
   log: Logger;
   pollMs: number;
   eventIds: EventIdCodec;
@@ -29,11 +25,11 @@ export interface RunEventsDeps {
 /**
  * A run's events on an open stream: `run` first, then each final iteration once (`iteration`, its `id:` the stream
  * position to resume after, sealed by EventIdCodec), `run` again whenever the run's progress or status changes, and `end` with the final
- * run, after which the stream closes. `after` is the position of the Last-Event-ID a reconnecting client sent (0:
- * from the start).
+ * run, after which the stream closes. `feed.after` is the position of the Last-Event-ID a reconnecting client sent
+ * (0: from the start). What it reads, it reads through the feed (the followRun use case).
  */
-export async function streamRunEvents(deps: RunEventsDeps, stream: EventStream, run: Run, after: number) {
-  const { sql } = deps;
+export async function streamRunEvents(deps: RunEventsDeps, stream: EventStream, feed: RunFeed) {
+  const { run, after } = feed;
   /** the highest position sent, and the floor below which nothing is read (what an earlier connection sent) */
   let high = after;
   const floor = after;
@@ -44,7 +40,7 @@ export async function streamRunEvents(deps: RunEventsDeps, stream: EventStream, 
   const sendNewIterations = async (): Promise<number> => {
     const from = Math.max(floor, high - LATE_COMMIT_WINDOW);
     for (const [id, position] of sent) if (position <= from) sent.delete(id);
-    const rows = await listStreamIterations(sql, run.id, from, [...sent.keys()], BATCH);
+    const rows = await feed.iterations(from, [...sent.keys()], BATCH);
     for (const row of rows) {
       if (stream.closed) break;
       const position = row.streamPosition!;
@@ -56,11 +52,10 @@ export async function streamRunEvents(deps: RunEventsDeps, stream: EventStream, 
   };
 
   try {
-    let current = run;
     for (;;) {
       // The run is read before its iterations: once it reads final, every iteration it ended with is visible.
-      current = await deps.reconciler.onRead((await getRun(sql, current.id)) ?? current);
-      const view = toEvalRun(current, await runProgress(sql, current.id));
+      const { run: current, progress } = await feed.read();
+      const view = toEvalRun(current, progress);
       if (stream.closed) return;
       const ended = current.status !== 'running';
       const serialized = JSON.stringify(view);
@@ -92,32 +87,21 @@ export async function streamRunEvents(deps: RunEventsDeps, stream: EventStream, 
  * Several runs of a project on one stream, without their iterations (what a page listing runs shows): `run` for each
  * one first, in the order asked (one that had ended already too, so a client that reconnects learns of an end it
  * missed), again whenever its progress or status changes, its final state once when it ends; then, once none of
- * them runs, `end` and the stream closes. Each poll is two statements whatever the number of runs.
+ * them runs, `end` and the stream closes. Each poll is two statements whatever the number of runs (feed.read, the
+ * followRuns use case).
  */
-export async function streamRunsEvents(
-  deps: Omit<RunEventsDeps, 'eventIds'>,
-  stream: EventStream,
-  projectId: string,
-  runs: Run[],
-) {
-  const { sql } = deps;
+export async function streamRunsEvents(deps: Omit<RunEventsDeps, 'eventIds'>, stream: EventStream, feed: RunsFeed) {
+  const { projectId, runs } = feed;
   /** the runs still followed, in the order asked, and what was last sent of each */
   let following = runs.map((run) => run.id);
   const lastSent = new Map<string, string>();
   try {
     for (;;) {
       // Each run is read before its progress: once it reads final, every iteration it ended with is counted.
-      const read = new Map((await findRuns(sql, projectId, following)).map((run) => [run.id, run]));
-      const current = await Promise.all(
-        following.flatMap((id) => (read.has(id) ? [deps.reconciler.onRead(read.get(id)!)] : [])),
-      );
-      const progress = await runsProgress(
-        sql,
-        current.map((run) => run.id),
-      );
+      const current = await feed.read(following);
       if (stream.closed) return;
-      for (const run of current) {
-        const view = toEvalRun(run, progress.get(run.id)!);
+      for (const { run, progress } of current) {
+        const view = toEvalRun(run, progress);
         const serialized = JSON.stringify(view);
         if (serialized !== lastSent.get(run.id)) {
           lastSent.set(run.id, serialized);
@@ -125,7 +109,7 @@ export async function streamRunsEvents(
           if (stream.closed) return;
         }
       }
-      following = current.filter((run) => run.status === 'running').map((run) => run.id);
+      following = current.filter(({ run }) => run.status === 'running').map(({ run }) => run.id);
       if (following.length === 0) {
         await stream.send('end', {});
         stream.close('end');

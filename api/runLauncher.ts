@@ -1,16 +1,16 @@
 import type { Client } from '@temporalio/client';
-import {
-  evalRunWorkflowId,
-  runSearchAttributes,
-  runUserMetadata,
-  type RunDescription,
-  type RunLabels,
-} from '../workflows/definitions.js';
+import { runSearchAttributes, runUserMetadata } from '../workflows/definitions.js';
 import type { evalRun } from '../workflows/evalRun.js';
 import type { RunPlan } from '../domain/evals/plan.js';
+import {
+  evalRunWorkflowId,
+  type RunDescription,
+  type RunLabels,
+  type RunWorkflows,
+} from '../domain/ports/runWorkflows.js';
 
-/** The API's side of eval runs on Temporal: start and cancel. One workflow per run. */
-export class RunLauncher {
+/** The API's side of eval runs on Temporal (the domain's RunWorkflows): start and cancel. One workflow per run. */
+export class RunLauncher implements RunWorkflows {
   constructor(
     private readonly temporal: Client,
     private readonly taskQueue: string,

@@ -1,6 +1,6 @@
 import type { Db } from './connection.js';
-import { camelRow, type Camel } from './rows.js';
-import type { RunRow } from './evalRuns.js';
+import { camelRow } from './rows.js';
+import type { Run, RunRow } from './evalRuns.js';
 
 /**
  * The aggregates a comparison needs from one side: a run's finished iterations, or those of one model in a run.
@@ -146,7 +146,7 @@ export async function runModels(sql: Db, runId: string): Promise<(string | null)
 export async function previousCompletedRun(
   sql: Db,
   run: { suiteId: string; runNumber: number },
-): Promise<Camel<RunRow> | undefined> {
+): Promise<Run | undefined> {
   const [row] = await sql<RunRow[]>`
     SELECT * FROM eval_runs WHERE suite_id = ${run.suiteId} AND run_number < ${run.runNumber} AND status = 'completed'
     ORDER BY run_number DESC LIMIT 1`;

@@ -2,7 +2,12 @@ import type { Db, Tx } from './connection.js';
 import { newId } from './ids.js';
 import { camelRow, camelRows, type Camel } from './rows.js';
 import type { ClientProfile, IterationIsolation } from './servers.js';
-import type { RunBudget } from './evalSuites.js';
+
+/** What a run may spend; a field left out is not bounded (unless the organization's ceiling bounds it). */
+export interface RunBudget {
+  maxTokens?: number;
+  maxIterations?: number;
+}
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 
@@ -200,7 +205,10 @@ export async function markRunStarted(sql: Db, runId: string): Promise<void> {
   await sql`UPDATE eval_runs SET started_at = COALESCE(started_at, now()) WHERE id = ${runId}`;
 }
 
-/** Ends a run once: a finished run is never finished again (finalize may be retried). Per-run model keys are dropped. */
+/**
+ * Ends a run once: a finished run is never finished again (finalize may be retried). Per-run model keys are dropped.
+ * Only the finalize use case calls it (domain/useCases/runs/finalizeRun.ts): the one way a run ends.
+ */
 export async function finishRun(
   sql: Db,
   runId: string,
@@ -217,10 +225,4 @@ export async function finishRun(
     WHERE id = ${runId} AND status = 'running'
     RETURNING *`;
   return camelRow(row);
-}
-
-export async function failRunToStart(sql: Db, runId: string, error: string): Promise<void> {
-  await sql`
-    UPDATE eval_runs SET status = 'failed', result = 'failed', error = ${error}, completed_at = now(), model_keys_enc = NULL
-    WHERE id = ${runId} AND status = 'running'`;
 }

@@ -1,5 +1,5 @@
 import type { Db, Tx } from './connection.js';
-import type { Run, RunRow } from './evalRuns.js';
+import type { Run, RunBudget, RunRow } from './evalRuns.js';
 import { newId } from './ids.js';
 import { camelRow, camelRows, type Camel } from './rows.js';
 import type { ElicitationAnswer, IterationIsolation } from './servers.js';
@@ -40,12 +40,6 @@ export interface JudgeModel {
 export interface ModelChoice {
   model: string;
   provider?: string | null;
-}
-
-/** What a run may spend; a field left out is not bounded (unless the organization's ceiling bounds it). */
-export interface RunBudget {
-  maxTokens?: number;
-  maxIterations?: number;
 }
 
 export interface SuiteRow {

@@ -19,7 +19,7 @@ export interface Metrics {
   /** the eval worker's hook (activities/runIterations.ts): one finished iteration */
   iterationFinished(outcome: { status: string; result: string | null }): void;
   scheduledRuns: Counter<'outcome' | 'reason'>;
-  /** the worker's hook (domain/evals/scheduledRun.ts): a suite's schedule came due */
+  /** the worker's hook (domain/useCases/runs/startScheduledRun.ts): a suite's schedule came due */
   scheduledRunOutcome(outcome: { outcome: 'started' | 'skipped'; reason?: string }): void;
 }
 

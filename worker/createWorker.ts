@@ -1,22 +1,65 @@
+import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createActivities, type Activities } from '../activities/index.js';
 import type { Config } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
 import { instrumentMcp, type Metrics } from '../runtime/metrics.js';
 import type { Services } from '../runtime/services.js';
+import { createActivities, type Activities, type ActivityDeps } from '../activities/index.js';
+import { finalizeRun } from '../domain/useCases/runs/finalizeRun.js';
+import { reconcileRuns } from '../domain/useCases/runs/reconcileRuns.js';
+import { startScheduledRun } from '../domain/useCases/runs/startScheduledRun.js';
+import { temporalRunWorkflowStates } from '../runtime/runReconciler.js';
 import { workflowsPath } from './workflowBundle.js';
 
+/** What the worker's activities are composed from: the process's services, and a Temporal client of its own. */
+export type WorkerDeps = Omit<ActivityDeps, 'finalizeRun' | 'startScheduledRun'> & {
+  /** asks Temporal about runs' workflows (a scheduled run at the cap ends those that closed, as the API does) */
+  temporal: Client;
+};
+
 /**
- * The worker's activities, composed from the services its process built once (runtime/services.ts createServices):
- * worker/main.ts and the test stack compose them the same way. With `metrics`, MCP calls and finished iterations are
- * counted there.
+ * The worker's composition: every service its activities use, built once per process (worker/main.ts; the tests'
+ * workers the same way), then the activities given what each uses.
  */
-export function workerActivities(services: Services, config: Config, log: Logger, metrics?: Metrics): Activities {
-  return createActivities({
-    ...services,
-    ...(metrics && { mcp: instrumentMcp(services.mcp, metrics), metrics }),
-    config,
+export function composeActivities(deps: WorkerDeps): Activities {
+  const { sql, config, log, catalog } = deps;
+  const endRun = finalizeRun({ sql });
+  // At the cap, runs whose workflow closed in Temporal are ended first, as for POST /eval-runs.
+  const reconciler = reconcileRuns({
+    sql,
+    workflows: temporalRunWorkflowStates(deps.temporal),
+    finalizeRun: endRun,
     log,
+  });
+  return createActivities({
+    ...deps,
+    finalizeRun: endRun,
+    startScheduledRun: startScheduledRun({
+      sql,
+      box: deps.box,
+      catalog,
+      maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+      reconcileAtCap: (organizationId) => reconciler.reconcileOrganization(organizationId),
+      defaultConcurrency: config.EVAL_ITERATION_CONCURRENCY,
+      log,
+      metrics: deps.metrics,
+    }),
+  });
+}
+
+/**
+ * The worker's activities from the services its process built once (runtime/services.ts createServices): worker/main.ts
+ * and the test stack compose them the same way. With `metrics`, MCP calls and finished iterations are counted there.
+ */
+export function workerActivities(
+  services: Services,
+  more: { config: Config; log: Logger; temporal: Client; metrics?: Metrics },
+): Activities {
+  const { metrics } = more;
+  return composeActivities({
+    ...services,
+    ...more,
+    ...(metrics && { mcp: instrumentMcp(services.mcp, metrics), metrics }),
   });
 }
 

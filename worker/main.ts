@@ -1,3 +1,4 @@
+import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
@@ -37,13 +38,15 @@ const metricsServer =
       );
 if (metricsServer) log.info({ port: config.METRICS_PORT }, 'worker metrics at /metrics');
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+// The worker's own client on the same connection: what its activities ask Temporal (a scheduled run at the cap).
+const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 const worker = await createRunwayWorker({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   ...(workflowBundle && { workflowBundle }),
   maxConcurrentActivityTaskExecutions: config.WORKER_ACTIVITY_SLOTS,
-  activities: workerActivities(services, config, log, metrics),
+  activities: workerActivities(services, { config, log, temporal, metrics }),
 });
 log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
 // The Temporal runtime stops the worker on SIGINT/SIGTERM; run() then resolves after in-flight work drained.

@@ -30,20 +30,6 @@ export const defaultSizing = { targetMs: 5_000, minMs: 500, maxSize: 100 } as co
  */
 export const inFlightSizing = { ...defaultSizing, targetMs: 10_000, inFlight: true } as const;
 
-/** The first batches: about this many per lane over the run, so the first timings come in early... */
-const initialBatchesPerLane = 8;
-/** ...and never more iterations than this before any batch has been timed. */
-const initialMaxSize = 25;
-
-/**
- * The size of the first batches of a run of `iterations` over `lanes` (at least 1) lanes: BatchSizing's `initialSize`. The plan activity
- * computes it and its result is recorded in history, so a change here reaches only runs planned after it; the
- * workflow's pre-patch branch cuts every batch to this size.
- */
-export function initialBatchSize(iterations: number, lanes: number): number {
-  return Math.min(initialMaxSize, Math.max(1, Math.ceil(iterations / (lanes * initialBatchesPerLane))));
-}
-
 /**
  * Hands out the run's iterations batch by batch, sized by how long iterations have taken so far: about
  * `targetMs` of work per batch, and towards the end no more than an equal share of what is left per lane

@@ -6,13 +6,20 @@ import {
   type SearchAttributeUpdatePair,
 } from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import type { RunPlan } from '../domain/evals/plan.js';
+import {
+  evalRunWorkflowId,
+  type RunDescription,
+  type RunLabels,
+  type ScheduledRunOutcome,
+  type ScheduledSuiteRunInput,
+} from '../domain/ports/runWorkflows.js';
 import { markdownText } from './markdownText.js';
 
-/** What planning a run gives its workflow: the iterations, the first batches' size, the concurrency, the budget. */
-type RunPlan = Awaited<ReturnType<Activities['planRun']>>;
-
-export const evalRunWorkflowId = (runId: string): string => `eval-run:${runId}`;
+// The small shapes and the workflow id the domain shares with the workflows are the domain's
+// (domain/ports/runWorkflows.ts, pure: the one domain module the workflows import as a value).
+export { evalRunWorkflowId };
+export type { RunDescription, RunLabels, ScheduledRunOutcome, ScheduledSuiteRunInput };
 
 /** Search attributes (all Keyword) registered on the Temporal namespace; operators filter runs by them. */
 export const searchAttributeNames = {
@@ -31,14 +38,6 @@ const searchAttributeKeys = {
   source: defineSearchAttributeKey(searchAttributeNames.source, SearchAttributeType.KEYWORD),
   result: defineSearchAttributeKey(searchAttributeNames.result, SearchAttributeType.KEYWORD),
 };
-
-/** What an eval run's workflow (and a suite's schedule) is found by in Temporal Web UI. */
-export interface RunLabels {
-  organizationId: string;
-  projectId: string;
-  suiteId: string;
-  source: string;
-}
 
 export function runSearchAttributes(labels: RunLabels): SearchAttributePair[] {
   return [
@@ -59,14 +58,6 @@ export function runResultSearchAttribute(finished: {
   result: string | null;
 }): SearchAttributeUpdatePair {
   return { key: searchAttributeKeys.result, value: finished.result ?? finished.status };
-}
-
-/** What an operator reads about a run in Temporal Web UI (its "User Metadata"), without opening Postgres. */
-export interface RunDescription {
-  suiteName: string;
-  projectName: string;
-  /** iterations the run plans: each case's runs, or the run's iterationOverride, summed over the suite's cases */
-  iterations: number;
 }
 
 /**
@@ -120,13 +111,3 @@ export const progressQuery = defineQuery<EvalRunProgress>('progress');
 export const suiteScheduleId = (suiteId: string): string => `suite-schedule:${suiteId}`;
 /** The schedule's action workflow; Temporal appends the due time to this id for each action. */
 export const scheduledSuiteRunWorkflowId = (suiteId: string): string => `suite-scheduled-run:${suiteId}`;
-
-export interface ScheduledSuiteRunInput {
-  suiteId: string;
-}
-
-/** Why a due scheduled run did not start (also the suite's `schedule.lastSkipped.reason`). */
-export type ScheduledRunOutcome =
-  // `about` is missing from the results of runs started before Web UI got run descriptions
-  | { outcome: 'started'; run: RunLabels & { id: string }; about?: RunDescription }
-  | { outcome: 'skipped'; reason: string; message: string };

@@ -1,17 +1,9 @@
-import { sideAggregates } from '../../db/evalCompare.js';
-import { findRun } from '../../db/evalRuns.js';
-import { analyzeTools } from '../../domain/evals/compare/tools.js';
-import { requireProject } from '../../domain/access/project.js';
-import type { RouteDeps } from '../app.js';
-import { notFound } from '../errors.js';
+import type { AnalyzeRunTools } from '../../domain/useCases/runs/analyzeRunTools.js';
 import { defineRoute } from '../route.js';
 import { runParams } from '../schemas/evals.js';
 import { toolAnalysisSchema } from '../schemas/toolAnalysis.js';
 
-/** How many of the most frequent confusions the analysis reports (as a comparison's side does). */
-const CONFUSIONS = 10;
-
-export function evalRunToolRoutes({ sql }: RouteDeps) {
+export function evalRunToolRoutes({ analyzeRunTools }: { analyzeRunTools: AnalyzeRunTools }) {
   return [
     defineRoute({
       method: 'get',
@@ -25,10 +17,7 @@ export function evalRunToolRoutes({ sql }: RouteDeps) {
       response: toolAnalysisSchema,
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        const run = await findRun(sql, project.id, params.runId);
-        if (!run) throw notFound('eval run', { runId: params.runId });
-        return analyzeTools(await sideAggregates(sql, run.id, undefined, { confusions: CONFUSIONS }));
+        return await analyzeRunTools({ principal, ...params });
       },
     }),
   ];

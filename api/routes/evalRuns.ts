@@ -1,16 +1,11 @@
-import type { Principal } from '../../db/accounts.js';
-import { findIteration, findTrace, listIterationPage } from '../../db/evalIterations.js';
-import { findRun, isExecuted, runProgress, type Run } from '../../db/evalRuns.js';
-import { checkExpectedTools } from '../../domain/evals/expectedTools.js';
+import type { CancelRun } from '../../domain/useCases/runs/cancelRun.js';
+import type { GetRun } from '../../domain/useCases/runs/getRun.js';
+import type { GetTrace } from '../../domain/useCases/runs/getTrace.js';
+import type { ListIterations } from '../../domain/useCases/runs/listIterations.js';
+import type { StartRun } from '../../domain/useCases/runs/startRun.js';
 import { formatCount, limits } from '../../domain/limits.js';
-import { requireProject } from '../../domain/access/project.js';
-import type { RouteDeps } from '../app.js';
-import { ApiError, notFound } from '../errors.js';
 import { toEvalRun, toIteration, toTrace } from '../evalViews.js';
 import { defineRoute } from '../route.js';
-import { createEvalRun, launchEvalRun, type RunCreationDeps } from '../../domain/evals/startEvalRun.js';
-import type { RunPlan } from '../../domain/evals/plan.js';
-import type { RunDescription } from '../../workflows/definitions.js';
 import { projectParams } from '../schemas/common.js';
 import {
   createRunBody,
@@ -23,40 +18,20 @@ import {
   traceSchema,
 } from '../schemas/evals.js';
 
-export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cursors, mcp }: RouteDeps) {
-  // Run creation is shared with suites' schedules (runs/startEvalRun.ts): the same cap, checks and keys.
-  const creation: RunCreationDeps = {
-    sql,
-    box,
-    catalog,
-    maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
-    reconcileAtCap: (organizationId) => reconciler.reconcileOrganization(organizationId),
-    defaultConcurrency: config.EVAL_ITERATION_CONCURRENCY,
-  };
-  const startWorkflow = (about: RunDescription, plan: RunPlan) => (run: Run) =>
-    runs.start(
-      {
-        id: run.id,
-        organizationId: run.organizationId,
-        projectId: run.projectId,
-        suiteId: run.suiteId,
-        source: run.source,
-      },
-      about,
-      plan,
-    );
-  // Progress comes from the iteration rows: exact, and one indexed query. Asking the workflow instead (its
-  // progress query, still there for operators) measured 34 ms median while a large run was active and slowed the
-  // run itself by ~15% (bench/eval-run.ts; docs/PERFORMANCE.md).
-  const view = async (run: Run) => toEvalRun(run, await runProgress(sql, run.id));
-  /** The run a request names, in a project the key may see; 404 otherwise. */
-  const requireRun = async (principal: Principal, params: { projectId: string; runId: string }) => {
-    const project = await requireProject(sql, principal, params.projectId);
-    const run = await findRun(sql, project.id, params.runId);
-    if (!run) throw notFound('eval run', { runId: params.runId });
-    return run;
-  };
-
+/** A run's routes: each calls one use case of domain/useCases/runs and puts its answer in the wire shape. */
+export function evalRunRoutes({
+  startRun,
+  getRun,
+  cancelRun,
+  listIterations,
+  getTrace,
+}: {
+  startRun: StartRun;
+  getRun: GetRun;
+  cancelRun: CancelRun;
+  listIterations: ListIterations;
+  getTrace: GetTrace;
+}) {
   return [
     defineRoute({
       method: 'post',
@@ -73,25 +48,11 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
       response: runCreatedSchema,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'RATE_LIMITED'],
       async handler({ principal, params, body }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        const { run, caseUpsert, cases, servers, suiteName, iterations, plan, leftOut } = await createEvalRun(
-          creation,
-          {
-            organizationId: principal.organizationId,
-            projectId: project.id,
-            source: 'api',
-            createdByKeyId: principal.keyId,
-          },
-          body,
-        );
-        // Expected tools no server has are worth a warning, never a refusal; checked while the workflow starts.
-        const checked = checkExpectedTools(
-          mcp,
-          servers,
-          cases.map((c) => ({ title: c.title, expectedToolCalls: c.expectedToolCalls as { toolName: string }[] })),
-        );
-        await launchEvalRun(sql, startWorkflow({ suiteName, projectName: project.name, iterations }, plan), run);
-        const warnings = await checked;
+        const { run, caseUpsert, servers, warnings, leftOut } = await startRun({
+          principal,
+          projectId: params.projectId,
+          request: body,
+        });
         return {
           runId: run.id,
           suiteId: run.suiteId,
@@ -112,10 +73,8 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
       response: evalRunSchema,
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
-        // A row that says running is checked against its workflow now and then (RunReconciler.onRead): one
-        // terminated in Temporal Web UI reads as failed, not running for good.
-        const run = await reconciler.onRead(await requireRun(principal, params));
-        return await view(run);
+        const { run, progress } = await getRun({ principal, ...params });
+        return toEvalRun(run, progress);
       },
     }),
     defineRoute({
@@ -128,17 +87,8 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
       response: evalRunSchema,
       errors: ['NOT_FOUND', 'CONFLICT'],
       async handler({ principal, params }) {
-        // A run whose workflow already closed in Temporal cannot be cancelled there: it is ended, and 409 says how.
-        const run = await reconciler.reconcile(await requireRun(principal, params), 'cancel');
-        if (run.status !== 'running' || !isExecuted(run)) {
-          throw new ApiError(
-            'CONFLICT',
-            `the run is ${run.status === 'running' ? 'ingested, not executed here' : `already ${run.status}`}; only a running run can be cancelled`,
-            { status: run.status },
-          );
-        }
-        await runs.cancel(run.id);
-        return await view(run);
+        const { run, progress } = await cancelRun({ principal, ...params });
+        return toEvalRun(run, progress);
       },
     }),
     defineRoute({
@@ -151,14 +101,10 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
       response: iterationPage,
       errors: ['NOT_FOUND', 'VALIDATION_ERROR'],
       async handler({ principal, params, query }) {
-        const run = await requireRun(principal, params);
-        const scope = `iterations:${run.id}`;
-        const after = query.cursor ? cursors.decode<number>(scope, query.cursor) : 0;
-        const rows = await listIterationPage(sql, run.id, after, query.limit + 1);
-        const page = rows.slice(0, query.limit);
+        const page = await listIterations({ principal, ...params, cursor: query.cursor, limit: query.limit });
         return {
-          items: page.map(toIteration),
-          ...(rows.length > query.limit ? { nextCursor: cursors.encode(scope, page.at(-1)!.seq) } : {}),
+          items: page.items.map(toIteration),
+          ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
         };
       },
     }),
@@ -171,12 +117,7 @@ export function evalRunRoutes({ sql, box, config, catalog, runs, reconciler, cur
       response: traceSchema,
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
-        const run = await requireRun(principal, params);
-        const iteration = await findIteration(sql, run.id, params.iterationId);
-        if (!iteration) throw notFound('iteration', { iterationId: params.iterationId });
-        const trace = await findTrace(sql, iteration.id);
-        if (!trace) throw notFound('trace', { iterationId: iteration.id, reason: 'TRACE_NOT_AVAILABLE' });
-        return toTrace(trace);
+        return toTrace(await getTrace({ principal, ...params }));
       },
     }),
   ];

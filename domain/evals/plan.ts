@@ -2,7 +2,7 @@ import { inTransaction, type Db } from '../../db/connection.js';
 import { planIterations, type PlannedIteration } from '../../db/evalIterations.js';
 import { lockRunById, markRunStarted } from '../../db/evalRuns.js';
 import { findSuite, listCases } from '../../db/evalSuites.js';
-import { initialBatchSize } from '../../workflows/batching.js';
+import { initialBatchSize } from './initialBatchSize.js';
 import { formatCount, limits } from '../limits.js';
 import { RunNotFound, TooManyIterations } from './runFailures.js';
 import { getOrganizationLimits } from '../../db/organizationLimits.js';
@@ -22,7 +22,7 @@ export function runnableCases<C extends { ingested: boolean }>(cases: readonly C
 
 export interface RunPlan {
   iterationIds: string[];
-  /** iterations of each of the first batches (workflows/batching.ts); the workflow sizes later ones by how long iterations take */
+  /** iterations of each of the first batches (initialBatchSize); the workflow sizes later ones by how long iterations take */
   batchSize: number;
   /** batches in flight at once: the run's concurrency, else the worker's default, never above the organization's ceiling */
   concurrency: number;
@@ -37,7 +37,7 @@ export interface RunPlan {
  * (or the run already ended) and adds nothing, even when the suite gained cases since.
  */
 export async function planRun(sql: Db, runId: string, options: { concurrency: number }): Promise<RunPlan> {
-  // The run row is locked while planning, so a run ended meanwhile (runtime/runReconciler.ts) gets no new iterations.
+  // The run row is locked while planning, so a run ended meanwhile (finalizeRun) gets no new iterations.
   const { rows, run } = await inTransaction(sql, async (tx) => {
     const run = await lockRunById(tx, runId);
     if (!run) throw new RunNotFound(runId);

@@ -1,5 +1,6 @@
 import type { OrganizationLimits } from '../../db/organizationLimits.js';
-import type { ModelChoice, RunBudget } from '../../db/evalSuites.js';
+import type { RunBudget } from '../../db/evalRuns.js';
+import type { ModelChoice } from '../../db/evalSuites.js';
 
 export type { ModelChoice, RunBudget };
 import { OperationFailure } from '../failures.js';

@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/connection.js';
-import { failRunToStart, insertRun, lockOrganizationRuns, type ExecutedSource, type Run } from '../../db/evalRuns.js';
+import { insertRun, lockOrganizationRuns, type ExecutedSource, type Run } from '../../db/evalRuns.js';
 import { INGESTED_RESULTS_ONLY, planRun, runnableCases, type RunPlan } from './plan.js';
 import {
   createSuite,
@@ -10,25 +10,28 @@ import {
   updateSuite,
   upsertCases,
   type Case,
+  type CaseInput,
   type CaseUpsert,
+  type JudgeModel,
+  type ModelChoice,
   type Suite,
 } from '../../db/evalSuites.js';
+import type { RunBudget } from '../../db/evalRuns.js';
 import { findHost } from '../../db/hosts.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
 import type { SecretBox } from '../../db/secretBox.js';
-import type { SavedServer } from '../../db/servers.js';
+import type { IterationIsolation, SavedServer } from '../../db/servers.js';
 import { hostClientProfile, requireAllowedRoots } from '../mcp/index.js';
 import { checkPlannedIterations, checkSuiteCases } from '../limits.js';
 import { validateRunModels, type HostedModelCatalog, type ModelCase } from '../models/catalog.js';
 import { notFound, OperationFailure, refused } from '../failures.js';
-import type { CreateRunBody } from '../../api/schemas/evals.js';
 import { requireServers } from './serverSelection.js';
 import { getOrganizationLimits } from '../../db/organizationLimits.js';
 import { caseModels, resolveBudget, resolveConcurrency } from './runSettings.js';
 
 /**
- * Creating an eval run, in one place for every way a run starts: POST /eval-runs and a suite's schedule
- * (activities/schedules). The rules live here so they cannot drift: the organization's concurrency cap, the suite
+ * Creating an eval run, in one place for every way a run starts: the startRun and startScheduledRun use cases
+ * (domain/useCases/runs: POST /eval-runs and a suite's schedule). The rules live here so they cannot drift: the organization's concurrency cap, the suite
  * and its inline cases, the saved servers and host, the bounds on cases and iterations, which models may run with
  * which keys, and the encrypted per-run keys. Refusals are OperationFailures (the API answers them with their code; a schedule
  * records them as the reason a due run was skipped).
@@ -43,12 +46,39 @@ export interface RunCreationDeps {
   catalog: HostedModelCatalog;
   maxConcurrentRuns: number;
   /**
-   * At the cap, ends the organization's counted runs whose workflow already closed in Temporal (RunReconciler);
+   * At the cap, ends the organization's counted runs whose workflow already closed in Temporal (reconcileRuns);
    * how many it ended. Called outside the transaction, so no network call holds the organization's lock.
    */
   reconcileAtCap(organizationId: string): Promise<number>;
   /** a run's concurrency when it asks for none (EVAL_ITERATION_CONCURRENCY): the run is planned as it is created */
   defaultConcurrency: number;
+}
+
+/**
+ * What a run is started with: a suite (by id, or a new one by name with its servers), inline tests to upsert into
+ * it first, and the run's settings. POST /eval-runs' body (api/schemas/evals.ts createRunBody) is one, validated;
+ * a schedule's is the suite's id alone.
+ */
+export interface RunRequest {
+  suiteId?: string;
+  suiteName?: string;
+  suiteDescription?: string;
+  serverIds?: string[];
+  hostId?: string;
+  /** inline tests, upserted into the suite by title and query before the run is planned */
+  tests?: CaseInput[];
+  /** the model (or models) of inline tests that name none, and a new suite's default */
+  model?: string;
+  models?: ModelChoice[];
+  budget?: RunBudget;
+  concurrency?: number;
+  /** per-run provider keys, sealed with the run and dropped when it ends */
+  modelApiKeys?: Record<string, string>;
+  judgeModel?: JudgeModel;
+  notes?: string;
+  passCriteria?: { minimumPassRate: number };
+  iterationOverride?: number;
+  isolation?: IterationIsolation;
 }
 
 /** Who starts the run: the organization and project it belongs to, how it was started, and by which API key. */
@@ -127,13 +157,13 @@ class RunCapReached extends Error {
 
 /**
  * Writes a run (and, for a new suite or inline tests, the suite and its cases) in one transaction, or refuses with
- * nothing written. The run's workflow is not started here: launchEvalRun starts it for the API, the scheduled
+ * nothing written. The run's workflow is not started here: startRun starts it for the API, the scheduled
  * workflow starts it as its child.
  */
 export async function createEvalRun(
   deps: RunCreationDeps,
   origin: RunOrigin,
-  request: CreateRunBody,
+  request: RunRequest,
 ): Promise<CreatedRun> {
   const { sql, box, catalog } = deps;
   let existing: Suite | undefined;
@@ -277,17 +307,4 @@ export async function createEvalRun(
 export function usesJudge(c: Pick<Case, 'expectedOutput' | 'outputCheck' | 'turns'>): boolean {
   if (c.turns) return c.turns.some((t) => t.expectedOutput !== undefined && t.outputCheck?.mode === 'judge');
   return c.expectedOutput !== null && c.outputCheck?.mode === 'judge';
-}
-
-/** What the run's row says when its workflow could not be started: the slot is freed and the run reads as failed. */
-export const START_FAILED = 'the run could not be started on Temporal';
-
-/** Starts the run's workflow; when that fails the run is ended as failed (its slot freed) and the error rethrown. */
-export async function launchEvalRun(sql: Sql, start: (run: Run) => Promise<void>, run: Run): Promise<void> {
-  try {
-    await start(run);
-  } catch (error) {
-    await failRunToStart(sql, run.id, START_FAILED);
-    throw error;
-  }
 }

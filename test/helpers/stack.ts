@@ -101,7 +101,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       connection: workerConnection,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue,
-      activities: workerActivities(services, config, log),
+      activities: workerActivities(services, { config, log, temporal }),
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
     worker = { worker: w, running: w.run(), connection: workerConnection };

@@ -1,8 +1,7 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createActivities } from '../../activities/index.js';
 import { createLogger } from '../../runtime/logger.js';
-import { createRunwayWorker } from '../../worker/createWorker.js';
+import { composeActivities, createRunwayWorker } from '../../worker/createWorker.js';
 import { startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
 
 // Issue 34: a run's batches spread over the workers that poll its task queue. Only the run's first batch starts
@@ -28,10 +27,12 @@ describe('two workers on one task queue', () => {
     // The stack's own worker makes way for two of this test's, each counting the batches it runs.
     await stack.stopWorker();
     for (const counts of ran) {
-      const activities = createActivities({
+      const activities = composeActivities({
         sql: stack.sql,
         box: stack.box,
+        catalog: stack.services.catalog,
         config: stack.config,
+        temporal: stack.temporal,
         log: createLogger('silent'),
         mcp: stack.mcp,
       });

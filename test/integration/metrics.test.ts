@@ -2,11 +2,10 @@ import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createActivities } from '../../activities/index.js';
 import { createLogger } from '../../runtime/logger.js';
 import { createMetrics, instrumentMcp, serveMetrics, type Metrics } from '../../runtime/metrics.js';
 import { setProviderKey } from '../../db/providerKeys.js';
-import { createRunwayWorker } from '../../worker/createWorker.js';
+import { composeActivities, createRunwayWorker } from '../../worker/createWorker.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../fixtures/model/server.js';
 import { startOAuthServer, type OAuthFixture } from '../fixtures/mcp/oauth.js';
 import { waitForRun } from '../helpers/evals.js';
@@ -175,10 +174,12 @@ describe('Prometheus metrics', () => {
       connection,
       namespace: stack.config.TEMPORAL_NAMESPACE,
       taskQueue: stack.taskQueue,
-      activities: createActivities({
+      activities: composeActivities({
         sql: stack.sql,
         box: stack.box,
+        catalog: stack.services.catalog,
         config: stack.config,
+        temporal: stack.temporal,
         log: createLogger('silent'),
         mcp: instrumentMcp(stack.mcp, workerMetrics),
         metrics: workerMetrics,

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  BatchScheduler,
-  defaultSizing,
-  inFlightSizing,
-  initialBatchSize,
-  type BatchSizing,
-} from '../../workflows/batching.js';
+import { BatchScheduler, defaultSizing, inFlightSizing, type BatchSizing } from '../../workflows/batching.js';
+import { initialBatchSize } from '../../domain/evals/initialBatchSize.js';
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `itr_${i}`);
 

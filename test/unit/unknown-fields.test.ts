@@ -4,6 +4,10 @@ import type { RouteDeps } from '../../api/app.js';
 import { EventStreams } from '../../api/eventStream.js';
 import { noBody, noQuery } from '../../api/route.js';
 import { allRoutes } from '../../api/routes/index.js';
+import { evalRunCompareRoutes } from '../../api/routes/evalRunCompare.js';
+import { evalRunEventRoutes } from '../../api/routes/evalRunEvents.js';
+import { evalRunToolRoutes } from '../../api/routes/evalRunTools.js';
+import { evalRunRoutes } from '../../api/routes/evalRuns.js';
 import { editDistance } from '../../domain/closestName.js';
 import { foreignNames, suggestName, unknownFields } from '../../api/unknownFields.js';
 

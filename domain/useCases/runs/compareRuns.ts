@@ -1,0 +1,114 @@
+import type { Principal } from '../../../db/accounts.js';
+import type { Db } from '../../../db/connection.js';
+import { previousCompletedRun, runModels, sideAggregates, type ModelFilter } from '../../../db/evalCompare.js';
+import { findRun, type Run } from '../../../db/evalRuns.js';
+import { requireProject } from '../../access/project.js';
+import { compareSides, type Comparison } from '../../evals/compare/compare.js';
+import { notFound, refused } from '../../failures.js';
+
+/** How many of the most frequent confusions (expected A, called B) each side reports. */
+const CONFUSIONS = 10;
+/** by=model compares every model against the base one; a run names few, and each costs four grouped queries. */
+export const MAX_MODELS = 20;
+
+/** One side of a comparison: a run, or one model of it. */
+export interface ComparedSide {
+  runId: string;
+  runNumber: number;
+  suiteId: string;
+  status: Run['status'];
+  source: string;
+  model?: string | null;
+}
+
+export type RunComparison = { by: 'run'; base: ComparedSide; current: ComparedSide } & Comparison;
+
+export interface ModelComparison {
+  by: 'model';
+  runId: string;
+  baseModel: string | null;
+  models: (string | null)[];
+  comparisons: ({ by: 'model'; base: ComparedSide; current: ComparedSide } & Comparison)[];
+}
+
+export interface CompareInput {
+  principal: Principal;
+  projectId: string;
+  runId: string;
+  by?: 'run' | 'model';
+  baseRunId?: string;
+  baseModel?: string;
+}
+
+/**
+ * A run against a base run (by default the suite's previous completed run), or its models against one another
+ * (by=model): per case, Fisher's exact test on the pass/fail counts, significance after Benjamini-Hochberg
+ * (domain/evals/compare). Every side is counted in SQL (db/evalCompare.ts).
+ */
+export function compareRuns(deps: { sql: Db }) {
+  const { sql } = deps;
+  const side = (run: Run, model?: ModelFilter): ComparedSide => ({
+    runId: run.id,
+    runNumber: run.runNumber,
+    suiteId: run.suiteId,
+    status: run.status,
+    source: run.source,
+    ...(model !== undefined && { model }),
+  });
+  const aggregates = (run: Run, model: ModelFilter) => sideAggregates(sql, run.id, model, { confusions: CONFUSIONS });
+
+  return async function compareRuns(input: CompareInput): Promise<RunComparison | ModelComparison> {
+    const project = await requireProject(sql, input.principal, input.projectId);
+    const run = await findRun(sql, project.id, input.runId);
+    if (!run) throw notFound('eval run', { runId: input.runId });
+
+    if (input.by === 'model') {
+      if (input.baseRunId !== undefined) {
+        throw refused('by=model compares the models of one run; leave out baseRunId', { field: 'baseRunId' });
+      }
+      const models = await runModels(sql, run.id);
+      if (models.length > MAX_MODELS) {
+        throw refused(`the run has ${models.length} models; by=model compares at most ${MAX_MODELS}`, {
+          limit: MAX_MODELS,
+        });
+      }
+      const baseModel = input.baseModel ?? models[0] ?? null;
+      if (input.baseModel !== undefined && !models.includes(input.baseModel)) {
+        throw refused(`no iteration of this run used the model \`${input.baseModel}\``, {
+          field: 'baseModel',
+          models,
+        });
+      }
+      const others = models.filter((m) => m !== baseModel);
+      const [base, ...rest] = await Promise.all([aggregates(run, baseModel), ...others.map((m) => aggregates(run, m))]);
+      return {
+        by: 'model',
+        runId: run.id,
+        baseModel,
+        models,
+        comparisons: others.map((model, i) => ({
+          by: 'model' as const,
+          base: side(run, baseModel),
+          current: side(run, model),
+          ...compareSides(base, rest[i]),
+        })),
+      };
+    }
+
+    if (input.baseModel !== undefined) {
+      throw refused('baseModel goes with by=model', { field: 'baseModel' });
+    }
+    const baseRun = input.baseRunId
+      ? await findRun(sql, project.id, input.baseRunId)
+      : await previousCompletedRun(sql, run);
+    if (!baseRun) {
+      throw input.baseRunId
+        ? notFound('base run', { baseRunId: input.baseRunId })
+        : notFound('base run', { reason: 'NO_PREVIOUS_RUN', suiteId: run.suiteId, runNumber: run.runNumber });
+    }
+    const [base, current] = await Promise.all([aggregates(baseRun, undefined), aggregates(run, undefined)]);
+    return { by: 'run', base: side(baseRun), current: side(run), ...compareSides(base, current) };
+  };
+}
+
+export type CompareRuns = ReturnType<typeof compareRuns>;

@@ -1,0 +1,58 @@
+import { inTransaction, type Db } from '../../../db/connection.js';
+import { cancelUnfinishedIterations, finishedOutcomes } from '../../../db/evalIterations.js';
+import { finishRun, lockRunById } from '../../../db/evalRuns.js';
+import { RunNotFound } from '../../evals/runFailures.js';
+import { summarizeRun } from '../../evals/summary.js';
+
+export interface FinalizeInput {
+  runId: string;
+  outcome: 'completed' | 'failed' | 'cancelled';
+  error?: string;
+  /** the run's budget was spent before every iteration ran (issue 16): those left are kept as cancelled, not run */
+  stoppedBy?: 'budget';
+}
+
+/** What an iteration its run's budget left unrun says (status cancelled). */
+export const NOT_RUN_BUDGET = {
+  error: "not run: the run's budget was spent",
+  errorDetails: { reason: 'BUDGET_EXHAUSTED' },
+} as const;
+
+export interface FinalizeResult {
+  status: string;
+  result: string | null;
+  passRate: number | null;
+}
+
+/**
+ * The one way a run ends, whatever happened before: unfinished iterations are kept as cancelled, the summary covers
+ * what finished, and per-run model keys are dropped (the run's slot is freed). Idempotent: an already finished run
+ * is returned as it is. Every ending goes through here: the workflow's last activity, ingest (on its transaction:
+ * `finalizeRun({ sql: tx })`), the reconciler (reconcileRuns, for a workflow that closed without getting here) and a
+ * workflow that could not be started (startRun, the scheduled run's start). The run row stays locked throughout, so
+ * a plan in flight never adds iterations to a run that has just ended.
+ */
+export function finalizeRun(deps: { sql: Db }) {
+  return async function finalizeRun(input: FinalizeInput): Promise<FinalizeResult> {
+    const row = await inTransaction(deps.sql, async (tx) => {
+      const run = await lockRunById(tx, input.runId);
+      if (!run) throw new RunNotFound(input.runId);
+      if (run.status !== 'running') return run;
+      const byBudget = input.stoppedBy === 'budget' && input.outcome === 'completed';
+      await cancelUnfinishedIterations(tx, input.runId, byBudget ? NOT_RUN_BUDGET : undefined);
+      const { summary, result } = summarizeRun(await finishedOutcomes(tx, input.runId), run.passCriteria);
+      return (await finishRun(tx, input.runId, {
+        status: input.outcome,
+        result: input.outcome === 'completed' ? result : input.outcome === 'failed' ? 'failed' : null,
+        summary: byBudget ? { ...summary, stoppedBy: 'budget' } : summary,
+        error: input.error ?? null,
+      }))!;
+    });
+    return { status: row.status, result: row.result, passRate: row.summary?.passRate ?? null };
+  };
+}
+
+export type FinalizeRun = ReturnType<typeof finalizeRun>;
+
+/** What a run's row says when its workflow could not be started: the run is ended as failed and its slot freed. */
+export const START_FAILED = 'the run could not be started on Temporal';

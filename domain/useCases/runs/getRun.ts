@@ -1,0 +1,31 @@
+import type { Principal } from '../../../db/accounts.js';
+import type { Db } from '../../../db/connection.js';
+import { runProgress, type Progress, type Run } from '../../../db/evalRuns.js';
+import { requireRun } from '../../access/run.js';
+import type { ReconcileRuns } from './reconcileRuns.js';
+
+/** A run with its progress: what a poll reads. */
+export interface RunWithProgress {
+  run: Run;
+  progress: Progress;
+}
+
+/**
+ * A poll of a run: status, result, summary and live progress. Progress comes from the iteration rows: exact, and one
+ * indexed query. Asking the workflow instead (its progress query, still there for operators) measured 34 ms median
+ * while a large run was active and slowed the run itself by ~15% (bench/eval-run.ts; docs/PERFORMANCE.md).
+ */
+export function getRun(deps: { sql: Db; reconciler: Pick<ReconcileRuns, 'onRead'> }) {
+  return async function getRun(input: {
+    principal: Principal;
+    projectId: string;
+    runId: string;
+  }): Promise<RunWithProgress> {
+    // A row that says running is checked against its workflow now and then (onRead): one terminated in Temporal
+    // Web UI reads as failed, not running for good.
+    const run = await deps.reconciler.onRead(await requireRun(deps.sql, input.principal, input));
+    return { run, progress: await runProgress(deps.sql, run.id) };
+  };
+}
+
+export type GetRun = ReturnType<typeof getRun>;
