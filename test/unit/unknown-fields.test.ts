@@ -4,10 +4,6 @@ import type { RouteDeps } from '../../api/app.js';
 import { EventStreams } from '../../api/eventStream.js';
 import { noBody, noQuery } from '../../api/route.js';
 import { allRoutes } from '../../api/routes/index.js';
-import { evalRunCompareRoutes } from '../../api/routes/evalRunCompare.js';
-import { evalRunEventRoutes } from '../../api/routes/evalRunEvents.js';
-import { evalRunToolRoutes } from '../../api/routes/evalRunTools.js';
-import { evalRunRoutes } from '../../api/routes/evalRuns.js';
 import { editDistance } from '../../domain/closestName.js';
 import { foreignNames, suggestName, unknownFields } from '../../api/unknownFields.js';
 
@@ -225,7 +221,8 @@ describe('every route', () => {
   // as they are built; every other dependency, such as a group of use cases, is an empty object): no handler runs,
   // only the schemas are read.
   const nothing = new Proxy({}, { get: () => undefined });
-  const given: Record<string | symbol, unknown> = { config: {}, eventStreams: new EventStreams() };
+  const eventStreams = new EventStreams();
+  const given: Record<string | symbol, unknown> = { config: {}, eventStreams, runDeps: { eventStreams } };
   const routes = allRoutes(
     new Proxy(given, { get: (deps, key) => (key in deps ? deps[key] : nothing) }) as unknown as RouteDeps,
   );
