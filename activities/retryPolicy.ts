@@ -24,23 +24,15 @@ import { AgentRunFailure } from '../domain/models/agentLoop.js';
 import {
   classifyModelError,
   isModelError,
+  MODEL_FAILURES,
   type ModelErrorClassification,
-  type ModelErrorKind,
 } from '../domain/models/failures.js';
 import { isRateLimitStatus } from '../domain/models/rateLimits.js';
 
-/** Why an iteration failed, in `error_details.reason`. Server failures keep the MCP failure's own reason. */
-export type ModelFailureReason =
-  | 'PROVIDER_HOST_NOT_FOUND'
-  | 'PROVIDER_AUTH_FAILED'
-  | 'MODEL_NOT_FOUND'
-  | 'PROVIDER_REJECTED_REQUEST'
-  | 'MODEL_CONFIGURATION'
-  | 'PROVIDER_RATE_LIMITED'
-  | 'PROVIDER_UNAVAILABLE'
-  | 'MODEL_TIMEOUT'
-  | 'MODEL_ERROR'
-  | 'JUDGE_REPLY_INVALID';
+/*
+ * Why an iteration failed, in `error_details.reason`: a model failure's reason (MODEL_FAILURES,
+ * domain/models/failures.ts), JUDGE_REPLY_INVALID, UNSCRIPTED_QUESTION, or a server failure's own reason.
+ */
 
 /** A server asked a question the case's elicitation script has no answer for (domain/evals/iterationQuestions.ts). */
 export const UNSCRIPTED_QUESTION = 'UNSCRIPTED_QUESTION';
@@ -71,19 +63,6 @@ export interface FailureContext {
 /** The longest a provider's Retry-After is honoured; past it the batch retries anyway (and may be told again). */
 export const MAX_RETRY_DELAY_MS = 10 * 60_000;
 
-const modelFailures: Record<Exclude<ModelErrorKind, 'aborted'>, { reason: ModelFailureReason; transient: boolean }> = {
-  host_not_found: { reason: 'PROVIDER_HOST_NOT_FOUND', transient: false },
-  unauthorized: { reason: 'PROVIDER_AUTH_FAILED', transient: false },
-  not_found: { reason: 'MODEL_NOT_FOUND', transient: false },
-  rejected: { reason: 'PROVIDER_REJECTED_REQUEST', transient: false },
-  configuration: { reason: 'MODEL_CONFIGURATION', transient: false },
-  rate_limited: { reason: 'PROVIDER_RATE_LIMITED', transient: true },
-  unavailable: { reason: 'PROVIDER_UNAVAILABLE', transient: true },
-  timeout: { reason: 'MODEL_TIMEOUT', transient: true },
-  // a malformed or empty answer, or anything unforeseen from the provider: worth a few attempts
-  unknown: { reason: 'MODEL_ERROR', transient: true },
-};
-
 export function decideRetry(error: unknown, context: FailureContext): RetryDecision {
   if (context.signal?.aborted || error instanceof CancelledFailure) return { action: 'cancel' };
   if (error instanceof OperationFailure) return serverFailure(error, context);
@@ -102,7 +81,7 @@ export function decideRetry(error: unknown, context: FailureContext): RetryDecis
   const classified = modelClassification(error, context);
   if (classified) {
     if (classified.kind === 'aborted') return { action: 'cancel' };
-    const { reason, transient } = modelFailures[classified.kind];
+    const { reason, transient } = MODEL_FAILURES[classified.kind];
     const status = classified.status;
     if (!transient) return fail(classified.message, { reason, ...(status !== undefined && { status }) }, context);
     // The provider limits and said until when: waiting is all there is to do, so it spends no attempt of the cap

@@ -1,7 +1,7 @@
 /**
  * Model and provider errors, classified in one place: what kind of failure it was, the provider's own words, its
- * HTTP status and when it asked to be called again. Whether to retry is not decided here but by the retry policy
- * (activities/retryPolicy.ts), from the kind.
+ * HTTP status and when it asked to be called again, and the reason each kind is recorded with (MODEL_FAILURES).
+ * Whether to retry is not decided here but by the retry policy (activities/retryPolicy.ts), from the kind.
  */
 import {
   AISDKError,
@@ -37,6 +37,38 @@ export interface ModelErrorClassification {
   /** How long the provider asked us to wait (retry-after-ms, retry-after, rate-limit reset headers). */
   retryAfterMs?: number;
 }
+
+/** Why a model call failed: an iteration's `error_details.reason`, and case generation's `details.reason`. */
+export type ModelFailureReason =
+  | 'PROVIDER_HOST_NOT_FOUND'
+  | 'PROVIDER_AUTH_FAILED'
+  | 'MODEL_NOT_FOUND'
+  | 'PROVIDER_REJECTED_REQUEST'
+  | 'MODEL_CONFIGURATION'
+  | 'PROVIDER_RATE_LIMITED'
+  | 'PROVIDER_UNAVAILABLE'
+  | 'MODEL_TIMEOUT'
+  | 'MODEL_ERROR';
+
+/**
+ * The one table of model failures: each kind's reason, and whether it may pass (`transient`: an outage, a limit, a
+ * timeout, a malformed answer) or will answer the same however often it is asked. The retry policy retries the
+ * transient ones (activities/retryPolicy.ts); case generation tells its caller (`details.retryable`).
+ */
+export const MODEL_FAILURES: Readonly<
+  Record<Exclude<ModelErrorKind, 'aborted'>, { reason: ModelFailureReason; transient: boolean }>
+> = {
+  host_not_found: { reason: 'PROVIDER_HOST_NOT_FOUND', transient: false },
+  unauthorized: { reason: 'PROVIDER_AUTH_FAILED', transient: false },
+  not_found: { reason: 'MODEL_NOT_FOUND', transient: false },
+  rejected: { reason: 'PROVIDER_REJECTED_REQUEST', transient: false },
+  configuration: { reason: 'MODEL_CONFIGURATION', transient: false },
+  rate_limited: { reason: 'PROVIDER_RATE_LIMITED', transient: true },
+  unavailable: { reason: 'PROVIDER_UNAVAILABLE', transient: true },
+  timeout: { reason: 'MODEL_TIMEOUT', transient: true },
+  // a malformed or empty answer, or anything unforeseen from the provider: worth a few attempts
+  unknown: { reason: 'MODEL_ERROR', transient: true },
+};
 
 const MAX_PROVIDER_MESSAGE = 500;
 

@@ -1,7 +1,7 @@
 import { generateText, jsonSchema, NoObjectGeneratedError, Output } from 'ai';
 import { OperationFailure } from '../../failures.js';
 import { MODEL_CALL_RETRIES } from '../../models/agentLoop.js';
-import { classifyModelError, type ModelErrorKind } from '../../models/failures.js';
+import { classifyModelError, MODEL_FAILURES } from '../../models/failures.js';
 import type { ChatModel } from '../../models/providers.js';
 import { caseDraftsJsonSchema } from './drafts.js';
 import type { GenerationPrompt } from './prompt.js';
@@ -79,21 +79,10 @@ function unreadable(text: string | undefined): OperationFailure {
   );
 }
 
-/** The reasons of an eval iteration's model failures (activities/retryPolicy.ts), for the same causes. */
-const reasons: Record<Exclude<ModelErrorKind, 'aborted' | 'timeout'>, { reason: string; retryable: boolean }> = {
-  host_not_found: { reason: 'PROVIDER_HOST_NOT_FOUND', retryable: false },
-  unauthorized: { reason: 'PROVIDER_AUTH_FAILED', retryable: false },
-  not_found: { reason: 'MODEL_NOT_FOUND', retryable: false },
-  rejected: { reason: 'PROVIDER_REJECTED_REQUEST', retryable: false },
-  configuration: { reason: 'MODEL_CONFIGURATION', retryable: false },
-  rate_limited: { reason: 'PROVIDER_RATE_LIMITED', retryable: true },
-  unavailable: { reason: 'PROVIDER_UNAVAILABLE', retryable: true },
-  unknown: { reason: 'MODEL_ERROR', retryable: true },
-};
-
 /**
  * A provider failure in the contract's codes: the model is the upstream here, so what it cannot answer is a 502
- * SERVER_UNREACHABLE with the reason (as an iteration would record it), and no answer in time a 504 TIMEOUT.
+ * SERVER_UNREACHABLE with the reason an iteration records for the same cause (MODEL_FAILURES, and whether another
+ * try may pass), and no answer in time a 504 TIMEOUT.
  */
 function modelFailure(error: unknown, signal: AbortSignal, timeoutMs: number): OperationFailure {
   const classified = classifyModelError(error, signal);
@@ -103,10 +92,10 @@ function modelFailure(error: unknown, signal: AbortSignal, timeoutMs: number): O
       timeoutMs,
     });
   }
-  const { reason, retryable } = reasons[classified.kind];
+  const { reason, transient } = MODEL_FAILURES[classified.kind];
   return new OperationFailure('SERVER_UNREACHABLE', `the model could not draft cases: ${classified.message}`, {
     reason,
-    retryable,
+    retryable: transient,
     ...(classified.status !== undefined && { status: classified.status }),
     ...(classified.retryAfterMs !== undefined && { retryAfterMs: classified.retryAfterMs }),
   });
