@@ -1,9 +1,10 @@
-/* Pure: no DOM, no imports (the unit tests read it in Node: test/unit/console-pure.test.ts). */
+/* Pure: no DOM (the unit tests read it in Node: test/unit/console-pure.test.ts). */
+// The one Retry-After parser of the server, the client and the console: a pure module without imports, bundled as is.
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports
+import { parseRetryAfter } from '../../domain/retryAfter.js';
 
-/** Retry-After: delta-seconds or an HTTP date; at least 1 s, at most 2 minutes. */
-export function retryAfterSeconds(header: string | null): number {
-  let seconds = Number(header);
-  if (header && !Number.isFinite(seconds)) seconds = (Date.parse(header) - Date.now()) / 1000;
-  if (!Number.isFinite(seconds)) seconds = 1;
-  return Math.min(120, Math.max(1, Math.ceil(seconds)));
+/** Retry-After (delta-seconds or an HTTP date) in whole seconds, at least 1 s and at most 2 minutes; 1 s if unread. */
+export function retryAfterSeconds(header: string | null, now = Date.now()): number {
+  const ms = parseRetryAfter(header, now) ?? 1000;
+  return Math.min(120, Math.max(1, Math.ceil(ms / 1000)));
 }

@@ -13,6 +13,7 @@ import {
   RetryError,
   UnsupportedFunctionalityError,
 } from 'ai';
+import { parseRetryAfter } from '../retryAfter.js';
 
 export type ModelErrorKind =
   | 'aborted'
@@ -158,13 +159,8 @@ export function providerRetryDelay(headers: Record<string, string> | undefined, 
   if (!headers) return undefined;
   const ms = Number(headers['retry-after-ms'] ?? NaN);
   if (Number.isFinite(ms) && ms >= 0) return ms;
-  const retryAfter = headers['retry-after']?.trim();
-  // Stryker disable next-line ConditionalExpression: an absent or blank Retry-After matches neither the seconds pattern nor Date.parse (NaN)
-  if (retryAfter) {
-    if (/^\d+(\.\d+)?$/.test(retryAfter)) return Number(retryAfter) * 1000;
-    const at = Date.parse(retryAfter);
-    if (Number.isFinite(at)) return Math.max(0, at - now);
-  }
+  const retryAfter = parseRetryAfter(headers['retry-after'], now);
+  if (retryAfter !== undefined) return retryAfter;
   const resets: number[] = [];
   for (const [name, value] of Object.entries(headers)) {
     if (/^x-ratelimit-reset-/.test(name)) {
