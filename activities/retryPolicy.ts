@@ -11,8 +11,11 @@
  *   iteration is recorded as failed with the reason;
  * - `cancel`: the run was cancelled; the cancellation goes on as it is.
  * A failure that is not the iteration's (the database, a bug) is retried without a cap: it only delays the run.
- * Callers: runIterations.ts (iterations), the providers' fetch (the AI SDK's own retries), every activity
- * (activityFailure: a run that does not exist or cannot be planned).
+ * The one owner of model-call retries in eval runs: the AI SDK retries nothing (MODEL_CALL_RETRIES,
+ * domain/models/agentLoop.ts), and the rate-limit gate re-sends only what a provider turned away unread for its rate
+ * limit, while the reset is near (domain/models/rateLimits.ts).
+ * Callers: runIterations.ts (iterations), every activity (activityFailure: a run that does not exist or cannot be
+ * planned).
  */
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import type { FailureDetails } from '../domain/evals/iteration.js';

@@ -30,11 +30,13 @@ export type { AgentTool, ToolCallOptions, ToolResult } from './tools.js';
 export type { TraceSpan } from './trace.js';
 
 /**
- * Retries of one model call inside the loop, for server errors and dropped connections. Small on purpose: the AI
- * SDK's retries are quick, while Temporal retries the whole iteration with its own backoff; the two multiply. Rate
- * limits (429, 529) never reach them: the rate-limit gate (rateLimits.ts) sits inside and waits for the reset.
+ * The AI SDK's own retries of an eval run's model calls (the agent's turns, the servers' sampling requests, the
+ * judge): none. Retries are Temporal's: the retry policy (activities/retryPolicy.ts) decides from the failure, and
+ * Temporal retries the batch with its backoff, or after the provider's delay; SDK retries would multiply them. A
+ * rate limit (429, 529) is not retried either: the rate-limit gate (rateLimits.ts) holds the request until the
+ * provider's reset, or leaves the failure to the retry policy.
  */
-export const MODEL_CALL_RETRIES = 2;
+export const MODEL_CALL_RETRIES = 0;
 
 /** Sampling requests the servers of one iteration may have the model answer; a server that loops gets refused. */
 export const MAX_SAMPLING_REQUESTS = 25;
@@ -62,7 +64,6 @@ export interface AgentRunOptions {
   clock?: () => number;
   /** Clock reading that span times count from (default: when runAgent starts), e.g. the iteration's start. */
   startedAt?: number;
-  maxRetries?: number;
   /**
    * The run's gate for this model's provider, shared with its other lanes (rateLimits.ts); by default one of this
    * loop's own, so a 429 still waits for the provider's reset.
@@ -208,7 +209,8 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
       const model = wrapLanguageModel({ model: options.model, middleware: gated });
       const { result, usage } = await answerSampling(model, params, {
         signal: callSignal,
-        maxRetries: options.maxRetries ?? MODEL_CALL_RETRIES,
+        // a failed sampling request is the server's to handle: it is answered with a JSON-RPC error
+        maxRetries: MODEL_CALL_RETRIES,
       });
       sampling.inputTokens += usage.inputTokens;
       sampling.outputTokens += usage.outputTokens;
@@ -252,7 +254,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
         tools,
         toolChoice: options.toolChoice,
         temperature: options.temperature,
-        maxRetries: options.maxRetries ?? MODEL_CALL_RETRIES,
+        maxRetries: MODEL_CALL_RETRIES,
         abortSignal: signal,
         stopWhen: [stepCountIs(options.maxSteps), halted],
         prepareStep: () => {

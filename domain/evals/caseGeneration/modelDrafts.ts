@@ -1,6 +1,5 @@
 import { generateText, jsonSchema, NoObjectGeneratedError, Output } from 'ai';
 import { OperationFailure } from '../../failures.js';
-import { MODEL_CALL_RETRIES } from '../../models/agentLoop.js';
 import { classifyModelError, MODEL_FAILURES } from '../../models/failures.js';
 import type { ChatModel } from '../../models/providers.js';
 import { caseDraftsJsonSchema } from './drafts.js';
@@ -8,6 +7,14 @@ import type { GenerationPrompt } from './prompt.js';
 
 /** How long one generation waits for the model, retries included. */
 export const GENERATION_TIMEOUT_MS = 90_000;
+
+/**
+ * The AI SDK's retries of the generation's model call: its one retry owner. Generation answers an HTTP request in
+ * the API process: no Temporal and no rate-limit gate stand behind it, so the SDK retries a provider's outage or rate
+ * limit (honouring its Retry-After under a minute) within GENERATION_TIMEOUT_MS; past them the reply says whether
+ * another try may pass (`details.retryable`, `retryAfterMs`) and asking again is the caller's.
+ */
+export const GENERATION_RETRIES = 2;
 
 /** Characters of an unreadable answer quoted back, so the caller sees what the model said. */
 const EXCERPT_CHARS = 200;
@@ -47,7 +54,7 @@ export async function askModelForDrafts(
       }),
       // OpenAI's strict mode cannot describe free-form `arguments` objects (every key must be listed).
       providerOptions: { openai: { strictJsonSchema: false } },
-      maxRetries: MODEL_CALL_RETRIES,
+      maxRetries: GENERATION_RETRIES,
       abortSignal: signal,
     });
     output = result.output;
