@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Mutation testing (stryker.config.mjs) runs only the pure unit tests of the mutated core: no global setup, so no
+// Mutation testing (stryker.config.js) runs only the pure unit tests of the mutated core: no global setup, so no
 // Postgres, Temporal or workflow bundle is started, and each mutant runs in well under a second. Kept apart from
 // vitest.config.ts on purpose: the full suite's config is for `npm test`.
 export default defineConfig({
