@@ -12,6 +12,7 @@ export default defineConfig({
       'test/unit/match-options.test.ts',
       'test/unit/statistics.test.ts',
       'test/unit/models-failures.test.ts',
+      'test/unit/retry-after.test.ts',
       'test/unit/retry-policy.test.ts',
       'test/unit/batching.test.ts',
     ],

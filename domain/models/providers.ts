@@ -49,9 +49,9 @@ export interface ModelEndpoint {
 
 /**
  * fetch for the provider packages. A host name that does not resolve will not resolve on a retry either: the retry
- * policy (activities/retryPolicy.ts) fails the iteration at once, and case generation, where the AI SDK retries
- * (domain/evals/caseGeneration/modelDrafts.ts) and would do so for every network error with seconds of backoff,
- * tells the SDK the same (a non-retryable APICallError) instead of retrying first.
+ * policy (activities/retryPolicy.ts) fails the iteration at once. Where the AI SDK does retry (case generation,
+ * domain/evals/caseGeneration/modelDrafts.ts), as it would any network error with seconds of backoff, this fetch
+ * tells it the same (a non-retryable APICallError), so it does not retry first.
  */
 const providerFetch: typeof fetch = async (input, init) => {
   try {

@@ -7,6 +7,7 @@ describe('parseRetryAfter', () => {
 
   it('reads delta-seconds, whole or with a fraction, trimmed, as milliseconds', () => {
     expect(parseRetryAfter('7', now)).toBe(7_000);
+    expect(parseRetryAfter('120', now)).toBe(120_000);
     expect(parseRetryAfter(' 3 ', now)).toBe(3_000);
     expect(parseRetryAfter('1.25', now)).toBe(1_250);
     expect(parseRetryAfter('0', now)).toBe(0);
