@@ -12,6 +12,7 @@ export default {
     'domain/evals/matchOptions.ts',
     'domain/evals/statistics.ts',
     'domain/models/failures.ts',
+    'domain/retryAfter.ts',
     'activities/retryPolicy.ts',
     'workflows/batching.ts',
   ],

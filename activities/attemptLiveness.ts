@@ -15,7 +15,7 @@ export const WORKER_STOOD_STILL = 'WORKER_STOOD_STILL';
  * the last tick counts too, so a write that wakes up before the ticker does is refused as well.
  */
 export class AttemptLiveness {
-  private last = performance.now();
+  private last: number;
   private longest = 0;
   private readonly ticker: NodeJS.Timeout;
 
@@ -23,20 +23,23 @@ export class AttemptLiveness {
   constructor(
     private readonly limitMs: number,
     tickMs = 250,
+    /** the monotonic clock, in ms (a test's own, so that a standstill needs no stopped process) */
+    private readonly now: () => number = () => performance.now(),
   ) {
+    this.last = now();
     this.ticker = setInterval(() => this.tick(), tickMs);
     this.ticker.unref();
   }
 
   private tick(): void {
-    const now = performance.now();
+    const now = this.now();
     this.longest = Math.max(this.longest, now - this.last);
     this.last = now;
   }
 
   /** the longest the process stood still since the attempt began, up to now */
   stoodStillMs(): number {
-    return Math.max(this.longest, performance.now() - this.last);
+    return Math.max(this.longest, this.now() - this.last);
   }
 
   /** Throws a retryable failure once the process stood still for `limitMs` or more; nothing may be written after it. */

@@ -11,8 +11,11 @@
  *   iteration is recorded as failed with the reason;
  * - `cancel`: the run was cancelled; the cancellation goes on as it is.
  * A failure that is not the iteration's (the database, a bug) is retried without a cap: it only delays the run.
- * Callers: runIterations.ts (iterations), the providers' fetch (the AI SDK's own retries), every activity
- * (activityFailure: a run that does not exist or cannot be planned).
+ * The one owner of model-call retries in eval runs: the AI SDK retries nothing (MODEL_CALL_RETRIES,
+ * domain/models/agentLoop.ts), and the rate-limit gate re-sends only what a provider turned away unread for its rate
+ * limit, while the reset is near (domain/models/rateLimits.ts).
+ * Callers: runIterations.ts (iterations), every activity (activityFailure: a run that does not exist or cannot be
+ * planned).
  */
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import type { FailureDetails } from '../domain/evals/iteration.js';
@@ -24,11 +27,15 @@ import { AgentRunFailure } from '../domain/models/agentLoop.js';
 import {
   classifyModelError,
   isModelError,
+  MODEL_FAILURES,
   type ModelErrorClassification,
-  modelFailureReasons,
 } from '../domain/models/failures.js';
 import { isRateLimitStatus } from '../domain/models/rateLimits.js';
 
+/*
+ * Why an iteration failed, in `error_details.reason`: a model failure's reason (MODEL_FAILURES,
+ * domain/models/failures.ts), JUDGE_REPLY_INVALID, UNSCRIPTED_QUESTION, or a server failure's own reason.
+ */
 
 /** A server asked a question the case's elicitation script has no answer for (domain/evals/iterationQuestions.ts). */
 export const UNSCRIPTED_QUESTION = 'UNSCRIPTED_QUESTION';
@@ -77,7 +84,7 @@ export function decideRetry(error: unknown, context: FailureContext): RetryDecis
   const classified = modelClassification(error, context);
   if (classified) {
     if (classified.kind === 'aborted') return { action: 'cancel' };
-    const { reason, transient } = modelFailureReasons[classified.kind];
+    const { reason, transient } = MODEL_FAILURES[classified.kind];
     const status = classified.status;
     if (!transient) return fail(classified.message, { reason, ...(status !== undefined && { status }) }, context);
     // The provider limits and said until when: waiting is all there is to do, so it spends no attempt of the cap

@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import { retryAfterMs } from '../domain/retryAfter.js';
 import type { accountSchema } from './schemas/account.js';
 import type {
   chatboxDetailSchema,
@@ -40,11 +39,13 @@ import type {
 import type { ErrorEnvelope } from './errors.js';
 import type { comparisonSchema, compareQuery } from './schemas/compare.js';
 import type { uploadReply, uploadUrlBody, uploadUrlReply } from './schemas/ingest.js';
+import { parseRetryAfter } from '../domain/retryAfter.js';
 
 /*
  * A typed client of /api/v1. Every request and reply type is inferred from the zod schema the server validates
  * with (request bodies: the schema's input; replies: its output), so the client cannot drift from the routes.
- * Type-only imports: nothing of the server is loaded at run time.
+ * Type-only imports but one: nothing of the server is loaded at run time except the pure Retry-After parser the
+ * server and the console share (domain/retryAfter.ts, itself without imports).
  */
 
 export type Collection<T> = { items: T[]; nextCursor?: string };
@@ -175,6 +176,10 @@ export function apiBaseUrl(url: string): string {
   return trimmed.endsWith('/api/v1') ? trimmed : `${trimmed}/api/v1`;
 }
 
+/** A reply's Retry-After in milliseconds (domain/retryAfter.ts: delta-seconds or an HTTP date). */
+const retryAfterMs = (response: Response): number | undefined =>
+  parseRetryAfter(response.headers.get('retry-after'), Date.now());
+
 export function createRunwayClient(options: RunwayClientOptions) {
   const base = apiBaseUrl(options.baseUrl);
   const fetchImpl = options.fetch ?? fetch;
@@ -221,7 +226,7 @@ export function createRunwayClient(options: RunwayClientOptions) {
       const envelope = envelopeOf(text);
       if (retryable429) {
         if (isRunCapReached(envelope)) return replay(response, text);
-        const delayMs = rateLimitDelay(retryAfterMs(response.headers.get('retry-after')), rateLimited++);
+        const delayMs = rateLimitDelay(retryAfterMs(response), rateLimited++);
         options.onRetry?.({ attempt, delayMs, status: 429, reason: 'rate limited' });
         await sleep(delayMs);
         continue;
@@ -253,7 +258,7 @@ export function createRunwayClient(options: RunwayClientOptions) {
       typeof envelope?.message === 'string' ? envelope.message : text.slice(0, 500) || response.statusText,
       envelope?.details,
       response.headers.get('x-request-id') ?? undefined,
-      retryAfterMs(response.headers.get('retry-after')),
+      retryAfterMs(response),
     );
   }
 

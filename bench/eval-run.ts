@@ -1,6 +1,6 @@
 /**
  * A whole eval run through Runway (API -> Temporal -> worker -> MCP + model -> Postgres) against a plain in-process
- * loop doing the same MCP and model work at the same concurrency. DESIGN.md target: within 1.5x.
+ * loop doing the same MCP and model work at the same concurrency. Target (docs/PERFORMANCE.md): within 1.5x.
  * Also samples GET /eval-runs/{id} while the run is active (target: median under 10 ms) and the worker's peak memory.
  * As in production, the worker is its own process, compiled (`npm run build`, into a temporary folder) and loading its
  * prebuilt workflow bundle; its start time (spawn -> polling its task queue) and peak memory are reported (target:

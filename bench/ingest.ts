@@ -2,7 +2,7 @@
  * Eval ingest: 10,000 iterations through the chunked flow over HTTP, as the MCPJam SDK reporter sends them
  * (runs/start, 50 x runs/iterations of 200, runs/finalize), against a bulk insert of the same rows (cases,
  * iterations, traces, run) straight into Postgres: what storing them costs the database at the least.
- * DESIGN.md target: the chunked flow under 10 s.
+ * Target (docs/PERFORMANCE.md): the chunked flow under 10 s.
  *
  *   npx tsx bench/ingest.ts [iterations=10000] [repeats=3]     (DATABASE_URL: an admin URL; default the local Postgres)
  *

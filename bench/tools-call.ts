@@ -1,6 +1,7 @@
 /**
- * tools/call through the API against a direct in-process MCP SDK client, on the same warm server (DESIGN.md target:
- * under 2 ms median overhead with a warm connection), and against the MCP Inspector CLI doing the same call.
+ * tools/call through the API against a direct in-process MCP SDK client, on the same warm server (target in
+ * docs/PERFORMANCE.md: under 2 ms median overhead with a warm connection), and against the MCP Inspector CLI doing the
+ * same call.
  *
  *   npx tsx bench/tools-call.ts [iterations]      (DATABASE_URL: an admin URL; default the local Postgres)
  *

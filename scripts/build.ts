@@ -35,7 +35,7 @@ export async function build(outDir: string, { quiet = false } = {}): Promise<voi
   cpSync(join(root, 'db', 'migrations'), join(outDir, 'db', 'migrations'), { recursive: true });
   // Bundled from the TypeScript source, as the tests bundle it: the same code the replay tests check.
   await writeWorkflowBundle(join(outDir, 'workflow-bundle.js'), quiet ? quietBundleLogger : undefined);
-  // Where dist/api/console.ts looks for it: ../console/dist relative to itself.
+  // Where dist/api/console.js looks for it: ../console/dist relative to itself.
   await buildConsole(join(outDir, 'console', 'dist'), { quiet });
   if (!quiet) console.log(`built ${outDir} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }

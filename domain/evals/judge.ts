@@ -82,7 +82,7 @@ const MAX_JUDGE_OUTPUT_TOKENS = 1000;
 export async function judgeAnswer(
   model: ChatModel,
   input: JudgeInput,
-  options: { signal: AbortSignal; trace: TraceRecorder; maxRetries?: number; rateLimitGate?: RateLimitGate },
+  options: { signal: AbortSignal; trace: TraceRecorder; rateLimitGate?: RateLimitGate },
 ): Promise<{ verdict: JudgeVerdict; usage: { inputTokens: number; outputTokens: number } }> {
   const span = options.trace.start('judge', JUDGE_PROMPT_VERSION, { modelId: model.modelId });
   let usage = { inputTokens: 0, outputTokens: 0 };
@@ -99,7 +99,8 @@ export async function judgeAnswer(
       prompt: judgePrompt(input),
       temperature: 0,
       maxOutputTokens: MAX_JUDGE_OUTPUT_TOKENS,
-      maxRetries: options.maxRetries ?? MODEL_CALL_RETRIES,
+      // a failed judge call fails the iteration to the retry policy, as the agent's does
+      maxRetries: MODEL_CALL_RETRIES,
       abortSignal: options.signal,
     });
     usage = { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 };

@@ -30,11 +30,11 @@ export type { AgentTool, ToolCallOptions, ToolResult } from './tools.js';
 export type { TraceSpan } from './trace.js';
 
 /**
- * The AI SDK's own retries of a model call: none. A failed call is retried by one owner, Temporal's retry policy
- * (activities/retryPolicy.ts), which knows the attempt, the run's cancellation and the provider's Retry-After; SDK
- * retries under it would multiply its attempts. Rate limits (429, 529) are waited for at the run's gate
- * (rateLimits.ts), which sends nothing again on its own account but the refused request once the provider's reset
- * has passed. Case generation (no workflow) answers a transient failure as retryable, and its caller retries.
+ * The AI SDK's own retries of an eval run's model calls (the agent's turns, the servers' sampling requests, the
+ * judge): none. Retries are Temporal's: the retry policy (activities/retryPolicy.ts) decides from the failure, and
+ * Temporal retries the batch with its backoff, or after the provider's delay; SDK retries would multiply them. A
+ * rate limit (429, 529) is not retried either: the rate-limit gate (rateLimits.ts) holds the request until the
+ * provider's reset, or leaves the failure to the retry policy.
  */
 export const MODEL_CALL_RETRIES = 0;
 
@@ -64,7 +64,6 @@ export interface AgentRunOptions {
   clock?: () => number;
   /** Clock reading that span times count from (default: when runAgent starts), e.g. the iteration's start. */
   startedAt?: number;
-  maxRetries?: number;
   /**
    * The run's gate for this model's provider, shared with its other lanes (rateLimits.ts); by default one of this
    * loop's own, so a 429 still waits for the provider's reset.
@@ -210,7 +209,8 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
       const model = wrapLanguageModel({ model: options.model, middleware: gated });
       const { result, usage } = await answerSampling(model, params, {
         signal: callSignal,
-        maxRetries: options.maxRetries ?? MODEL_CALL_RETRIES,
+        // a failed sampling request is the server's to handle: it is answered with a JSON-RPC error
+        maxRetries: MODEL_CALL_RETRIES,
       });
       sampling.inputTokens += usage.inputTokens;
       sampling.outputTokens += usage.outputTokens;
@@ -254,7 +254,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRecord> {
         tools,
         toolChoice: options.toolChoice,
         temperature: options.temperature,
-        maxRetries: options.maxRetries ?? MODEL_CALL_RETRIES,
+        maxRetries: MODEL_CALL_RETRIES,
         abortSignal: signal,
         stopWhen: [stepCountIs(options.maxSteps), halted],
         prepareStep: () => {

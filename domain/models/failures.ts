@@ -1,7 +1,7 @@
 /**
  * Model and provider errors, classified in one place: what kind of failure it was, the provider's own words, its
- * HTTP status and when it asked to be called again. Whether to retry is not decided here but by the retry policy
- * (activities/retryPolicy.ts), from the kind.
+ * HTTP status and when it asked to be called again, and the reason each kind is recorded with (MODEL_FAILURES).
+ * Whether to retry is not decided here but by the retry policy (activities/retryPolicy.ts), from the kind.
  */
 import {
   AISDKError,
@@ -13,7 +13,7 @@ import {
   RetryError,
   UnsupportedFunctionalityError,
 } from 'ai';
-import { retryAfterMs } from '../retryAfter.js';
+import { parseRetryAfter } from '../retryAfter.js';
 
 export type ModelErrorKind =
   | 'aborted'
@@ -29,7 +29,17 @@ export type ModelErrorKind =
   | 'configuration'
   | 'unknown';
 
-/** Why a model call failed, as an iteration records it (`error_details.reason`) and case generation answers it. */
+export interface ModelErrorClassification {
+  kind: ModelErrorKind;
+  /** For the iteration's `error` and the trace: the provider's own words, never a key or a URL. */
+  message: string;
+  /** HTTP status of the provider's answer, when there was one. */
+  status?: number;
+  /** How long the provider asked us to wait (retry-after-ms, retry-after, rate-limit reset headers). */
+  retryAfterMs?: number;
+}
+
+/** Why a model call failed: an iteration's `error_details.reason`, and case generation's `details.reason`. */
 export type ModelFailureReason =
   | 'PROVIDER_HOST_NOT_FOUND'
   | 'PROVIDER_AUTH_FAILED'
@@ -42,13 +52,12 @@ export type ModelFailureReason =
   | 'MODEL_ERROR';
 
 /**
- * The one table of model failures: each kind's reason, and whether another attempt may succeed (transient). The
- * eval retry policy (activities/retryPolicy.ts) and case generation (domain/evals/caseGeneration/modelDrafts.ts)
- * both read it, so a failure has the same reason wherever it happens.
+ * The one table of model failures: each kind's reason, and whether it may pass (`transient`: an outage, a limit, a
+ * timeout, a malformed answer) or will answer the same however often it is asked. The retry policy retries the
+ * transient ones (activities/retryPolicy.ts); case generation tells its caller (`details.retryable`).
  */
-export const modelFailureReasons: Record<
-  Exclude<ModelErrorKind, 'aborted'>,
-  { reason: ModelFailureReason; transient: boolean }
+export const MODEL_FAILURES: Readonly<
+  Record<Exclude<ModelErrorKind, 'aborted'>, { reason: ModelFailureReason; transient: boolean }>
 > = {
   host_not_found: { reason: 'PROVIDER_HOST_NOT_FOUND', transient: false },
   unauthorized: { reason: 'PROVIDER_AUTH_FAILED', transient: false },
@@ -61,16 +70,6 @@ export const modelFailureReasons: Record<
   // a malformed or empty answer, or anything unforeseen from the provider: worth a few attempts
   unknown: { reason: 'MODEL_ERROR', transient: true },
 };
-
-export interface ModelErrorClassification {
-  kind: ModelErrorKind;
-  /** For the iteration's `error` and the trace: the provider's own words, never a key or a URL. */
-  message: string;
-  /** HTTP status of the provider's answer, when there was one. */
-  status?: number;
-  /** How long the provider asked us to wait (retry-after-ms, retry-after, rate-limit reset headers). */
-  retryAfterMs?: number;
-}
 
 const MAX_PROVIDER_MESSAGE = 500;
 
@@ -160,7 +159,7 @@ export function providerRetryDelay(headers: Record<string, string> | undefined, 
   if (!headers) return undefined;
   const ms = Number(headers['retry-after-ms'] ?? NaN);
   if (Number.isFinite(ms) && ms >= 0) return ms;
-  const retryAfter = retryAfterMs(headers['retry-after'], now);
+  const retryAfter = parseRetryAfter(headers['retry-after'], now);
   if (retryAfter !== undefined) return retryAfter;
   const resets: number[] = [];
   for (const [name, value] of Object.entries(headers)) {

@@ -49,8 +49,9 @@ export interface ModelEndpoint {
 
 /**
  * fetch for the provider packages. A host name that does not resolve will not resolve on a retry either: the retry
- * policy (activities/retryPolicy.ts) fails the iteration at once, so the AI SDK, which retries every network error
- * with seconds of backoff, is told the same (a non-retryable APICallError) instead of retrying first.
+ * policy (activities/retryPolicy.ts) fails the iteration at once. Where the AI SDK does retry (case generation,
+ * domain/evals/caseGeneration/modelDrafts.ts), as it would any network error with seconds of backoff, this fetch
+ * tells it the same (a non-retryable APICallError), so it does not retry first.
  */
 const providerFetch: typeof fetch = async (input, init) => {
   try {

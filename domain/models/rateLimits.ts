@@ -140,10 +140,10 @@ export class RateLimitGates {
  * Every model request waits at the gate first, recorded in the trace as a `rate-limit` span (the provider and the
  * time waited) whenever it had to wait. A 429/529 closes the gate until the provider's reset and, when that is
  * within the gate's maxWaitMs (and this call is within MAX_GATE_RETRIES_PER_CALL and MAX_GATE_WAIT_PER_CALL_MS),
- * the request is made again after the wait. Otherwise the error goes on, marked not retryable so that the AI SDK's quick retries do not
- * spend requests before the reset: the retry policy decides, from the provider's delay.
- * Sits inside the AI SDK's retries (generateText retries the wrapped model's calls), so no 429 reaches them
- * unseen; they still retry server errors and dropped connections.
+ * the request waits for the reset with the run's other requests and is then sent (the provider turned it away
+ * unread: nothing is done twice). Any other failure, and a reset further away, goes on as it is: the retry policy
+ * decides (activities/retryPolicy.ts), from the provider's delay. The AI SDK retries nothing behind it
+ * (agentLoop.ts MODEL_CALL_RETRIES).
  */
 export function gateModelCalls(
   gate: RateLimitGate,
@@ -184,25 +184,11 @@ export function gateModelCalls(
             waitedMs + delay <= MAX_GATE_WAIT_PER_CALL_MS &&
             retries < MAX_GATE_RETRIES_PER_CALL;
           if (waitHere) continue;
-          throw notRetryable(error);
+          throw error;
         }
       }
     },
   };
-}
-
-function notRetryable(error: APICallError): APICallError {
-  return new APICallError({
-    message: error.message,
-    url: error.url,
-    requestBodyValues: error.requestBodyValues,
-    statusCode: error.statusCode,
-    responseHeaders: error.responseHeaders,
-    responseBody: error.responseBody,
-    cause: error,
-    isRetryable: false,
-    data: error.data,
-  });
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

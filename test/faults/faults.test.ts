@@ -10,7 +10,10 @@ import { writeFigures } from './harness/figures.js';
 import { auditRun, finishedQueries, pollRun, runBody, scriptSuite, type RunAudit } from './harness/runs.js';
 import { startProcessStack, type ProcessStack } from './harness/stack.js';
 
-/** DESIGN.md's "at least 50"; with two lanes of ~2×MODEL_DELAY_MS iterations a run lasts several seconds. */
+/**
+ * At least 50 iterations a run (the fault tests' target); with two lanes of ~2×MODEL_DELAY_MS iterations a run lasts
+ * several seconds.
+ */
 const ITERATIONS = 60;
 const MODEL_DELAY_MS = 50;
 /** the fault lands once this many iterations finished, so there are finished ones to protect and work left to do */

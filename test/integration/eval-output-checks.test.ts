@@ -334,7 +334,6 @@ describe('output checks and multi-turn cases', () => {
       prompt: ['first ask', 'third ask'],
       tools,
       maxSteps: 5,
-      maxRetries: 0,
     }).then(
       () => undefined,
       (e: unknown) => e,

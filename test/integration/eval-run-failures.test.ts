@@ -198,7 +198,7 @@ describe('eval runs whose model fails', () => {
 
   it('retries a rate limit after the Retry-After the provider gave, then completes', async () => {
     const { model, org, call } = world;
-    // Every call of the first attempt (the AI SDK's own try and its two retries) is told to wait 4 s; the next works.
+    // Three calls are told to wait 4 s; the next works.
     model.setScript('rate-limited', [
       { error: { status: 429, message: 'Rate limit reached', retryAfterMs: 4_000, times: 3 }, text: 'fine' },
     ]);
@@ -210,7 +210,7 @@ describe('eval runs whose model fails', () => {
     expect(run).toMatchObject({ status: 'completed', result: 'passed', summary: { total: 1, passed: 1, errored: 0 } });
     const calls = model.calls('rate-limited');
     expect(calls.map((c) => c.status)).toEqual([429, 429, 429, 200]);
-    // The batch's next attempt came no sooner than the provider asked (Temporal's own first backoff is 1 s).
+    // The call after the last refusal came no sooner than the provider asked (Temporal's own first backoff is 1 s).
     expect(calls[3]!.time - calls[2]!.time).toBeGreaterThanOrEqual(3_900);
   });
 
@@ -224,11 +224,13 @@ describe('eval runs whose model fails', () => {
     const run = await waitForRun(call, org.projectId, runId, undefined, 90_000);
     expect(run).toMatchObject({ status: 'completed', result: 'failed', summary: { total: 1, errored: 1 } });
     const [iteration] = await allIterations(call, org.projectId, runId);
-    expect(iteration.error).toMatch(/unavailable \(HTTP 503\): Service Unavailable \(still failing after 5 attempts\)/);
+    expect(iteration.error).toMatch(
+      /unavailable \(HTTP 503\): Service Unavailable \(still failing after 5 attempts\)$/,
+    );
     expect(await errorDetails(runId)).toEqual([
       { reason: 'PROVIDER_UNAVAILABLE', status: 503, provider: 'openai', model: 'always-down', attempt: 5 },
     ]);
-    // 5 attempts of the batch, each one call: Temporal's retry policy is the one owner of retries
+    // 5 attempts of the batch, one call each: the AI SDK retries nothing (retries are Temporal's)
     expect(model.calls('always-down')).toHaveLength(5);
   }, 120_000);
 });

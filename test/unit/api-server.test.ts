@@ -40,8 +40,11 @@ describe('the API server (api/server.ts)', () => {
   it('shuts down without waiting for idle keep-alive connections: a request in flight is answered, then closed', async () => {
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
+    let arrived = () => {};
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve));
     const api = await serveApi(
       (_req, res) => {
+        arrived();
         void held.then(() => res.end('done'));
       },
       { port: 0, host: '127.0.0.1' },
@@ -54,7 +57,8 @@ describe('the API server (api/server.ts)', () => {
         res.once('end', () => resolve({ connection: res.headers.connection, body }));
       }).once('error', reject);
     });
-    await new Promise((r) => setTimeout(r, 50));
+    // shut down while the request is in flight (it reached the handler), however long it took to get there
+    await inFlight;
     const closed = api.shutdown();
     release();
     // The client is told not to reuse the connection, and the server closes without its 65 s keep-alive wait.

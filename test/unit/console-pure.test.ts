@@ -44,9 +44,11 @@ describe('the console: Retry-After', () => {
     expect(retryAfterSeconds(null)).toBe(1);
     expect(retryAfterSeconds('soon')).toBe(1);
     expect(retryAfterSeconds('100000')).toBe(120);
-    const inTenSeconds = new Date(Date.now() + 10_500).toUTCString();
-    expect(retryAfterSeconds(inTenSeconds)).toBeGreaterThanOrEqual(9);
-    expect(retryAfterSeconds(inTenSeconds)).toBeLessThanOrEqual(11);
+    // an HTTP date has whole seconds: 10.5 s from a whole second reads as 10 s
+    const now = Date.UTC(2026, 0, 1, 12, 0, 0);
+    expect(retryAfterSeconds(new Date(now + 10_500).toUTCString(), now)).toBe(10);
+    expect(retryAfterSeconds(new Date(now + 10_000).toUTCString(), now + 200)).toBe(10);
+    expect(retryAfterSeconds(new Date(now - 5_000).toUTCString(), now)).toBe(1);
   });
 });
 

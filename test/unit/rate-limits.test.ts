@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AgentRunFailure, runAgent, type AgentRecord } from '../../domain/models/agentLoop.js';
 import { createLanguageModel, type ModelProvider } from '../../domain/models/providers.js';
 import { RateLimitGate, RateLimitGates } from '../../domain/models/rateLimits.js';
@@ -11,9 +11,15 @@ import {
 /**
  * Provider rate limits (issue 16, part 5): the gate a run's lanes share per provider, and the agent loop waiting at
  * it for the reset the provider gave, in each of the ways providers give it, instead of spending its retries.
- * (How each header is read is covered by models-failures.test.ts: providerRetryDelay.)
+ * (How each header is read is covered by models-failures.test.ts: providerRetryDelay.) No assertion here depends on
+ * how fast the machine is: the gate's own waits run on fake timers or a clock the test moves, and the agent loop's
+ * are checked against what the scripted provider saw (a request inside its window would have been refused again).
  */
 describe('the rate-limit gate', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('closes for the delay it is given, never shorter than a reset already known', () => {
     let now = 1_000;
     const gate = new RateLimitGate('openai', () => now);
@@ -54,11 +60,16 @@ describe('the rate-limit gate', () => {
   });
 
   it('waits until the gate opens, and stops waiting when the signal fires', async () => {
-    const gate = new RateLimitGate('openai');
+    vi.useFakeTimers();
+    const gate = new RateLimitGate('openai', () => Date.now());
     expect(await gate.wait()).toBe(0);
     gate.limit(150);
-    const waited = await gate.wait();
-    expect(waited).toBeGreaterThanOrEqual(140);
+    let waited: number | undefined;
+    void gate.wait().then((ms) => (waited = ms));
+    await vi.advanceTimersByTimeAsync(149);
+    expect(waited).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(waited).toBe(150);
     expect(gate.remainingMs()).toBe(0);
 
     gate.limit(60_000);
@@ -118,31 +129,32 @@ describe('the agent loop at a provider that limits', () => {
   const waits = (record: AgentRecord) => record.spans.filter((s) => s.category === 'rate-limit');
 
   it.each([
-    ['retry-after-ms', 'openai', 300, 250],
-    ['retry-after', 'openai', 300, 250],
-    ['retry-after-date', 'openai', 300, 250],
-    ['reset', 'openai', 300, 250],
-    ['reset', 'anthropic', 300, 250],
-  ] as const)(
-    'waits for the reset told by %s (%s), then asks once more: no retry spent',
-    async (header, provider, windowMs, atLeast) => {
-      const modelId = `limited-${header}-${provider}`;
-      limited(modelId, { windowMs, header });
-      const record = await agent(modelId, { provider });
-      expect(record.text).toBe('answered');
-      expect(server.calls(modelId).map((c) => c.status)).toEqual([429, 200]);
-      const [wait] = waits(record);
-      expect(waits(record)).toHaveLength(1);
-      expect(wait).toMatchObject({ name: `${provider} rate limit`, provider, status: 'ok' });
-      expect(wait!.delayMs).toBeGreaterThanOrEqual(atLeast);
-      expect(wait!.endMs - wait!.startMs).toBeGreaterThanOrEqual(atLeast);
-      // the wait lies between the refused request and the one that went through
-      const llm = record.spans.filter((s) => s.category === 'llm');
-      expect(llm.map((s) => s.status)).toEqual(['error', 'ok']);
-      expect(wait!.startMs).toBeGreaterThanOrEqual(llm[0]!.endMs);
-      expect(llm[1]!.startMs).toBeGreaterThanOrEqual(wait!.endMs);
-    },
-  );
+    ['retry-after-ms', 'openai'],
+    ['retry-after', 'openai'],
+    ['retry-after-date', 'openai'],
+    ['reset', 'openai'],
+    ['reset', 'anthropic'],
+  ] as const)('waits for the reset told by %s (%s), then asks once more: no retry spent', async (header, provider) => {
+    const modelId = `limited-${header}-${provider}`;
+    const windowMs = 300;
+    limited(modelId, { windowMs, header });
+    const record = await agent(modelId, { provider });
+    expect(record.text).toBe('answered');
+    // asked again once, after the provider's window (the scripted provider refuses every request inside it)
+    const calls = server.calls(modelId);
+    expect(calls.map((c) => c.status)).toEqual([429, 200]);
+    expect(calls[1]!.time - calls[0]!.time).toBeGreaterThanOrEqual(windowMs);
+    const [wait] = waits(record);
+    expect(waits(record)).toHaveLength(1);
+    expect(wait).toMatchObject({ name: `${provider} rate limit`, provider, status: 'ok' });
+    expect(wait!.delayMs).toBeGreaterThan(0);
+    expect(wait!.endMs).toBeGreaterThan(wait!.startMs);
+    // the wait lies between the refused request and the one that went through
+    const llm = record.spans.filter((s) => s.category === 'llm');
+    expect(llm.map((s) => s.status)).toEqual(['error', 'ok']);
+    expect(wait!.startMs).toBeGreaterThanOrEqual(llm[0]!.endMs);
+    expect(llm[1]!.startMs).toBeGreaterThanOrEqual(wait!.endMs);
+  });
 
   it("waits for Anthropic's 529 (overloaded) as for a 429, and backs off 1 s when no header says how long", async () => {
     limited('overloaded', { windowMs: 200, status: 529, header: 'retry-after-ms' });
@@ -157,17 +169,22 @@ describe('the agent loop at a provider that limits', () => {
   });
 
   it("slows down every lane sharing the run's gate until the provider's reset", async () => {
-    // A window long enough that the second lane, started as soon as the gate closes, meets it closed even on a
-    // loaded machine; the order of events, not a fixed pause, decides when it starts.
-    server.setScript('shared', [{ rateLimit: { windowMs: 1_000 }, delayMs: 20, text: 'answered' }]);
-    const gate = new RateLimitGate('openai');
+    server.setScript('shared', [{ rateLimit: { windowMs: 400 }, delayMs: 20, text: 'answered' }]);
+    // The gate's clock is the test's: the gate opens when the test says the reset has come, however slow the machine.
+    let now = 0;
+    const gate = new RateLimitGate('openai', () => now);
+    const atGate = vi.spyOn(gate, 'wait');
     const first = agent('shared', { gate });
-    // the second lane starts once the gate is closed: it waits before its first request, which then goes through
-    await vi.waitFor(() => expect(gate.remainingMs()).toBeGreaterThan(0), { timeout: 10_000, interval: 5 });
-    const records = await Promise.all([first, agent('shared', { gate })]);
+    // the first lane was refused and waits; the second starts at the closed gate and waits before its first request
+    await vi.waitFor(() => expect(atGate).toHaveBeenCalledTimes(1), { timeout: 30_000 });
+    expect(gate.remainingMs()).toBe(400);
+    const second = agent('shared', { gate });
+    await vi.waitFor(() => expect(atGate).toHaveBeenCalledTimes(2), { timeout: 30_000 });
+    now += 400;
+    const records = await Promise.all([first, second]);
     expect(records.map((r) => r.text)).toEqual(['answered', 'answered']);
     expect(server.calls('shared').map((c) => c.status)).toEqual([429, 200, 200]);
-    for (const record of records) expect(waits(record)).toHaveLength(1);
+    for (const record of records) expect(waits(record).map((w) => w.delayMs)).toEqual([400]);
     expect(records[1]!.spans.filter((s) => s.category === 'llm')).toHaveLength(1);
   });
 
@@ -187,10 +204,10 @@ describe('the agent loop at a provider that limits', () => {
     limited('cancelled', { windowMs: 30_000 });
     const cancel = new AbortController();
     const gate = new RateLimitGate('openai');
-    const running = agent('cancelled', { signal: cancel.signal, gate }).catch((error: unknown) => error);
-    // cancelled while it waits at the closed gate (closed by the 429, the wait begins in the same turn)
-    await vi.waitFor(() => expect(gate.remainingMs()).toBeGreaterThan(0), { timeout: 10_000, interval: 5 });
-    await new Promise((r) => setImmediate(r));
+    const atGate = vi.spyOn(gate, 'wait');
+    const running = agent('cancelled', { gate, signal: cancel.signal }).catch((error: unknown) => error);
+    // cancelled while it waits at the gate for the reset
+    await vi.waitFor(() => expect(atGate).toHaveBeenCalled(), { timeout: 30_000 });
     cancel.abort(new Error('run cancelled'));
     // long before the 30 s reset (the test's timeout)
     const failure = await running;

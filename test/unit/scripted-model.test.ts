@@ -21,6 +21,16 @@ beforeEach(() => {
   server.reset();
 });
 
+/**
+ * Aborts once the server holds the `nth` call of `model` (in its scripted delay), however long the request took to
+ * get there: an abort before it arrived would test the client alone.
+ */
+function abortOnArrival(ac: AbortController, model: string, nth = 0): void {
+  void vi
+    .waitFor(() => expect(server.calls(model)[nth]).toBeDefined(), { timeout: 30_000, interval: 5 })
+    .then(() => ac.abort());
+}
+
 function weatherTool(seen: Array<{ city: string }>) {
   return tool({
     description: 'Get the weather for a city',
@@ -237,19 +247,18 @@ describe('scripted model server', () => {
     server.setScript('slow', [{ delayMs: 30_000, text: 'too late' }]);
     const openai = createOpenAI({ baseURL: server.url, apiKey: 'k' });
     const ac = new AbortController();
-    const started = Date.now();
-    setTimeout(() => ac.abort(), 100);
+    abortOnArrival(ac, 'slow');
     const err = await generateText({ model: openai.chat('slow'), prompt: 'x', abortSignal: ac.signal }).catch(
       (e: unknown) => e,
     );
     expect((err as Error).name).toBe('AbortError');
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // 'aborted': the server saw the client leave during the 30 s delay, before it answered
     await vi.waitFor(() => expect(server.calls('slow')[0]!.outcome).toBe('aborted'));
 
     // streaming request aborted during the delay, too
     const provider = createOpenAICompatible({ name: 's', baseURL: server.url, apiKey: 'k' });
     const ac2 = new AbortController();
-    setTimeout(() => ac2.abort(), 100);
+    abortOnArrival(ac2, 'slow', 1);
     const stream = streamText({ model: provider('slow'), prompt: 'x', abortSignal: ac2.signal, onError: () => {} });
     const parts: string[] = [];
     for await (const p of stream.fullStream) parts.push(p.type);
@@ -565,8 +574,7 @@ describe('scripted model server: Anthropic Messages API', () => {
   it('stops a delayed turn when the client aborts', async () => {
     server.setScript('claude-slow', [{ delayMs: 30_000, text: 'too late' }]);
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 100);
-    const started = Date.now();
+    abortOnArrival(ac, 'claude-slow');
     const err = await generateText({
       model: anthropic()('claude-slow'),
       maxOutputTokens: 1000,
@@ -574,7 +582,7 @@ describe('scripted model server: Anthropic Messages API', () => {
       abortSignal: ac.signal,
     }).catch((e: unknown) => e);
     expect((err as Error).name).toBe('AbortError');
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // 'aborted': the server saw the client leave during the 30 s delay, before it answered
     await vi.waitFor(() =>
       expect(server.calls('claude-slow')[0]).toMatchObject({ protocol: 'anthropic', outcome: 'aborted', status: null }),
     );
@@ -762,8 +770,7 @@ describe('scripted model server: Google Gemini API', () => {
   it('stops a delayed turn when the client aborts', async () => {
     server.setScript('gemini-slow', [{ delayMs: 30_000, text: 'too late' }]);
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 100);
-    const started = Date.now();
+    abortOnArrival(ac, 'gemini-slow');
     const stream = streamText({
       model: google()('gemini-slow'),
       prompt: 'x',
@@ -773,13 +780,13 @@ describe('scripted model server: Google Gemini API', () => {
     const parts: string[] = [];
     for await (const p of stream.fullStream) parts.push(p.type);
     expect(parts).toContain('abort');
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // 'aborted': the server saw the client leave during the 30 s delay, before it answered
     await vi.waitFor(() =>
       expect(server.calls('gemini-slow')[0]).toMatchObject({ protocol: 'google', stream: true, outcome: 'aborted' }),
     );
 
     const ac2 = new AbortController();
-    setTimeout(() => ac2.abort(), 100);
+    abortOnArrival(ac2, 'gemini-slow', 1);
     const err = await generateText({ model: google()('gemini-slow'), prompt: 'x', abortSignal: ac2.signal }).catch(
       (e: unknown) => e,
     );

@@ -1,13 +1,20 @@
 import { generateText, jsonSchema, NoObjectGeneratedError, Output } from 'ai';
 import { OperationFailure } from '../../failures.js';
-import { MODEL_CALL_RETRIES } from '../../models/agentLoop.js';
-import { classifyModelError, modelFailureReasons } from '../../models/failures.js';
+import { classifyModelError, MODEL_FAILURES } from '../../models/failures.js';
 import type { ChatModel } from '../../models/providers.js';
 import { caseDraftsJsonSchema } from './drafts.js';
 import type { GenerationPrompt } from './prompt.js';
 
 /** How long one generation waits for the model, retries included. */
 export const GENERATION_TIMEOUT_MS = 90_000;
+
+/**
+ * The AI SDK's retries of the generation's model call: its one retry owner. Generation answers an HTTP request in
+ * the API process: no Temporal and no rate-limit gate stand behind it, so the SDK retries a provider's outage or rate
+ * limit (honouring its Retry-After under a minute) within GENERATION_TIMEOUT_MS; past them the reply says whether
+ * another try may pass (`details.retryable`, `retryAfterMs`) and asking again is the caller's.
+ */
+export const GENERATION_RETRIES = 2;
 
 /** Characters of an unreadable answer quoted back, so the caller sees what the model said. */
 const EXCERPT_CHARS = 200;
@@ -47,7 +54,7 @@ export async function askModelForDrafts(
       }),
       // OpenAI's strict mode cannot describe free-form `arguments` objects (every key must be listed).
       providerOptions: { openai: { strictJsonSchema: false } },
-      maxRetries: MODEL_CALL_RETRIES,
+      maxRetries: GENERATION_RETRIES,
       abortSignal: signal,
     });
     output = result.output;
@@ -81,7 +88,8 @@ function unreadable(text: string | undefined): OperationFailure {
 
 /**
  * A provider failure in the contract's codes: the model is the upstream here, so what it cannot answer is a 502
- * SERVER_UNREACHABLE with the reason (as an iteration would record it), and no answer in time a 504 TIMEOUT.
+ * SERVER_UNREACHABLE with the reason an iteration records for the same cause (MODEL_FAILURES, and whether another
+ * try may pass), and no answer in time a 504 TIMEOUT.
  */
 function modelFailure(error: unknown, signal: AbortSignal, timeoutMs: number): OperationFailure {
   const classified = classifyModelError(error, signal);
@@ -91,10 +99,10 @@ function modelFailure(error: unknown, signal: AbortSignal, timeoutMs: number): O
       timeoutMs,
     });
   }
-  const { reason, transient: retryable } = modelFailureReasons[classified.kind];
+  const { reason, transient } = MODEL_FAILURES[classified.kind];
   return new OperationFailure('SERVER_UNREACHABLE', `the model could not draft cases: ${classified.message}`, {
     reason,
-    retryable,
+    retryable: transient,
     ...(classified.status !== undefined && { status: classified.status }),
     ...(classified.retryAfterMs !== undefined && { retryAfterMs: classified.retryAfterMs }),
   });
