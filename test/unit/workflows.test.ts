@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -20,7 +20,8 @@ import { startWorkflowTestServer, workflowBundle } from './workflowTesting.js';
 
 // The workflows (workflows/evalRun.ts, scheduledSuiteRun.ts) with mocked activities, as Temporal's samples test
 // them: the production input (a run started with its plan), the scheduled run's (planned by the workflow), budgets,
-// failures, cancellation and the batch sizing, on a dev server of this file's own, without Postgres or models.
+// failures, cancellation and the batch sizing, on a dev server of this file's own, without Postgres or models; and
+// the replay of the committed histories, which needs no server.
 
 type MockedActivities = Pick<
   Activities,
@@ -137,8 +138,8 @@ const allPassed = (input: BatchInput, tokensEach?: number): BatchResult => ({
 });
 
 /**
- * Histories for the replay corpus (test/fixtures/histories) are recorded here: with RECORD_HISTORIES=<folder>, the
- * runs that pass `name` write their history there as <name>.json.
+ * The replay corpus (below) is recorded here: with RECORD_HISTORIES=<folder>, the runs
+ * that pass `name` write their history there as <name>.json.
  */
 async function record(name: string, handle: WorkflowHandle): Promise<void> {
   const folder = process.env.RECORD_HISTORIES;
@@ -650,5 +651,52 @@ describe.concurrent('scheduledSuiteRun workflow (mocked activities)', () => {
     expect(await handle.result()).toEqual(skipped);
     const events = await historyOf(handle);
     expect(events.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
+  });
+});
+
+// The replay corpus: histories of today's workflow code (test/fixtures/histories). Replaying them fails when a change
+// would make the workflows already running non-deterministic; ARCHITECTURE.md ("Shipping workflow changes") says
+// what such a change needs. No server: the worker replays from the history alone.
+//
+// Recorded from runs of the workflow tests (mocked activities) with
+//   RECORD_HISTORIES=test/fixtures/histories npx vitest run test/unit/workflows.test.ts
+// and from real runs on a test stack: eval-run-budget-stopped by test/integration/eval-run-models.test.ts
+// -t 'maxIterations budget' with RECORD_HISTORY=test/fixtures/histories/eval-run-budget-stopped.json, the two
+// scheduled-suite-run histories (one that started its evalRun child, one that was skipped) with
+// `temporal workflow show --workflow-id <id> --output json`.
+const folder = new URL('../fixtures/histories/', import.meta.url);
+const histories = readdirSync(folder)
+  .filter((file) => file.endsWith('.json'))
+  .map((file) => file.slice(0, -'.json'.length))
+  .sort();
+
+describe('workflow replay (evalRun, scheduledSuiteRun)', () => {
+  it('the corpus holds every kind of run the workflows end with', () => {
+    expect(histories).toEqual(
+      expect.arrayContaining([
+        'eval-run-completed',
+        'eval-run-planned-in-workflow',
+        'eval-run-failed',
+        'eval-run-cancelled',
+        'eval-run-budget-stopped',
+        'scheduled-suite-run-started',
+        'scheduled-suite-run-skipped',
+      ]),
+    );
+  });
+
+  it('replays every committed history deterministically', async () => {
+    const workflowBundleCode = await workflowBundle();
+    const replayed: Record<string, string> = {};
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle: workflowBundleCode },
+      histories.map((name) => ({
+        workflowId: name,
+        history: JSON.parse(readFileSync(new URL(`${name}.json`, folder), 'utf8')),
+      })),
+    )) {
+      replayed[result.workflowId] = result.error ? String(result.error) : 'ok';
+    }
+    expect(replayed).toEqual(Object.fromEntries(histories.map((name) => [name, 'ok'])));
   });
 });
