@@ -21,8 +21,9 @@ try {
 /**
  * Temporal's time-skipping test server is a Java build that Temporal downloads from its own site, which CI cannot
  * reach; the workflows run instead on the Temporal CLI's dev server (what `npm start` and the integration tests
- * run), started as the stack starts it: Runway's search attributes registered, eager activities on. The evalRun
- * workflow has no timer to skip: its waits are activities, which the tests' mocks answer at once.
+ * run), started as the stack starts it: Runway's search attributes registered, eager activities on. The workflows
+ * have no timer to skip: their waits are activities, which the tests' mocks answer at once (only an activity's
+ * retry waits, a second at least on this server).
  */
 export async function startWorkflowTestServer(): Promise<{ env: TestWorkflowEnvironment; stop(): Promise<void> }> {
   const binary = findTemporalCli();
@@ -53,7 +54,8 @@ let bundle: Promise<WorkflowBundle> | undefined;
 /**
  * The workflows as the worker loads them (worker/workflowBundle.ts). Bundling costs seconds of CPU, so the bundle is
  * kept in the system's temporary folder under a hash of what goes into it: the files of workflows/ (which import
- * other layers as types only, enforced by lint) and package-lock.json (the bundler and the Temporal packages).
+ * other layers as types only, enforced by lint) and package-lock.json (the bundler and the Temporal packages). A run
+ * that finds none bundles (about 3 s of CPU); CI's second unit run, and every run after it here, reuses it.
  */
 export function workflowBundle(): Promise<WorkflowBundle> {
   bundle ??= cachedBundle();
@@ -61,8 +63,9 @@ export function workflowBundle(): Promise<WorkflowBundle> {
 }
 
 async function cachedBundle(): Promise<WorkflowBundle> {
-  const hash = createHash('sha256');
   const folder = dirname(workflowsPath);
+  // the folder too: the bundle's source maps name the files where they were bundled
+  const hash = createHash('sha256').update(folder);
   for (const file of readdirSync(folder, { recursive: true, encoding: 'utf8' }).sort()) {
     const path = join(folder, file);
     if (/\.[cm]?[jt]sx?$/.test(file)) hash.update(`${file}\0`).update(readFileSync(path));
