@@ -10,13 +10,14 @@ export default defineConfig({
     teardownTimeout: 60_000,
     reporters: process.env.CI ? ['default', 'junit'] : ['default'],
     outputFile: { junit: 'test-results/junit.xml' },
-    // `npm test` runs both projects; `npm run test:unit` only the first, which starts nothing, so it takes seconds.
+    // `npm test` runs both projects; `npm run test:unit` only the first, which shares no stack, so it takes seconds.
     projects: [
       {
         extends: true,
         test: {
-          // Pure tests: no database, no Temporal, no child processes. They mock no modules and stub no globals, so
-          // the files of a worker share one module cache (not isolated): imports cost a third of the CPU time.
+          // No database, no shared stack: pure tests, and the workflows' (test/unit/workflows.test.ts) on a Temporal
+          // dev server of their own. They mock no modules and stub no globals, so the files of a worker share one
+          // module cache (not isolated): imports cost a third of the CPU time.
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           isolate: false,

@@ -29,26 +29,37 @@ function onPath(name: string): string | undefined {
   return undefined;
 }
 
+/** Shared by every clone on the machine, so a fresh clone (CI) does not rebuild a 250 MB binary. */
+const machineCache = (tools: ToolsConfig) => join(tools.XDG_CACHE_HOME, 'runway', 'bin');
+
 /**
- * Finds a working `temporal` binary: TEMPORAL_CLI_PATH, then PATH, then the git-ignored tools folder and the
- * machine cache; builds it with Go when none is found, else downloads the official release.
+ * A working `temporal` binary already on this machine: TEMPORAL_CLI_PATH, then PATH, then the git-ignored tools
+ * folder and the machine cache; undefined when there is none (`npm run temporal:provision` makes one).
  */
-export async function ensureTemporalCli(
-  say: Say = (l) => console.error(l),
-  tools: ToolsConfig = loadToolsConfig(),
-): Promise<string> {
+export function findTemporalCli(tools: ToolsConfig = loadToolsConfig()): string | undefined {
   const explicit = tools.TEMPORAL_CLI_PATH;
   if (explicit) {
     if (works(explicit)) return explicit;
     throw new Error(`TEMPORAL_CLI_PATH=${explicit} is not a working temporal binary`);
   }
-  // Shared by every clone on the machine, so a fresh clone (CI) does not rebuild a 250 MB binary.
-  const machineCacheDir = join(tools.XDG_CACHE_HOME, 'runway', 'bin');
-  const found =
+  return (
     onPath('temporal') ??
-    [join(toolsDir, 'temporal'), join(machineCacheDir, `temporal-${TEMPORAL_CLI_VERSION}`)].find(works);
+    [join(toolsDir, 'temporal'), join(machineCache(tools), `temporal-${TEMPORAL_CLI_VERSION}`)].find(works)
+  );
+}
+
+/**
+ * Finds a working `temporal` binary (findTemporalCli); builds it with Go when none is found, else downloads the
+ * official release.
+ */
+export async function ensureTemporalCli(
+  say: Say = (l) => console.error(l),
+  tools: ToolsConfig = loadToolsConfig(),
+): Promise<string> {
+  const found = findTemporalCli(tools);
   if (found) return found;
 
+  const machineCacheDir = machineCache(tools);
   mkdirSync(machineCacheDir, { recursive: true });
   const target = join(machineCacheDir, `temporal-${TEMPORAL_CLI_VERSION}`);
   if (spawnSync('go', ['version'], { stdio: 'ignore' }).status === 0) {

@@ -13,17 +13,18 @@ export interface BatchSizing {
   maxSize: number;
   /**
    * count the work still in flight (batches handed out and not observed yet) into a lane's fair share, so that lanes
-   * that become free one after the other get equal batches and finish together, instead of ever smaller ones (runs
-   * started before this option size without it: patch `batch-in-flight`)
+   * that become free one after the other get equal batches and finish together, instead of ever smaller ones (the
+   * workflow's sizing, inFlightSizing)
    */
   inFlight?: boolean;
 }
 
-// Changing these changes the batches, hence the activities, of workflows already running: that needs a new patch.
+// Changing these changes the batches, hence the activities, of workflows already running: a workflow change, shipped
+// as ARCHITECTURE.md ("Shipping workflow changes") says.
 export const defaultSizing = { targetMs: 5_000, minMs: 500, maxSize: 100 } as const;
 
 /**
- * Runs that count the work in flight (patch `batch-in-flight`): their lanes finish together whatever the batch size,
+ * The workflow's sizing, counting the work in flight: its lanes finish together whatever the batch size,
  * so a batch may hold more work, and a run crosses fewer batch boundaries (each a workflow task and the batch's
  * reads, tens of milliseconds in which the lane's model is idle). The first timings include the run's start, which
  * makes iterations look slower than they are: with 5 s, 200 iterations of 200 ms on 8 lanes left a tail.

@@ -3,7 +3,6 @@ import {
   CancellationScope,
   CancelledFailure,
   isCancellation,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -11,7 +10,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { BatchScheduler, defaultSizing, inFlightSizing } from './batching.js';
+import { BatchScheduler, inFlightSizing } from './batching.js';
 import { BudgetTracker } from './budget.js';
 import {
   progressQuery,
@@ -33,12 +32,13 @@ const shortActivity = {
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 30 },
 } as const;
 
-const { planRun, finalizeRun } = proxyActivities<Activities>(shortActivity);
+const { finalizeRun } = proxyActivities<Activities>(shortActivity);
 
-// The plan as a local activity: it runs in the workflow task that started the run, whose completion schedules the
-// first batches, instead of a round trip through the task queue and a second workflow task (issue 16: POST ->
-// first model request). Same timeout and retries; a retry that waits long is a timer in history.
-const { planRun: planRunLocally } = proxyLocalActivities<Activities>(shortActivity);
+// A run that comes without its plan (a suite's scheduled run) plans in a local activity: it runs in the workflow task
+// that started the run, whose completion schedules the first batches, instead of a round trip through the task queue
+// and a second workflow task (issue 16: POST -> first model request). Same timeout and retries; a retry that waits
+// long is a timer in history.
+const { planRun } = proxyLocalActivities<Activities>(shortActivity);
 
 const batchActivity = {
   startToCloseTimeout: '1 hour',
@@ -62,7 +62,7 @@ const batchActivity = {
 // task queue (issue 16). Every other batch goes through the task queue, where any worker with a free slot takes it,
 // so a run spreads over the workers instead of filling the first one's slots before another gets any work (eager
 // for every lane's first batch put a run's whole first round on one worker: bench/workers.ts, docs/OPERATIONS.md).
-// Not in history (the scheduled event does not record it): replay is the same either way, no patch needed.
+// Not in history (the scheduled event does not record it): replay is the same either way.
 const { runIterationBatch: runFirstBatch } = proxyActivities<Activities>(batchActivity);
 const { runIterationBatch: runLaterBatch } = proxyActivities<Activities>({
   ...batchActivity,
@@ -75,17 +75,11 @@ const { runIterationBatch: runLaterBatch } = proxyActivities<Activities>({
  * this rejects with the first failure, so finalizeRun never runs beside a batch still at work.
  */
 async function runLanes(count: number, lane: () => Promise<void>): Promise<void> {
-  const lanes = () => Array.from({ length: count }, lane);
-  // Runs started before this patch rejected at the first failed lane, as their histories recorded.
-  if (!patched('settle-lanes')) {
-    await Promise.all(lanes());
-    return;
-  }
   const scope = new CancellationScope();
   let firstFailure: { error: unknown } | undefined;
   await scope.run(() =>
     Promise.allSettled(
-      lanes().map((running) =>
+      Array.from({ length: count }, lane).map((running) =>
         running.catch((error: unknown) => {
           firstFailure ??= { error };
           scope.cancel();
@@ -110,23 +104,14 @@ export async function evalRun(input: EvalRunInput): Promise<{ status: string; re
   let error: string | undefined;
   let failure: unknown;
   try {
-    // A run planned as it was created brings its plan. Runs started before that planned in a local activity, and
-    // before that in an activity, as their histories recorded.
-    const plan =
-      input.plan && patched('plan-at-creation')
-        ? input.plan
-        : patched('plan-local-activity')
-          ? await planRunLocally({ runId })
-          : await planRun({ runId });
+    // A run planned as it was created (POST /eval-runs) brings its plan; a scheduled run plans here.
+    const plan = input.plan ?? (await planRun({ runId }));
     progress.total = plan.iterationIds.length;
-    // Web UI's current details: no command, so no history changes and no patch is needed.
+    // Web UI's current details: no command, so no history changes.
     setCurrentDetails(runCurrentDetails(progress));
-    // A run with a budget (issue 16) stops handing out batches once it is spent. Runs planned before budgets have
-    // none in their plan, so they take no new command here and replay as their histories recorded.
-    const budget =
-      plan.budget && patched('run-budget')
-        ? new BudgetTracker(plan.budget, Math.min(plan.concurrency, plan.iterationIds.length))
-        : undefined;
+    const lanes = Math.min(plan.concurrency, plan.iterationIds.length);
+    // A run with a budget (issue 16) stops handing out batches once it is spent.
+    const budget = plan.budget ? new BudgetTracker(plan.budget, lanes) : undefined;
     let batchesScheduled = 0;
     const runBatch = async (iterationIds: string[]) => {
       const runIterationBatch = batchesScheduled++ === 0 ? runFirstBatch : runLaterBatch;
@@ -139,49 +124,23 @@ export async function evalRun(input: EvalRunInput): Promise<{ status: string; re
       progress.errored += done.errored ?? 0;
       setCurrentDetails(runCurrentDetails(progress));
     };
-    const lanes = Math.min(plan.concurrency, plan.iterationIds.length);
-    // Retiring the legacy (fixed-size) branch below: it exists only so that runs started before the patch replay
-    // as their histories recorded. It can go once no such run can still be replayed: every run started before the
-    // patch has closed AND the namespace's retention period has passed since the last of them closed (queries and
-    // resets replay closed workflows too). Then, step 1: replace `patched` with `deprecatePatch('adaptive-batches')`
-    // and delete the else branch and the pre-patch histories of test/integration/workflow-replay.test.ts; step 2,
-    // once the runs started before step 1 shipped (their histories carry the patch marker) are past retention as
-    // well: remove the deprecatePatch call.
-    if (patched('adaptive-batches')) {
-      // Batches sized by how long iterations take (workflows/batching.ts).
-      // Runs started before batches counted the work in flight sized without it, as their histories recorded.
-      const inFlight = patched('batch-in-flight');
-      const scheduler = new BatchScheduler(plan.iterationIds, {
-        ...(inFlight ? inFlightSizing : defaultSizing),
-        lanes,
-        initialSize: plan.batchSize,
-      });
-      const take = () => {
-        const batch = scheduler.take(budget?.allowance(), Date.now());
-        budget?.handedOut(batch?.length ?? 0);
-        return batch;
-      };
-      const lane = async () => {
-        for (let batch = take(); batch; batch = take()) {
-          const startedAt = Date.now();
-          await runBatch(batch);
-          scheduler.observe(batch, Date.now() - startedAt);
-        }
-      };
-      await runLanes(lanes, lane);
-      // What was never handed out stays unrun: the run ends completed, stopped by its budget.
-      if (budget && scheduler.remaining > 0) stoppedBy = 'budget';
-    } else {
-      // Runs started before adaptive batches: fixed-size batches, as their histories recorded.
-      const batches: string[][] = [];
-      for (let i = 0; i < plan.iterationIds.length; i += plan.batchSize)
-        batches.push(plan.iterationIds.slice(i, i + plan.batchSize));
-      let next = 0;
-      const lane = async () => {
-        while (next < batches.length) await runBatch(batches[next++]);
-      };
-      await runLanes(Math.min(plan.concurrency, batches.length), lane);
-    }
+    // Batches sized by how long iterations take, counting the work still in flight (workflows/batching.ts).
+    const scheduler = new BatchScheduler(plan.iterationIds, { ...inFlightSizing, lanes, initialSize: plan.batchSize });
+    const take = () => {
+      const batch = scheduler.take(budget?.allowance(), Date.now());
+      budget?.handedOut(batch?.length ?? 0);
+      return batch;
+    };
+    const lane = async () => {
+      for (let batch = take(); batch; batch = take()) {
+        const startedAt = Date.now();
+        await runBatch(batch);
+        scheduler.observe(batch, Date.now() - startedAt);
+      }
+    };
+    await runLanes(lanes, lane);
+    // What was never handed out stays unrun: the run ends completed, stopped by its budget.
+    if (budget && scheduler.remaining > 0) stoppedBy = 'budget';
   } catch (err) {
     failure = err;
     if (isCancellation(err)) outcome = 'cancelled';
@@ -189,9 +148,8 @@ export async function evalRun(input: EvalRunInput): Promise<{ status: string; re
       // The user cancelled the run, whatever its batches ended with: batches on a dead worker hear of the cancel only
       // when their heartbeat times out (retry state CANCEL_REQUESTED), and that timeout is not the run's failure.
       outcome = 'cancelled';
-      // It ends cancelled in Temporal too. Runs that ended before this patch failed there, as their histories say.
-      if (patched('cancelled-whatever-batches-ended'))
-        failure = new CancelledFailure('the run was cancelled', [], err instanceof Error ? err : undefined);
+      // It ends cancelled in Temporal too.
+      failure = new CancelledFailure('the run was cancelled', [], err instanceof Error ? err : undefined);
     } else {
       outcome = 'failed';
       error = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
@@ -201,9 +159,8 @@ export async function evalRun(input: EvalRunInput): Promise<{ status: string; re
   const finished = await CancellationScope.nonCancellable(() =>
     finalizeRun({ runId, outcome, error, ...(stoppedBy && { stoppedBy }) }),
   );
-  // Web UI and visibility queries (`RunwayResult = "failed"`) find runs by how they ended. Runs started before this
-  // patch ended without the upsert, as their histories recorded.
-  if (patched('runway-result')) upsertSearchAttributes([runResultSearchAttribute(finished)]);
+  // Web UI and visibility queries (`RunwayResult = "failed"`) find runs by how they ended.
+  upsertSearchAttributes([runResultSearchAttribute(finished)]);
   // Cancelled and failed runs also end that way in Temporal, so the Web UI tells the same story.
   if (failure) throw failure;
   return { status: finished.status, result: finished.result };

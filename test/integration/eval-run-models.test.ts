@@ -228,7 +228,8 @@ describe('several models per case, budgets and concurrency', () => {
     });
     expect(model.calls('model-a').filter((c) => c.lastUserText === 'echo hi').length).toBeGreaterThan(0);
 
-    // The run-budget patch replays deterministically; its history is kept beside the others when recording.
+    // The run replays deterministically; recorded (RECORD_HISTORY), it is eval-run-budget-stopped of the replay
+    // corpus (test/unit/workflows.test.ts).
     const history = await stack.temporal.workflow.getHandle(evalRunWorkflowId(runId)).fetchHistory();
     if (process.env.RECORD_HISTORY)
       writeFileSync(process.env.RECORD_HISTORY, JSON.stringify(JSON.parse(historyToJSON(history)), null, 2));
