@@ -43,6 +43,13 @@ import { listHosts } from '../domain/useCases/catalog/listHosts.js';
 import { listProjects } from '../domain/useCases/catalog/listProjects.js';
 import { listProjectServers } from '../domain/useCases/catalog/listProjectServers.js';
 import { runServerOperation } from '../domain/useCases/catalog/runServerOperation.js';
+// ingest use cases (bound in ingestUseCases, at the end of this file)
+import { appendIngestResults } from '../domain/useCases/ingest/appendIngestResults.js';
+import { createUploadUrl } from '../domain/useCases/ingest/createUploadUrl.js';
+import { finalizeIngestRun } from '../domain/useCases/ingest/finalizeIngestRun.js';
+import { reportIngestRun } from '../domain/useCases/ingest/reportIngestRun.js';
+import { startIngestRun } from '../domain/useCases/ingest/startIngestRun.js';
+import { uploadArtifact } from '../domain/useCases/ingest/uploadArtifact.js';
 
 /**
  * What the API process hands its app: the services its entry point built once (runtime/services.ts createServices:
@@ -83,6 +90,8 @@ export interface RouteDeps extends AppDeps {
   eventStreams: EventStreams;
   /** what the catalog's route modules receive (account, projects, chat, hosts, server operations, tunnels) */
   catalogDeps: CatalogDeps;
+  /** what the ingest route modules receive (reported runs, upload URLs, uploads) */
+  ingestDeps: IngestDeps;
 }
 
 export interface App {
@@ -102,6 +111,11 @@ export function createApp(deps: AppDeps): App {
   registerActiveRuns(metrics, deps.sql);
   const mcp = instrumentMcp(deps.mcp, metrics);
   const cursors = new CursorCodec(deps.config.RUNWAY_ENCRYPTION_KEY);
+  const addressLimit = new AddressLimit(deps.sql, {
+    perMinute: deps.config.RATE_LIMIT_ANON_PER_MINUTE,
+    burst: deps.config.RATE_LIMIT_ANON_BURST,
+    onReject: () => metrics.rateLimitRejections.inc(),
+  });
   const routeDeps: RouteDeps = {
     ...deps,
     mcp,
@@ -113,13 +127,10 @@ export function createApp(deps: AppDeps): App {
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       minuteMs: deps.config.SCHEDULE_MINUTE_MS,
     }),
-    addressLimit: new AddressLimit(deps.sql, {
-      perMinute: deps.config.RATE_LIMIT_ANON_PER_MINUTE,
-      burst: deps.config.RATE_LIMIT_ANON_BURST,
-      onReject: () => metrics.rateLimitRejections.inc(),
-    }),
+    addressLimit,
     eventStreams: new EventStreams(deps.eventStreamLimits),
     catalogDeps: catalogUseCases({ ...deps, mcp, cursors }),
+    ingestDeps: ingestUseCases({ ...deps, addressLimit }),
   };
   const { config } = deps;
   const rate = {
@@ -225,3 +236,22 @@ function catalogUseCases(deps: { sql: Sql; box: SecretBox; mcp: McpOperations; c
 }
 
 export type CatalogDeps = ReturnType<typeof catalogUseCases>;
+
+// ---- ingest: results reported from outside (CI, the MCPJam SDK reporter, artifact uploads) (domain/useCases/ingest) ----
+
+/** The ingest use cases, bound once to this app's services: exactly what its route modules receive. */
+function ingestUseCases(deps: { sql: Sql; config: Config; addressLimit: AddressLimit }) {
+  const { sql, config, addressLimit } = deps;
+  return {
+    reportIngestRun: reportIngestRun({ sql }),
+    startIngestRun: startIngestRun({ sql }),
+    appendIngestResults: appendIngestResults({ sql }),
+    finalizeIngestRun: finalizeIngestRun({ sql }),
+    createUploadUrl: createUploadUrl({ sql }),
+    uploadArtifact: uploadArtifact({ sql }),
+    config,
+    addressLimit,
+  };
+}
+
+export type IngestDeps = ReturnType<typeof ingestUseCases>;
