@@ -55,6 +55,13 @@ import { listProjects } from '../domain/useCases/catalog/listProjects.js';
 import { listProjectServers } from '../domain/useCases/catalog/listProjectServers.js';
 import { runServerOperation } from '../domain/useCases/catalog/runServerOperation.js';
 import type { Principal } from '../domain/principal.js';
+// ingest use cases (bound in ingestUseCases, at the end of this file)
+import { appendIngestResults } from '../domain/useCases/ingest/appendIngestResults.js';
+import { createUploadUrl } from '../domain/useCases/ingest/createUploadUrl.js';
+import { finalizeIngestRun } from '../domain/useCases/ingest/finalizeIngestRun.js';
+import { reportIngestRun } from '../domain/useCases/ingest/reportIngestRun.js';
+import { startIngestRun } from '../domain/useCases/ingest/startIngestRun.js';
+import { uploadArtifact } from '../domain/useCases/ingest/uploadArtifact.js';
 
 /**
  * What the API process hands its app: the services its entry point built once (runtime/services.ts createServices:
@@ -94,6 +101,8 @@ export interface RouteDeps extends AppDeps {
   catalogDeps: CatalogDeps;
   /** what the run route modules receive (runs, iterations, traces, events, compare, tools) */
   runDeps: RunDeps;
+  /** what the ingest route modules receive (reported runs, upload URLs, uploads) */
+  ingestDeps: IngestDeps;
 }
 
 export interface App {
@@ -114,6 +123,11 @@ export function createApp(deps: AppDeps): App {
   const mcp = instrumentMcp(deps.mcp, metrics);
   const eventStreams = new EventStreams(deps.eventStreamLimits);
   const cursors = new CursorCodec(deps.config.RUNWAY_ENCRYPTION_KEY);
+  const addressLimit = new AddressLimit(deps.sql, {
+    perMinute: deps.config.RATE_LIMIT_ANON_PER_MINUTE,
+    burst: deps.config.RATE_LIMIT_ANON_BURST,
+    onReject: () => metrics.rateLimitRejections.inc(),
+  });
   // The one way a run ends, and the reconciler that ends runs whose workflow closed without it (the runs block below).
   const endRun = finalizeRun({ sql: deps.sql });
   const reconciler = reconcileRuns({
@@ -131,14 +145,11 @@ export function createApp(deps: AppDeps): App {
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       minuteMs: deps.config.SCHEDULE_MINUTE_MS,
     }),
-    addressLimit: new AddressLimit(deps.sql, {
-      perMinute: deps.config.RATE_LIMIT_ANON_PER_MINUTE,
-      burst: deps.config.RATE_LIMIT_ANON_BURST,
-      onReject: () => metrics.rateLimitRejections.inc(),
-    }),
+    addressLimit,
     eventStreams,
     catalogDeps: catalogUseCases({ ...deps, mcp, cursors }),
     runDeps: runUseCases({ ...deps, mcp, cursors, reconciler, finalizeRun: endRun, eventStreams }),
+    ingestDeps: ingestUseCases({ ...deps, addressLimit }),
   };
   const { config } = deps;
 
@@ -293,3 +304,22 @@ function runUseCases(deps: {
 }
 
 export type RunDeps = ReturnType<typeof runUseCases>;
+
+// ---- ingest: results reported from outside (CI, the MCPJam SDK reporter, artifact uploads) (domain/useCases/ingest) ----
+
+/** The ingest use cases, bound once to this app's services: exactly what its route modules receive. */
+function ingestUseCases(deps: { sql: Sql; config: Config; addressLimit: AddressLimit }) {
+  const { sql, config, addressLimit } = deps;
+  return {
+    reportIngestRun: reportIngestRun({ sql }),
+    startIngestRun: startIngestRun({ sql }),
+    appendIngestResults: appendIngestResults({ sql }),
+    finalizeIngestRun: finalizeIngestRun({ sql }),
+    createUploadUrl: createUploadUrl({ sql }),
+    uploadArtifact: uploadArtifact({ sql }),
+    config,
+    addressLimit,
+  };
+}
+
+export type IngestDeps = ReturnType<typeof ingestUseCases>;

@@ -35,8 +35,8 @@ export function allRoutes(deps: RouteDeps): RouteSpec[] {
     ...evalRunRoutes(deps.runDeps),
     ...evalRunCompareRoutes(deps.runDeps),
     ...evalRunToolRoutes(deps.runDeps),
-    ...ingestRoutes(deps),
-    ...ingestUploadRoutes(deps),
+    ...ingestRoutes(deps.ingestDeps),
+    ...ingestUploadRoutes(deps.ingestDeps),
     ...serverOperationRoutes(deps.catalogDeps),
     ...tunnelRoutes(deps.catalogDeps),
   ];

@@ -1,20 +1,12 @@
-import {
-  appendResults,
-  finalizeIngestRun,
-  reportRun,
-  runOutcome,
-  startIngestRun,
-  type IngestRunInput,
-} from '../../domain/ingest/runs.js';
-import { openUploadSlot, UPLOAD_URL_TTL_MS } from '../../domain/ingest/uploads.js';
+import { runOutcome } from '../../domain/ingest/runs.js';
+import { UPLOAD_URL_TTL_MS } from '../../domain/ingest/uploads.js';
 import { formatCount, limits } from '../../domain/limits.js';
-import type { Principal } from '../../db/accounts.js';
-import type { Tx } from '../../db/connection.js';
-import { lockRun } from '../../db/ingestRuns.js';
-import type { Project } from '../../db/projects.js';
-import { requireProject } from '../../domain/access/project.js';
-import type { RouteDeps } from '../app.js';
-import { ApiError, notFound } from '../errors.js';
+import type { AppendIngestResults } from '../../domain/useCases/ingest/appendIngestResults.js';
+import type { CreateUploadUrl } from '../../domain/useCases/ingest/createUploadUrl.js';
+import type { FinalizeIngestRun } from '../../domain/useCases/ingest/finalizeIngestRun.js';
+import type { ReportIngestRun } from '../../domain/useCases/ingest/reportIngestRun.js';
+import type { StartIngestRun } from '../../domain/useCases/ingest/startIngestRun.js';
+import type { Config } from '../../runtime/config.js';
 import { publicOrigin } from '../publicUrl.js';
 import { defineRoute } from '../route.js';
 import { projectParams } from '../schemas/common.js';
@@ -35,21 +27,19 @@ import { uploadPath } from './ingestUploads.js';
 
 /**
  * Eval result ingestion (contract-notes "Eval ingest"). Every call is idempotent, because clients retry on 429
- * and 5xx: each one is a single transaction, and retries and concurrent duplicates are resolved by unique indexes
+ * and 5xx: each one is a single transaction (its use case, domain/useCases/ingest), and retries and concurrent duplicates are resolved by unique indexes
  * (externalRunId per project, externalIterationId per run) and the run's row lock, never by a read alone.
  * The same handlers answer at /sdk/v1/evals/... (ingestSdk.ts).
  */
-export function ingestRoutes({ sql, config }: RouteDeps) {
-  const runInput = (
-    project: Project,
-    principal: Principal,
-    body: Omit<IngestRunInput, 'projectId' | 'organizationId' | 'keyId'>,
-  ): IngestRunInput => ({
-    ...body,
-    projectId: project.id,
-    organizationId: project.organizationId,
-    keyId: principal.keyId,
-  });
+export function ingestRoutes(deps: {
+  reportIngestRun: ReportIngestRun;
+  startIngestRun: StartIngestRun;
+  appendIngestResults: AppendIngestResults;
+  finalizeIngestRun: FinalizeIngestRun;
+  createUploadUrl: CreateUploadUrl;
+  /** PUBLIC_URL: the origin upload URLs point at (else the request's) */
+  config: Pick<Config, 'PUBLIC_URL'>;
+}) {
   const common = { tag: 'Eval ingest', method: 'post', params: projectParams, bodyLimit: INGEST_BODY_LIMIT } as const;
   const bounds =
     `A run holds at most ${formatCount(limits.iterationsPerIngestedRun)} iterations and a suite at most ${formatCount(limits.casesPerSuite)} cases: results past either are a 400 ` +
@@ -65,9 +55,8 @@ export function ingestRoutes({ sql, config }: RouteDeps) {
       response: finishedRunReply,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body }) {
-        const project = await requireProject(sql, principal, params.projectId);
         const { results, ...run } = body;
-        const finished = await sql.begin((tx) => reportRun(tx, runInput(project, principal, run), results));
+        const finished = await deps.reportIngestRun({ principal, projectId: params.projectId, run, results });
         return { ok: true as const, ...runOutcome(finished) };
       },
     }),
@@ -80,8 +69,7 @@ export function ingestRoutes({ sql, config }: RouteDeps) {
       response: startReply,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        const { run, reused } = await sql.begin((tx) => startIngestRun(tx, runInput(project, principal, body)));
+        const { run, reused } = await deps.startIngestRun({ principal, projectId: params.projectId, run: body });
         const { summary, ...outcome } = runOutcome(run);
         return { ok: true as const, reused, ...outcome, ...(run.status !== 'running' && { summary }) };
       },
@@ -95,10 +83,11 @@ export function ingestRoutes({ sql, config }: RouteDeps) {
       response: iterationsReply,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'CONFLICT'],
       async handler({ principal, params, body }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        const appended = await sql.begin(async (tx) => {
-          const run = await lockIngestedRun(tx, project.id, { runId: body.runId });
-          return await appendResults(tx, run, body.results);
+        const appended = await deps.appendIngestResults({
+          principal,
+          projectId: params.projectId,
+          runId: body.runId,
+          results: body.results,
         });
         return { ok: true as const, ...appended };
       },
@@ -111,10 +100,11 @@ export function ingestRoutes({ sql, config }: RouteDeps) {
       response: finishedRunReply,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'CONFLICT'],
       async handler({ principal, params, body }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        const finished = await sql.begin(async (tx) => {
-          const run = await lockIngestedRun(tx, project.id, { runId: body.runId, externalRunId: body.externalRunId });
-          return await finalizeIngestRun(tx, run);
+        const finished = await deps.finalizeIngestRun({
+          principal,
+          projectId: params.projectId,
+          runId: body.runId,
+          externalRunId: body.externalRunId,
         });
         return { ok: true as const, ...runOutcome(finished) };
       },
@@ -130,32 +120,16 @@ export function ingestRoutes({ sql, config }: RouteDeps) {
       response: uploadUrlReply,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body, req }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        const { token, expiresAt } = await openUploadSlot(sql, {
-          organizationId: project.organizationId,
-          projectId: project.id,
-          keyId: principal.keyId,
+        const { token, expiresAt } = await deps.createUploadUrl({
+          principal,
+          projectId: params.projectId,
           format: body.format ?? null,
           suiteName: body.suiteName ?? null,
           externalRunId: body.externalRunId ?? null,
         });
-        const origin = publicOrigin(config, req);
+        const origin = publicOrigin(deps.config, req);
         return { ok: true as const, uploadUrl: `${origin}${uploadPath(token)}`, expiresAt: expiresAt.getTime() };
       },
     }),
   ];
-}
-
-/** The ingested run a chunked call names, locked for its transaction; a run Runway executed takes no reported results. */
-async function lockIngestedRun(tx: Tx, projectId: string, ref: { runId?: string; externalRunId?: string }) {
-  const run = await lockRun(tx, projectId, ref);
-  if (!run) throw notFound('eval run', ref);
-  if (run.externalRunId === null) {
-    throw new ApiError(
-      'CONFLICT',
-      `run ${run.id} was executed by Runway, not reported; only runs created by runs/start take results`,
-      { runId: run.id, reason: 'NOT_AN_INGESTED_RUN' },
-    );
-  }
-  return run;
 }

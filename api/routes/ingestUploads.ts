@@ -1,8 +1,9 @@
 import express, { type Request, type Response } from 'express';
-import { findUploadSlot, receiveUpload, type UploadRefusal } from '../../domain/ingest/uploads.js';
+import type { UploadRefusal } from '../../domain/ingest/uploads.js';
 import { formatCount, limits } from '../../domain/limits.js';
-import type { RouteDeps } from '../app.js';
+import type { UploadArtifact } from '../../domain/useCases/ingest/uploadArtifact.js';
 import { ApiError } from '../errors.js';
+import type { AddressLimit } from '../rateLimit.js';
 import { defineRoute } from '../route.js';
 import { INGEST_BODY_LIMIT, uploadBody, uploadQuery, uploadReply } from '../schemas/ingest.js';
 
@@ -76,7 +77,12 @@ function refusal(outcome: UploadRefusal): ApiError {
  * rate-limit bucket and the token are checked before a byte of the body is read, and compressed bodies are
  * refused rather than inflated.
  */
-export function ingestUploadRoutes({ sql, addressLimit }: RouteDeps) {
+export function ingestUploadRoutes(deps: {
+  uploadArtifact: UploadArtifact;
+  /** the per-address limit on work without a usable key */
+  addressLimit: AddressLimit;
+}) {
+  const { uploadArtifact, addressLimit } = deps;
   const upload = (method: 'post' | 'put') =>
     defineRoute({
       method,
@@ -99,13 +105,14 @@ export function ingestUploadRoutes({ sql, addressLimit }: RouteDeps) {
         res.set('Connection', 'close');
         refuseEncodedBody(req);
         await addressLimit.take(req, res);
-        const found = await findUploadSlot(sql, query.token);
-        if (found.kind !== 'slot') throw refusal(found);
-        res.removeHeader('Connection');
-        const content = await readBlob(req, res);
-        const outcome = await receiveUpload(sql, query.token, found.slot, {
-          content,
-          contentType: req.get('content-type')?.slice(0, 200) ?? null,
+        const outcome = await uploadArtifact({
+          token: query.token,
+          // Called once the token names a slot that takes the upload: only then is the body read.
+          receive: async () => {
+            res.removeHeader('Connection');
+            const content = await readBlob(req, res);
+            return { content, contentType: req.get('content-type')?.slice(0, 200) ?? null };
+          },
         });
         if (outcome.kind === 'stored') return outcome.reply;
         throw refusal(outcome);

@@ -10,8 +10,9 @@ import {
 } from '../../db/ingestIterations.js';
 import { findRunByExternalId, isExternalRunConflict, lockRun } from '../../db/ingestRuns.js';
 import { listStoredServers } from '../../db/servers.js';
-import { OperationFailure } from '../failures.js';
-import { finalizeRun } from '../evals/finalize.js';
+import { notFound, OperationFailure } from '../failures.js';
+import type { Principal } from '../principal.js';
+import { finalizeRun } from '../useCases/runs/finalizeRun.js';
 import { checkIngestedIterations, checkSuiteCases } from '../limits.js';
 import { caseIdentity, toCaseInput, toIngestedIteration, type IngestResult } from './results.js';
 
@@ -32,6 +33,18 @@ export interface IngestRunInput {
   ci?: Record<string, unknown>;
   expectedIterations?: number;
   tags?: string[];
+}
+
+/** What a reporter says about its run; the project, organization and key come from the call. */
+export type IngestRunFields = Omit<IngestRunInput, 'projectId' | 'organizationId' | 'keyId'>;
+
+/** A reporter's run, in the project it reports to, by the key that reports it. */
+export function ingestRunInput(
+  project: { id: string; organizationId: string },
+  principal: Pick<Principal, 'keyId'>,
+  fields: IngestRunFields,
+): IngestRunInput {
+  return { ...fields, projectId: project.id, organizationId: project.organizationId, keyId: principal.keyId };
 }
 
 /**
@@ -184,9 +197,30 @@ async function findReportedCases(tx: Tx, suiteId: string, results: IngestResult[
   return found;
 }
 
+/**
+ * The ingested run a chunked call names, locked until the transaction ends (lockRun); a run Runway executed takes
+ * no reported results (CONFLICT NOT_AN_INGESTED_RUN).
+ */
+export async function lockIngestedRun(
+  tx: Tx,
+  projectId: string,
+  ref: { runId?: string; externalRunId?: string },
+): Promise<Run> {
+  const run = await lockRun(tx, projectId, ref);
+  if (!run) throw notFound('eval run', ref);
+  if (run.externalRunId === null) {
+    throw new OperationFailure(
+      'CONFLICT',
+      `run ${run.id} was executed by Runway, not reported; only runs created by runs/start take results`,
+      { runId: run.id, reason: 'NOT_AN_INGESTED_RUN' },
+    );
+  }
+  return run;
+}
+
 /** Finalizes a run the caller has locked: the summary of executed runs, over what was reported. Idempotent. */
 export async function finalizeIngestRun(tx: Tx, run: Run): Promise<Run> {
-  if (run.status === 'running') await finalizeRun(tx, { runId: run.id, outcome: 'completed' });
+  if (run.status === 'running') await finalizeRun({ sql: tx })({ runId: run.id, outcome: 'completed' });
   return (await getRun(tx, run.id))!;
 }
 

@@ -1,5 +1,4 @@
 import { compareArguments, scoreToolCalls } from '../evals/scoring.js';
-import type { IngestResult } from './results.js';
 
 export interface TraceMessage {
   role: string;
@@ -29,6 +28,25 @@ export type TraceInput =
       [extra: string]: unknown;
     };
 
+/**
+ * What a trace is read with: the parts of a reported result (domain/ingest/results.ts IngestResult) that
+ * normalizeTrace uses. Declared here, so that this file needs nothing from results.ts, which stores the trace.
+ */
+export interface TracedResult {
+  trace?: TraceInput;
+  query?: string;
+  passed: boolean;
+  isNegativeTest?: boolean;
+  expectedToolCalls?: TracedToolCall[];
+  actualToolCalls?: TracedToolCall[];
+}
+
+interface TracedToolCall {
+  toolName: string;
+  arguments?: Record<string, unknown>;
+  [extra: string]: unknown;
+}
+
 type Row = Record<string, unknown>;
 const isRow = (value: unknown): value is Row => typeof value === 'object' && value !== null && !Array.isArray(value);
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
@@ -39,7 +57,7 @@ const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
  * fields we do not know (e.g. the SDK's `raw`) are kept. Without a trace nothing is stored (404
  * TRACE_NOT_AVAILABLE), as for an executed iteration that has none.
  */
-export function normalizeTrace(result: IngestResult): object | null {
+export function normalizeTrace(result: TracedResult): object | null {
   const { trace } = result;
   if (trace === undefined) return null;
   const given: Exclude<TraceInput, string | TraceMessage[]> =
@@ -59,7 +77,7 @@ export function normalizeTrace(result: IngestResult): object | null {
 }
 
 /** A reporter's per-prompt analysis in our field names; the MCPJam SDK names argument mismatches differently. */
-function toPrompt(given: Row, index: number, result: IngestResult): Row {
+function toPrompt(given: Row, index: number, result: TracedResult): Row {
   const {
     promptIndex,
     prompt,
@@ -102,7 +120,7 @@ function toArgumentMismatch(mismatch: Row): Row {
  * Expected-vs-actual for a trace that brought no analysis, by the same matcher executed runs use. `passed` stays
  * the reporter's verdict: the analysis explains, it does not re-judge.
  */
-function analysedPrompt(result: IngestResult): Row {
+function analysedPrompt(result: TracedResult): Row {
   const expected = (result.expectedToolCalls ?? []).map(({ toolName, arguments: args }) => ({
     toolName,
     ...(args !== undefined && { arguments: args }),

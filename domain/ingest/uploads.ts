@@ -1,14 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Sql, Tx } from '../../db/connection.js';
+import type { Db, Tx } from '../../db/connection.js';
 import { randomBase62 } from '../../db/ids.js';
-import {
-  claimArtifactSlot,
-  createArtifactSlot,
-  findArtifactSlot,
-  recordArtifactReply,
-  type ArtifactFormat,
-  type ArtifactSlot,
-} from '../../db/ingestArtifacts.js';
+import { findArtifactSlot, type ArtifactFormat, type ArtifactSlot } from '../../db/ingestArtifacts.js';
 import { checkArtifactResults } from '../limits.js';
 import { findRunByExternalId } from '../../db/ingestRuns.js';
 import { artifactSource, parseArtifact, type Artifact } from './artifacts/index.js';
@@ -22,27 +15,8 @@ const TOKEN_LENGTH = 43;
 
 export const hashUploadToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-/** Opens a single-use upload slot; the caller turns the token into a URL. Only its hash is stored. */
-export async function openUploadSlot(
-  sql: Sql,
-  input: {
-    organizationId: string;
-    projectId: string;
-    keyId: string;
-    format: ArtifactFormat | null;
-    suiteName: string | null;
-    externalRunId: string | null;
-  },
-): Promise<{ token: string; expiresAt: Date }> {
-  const token = randomBase62(TOKEN_LENGTH);
-  const slot = await createArtifactSlot(sql, {
-    ...input,
-    tokenHash: hashUploadToken(token),
-    ttlMs: UPLOAD_URL_TTL_MS,
-    createdByKeyId: input.keyId,
-  });
-  return { token, expiresAt: slot.expiresAt };
-}
+/** A fresh upload token: the caller stores only its hash (hashUploadToken) and turns the token into a URL. */
+export const newUploadToken = () => randomBase62(TOKEN_LENGTH);
 
 /** Why a URL takes no upload. */
 export type UploadRefusal =
@@ -64,7 +38,7 @@ export type UploadOutcome = { kind: 'stored'; reply: UploadReply } | UploadRefus
  * slot is returned too: whether the upload is a retry of the same bytes depends on the body.
  */
 export async function findUploadSlot(
-  sql: Sql,
+  sql: Db,
   token: string,
 ): Promise<{ kind: 'slot'; slot: ArtifactSlot } | UploadRefusal> {
   const slot = await findArtifactSlot(sql, hashUploadToken(token));
@@ -74,42 +48,11 @@ export async function findUploadSlot(
   return { kind: 'slot', slot };
 }
 
-/**
- * Stores an uploaded blob in the slot findUploadSlot found and, when the slot was opened with a format, ingests
- * it as a finalized run, all in one transaction: an artifact that cannot be read leaves the URL unused, so a
- * fixed file can be sent to it again. The artifact is read (and held to the bound on its tests) before the
- * transaction opens, so parsing holds no connection and an artifact refused writes nothing. The same bytes sent
- * again (a client retrying a reply it lost) get the first reply back.
- */
-export async function receiveUpload(
-  sql: Sql,
-  token: string,
-  found: ArtifactSlot,
-  blob: { content: Buffer; contentType: string | null },
-): Promise<UploadOutcome> {
-  const tokenHash = hashUploadToken(token);
-  const sha256 = createHash('sha256').update(blob.content).digest('hex');
-  if (found.usedAt) return refusalOf(found, sha256);
-  const artifact = found.format ? readArtifact(found.format, blob.content) : undefined;
-  const reply = await sql.begin(async (tx) => {
-    const slot = await claimArtifactSlot(tx, tokenHash, { ...blob, sha256 });
-    if (!slot) return undefined;
-    const ingested =
-      slot.format && artifact ? await ingestArtifact(tx, slot, slot.format, artifact, blob.content) : undefined;
-    const stored: UploadReply = { ok: true, storageId: slot.id, ...ingested };
-    await recordArtifactReply(tx, slot.id, { runId: ingested?.runId ?? null, reply: stored });
-    return stored;
-  });
-  if (reply) return { kind: 'stored', reply };
-  // Another upload, the expiry or a revocation came first: say which.
-  return refusalOf(await findArtifactSlot(sql, tokenHash), sha256);
-}
-
 /** Why a slot takes no upload; a used one replays its reply to the bytes it took (`sha256`, once the body is read). */
-function refusalOf(slot: ArtifactSlot | undefined, sha256?: string): UploadOutcome {
+export function refusalOf(slot: ArtifactSlot | undefined, sha256?: string): UploadOutcome {
   if (!slot) return { kind: 'unknown' };
   if (!slot.mintingKeyUsable) return { kind: 'revoked' };
-  // The stored reply is the UploadReply receiveUpload recorded.
+  // The stored reply is the UploadReply uploadArtifact (domain/useCases/ingest) recorded.
   if (slot.usedAt)
     return slot.contentSha256 === sha256 && slot.reply
       ? { kind: 'stored', reply: slot.reply as UploadReply }
@@ -118,7 +61,7 @@ function refusalOf(slot: ArtifactSlot | undefined, sha256?: string): UploadOutco
 }
 
 /** The results of an artifact, within the bound on what one upload may hold; else a VALIDATION_ERROR. */
-function readArtifact(format: ArtifactFormat, content: Buffer): Artifact {
+export function readArtifact(format: ArtifactFormat, content: Buffer): Artifact {
   const artifact = parseArtifact(format, content);
   checkArtifactResults(artifact.results.length, format);
   return artifact;
@@ -137,7 +80,14 @@ export function artifactRunId(slot: Pick<ArtifactSlot, 'format' | 'suiteName'>, 
   return `artifact:sha256:${digest}`;
 }
 
-async function ingestArtifact(tx: Tx, slot: ArtifactSlot, format: ArtifactFormat, artifact: Artifact, content: Buffer) {
+/** The run an artifact becomes (reportRun, in the caller's transaction), and what its upload answers about it. */
+export async function ingestArtifact(
+  tx: Tx,
+  slot: ArtifactSlot,
+  format: ArtifactFormat,
+  artifact: Artifact,
+  content: Buffer,
+) {
   const externalRunId = slot.externalRunId ?? artifactRunId(slot, content);
   const existing = await findRunByExternalId(tx, slot.projectId, externalRunId);
   const run = await reportRun(

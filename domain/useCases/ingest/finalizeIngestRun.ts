@@ -1,0 +1,28 @@
+import type { Sql } from '../../../db/connection.js';
+import type { Run } from '../../../db/evalRuns.js';
+import { requireProject } from '../../access/project.js';
+import { finalizeIngestRun as finalizeRun, lockIngestedRun } from '../../ingest/runs.js';
+import type { Principal } from '../../principal.js';
+
+/**
+ * Chunked upload, last call: the ingested run ended through the one finalize story (domain/evals/finalize.ts),
+ * under its row lock so that no append in flight is missed. Again: the finished run, unchanged.
+ */
+export function finalizeIngestRun(deps: { sql: Sql }) {
+  return async function finalizeIngestRun(input: {
+    principal: Principal;
+    projectId: string;
+    /** the run, by Runway's id or the reporter's (both, when given, must name it) */
+    runId?: string;
+    externalRunId?: string;
+  }): Promise<Run> {
+    const { sql } = deps;
+    const project = await requireProject(sql, input.principal, input.projectId);
+    return await sql.begin(async (tx) => {
+      const run = await lockIngestedRun(tx, project.id, { runId: input.runId, externalRunId: input.externalRunId });
+      return await finalizeRun(tx, run);
+    });
+  };
+}
+
+export type FinalizeIngestRun = ReturnType<typeof finalizeIngestRun>;

@@ -1,0 +1,23 @@
+import type { Sql } from '../../../db/connection.js';
+import type { Run } from '../../../db/evalRuns.js';
+import { requireProject } from '../../access/project.js';
+import { ingestRunInput, startIngestRun as startRun, type IngestRunFields } from '../../ingest/runs.js';
+import type { Principal } from '../../principal.js';
+
+/**
+ * Chunked upload, first call: the run named by externalRunId, created (with its suite if need be) or reused as
+ * it is. Concurrent starts of one id meet on the unique index, in one transaction each.
+ */
+export function startIngestRun(deps: { sql: Sql }) {
+  return async function startIngestRun(input: {
+    principal: Principal;
+    projectId: string;
+    run: IngestRunFields;
+  }): Promise<{ run: Run; reused: boolean }> {
+    const { sql } = deps;
+    const project = await requireProject(sql, input.principal, input.projectId);
+    return await sql.begin((tx) => startRun(tx, ingestRunInput(project, input.principal, input.run)));
+  };
+}
+
+export type StartIngestRun = ReturnType<typeof startIngestRun>;
