@@ -1,4 +1,4 @@
-import type { Logger } from '../../runtime/logger.js';
+import type { Logger } from '../ports/logger.js';
 import { limits } from '../limits.js';
 
 /**

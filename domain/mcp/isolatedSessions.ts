@@ -1,4 +1,4 @@
-import type { Logger } from '../../runtime/logger.js';
+import type { Logger } from '../ports/logger.js';
 import { OperationFailure } from '../failures.js';
 import type { ClientAnswers } from './clientRequests.js';
 import type { ConnectTarget, McpConnection } from './connection.js';

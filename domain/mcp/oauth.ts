@@ -24,7 +24,7 @@ import {
 import type { SecretBox } from '../../db/secretBox.js';
 import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
-import type { Logger } from '../../runtime/logger.js';
+import type { Logger } from '../ports/logger.js';
 import { machineClient } from './clientCredentials.js';
 import {
   advertisedAuthorization,

@@ -14,9 +14,8 @@ import { z } from 'zod';
 import type { Sql } from '../../db/connection.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import { recordServerProtocol, type SavedServer } from '../../db/servers.js';
-import type { Config } from '../../runtime/config.js';
 import { OperationFailure } from '../failures.js';
-import type { Logger } from '../../runtime/logger.js';
+import type { Logger } from '../ports/logger.js';
 import { profileFor } from './clientProfile.js';
 import type { ClientAnswers } from './clientRequests.js';
 import { openConnection, STALE_ERA, type InitInfo, type McpConnection } from './connection.js';
@@ -42,7 +41,7 @@ import {
   type ToolEntry,
 } from './primitives.js';
 import { boundResult, ReplyBudget, type Truncation } from './replyBudget.js';
-import { requestOptions, resolveTimeouts, type McpTimeouts } from './timeouts.js';
+import { requestOptions, resolveTimeouts, type McpTimeouts, type McpTimeoutSettings } from './timeouts.js';
 import type { Credentials } from './transports.js';
 
 /**
@@ -69,7 +68,8 @@ const taskReplySchema = z.looseObject({});
 export interface McpDeps {
   sql: Sql;
   box: SecretBox;
-  config: Config;
+  /** the deployment's MCP timeouts, and the data folder stdio servers run below */
+  config: McpTimeoutSettings & { DATA_DIR: string };
   log: Logger;
   pool: ConnectionPool;
 }

@@ -1,4 +1,4 @@
-import type { Logger } from '../../runtime/logger.js';
+import type { Logger } from '../ports/logger.js';
 import { OperationFailure } from '../failures.js';
 import { profileKey } from './clientProfile.js';
 import type { ClientAnswers } from './clientRequests.js';

@@ -1,6 +1,5 @@
 import type { RequestOptions } from '@modelcontextprotocol/client';
 import type { ServerTimeouts } from '../../db/servers.js';
-import type { Config } from '../../runtime/config.js';
 import type { ResumptionLimits } from './resumption.js';
 
 /** The phases an operation can time out in; a 504 names the phase. */
@@ -16,21 +15,21 @@ export interface McpTimeouts {
   resumption: ResumptionLimits;
 }
 
-type TimeoutConfig = Pick<
-  Config,
-  | 'MCP_CONNECT_TIMEOUT_MS'
-  | 'MCP_INITIALIZE_TIMEOUT_MS'
-  | 'MCP_REQUEST_TIMEOUT_MS'
-  | 'MCP_MAX_TOTAL_TIMEOUT_MS'
-  | 'MCP_RESUME_MAX_ATTEMPTS'
-  | 'MCP_RESUME_MAX_DELAY_MS'
->;
+/** The deployment's MCP timeouts (settings of the same names, runtime/config.ts), in ms. */
+export interface McpTimeoutSettings {
+  MCP_CONNECT_TIMEOUT_MS: number;
+  MCP_INITIALIZE_TIMEOUT_MS: number;
+  MCP_REQUEST_TIMEOUT_MS: number;
+  MCP_MAX_TOTAL_TIMEOUT_MS: number;
+  MCP_RESUME_MAX_ATTEMPTS: number;
+  MCP_RESUME_MAX_DELAY_MS: number;
+}
 
 const positive = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
 
 /** The service defaults, overridden per saved server (servers.timeouts). */
-export function resolveTimeouts(config: TimeoutConfig, overrides: ServerTimeouts | null | undefined): McpTimeouts {
+export function resolveTimeouts(config: McpTimeoutSettings, overrides: ServerTimeouts | null | undefined): McpTimeouts {
   const requestMs = positive(overrides?.requestMs) ?? config.MCP_REQUEST_TIMEOUT_MS;
   return {
     connectMs: positive(overrides?.connectMs) ?? config.MCP_CONNECT_TIMEOUT_MS,
