@@ -43,6 +43,14 @@ import { listHosts } from '../domain/useCases/catalog/listHosts.js';
 import { listProjects } from '../domain/useCases/catalog/listProjects.js';
 import { listProjectServers } from '../domain/useCases/catalog/listProjectServers.js';
 import { runServerOperation } from '../domain/useCases/catalog/runServerOperation.js';
+// suite use cases (bound in suiteUseCases, at the end of this file)
+import { createSuite } from '../domain/useCases/suites/createSuite.js';
+import { deleteSuite } from '../domain/useCases/suites/deleteSuite.js';
+import { editSuite } from '../domain/useCases/suites/editSuite.js';
+import { getSuite } from '../domain/useCases/suites/getSuite.js';
+import { getSuiteOverview } from '../domain/useCases/suites/getSuiteOverview.js';
+import { listSuiteRuns } from '../domain/useCases/suites/listSuiteRuns.js';
+import { listSuites } from '../domain/useCases/suites/listSuites.js';
 
 /**
  * What the API process hands its app: the services its entry point built once (runtime/services.ts createServices:
@@ -83,6 +91,8 @@ export interface RouteDeps extends AppDeps {
   eventStreams: EventStreams;
   /** what the catalog's route modules receive (account, projects, chat, hosts, server operations, tunnels) */
   catalogDeps: CatalogDeps;
+  /** what the suites' route modules receive (suites, cases, schedules, overview, case generation) */
+  suiteDeps: SuiteDeps;
 }
 
 export interface App {
@@ -102,17 +112,19 @@ export function createApp(deps: AppDeps): App {
   registerActiveRuns(metrics, deps.sql);
   const mcp = instrumentMcp(deps.mcp, metrics);
   const cursors = new CursorCodec(deps.config.RUNWAY_ENCRYPTION_KEY);
+  const reconciler = new RunReconciler({ sql: deps.sql, temporal: deps.temporal, log: deps.log });
+  const schedules = new SuiteScheduler(deps.temporal, {
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    minuteMs: deps.config.SCHEDULE_MINUTE_MS,
+  });
   const routeDeps: RouteDeps = {
     ...deps,
     mcp,
     cursors,
     eventIds: new EventIdCodec(deps.config.RUNWAY_ENCRYPTION_KEY),
     runs: new RunLauncher(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
-    reconciler: new RunReconciler({ sql: deps.sql, temporal: deps.temporal, log: deps.log }),
-    schedules: new SuiteScheduler(deps.temporal, {
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      minuteMs: deps.config.SCHEDULE_MINUTE_MS,
-    }),
+    reconciler,
+    schedules,
     addressLimit: new AddressLimit(deps.sql, {
       perMinute: deps.config.RATE_LIMIT_ANON_PER_MINUTE,
       burst: deps.config.RATE_LIMIT_ANON_BURST,
@@ -120,6 +132,7 @@ export function createApp(deps: AppDeps): App {
     }),
     eventStreams: new EventStreams(deps.eventStreamLimits),
     catalogDeps: catalogUseCases({ ...deps, mcp, cursors }),
+    suiteDeps: suiteUseCases({ ...deps, mcp, cursors, reconciler, schedules }),
   };
   const { config } = deps;
   const rate = {
@@ -225,3 +238,34 @@ function catalogUseCases(deps: { sql: Sql; box: SecretBox; mcp: McpOperations; c
 }
 
 export type CatalogDeps = ReturnType<typeof catalogUseCases>;
+
+// ---- suites: suites, their cases and schedules, the overview, case generation (domain/useCases/suites) ----
+
+/** The suites' use cases, bound once to this app's services: exactly what their route modules receive. */
+function suiteUseCases(deps: {
+  sql: Sql;
+  box: SecretBox;
+  mcp: McpOperations;
+  catalog: HostedModelCatalog;
+  cursors: CursorCodec;
+  config: Config;
+  log: Logger;
+  reconciler: RunReconciler;
+  schedules: SuiteScheduler;
+}) {
+  const { sql, box, mcp, cursors, config, log, reconciler, schedules } = deps;
+  return {
+    suites: {
+      createSuite: createSuite({ sql, box, mcp }),
+      listSuites: listSuites({ sql }),
+      getSuite: getSuite({ sql }),
+      editSuite: editSuite({ sql, schedules, log }),
+      deleteSuite: deleteSuite({ sql, schedules, reconciler }),
+      listSuiteRuns: listSuiteRuns({ sql }),
+      scheduleMinuteMs: config.SCHEDULE_MINUTE_MS,
+    },
+    overview: { getSuiteOverview: getSuiteOverview({ sql, cursors }) },
+  };
+}
+
+export type SuiteDeps = ReturnType<typeof suiteUseCases>;
