@@ -44,6 +44,11 @@ import { listProjects } from '../domain/useCases/catalog/listProjects.js';
 import { listProjectServers } from '../domain/useCases/catalog/listProjectServers.js';
 import { runServerOperation } from '../domain/useCases/catalog/runServerOperation.js';
 // suite use cases (bound in suiteUseCases, at the end of this file)
+import { addCase } from '../domain/useCases/suites/addCase.js';
+import { deleteCase } from '../domain/useCases/suites/deleteCase.js';
+import { editCase } from '../domain/useCases/suites/editCase.js';
+import { getCase } from '../domain/useCases/suites/getCase.js';
+import { listCases } from '../domain/useCases/suites/listCases.js';
 import { createSuite } from '../domain/useCases/suites/createSuite.js';
 import { deleteSuite } from '../domain/useCases/suites/deleteSuite.js';
 import { editSuite } from '../domain/useCases/suites/editSuite.js';
@@ -51,6 +56,7 @@ import { getSuite } from '../domain/useCases/suites/getSuite.js';
 import { getSuiteOverview } from '../domain/useCases/suites/getSuiteOverview.js';
 import { listSuiteRuns } from '../domain/useCases/suites/listSuiteRuns.js';
 import { listSuites } from '../domain/useCases/suites/listSuites.js';
+import { setSuiteSchedule } from '../domain/useCases/suites/setSuiteSchedule.js';
 
 /**
  * What the API process hands its app: the services its entry point built once (runtime/services.ts createServices:
@@ -265,6 +271,14 @@ function suiteUseCases(deps: {
       scheduleMinuteMs: config.SCHEDULE_MINUTE_MS,
     },
     overview: { getSuiteOverview: getSuiteOverview({ sql, cursors }) },
+    schedule: { setSuiteSchedule: setSuiteSchedule({ sql, schedules }) },
+    cases: {
+      listCases: listCases({ sql }),
+      addCase: addCase({ sql, box, mcp }),
+      getCase: getCase({ sql }),
+      editCase: editCase({ sql, box, mcp }),
+      deleteCase: deleteCase({ sql }),
+    },
   };
 }
 

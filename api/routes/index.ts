@@ -27,9 +27,9 @@ export function allRoutes(deps: RouteDeps): RouteSpec[] {
     ...hostRoutes(deps.catalogDeps),
     ...evalSuiteRoutes(deps.suiteDeps.suites),
     ...evalSuiteOverviewRoutes(deps.suiteDeps.overview),
-    ...evalSuiteScheduleRoutes(deps),
+    ...evalSuiteScheduleRoutes(deps.suiteDeps.schedule),
     ...caseGenerationRoutes(deps),
-    ...evalCaseRoutes(deps),
+    ...evalCaseRoutes(deps.suiteDeps.cases),
     // First: its GET /eval-runs/events would otherwise be taken for GET /eval-runs/{runId}.
     ...evalRunEventRoutes(deps),
     ...evalRunRoutes(deps),
