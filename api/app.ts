@@ -52,6 +52,7 @@ import { listCases } from '../domain/useCases/suites/listCases.js';
 import { createSuite } from '../domain/useCases/suites/createSuite.js';
 import { deleteSuite } from '../domain/useCases/suites/deleteSuite.js';
 import { editSuite } from '../domain/useCases/suites/editSuite.js';
+import { generateCases } from '../domain/useCases/suites/generateCases.js';
 import { getSuite } from '../domain/useCases/suites/getSuite.js';
 import { getSuiteOverview } from '../domain/useCases/suites/getSuiteOverview.js';
 import { listSuiteRuns } from '../domain/useCases/suites/listSuiteRuns.js';
@@ -259,7 +260,7 @@ function suiteUseCases(deps: {
   reconciler: RunReconciler;
   schedules: SuiteScheduler;
 }) {
-  const { sql, box, mcp, cursors, config, log, reconciler, schedules } = deps;
+  const { sql, box, mcp, catalog, cursors, config, log, reconciler, schedules } = deps;
   return {
     suites: {
       createSuite: createSuite({ sql, box, mcp }),
@@ -272,6 +273,7 @@ function suiteUseCases(deps: {
     },
     overview: { getSuiteOverview: getSuiteOverview({ sql, cursors }) },
     schedule: { setSuiteSchedule: setSuiteSchedule({ sql, schedules }) },
+    caseGeneration: { generateCases: generateCases({ sql, box, mcp, catalog }) },
     cases: {
       listCases: listCases({ sql }),
       addCase: addCase({ sql, box, mcp }),

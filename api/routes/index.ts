@@ -28,7 +28,7 @@ export function allRoutes(deps: RouteDeps): RouteSpec[] {
     ...evalSuiteRoutes(deps.suiteDeps.suites),
     ...evalSuiteOverviewRoutes(deps.suiteDeps.overview),
     ...evalSuiteScheduleRoutes(deps.suiteDeps.schedule),
-    ...caseGenerationRoutes(deps),
+    ...caseGenerationRoutes(deps.suiteDeps.caseGeneration),
     ...evalCaseRoutes(deps.suiteDeps.cases),
     // First: its GET /eval-runs/events would otherwise be taken for GET /eval-runs/{runId}.
     ...evalRunEventRoutes(deps),
