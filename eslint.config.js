@@ -11,9 +11,19 @@ import prettier from 'eslint-config-prettier';
 const layers = [
   {
     files: ['domain/**/*.ts'],
-    why: 'domain/ is the product without its processes: no Express, no Temporal, no edge',
-    banned: ['express', '@temporalio/*', '**/activities/**', '**/worker/**', '**/cli/**', '**/scripts/**'],
-    typesOnly: ['**/api/**', '**/workflows/**', '**/runtime/**'],
+    why: 'domain/ is the product without its processes: no Express, no Temporal, no edge (what it needs from them is a port it declares, domain/ports/)',
+    banned: [
+      'express',
+      '@temporalio/*',
+      '**/workflows/**',
+      '**/runtime/**',
+      '**/activities/**',
+      '**/worker/**',
+      '**/cli/**',
+      '**/scripts/**',
+    ],
+    // A request body's shape, read where a story takes it as its input (its zod schema lives at the edge).
+    typesOnly: ['**/api/**'],
   },
   {
     files: ['db/**/*.ts'],
@@ -51,6 +61,20 @@ const layers = [
     files: ['api/**/*.ts'],
     why: 'api/ is the HTTP process: it calls the domain directly and reaches the worker only through Temporal',
     banned: [
+      '@temporalio/worker',
+      '@temporalio/activity',
+      '**/activities/**',
+      '**/worker/**',
+      '**/cli/**',
+      '**/scripts/**',
+    ],
+    typesOnly: ['**/workflows/**', '!**/workflows/definitions.js'],
+  },
+  {
+    files: ['api/routes/**/*.ts'],
+    why: 'a route parses, calls one use case (domain/useCases) and maps its result: it reaches no table itself',
+    banned: [
+      '**/db/**',
       '@temporalio/worker',
       '@temporalio/activity',
       '**/activities/**',

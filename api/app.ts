@@ -62,6 +62,21 @@ import { finalizeIngestRun } from '../domain/useCases/ingest/finalizeIngestRun.j
 import { reportIngestRun } from '../domain/useCases/ingest/reportIngestRun.js';
 import { startIngestRun } from '../domain/useCases/ingest/startIngestRun.js';
 import { uploadArtifact } from '../domain/useCases/ingest/uploadArtifact.js';
+// suite use cases (bound in suiteUseCases, at the end of this file)
+import { addCase } from '../domain/useCases/suites/addCase.js';
+import { deleteCase } from '../domain/useCases/suites/deleteCase.js';
+import { editCase } from '../domain/useCases/suites/editCase.js';
+import { getCase } from '../domain/useCases/suites/getCase.js';
+import { listCases } from '../domain/useCases/suites/listCases.js';
+import { createSuite } from '../domain/useCases/suites/createSuite.js';
+import { deleteSuite } from '../domain/useCases/suites/deleteSuite.js';
+import { editSuite } from '../domain/useCases/suites/editSuite.js';
+import { generateCases } from '../domain/useCases/suites/generateCases.js';
+import { getSuite } from '../domain/useCases/suites/getSuite.js';
+import { getSuiteOverview } from '../domain/useCases/suites/getSuiteOverview.js';
+import { listSuiteRuns } from '../domain/useCases/suites/listSuiteRuns.js';
+import { listSuites } from '../domain/useCases/suites/listSuites.js';
+import { setSuiteSchedule } from '../domain/useCases/suites/setSuiteSchedule.js';
 
 /**
  * What the API process hands its app: the services its entry point built once (runtime/services.ts createServices:
@@ -103,6 +118,8 @@ export interface RouteDeps extends AppDeps {
   runDeps: RunDeps;
   /** what the ingest route modules receive (reported runs, upload URLs, uploads) */
   ingestDeps: IngestDeps;
+  /** what the suites' route modules receive (suites, cases, schedules, overview, case generation) */
+  suiteDeps: SuiteDeps;
 }
 
 export interface App {
@@ -136,20 +153,22 @@ export function createApp(deps: AppDeps): App {
     finalizeRun: endRun,
     log: deps.log,
   });
+  const schedules = new SuiteScheduler(deps.temporal, {
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    minuteMs: deps.config.SCHEDULE_MINUTE_MS,
+  });
   const routeDeps: RouteDeps = {
     ...deps,
     mcp,
     cursors,
     reconciler,
-    schedules: new SuiteScheduler(deps.temporal, {
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      minuteMs: deps.config.SCHEDULE_MINUTE_MS,
-    }),
+    schedules,
     addressLimit,
     eventStreams,
     catalogDeps: catalogUseCases({ ...deps, mcp, cursors }),
     runDeps: runUseCases({ ...deps, mcp, cursors, reconciler, finalizeRun: endRun, eventStreams }),
     ingestDeps: ingestUseCases({ ...deps, addressLimit }),
+    suiteDeps: suiteUseCases({ ...deps, mcp, cursors, reconciler, schedules }),
   };
   const { config } = deps;
 
@@ -323,3 +342,43 @@ function ingestUseCases(deps: { sql: Sql; config: Config; addressLimit: AddressL
 }
 
 export type IngestDeps = ReturnType<typeof ingestUseCases>;
+
+// ---- suites: suites, their cases and schedules, the overview, case generation (domain/useCases/suites) ----
+
+/** The suites' use cases, bound once to this app's services: exactly what their route modules receive. */
+function suiteUseCases(deps: {
+  sql: Sql;
+  box: SecretBox;
+  mcp: McpOperations;
+  catalog: HostedModelCatalog;
+  cursors: CursorCodec;
+  config: Config;
+  log: Logger;
+  reconciler: ReconcileRuns;
+  schedules: SuiteScheduler;
+}) {
+  const { sql, box, mcp, catalog, cursors, config, log, reconciler, schedules } = deps;
+  return {
+    suites: {
+      createSuite: createSuite({ sql, box, mcp }),
+      listSuites: listSuites({ sql }),
+      getSuite: getSuite({ sql }),
+      editSuite: editSuite({ sql, schedules, log }),
+      deleteSuite: deleteSuite({ sql, schedules, reconciler }),
+      listSuiteRuns: listSuiteRuns({ sql }),
+      scheduleMinuteMs: config.SCHEDULE_MINUTE_MS,
+    },
+    overview: { getSuiteOverview: getSuiteOverview({ sql, cursors }) },
+    schedule: { setSuiteSchedule: setSuiteSchedule({ sql, schedules }) },
+    caseGeneration: { generateCases: generateCases({ sql, box, mcp, catalog }) },
+    cases: {
+      listCases: listCases({ sql }),
+      addCase: addCase({ sql, box, mcp }),
+      getCase: getCase({ sql }),
+      editCase: editCase({ sql, box, mcp }),
+      deleteCase: deleteCase({ sql }),
+    },
+  };
+}
+
+export type SuiteDeps = ReturnType<typeof suiteUseCases>;

@@ -8,20 +8,12 @@ import {
 } from '@temporalio/client';
 import type { Logger } from '../runtime/logger.js';
 import type { Db } from '../db/connection.js';
+import type { SuiteSchedules, SuiteScheduleTarget } from '../domain/ports/suiteSchedules.js';
 import { listEnabledSchedules } from '../db/suiteSchedules.js';
 import { runSearchAttributes, scheduledSuiteRunWorkflowId, suiteScheduleId } from '../workflows/definitions.js';
 import type { scheduledSuiteRun } from '../workflows/scheduledSuiteRun.js';
 
-/** The suite a schedule runs, and how it should run: what PATCH /eval-suites/{s}/schedule asks for. */
-export interface SuiteScheduleTarget {
-  suiteId: string;
-  suiteName: string;
-  projectId: string;
-  organizationId: string;
-  enabled: boolean;
-  /** null only while disabled and never given */
-  intervalMinutes: number | null;
-}
+export type { SuiteScheduleTarget } from '../domain/ports/suiteSchedules.js';
 
 /** A call to Temporal that takes longer fails the request, rather than holding it (and the suite's row lock). */
 const TEMPORAL_DEADLINE_MS = 10_000;
@@ -38,9 +30,9 @@ type SuiteScheduleOptions = ScheduleUpdateOptions<ScheduleOptionsStartWorkflowAc
  * with a memo and a note naming the suite and its project. Each due time starts the scheduledSuiteRun workflow,
  * which creates the run as POST /eval-runs does and runs it. Overlap policy SKIP: a due time while the suite's
  * previous scheduled run is still going is skipped by Temporal (counted in the schedule's info), so a suite never
- * runs against itself; the organization's run cap decides the rest.
+ * runs against itself; the organization's run cap decides the rest. The domain's SuiteSchedules port.
  */
-export class SuiteScheduler {
+export class SuiteScheduler implements SuiteSchedules {
   constructor(
     private readonly temporal: Client,
     private readonly options: { taskQueue: string; minuteMs: number },

@@ -1,7 +1,5 @@
-import type { Db } from '../db/connection.js';
-import { listStoredServers } from '../db/servers.js';
-import { findSuiteWithSchedule, type ScheduledSuite } from '../db/suiteSchedules.js';
-import { notFound } from './errors.js';
+import type { SuiteDetail as SuiteRead } from '../domain/access/suite.js';
+import type { ScheduledSuite } from '../db/suiteSchedules.js';
 import { scheduleView } from './scheduleView.js';
 import type { SuiteDetail } from './schemas/suites.js';
 
@@ -40,12 +38,5 @@ export function toSuiteDetail(
   };
 }
 
-/** A live suite's detail, read with its schedule state and the project's server names; 404 when there is none. */
-export async function loadSuiteDetail(sql: Db, projectId: string, suiteId: string): Promise<SuiteDetail> {
-  const [suite, servers] = await Promise.all([
-    findSuiteWithSchedule(sql, projectId, suiteId),
-    listStoredServers(sql, projectId),
-  ]);
-  if (!suite) throw notFound('eval suite', { suiteId });
-  return toSuiteDetail(suite, servers);
-}
+/** A suite read by a use case (requireSuiteDetail), on the wire. */
+export const suiteDetailView = ({ suite, servers }: SuiteRead): SuiteDetail => toSuiteDetail(suite, servers);

@@ -1,84 +1,33 @@
 import { z } from 'zod';
-import { checkExpectedTools } from '../../domain/evals/expectedTools.js';
-import { checkSuiteCases } from '../../domain/limits.js';
-import type { Sql, Tx } from '../../db/connection.js';
-import {
-  createCase,
-  deleteCase,
-  findCase,
-  findCaseByIdentity,
-  updateCase,
-  type CaseChanges,
-} from '../../db/evalCases.js';
-import { listCases, lockLiveSuite, lockSuiteCases, type Case, type Suite } from '../../db/evalSuites.js';
-import type { RouteDeps } from '../app.js';
-import { notFound, validationError } from '../errors.js';
+import type { AddCase } from '../../domain/useCases/suites/addCase.js';
+import type { DeleteCase } from '../../domain/useCases/suites/deleteCase.js';
+import type { EditCase } from '../../domain/useCases/suites/editCase.js';
+import type { GetCase } from '../../domain/useCases/suites/getCase.js';
+import type { ListCases } from '../../domain/useCases/suites/listCases.js';
 import { toCaseView } from '../caseViews.js';
 import { defineRoute } from '../route.js';
 import { caseDeletedSchema, caseSchema, createCaseBody, updateCaseBody } from '../schemas/cases.js';
 import { id } from '../schemas/common.js';
-import { caseShapeIssues, suiteParams, turnsExpectedToolCalls, warningsSchema } from '../schemas/evals.js';
-import { requireSuite, suiteServersToCheck } from '../../domain/access/suite.js';
+import { suiteParams, warningsSchema } from '../schemas/evals.js';
 
 const caseParams = suiteParams.extend({ caseId: id });
 
 /** A case as written: the case, and advice about expected tools the suite's servers do not list. */
 const caseWrittenSchema = caseSchema.extend({ warnings: warningsSchema }).meta({ id: 'EvalCaseWritten' });
 
-/** The suite locked for case writes (404 if deleted meanwhile): writes to one suite's cases happen one at a time. */
-async function lockSuite(tx: Tx, suite: Suite): Promise<void> {
-  if (!(await lockLiveSuite(tx, suite.id))) throw notFound('eval suite', { suiteId: suite.id });
-}
+/** A written case on the wire: warnings only when there are some. */
+const written = (outcome: Awaited<ReturnType<AddCase | EditCase>>) => ({
+  ...toCaseView(outcome.case),
+  ...(outcome.warnings.length > 0 && { warnings: outcome.warnings }),
+});
 
-/** Cases are identified within a suite by title + prompt: a second case with both equal is refused. */
-async function refuseDuplicate(
-  tx: Tx,
-  suiteId: string,
-  identity: { title: string; query: string },
-  exceptId?: string,
-): Promise<void> {
-  const other = await findCaseByIdentity(tx, suiteId, identity, exceptId);
-  if (!other) return;
-  throw validationError(
-    `case ${other.id} of this suite already has this title and prompt; cases are identified by title + prompt within a suite: change one of them, or edit ${other.id}`,
-    { reason: 'DUPLICATE_CASE', caseId: other.id },
-  );
-}
-
-/**
- * An edit checked against the case it changes (turns, query, expectations and output check must agree as on
- * creation: caseShapeIssues); with turns, the stored query becomes the first prompt and expectedToolCalls every
- * turn's.
- */
-function turnChanges(current: Case, body: CaseChanges): CaseChanges {
-  const pick = <K extends keyof CaseChanges & keyof Case>(key: K) =>
-    (body[key] !== undefined ? body[key] : current[key]) as never;
-  const merged = {
-    query: body.query ?? null,
-    expectedToolCalls: body.expectedToolCalls ?? null,
-    expectedOutput: pick('expectedOutput'),
-    outputCheck: pick('outputCheck'),
-    turns: pick('turns'),
-  } as Parameters<typeof caseShapeIssues>[0];
-  const issues = caseShapeIssues(merged, 'prompt');
-  const first = issues[0];
-  if (first)
-    throw validationError(`body.${first.path.join('.')}: ${first.message}`, {
-      issues: issues.map((i) => ({ path: ['body', ...i.path].join('.'), message: i.message })),
-    });
-  if (!merged.turns) return body;
-  return { ...body, query: merged.turns[0].prompt, expectedToolCalls: turnsExpectedToolCalls(merged.turns) };
-}
-
-export function evalCaseRoutes({ sql, box, mcp }: RouteDeps) {
-  /** Expected tools the suite's servers do not list: a warning, never a refusal. */
-  const warningsFor = async (suite: Suite, row: Case) => {
-    const warnings = await checkExpectedTools(mcp, await suiteServersToCheck(sql, box, suite), [
-      { title: row.title, expectedToolCalls: row.expectedToolCalls },
-    ]);
-    return warnings.length > 0 ? { warnings } : {};
-  };
-
+export function evalCaseRoutes(deps: {
+  listCases: ListCases;
+  addCase: AddCase;
+  getCase: GetCase;
+  editCase: EditCase;
+  deleteCase: DeleteCase;
+}) {
   return [
     defineRoute({
       method: 'get',
@@ -89,8 +38,7 @@ export function evalCaseRoutes({ sql, box, mcp }: RouteDeps) {
       response: z.object({ items: z.array(caseSchema) }),
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
-        const suite = await requireSuite(sql, principal, params);
-        return { items: (await listCases(sql, suite.id)).map(toCaseView) };
+        return { items: (await deps.listCases({ principal, ...params })).map(toCaseView) };
       },
     }),
     defineRoute({
@@ -106,15 +54,7 @@ export function evalCaseRoutes({ sql, box, mcp }: RouteDeps) {
       response: caseWrittenSchema,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body }) {
-        const suite = await requireSuite(sql, principal, params);
-        const row = await (sql as Sql).begin(async (tx) => {
-          await lockSuite(tx, suite);
-          await refuseDuplicate(tx, suite.id, body);
-          const { cases } = await lockSuiteCases(tx, suite.id);
-          checkSuiteCases(suite.id, cases, 1);
-          return await createCase(tx, suite.id, body);
-        });
-        return { ...toCaseView(row), ...(await warningsFor(suite, row)) };
+        return written(await deps.addCase({ principal, ...params, case: body }));
       },
     }),
     defineRoute({
@@ -126,10 +66,7 @@ export function evalCaseRoutes({ sql, box, mcp }: RouteDeps) {
       response: caseSchema,
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
-        const suite = await requireSuite(sql, principal, params);
-        const row = await findCase(sql, suite.id, params.caseId);
-        if (!row) throw notFound('case', { caseId: params.caseId });
-        return toCaseView(row);
+        return toCaseView(await deps.getCase({ principal, ...params }));
       },
     }),
     defineRoute({
@@ -143,19 +80,7 @@ export function evalCaseRoutes({ sql, box, mcp }: RouteDeps) {
       response: caseWrittenSchema,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body }) {
-        const suite = await requireSuite(sql, principal, params);
-        const row = await (sql as Sql).begin(async (tx) => {
-          await lockSuite(tx, suite);
-          const current = await findCase(tx, suite.id, params.caseId);
-          if (!current) throw notFound('case', { caseId: params.caseId });
-          const changes = turnChanges(current, body);
-          const identity = { title: changes.title ?? current.title, query: changes.query ?? current.query };
-          if (identity.title !== current.title || identity.query !== current.query)
-            await refuseDuplicate(tx, suite.id, identity, current.id);
-          return (await updateCase(tx, suite.id, current.id, changes))!;
-        });
-        const expectationsChanged = body.expectedToolCalls !== undefined || (body.turns ?? null) !== null;
-        return { ...toCaseView(row), ...(expectationsChanged ? await warningsFor(suite, row) : {}) };
+        return written(await deps.editCase({ principal, ...params, changes: body }));
       },
     }),
     defineRoute({
@@ -167,8 +92,7 @@ export function evalCaseRoutes({ sql, box, mcp }: RouteDeps) {
       response: caseDeletedSchema,
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
-        const suite = await requireSuite(sql, principal, params);
-        if (!(await deleteCase(sql, suite.id, params.caseId))) throw notFound('case', { caseId: params.caseId });
+        await deps.deleteCase({ principal, ...params });
         return { id: params.caseId, deleted: true as const };
       },
     }),

@@ -1,22 +1,12 @@
-import type { Sql } from '../../db/connection.js';
-import { listStoredServers } from '../../db/servers.js';
-import {
-  countEnabledSchedules,
-  findSuiteWithSchedule,
-  lockSuiteSchedule,
-  setSuiteSchedule,
-} from '../../db/suiteSchedules.js';
-import { checkEnabledSchedules, formatCount, limits } from '../../domain/limits.js';
-import { requireProject } from '../../domain/access/project.js';
-import type { RouteDeps } from '../app.js';
-import { notFound, validationError } from '../errors.js';
+import { formatCount, limits } from '../../domain/limits.js';
+import type { SetSuiteSchedule } from '../../domain/useCases/suites/setSuiteSchedule.js';
 import { defineRoute } from '../route.js';
 import { suiteParams } from '../schemas/evals.js';
 import { MAX_INTERVAL_MINUTES, suiteScheduleBody } from '../schemas/suiteSchedule.js';
 import { suiteDetailSchema } from '../schemas/suites.js';
-import { toSuiteDetail } from '../suiteViews.js';
+import { suiteDetailView } from '../suiteViews.js';
 
-export function evalSuiteScheduleRoutes({ sql, schedules }: RouteDeps) {
+export function evalSuiteScheduleRoutes(deps: { setSuiteSchedule: SetSuiteSchedule }) {
   return [
     defineRoute({
       method: 'patch',
@@ -33,36 +23,14 @@ export function evalSuiteScheduleRoutes({ sql, schedules }: RouteDeps) {
       response: suiteDetailSchema,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body }) {
-        const project = await requireProject(sql, principal, params.projectId);
-        // The suite's row stays locked while Temporal is told, so changes to one suite's schedule apply in order.
-        const suite = await (sql as Sql).begin(async (tx) => {
-          const current = await lockSuiteSchedule(tx, project.id, params.suiteId);
-          if (!current) throw notFound('eval suite', { suiteId: params.suiteId });
-          // A scheduled run has no request to name servers: it runs on the suite's saved ones.
-          if (body.enabled && current.serverIds.length === 0) {
-            throw validationError(
-              'this suite has no saved server selection to run on a schedule; save its serverIds first',
-              { suiteId: current.id, reason: 'NO_SAVED_SERVER_SELECTION' },
-            );
-          }
-          if (body.enabled && !current.scheduleEnabled)
-            checkEnabledSchedules(
-              current.organizationId,
-              await countEnabledSchedules(tx, current.organizationId, current.id),
-            );
-          const intervalMinutes = body.intervalMinutes ?? current.scheduleIntervalMinutes;
-          await schedules.apply({
-            suiteId: current.id,
-            suiteName: current.name,
-            projectId: current.projectId,
-            organizationId: current.organizationId,
+        return suiteDetailView(
+          await deps.setSuiteSchedule({
+            principal,
+            ...params,
             enabled: body.enabled,
-            intervalMinutes,
-          });
-          await setSuiteSchedule(tx, current.id, { enabled: body.enabled, intervalMinutes });
-          return (await findSuiteWithSchedule(tx, project.id, current.id))!;
-        });
-        return toSuiteDetail(suite, await listStoredServers(sql, project.id));
+            intervalMinutes: body.intervalMinutes,
+          }),
+        );
       },
     }),
   ];

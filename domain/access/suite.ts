@@ -1,8 +1,9 @@
-import type { Principal } from '../../db/accounts.js';
 import type { Db } from '../../db/connection.js';
 import { findSuite, type Suite } from '../../db/evalSuites.js';
 import type { SecretBox } from '../../db/secretBox.js';
-import { getStoredServersByIds, toSavedServer, type SavedServer } from '../../db/servers.js';
+import { getStoredServersByIds, listStoredServers, toSavedServer, type SavedServer } from '../../db/servers.js';
+import { findSuiteWithSchedule, type ScheduledSuite } from '../../db/suiteSchedules.js';
+import type { Principal } from '../principal.js';
 import { requireProject } from './project.js';
 import { notFound } from '../failures.js';
 
@@ -16,6 +17,25 @@ export async function requireSuite(
   const suite = await findSuite(sql, project.id, params.suiteId);
   if (!suite) throw notFound('eval suite', { suiteId: params.suiteId });
   return suite;
+}
+
+/**
+ * A suite as its detail shows it: the suite with its schedule state, and the project's saved servers (any order, a
+ * superset of the suite's) that name the suite's servers.
+ */
+export interface SuiteDetail {
+  suite: ScheduledSuite;
+  servers: { id: string; name: string }[];
+}
+
+/** A live suite's detail, read with its schedule state and the project's server names; 404 when there is none. */
+export async function requireSuiteDetail(sql: Db, projectId: string, suiteId: string): Promise<SuiteDetail> {
+  const [suite, servers] = await Promise.all([
+    findSuiteWithSchedule(sql, projectId, suiteId),
+    listStoredServers(sql, projectId),
+  ]);
+  if (!suite) throw notFound('eval suite', { suiteId });
+  return { suite, servers };
 }
 
 /**

@@ -1,0 +1,49 @@
+import type { z } from 'zod';
+import type { outputCheckSchema, TurnInput } from '../../api/schemas/evals.js';
+import { outputCheckProblem } from './outputCheck.js';
+
+type Issue = { path: (string | number)[]; message: string };
+type ExpectedCall = { toolName: string; arguments?: Record<string, unknown> };
+
+/** What a case's query, expectations and turns must satisfy together (see caseTurns); [] when they do. */
+export function caseShapeIssues(
+  c: {
+    query?: string | null;
+    expectedToolCalls?: ExpectedCall[] | null;
+    expectedOutput?: string | null;
+    outputCheck?: z.infer<typeof outputCheckSchema> | null;
+    turns?: TurnInput[] | null;
+  },
+  queryName = 'query',
+): Issue[] {
+  const issues: Issue[] = [];
+  const check = (expected: string | null | undefined, outputCheck: typeof c.outputCheck, at: (string | number)[]) => {
+    const problem = outputCheckProblem(expected, outputCheck);
+    if (problem) issues.push({ path: [...at, problem.path], message: problem.message });
+  };
+  if (!c.turns) {
+    check(c.expectedOutput, c.outputCheck, []);
+    return issues;
+  }
+  c.turns.forEach((turn, i) => check(turn.expectedOutput, turn.outputCheck, ['turns', i]));
+  if (c.query !== undefined && c.query !== null && c.query !== c.turns[0].prompt)
+    issues.push({ path: [queryName], message: `with turns, ${queryName} is the first turn's prompt (or left out)` });
+  if (
+    c.expectedToolCalls &&
+    c.expectedToolCalls.length > 0 &&
+    JSON.stringify(c.expectedToolCalls) !== JSON.stringify(turnsExpectedToolCalls(c.turns))
+  )
+    issues.push({
+      path: ['expectedToolCalls'],
+      message: "with turns, each turn lists its expectedToolCalls (the case's, when given, are every turn's in order)",
+    });
+  for (const field of ['expectedOutput', 'outputCheck'] as const)
+    if (c[field] !== undefined && c[field] !== null)
+      issues.push({ path: [field], message: `with turns, each turn has its own ${field}` });
+  return issues;
+}
+
+/** Every turn's expected calls, in order: what a multi-turn case stores (and shows) as its expectedToolCalls. */
+export function turnsExpectedToolCalls(turns: TurnInput[]): ExpectedCall[] {
+  return turns.flatMap((t) => t.expectedToolCalls);
+}

@@ -1,0 +1,66 @@
+import type { Tx } from '../../db/connection.js';
+import { findCaseByIdentity, type CaseChanges } from '../../db/evalCases.js';
+import { lockLiveSuite, type Case, type Suite } from '../../db/evalSuites.js';
+import type { SecretBox } from '../../db/secretBox.js';
+import type { Db } from '../../db/connection.js';
+import { suiteServersToCheck } from '../access/suite.js';
+import { notFound, refused } from '../failures.js';
+import type { McpOperations } from '../mcp/index.js';
+import { caseShapeIssues, turnsExpectedToolCalls } from './caseShape.js';
+import { checkExpectedTools, type UnknownToolWarning } from './expectedTools.js';
+
+/** The suite locked for case writes (404 if deleted meanwhile): writes to one suite's cases happen one at a time. */
+export async function lockSuiteForCases(tx: Tx, suite: Suite): Promise<void> {
+  if (!(await lockLiveSuite(tx, suite.id))) throw notFound('eval suite', { suiteId: suite.id });
+}
+
+/** Cases are identified within a suite by title + prompt: a second case with both equal is refused. */
+export async function refuseDuplicateCase(
+  tx: Tx,
+  suiteId: string,
+  identity: { title: string; query: string },
+  exceptId?: string,
+): Promise<void> {
+  const other = await findCaseByIdentity(tx, suiteId, identity, exceptId);
+  if (!other) return;
+  throw refused(
+    `case ${other.id} of this suite already has this title and prompt; cases are identified by title + prompt within a suite: change one of them, or edit ${other.id}`,
+    { reason: 'DUPLICATE_CASE', caseId: other.id },
+  );
+}
+
+/**
+ * An edit checked against the case it changes (turns, query, expectations and output check must agree as on
+ * creation: caseShapeIssues); with turns, the stored query becomes the first prompt and expectedToolCalls every
+ * turn's.
+ */
+export function turnChanges(current: Case, body: CaseChanges): CaseChanges {
+  const pick = <K extends keyof CaseChanges & keyof Case>(key: K) =>
+    (body[key] !== undefined ? body[key] : current[key]) as never;
+  const merged = {
+    query: body.query ?? null,
+    expectedToolCalls: body.expectedToolCalls ?? null,
+    expectedOutput: pick('expectedOutput'),
+    outputCheck: pick('outputCheck'),
+    turns: pick('turns'),
+  } as Parameters<typeof caseShapeIssues>[0];
+  const issues = caseShapeIssues(merged, 'prompt');
+  const first = issues[0];
+  if (first)
+    throw refused(`body.${first.path.join('.')}: ${first.message}`, {
+      issues: issues.map((i) => ({ path: ['body', ...i.path].join('.'), message: i.message })),
+    });
+  if (!merged.turns) return body;
+  return { ...body, query: merged.turns[0].prompt, expectedToolCalls: turnsExpectedToolCalls(merged.turns) };
+}
+
+/** Expected tools of the case the suite's servers do not list: a warning, never a refusal. */
+export async function caseWarnings(
+  deps: { sql: Db; box: SecretBox; mcp: McpOperations },
+  suite: Suite,
+  row: Case,
+): Promise<UnknownToolWarning[]> {
+  return await checkExpectedTools(deps.mcp, await suiteServersToCheck(deps.sql, deps.box, suite), [
+    { title: row.title, expectedToolCalls: row.expectedToolCalls },
+  ]);
+}

@@ -1,0 +1,23 @@
+import type { Db } from '../../../db/connection.js';
+import { findCase } from '../../../db/evalCases.js';
+import type { Case } from '../../../db/evalSuites.js';
+import { requireSuite } from '../../access/suite.js';
+import { notFound } from '../../failures.js';
+import type { Principal } from '../../principal.js';
+
+/** One case of a live suite. */
+export function getCase(deps: { sql: Db }) {
+  return async function getCase(input: {
+    principal: Principal;
+    projectId: string;
+    suiteId: string;
+    caseId: string;
+  }): Promise<Case> {
+    const suite = await requireSuite(deps.sql, input.principal, input);
+    const row = await findCase(deps.sql, suite.id, input.caseId);
+    if (!row) throw notFound('case', { caseId: input.caseId });
+    return row;
+  };
+}
+
+export type GetCase = ReturnType<typeof getCase>;

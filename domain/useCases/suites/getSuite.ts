@@ -1,0 +1,19 @@
+import type { Db } from '../../../db/connection.js';
+import { requireProject } from '../../access/project.js';
+import { requireSuiteDetail, type SuiteDetail } from '../../access/suite.js';
+import type { Principal } from '../../principal.js';
+
+/** One live suite with its schedule state and the names of its servers. */
+export function getSuite(deps: { sql: Db }) {
+  return async function getSuite(input: {
+    principal: Principal;
+    projectId: string;
+    suiteId: string;
+  }): Promise<SuiteDetail> {
+    // The suite is read once, with its schedule state (requireSuite and then the detail would read it twice).
+    const project = await requireProject(deps.sql, input.principal, input.projectId);
+    return await requireSuiteDetail(deps.sql, project.id, input.suiteId);
+  };
+}
+
+export type GetSuite = ReturnType<typeof getSuite>;

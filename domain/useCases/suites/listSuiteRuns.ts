@@ -1,0 +1,26 @@
+import type { Db } from '../../../db/connection.js';
+import { listSuiteRuns as readSuiteRuns, runsProgress, type Progress, type Run } from '../../../db/evalRuns.js';
+import { requireSuite } from '../../access/suite.js';
+import type { Principal } from '../../principal.js';
+
+/** A suite's recent runs, newest first, each with its progress. */
+export function listSuiteRuns(deps: { sql: Db }) {
+  return async function listSuiteRuns(input: {
+    principal: Principal;
+    projectId: string;
+    suiteId: string;
+    limit: number;
+  }): Promise<{ run: Run; progress: Progress }[]> {
+    const { sql } = deps;
+    const suite = await requireSuite(sql, input.principal, input);
+    const runs = await readSuiteRuns(sql, suite.id, input.limit);
+    // Every run's progress in one query, not one per run.
+    const progress = await runsProgress(
+      sql,
+      runs.map((run) => run.id),
+    );
+    return runs.map((run) => ({ run, progress: progress.get(run.id)! }));
+  };
+}
+
+export type ListSuiteRuns = ReturnType<typeof listSuiteRuns>;
