@@ -74,6 +74,7 @@ export function decideRetry(error: unknown, context: FailureContext): RetryDecis
     const { name, toolName } = error.question;
     return fail(
       error.message,
+      // Stryker disable next-line ConditionalExpression: the details travel as JSON (the activity's result, the row's errorDetails), which drops a question that is undefined
       { reason: UNSCRIPTED_QUESTION, ...(name !== undefined && { question: name }), toolName },
       context,
     );

@@ -137,6 +137,7 @@ export function outputCheckProblem(
   if (check.rubric !== undefined && check.mode !== 'judge')
     return { path: 'outputCheck', message: 'a rubric is for mode "judge" only' };
   if (check.mode === 'regex') {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: whether a pattern is refused does not depend on case folding (RE2 compiles a folded literal or class to as many instructions as an unfolded one); the flag only warms the cache entry checkOutput will use
     const pattern = compilePattern(expected, check.caseSensitive === true);
     if ('problem' in pattern) return { path: 'expectedOutput', message: `regex check: ${pattern.problem}` };
   }

@@ -106,3 +106,71 @@ describe('iterations needed for 80% power', () => {
     expect(iterationsNeeded(counts(2, 1), counts(3, 0))).toBeGreaterThan(3);
   });
 });
+
+describe('the edges of the comparison statistics', () => {
+  it('refuses a sample that is not one, naming the sample and the counts', () => {
+    expect(() => fisherExact({ passed: 4, total: 3 }, counts(1, 1))).toThrow(
+      'a must have integer counts with 0 <= passed <= total, got 4/3',
+    );
+    expect(() => fisherExact(counts(1, 1), { passed: 1.5, total: 3 })).toThrow('b must have integer counts');
+    expect(() => fisherExact(counts(1, 1), { passed: 1, total: 2.5 })).toThrow('got 1/2.5');
+    expect(() => fisherExact(counts(1, 1), { passed: -1, total: 3 })).toThrow('got -1/3');
+    expect(() => rateDifference({ passed: 2, total: 1 }, counts(1, 1))).toThrow('current must have integer counts');
+    expect(() => rateDifference(counts(1, 1), { passed: 2, total: 1 })).toThrow('base must have integer counts');
+    expect(() => iterationsNeeded({ passed: 2, total: 1 }, counts(1, 1))).toThrow('current must have integer counts');
+    expect(() => iterationsNeeded(counts(1, 1), { passed: 2, total: 1 })).toThrow('base must have integer counts');
+  });
+
+  it('takes ln(n!) of non-negative integers only', () => {
+    expect(logFactorial(0)).toBe(0);
+    expect(() => logFactorial(-1)).toThrow('n must be a non-negative integer, got -1');
+    expect(() => logFactorial(2.5)).toThrow('n must be a non-negative integer, got 2.5');
+  });
+
+  // With one table possible the p-value is 1 by definition; summed through log-factorials in the hundreds of
+  // thousands, that one table's probability comes out as 0.9999999981 or so, under the 1 - 1e-9 that rounding is
+  // forgiven. Each of the four ways to have a single table is checked on its own.
+  it('is exactly 1 when only one table has the margins, however large the other sample', () => {
+    expect(fisherExact(counts(0, 0), counts(290_000, 290_000))).toBe(1);
+    expect(fisherExact(counts(290_000, 290_000), counts(0, 0))).toBe(1);
+    expect(fisherExact(counts(0, 130_000), counts(0, 260_000))).toBe(1);
+    expect(fisherExact(counts(130_000, 0), counts(260_000, 0))).toBe(1);
+  });
+
+  it('refuses p-values outside 0..1 and keeps 0 and 1', () => {
+    expect(() => benjaminiHochberg([0.5, -0.01])).toThrow('p-values must be between 0 and 1, got -0.01');
+    expect(() => benjaminiHochberg([Number.NaN])).toThrow(RangeError);
+    expect(benjaminiHochberg([0, 1])).toEqual([0, 1]);
+  });
+
+  it('counts an adjusted p-value equal to the rate as significant', () => {
+    expect(significantAtFdr([0.05])).toEqual([true]);
+    expect(significantAtFdr([0.04, 0.01, 0.03, 0.02], 0.04)).toEqual([true, true, true, true]);
+    expect(significantAtFdr([0.04, 0.01, 0.03, 0.02], 0.039)).toEqual([false, false, false, false]);
+  });
+
+  it('gives an empty sample the rate 0 and the Wilson interval [0, 1]', () => {
+    // 3/4 has the Wilson interval 0.30064 to 0.95441; with p = 0 and [0, 1] on the empty side, method 10 gives
+    // L = -0.75 - hypot(0, 0.95441 - 0.75) and U = -0.75 + hypot(1, 0.75 - 0.30064).
+    const d = rateDifference(counts(0, 0), counts(3, 1));
+    expect(d.value).toBe(-0.75);
+    expect(d.interval.low).toBeCloseTo(-0.954413, 6);
+    expect(d.interval.high).toBeCloseTo(0.346322, 6);
+    const mirrored = rateDifference(counts(3, 1), counts(0, 0));
+    expect(mirrored.value).toBe(0.75);
+    expect(mirrored.interval.low).toBeCloseTo(-0.346322, 6);
+    expect(mirrored.interval.high).toBeCloseTo(0.954413, 6);
+  });
+
+  it('needs no iterations figure when the base sample is empty', () => {
+    expect(iterationsNeeded(counts(3, 1), counts(0, 0))).toBeNull();
+  });
+
+  it('takes rates in 0..1 only, the ends included', () => {
+    expect(sampleSizeTwoProportions(0, 0.5)).toBeCloseTo(10.511, 3);
+    expect(sampleSizeTwoProportions(1, 0.5)).toBeCloseTo(10.511, 3);
+    expect(() => sampleSizeTwoProportions(-0.1, 0.5)).toThrow('rates must be in 0..1, got -0.1');
+    expect(() => sampleSizeTwoProportions(0.5, 1.1)).toThrow('rates must be in 0..1, got 1.1');
+    expect(() => sampleSizeTwoProportions(Number.NaN, 0.5)).toThrow(RangeError);
+  });
+});

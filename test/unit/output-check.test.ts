@@ -23,6 +23,7 @@ import {
   MAX_JSON_DEPTH,
   MAX_PATTERN_LENGTH,
   MAX_REGEX_ANSWER_LENGTH,
+  outputCheckProblem,
   regexProblem,
 } from '../../domain/evals/outputCheck.js';
 
@@ -43,6 +44,37 @@ describe('contains and equals', () => {
   it('caseSensitive: true compares letters as written', () => {
     expect(checkOutput('paris', 'Paris', { mode: 'contains', caseSensitive: true }).passed).toBe(false);
     expect(checkOutput('Paris', 'Paris', { mode: 'contains', caseSensitive: true }).passed).toBe(true);
+  });
+
+  it('a check that passes carries no reason', () => {
+    expect(checkOutput('The capital is Paris.', 'paris')).toEqual({
+      mode: 'contains',
+      expected: 'paris',
+      passed: true,
+    });
+    expect(checkOutput(' 42 ', '42', { mode: 'equals' })).toEqual({ mode: 'equals', expected: '42', passed: true });
+  });
+
+  it('says the answer is empty when it is only whitespace, and not otherwise', () => {
+    expect(checkOutput(' \n\t ', 'Paris').reason).toBe(
+      'the final answer does not contain "Paris" (the answer is empty)',
+    );
+    expect(checkOutput('Lyon', 'Paris').reason).not.toContain('empty');
+  });
+
+  it('folds case by lowercasing, so "Masse" is not found in "Maße" (uppercasing would make both MASSE)', () => {
+    expect(checkOutput('Die Maße des Tisches', 'masse').passed).toBe(false);
+    expect(checkOutput('DIE MAßE', 'maße').passed).toBe(true);
+  });
+
+  it('clips a long expected text or answer in the reason to 120 characters', () => {
+    const expected = 'x'.repeat(200);
+    expect(checkOutput('y', expected).reason).toBe(`the final answer does not contain "${'x'.repeat(117)}..."`);
+    const exactly120 = 'z'.repeat(120);
+    expect(checkOutput('y', exactly120).reason).toBe(`the final answer does not contain "${exactly120}"`);
+    expect(checkOutput(`${'a'.repeat(150)}`, 'b', { mode: 'equals' }).reason).toBe(
+      `the final answer "${'a'.repeat(117)}..." does not equal "b"`,
+    );
   });
 
   it('equals needs the whole answer, whitespace normalized', () => {
@@ -255,6 +287,12 @@ describe('check budgets', () => {
 });
 
 describe('judge', () => {
+  it('is not a deterministic check: checkOutput refuses it', () => {
+    expect(() => checkOutput('Lyon', 'Paris', { mode: 'judge' })).toThrow(
+      'a judge check is graded by a model (domain/evals/judge.ts), not by checkOutput',
+    );
+  });
+
   it('the prompt is fixed and versioned', () => {
     expect(JUDGE_PROMPT_VERSION).toBe('runway-judge-1');
     expect(JUDGE_SYSTEM_PROMPT).toContain('runway-judge-1');
@@ -309,6 +347,16 @@ describe('judge', () => {
       message: 'the judge said nonsense (still failing after 3 attempts)',
       details: { reason: 'JUDGE_REPLY_INVALID', attempt: 3 },
     });
+  });
+});
+
+describe('outputCheckProblem', () => {
+  it('needs an expectedOutput for any check, absent or null', () => {
+    const problem = { path: 'outputCheck', message: 'an outputCheck needs an expectedOutput to check' };
+    expect(outputCheckProblem(undefined, { mode: 'contains' })).toEqual(problem);
+    expect(outputCheckProblem(null, { mode: 'contains' })).toEqual(problem);
+    expect(outputCheckProblem(null, null)).toBeNull();
+    expect(outputCheckProblem('Paris', { mode: 'contains' })).toBeNull();
   });
 });
 

@@ -14,6 +14,7 @@ import { AgentRunFailure, type AgentRecord } from '../../domain/models/agentLoop
 import { classifyModelError } from '../../domain/models/failures.js';
 import {
   activityFailure,
+  asActivity,
   decideRetry,
   MAX_RETRY_DELAY_MS,
   retryFailure,
@@ -252,6 +253,20 @@ describe('decideRetry: model providers', () => {
     expect(decideRetry(agentFailure(answer(503, { 'retry-after': '7' })), first)).not.toHaveProperty('rateLimited');
   });
 
+  it('retries an unavailable provider (503) after its Retry-After, capped, as one of the attempts', () => {
+    expect(decideRetry(agentFailure(answer(503, { 'retry-after': '7' })), first)).toEqual({
+      action: 'retry',
+      reason: 'PROVIDER_UNAVAILABLE',
+      message: 'model provider unavailable (HTTP 503): provider says no',
+      delayMs: 7_000,
+    });
+    expect(decideRetry(agentFailure(answer(503, { 'retry-after': '86400' })), first)).toMatchObject({
+      action: 'retry',
+      delayMs: MAX_RETRY_DELAY_MS,
+    });
+    expect(decideRetry(agentFailure(answer(503, { 'retry-after': '7' })), last)).toMatchObject({ action: 'fail' });
+  });
+
   it('records a rate limit without a reset that outlasts the attempts as failed, with the reason and the status', () => {
     expect(decideRetry(agentFailure(answer(429)), last)).toEqual({
       action: 'fail',
@@ -453,5 +468,20 @@ describe('as Temporal failures', () => {
     });
     const outage = new Error('connection refused');
     expect(activityFailure(outage)).toBe(outage);
+  });
+
+  it("an activity's work returns its value, and fails as activityFailure says", async () => {
+    await expect(asActivity(async () => 42)).resolves.toBe(42);
+    await expect(
+      asActivity(async () => {
+        throw new RunNotFound('run_x');
+      }),
+    ).rejects.toMatchObject({ type: 'RunNotFound', nonRetryable: true, message: 'run run_x does not exist' });
+    const outage = new Error('connection refused');
+    await expect(
+      asActivity(async () => {
+        throw outage;
+      }),
+    ).rejects.toBe(outage);
   });
 });

@@ -4,6 +4,7 @@ import {
   passHatK,
   percentile,
   summarizeIterations,
+  summarizeModels,
   wilsonInterval,
   type IterationOutcome,
 } from '../../domain/evals/statistics.js';
@@ -342,5 +343,112 @@ describe('summarizeIterations', () => {
   it('rejects a k that is not a positive integer', () => {
     expect(() => summarizeIterations(iterations, { k: 0 })).toThrow(RangeError);
     expect(() => summarizeIterations(iterations, { k: 1.5 })).toThrow(RangeError);
+  });
+});
+
+describe('statistics of a run with several models', () => {
+  const outcome = (
+    caseId: string,
+    model: string | null | undefined,
+    provider: string | null | undefined,
+    passed: boolean,
+    durationMs: number | null,
+    inputTokens: number,
+    errored = false,
+  ): IterationOutcome => ({
+    caseId,
+    model,
+    provider,
+    passed,
+    errored,
+    durationMs,
+    inputTokens,
+    outputTokens: 1,
+    totalTokens: inputTokens + 1,
+  });
+  const outcomes = [
+    outcome('c1', 'a', 'openai', true, 100, 10),
+    outcome('c1', 'a', 'azure', true, 200, 20),
+    outcome('c1', 'a', 'openai', false, 300, 10),
+    outcome('c2', 'a', 'openai', true, 500, 10, true),
+    outcome('c2', 'b', 'openai', false, null, Number.NaN),
+    outcome('c2', 'b', 'openai', true, Number.NaN, 5),
+    outcome('c3', 'a', undefined, true, 50, 1),
+    outcome('c3', null, null, false, 70, 2),
+  ];
+
+  it('summarizes each model and provider apart, in order of first appearance', () => {
+    expect(summarizeModels(outcomes)).toEqual([
+      {
+        model: 'a',
+        provider: 'openai',
+        total: 3,
+        passed: 1, // the errored iteration never passes
+        passRate: 1 / 3,
+        wilson95: wilsonInterval(1, 3),
+        tokens: { input: 30, output: 3, total: 33 },
+        latency: { p50: 300, p95: 480, mean: 300 },
+      },
+      {
+        model: 'a',
+        provider: 'azure',
+        total: 1,
+        passed: 1,
+        passRate: 1,
+        wilson95: wilsonInterval(1, 1),
+        tokens: { input: 20, output: 1, total: 21 },
+        latency: { p50: 200, p95: 200, mean: 200 },
+      },
+      {
+        model: 'b',
+        provider: 'openai',
+        total: 2,
+        passed: 1,
+        passRate: 0.5,
+        wilson95: wilsonInterval(1, 2),
+        // token counts that are not finite count as 0; no finite duration, no latency
+        tokens: { input: 5, output: 2, total: 6 },
+        latency: { p50: null, p95: null, mean: null },
+      },
+      {
+        model: 'a',
+        provider: null,
+        total: 1,
+        passed: 1,
+        passRate: 1,
+        wilson95: wilsonInterval(1, 1),
+        tokens: { input: 1, output: 1, total: 2 },
+        latency: { p50: 50, p95: 50, mean: 50 },
+      },
+      {
+        model: null,
+        provider: null,
+        total: 1,
+        passed: 0,
+        passRate: 0,
+        wilson95: wilsonInterval(0, 1),
+        tokens: { input: 2, output: 1, total: 3 },
+        latency: { p50: 70, p95: 70, mean: 70 },
+      },
+    ]);
+    expect(summarizeModels([])).toEqual([]);
+  });
+
+  it('gives one case entry per case, model and provider, a missing provider as null', () => {
+    const { cases } = summarizeIterations(outcomes);
+    expect(cases.map((c) => [c.caseId, c.model, c.provider, c.total, c.passed])).toEqual([
+      ['c1', 'a', 'openai', 2, 1],
+      ['c1', 'a', 'azure', 1, 1],
+      ['c2', 'a', 'openai', 1, 0],
+      ['c2', 'b', 'openai', 2, 1],
+      ['c3', 'a', null, 1, 1],
+      ['c3', null, null, 1, 0],
+    ]);
+  });
+
+  it('leaves the model out of the case entries when the outcomes carry none', () => {
+    const [entry] = summarizeIterations([outcome('c1', undefined, undefined, true, 10, 1)]).cases;
+    expect('model' in entry).toBe(false);
+    expect('provider' in entry).toBe(false);
   });
 });
