@@ -1,5 +1,7 @@
 import { Router } from 'express';
-import type { AppDeps } from './app.js';
+import type { Client } from '@temporalio/client';
+import type { Sql } from '../db/connection.js';
+import type { Config } from '../runtime/config.js';
 import { validationError } from './errors.js';
 
 /** How long each Temporal check may take: a probe gets an answer even when Temporal does not. */
@@ -18,7 +20,7 @@ const TASK_QUEUE_KIND_NORMAL = 1;
  * before routing to the API could wait forever where the workers start after it (docker-compose.yml) or roll out
  * separately. `npm start` asks, before it prints its address. docs/OPERATIONS.md, "Health and readiness".
  */
-export function healthRoutes({ sql, temporal, config }: Pick<AppDeps, 'sql' | 'temporal' | 'config'>): Router {
+export function healthRoutes({ sql, temporal, config }: { sql: Sql; temporal: Client; config: Config }): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

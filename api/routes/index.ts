@@ -1,4 +1,3 @@
-import type { RouteDeps } from '../app.js';
 import type { RouteSpec } from '../route.js';
 import { accountRoutes } from './account.js';
 import { caseGenerationRoutes } from './caseGeneration.js';
@@ -19,7 +18,35 @@ import { serverOperationRoutes } from './serverOperations.js';
 import { tunnelRoutes } from './tunnels.js';
 
 /** Every route of /api/v1, in one list: the app mounts it and the OpenAPI document describes it. */
-export function allRoutes(deps: RouteDeps): RouteSpec[] {
+/** What a route module takes: its first parameter. */
+type Takes<F extends (deps: never) => RouteSpec[]> = Parameters<F>[0];
+
+/**
+ * What the route modules take, by group: each group is bound once by createApp (api/app.ts, the API's composition
+ * root), and each module declares the part of its group it uses.
+ */
+export interface RouteGroups {
+  catalogDeps: Takes<typeof accountRoutes> &
+    Takes<typeof projectRoutes> &
+    Takes<typeof chatRoutes> &
+    Takes<typeof hostRoutes> &
+    Takes<typeof serverOperationRoutes> &
+    Takes<typeof tunnelRoutes>;
+  suiteDeps: {
+    suites: Takes<typeof evalSuiteRoutes>;
+    overview: Takes<typeof evalSuiteOverviewRoutes>;
+    schedule: Takes<typeof evalSuiteScheduleRoutes>;
+    caseGeneration: Takes<typeof caseGenerationRoutes>;
+    cases: Takes<typeof evalCaseRoutes>;
+  };
+  runDeps: Takes<typeof evalRunEventRoutes> &
+    Takes<typeof evalRunRoutes> &
+    Takes<typeof evalRunCompareRoutes> &
+    Takes<typeof evalRunToolRoutes>;
+  ingestDeps: Takes<typeof ingestRoutes> & Takes<typeof ingestUploadRoutes>;
+}
+
+export function allRoutes(deps: RouteGroups): RouteSpec[] {
   return [
     ...accountRoutes(deps.catalogDeps),
     ...projectRoutes(deps.catalogDeps),

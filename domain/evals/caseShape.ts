@@ -1,9 +1,14 @@
-import type { z } from 'zod';
-import type { outputCheckSchema, TurnInput } from '../../api/schemas/evals.js';
-import { outputCheckProblem } from './outputCheck.js';
+import { outputCheckProblem, type OutputCheck } from './outputCheck.js';
 
 type Issue = { path: (string | number)[]; message: string };
 type ExpectedCall = { toolName: string; arguments?: Record<string, unknown> };
+/** What the rules read of a turn (the request's turn, api/schemas/evals.ts, has this shape). */
+type Turn = {
+  prompt: string;
+  expectedToolCalls: ExpectedCall[];
+  expectedOutput?: string | null;
+  outputCheck?: OutputCheck | null;
+};
 
 /** What a case's query, expectations and turns must satisfy together (see caseTurns); [] when they do. */
 export function caseShapeIssues(
@@ -11,8 +16,8 @@ export function caseShapeIssues(
     query?: string | null;
     expectedToolCalls?: ExpectedCall[] | null;
     expectedOutput?: string | null;
-    outputCheck?: z.infer<typeof outputCheckSchema> | null;
-    turns?: TurnInput[] | null;
+    outputCheck?: OutputCheck | null;
+    turns?: Turn[] | null;
   },
   queryName = 'query',
 ): Issue[] {
@@ -44,6 +49,6 @@ export function caseShapeIssues(
 }
 
 /** Every turn's expected calls, in order: what a multi-turn case stores (and shows) as its expectedToolCalls. */
-export function turnsExpectedToolCalls(turns: TurnInput[]): ExpectedCall[] {
+export function turnsExpectedToolCalls(turns: Turn[]): ExpectedCall[] {
   return turns.flatMap((t) => t.expectedToolCalls);
 }
