@@ -11,6 +11,8 @@ export default {
     'domain/evals/scoring.ts',
     'domain/evals/matchOptions.ts',
     'domain/evals/statistics.ts',
+    'domain/evals/compare/statistics.ts',
+    'domain/evals/outputCheck.ts',
     'domain/models/failures.ts',
     'domain/retryAfter.ts',
     'activities/retryPolicy.ts',

@@ -11,6 +11,8 @@ export default defineConfig({
       'test/unit/scoring.test.ts',
       'test/unit/match-options.test.ts',
       'test/unit/statistics.test.ts',
+      'test/unit/compare-statistics.test.ts',
+      'test/unit/output-check.test.ts',
       'test/unit/models-failures.test.ts',
       'test/unit/retry-after.test.ts',
       'test/unit/retry-policy.test.ts',

@@ -138,7 +138,7 @@ function definedKeys(value: Record<string, unknown>): string[] {
  */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  // Stryker disable next-line ConditionalExpression: dropping either typeof check is equivalent: Number.isNaN of a non-number is false, and a number never equals a non-number further down either
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: dropping either typeof check (or joining them with ||) is equivalent: Number.isNaN of a non-number is false, and a number never equals a non-number further down either
   if (typeof a === 'number' && typeof b === 'number') return Number.isNaN(a) && Number.isNaN(b);
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) || Array.isArray(b)) {

@@ -144,6 +144,7 @@ export function networkErrorCode(error: unknown): string | undefined {
   for (let current = error; current instanceof Error && !seen.has(current); current = current.cause) {
     seen.add(current);
     const code = (current as NodeJS.ErrnoException).code;
+    // Stryker disable next-line ConditionalExpression: errors carry a string code or none (or a number, in errno): RegExp.test reads undefined as "undefined" and a number as digits, neither of which matches
     if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
   }
   return undefined;

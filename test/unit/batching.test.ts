@@ -44,6 +44,14 @@ describe('BatchScheduler', () => {
     }
   });
 
+  it('hands out nothing once the budget allows no iteration, and keeps the rest', () => {
+    const scheduler = new BatchScheduler(ids(10), { ...defaultSizing, lanes: 2, initialSize: 4 });
+    expect(scheduler.take(0)).toBeUndefined();
+    expect(scheduler.remaining).toBe(10);
+    expect(scheduler.take(3)).toEqual(ids(3));
+    expect(scheduler.remaining).toBe(7);
+  });
+
   it('uses the initial size until a batch has been timed', () => {
     const scheduler = new BatchScheduler(ids(100), { ...defaultSizing, lanes: 8, initialSize: 3 });
     expect(Array.from({ length: 4 }, () => scheduler.take()!.length)).toEqual([3, 3, 3, 3]);

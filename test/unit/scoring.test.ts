@@ -453,6 +453,16 @@ describe('scoreToolCalls — order: superset', () => {
       'Missing tool call "search" (expected #1): "search" was called, but not in the expected order',
     ]);
   });
+  it('pairs two mismatches in a row, each with its own same-name call', () => {
+    const search = exp('search', { q: 'cats' });
+    const open = exp('open', { id: 1 });
+    const result = score([search, open], [call('search', { q: 'dogs' }), call('open', { id: 2 })], superset);
+    expect(result.missing).toEqual([]);
+    expect(result.argumentMismatches).toEqual([
+      { expected: search, actual: call('search', { q: 'dogs' }), mismatchedArguments: ['q'] },
+      { expected: open, actual: call('open', { id: 2 }), mismatchedArguments: ['id'] },
+    ]);
+  });
   it('handles repeated tools in sequence', () => {
     expect(score([exp('a'), exp('a')], [call('a'), call('b'), call('a')], superset).passed).toBe(true);
     expect(score([exp('a'), exp('a')], [call('a'), call('b')], superset).passed).toBe(false);
