@@ -37,7 +37,7 @@ import { mountedRoutes, openApiRoute } from './openapi.js';
 import { AddressLimit } from './rateLimit.js';
 import { replyCheck } from './replyCheck.js';
 import { toHandler, type RouteSpec } from './route.js';
-import { allRoutes } from './routes/index.js';
+import { allRoutes, type RouteGroups } from './routes/index.js';
 import { sdkRouter } from './routes/ingestSdk.js';
 // catalog use cases (bound in catalogUseCases, at the end of this file)
 import { closeTunnel } from '../domain/useCases/catalog/closeTunnel.js';
@@ -101,27 +101,6 @@ export interface AppDeps {
   eventStreamLimits?: Partial<EventStreamLimits>;
 }
 
-/** What route modules receive: the app's dependencies plus the services built from them once. */
-export interface RouteDeps extends AppDeps {
-  cursors: CursorCodec;
-  /** ends runs whose workflow closed in Temporal without finalizing them (terminated, timed out, deleted) */
-  reconciler: ReconcileRuns;
-  /** suites' Temporal Schedules: apply a suite's wanted schedule, remove it when the suite is deleted */
-  schedules: SuiteScheduler;
-  /** the per-address limit on work without a usable key (bad keys, upload URLs) */
-  addressLimit: AddressLimit;
-  /** this process's open event streams and their bounds */
-  eventStreams: EventStreams;
-  /** what the catalog's route modules receive (account, projects, chat, hosts, server operations, tunnels) */
-  catalogDeps: CatalogDeps;
-  /** what the run route modules receive (runs, iterations, traces, events, compare, tools) */
-  runDeps: RunDeps;
-  /** what the ingest route modules receive (reported runs, upload URLs, uploads) */
-  ingestDeps: IngestDeps;
-  /** what the suites' route modules receive (suites, cases, schedules, overview, case generation) */
-  suiteDeps: SuiteDeps;
-}
-
 export interface App {
   express: Express;
   routes: RouteSpec[];
@@ -157,14 +136,8 @@ export function createApp(deps: AppDeps): App {
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     minuteMs: deps.config.SCHEDULE_MINUTE_MS,
   });
-  const routeDeps: RouteDeps = {
-    ...deps,
-    mcp,
-    cursors,
-    reconciler,
-    schedules,
-    addressLimit,
-    eventStreams,
+  // What the route modules take, by group (api/routes/index.ts): every use case bound once, here.
+  const groups: RouteGroups = {
     catalogDeps: catalogUseCases({ ...deps, mcp, cursors }),
     runDeps: runUseCases({ ...deps, mcp, cursors, reconciler, finalizeRun: endRun, eventStreams }),
     ingestDeps: ingestUseCases({ ...deps, addressLimit }),
@@ -178,7 +151,7 @@ export function createApp(deps: AppDeps): App {
     anonPerMinute: config.RATE_LIMIT_ANON_PER_MINUTE,
     anonBurst: config.RATE_LIMIT_ANON_BURST,
   };
-  const routes: RouteSpec[] = [...allRoutes(routeDeps), openApiRoute(() => routes, rate)];
+  const routes: RouteSpec[] = [...allRoutes(groups), openApiRoute(() => routes, rate)];
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -199,7 +172,7 @@ export function createApp(deps: AppDeps): App {
       burst: deps.config.RATE_LIMIT_BURST,
       onReject: () => metrics.rateLimitRejections.inc(),
     },
-    routeDeps.addressLimit,
+    addressLimit,
   );
   v1.use(admit);
   const bodies = jsonObjectBody();
@@ -224,9 +197,9 @@ export function createApp(deps: AppDeps): App {
     express: app,
     routes,
     metrics,
-    reconciler: routeDeps.reconciler,
-    schedules: routeDeps.schedules,
-    eventStreams: routeDeps.eventStreams,
+    reconciler,
+    schedules,
+    eventStreams,
   };
 }
 

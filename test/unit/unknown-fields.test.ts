@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { RouteDeps } from '../../api/app.js';
 import { EventStreams } from '../../api/eventStream.js';
 import { noBody, noQuery } from '../../api/route.js';
-import { allRoutes } from '../../api/routes/index.js';
+import { allRoutes, type RouteGroups } from '../../api/routes/index.js';
 import { editDistance } from '../../domain/closestName.js';
 import { foreignNames, suggestName, unknownFields } from '../../api/unknownFields.js';
 
@@ -217,14 +216,13 @@ function droppingObjects(schema: z.core.$ZodType, path: string, into: string[], 
 }
 
 describe('every route', () => {
-  // Built without dependencies (an empty config and the event streams' default limits: some routes read a setting
-  // as they are built; every other dependency, such as a group of use cases, is an empty object): no handler runs,
-  // only the schemas are read.
+  // Built without dependencies (the event streams' default limits, which the event routes' descriptions quote; every
+  // other group of use cases is an empty object): no handler runs, only the schemas are read.
   const nothing = new Proxy({}, { get: () => undefined });
   const eventStreams = new EventStreams();
-  const given: Record<string | symbol, unknown> = { config: {}, eventStreams, runDeps: { eventStreams } };
+  const given: Record<string | symbol, unknown> = { runDeps: { eventStreams } };
   const routes = allRoutes(
-    new Proxy(given, { get: (deps, key) => (key in deps ? deps[key] : nothing) }) as unknown as RouteDeps,
+    new Proxy(given, { get: (deps, key) => (key in deps ? deps[key] : nothing) }) as unknown as RouteGroups,
   );
 
   it('takes bodies and queries whose objects are strict (or loose, kept whole), never objects that drop keys', () => {
