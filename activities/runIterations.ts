@@ -17,7 +17,7 @@ import type { RateLimitGates } from '../domain/models/rateLimits.js';
 import { RunNotFound } from '../domain/evals/runFailures.js';
 import { iterationVerdict } from '../domain/evals/verdicts.js';
 import { activityFailure, decideRetry, retryFailure } from './retryPolicy.js';
-import { collectTools, executeIteration, failedOutcome, IterationFailure } from '../domain/evals/iteration.js';
+import { collectTools, executeIteration, failedOutcome, IterationFailure } from '../domain/evals/executeIteration.js';
 import { loadRunContext, type RunContext } from '../domain/evals/runContext.js';
 import { AttemptLiveness, standstillLimitMs } from './attemptLiveness.js';
 import { whileDatabaseAway } from './databaseWait.js';

@@ -1,7 +1,8 @@
 import type { Db, Tx } from './connection.js';
 import { newId } from './ids.js';
 import { camelRow, camelRows, type Camel } from './rows.js';
-import type { ClientProfile, IterationIsolation } from './servers.js';
+import type { ClientProfile } from '../domain/mcp/clientProfile.js';
+import type { IterationIsolation } from '../domain/catalog/server.js';
 
 /** What a run may spend; a field left out is not bounded (unless the organization's ceiling bounds it). */
 export interface RunBudget {

@@ -2,7 +2,8 @@ import type { Db, Tx } from './connection.js';
 import type { Run, RunBudget, RunRow } from './evalRuns.js';
 import { newId } from './ids.js';
 import { camelRow, camelRows, type Camel } from './rows.js';
-import type { ElicitationAnswer, IterationIsolation } from './servers.js';
+import type { ElicitationAnswer } from '../domain/mcp/clientProfile.js';
+import type { IterationIsolation } from '../domain/catalog/server.js';
 
 /** How a case's expectedOutput is checked (domain/evals/outputCheck.ts); null: `contains`. */
 export interface StoredOutputCheck {

@@ -1,7 +1,6 @@
 import { setImmediate as nextTurnOfLoop } from 'node:timers/promises';
 import type { BatchIteration, IterationCompletion } from '../../db/evalIterations.js';
 import type { CaseElicitation } from '../../db/evalSuites.js';
-import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
 import {
   newTraceId,
@@ -24,6 +23,7 @@ import { scoreToolCalls, type ExpectedToolCall, type ToolCallScore } from './sco
 import { IterationScripts } from './elicitationScript.js';
 import { IterationQuestions, type TracedQuestion } from './iterationQuestions.js';
 import { boundTrace } from './traceBounds.js';
+import type { SavedServer } from '../catalog/server.js';
 
 /** What an errored iteration's row keeps in `error_details` (besides what the caller adds: provider, model). */
 export interface FailureDetails {

@@ -20,7 +20,6 @@ import type { RunBudget } from '../../db/evalRuns.js';
 import { findHost } from '../../db/hosts.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
 import type { SecretBox } from '../../db/secretBox.js';
-import type { IterationIsolation, SavedServer } from '../../db/servers.js';
 import { hostClientProfile, requireAllowedRoots } from '../mcp/index.js';
 import { checkPlannedIterations, checkSuiteCases } from '../limits.js';
 import { validateRunModels, type HostedModelCatalog, type ModelCase } from '../models/catalog.js';
@@ -28,6 +27,7 @@ import { notFound, OperationFailure, refused } from '../failures.js';
 import { requireServers } from './serverSelection.js';
 import { getOrganizationLimits } from '../../db/organizationLimits.js';
 import { caseModels, resolveBudget, resolveConcurrency } from './runSettings.js';
+import type { IterationIsolation, SavedServer } from '../catalog/server.js';
 
 /**
  * Creating an eval run, in one place for every way a run starts: the startRun and startScheduledRun use cases

@@ -1,4 +1,3 @@
-import type { Principal } from '../../../db/accounts.js';
 import type { Db } from '../../../db/connection.js';
 import { listStreamIterations, type Iteration } from '../../../db/evalIterations.js';
 import { getRun, runProgress, type Run } from '../../../db/evalRuns.js';
@@ -6,6 +5,7 @@ import { requireRun } from '../../access/run.js';
 import { refused } from '../../failures.js';
 import type { RunWithProgress } from './getRun.js';
 import type { ReconcileRuns } from './reconcileRuns.js';
+import type { Principal } from '../../principal.js';
 
 /** The positions of a run's iteration events, sealed (api/eventIds.ts EventIdCodec is one). */
 export interface EventPositions {
