@@ -5,7 +5,6 @@ import {
   completeIteration,
   fenceIterations,
   getBatchIterations,
-  type BatchIteration,
   type ClaimFence,
   type IterationCompletion,
 } from '../db/evalIterations.js';
@@ -24,6 +23,7 @@ import { whileDatabaseAway } from './databaseWait.js';
 import type { RunCheckBudgets } from '../domain/evals/checkBudget.js';
 import type { SharedWork } from '../domain/evals/sharedWork.js';
 import type { RunToolListings } from '../domain/evals/runTools.js';
+import type { BatchIteration } from '../domain/evals/iteration.js';
 
 export interface BatchInput {
   runId: string;

@@ -1,6 +1,5 @@
 import { setImmediate as nextTurnOfLoop } from 'node:timers/promises';
-import type { BatchIteration, IterationCompletion } from '../../db/evalIterations.js';
-import type { CaseElicitation } from '../../db/evalSuites.js';
+import type { IterationCompletion } from '../../db/evalIterations.js';
 import { OperationFailure } from '../failures.js';
 import {
   newTraceId,
@@ -24,6 +23,8 @@ import { IterationScripts } from './elicitationScript.js';
 import { IterationQuestions, type TracedQuestion } from './iterationQuestions.js';
 import { boundTrace } from './traceBounds.js';
 import type { SavedServer } from '../catalog/server.js';
+import type { BatchIteration } from './iteration.js';
+import type { CaseElicitation } from './case.js';
 
 /** What an errored iteration's row keeps in `error_details` (besides what the caller adds: provider, model). */
 export interface FailureDetails {
