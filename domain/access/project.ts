@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connection.js';
-import { findProject, type Project } from '../../db/projects.js';
+import { findProject } from '../../db/projects.js';
+import type { Project } from '../catalog/project.js';
 import { notFound } from '../failures.js';
 import type { Principal } from '../principal.js';
 

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connection.js';
 import { findRun } from '../../db/evalRuns.js';
-import type { Project } from '../../db/projects.js';
+import type { Project } from '../catalog/project.js';
 import { notFound } from '../failures.js';
 import { requireProject } from './project.js';
 import type { Principal } from '../principal.js';

@@ -1,6 +1,4 @@
 import type { OrganizationLimits } from '../../db/organizationLimits.js';
-
-export type { ModelChoice, RunBudget };
 import { OperationFailure } from '../failures.js';
 import type { RunBudget } from './run.js';
 import type { ModelChoice } from './suite.js';
