@@ -18,7 +18,7 @@
  * planned).
  */
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
-import type { FailureDetails } from '../domain/evals/iteration.js';
+import type { FailureDetails } from '../domain/evals/executeIteration.js';
 import { UnscriptedQuestion } from '../domain/evals/iterationQuestions.js';
 import { JudgeReplyError } from '../domain/evals/judge.js';
 import { RunNotFound, TooManyIterations } from '../domain/evals/runFailures.js';

@@ -5,7 +5,6 @@ import {
   completeIteration,
   fenceIterations,
   getBatchIterations,
-  type BatchIteration,
   type ClaimFence,
   type IterationCompletion,
 } from '../db/evalIterations.js';
@@ -17,13 +16,14 @@ import type { RateLimitGates } from '../domain/models/rateLimits.js';
 import { RunNotFound } from '../domain/evals/runFailures.js';
 import { iterationVerdict } from '../domain/evals/verdicts.js';
 import { activityFailure, decideRetry, retryFailure } from './retryPolicy.js';
-import { collectTools, executeIteration, failedOutcome, IterationFailure } from '../domain/evals/iteration.js';
+import { collectTools, executeIteration, failedOutcome, IterationFailure } from '../domain/evals/executeIteration.js';
 import { loadRunContext, type RunContext } from '../domain/evals/runContext.js';
 import { AttemptLiveness, standstillLimitMs } from './attemptLiveness.js';
 import { whileDatabaseAway } from './databaseWait.js';
 import type { RunCheckBudgets } from '../domain/evals/checkBudget.js';
 import type { SharedWork } from '../domain/evals/sharedWork.js';
 import type { RunToolListings } from '../domain/evals/runTools.js';
+import type { BatchIteration } from '../domain/evals/iteration.js';
 
 export interface BatchInput {
   runId: string;

@@ -1,8 +1,9 @@
 import type { RequestHandler } from 'express';
-import { admitApiKey, keyStanding, type Principal } from '../db/accounts.js';
+import { admitApiKey, keyStanding } from '../db/accounts.js';
 import type { Sql } from '../db/connection.js';
 import { ApiError } from './errors.js';
 import { bucketSettings, enforceRateLimit, type AddressLimit, type RateLimitSettings } from './rateLimit.js';
+import type { Principal } from '../domain/principal.js';
 
 const bearer = /^Bearer[ ]+(\S+)\s*$/i;
 

@@ -1,7 +1,7 @@
 import { toPublicMatchOptions } from '../domain/evals/matchOptions.js';
 import type { MatchOptions } from '../domain/evals/scoring.js';
-import type { Case } from '../db/evalSuites.js';
 import type { CaseView } from './schemas/cases.js';
+import type { Case } from '../domain/evals/case.js';
 
 /** How one case looks on the wire (caseSchema): the real product's names for Runway's columns. */
 export function toCaseView(row: Case): CaseView {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { Iteration as StoredIteration } from '../db/evalIterations.js';
-import type { Progress, Run } from '../db/evalRuns.js';
 import type { evalRunSchema, iterationSchema, traceSchema } from './schemas/evals.js';
+import type { Iteration as StoredIteration } from '../domain/evals/iteration.js';
+import type { Progress, Run } from '../domain/evals/run.js';
 
 type Iteration = z.input<typeof iterationSchema>;
 

@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
 import ipaddr from 'ipaddr.js';
-import type { Principal } from '../db/accounts.js';
 import type { Db } from '../db/connection.js';
 import { takeToken, type BucketSettings, type TakeResult } from '../db/rateLimits.js';
 import { ApiError } from './errors.js';
+import type { Principal } from '../domain/principal.js';
 
 export interface RateLimitSettings {
   perMinute: number;

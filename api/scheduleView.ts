@@ -1,5 +1,5 @@
-import type { ScheduleState } from '../db/suiteSchedules.js';
 import { suiteScheduleId } from '../workflows/definitions.js';
+import type { ScheduleState } from '../domain/evals/suite.js';
 
 /** A suite's `schedule` object on the wire (suiteScheduleSchema), from what the database keeps. */
 export function scheduleView(suite: { id: string } & ScheduleState) {

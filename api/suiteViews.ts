@@ -1,7 +1,7 @@
 import type { SuiteDetail as SuiteRead } from '../domain/access/suite.js';
-import type { ScheduledSuite } from '../db/suiteSchedules.js';
 import { scheduleView } from './scheduleView.js';
 import type { SuiteDetail } from './schemas/suites.js';
+import type { ScheduledSuite } from '../domain/evals/suite.js';
 
 /**
  * How one suite looks on the wire (suiteDetailSchema). `servers` are the project's saved servers (any order, any

@@ -24,11 +24,8 @@ import {
   setClientProfile,
   updateOAuthClient,
   updateServerSettings,
-  type ClientProfile,
   type OAuthClientChanges,
-  type OAuthGrant,
   type ServerSettings,
-  type ServerTimeouts,
 } from '../db/servers.js';
 import { checkSecretsAtStart } from '../db/startupCheck.js';
 import { requireFreeEmail, requireMember, requireOrganization, requireProject, requireUser } from './adminChecks.js';
@@ -39,6 +36,8 @@ import { requireLocalKey, stackDatabase, type StackDatabase } from './localStack
 import { collect } from './options.js';
 import { pairedSecrets, secretsHelp, singleSecret, StandardInput } from './secretInput.js';
 import { seedDemo } from './seed.js';
+import type { ClientProfile } from '../domain/mcp/clientProfile.js';
+import type { OAuthGrant, ServerTimeouts } from '../domain/catalog/server.js';
 
 // Operator CLI: `npm run -s admin -- <command>`. Talks to Postgres directly (DATABASE_URL, else the database of
 // `npm start`), so it works before any API key exists. Every command takes --json for machine-readable output.

@@ -5,9 +5,6 @@ import { takeTokenStatement, toTakeResult, type BucketSettings, type TakeResult 
 import type { Account } from '../domain/catalog/account.js';
 import type { OrgRole, Principal } from '../domain/principal.js';
 
-// The domain declares who acts (domain/principal.ts); the query modules that read by it take it from here too.
-export type { OrgRole, Principal };
-
 export type KeyLookup =
   | { status: 'valid'; principal: Principal; rateLimit: TakeResult }
   /** a key that cannot act: its token came from the bucket of the caller's address instead */

@@ -2,10 +2,10 @@ import type { Chatbox, ChatboxMode, ChatSession, ChatSessionStatus } from '../do
 import type { Principal } from '../domain/principal.js';
 import type { Db } from './connection.js';
 import { newId } from './ids.js';
-import { camelRow, camelRows } from './rows.js';
+import { camelRow, camelRows, type Camel, type RowIsNoun, type Same } from './rows.js';
 
 // Chat sessions and chatboxes: records the hosted app writes; this service reads them (the CLI can create them).
-// Their rows map to the domain's nouns (domain/catalog/chat.ts) by camelRow.
+// Their rows map to the domain's nouns (domain/catalog/chat.ts) by camelRow, checked to be exactly them (RowIsNoun).
 
 export interface ChatSessionRow {
   id: string;
@@ -20,7 +20,7 @@ export interface ChatSessionRow {
   created_at: Date;
 }
 
-export type { Chatbox, ChatSession };
+type _ChatSessionIsRow = RowIsNoun<Same<Camel<ChatSessionRow>, ChatSession>>;
 
 export interface ChatSessionFilter {
   projectId?: string;
@@ -100,6 +100,8 @@ export interface ChatboxRow {
   host_name: string | null;
   servers: { id: string; name: string; url: string | null; useOAuth: boolean }[];
 }
+
+type _ChatboxIsRow = RowIsNoun<Same<Camel<ChatboxRow>, Chatbox>>;
 
 const chatboxSelect = (sql: Db) => sql`
   SELECT c.*, h.name AS host_name,

@@ -1,8 +1,9 @@
 import type { Db, Tx } from './connection.js';
-import { caseModelColumns, type Case, type CaseInput, type CaseRow } from './evalSuites.js';
-import type { ModelChoice } from './evalSuites.js';
+import { caseModelColumns, type CaseInput, type CaseRow } from './evalSuites.js';
 import { newId } from './ids.js';
 import { camelRow } from './rows.js';
+import type { Case } from '../domain/evals/case.js';
+import type { ModelChoice } from '../domain/evals/suite.js';
 
 /*
  * One case at a time, as the case routes edit them. A case is identified within its suite by title + query (the

@@ -1,6 +1,7 @@
 import type { Db } from './connection.js';
 import { camelRow } from './rows.js';
-import type { Run, RunRow } from './evalRuns.js';
+import type { RunRow } from './evalRuns.js';
+import type { Run } from '../domain/evals/run.js';
 
 /**
  * The aggregates a comparison needs from one side: a run's finished iterations, or those of one model in a run.

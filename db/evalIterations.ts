@@ -1,9 +1,8 @@
 import type { Db } from './connection.js';
 import type { CaseRow } from './evalSuites.js';
 import { newId } from './ids.js';
-import { camelRow, camelRows, type Camel } from './rows.js';
-
-export type IterationStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
+import { camelRow, camelRows, type Camel, type RowIsNoun, type Same } from './rows.js';
+import type { BatchIteration, Iteration, IterationStatus } from '../domain/evals/iteration.js';
 
 export interface IterationRow {
   id: string;
@@ -34,8 +33,8 @@ export interface IterationRow {
   stream_position: number | null;
 }
 
-/** An iteration as the service works with it. */
-export type Iteration = Camel<IterationRow>;
+/** The row as the domain's Iteration (domain/evals/iteration.ts): a column and its field go together. */
+type _IterationIsRow = RowIsNoun<Same<Camel<IterationRow>, Iteration>>;
 
 export interface PlannedIteration {
   caseId: string;
@@ -96,7 +95,8 @@ interface BatchIterationRow extends IterationRow {
   turns: CaseRow['turns'];
 }
 
-export type BatchIteration = Camel<BatchIterationRow>;
+/** The joined row as the domain's BatchIteration (domain/evals/iteration.ts). */
+type _BatchIterationIsRow = RowIsNoun<Same<Camel<BatchIterationRow>, BatchIteration>>;
 
 /** A batch's iterations in run order, each with its case's settings: one query for the whole batch. */
 export async function getBatchIterations(sql: Db, runId: string, ids: string[]): Promise<BatchIteration[]> {

@@ -1,25 +1,17 @@
 import type { Db, Tx } from './connection.js';
 import { newId } from './ids.js';
-import { camelRow, camelRows, type Camel } from './rows.js';
-import type { ClientProfile, IterationIsolation } from './servers.js';
-
-/** What a run may spend; a field left out is not bounded (unless the organization's ceiling bounds it). */
-export interface RunBudget {
-  maxTokens?: number;
-  maxIterations?: number;
-}
-
-export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
-
-/**
- * Sources of runs executed here, each by its evalRun workflow: started through the API, or by a suite's schedule.
- * Ingested runs (`sdk`) have no workflow. The concurrency cap counts these; the SQL below spells the same list as a
- * literal, so that the partial index eval_runs_active_idx (migration 033) matches it.
- */
-export const executedSources = ['api', 'schedule'] as const;
-export type ExecutedSource = (typeof executedSources)[number];
-export const isExecuted = (run: { source: string }): boolean =>
-  (executedSources as readonly string[]).includes(run.source);
+import { camelRow, camelRows, type Camel, type RowIsNoun, type Same } from './rows.js';
+import type {
+  PassCriteria,
+  Progress,
+  Run,
+  RunBudget,
+  RunResult,
+  RunStatus,
+  StoredRunSummary,
+} from '../domain/evals/run.js';
+import type { ClientProfile } from '../domain/mcp/clientProfile.js';
+import type { IterationIsolation } from '../domain/catalog/server.js';
 
 export interface RunRow {
   id: string;
@@ -28,11 +20,11 @@ export interface RunRow {
   organization_id: string;
   run_number: number;
   status: RunStatus;
-  result: 'passed' | 'failed' | 'pending' | null;
-  summary: ({ total: number; passed: number; failed: number; passRate: number } & Record<string, unknown>) | null;
+  result: RunResult | null;
+  summary: StoredRunSummary | null;
   source: string;
   notes: string | null;
-  pass_criteria: { minimumPassRate: number };
+  pass_criteria: PassCriteria;
   server_ids: string[];
   iteration_override: number | null;
   model_keys_enc: string | null;
@@ -52,20 +44,8 @@ export interface RunRow {
   completed_at: Date | null;
 }
 
-/** A run as the service works with it. */
-export type Run = Camel<RunRow>;
-
-/**
- * A run's iterations by verdict, as domain/evals/verdicts.ts defines them: passed, failed (scored, missed) and errored
- * (could not be scored) are disjoint; `completed` is the three together (the finished ones).
- */
-export interface Progress {
-  total: number;
-  completed: number;
-  passed: number;
-  failed: number;
-  errored: number;
-}
+/** The row as the domain's Run (domain/evals/run.ts): a column and its field go together. */
+type _RunIsRow = RowIsNoun<Same<Camel<RunRow>, Run>>;
 
 /** Serializes run creation per organization (transaction-scoped), so the concurrency cap holds across API replicas. */
 export async function lockOrganizationRuns(tx: Tx, organizationId: string): Promise<number> {

@@ -1,46 +1,12 @@
 import type { Db, Tx } from './connection.js';
-import type { Run, RunBudget, RunRow } from './evalRuns.js';
+import type { RunRow } from './evalRuns.js';
 import { newId } from './ids.js';
-import { camelRow, camelRows, type Camel } from './rows.js';
-import type { ElicitationAnswer, IterationIsolation } from './servers.js';
-
-/** How a case's expectedOutput is checked (domain/evals/outputCheck.ts); null: `contains`. */
-export interface StoredOutputCheck {
-  mode: 'contains' | 'equals' | 'regex' | 'json-subset' | 'judge';
-  caseSensitive?: boolean;
-  rubric?: string;
-}
-
-/** One user prompt of a multi-turn case, with what that turn expects. */
-export interface StoredTurn {
-  prompt: string;
-  expectedToolCalls: { toolName: string; arguments?: Record<string, unknown> }[];
-  expectedOutput?: string;
-  outputCheck?: StoredOutputCheck;
-  /** answers the questions servers ask during this turn's tool calls, instead of the case's `elicitation` */
-  elicitation?: CaseElicitation;
-}
-
-/** One answer of an elicitation script: to the question named `question` (2026-07-28 names them), else in order. */
-export type ScriptedElicitationAnswer = ElicitationAnswer & { question?: string };
-
-/**
- * How a case (or one of its turns) answers the elicitation questions servers ask in its iterations: one answer for
- * every question, or a script of answers by question name or in order (domain/evals/elicitationScript.ts).
- */
-export type CaseElicitation = ElicitationAnswer | { answers: ScriptedElicitationAnswer[] };
-
-/** The model that grades a suite's `judge` checks; null: each case's own model. */
-export interface JudgeModel {
-  model: string;
-  provider?: string;
-}
-
-/** One model a case runs with; provider as for a case's single `model` (a bare id needs one). */
-export interface ModelChoice {
-  model: string;
-  provider?: string | null;
-}
+import { camelRow, camelRows, type Camel, type RowIsNoun, type Same } from './rows.js';
+import type { IterationIsolation } from '../domain/catalog/server.js';
+import type { Case, CaseAdvancedConfig, CaseElicitation, StoredOutputCheck, StoredTurn } from '../domain/evals/case.js';
+import type { PassCriteria, Run, RunBudget } from '../domain/evals/run.js';
+import type { ExpectedToolCall } from '../domain/evals/scoring.js';
+import type { JudgeModel, LatestRun, ModelChoice, Suite, SuiteWithStats } from '../domain/evals/suite.js';
 
 export interface SuiteRow {
   id: string;
@@ -53,7 +19,7 @@ export interface SuiteRow {
   default_models: ModelChoice[] | null;
   /** the budget of a run of the suite that gives none */
   default_budget: RunBudget | null;
-  pass_criteria: { minimumPassRate: number };
+  pass_criteria: PassCriteria;
   source: string;
   /** the host whose client profile the suite's runs declare */
   host_id: string | null;
@@ -69,8 +35,8 @@ export interface SuiteRow {
   updated_at: Date;
 }
 
-/** An eval suite as the service works with it. */
-export type Suite = Camel<SuiteRow>;
+/** The row as the domain's Suite (domain/evals/suite.ts): a column and its field go together. */
+type _SuiteIsRow = RowIsNoun<Same<Camel<SuiteRow>, Suite>>;
 
 export interface CaseInput {
   title: string;
@@ -126,20 +92,14 @@ export interface CaseRow {
   provider: string | null;
   /** set when the case compares several models (model/provider hold the first) */
   models: ModelChoice[] | null;
-  expected_tool_calls: { toolName: string; arguments?: Record<string, unknown> }[];
+  expected_tool_calls: ExpectedToolCall[];
   is_negative_test: boolean;
   expected_output: string | null;
   output_check: StoredOutputCheck | null;
   /** a conversation's prompts (then `query` is the first one and `expected_tool_calls` all turns' in order) */
   turns: StoredTurn[] | null;
   scenario: string | null;
-  advanced_config: {
-    system?: string;
-    temperature?: number;
-    maxSteps?: number;
-    toolChoice?: 'auto' | 'required' | 'none';
-    failOnToolError?: boolean;
-  } | null;
+  advanced_config: CaseAdvancedConfig | null;
   match_options: Record<string, unknown> | null;
   elicitation: CaseElicitation | null;
   external_case_id: string | null;
@@ -154,8 +114,8 @@ export interface CaseRow {
   updated_at: Date;
 }
 
-/** An eval case as the service works with it. */
-export type Case = Camel<CaseRow>;
+/** The row as the domain's Case (domain/evals/case.ts): a column and its field go together. */
+type _CaseIsRow = RowIsNoun<Same<Camel<CaseRow>, Case>>;
 
 export interface CaseUpsert {
   committed: { id: string; name: string }[];
@@ -456,13 +416,7 @@ export async function listCases(sql: Db, suiteId: string): Promise<Case[]> {
 }
 
 export interface SuiteListRow extends SuiteRow {
-  latest_run: {
-    id: string;
-    status: string;
-    result: string | null;
-    summary: { passRate?: number; passed?: number; failed?: number; errored?: number } | null;
-    createdAt: string;
-  } | null;
+  latest_run: LatestRun | null;
   runs: number;
   runs_passed: number;
   runs_failed: number;
@@ -473,8 +427,8 @@ export interface SuiteListRow extends SuiteRow {
   last_scheduled_run_at: Date | null;
 }
 
-/** A suite with its latest run, run totals and pass-rate trend (the suite list). */
-export type SuiteWithStats = Camel<SuiteListRow>;
+/** The suite list's row as the domain's SuiteWithStats (domain/evals/suite.ts). */
+type _SuiteListIsRow = RowIsNoun<Same<Camel<SuiteListRow>, SuiteWithStats>>;
 
 /**
  * Suites with their latest run, run totals, the pass-rate trend of the last 10 finished runs, their runs' sources and

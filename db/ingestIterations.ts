@@ -1,5 +1,5 @@
 import type { Db, Tx } from './connection.js';
-import type { IterationStatus } from './evalIterations.js';
+import type { IterationStatus } from '../domain/evals/iteration.js';
 
 /** An iteration reported from outside, ready to store (its id is chosen by the caller). */
 export interface IngestedIteration {

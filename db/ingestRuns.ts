@@ -1,6 +1,7 @@
 import type { Db, Tx } from './connection.js';
-import type { Run, RunRow } from './evalRuns.js';
+import type { RunRow } from './evalRuns.js';
 import { camelRow } from './rows.js';
+import type { Run } from '../domain/evals/run.js';
 
 /** A run by the id its reporter gave it; unique per project (eval_runs_external_idx). */
 export async function findRunByExternalId(sql: Db, projectId: string, externalRunId: string): Promise<Run | undefined> {

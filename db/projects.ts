@@ -2,7 +2,7 @@ import type { Principal } from '../domain/principal.js';
 import type { Project } from '../domain/catalog/project.js';
 import type { Db } from './connection.js';
 import { newId } from './ids.js';
-import { camelRow, camelRows } from './rows.js';
+import { camelRow, camelRows, type Camel, type RowIsNoun, type Same } from './rows.js';
 
 export interface ProjectRow {
   id: string;
@@ -17,8 +17,8 @@ export interface ProjectRow {
   updated_at: Date;
 }
 
-/** A project as a key sees it, with the key owner's role in it (the domain's noun; a row maps to it by camelRow). */
-export type { Project };
+/** The row as the domain's Project (domain/catalog/project.ts): a column and its field go together. */
+type _ProjectIsRow = RowIsNoun<Same<Camel<ProjectRow>, Project>>;
 
 export async function createProject(
   sql: Db,

@@ -2,8 +2,9 @@ import postgres from 'postgres';
 
 /*
  * Database modules return camelCase domain objects: each declares its row as the table spells it (`RunRow`, snake
- * case) and returns `Camel<RunRow>` (`Run`), made by camelRow from what the query read. One mechanism for all of
- * db/, chosen over the connection's `transform: postgres.camel` option because:
+ * case) and returns `Camel<RunRow>`, made by camelRow from what the query read. Where the domain declares the noun
+ * (`Run`, domain/evals/run.ts), the module checks that `Camel<RunRow>` is exactly it (RowIsNoun below). One mechanism
+ * for all of db/, chosen over the connection's `transform: postgres.camel` option because:
  * - that option applies to every query on the pool, also the SQL that tests, the CLI and migrations run
  *   themselves and read in the table's own words (information_schema's table_name, a test's run.organization_id);
  * - postgres.camel also renames the keys inside json and jsonb values (a run's summary, a case's match options, a
@@ -31,3 +32,15 @@ export function camelRow<Row extends object>(row: Row | undefined): Camel<Row> |
 
 /** Every row of a result with its columns in camelCase. */
 export const camelRows = <Row extends object>(rows: readonly Row[]): Camel<Row>[] => rows.map((row) => camelRow(row));
+
+/**
+ * `true` exactly when A and B are the same type (each property the same, optional and readonly alike), else `false`:
+ * mutual assignability would let an optional property on one side pass.
+ */
+export type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+
+/**
+ * Compiles only for `true`: `type _RunIsRow = RowIsNoun<Same<Camel<RunRow>, Run>>` next to a row type makes a column
+ * added to the row or a field added to the domain's noun, without the other, fail the type check.
+ */
+export type RowIsNoun<Check extends true> = Check;

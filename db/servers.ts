@@ -1,115 +1,19 @@
-import type { Principal } from './accounts.js';
+import type {
+  IterationIsolation,
+  OAuthGrant,
+  ProtocolEraName,
+  SavedServer,
+  ServerProtocol,
+  ServerTimeouts,
+  TransportType,
+} from '../domain/catalog/server.js';
+import type { ClientProfile } from '../domain/mcp/clientProfile.js';
+import type { Principal } from '../domain/principal.js';
 import type { Db, Sql } from './connection.js';
 import { newId } from './ids.js';
 import { visibleProject } from './projects.js';
 import { camelRow, camelRows, type Camel } from './rows.js';
 import type { SecretBox } from './secretBox.js';
-
-export type TransportType = 'stdio' | 'http' | 'sse';
-
-/**
- * How a server's OAuth tokens come: imported by a caller who completed the browser flow, or obtained and renewed
- * by Runway itself with the client_credentials grant (a machine-to-machine server).
- */
-export type OAuthGrant = 'caller' | 'client_credentials';
-
-export interface ServerTimeouts {
-  connectMs?: number;
-  initializeMs?: number;
-  requestMs?: number;
-  maxTotalMs?: number;
-}
-
-/**
- * Whether a run's iterations each get fresh MCP sessions (a new process for stdio) or share the process's sessions.
- * Fresh sessions keep iterations independent (what pass@k assumes); sharing is cheaper for a stateless server.
- */
-export type IterationIsolation = 'per-iteration' | 'shared';
-
-/** A value of an accepted elicitation form (MCP ElicitResult content). */
-export type ElicitationValue = string | number | boolean | string[];
-
-/**
- * How Runway answers a server's elicitation/create request: accept with this content, decline, cancel, or accept
- * the form's defaults (SEP-1034) with `content` filling in or overriding fields.
- */
-export type ElicitationAnswer =
-  | { action: 'accept'; content: Record<string, ElicitationValue> }
-  | { action: 'decline' | 'cancel' }
-  | { mode: 'defaults'; content?: Record<string, ElicitationValue> };
-
-/** A root the client exposes (MCP roots/list). */
-export interface ClientRoot {
-  uri: string;
-  name?: string;
-}
-
-/**
- * What Runway's MCP client declares to a server, and how it answers the requests the server sends it. A feature is
- * declared exactly when its key is present.
- */
-export interface ClientProfile {
-  /** who the client says it is in `initialize` (a suite's host); absent: Runway's own clientInfo */
-  clientInfo?: { name: string; version: string; title?: string };
-  /** form mode; `url` also declares URL mode (whose requests are declined); `answer` defaults to decline */
-  elicitation?: { answer?: ElicitationAnswer; url?: boolean };
-  /** sampling requests of a server operation are declined; in an eval run, the run's model answers them */
-  sampling?: Record<string, never>;
-  /** what roots/list answers */
-  roots?: ClientRoot[];
-}
-
-/** A saved server with its secrets decrypted: only the MCP layer ever sees this. */
-export interface SavedServer {
-  id: string;
-  projectId: string;
-  /** the organization of its project: sessions kept open are bounded per organization (pool.ts) */
-  organizationId: string;
-  name: string;
-  enabled: boolean;
-  transportType: TransportType;
-  url: string | null;
-  command: string | null;
-  args: string[];
-  env: Record<string, string>;
-  /** stdio: the absolute working directory an operator chose; null: the server's own under DATA_DIR */
-  cwd: string | null;
-  headers: Record<string, string>;
-  useOAuth: boolean;
-  oauthScopes: string[];
-  oauthClientId: string | null;
-  clientSecret: string | null;
-  /** set by an operator: the only authorization server this server's grants are imported for and refreshed at */
-  authorizationServerUrl: string | null;
-  oauthGrant: OAuthGrant;
-  /** client_credentials with private_key_jwt: the client's private key (PKCS#8 PEM) and its JWS algorithm */
-  privateKey: string | null;
-  signingAlg: string | null;
-  timeouts: ServerTimeouts;
-  /** what the client declares to it and how it answers its requests (`{}`: nothing declared) */
-  clientProfile: ClientProfile;
-  /**
-   * stdio: the file:// roots a tenant's host may declare to it (a host root must lie inside one): those an operator
-   * allowed (`--allowed-root`) and those of the server's own client profile, set by an operator too. Empty: none.
-   */
-  allowedRoots: string[];
-  /** set by an operator: 'shared', the iterations of every run share this server's sessions; null, the suite decides */
-  iterationIsolation: IterationIsolation | null;
-  revision: number;
-  createdAt: Date;
-  updatedAt: Date;
-  /** the protocol it last spoke to Runway (recordServerProtocol); null until a session opened */
-  protocol?: ServerProtocol | null;
-}
-
-/** 'modern': MCP 2026-07-28 (server/discover, stateless); 'legacy': the initialize handshake (2025-11-25 and before). */
-export type ProtocolEraName = 'modern' | 'legacy';
-
-export interface ServerProtocol {
-  era: ProtocolEraName;
-  version: string;
-  seenAt: Date;
-}
 
 export interface ServerInput {
   projectId: string;

@@ -1,6 +1,7 @@
 import type { Db, Tx } from './connection.js';
 import type { SuiteRow } from './evalSuites.js';
-import { camelRow, camelRows, type Camel } from './rows.js';
+import { camelRow, camelRows, type Camel, type RowIsNoun, type Same } from './rows.js';
+import type { ScheduledSuite, ScheduleState } from '../domain/evals/suite.js';
 
 /**
  * A suite's schedule as Runway keeps it (migrations 030 and 033): the wanted state set through the API, and what
@@ -18,15 +19,16 @@ export interface ScheduleStateRow {
   last_scheduled_run_at: Date | null;
 }
 
-export type ScheduleState = Camel<ScheduleStateRow>;
+/** The columns as the domain's ScheduleState (domain/evals/suite.ts). */
+type _ScheduleStateIsRow = RowIsNoun<Same<Camel<ScheduleStateRow>, ScheduleState>>;
 
 export interface ScheduledSuiteRow extends SuiteRow, ScheduleStateRow {
   organization_id: string;
   deleted_at: Date | null;
 }
 
-/** A suite with its organization and schedule state. */
-export type ScheduledSuite = Camel<ScheduledSuiteRow>;
+/** The row as the domain's ScheduledSuite (domain/evals/suite.ts): a suite with its organization and schedule state. */
+type _ScheduledSuiteIsRow = RowIsNoun<Same<Camel<ScheduledSuiteRow>, ScheduledSuite>>;
 
 const lastScheduledRun = (db: Db) => db`
   LEFT JOIN LATERAL (SELECT id AS last_scheduled_run_id, created_at AS last_scheduled_run_at FROM eval_runs

@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { listenOn } from './ports.js';
 import type { McpOperations } from '../domain/mcp/index.js';
 import type { Db } from '../db/connection.js';
-import type { SavedServer } from '../db/servers.js';
+import type { SavedServer } from '../domain/catalog/server.js';
 
 /**
  * The Prometheus metrics of one process (API or worker), on its own registry: passed in as a dependency, never a

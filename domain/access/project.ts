@@ -1,7 +1,8 @@
-import type { Principal } from '../../db/accounts.js';
 import type { Db } from '../../db/connection.js';
-import { findProject, type Project } from '../../db/projects.js';
+import { findProject } from '../../db/projects.js';
+import type { Project } from '../catalog/project.js';
 import { notFound } from '../failures.js';
+import type { Principal } from '../principal.js';
 
 /**
  * The project a request names, when the key's owner may see it. Any other case, existing or not, is the same

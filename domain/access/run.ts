@@ -1,9 +1,10 @@
-import type { Principal } from '../../db/accounts.js';
 import type { Db } from '../../db/connection.js';
-import { findRun, type Run } from '../../db/evalRuns.js';
-import type { Project } from '../../db/projects.js';
+import { findRun } from '../../db/evalRuns.js';
+import type { Project } from '../catalog/project.js';
 import { notFound } from '../failures.js';
 import { requireProject } from './project.js';
+import type { Principal } from '../principal.js';
+import type { Run } from '../evals/run.js';
 
 /** A run of a project the key may see, with its project; one elsewhere, or none, is the same 404. */
 export async function requireRunOf(

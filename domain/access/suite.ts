@@ -1,11 +1,13 @@
 import type { Db } from '../../db/connection.js';
-import { findSuite, type Suite } from '../../db/evalSuites.js';
+import { findSuite } from '../../db/evalSuites.js';
 import type { SecretBox } from '../../db/secretBox.js';
-import { getStoredServersByIds, listStoredServers, toSavedServer, type SavedServer } from '../../db/servers.js';
-import { findSuiteWithSchedule, type ScheduledSuite } from '../../db/suiteSchedules.js';
+import { getStoredServersByIds, listStoredServers, toSavedServer } from '../../db/servers.js';
+import { findSuiteWithSchedule } from '../../db/suiteSchedules.js';
 import type { Principal } from '../principal.js';
 import { requireProject } from './project.js';
 import { notFound } from '../failures.js';
+import type { SavedServer } from '../catalog/server.js';
+import type { Suite, ScheduledSuite } from '../evals/suite.js';
 
 /** A live suite of a project the key may see; a deleted one, or one elsewhere, is the same 404. */
 export async function requireSuite(

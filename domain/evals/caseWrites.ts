@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/connection.js';
 import { findCaseByIdentity, type CaseChanges } from '../../db/evalCases.js';
-import { lockLiveSuite, type Case, type Suite } from '../../db/evalSuites.js';
+import { lockLiveSuite } from '../../db/evalSuites.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import type { Db } from '../../db/connection.js';
 import { suiteServersToCheck } from '../access/suite.js';
@@ -8,6 +8,8 @@ import { notFound, refused } from '../failures.js';
 import type { McpOperations } from '../mcp/index.js';
 import { caseShapeIssues, turnsExpectedToolCalls } from './caseShape.js';
 import { checkExpectedTools, type UnknownToolWarning } from './expectedTools.js';
+import type { Case } from './case.js';
+import type { Suite } from './suite.js';
 
 /** The suite locked for case writes (404 if deleted meanwhile): writes to one suite's cases happen one at a time. */
 export async function lockSuiteForCases(tx: Tx, suite: Suite): Promise<void> {

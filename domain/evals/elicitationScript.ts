@@ -1,5 +1,5 @@
-import type { CaseElicitation } from '../../db/evalSuites.js';
-import type { ElicitationAnswer } from '../../db/servers.js';
+import type { ElicitationAnswer } from '../mcp/clientProfile.js';
+import type { CaseElicitation } from './case.js';
 
 /** What a script knows of a question: its name, when its server gave it one (2026-07-28: the inputRequests key). */
 export interface AskedQuestion {

@@ -1,6 +1,6 @@
-import type { SavedServer } from '../../db/servers.js';
 import { closestName } from '../closestName.js';
 import type { McpOperations } from '../mcp/index.js';
+import type { SavedServer } from '../catalog/server.js';
 
 /** An expected tool that none of the selected servers lists: most likely a typo, and a case that cannot pass. */
 export interface UnknownToolWarning {

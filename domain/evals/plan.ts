@@ -6,7 +6,8 @@ import { initialBatchSize } from './initialBatchSize.js';
 import { formatCount, limits } from '../limits.js';
 import { RunNotFound, TooManyIterations } from './runFailures.js';
 import { getOrganizationLimits } from '../../db/organizationLimits.js';
-import { caseModels, runConcurrency, type RunBudget } from './runSettings.js';
+import { caseModels, runConcurrency } from './runSettings.js';
+import type { RunBudget } from './run.js';
 
 /** Why a run leaves a case of its suite out: ingest created it, and it holds reported results only. */
 export const INGESTED_RESULTS_ONLY = 'INGESTED_RESULTS_ONLY';

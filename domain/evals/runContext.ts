@@ -1,10 +1,13 @@
 import type { Db } from '../../db/connection.js';
-import { getRun, type Run } from '../../db/evalRuns.js';
+import { getRun } from '../../db/evalRuns.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
 import type { SecretBox } from '../../db/secretBox.js';
-import { findSuite, type JudgeModel } from '../../db/evalSuites.js';
-import { getSavedServersByIds, type SavedServer } from '../../db/servers.js';
+import { findSuite } from '../../db/evalSuites.js';
+import { getSavedServersByIds } from '../../db/servers.js';
 import type { HostedModelCatalog, ModelAccess } from '../models/catalog.js';
+import type { SavedServer } from '../catalog/server.js';
+import type { Run } from './run.js';
+import type { JudgeModel } from './suite.js';
 
 /** Everything an iteration of a run needs besides its own case, loaded once per batch of iterations. */
 export interface RunContext {

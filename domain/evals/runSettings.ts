@@ -1,9 +1,7 @@
 import type { OrganizationLimits } from '../../db/organizationLimits.js';
-import type { RunBudget } from '../../db/evalRuns.js';
-import type { ModelChoice } from '../../db/evalSuites.js';
-
-export type { ModelChoice, RunBudget };
 import { OperationFailure } from '../failures.js';
+import type { RunBudget } from './run.js';
+import type { ModelChoice } from './suite.js';
 
 /*
  * Pure rules (no I/O) of issue 16's run settings: which models a case runs with, the run's budget and its

@@ -1,7 +1,7 @@
-import type { SavedServer } from '../../db/servers.js';
 import type { McpOperations } from '../mcp/index.js';
-import { collectTools } from './iteration.js';
+import { collectTools } from './executeIteration.js';
 import { SharedWork } from './sharedWork.js';
+import type { SavedServer } from '../catalog/server.js';
 
 export type CollectedTools = Awaited<ReturnType<typeof collectTools>>;
 

@@ -1,13 +1,8 @@
 import type { Db } from '../../db/connection.js';
 import type { SecretBox } from '../../db/secretBox.js';
-import {
-  getSavedServersByIds,
-  getServerRefsByIds,
-  getServerRefsByNames,
-  type SavedServer,
-  type ServerRef,
-} from '../../db/servers.js';
+import { getSavedServersByIds, getServerRefsByIds, getServerRefsByNames, type ServerRef } from '../../db/servers.js';
 import { notFound, OperationFailure, refused } from '../failures.js';
+import type { SavedServer } from '../catalog/server.js';
 
 /** Where a caller finds the ids of a project's servers. */
 export const serverListHint = (projectId: string) =>

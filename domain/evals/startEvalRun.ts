@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/connection.js';
-import { insertRun, lockOrganizationRuns, type ExecutedSource, type Run } from '../../db/evalRuns.js';
+import { insertRun, lockOrganizationRuns } from '../../db/evalRuns.js';
 import { INGESTED_RESULTS_ONLY, planRun, runnableCases, type RunPlan } from './plan.js';
 import {
   createSuite,
@@ -9,18 +9,12 @@ import {
   lockSuiteCases,
   updateSuite,
   upsertCases,
-  type Case,
   type CaseInput,
   type CaseUpsert,
-  type JudgeModel,
-  type ModelChoice,
-  type Suite,
 } from '../../db/evalSuites.js';
-import type { RunBudget } from '../../db/evalRuns.js';
 import { findHost } from '../../db/hosts.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
 import type { SecretBox } from '../../db/secretBox.js';
-import type { IterationIsolation, SavedServer } from '../../db/servers.js';
 import { hostClientProfile, requireAllowedRoots } from '../mcp/index.js';
 import { checkPlannedIterations, checkSuiteCases } from '../limits.js';
 import { validateRunModels, type HostedModelCatalog, type ModelCase } from '../models/catalog.js';
@@ -28,6 +22,10 @@ import { notFound, OperationFailure, refused } from '../failures.js';
 import { requireServers } from './serverSelection.js';
 import { getOrganizationLimits } from '../../db/organizationLimits.js';
 import { caseModels, resolveBudget, resolveConcurrency } from './runSettings.js';
+import type { IterationIsolation, SavedServer } from '../catalog/server.js';
+import type { ExecutedSource, Run, RunBudget } from './run.js';
+import type { Case } from './case.js';
+import type { JudgeModel, ModelChoice, Suite } from './suite.js';
 
 /**
  * Creating an eval run, in one place for every way a run starts: the startRun and startScheduledRun use cases

@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/connection.js';
-import { getRun, insertRun, markRunStarted, type Run } from '../../db/evalRuns.js';
+import { getRun, insertRun, markRunStarted } from '../../db/evalRuns.js';
 import { findOrCreateSuiteByName, lockSuiteCases } from '../../db/evalSuites.js';
 import { findCasesByIdentity, insertReportedCases } from '../../db/ingestCases.js';
 import {
@@ -15,6 +15,7 @@ import type { Principal } from '../principal.js';
 import { finalizeRun } from '../useCases/runs/finalizeRun.js';
 import { checkIngestedIterations, checkSuiteCases } from '../limits.js';
 import { caseIdentity, toCaseInput, toIngestedIteration, type IngestResult } from './results.js';
+import type { Run } from '../evals/run.js';
 
 /** Runs reported from outside (the SDK reporter, CI, uploaded artifacts) carry this source. */
 export const INGEST_SOURCE = 'sdk';

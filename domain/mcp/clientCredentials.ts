@@ -6,8 +6,8 @@ import {
 } from '@modelcontextprotocol/client';
 import type { OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/client';
-import type { SavedServer } from '../../db/servers.js';
 import { sameUrl } from './discovery.js';
+import type { SavedServer } from '../catalog/server.js';
 
 /**
  * The OAuth client of a machine-to-machine server (RFC 6749 §4.4, client_credentials), as the SDK's token request

@@ -1,9 +1,39 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../canonicalJson.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/client';
-import type { ClientProfile, ClientRoot, ElicitationAnswer } from '../../db/servers.js';
 
-export type { ClientProfile, ClientRoot, ElicitationAnswer } from '../../db/servers.js';
+/** A value of an accepted elicitation form (MCP ElicitResult content). */
+export type ElicitationValue = string | number | boolean | string[];
+
+/**
+ * How Runway answers a server's elicitation/create request: accept with this content, decline, cancel, or accept
+ * the form's defaults (SEP-1034) with `content` filling in or overriding fields.
+ */
+export type ElicitationAnswer =
+  | { action: 'accept'; content: Record<string, ElicitationValue> }
+  | { action: 'decline' | 'cancel' }
+  | { mode: 'defaults'; content?: Record<string, ElicitationValue> };
+
+/** A root the client exposes (MCP roots/list). */
+export interface ClientRoot {
+  uri: string;
+  name?: string;
+}
+
+/**
+ * What Runway's MCP client declares to a server, and how it answers the requests the server sends it. A feature is
+ * declared exactly when its key is present.
+ */
+export interface ClientProfile {
+  /** who the client says it is in `initialize` (a suite's host); absent: Runway's own clientInfo */
+  clientInfo?: { name: string; version: string; title?: string };
+  /** form mode; `url` also declares URL mode (whose requests are declined); `answer` defaults to decline */
+  elicitation?: { answer?: ElicitationAnswer; url?: boolean };
+  /** sampling requests of a server operation are declined; in an eval run, the run's model answers them */
+  sampling?: Record<string, never>;
+  /** what roots/list answers */
+  roots?: ClientRoot[];
+}
 
 /** What the client declares in `initialize` for a profile: each feature exactly when the profile has it. */
 export function declaredCapabilities(profile: ClientProfile): ClientCapabilities {

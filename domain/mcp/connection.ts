@@ -12,7 +12,6 @@ import {
   type RequestId,
   type ServerCapabilities,
 } from '@modelcontextprotocol/client';
-import type { SavedServer } from '../../db/servers.js';
 import type { OperationFailure } from '../failures.js';
 import { UntrustedSchemaValidator } from '../untrustedSchema.js';
 import { declaredCapabilities, type ClientProfile } from './clientProfile.js';
@@ -34,6 +33,7 @@ import {
   type Credentials,
   type TransportKind,
 } from './transports.js';
+import type { SavedServer } from '../catalog/server.js';
 
 /** What initialization told us about the server (the validate reply's initInfo). */
 export interface InitInfo {

@@ -1,11 +1,11 @@
 import { basename } from 'node:path';
-import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
 import type { InitInfo, McpConnection } from './connection.js';
 import type { PromptEntry, ResourceEntry, ResourceTemplateEntry, ToolEntry } from './primitives.js';
 import { probeHttp, probeStdio, type OAuthDiscovery, type ProbeResult } from './probe.js';
 import type { Truncation } from './replyBudget.js';
 import type { McpTimeouts } from './timeouts.js';
+import type { SavedServer } from '../catalog/server.js';
 
 export interface DoctorCheck {
   status: 'ok' | 'error' | 'skipped';

@@ -1,6 +1,6 @@
 import { ProtocolErrorCode, ProtocolError, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/client';
-import type { ElicitationAnswer, ElicitationValue } from '../../db/servers.js';
 import { UntrustedSchemaValidator } from '../untrustedSchema.js';
+import type { ElicitationAnswer, ElicitationValue } from './clientProfile.js';
 
 type FormSchema = Extract<ElicitRequest['params'], { requestedSchema: unknown }>['requestedSchema'];
 

@@ -7,7 +7,6 @@ import {
   SseError,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
-import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
 import { formatCount, limits } from '../limits.js';
 import { MessageTooLarge } from './messageSize.js';
@@ -16,6 +15,7 @@ import { HttpRefusal, serverWords } from './refusals.js';
 import { LostStream } from './resumption.js';
 import type { Phase } from './timeouts.js';
 import type { ChildReport } from './transports.js';
+import type { SavedServer } from '../catalog/server.js';
 
 export interface FailureContext {
   phase: Phase;

@@ -22,7 +22,6 @@ import {
   type StoredTokens,
 } from '../../db/oauthTokens.js';
 import type { SecretBox } from '../../db/secretBox.js';
-import type { SavedServer } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
 import type { Logger } from '../ports/logger.js';
 import { machineClient } from './clientCredentials.js';
@@ -42,6 +41,7 @@ import { oauthRequired } from './failures.js';
 import { Outbound, OutboundError } from './outbound.js';
 import { challengesForOAuth, resourceMetadataPointer } from './probe.js';
 import type { Credentials } from './transports.js';
+import type { SavedServer } from '../catalog/server.js';
 
 /** Refresh this long before the access token expires, so no call goes out with a token about to die. */
 export const REFRESH_MARGIN_MS = 60_000;

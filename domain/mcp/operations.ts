@@ -13,7 +13,7 @@ import { CallToolResultSchema, GetPromptResultSchema, ReadResourceResultSchema }
 import { z } from 'zod';
 import type { Sql } from '../../db/connection.js';
 import type { SecretBox } from '../../db/secretBox.js';
-import { recordServerProtocol, type SavedServer } from '../../db/servers.js';
+import { recordServerProtocol } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
 import type { Logger } from '../ports/logger.js';
 import { profileFor } from './clientProfile.js';
@@ -43,6 +43,7 @@ import {
 import { boundResult, ReplyBudget, type Truncation } from './replyBudget.js';
 import { requestOptions, resolveTimeouts, type McpTimeouts, type McpTimeoutSettings } from './timeouts.js';
 import type { Credentials } from './transports.js';
+import type { SavedServer } from '../catalog/server.js';
 
 /**
  * A result as Runway returns it: unchanged, except that on the 2026 wire the `resultType` the SDK takes off is put

@@ -5,13 +5,13 @@ import { extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/client';
-import type { SavedServer } from '../../db/servers.js';
 import { CLIENT_INFO } from './connection.js';
 import { MODERN_REVISION } from './protocolEras.js';
 import { advertisedAuthorization, fetchAuthorizationServerMetadata, OAuthFailure } from './discovery.js';
 import { Outbound, OutboundError } from './outbound.js';
 import { readBounded, wordsOf } from './refusals.js';
 import { requestHeaders, workingDirectory } from './transports.js';
+import type { SavedServer } from '../catalog/server.js';
 
 /** How much of a server/discover answer the doctor's probe reads. */
 const DISCOVER_LIMIT = 64 * 1024;

@@ -1,7 +1,8 @@
 import { posix } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { ClientProfile, ClientRoot, SavedServer } from '../../db/servers.js';
 import { refused } from '../failures.js';
+import type { ClientProfile, ClientRoot } from './clientProfile.js';
+import type { SavedServer } from '../catalog/server.js';
 
 /*
  * Roots are what the client offers a server: a filesystem server that honours them reads what they name, on the

@@ -1,6 +1,6 @@
 import type { RequestOptions } from '@modelcontextprotocol/client';
-import type { ServerTimeouts } from '../../db/servers.js';
 import type { ResumptionLimits } from './resumption.js';
+import type { ServerTimeouts } from '../catalog/server.js';
 
 /** The phases an operation can time out in; a 504 names the phase. */
 export type Phase = 'connect' | 'initialize' | 'request';

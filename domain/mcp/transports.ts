@@ -5,11 +5,11 @@ import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StreamableHTTPClientTransport, type StreamableHTTPReconnectionOptions } from '@modelcontextprotocol/client';
 import type { FetchLike, Transport } from '@modelcontextprotocol/client';
-import type { SavedServer } from '../../db/servers.js';
 import { limits } from '../limits.js';
 import { BoundedReadBuffer } from './messageSize.js';
 import { StderrTail } from './stderrTail.js';
 import type { ResumptionLimits } from './resumption.js';
+import type { SavedServer } from '../catalog/server.js';
 
 /** The wire a connection actually uses; an `http` server may end up on `sse` (fallback). */
 export type TransportKind = 'stdio' | 'streamable-http' | 'sse';

@@ -14,8 +14,8 @@
  * RUNWAY_CONFORMANCE_PROJECT, RUNWAY_CONFORMANCE_OPERATOR (the operator endpoint), RUNWAY_CONFORMANCE_REPORT (the
  * file to write the report to).
  */
-import type { ClientProfile } from '../../db/servers.js';
 import { writeFileSync } from 'node:fs';
+import type { ClientProfile } from '../../domain/mcp/clientProfile.js';
 
 export interface ApiCall {
   step: string;

@@ -1,4 +1,3 @@
-import type { Principal } from '../../db/accounts.js';
 import { SecretBox } from '../../db/secretBox.js';
 import { createRunBody } from '../../api/schemas/evals.js';
 import { parseHostedModels } from '../../domain/models/catalog.js';
@@ -9,6 +8,7 @@ import { startRun, type StartRunDeps } from '../../domain/useCases/runs/startRun
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { everythingOverStdio, saveServer } from './mcpServers.js';
 import { seedOrganization, type SeededOrganization } from './seed.js';
+import type { Principal } from '../../domain/principal.js';
 
 /** The key the tests' secrets are sealed with (as the stacks use). */
 export const TEST_ENCRYPTION_KEY = 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=';

@@ -1,7 +1,8 @@
-import { addMembership, createApiKey, createOrganization, createUser, type OrgRole } from '../../db/accounts.js';
+import { addMembership, createApiKey, createOrganization, createUser } from '../../db/accounts.js';
 import type { Sql } from '../../db/connection.js';
 import { randomBase62 } from '../../db/ids.js';
 import { createProject } from '../../db/projects.js';
+import type { OrgRole } from '../../domain/principal.js';
 
 export interface SeededOrganization {
   organizationId: string;

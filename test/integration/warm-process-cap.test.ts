@@ -2,10 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limits } from '../../domain/limits.js';
 import { hostClientProfile } from '../../domain/mcp/index.js';
-import { getSavedServersByIds, type SavedServer } from '../../db/servers.js';
+import { getSavedServersByIds } from '../../db/servers.js';
 import { startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
 import { expectUnharmed, healthzDuring, RUN_FLOOR_MS, startBystander } from '../helpers/fairness.js';
 import { fixtureArgs, saveServer } from '../helpers/mcpServers.js';
+import type { SavedServer } from '../../domain/catalog/server.js';
 
 const RUN_KEY = 'sk-run-warm-cap';
 const PER_SERVER = limits.idleSessionsPerServer;

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ConnectTarget, McpConnection } from '../../domain/mcp/connection.js';
 import { ConnectionPool } from '../../domain/mcp/pool.js';
 import { createLogger } from '../../runtime/logger.js';
-import type { ClientProfile, SavedServer } from '../../db/servers.js';
+import type { ClientProfile } from '../../domain/mcp/clientProfile.js';
+import type { SavedServer } from '../../domain/catalog/server.js';
 
 /**
  * Issue 27 finding 5: sessions kept open with nobody using them (a pool's idle sessions, the warm sets of isolated

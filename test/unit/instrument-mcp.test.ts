@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { McpOperations } from '../../domain/mcp/index.js';
-import type { SavedServer } from '../../db/servers.js';
 import { createMetrics, instrumentMcp } from '../../runtime/metrics.js';
+import type { SavedServer } from '../../domain/catalog/server.js';
 
 describe('instrumentMcp', () => {
   it("times the operations on a server, and hands out an iteration's own sessions as they are", async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { IterationScripts } from '../../domain/evals/elicitationScript.js';
 import { IterationQuestions, UnscriptedQuestion } from '../../domain/evals/iterationQuestions.js';
 import { answerElicitation } from '../../domain/mcp/elicitation.js';
-import type { ElicitationAnswer } from '../../db/servers.js';
+import type { ElicitationAnswer } from '../../domain/mcp/clientProfile.js';
 
 const cityForm = {
   type: 'object' as const,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { SavedServer } from '../../db/servers.js';
 import type { McpOperations } from '../../domain/mcp/index.js';
 import { RunToolListings } from '../../domain/evals/runTools.js';
 import { SharedWork } from '../../domain/evals/sharedWork.js';
+import type { SavedServer } from '../../domain/catalog/server.js';
 
 const server = { id: 'srv_1', name: 'everything' } as SavedServer;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConnectTarget, McpConnection } from '../../domain/mcp/connection.js';
 import { ConnectionPool } from '../../domain/mcp/pool.js';
 import { createLogger } from '../../runtime/logger.js';
-import type { SavedServer } from '../../db/servers.js';
+import type { SavedServer } from '../../domain/catalog/server.js';
 
 /** Sessions that only count: opened, closed, and by which key (the server's revision). */
 function fakeSessions() {

@@ -1,4 +1,3 @@
-import type { SavedServer } from '../../../db/servers.js';
 import { OperationFailure } from '../../failures.js';
 import type { McpOperations } from '../../mcp/index.js';
 import type { ChatModel } from '../../models/providers.js';
@@ -6,6 +5,7 @@ import { checkDrafts, type CaseDraft, type SkippedDraft } from './drafts.js';
 import { askModelForDrafts, type ModelDrafts } from './modelDrafts.js';
 import { buildGenerationPrompt } from './prompt.js';
 import { listSuiteTools, type UnreachableServer } from './suiteTools.js';
+import type { SavedServer } from '../../catalog/server.js';
 
 /** Cases one generation may ask for. */
 export const MAX_GENERATED_CASES = 20;

@@ -1,6 +1,7 @@
-import type { Case, Suite } from '../../../db/evalSuites.js';
 import { OperationFailure } from '../../failures.js';
 import { resolveModel, validateRunModels, type ModelAccess, type ResolvedModel } from '../../models/catalog.js';
+import type { Case } from '../case.js';
+import type { Suite } from '../suite.js';
 
 export interface GenerationModel {
   model: string;

@@ -1,8 +1,9 @@
 import { inTransaction, type Db } from '../../../db/connection.js';
-import { listCases, lockLiveSuite, lockSuiteCases, upsertCases, type Case } from '../../../db/evalSuites.js';
+import { listCases, lockLiveSuite, lockSuiteCases, upsertCases } from '../../../db/evalSuites.js';
 import { OperationFailure } from '../../failures.js';
 import { checkSuiteCases } from '../../limits.js';
 import type { CaseDraft, SkippedDraft } from './drafts.js';
+import type { Case } from '../case.js';
 
 /** The model and provider saved with every generated case (none: the case runs on the suite's default model). */
 export interface GeneratedCaseModel {

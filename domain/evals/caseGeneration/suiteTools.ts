@@ -1,6 +1,6 @@
-import type { SavedServer } from '../../../db/servers.js';
 import { OperationFailure } from '../../failures.js';
 import type { McpOperations } from '../../mcp/index.js';
+import type { SavedServer } from '../../catalog/server.js';
 
 /** A tool of one of the suite's servers, by its MCP name (the name expectations and scoring use). */
 export interface SuiteTool {

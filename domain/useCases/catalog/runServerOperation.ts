@@ -1,10 +1,11 @@
 import type { Db } from '../../../db/connection.js';
 import type { SecretBox } from '../../../db/secretBox.js';
-import { findServerInVisibleProject, toSavedServer, type SavedServer } from '../../../db/servers.js';
+import { findServerInVisibleProject, toSavedServer } from '../../../db/servers.js';
 import { unknownServers } from '../../evals/serverSelection.js';
 import { notFound, refused } from '../../failures.js';
 import type { McpOperations } from '../../mcp/index.js';
 import type { Principal } from '../../principal.js';
+import type { SavedServer } from '../../catalog/server.js';
 
 /**
  * An MCP operation on a saved server (validate, tools/call, ...; domain/mcp does the work). The server is found

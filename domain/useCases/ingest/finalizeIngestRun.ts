@@ -1,8 +1,8 @@
 import type { Sql } from '../../../db/connection.js';
-import type { Run } from '../../../db/evalRuns.js';
 import { requireProject } from '../../access/project.js';
 import { finalizeIngestRun as finalizeRun, lockIngestedRun } from '../../ingest/runs.js';
 import type { Principal } from '../../principal.js';
+import type { Run } from '../../evals/run.js';
 
 /**
  * Chunked upload, last call: the ingested run ended through the one finalize story (domain/evals/finalize.ts),

@@ -1,9 +1,9 @@
 import type { Sql } from '../../../db/connection.js';
-import type { Run } from '../../../db/evalRuns.js';
 import { requireProject } from '../../access/project.js';
 import type { IngestResult } from '../../ingest/results.js';
 import { ingestRunInput, reportRun, type IngestRunFields } from '../../ingest/runs.js';
 import type { Principal } from '../../principal.js';
+import type { Run } from '../../evals/run.js';
 
 /**
  * One shot: finished results saved as a completed run, in one transaction (start, append, finalize through the

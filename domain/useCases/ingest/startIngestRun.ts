@@ -1,8 +1,8 @@
 import type { Sql } from '../../../db/connection.js';
-import type { Run } from '../../../db/evalRuns.js';
 import { requireProject } from '../../access/project.js';
 import { ingestRunInput, startIngestRun as startRun, type IngestRunFields } from '../../ingest/runs.js';
 import type { Principal } from '../../principal.js';
+import type { Run } from '../../evals/run.js';
 
 /**
  * Chunked upload, first call: the run named by externalRunId, created (with its suite if need be) or reused as

@@ -1,8 +1,8 @@
-import type { Principal } from '../../../db/accounts.js';
 import type { Db } from '../../../db/connection.js';
 import { sideAggregates } from '../../../db/evalCompare.js';
 import { requireRun } from '../../access/run.js';
 import { analyzeTools, type ToolAnalysis } from '../../evals/compare/tools.js';
+import type { Principal } from '../../principal.js';
 
 /** How many of the most frequent confusions the analysis reports (as a comparison's side does). */
 const CONFUSIONS = 10;

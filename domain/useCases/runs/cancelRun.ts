@@ -1,11 +1,12 @@
-import type { Principal } from '../../../db/accounts.js';
 import type { Db } from '../../../db/connection.js';
-import { isExecuted, runProgress } from '../../../db/evalRuns.js';
+import { runProgress } from '../../../db/evalRuns.js';
 import { requireRun } from '../../access/run.js';
 import { OperationFailure } from '../../failures.js';
 import type { RunWorkflows } from '../../ports/runWorkflows.js';
 import type { RunWithProgress } from './getRun.js';
 import type { ReconcileRuns } from './reconcileRuns.js';
+import type { Principal } from '../../principal.js';
+import { isExecuted } from '../../evals/run.js';
 
 /**
  * Cancels a running run: its workflow is asked to cancel, and finalizes what finished (kept) when its batches have

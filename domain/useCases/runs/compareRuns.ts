@@ -1,10 +1,11 @@
-import type { Principal } from '../../../db/accounts.js';
 import type { Db } from '../../../db/connection.js';
 import { previousCompletedRun, runModels, sideAggregates, type ModelFilter } from '../../../db/evalCompare.js';
-import { findRun, type Run } from '../../../db/evalRuns.js';
+import { findRun } from '../../../db/evalRuns.js';
 import { requireProject } from '../../access/project.js';
 import { compareSides, type Comparison } from '../../evals/compare/compare.js';
 import { notFound, refused } from '../../failures.js';
+import type { Principal } from '../../principal.js';
+import type { Run } from '../../evals/run.js';
 
 /** How many of the most frequent confusions (expected A, called B) each side reports. */
 const CONFUSIONS = 10;

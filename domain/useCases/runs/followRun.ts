@@ -1,11 +1,13 @@
-import type { Principal } from '../../../db/accounts.js';
 import type { Db } from '../../../db/connection.js';
-import { listStreamIterations, type Iteration } from '../../../db/evalIterations.js';
-import { getRun, runProgress, type Run } from '../../../db/evalRuns.js';
+import { listStreamIterations } from '../../../db/evalIterations.js';
+import { getRun, runProgress } from '../../../db/evalRuns.js';
 import { requireRun } from '../../access/run.js';
 import { refused } from '../../failures.js';
 import type { RunWithProgress } from './getRun.js';
 import type { ReconcileRuns } from './reconcileRuns.js';
+import type { Principal } from '../../principal.js';
+import type { Iteration } from '../../evals/iteration.js';
+import type { Run } from '../../evals/run.js';
 
 /** The positions of a run's iteration events, sealed (api/eventIds.ts EventIdCodec is one). */
 export interface EventPositions {

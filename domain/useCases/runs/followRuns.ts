@@ -1,10 +1,11 @@
-import type { Principal } from '../../../db/accounts.js';
 import type { Db } from '../../../db/connection.js';
-import { findRuns, runsProgress, type Run } from '../../../db/evalRuns.js';
+import { findRuns, runsProgress } from '../../../db/evalRuns.js';
 import { requireProject } from '../../access/project.js';
 import { notFound } from '../../failures.js';
 import type { RunWithProgress } from './getRun.js';
 import type { ReconcileRuns } from './reconcileRuns.js';
+import type { Principal } from '../../principal.js';
+import type { Run } from '../../evals/run.js';
 
 /** What a stream of several runs reads, poll after poll (api/runEvents.ts streamRunsEvents). */
 export interface RunsFeed {

@@ -1,8 +1,9 @@
-import type { Principal } from '../../../db/accounts.js';
 import type { Db } from '../../../db/connection.js';
-import { runProgress, type Progress, type Run } from '../../../db/evalRuns.js';
+import { runProgress } from '../../../db/evalRuns.js';
 import { requireRun } from '../../access/run.js';
 import type { ReconcileRuns } from './reconcileRuns.js';
+import type { Principal } from '../../principal.js';
+import type { Progress, Run } from '../../evals/run.js';
 
 /** A run with its progress: what a poll reads. */
 export interface RunWithProgress {

@@ -1,8 +1,8 @@
-import type { Principal } from '../../../db/accounts.js';
 import type { Db } from '../../../db/connection.js';
 import { findIteration, findTrace } from '../../../db/evalIterations.js';
 import { requireRun } from '../../access/run.js';
 import { notFound } from '../../failures.js';
+import type { Principal } from '../../principal.js';
 
 /**
  * An iteration's full trace: messages, spans, expected vs actual. Stored in the wire shape: the worker writes it so,

@@ -1,8 +1,9 @@
-import type { Principal } from '../../../db/accounts.js';
 import type { Db } from '../../../db/connection.js';
-import { listIterationPage, type Iteration } from '../../../db/evalIterations.js';
+import { listIterationPage } from '../../../db/evalIterations.js';
 import { requireRun } from '../../access/run.js';
 import type { PageCursors } from '../../ports/pageCursors.js';
+import type { Principal } from '../../principal.js';
+import type { Iteration } from '../../evals/iteration.js';
 
 export interface IterationPage {
   items: Iteration[];

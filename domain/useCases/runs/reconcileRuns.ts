@@ -1,8 +1,9 @@
 import type { Db } from '../../../db/connection.js';
 import { hasIterationBegun } from '../../../db/evalIterations.js';
-import { getRun, isExecuted, listActiveRuns, listQuietRuns, type Run } from '../../../db/evalRuns.js';
+import { getRun, listActiveRuns, listQuietRuns } from '../../../db/evalRuns.js';
 import type { RunLog, RunWorkflowStates, WorkflowEnding } from '../../ports/runWorkflows.js';
 import type { FinalizeRun } from './finalizeRun.js';
+import { isExecuted, type Run } from '../../evals/run.js';
 
 /** A run is written, then its workflow started: this long, a run without one may still be starting. */
 const START_GRACE_MS = 2 * 60_000;

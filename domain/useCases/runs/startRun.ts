@@ -1,10 +1,10 @@
-import type { Principal } from '../../../db/accounts.js';
 import { requireProject } from '../../access/project.js';
 import { checkExpectedTools, type UnknownToolWarning } from '../../evals/expectedTools.js';
 import { createEvalRun, type CreatedRun, type RunCreationDeps, type RunRequest } from '../../evals/startEvalRun.js';
 import type { McpOperations } from '../../mcp/index.js';
 import type { RunWorkflows } from '../../ports/runWorkflows.js';
 import { START_FAILED, type FinalizeRun } from './finalizeRun.js';
+import type { Principal } from '../../principal.js';
 
 export interface StartRunDeps extends RunCreationDeps {
   /** lists the servers' tools for the expected-tool warnings */

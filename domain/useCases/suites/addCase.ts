@@ -1,6 +1,6 @@
 import { inTransaction, type Db } from '../../../db/connection.js';
 import { createCase } from '../../../db/evalCases.js';
-import { lockSuiteCases, type Case, type CaseInput } from '../../../db/evalSuites.js';
+import { lockSuiteCases, type CaseInput } from '../../../db/evalSuites.js';
 import type { SecretBox } from '../../../db/secretBox.js';
 import { requireSuite } from '../../access/suite.js';
 import { caseWarnings, lockSuiteForCases, refuseDuplicateCase } from '../../evals/caseWrites.js';
@@ -8,6 +8,7 @@ import type { UnknownToolWarning } from '../../evals/expectedTools.js';
 import { checkSuiteCases } from '../../limits.js';
 import type { McpOperations } from '../../mcp/index.js';
 import type { Principal } from '../../principal.js';
+import type { Case } from '../../evals/case.js';
 
 /**
  * Adds a case to a live suite (runs started later include it), under the suite's lock: a case with the title and

@@ -1,7 +1,5 @@
-import type { z } from 'zod';
-import type { createSuiteBody } from '../../../api/schemas/evals.js';
 import { inTransaction, type Db } from '../../../db/connection.js';
-import { createSuite as insertSuite, upsertCases, type CaseUpsert } from '../../../db/evalSuites.js';
+import { createSuite as insertSuite, upsertCases, type CaseInput, type CaseUpsert } from '../../../db/evalSuites.js';
 import { findHost } from '../../../db/hosts.js';
 import type { SecretBox } from '../../../db/secretBox.js';
 import { requireProject } from '../../access/project.js';
@@ -10,8 +8,34 @@ import { requireServers } from '../../evals/serverSelection.js';
 import { notFound, refused } from '../../failures.js';
 import type { McpOperations } from '../../mcp/index.js';
 import type { Principal } from '../../principal.js';
+import type { IterationIsolation } from '../../catalog/server.js';
+import type { PassCriteria, RunBudget } from '../../evals/run.js';
+import type { JudgeModel, ModelChoice } from '../../evals/suite.js';
 
-export type NewSuiteInput = z.infer<typeof createSuiteBody>;
+/**
+ * A new suite as its author gives it, with its cases: what the story reads of a request body the edge checked (the
+ * HTTP body, api/schemas createSuiteBody, fits it).
+ */
+export interface NewSuiteInput {
+  name: string;
+  description?: string;
+  serverIds: string[];
+  /** the default model of its cases */
+  model: string;
+  /** several default models (`model` is the first) */
+  models?: ModelChoice[];
+  /** the budget of a run of the suite that gives none */
+  budget?: RunBudget;
+  /** the provider of the cases that name none */
+  provider?: string;
+  judgeModel?: JudgeModel;
+  /** its cases: at least one must be saved, or no suite is created */
+  tests: CaseInput[];
+  passCriteria?: PassCriteria;
+  /** a host of the project, whose client profile its runs declare */
+  hostId?: string;
+  isolation?: IterationIsolation;
+}
 
 export interface CreatedSuite {
   suiteId: string;

@@ -1,10 +1,10 @@
 import { inTransaction, type Db } from '../../../db/connection.js';
-import type { Run } from '../../../db/evalRuns.js';
 import { deleteSuite as removeSuite } from '../../../db/evalSuites.js';
 import { requireSuite } from '../../access/suite.js';
 import { notFound, refused } from '../../failures.js';
 import type { SuiteSchedules } from '../../ports/suiteSchedules.js';
 import type { Principal } from '../../principal.js';
+import type { Run } from '../../evals/run.js';
 
 /**
  * Ends a run whose workflow already closed where it ran (terminated in Temporal Web UI, timed out) and answers the

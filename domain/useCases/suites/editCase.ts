@@ -1,6 +1,5 @@
 import { inTransaction, type Db } from '../../../db/connection.js';
 import { findCase, updateCase, type CaseChanges } from '../../../db/evalCases.js';
-import type { Case } from '../../../db/evalSuites.js';
 import type { SecretBox } from '../../../db/secretBox.js';
 import { requireSuite } from '../../access/suite.js';
 import { caseWarnings, lockSuiteForCases, refuseDuplicateCase, turnChanges } from '../../evals/caseWrites.js';
@@ -8,6 +7,7 @@ import type { UnknownToolWarning } from '../../evals/expectedTools.js';
 import { notFound } from '../../failures.js';
 import type { McpOperations } from '../../mcp/index.js';
 import type { Principal } from '../../principal.js';
+import type { Case } from '../../evals/case.js';
 
 /**
  * Edits a case of a live suite (runs started later use the edit; past runs keep what they ran), under the suite's

@@ -1,16 +1,35 @@
 import type { Db } from '../../../db/connection.js';
 import { updateSuite } from '../../../db/evalSuites.js';
 import { findHost } from '../../../db/hosts.js';
-import type { updateSuiteBody } from '../../../api/schemas/suites.js';
 import type { Logger } from '../../ports/logger.js';
-import type { z } from 'zod';
 import { requireSuite, requireSuiteDetail, type SuiteDetail } from '../../access/suite.js';
 import { requireServerSelection } from '../../evals/serverSelection.js';
 import { notFound } from '../../failures.js';
 import type { SuiteSchedules } from '../../ports/suiteSchedules.js';
 import type { Principal } from '../../principal.js';
+import type { IterationIsolation } from '../../catalog/server.js';
+import type { PassCriteria, RunBudget } from '../../evals/run.js';
+import type { JudgeModel, ModelChoice } from '../../evals/suite.js';
 
-export type SuiteEdit = z.infer<typeof updateSuiteBody>;
+/**
+ * The changes to a suite its author asks for: a field left out stays as it is, null clears it (the HTTP body,
+ * api/schemas updateSuiteBody, fits it).
+ */
+export interface SuiteEdit {
+  name?: string;
+  description?: string | null;
+  serverIds?: string[];
+  /** the default model of its cases */
+  model?: string | null;
+  /** a list also sets `model` to its first; null clears the list */
+  models?: ModelChoice[] | null;
+  /** the budget of a run of the suite that gives none */
+  budget?: RunBudget | null;
+  passCriteria?: PassCriteria;
+  hostId?: string | null;
+  isolation?: IterationIsolation;
+  judgeModel?: JudgeModel | null;
+}
 
 /**
  * Edits a suite (runs started later use the edit). A renamed suite's schedule is told its new name (its note and

@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/connection.js';
-import { findSuite, listCases, type Case } from '../../../db/evalSuites.js';
+import { findSuite, listCases } from '../../../db/evalSuites.js';
 import { findHost } from '../../../db/hosts.js';
 import { getProviderKeys } from '../../../db/providerKeys.js';
 import type { SecretBox } from '../../../db/secretBox.js';
@@ -18,6 +18,7 @@ import { hostClientProfile, requireAllowedRoots, type McpOperations } from '../.
 import type { HostedModelCatalog } from '../../models/catalog.js';
 import { createLanguageModel } from '../../models/providers.js';
 import type { Principal } from '../../principal.js';
+import type { Case } from '../../evals/case.js';
 
 export interface GeneratedCases {
   /** the model that drafted the cases, and its provider */

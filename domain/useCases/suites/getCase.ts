@@ -1,9 +1,9 @@
 import type { Db } from '../../../db/connection.js';
 import { findCase } from '../../../db/evalCases.js';
-import type { Case } from '../../../db/evalSuites.js';
 import { requireSuite } from '../../access/suite.js';
 import { notFound } from '../../failures.js';
 import type { Principal } from '../../principal.js';
+import type { Case } from '../../evals/case.js';
 
 /** One case of a live suite. */
 export function getCase(deps: { sql: Db }) {

@@ -1,10 +1,11 @@
 import type { Db } from '../../../db/connection.js';
-import { listSuiteRuns, runsProgress, type Progress, type Run } from '../../../db/evalRuns.js';
+import { listSuiteRuns, runsProgress } from '../../../db/evalRuns.js';
 import { caseRunTallies, listCaseHeadings } from '../../../db/evalSuites.js';
 import { requireProject } from '../../access/project.js';
 import { requireSuiteDetail, type SuiteDetail } from '../../access/suite.js';
 import type { Principal } from '../../principal.js';
 import type { PageCursors } from '../catalog/listChatSessions.js';
+import type { Progress, Run } from '../../evals/run.js';
 
 export interface SuiteOverview {
   detail: SuiteDetail;

@@ -1,7 +1,8 @@
 import type { Db } from '../../../db/connection.js';
-import { listCases as readCases, type Case } from '../../../db/evalSuites.js';
+import { listCases as readCases } from '../../../db/evalSuites.js';
 import { requireSuite } from '../../access/suite.js';
 import type { Principal } from '../../principal.js';
+import type { Case } from '../../evals/case.js';
 
 /** A suite's cases, oldest first. */
 export function listCases(deps: { sql: Db }) {

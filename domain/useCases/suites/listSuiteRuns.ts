@@ -1,7 +1,8 @@
 import type { Db } from '../../../db/connection.js';
-import { listSuiteRuns as readSuiteRuns, runsProgress, type Progress, type Run } from '../../../db/evalRuns.js';
+import { listSuiteRuns as readSuiteRuns, runsProgress } from '../../../db/evalRuns.js';
 import { requireSuite } from '../../access/suite.js';
 import type { Principal } from '../../principal.js';
+import type { Progress, Run } from '../../evals/run.js';
 
 /** A suite's recent runs, newest first, each with its progress. */
 export function listSuiteRuns(deps: { sql: Db }) {

@@ -1,7 +1,8 @@
 import type { Db } from '../../../db/connection.js';
-import { listSuitesWithStats, type SuiteWithStats } from '../../../db/evalSuites.js';
+import { listSuitesWithStats } from '../../../db/evalSuites.js';
 import { requireProject } from '../../access/project.js';
 import type { Principal } from '../../principal.js';
+import type { SuiteWithStats } from '../../evals/suite.js';
 
 /** A project's suites with their latest run, totals, pass-rate trend and schedule state. */
 export function listSuites(deps: { sql: Db }) {

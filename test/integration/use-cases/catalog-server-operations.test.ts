@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../../db/secretBox.js';
-import { createServer, type SavedServer } from '../../../db/servers.js';
+import { createServer } from '../../../db/servers.js';
 import type { McpOperations } from '../../../domain/mcp/index.js';
 import type { Principal } from '../../../domain/principal.js';
 import { runServerOperation } from '../../../domain/useCases/catalog/runServerOperation.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { seedOrganization, type SeededOrganization } from '../../helpers/seed.js';
+import type { SavedServer } from '../../../domain/catalog/server.js';
 
 // The server lookup every server operation starts with (domain/useCases/catalog/runServerOperation.ts), without
 // HTTP and without an MCP server: the operation is a stand-in that reports the server it was given.

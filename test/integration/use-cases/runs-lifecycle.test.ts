@@ -4,7 +4,7 @@ import { inject } from 'vitest';
 import { RunLauncher } from '../../../api/runLauncher.js';
 import { setProviderKey } from '../../../db/providerKeys.js';
 import { randomBase62 } from '../../../db/ids.js';
-import { getRun, type Run } from '../../../db/evalRuns.js';
+import { getRun } from '../../../db/evalRuns.js';
 import { OperationFailure } from '../../../domain/failures.js';
 import { RunNotFound } from '../../../domain/evals/runFailures.js';
 import { evalRunWorkflowId, type RunWorkflowStates, type WorkflowState } from '../../../domain/ports/runWorkflows.js';
@@ -16,6 +16,7 @@ import { startScheduledRun } from '../../../domain/useCases/runs/startScheduledR
 import { temporalRunWorkflowStates } from '../../../runtime/runReconciler.js';
 import { createRunBody } from '../../../api/schemas/evals.js';
 import { finishIterations, startRunsWorld, type RunsWorld } from '../../helpers/runUseCases.js';
+import type { Run } from '../../../domain/evals/run.js';
 
 /** A log that keeps what it was told. */
 const recordingLog = () => {

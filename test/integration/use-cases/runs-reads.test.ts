@@ -8,9 +8,9 @@ import { followRuns } from '../../../domain/useCases/runs/followRuns.js';
 import { getRun } from '../../../domain/useCases/runs/getRun.js';
 import { getTrace } from '../../../domain/useCases/runs/getTrace.js';
 import { listIterations } from '../../../domain/useCases/runs/listIterations.js';
-import type { Run } from '../../../db/evalRuns.js';
 import { seedOrganization } from '../../helpers/seed.js';
 import { finishIterations, startRunsWorld, TEST_ENCRYPTION_KEY, type RunsWorld } from '../../helpers/runUseCases.js';
+import type { Run } from '../../../domain/evals/run.js';
 
 /** What a use case threw: its code, message and details, as the API would answer them. */
 const failure = async (work: Promise<unknown>) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertRun, type Run } from '../../../db/evalRuns.js';
+import { insertRun } from '../../../db/evalRuns.js';
 import { SecretBox } from '../../../db/secretBox.js';
 import { createServer } from '../../../db/servers.js';
 import type { McpOperations } from '../../../domain/mcp/index.js';
@@ -17,6 +17,7 @@ import { setSuiteSchedule } from '../../../domain/useCases/suites/setSuiteSchedu
 import { createSuiteBody } from '../../../api/schemas/evals.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { seedOrganization, type SeededOrganization } from '../../helpers/seed.js';
+import type { Run } from '../../../domain/evals/run.js';
 
 // The suite stories (domain/useCases/suites), run without HTTP on a fresh database, with the schedule service,
 // the MCP client and the run reconciler as fakes.

@@ -1,0 +1,89 @@
+import type { IterationIsolation } from '../catalog/server.js';
+import type { ClientProfile } from '../mcp/clientProfile.js';
+
+/** Where a run stands: running until it ends once, completed, failed or cancelled (finalizeRun). */
+export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+
+/** What an ended run's pass criteria said of it; `pending` while it runs; null: not judged (a failed start). */
+export type RunResult = 'passed' | 'failed' | 'pending';
+
+/**
+ * Sources of runs executed here, each by its evalRun workflow: started through the API, or by a suite's schedule.
+ * Ingested runs (`sdk`) have no workflow. The concurrency cap counts these; the SQL of db/evalRuns.ts spells the same
+ * list as a literal, so that the partial index eval_runs_active_idx (migration 033) matches it.
+ */
+export const executedSources = ['api', 'schedule'] as const;
+export type ExecutedSource = (typeof executedSources)[number];
+export const isExecuted = (run: { source: string }): boolean =>
+  (executedSources as readonly string[]).includes(run.source);
+
+/** What a run may spend; a field left out is not bounded (unless the organization's ceiling bounds it). */
+export interface RunBudget {
+  maxTokens?: number;
+  maxIterations?: number;
+}
+
+/** The share of a run's iterations that must pass for the run to pass. */
+export interface PassCriteria {
+  minimumPassRate: number;
+}
+
+/**
+ * An ended run's summary as stored: the counts every run has, with what else its source keeps (an executed run's
+ * statistics, domain/evals/summary.ts; an ingested run's report).
+ */
+export type StoredRunSummary = { total: number; passed: number; failed: number; passRate: number } & Record<
+  string,
+  unknown
+>;
+
+/** An eval run: one execution of a suite's cases (or one reported by ingest), and where it stands. */
+export interface Run {
+  id: string;
+  suiteId: string;
+  projectId: string;
+  organizationId: string;
+  /** 1, 2, ... per suite, without gaps */
+  runNumber: number;
+  status: RunStatus;
+  result: RunResult | null;
+  /** set when the run ends */
+  summary: StoredRunSummary | null;
+  /** how it started: `api`, `schedule` (both executed here, executedSources) or `sdk` (ingested) */
+  source: string;
+  notes: string | null;
+  passCriteria: PassCriteria;
+  serverIds: string[];
+  /** iterations per case, in place of each case's own count */
+  iterationOverride: number | null;
+  /** the run's own model keys, sealed; dropped when the run ends */
+  modelKeysEnc: string | null;
+  /** an ingested run's id in the reporting framework */
+  externalRunId: string | null;
+  /** the host the run was started with, and the client profile taken from it then (null: each server's own) */
+  hostId: string | null;
+  clientProfile: ClientProfile | null;
+  /** the suite's choice when the run started: fresh MCP sessions per iteration, or shared ones */
+  iterationIsolation: IterationIsolation;
+  /** what the run may spend (after the organization's ceiling); null: no budget */
+  budget: RunBudget | null;
+  /** batches in flight at once, as the run asked; null: the worker's default */
+  concurrency: number | null;
+  /** why it failed, for a failed run */
+  error: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  completedAt: Date | null;
+}
+
+/**
+ * A run's iterations by verdict, as domain/evals/verdicts.ts defines them: passed, failed (scored, missed) and errored
+ * (could not be scored) are disjoint; `completed` is the three together (the finished ones).
+ */
+export interface Progress {
+  total: number;
+  completed: number;
+  passed: number;
+  failed: number;
+  errored: number;
+}
