@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import LongestFirst from './test/setup/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -10,6 +11,8 @@ export default defineConfig({
     teardownTimeout: 60_000,
     reporters: process.env.CI ? ['default', 'junit'] : ['default'],
     outputFile: { junit: 'test-results/junit.xml' },
+    // The longest files first, also on a clean clone without Vitest's cache of durations (test/setup/sequencer.ts).
+    sequence: { sequencer: LongestFirst },
     // `npm test` runs both projects; `npm run test:unit` only the first, which shares no stack, so it takes seconds.
     projects: [
       {
@@ -31,6 +34,10 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, 'test/unit/**'],
           globalSetup: ['test/setup/global.ts'],
+          // Not isolated either: the files of a worker share one module cache, so the stack's modules (Express, the
+          // Temporal client and worker, the MCP SDK, the AI SDK) load once per worker, not once per file. No file
+          // mocks a module; the few spies are restored (vi.spyOn ... mockRestore) and each stack is its own.
+          isolate: false,
         },
       },
     ],

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serverEverythingEntry } from '../../cli/seed.js';
 import type { Db } from '../../db/connection.js';
@@ -9,33 +10,46 @@ import { createServer, type ServerInput } from '../../db/servers.js';
 import type { TaskLog } from '../fixtures/mcp/tasks-extension.js';
 import { freePort } from './ports.js';
 
-export type StdioFixture =
-  | 'broken-start'
-  | 'client-features'
-  | 'crashy'
-  | 'faulty'
-  | 'metadata'
-  | 'paginated'
-  | 'slow'
-  | 'stateful'
-  | 'tools-only'
-  | 'workdir'
-  | 'roots-reader'
-  | 'huge'
-  | 'hostile-schemas'
-  // Built with the SDK v2 server: 2026-07-28 only, and both eras (modern.ts).
-  | 'modern'
-  | 'modern-dual'
+/** The fixtures of test/fixtures/mcp that run as a stdio child, by file name. */
+export const STDIO_FIXTURES = [
+  'broken-start',
+  'client-features',
+  'crashy',
+  'faulty',
+  'metadata',
+  'paginated',
+  'slow',
+  'stateful',
+  'tools-only',
+  'workdir',
+  'roots-reader',
+  'huge',
+  'hostile-schemas',
+  // Built with the SDK v2 server: 2026-07-28 only (modern.ts).
+  'modern',
   // 2026-07-28 only: several named questions in one round, and the traceparent a call carried (questions.ts).
-  | 'questions';
+  'questions',
+] as const;
+
+/** A fixture to run over stdio: a file of STDIO_FIXTURES, or `modern-dual`: modern.ts serving both eras (`stdio serve`). */
+export type StdioFixture = (typeof STDIO_FIXTURES)[number] | 'modern-dual';
+
+/**
+ * A directory of the fixtures bundled as ES modules (test/setup/fixtureBundles.ts), which `npm test`'s global setup
+ * sets; without it (a benchmark, a script) the fixtures run through the tsx loader.
+ */
+export const FIXTURE_BUNDLES_ENV = 'RUNWAY_TEST_FIXTURE_BUNDLES';
 
 /**
  * The node arguments that run a fixture of test/fixtures/mcp. Everything is absolute (the tsx loader too): a stdio
  * server runs in its own working directory, not in the checkout.
  */
 export function fixtureArgs(name: StdioFixture): string[] {
+  const [file, args]: [string, string[]] = name === 'modern-dual' ? ['modern', ['stdio', 'serve']] : [name, []];
+  const bundles = process.env[FIXTURE_BUNDLES_ENV];
+  if (bundles) return [join(bundles, `${file}.mjs`), ...args];
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return ['--import', tsx, fileURLToPath(new URL(`../fixtures/mcp/${name}.ts`, import.meta.url))];
+  return ['--import', tsx, fileURLToPath(new URL(`../fixtures/mcp/${file}.ts`, import.meta.url)), ...args];
 }
 
 /** Saved-server fields for a fixture in test/fixtures/mcp run as a stdio child (the way Runway runs stdio servers). */

@@ -182,7 +182,7 @@ describe('server operations on server-everything', () => {
     // And that process is the only crashy fixture this test process has spawned.
     const children = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
       .split('\n')
-      .filter((line) => line.includes('crashy.ts'));
+      .filter((line) => /crashy\.m?[jt]s\b/.test(line));
     expect(children.map((line) => line.trim().split(/\s+/)[0])).toEqual([pid]);
   });
 

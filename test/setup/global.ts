@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -9,7 +9,9 @@ import { buildConsole } from '../../scripts/build-console.js';
 import { ensureTemporalCli } from '../../scripts/temporal-cli.js';
 import { startTemporalDevServer } from '../../scripts/temporal-dev-server.js';
 import { quietBundleLogger, writeWorkflowBundle } from '../../worker/workflowBundle.js';
+import { FIXTURE_BUNDLES_ENV } from '../helpers/mcpServers.js';
 import { freePort } from '../helpers/ports.js';
+import { bundleStdioFixtures } from './fixtureBundles.js';
 import { databaseUrl, provideTestPostgres } from './postgres.js';
 
 declare module 'vitest' {
@@ -42,6 +44,9 @@ export default async function setup(project: TestProject) {
   await writeWorkflowBundle(workflowBundlePath, quietBundleLogger);
   // The console the stacks serve at /console (console/dist, as `npm start` builds it) for the browser tests.
   await buildConsole(undefined, { quiet: true });
+  // The stdio fixtures as plain ES modules: the test workers are forked after this, with this environment.
+  const fixtureBundles = await bundleStdioFixtures();
+  process.env[FIXTURE_BUNDLES_ENV] = fixtureBundles;
 
   project.provide('pgAdminUrl', pg.adminUrl);
   project.provide('pgTemplate', template);
@@ -52,6 +57,7 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     await temporal.stop();
+    rmSync(fixtureBundles, { recursive: true, force: true });
     const leftovers = await admin<{ datname: string }[]>`
       SELECT datname FROM pg_database WHERE datname LIKE ${`runway_t_${process.pid}_%`} OR datname = ${template}`;
     for (const { datname } of leftovers) await admin.unsafe(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
