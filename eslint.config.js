@@ -26,6 +26,24 @@ const layers = [
     typesOnly: [],
   },
   {
+    // The rest of the domain follows as its use cases get their ports (suites, catalog, ingest).
+    files: ['domain/useCases/runs/**/*.ts', 'domain/access/run.ts', 'domain/ports/**/*.ts'],
+    why: 'a use case reaches storage through a port the domain declares (domain/ports/runStore.ts), implemented in db/: the runs stories and the ports import nothing from db/',
+    banned: [
+      '**/db/**',
+      'express',
+      '@temporalio/*',
+      '**/api/**',
+      '**/workflows/**',
+      '**/runtime/**',
+      '**/activities/**',
+      '**/worker/**',
+      '**/cli/**',
+      '**/scripts/**',
+    ],
+    typesOnly: [],
+  },
+  {
     files: ['db/**/*.ts'],
     why: "db/ maps rows to the domain's nouns: it imports no other layer, and the domain only as types",
     banned: [

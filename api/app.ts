@@ -6,6 +6,7 @@ import type { Logger } from '../runtime/logger.js';
 import type { McpOperations } from '../domain/mcp/index.js';
 import type { Sql } from '../db/connection.js';
 import type { SecretBox } from '../db/secretBox.js';
+import { createRunStore } from '../db/runStore.js';
 import type { HostedModelCatalog } from '../domain/models/catalog.js';
 import { authenticate, keyManagementSurface, keyRefusal } from './auth.js';
 import { jsonObjectBody } from './body.js';
@@ -125,9 +126,10 @@ export function createApp(deps: AppDeps): App {
     onReject: () => metrics.rateLimitRejections.inc(),
   });
   // The one way a run ends, and the reconciler that ends runs whose workflow closed without it (the runs block below).
-  const endRun = finalizeRun({ sql: deps.sql });
+  const runs = createRunStore(deps.sql);
+  const endRun = finalizeRun({ runs });
   const reconciler = reconcileRuns({
-    sql: deps.sql,
+    runs,
     workflows: temporalRunWorkflowStates(deps.temporal),
     finalizeRun: endRun,
     log: deps.log,
@@ -267,10 +269,11 @@ function runUseCases(deps: {
 }) {
   const { sql, config, log, reconciler } = deps;
   const workflows = new RunLauncher(deps.temporal, config.TEMPORAL_TASK_QUEUE);
+  const runs = createRunStore(sql);
   const eventIds = new EventIdCodec(config.RUNWAY_ENCRYPTION_KEY);
   return {
-    followRun: followRun({ sql, reconciler, eventIds }),
-    followRuns: followRuns({ sql, reconciler }),
+    followRun: followRun({ runs, reconciler, eventIds }),
+    followRuns: followRuns({ runs, reconciler }),
     eventStreams: deps.eventStreams,
     eventIds,
     keyRefusal: (principal: Pick<Principal, 'keyId'>) => keyRefusal(sql, principal),
@@ -286,12 +289,12 @@ function runUseCases(deps: {
       workflows,
       finalizeRun: deps.finalizeRun,
     }),
-    getRun: getRun({ sql, reconciler }),
-    cancelRun: cancelRun({ sql, reconciler, workflows }),
-    listIterations: listIterations({ sql, cursors: deps.cursors }),
-    getTrace: getTrace({ sql }),
-    compareRuns: compareRuns({ sql }),
-    analyzeRunTools: analyzeRunTools({ sql }),
+    getRun: getRun({ runs, reconciler }),
+    cancelRun: cancelRun({ runs, reconciler, workflows }),
+    listIterations: listIterations({ runs, cursors: deps.cursors }),
+    getTrace: getTrace({ runs }),
+    compareRuns: compareRuns({ runs }),
+    analyzeRunTools: analyzeRunTools({ runs }),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createRunStore, createScheduledSuites } from '../db/runStore.js';
 import type { Config } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
 import { instrumentMcp, type Metrics } from '../runtime/metrics.js';
@@ -23,10 +24,11 @@ export type WorkerDeps = Omit<ActivityDeps, 'finalizeRun' | 'startScheduledRun'>
  */
 export function composeActivities(deps: WorkerDeps): Activities {
   const { sql, config, log, catalog } = deps;
-  const endRun = finalizeRun({ sql });
+  const runs = createRunStore(sql);
+  const endRun = finalizeRun({ runs });
   // At the cap, runs whose workflow closed in Temporal are ended first, as for POST /eval-runs.
   const reconciler = reconcileRuns({
-    sql,
+    runs,
     workflows: temporalRunWorkflowStates(deps.temporal),
     finalizeRun: endRun,
     log,
@@ -36,6 +38,7 @@ export function composeActivities(deps: WorkerDeps): Activities {
     finalizeRun: endRun,
     startScheduledRun: startScheduledRun({
       sql,
+      suites: createScheduledSuites(sql),
       box: deps.box,
       catalog,
       maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,

@@ -2,6 +2,7 @@ import type { Tx } from '../../db/connection.js';
 import { getRun, insertRun, markRunStarted } from '../../db/evalRuns.js';
 import { findOrCreateSuiteByName, lockSuiteCases } from '../../db/evalSuites.js';
 import { findCasesByIdentity, insertReportedCases } from '../../db/ingestCases.js';
+import { createRunStore } from '../../db/runStore.js';
 import {
   countIterations,
   insertIngestedIterations,
@@ -221,7 +222,8 @@ export async function lockIngestedRun(
 
 /** Finalizes a run the caller has locked: the summary of executed runs, over what was reported. Idempotent. */
 export async function finalizeIngestRun(tx: Tx, run: Run): Promise<Run> {
-  if (run.status === 'running') await finalizeRun({ sql: tx })({ runId: run.id, outcome: 'completed' });
+  if (run.status === 'running')
+    await finalizeRun({ runs: createRunStore(tx) })({ runId: run.id, outcome: 'completed' });
   return (await getRun(tx, run.id))!;
 }
 

@@ -1,7 +1,9 @@
 import { SecretBox } from '../../db/secretBox.js';
+import { createRunStore } from '../../db/runStore.js';
 import { createRunBody } from '../../api/schemas/evals.js';
 import { parseHostedModels } from '../../domain/models/catalog.js';
 import type { McpOperations } from '../../domain/mcp/index.js';
+import type { RunStore } from '../../domain/ports/runStore.js';
 import type { RunWorkflows } from '../../domain/ports/runWorkflows.js';
 import { finalizeRun } from '../../domain/useCases/runs/finalizeRun.js';
 import { startRun, type StartRunDeps } from '../../domain/useCases/runs/startRun.js';
@@ -17,6 +19,8 @@ export const TEST_ENCRYPTION_KEY = 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=
 export interface RunsWorld {
   db: TestDatabase;
   sql: TestDatabase['sql'];
+  /** the run use cases' storage, on the test database */
+  runs: RunStore;
   box: SecretBox;
   org: SeededOrganization;
   principal: Principal;
@@ -59,12 +63,13 @@ export async function startRunsWorld(): Promise<RunsWorld> {
   const start = startRun({
     ...creation,
     workflows: { start: async (...args) => void started.push(args) },
-    finalizeRun: finalizeRun({ sql: db.sql }),
+    finalizeRun: finalizeRun({ runs: createRunStore(db.sql) }),
   });
   let suites = 0;
   return {
     db,
     sql: db.sql,
+    runs: createRunStore(db.sql),
     box,
     org,
     principal,

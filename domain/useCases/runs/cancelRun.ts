@@ -1,7 +1,6 @@
-import type { Db } from '../../../db/connection.js';
-import { runProgress } from '../../../db/evalRuns.js';
 import { requireRun } from '../../access/run.js';
 import { OperationFailure } from '../../failures.js';
+import type { RunStore } from '../../ports/runStore.js';
 import type { RunWorkflows } from '../../ports/runWorkflows.js';
 import type { RunWithProgress } from './getRun.js';
 import type { ReconcileRuns } from './reconcileRuns.js';
@@ -14,7 +13,7 @@ import { isExecuted } from '../../evals/run.js';
  * and the refusal (CONFLICT) says how it ended. An ingested run has no workflow to cancel.
  */
 export function cancelRun(deps: {
-  sql: Db;
+  runs: RunStore;
   reconciler: Pick<ReconcileRuns, 'reconcile'>;
   workflows: Pick<RunWorkflows, 'cancel'>;
 }) {
@@ -23,7 +22,7 @@ export function cancelRun(deps: {
     projectId: string;
     runId: string;
   }): Promise<RunWithProgress> {
-    const run = await deps.reconciler.reconcile(await requireRun(deps.sql, input.principal, input), 'cancel');
+    const run = await deps.reconciler.reconcile(await requireRun(deps.runs, input.principal, input), 'cancel');
     if (run.status !== 'running' || !isExecuted(run)) {
       throw new OperationFailure(
         'CONFLICT',
@@ -32,7 +31,7 @@ export function cancelRun(deps: {
       );
     }
     await deps.workflows.cancel(run.id);
-    return { run, progress: await runProgress(deps.sql, run.id) };
+    return { run, progress: await deps.runs.progress(run.id) };
   };
 }
 

@@ -1,9 +1,7 @@
-import type { Db } from '../../../db/connection.js';
-import { previousCompletedRun, runModels, sideAggregates, type ModelFilter } from '../../../db/evalCompare.js';
-import { findRun } from '../../../db/evalRuns.js';
-import { requireProject } from '../../access/project.js';
+import { requireRunProject } from '../../access/run.js';
 import { compareSides, type Comparison } from '../../evals/compare/compare.js';
 import { notFound, refused } from '../../failures.js';
+import type { ModelFilter, RunStore } from '../../ports/runStore.js';
 import type { Principal } from '../../principal.js';
 import type { Run } from '../../evals/run.js';
 
@@ -44,10 +42,10 @@ export interface CompareInput {
 /**
  * A run against a base run (by default the suite's previous completed run), or its models against one another
  * (by=model): per case, Fisher's exact test on the pass/fail counts, significance after Benjamini-Hochberg
- * (domain/evals/compare). Every side is counted in SQL (db/evalCompare.ts).
+ * (domain/evals/compare). Every side is counted in storage (RunStore.sideAggregates).
  */
-export function compareRuns(deps: { sql: Db }) {
-  const { sql } = deps;
+export function compareRuns(deps: { runs: RunStore }) {
+  const { runs } = deps;
   const side = (run: Run, model?: ModelFilter): ComparedSide => ({
     runId: run.id,
     runNumber: run.runNumber,
@@ -56,18 +54,18 @@ export function compareRuns(deps: { sql: Db }) {
     source: run.source,
     ...(model !== undefined && { model }),
   });
-  const aggregates = (run: Run, model: ModelFilter) => sideAggregates(sql, run.id, model, { confusions: CONFUSIONS });
+  const aggregates = (run: Run, model: ModelFilter) => runs.sideAggregates(run.id, model, { confusions: CONFUSIONS });
 
   return async function compareRuns(input: CompareInput): Promise<RunComparison | ModelComparison> {
-    const project = await requireProject(sql, input.principal, input.projectId);
-    const run = await findRun(sql, project.id, input.runId);
+    const project = await requireRunProject(runs, input.principal, input.projectId);
+    const run = await runs.find(project.id, input.runId);
     if (!run) throw notFound('eval run', { runId: input.runId });
 
     if (input.by === 'model') {
       if (input.baseRunId !== undefined) {
         throw refused('by=model compares the models of one run; leave out baseRunId', { field: 'baseRunId' });
       }
-      const models = await runModels(sql, run.id);
+      const models = await runs.models(run.id);
       if (models.length > MAX_MODELS) {
         throw refused(`the run has ${models.length} models; by=model compares at most ${MAX_MODELS}`, {
           limit: MAX_MODELS,
@@ -99,9 +97,7 @@ export function compareRuns(deps: { sql: Db }) {
     if (input.baseModel !== undefined) {
       throw refused('baseModel goes with by=model', { field: 'baseModel' });
     }
-    const baseRun = input.baseRunId
-      ? await findRun(sql, project.id, input.baseRunId)
-      : await previousCompletedRun(sql, run);
+    const baseRun = input.baseRunId ? await runs.find(project.id, input.baseRunId) : await runs.previousCompleted(run);
     if (!baseRun) {
       throw input.baseRunId
         ? notFound('base run', { baseRunId: input.baseRunId })

@@ -1,8 +1,6 @@
-import { inTransaction, type Db } from '../../../db/connection.js';
-import { cancelUnfinishedIterations, finishedOutcomes } from '../../../db/evalIterations.js';
-import { finishRun, lockRunById } from '../../../db/evalRuns.js';
 import { RunNotFound } from '../../evals/runFailures.js';
 import { summarizeRun } from '../../evals/summary.js';
+import type { RunStore } from '../../ports/runStore.js';
 
 export interface FinalizeInput {
   runId: string;
@@ -28,20 +26,20 @@ export interface FinalizeResult {
  * The one way a run ends, whatever happened before: unfinished iterations are kept as cancelled, the summary covers
  * what finished, and per-run model keys are dropped (the run's slot is freed). Idempotent: an already finished run
  * is returned as it is. Every ending goes through here: the workflow's last activity, ingest (on its transaction:
- * `finalizeRun({ sql: tx })`), the reconciler (reconcileRuns, for a workflow that closed without getting here) and a
+ * `finalizeRun({ runs: createRunStore(tx) })`), the reconciler (reconcileRuns, for a workflow that closed without getting here) and a
  * workflow that could not be started (startRun, the scheduled run's start). The run row stays locked throughout, so
  * a plan in flight never adds iterations to a run that has just ended.
  */
-export function finalizeRun(deps: { sql: Db }) {
+export function finalizeRun(deps: { runs: RunStore }) {
   return async function finalizeRun(input: FinalizeInput): Promise<FinalizeResult> {
-    const row = await inTransaction(deps.sql, async (tx) => {
-      const run = await lockRunById(tx, input.runId);
+    const row = await deps.runs.transaction(async (runs) => {
+      const run = await runs.lock(input.runId);
       if (!run) throw new RunNotFound(input.runId);
       if (run.status !== 'running') return run;
       const byBudget = input.stoppedBy === 'budget' && input.outcome === 'completed';
-      await cancelUnfinishedIterations(tx, input.runId, byBudget ? NOT_RUN_BUDGET : undefined);
-      const { summary, result } = summarizeRun(await finishedOutcomes(tx, input.runId), run.passCriteria);
-      return (await finishRun(tx, input.runId, {
+      await runs.cancelUnfinishedIterations(input.runId, byBudget ? NOT_RUN_BUDGET : undefined);
+      const { summary, result } = summarizeRun(await runs.finishedOutcomes(input.runId), run.passCriteria);
+      return (await runs.finish(input.runId, {
         status: input.outcome,
         result: input.outcome === 'completed' ? result : input.outcome === 'failed' ? 'failed' : null,
         summary: byBudget ? { ...summary, stoppedBy: 'budget' } : summary,

@@ -1,10 +1,8 @@
-import type { Db } from '../../../db/connection.js';
-import { listStreamIterations } from '../../../db/evalIterations.js';
-import { getRun, runProgress } from '../../../db/evalRuns.js';
 import { requireRun } from '../../access/run.js';
 import { refused } from '../../failures.js';
 import type { RunWithProgress } from './getRun.js';
 import type { ReconcileRuns } from './reconcileRuns.js';
+import type { RunStore } from '../../ports/runStore.js';
 import type { Principal } from '../../principal.js';
 import type { Iteration } from '../../evals/iteration.js';
 import type { Run } from '../../evals/run.js';
@@ -32,15 +30,19 @@ export interface RunFeed {
  * absent or empty is the start; the id of an iteration event of this run resumes after it; anything else is
  * refused), and the reads a stream makes each poll.
  */
-export function followRun(deps: { sql: Db; reconciler: Pick<ReconcileRuns, 'onRead'>; eventIds: EventPositions }) {
-  const { sql, reconciler } = deps;
+export function followRun(deps: {
+  runs: RunStore;
+  reconciler: Pick<ReconcileRuns, 'onRead'>;
+  eventIds: EventPositions;
+}) {
+  const { runs, reconciler } = deps;
   return async function followRun(input: {
     principal: Principal;
     projectId: string;
     runId: string;
     lastEventId?: string;
   }): Promise<RunFeed> {
-    const found = await requireRun(sql, input.principal, input);
+    const found = await requireRun(runs, input.principal, input);
     const after = resumePosition(deps.eventIds, found.id, input.lastEventId);
     let current = await reconciler.onRead(found);
     return {
@@ -48,10 +50,10 @@ export function followRun(deps: { sql: Db; reconciler: Pick<ReconcileRuns, 'onRe
       after,
       async read() {
         // The run is read before its iterations: once it reads final, every iteration it ended with is visible.
-        current = await reconciler.onRead((await getRun(sql, current.id)) ?? current);
-        return { run: current, progress: await runProgress(sql, current.id) };
+        current = await reconciler.onRead((await runs.get(current.id)) ?? current);
+        return { run: current, progress: await runs.progress(current.id) };
       },
-      iterations: (afterPosition, skip, limit) => listStreamIterations(sql, found.id, afterPosition, skip, limit),
+      iterations: (afterPosition, skip, limit) => runs.streamIterations(found.id, afterPosition, skip, limit),
     };
   };
 }

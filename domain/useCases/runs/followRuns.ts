@@ -1,9 +1,8 @@
-import type { Db } from '../../../db/connection.js';
-import { findRuns, runsProgress } from '../../../db/evalRuns.js';
-import { requireProject } from '../../access/project.js';
+import { requireRunProject } from '../../access/run.js';
 import { notFound } from '../../failures.js';
 import type { RunWithProgress } from './getRun.js';
 import type { ReconcileRuns } from './reconcileRuns.js';
+import type { RunStore } from '../../ports/runStore.js';
 import type { Principal } from '../../principal.js';
 import type { Run } from '../../evals/run.js';
 
@@ -17,15 +16,15 @@ export interface RunsFeed {
 }
 
 /** Following several runs of a project: each must be the project's (404 naming those that are not). */
-export function followRuns(deps: { sql: Db; reconciler: Pick<ReconcileRuns, 'onRead'> }) {
-  const { sql, reconciler } = deps;
+export function followRuns(deps: { runs: RunStore; reconciler: Pick<ReconcileRuns, 'onRead'> }) {
+  const { runs, reconciler } = deps;
   return async function followRuns(input: {
     principal: Principal;
     projectId: string;
     runIds: string[];
   }): Promise<RunsFeed> {
-    const project = await requireProject(sql, input.principal, input.projectId);
-    const found = new Map((await findRuns(sql, project.id, input.runIds)).map((run) => [run.id, run]));
+    const project = await requireRunProject(runs, input.principal, input.projectId);
+    const found = new Map((await runs.findMany(project.id, input.runIds)).map((run) => [run.id, run]));
     const missing = input.runIds.filter((runId) => !found.has(runId));
     if (missing.length > 0) throw notFound(missing.length === 1 ? 'eval run' : 'eval runs', { runIds: missing });
     return {
@@ -33,14 +32,11 @@ export function followRuns(deps: { sql: Db; reconciler: Pick<ReconcileRuns, 'onR
       runs: input.runIds.map((runId) => found.get(runId)!),
       async read(runIds) {
         // Each run is read before its progress: once it reads final, every iteration it ended with is counted.
-        const read = new Map((await findRuns(sql, project.id, runIds)).map((run) => [run.id, run]));
+        const read = new Map((await runs.findMany(project.id, runIds)).map((run) => [run.id, run]));
         const current = await Promise.all(
           runIds.flatMap((id) => (read.has(id) ? [reconciler.onRead(read.get(id)!)] : [])),
         );
-        const progress = await runsProgress(
-          sql,
-          current.map((run) => run.id),
-        );
+        const progress = await runs.progressOf(current.map((run) => run.id));
         return current.map((run) => ({ run, progress: progress.get(run.id)! }));
       },
     };

@@ -1,7 +1,6 @@
-import type { Db } from '../../../db/connection.js';
-import { runProgress } from '../../../db/evalRuns.js';
 import { requireRun } from '../../access/run.js';
 import type { ReconcileRuns } from './reconcileRuns.js';
+import type { RunStore } from '../../ports/runStore.js';
 import type { Principal } from '../../principal.js';
 import type { Progress, Run } from '../../evals/run.js';
 
@@ -16,7 +15,7 @@ export interface RunWithProgress {
  * indexed query. Asking the workflow instead (its progress query, still there for operators) measured 34 ms median
  * while a large run was active and slowed the run itself by ~15% (bench/eval-run.ts; docs/PERFORMANCE.md).
  */
-export function getRun(deps: { sql: Db; reconciler: Pick<ReconcileRuns, 'onRead'> }) {
+export function getRun(deps: { runs: RunStore; reconciler: Pick<ReconcileRuns, 'onRead'> }) {
   return async function getRun(input: {
     principal: Principal;
     projectId: string;
@@ -24,8 +23,8 @@ export function getRun(deps: { sql: Db; reconciler: Pick<ReconcileRuns, 'onRead'
   }): Promise<RunWithProgress> {
     // A row that says running is checked against its workflow now and then (onRead): one terminated in Temporal
     // Web UI reads as failed, not running for good.
-    const run = await deps.reconciler.onRead(await requireRun(deps.sql, input.principal, input));
-    return { run, progress: await runProgress(deps.sql, run.id) };
+    const run = await deps.reconciler.onRead(await requireRun(deps.runs, input.principal, input));
+    return { run, progress: await deps.runs.progress(run.id) };
   };
 }
 

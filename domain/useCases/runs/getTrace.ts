@@ -1,24 +1,23 @@
-import type { Db } from '../../../db/connection.js';
-import { findIteration, findTrace } from '../../../db/evalIterations.js';
 import { requireRun } from '../../access/run.js';
 import { notFound } from '../../failures.js';
+import type { RunStore } from '../../ports/runStore.js';
 import type { Principal } from '../../principal.js';
 
 /**
  * An iteration's full trace: messages, spans, expected vs actual. Stored in the wire shape: the worker writes it so,
  * and ingest normalizes a reported one (domain/ingest/trace.ts) before storing it.
  */
-export function getTrace(deps: { sql: Db }) {
+export function getTrace(deps: { runs: RunStore }) {
   return async function getTrace(input: {
     principal: Principal;
     projectId: string;
     runId: string;
     iterationId: string;
   }): Promise<Record<string, unknown>> {
-    const run = await requireRun(deps.sql, input.principal, input);
-    const iteration = await findIteration(deps.sql, run.id, input.iterationId);
+    const run = await requireRun(deps.runs, input.principal, input);
+    const iteration = await deps.runs.iteration(run.id, input.iterationId);
     if (!iteration) throw notFound('iteration', { iterationId: input.iterationId });
-    const trace = await findTrace(deps.sql, iteration.id);
+    const trace = await deps.runs.trace(iteration.id);
     if (!trace) throw notFound('trace', { iterationId: iteration.id, reason: 'TRACE_NOT_AVAILABLE' });
     return trace;
   };

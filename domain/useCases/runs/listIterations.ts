@@ -1,6 +1,5 @@
-import type { Db } from '../../../db/connection.js';
-import { listIterationPage } from '../../../db/evalIterations.js';
 import { requireRun } from '../../access/run.js';
+import type { RunStore } from '../../ports/runStore.js';
 import type { PageCursors } from '../../ports/pageCursors.js';
 import type { Principal } from '../../principal.js';
 import type { Iteration } from '../../evals/iteration.js';
@@ -12,7 +11,7 @@ export interface IterationPage {
 }
 
 /** A run's iterations, in plan order, a page at a time (`cursor`: the previous page's nextCursor). */
-export function listIterations(deps: { sql: Db; cursors: PageCursors }) {
+export function listIterations(deps: { runs: RunStore; cursors: PageCursors }) {
   return async function listIterations(input: {
     principal: Principal;
     projectId: string;
@@ -20,10 +19,10 @@ export function listIterations(deps: { sql: Db; cursors: PageCursors }) {
     cursor?: string;
     limit: number;
   }): Promise<IterationPage> {
-    const run = await requireRun(deps.sql, input.principal, input);
+    const run = await requireRun(deps.runs, input.principal, input);
     const scope = `iterations:${run.id}`;
     const after = input.cursor ? deps.cursors.decode<number>(scope, input.cursor) : 0;
-    const rows = await listIterationPage(deps.sql, run.id, after, input.limit + 1);
+    const rows = await deps.runs.iterationPage(run.id, after, input.limit + 1);
     const items = rows.slice(0, input.limit);
     return {
       items,

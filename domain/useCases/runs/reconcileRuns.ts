@@ -1,6 +1,4 @@
-import type { Db } from '../../../db/connection.js';
-import { hasIterationBegun } from '../../../db/evalIterations.js';
-import { getRun, listActiveRuns, listQuietRuns } from '../../../db/evalRuns.js';
+import type { RunStore } from '../../ports/runStore.js';
 import type { RunLog, RunWorkflowStates, WorkflowEnding } from '../../ports/runWorkflows.js';
 import type { FinalizeRun } from './finalizeRun.js';
 import { isExecuted, type Run } from '../../evals/run.js';
@@ -18,7 +16,7 @@ const MISSING_WORKFLOW =
 export type ReconciledBy = 'read' | 'cap' | 'sweep' | 'cancel' | 'delete';
 
 export interface ReconcileRunsDeps {
-  sql: Db;
+  runs: RunStore;
   /** Temporal's word on a run's workflow (runtime/runReconciler.ts) */
   workflows: RunWorkflowStates;
   /** the one way a run ends */
@@ -37,7 +35,7 @@ export interface ReconcileRunsDeps {
  * runtime/runReconciler.ts startRunSweep), and one run now (`reconcile`: cancelling a run, deleting its suite).
  */
 export function reconcileRuns(deps: ReconcileRunsDeps) {
-  const { sql, log } = deps;
+  const { runs, log } = deps;
   /** when this process last asked Temporal about a run on a read */
   const checkedAt = new Map<string, number>();
 
@@ -59,8 +57,7 @@ export function reconcileRuns(deps: ReconcileRunsDeps) {
       case 'missing':
         // A run whose iterations began had a workflow, so it was deleted. One whose iterations are all pending may be
         // between insert and start (runs are planned as they are created, before their workflow starts).
-        if (Date.now() - run.createdAt.getTime() < START_GRACE_MS && !(await hasIterationBegun(sql, run.id)))
-          return undefined;
+        if (Date.now() - run.createdAt.getTime() < START_GRACE_MS && !(await runs.hasBegun(run.id))) return undefined;
         return { outcome: 'failed', error: MISSING_WORKFLOW };
       case 'unknown':
         log.warn(
@@ -78,7 +75,7 @@ export function reconcileRuns(deps: ReconcileRunsDeps) {
     if (!ending) return run;
     await deps.finalizeRun({ runId: run.id, ...ending });
     checkedAt.delete(run.id);
-    const ended = (await getRun(sql, run.id)) ?? run;
+    const ended = (await runs.get(run.id)) ?? run;
     // else the workflow finalized the run itself between our read and Temporal's answer
     if (ended.error === ending.error)
       log.warn(
@@ -103,14 +100,14 @@ export function reconcileRuns(deps: ReconcileRunsDeps) {
     /** A run about to be refused by the cap: the organization's counted runs, each checked now. How many ended. */
     async reconcileOrganization(organizationId: string): Promise<number> {
       // At most MAX_CONCURRENT_RUNS runs: asked at once, so a slow Temporal delays the answer by one deadline only.
-      const runs = await Promise.all((await listActiveRuns(sql, organizationId)).map((run) => reconcile(run, 'cap')));
-      return runs.filter((run) => run.status !== 'running').length;
+      const checked = await Promise.all((await runs.active(organizationId)).map((run) => reconcile(run, 'cap')));
+      return checked.filter((run) => run.status !== 'running').length;
     },
 
     /** One pass of the sweep: every running run quiet for quietMs. How many ended. */
     async sweep(quietMs: number): Promise<number> {
       let ended = 0;
-      for (const run of await listQuietRuns(sql, quietMs, SWEEP_BATCH)) {
+      for (const run of await runs.quiet(quietMs, SWEEP_BATCH)) {
         if ((await reconcile(run, 'sweep')).status !== 'running') ended += 1;
       }
       return ended;

@@ -1,6 +1,6 @@
-import { findScheduledSuite, recordScheduleSkip } from '../../../db/suiteSchedules.js';
 import { createEvalRun, type RunCreationDeps } from '../../evals/startEvalRun.js';
 import { OperationFailure } from '../../failures.js';
+import type { ScheduledSuites } from '../../ports/runStore.js';
 import type { RunLog, ScheduledRunOutcome, ScheduledSuiteRunInput } from '../../ports/runWorkflows.js';
 
 /** Counts what due scheduled runs did (the worker's Prometheus metrics). */
@@ -9,6 +9,8 @@ export interface ScheduledRunRecorder {
 }
 
 export interface StartScheduledRunDeps extends RunCreationDeps {
+  /** the suite a due run starts from, and where its skips are kept */
+  suites: ScheduledSuites;
   log: RunLog;
   metrics?: ScheduledRunRecorder;
 }
@@ -22,15 +24,15 @@ export interface StartScheduledRunDeps extends RunCreationDeps {
  * evalRun workflow; when it cannot, it ends the run with finalizeRun (START_FAILED), as startRun does.
  */
 export function startScheduledRun(deps: StartScheduledRunDeps) {
-  const { sql, log } = deps;
+  const { suites, log } = deps;
   return async function startScheduledRun({ suiteId }: ScheduledSuiteRunInput): Promise<ScheduledRunOutcome> {
     const skipped = async (reason: string, message: string, record: boolean): Promise<ScheduledRunOutcome> => {
-      if (record) await recordScheduleSkip(sql, suiteId, { reason, message });
+      if (record) await suites.recordSkip(suiteId, { reason, message });
       log.warn({ suiteId, reason, message }, 'scheduled run skipped');
       deps.metrics?.scheduledRunOutcome({ outcome: 'skipped', reason });
       return { outcome: 'skipped', reason, message };
     };
-    const suite = await findScheduledSuite(sql, suiteId);
+    const suite = await suites.find(suiteId);
     // Deleting a suite deletes its schedule; an action already under way when that happened ends here.
     if (!suite) return await skipped('SUITE_NOT_FOUND', `suite ${suiteId} does not exist`, false);
     if (suite.deletedAt) return await skipped('SUITE_DELETED', `suite ${suiteId} was deleted`, false);

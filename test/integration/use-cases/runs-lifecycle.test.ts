@@ -5,6 +5,7 @@ import { RunLauncher } from '../../../api/runLauncher.js';
 import { setProviderKey } from '../../../db/providerKeys.js';
 import { randomBase62 } from '../../../db/ids.js';
 import { getRun } from '../../../db/evalRuns.js';
+import { createRunStore, createScheduledSuites } from '../../../db/runStore.js';
 import { OperationFailure } from '../../../domain/failures.js';
 import { RunNotFound } from '../../../domain/evals/runFailures.js';
 import { evalRunWorkflowId, type RunWorkflowStates, type WorkflowState } from '../../../domain/ports/runWorkflows.js';
@@ -88,7 +89,7 @@ describe('run lifecycle (use cases)', () => {
       const start = startRun({
         ...world.creation,
         workflows: { start: async () => Promise.reject(refused) },
-        finalizeRun: finalizeRun({ sql: world.sql }),
+        finalizeRun: finalizeRun({ runs: world.runs }),
       });
       const request = createRunBody.parse({
         suiteName: 'cannot start',
@@ -116,7 +117,7 @@ describe('run lifecycle (use cases)', () => {
       const start = startRun({
         ...world.creation,
         workflows: { start: async () => {} },
-        finalizeRun: finalizeRun({ sql: world.sql }),
+        finalizeRun: finalizeRun({ runs: world.runs }),
       });
       const request = createRunBody.parse({
         suiteName: 'x',
@@ -135,7 +136,7 @@ describe('run lifecycle (use cases)', () => {
       const { run } = await world.runOf([{ title: 'c' }]);
       const cancelled: string[] = [];
       const cancel = cancelRun({
-        sql: world.sql,
+        runs: world.runs,
         reconciler: { reconcile: async (r) => r },
         workflows: { cancel: async (runId) => void cancelled.push(runId) },
       });
@@ -149,7 +150,7 @@ describe('run lifecycle (use cases)', () => {
       const asked: string[] = [];
       const cancel = (becomes: Partial<Run>) =>
         cancelRun({
-          sql: world.sql,
+          runs: world.runs,
           reconciler: {
             reconcile: async (r, by) => {
               asked.push(by);
@@ -173,7 +174,7 @@ describe('run lifecycle (use cases)', () => {
   });
 
   describe('finalizeRun', () => {
-    const finalize = () => finalizeRun({ sql: world.sql });
+    const finalize = () => finalizeRun({ runs: world.runs });
 
     it('ends a run once: unfinished iterations cancelled, the summary over what finished, the keys dropped', async () => {
       const { run } = await world.runOf([{ title: 'f', runs: 2 }, { title: 'g' }], {
@@ -219,7 +220,7 @@ describe('run lifecycle (use cases)', () => {
       const { run } = await world.runOf([{ title: 't' }]);
       await world.sql.begin(async (tx) => {
         await tx`SELECT id FROM eval_runs WHERE id = ${run.id} FOR UPDATE`;
-        await finalizeRun({ sql: tx })({ runId: run.id, outcome: 'completed' });
+        await finalizeRun({ runs: createRunStore(tx) })({ runId: run.id, outcome: 'completed' });
       });
       expect(await rowOf(world, run.id)).toMatchObject({ status: 'completed' });
       await expect(finalize()({ runId: 'run_nope', outcome: 'completed' })).rejects.toBeInstanceOf(RunNotFound);
@@ -237,7 +238,7 @@ describe('run lifecycle (use cases)', () => {
       },
     };
     const reconciler = (log = recordingLog()) =>
-      reconcileRuns({ sql: world.sql, workflows: states, finalizeRun: finalizeRun({ sql: world.sql }), log });
+      reconcileRuns({ runs: world.runs, workflows: states, finalizeRun: finalizeRun({ runs: world.runs }), log });
 
     it('ends a run whose workflow closed, through finalizeRun, and says so in the log', async () => {
       const { run } = await world.runOf([{ title: 'r' }]);
@@ -325,7 +326,12 @@ describe('run lifecycle (use cases)', () => {
       const { run: first } = await world.runOf([{ title: 's', runs: 3 }]);
       const log = recordingLog();
       const counted = metrics();
-      const outcome = await startScheduledRun({ ...world.creation, log, metrics: counted })({ suiteId: first.suiteId });
+      const outcome = await startScheduledRun({
+        ...world.creation,
+        suites: createScheduledSuites(world.sql),
+        log,
+        metrics: counted,
+      })({ suiteId: first.suiteId });
       expect(outcome).toMatchObject({
         outcome: 'started',
         run: {
@@ -350,7 +356,12 @@ describe('run lifecycle (use cases)', () => {
         modelApiKeys: { anthropic: 'sk-run' },
       });
       const counted = metrics();
-      const start = startScheduledRun({ ...world.creation, log: recordingLog(), metrics: counted });
+      const start = startScheduledRun({
+        ...world.creation,
+        suites: createScheduledSuites(world.sql),
+        log: recordingLog(),
+        metrics: counted,
+      });
       const skipped = await start({ suiteId: run.suiteId });
       expect(skipped).toMatchObject({ outcome: 'skipped', reason: expect.any(String), message: expect.any(String) });
       const reason = skipped.outcome === 'skipped' ? skipped.reason : '';
@@ -393,7 +404,7 @@ describe('run lifecycle (use cases)', () => {
 
     it("starts a run's workflow, reads it open, cancels it, and ends the run once it was terminated in Temporal", async () => {
       const workflows = new RunLauncher(temporal, `use-cases-${randomBase62(8)}`);
-      const endRun = finalizeRun({ sql: world.sql });
+      const endRun = finalizeRun({ runs: world.runs });
       const { run } = await startRun({ ...world.creation, workflows, finalizeRun: endRun })({
         ...as(),
         request: createRunBody.parse({
@@ -406,9 +417,14 @@ describe('run lifecycle (use cases)', () => {
       started.push(run.id);
       const states = temporalRunWorkflowStates(temporal);
       expect(await states.state(run.id)).toEqual({ state: 'open' });
-      const reconciler = reconcileRuns({ sql: world.sql, workflows: states, finalizeRun: endRun, log: recordingLog() });
+      const reconciler = reconcileRuns({
+        runs: world.runs,
+        workflows: states,
+        finalizeRun: endRun,
+        log: recordingLog(),
+      });
       // no worker runs the cancellation: the workflow is asked, and stays open
-      await cancelRun({ sql: world.sql, reconciler, workflows })({ ...as(), runId: run.id });
+      await cancelRun({ runs: world.runs, reconciler, workflows })({ ...as(), runId: run.id });
       expect(await states.state(run.id)).toEqual({ state: 'open' });
 
       await temporal.workflow.getHandle(evalRunWorkflowId(run.id)).terminate('stopped by the test');

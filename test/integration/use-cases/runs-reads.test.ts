@@ -50,7 +50,7 @@ describe('run reads (use cases)', () => {
 
   describe('getRun', () => {
     it('is the run with its progress from the iteration rows, checked by the reconciler on the way', async () => {
-      const read = getRun({ sql: world.sql, reconciler });
+      const read = getRun({ runs: world.runs, reconciler });
       readRuns.length = 0;
       const { run: got, progress } = await read({ ...as(), runId: run.id });
       expect(got).toMatchObject({ id: run.id, status: 'running', source: 'api' });
@@ -59,7 +59,7 @@ describe('run reads (use cases)', () => {
     });
 
     it("is the same 404 for a run of another organization's project as for none", async () => {
-      const read = getRun({ sql: world.sql, reconciler });
+      const read = getRun({ runs: world.runs, reconciler });
       const other = await seedOrganization(world.sql);
       const stranger = {
         keyId: other.keyId,
@@ -85,7 +85,7 @@ describe('run reads (use cases)', () => {
     const cursors = new CursorCodec(TEST_ENCRYPTION_KEY);
 
     it('pages through the plan in order; the last page has no cursor', async () => {
-      const list = listIterations({ sql: world.sql, cursors });
+      const list = listIterations({ runs: world.runs, cursors });
       const first = await list({ ...as(), runId: run.id, limit: 2 });
       expect(first.items.map((i) => i.title)).toEqual(['weather', 'news']);
       expect(first.nextCursor).toEqual(expect.any(String));
@@ -95,7 +95,7 @@ describe('run reads (use cases)', () => {
     });
 
     it('refuses a cursor of another list, and answers 404 for a missing run before looking at its cursor', async () => {
-      const list = listIterations({ sql: world.sql, cursors });
+      const list = listIterations({ runs: world.runs, cursors });
       const foreign = cursors.encode('iterations:run_other', 1);
       await expect(list({ ...as(), runId: run.id, limit: 2, cursor: foreign })).rejects.toMatchObject({
         code: 'VALIDATION_ERROR',
@@ -109,7 +109,7 @@ describe('run reads (use cases)', () => {
 
   describe('getTrace', () => {
     it("is the iteration's stored trace; 404 TRACE_NOT_AVAILABLE without one, 404 for an iteration of no such run", async () => {
-      const trace = getTrace({ sql: world.sql });
+      const trace = getTrace({ runs: world.runs });
       expect(await trace({ ...as(), runId: run.id, iterationId: iterationIds[0] })).toEqual({
         messages: [{ role: 'user', content: 'query 1' }],
       });
@@ -166,7 +166,7 @@ describe('run reads (use cases)', () => {
     });
 
     it("compares a run with its suite's previous completed run by default", async () => {
-      const compare = compareRuns({ sql: world.sql });
+      const compare = compareRuns({ runs: world.runs });
       const comparison = await compare({ ...as(), runId: current.id });
       expect(comparison).toMatchObject({
         by: 'run',
@@ -191,7 +191,7 @@ describe('run reads (use cases)', () => {
     });
 
     it("compares a run's models against the first one, or the one named; refuses what by=model cannot take", async () => {
-      const compare = compareRuns({ sql: world.sql });
+      const compare = compareRuns({ runs: world.runs });
       const byModel = await compare({ ...as(), runId: models.id, by: 'model' });
       expect(byModel).toMatchObject({
         by: 'model',
@@ -217,7 +217,7 @@ describe('run reads (use cases)', () => {
     });
 
     it("analyzes a run's tools over its finished iterations", async () => {
-      const analysis = await analyzeRunTools({ sql: world.sql })({ ...as(), runId: current.id });
+      const analysis = await analyzeRunTools({ runs: world.runs })({ ...as(), runId: current.id });
       expect(analysis).toMatchObject({
         tools: expect.arrayContaining([
           expect.objectContaining({ toolName: 'echo', called: 2, expected: 1 }),
@@ -226,7 +226,7 @@ describe('run reads (use cases)', () => {
         confusions: [{ expected: 'add', actual: 'echo', count: 1 }],
         coverage: { expectedNeverCalled: ['add'] },
       });
-      expect(await failure(analyzeRunTools({ sql: world.sql })({ ...as(), runId: 'run_nope' }))).toMatchObject({
+      expect(await failure(analyzeRunTools({ runs: world.runs })({ ...as(), runId: 'run_nope' }))).toMatchObject({
         code: 'NOT_FOUND',
       });
     });
@@ -240,7 +240,7 @@ describe('run reads (use cases)', () => {
     };
 
     it('follows a run from the start or after a Last-Event-ID; its feed reads the run and its final iterations', async () => {
-      const follow = followRun({ sql: world.sql, reconciler, eventIds });
+      const follow = followRun({ runs: world.runs, reconciler, eventIds });
       const fresh = await follow({ ...as(), runId: run.id });
       expect(fresh).toMatchObject({ run: { id: run.id }, after: 0 });
       expect(await follow({ ...as(), runId: run.id, lastEventId: '  ' })).toMatchObject({ after: 0 });
@@ -256,7 +256,7 @@ describe('run reads (use cases)', () => {
     });
 
     it("refuses a Last-Event-ID this run's stream did not send; 404 for a run it may not see", async () => {
-      const follow = followRun({ sql: world.sql, reconciler, eventIds });
+      const follow = followRun({ runs: world.runs, reconciler, eventIds });
       expect(await failure(follow({ ...as(), runId: run.id, lastEventId: 'run_other@3' }))).toEqual({
         code: 'VALIDATION_ERROR',
         message: "Last-Event-ID must be the id of an event this run's stream sent, unchanged",
@@ -266,7 +266,7 @@ describe('run reads (use cases)', () => {
     });
 
     it('follows several runs in the order asked; names the ones the project does not hold', async () => {
-      const follow = followRuns({ sql: world.sql, reconciler });
+      const follow = followRuns({ runs: world.runs, reconciler });
       const [other] = (
         await world.sql<{ id: string }[]>`SELECT id FROM eval_runs WHERE id <> ${run.id} ORDER BY created_at LIMIT 1`
       ).map((r) => r.id);
