@@ -13,6 +13,9 @@ export default {
     'domain/evals/statistics.ts',
     'domain/evals/compare/statistics.ts',
     'domain/evals/outputCheck.ts',
+    'domain/evals/caseShape.ts',
+    // turnChanges only: the file's database and MCP calls are fenced off by `Stryker disable all` comments
+    'domain/evals/caseWrites.ts',
     'domain/models/failures.ts',
     'domain/retryAfter.ts',
     'activities/retryPolicy.ts',

@@ -13,6 +13,8 @@ export default defineConfig({
       'test/unit/statistics.test.ts',
       'test/unit/compare-statistics.test.ts',
       'test/unit/output-check.test.ts',
+      'test/unit/case-shape.test.ts',
+      'test/unit/case-writes.test.ts',
       'test/unit/models-failures.test.ts',
       'test/unit/retry-after.test.ts',
       'test/unit/retry-policy.test.ts',

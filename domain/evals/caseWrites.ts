@@ -11,6 +11,8 @@ import { checkExpectedTools, type UnknownToolWarning } from './expectedTools.js'
 import type { Case } from './case.js';
 import type { Suite } from './suite.js';
 
+// Stryker disable all: not mutated, they only call the database or the MCP servers (lockSuiteForCases,
+// refuseDuplicateCase, caseWarnings; test/integration/use-cases/suites-cases.test.ts covers them); turnChanges is pure
 /** The suite locked for case writes (404 if deleted meanwhile): writes to one suite's cases happen one at a time. */
 export async function lockSuiteForCases(tx: Tx, suite: Suite): Promise<void> {
   if (!(await lockLiveSuite(tx, suite.id))) throw notFound('eval suite', { suiteId: suite.id });
@@ -31,6 +33,7 @@ export async function refuseDuplicateCase(
   );
 }
 
+// Stryker restore all
 /**
  * An edit checked against the case it changes (turns, query, expectations and output check must agree as on
  * creation: caseShapeIssues); with turns, the stored query becomes the first prompt and expectedToolCalls every
@@ -56,6 +59,7 @@ export function turnChanges(current: Case, body: CaseChanges): CaseChanges {
   return { ...body, query: merged.turns[0].prompt, expectedToolCalls: turnsExpectedToolCalls(merged.turns) };
 }
 
+// Stryker disable all: reads the suite's servers (see above)
 /** Expected tools of the case the suite's servers do not list: a warning, never a refusal. */
 export async function caseWarnings(
   deps: { sql: Db; box: SecretBox; mcp: McpOperations },
