@@ -1,5 +1,6 @@
 import type { Project } from '../catalog/project.js';
 import { notFound } from '../failures.js';
+import { requireVisibleProject } from './visibleProject.js';
 import type { RunStore } from '../ports/runStore.js';
 import type { Principal } from '../principal.js';
 import type { Run } from '../evals/run.js';
@@ -7,23 +8,13 @@ import type { Run } from '../evals/run.js';
 /** What finding a run the key may see reads. */
 export type RunAccess = Pick<RunStore, 'visibleProject' | 'find'>;
 
-/**
- * The project a request names, when the key's owner may see it; any other, existing or not, is the same 404
- * (as domain/access/project.ts requireProject, through the run store).
- */
-export async function requireRunProject(runs: RunAccess, principal: Principal, projectId: string): Promise<Project> {
-  const project = await runs.visibleProject(principal, projectId);
-  if (!project) throw notFound('project', { projectId });
-  return project;
-}
-
 /** A run of a project the key may see, with its project; one elsewhere, or none, is the same 404. */
 export async function requireRunOf(
   runs: RunAccess,
   principal: Principal,
   params: { projectId: string; runId: string },
 ): Promise<{ project: Project; run: Run }> {
-  const project = await requireRunProject(runs, principal, params.projectId);
+  const project = await requireVisibleProject(runs, principal, params.projectId);
   const run = await runs.find(project.id, params.runId);
   if (!run) throw notFound('eval run', { runId: params.runId });
   return { project, run };

@@ -1,4 +1,4 @@
-import { requireRunProject } from '../../access/run.js';
+import { requireVisibleProject } from '../../access/visibleProject.js';
 import { compareSides, type Comparison } from '../../evals/compare/compare.js';
 import { notFound, refused } from '../../failures.js';
 import type { ModelFilter, RunStore } from '../../ports/runStore.js';
@@ -57,7 +57,7 @@ export function compareRuns(deps: { runs: RunStore }) {
   const aggregates = (run: Run, model: ModelFilter) => runs.sideAggregates(run.id, model, { confusions: CONFUSIONS });
 
   return async function compareRuns(input: CompareInput): Promise<RunComparison | ModelComparison> {
-    const project = await requireRunProject(runs, input.principal, input.projectId);
+    const project = await requireVisibleProject(runs, input.principal, input.projectId);
     const run = await runs.find(project.id, input.runId);
     if (!run) throw notFound('eval run', { runId: input.runId });
 

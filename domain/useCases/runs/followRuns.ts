@@ -1,4 +1,4 @@
-import { requireRunProject } from '../../access/run.js';
+import { requireVisibleProject } from '../../access/visibleProject.js';
 import { notFound } from '../../failures.js';
 import type { RunWithProgress } from './getRun.js';
 import type { ReconcileRuns } from './reconcileRuns.js';
@@ -23,7 +23,7 @@ export function followRuns(deps: { runs: RunStore; reconciler: Pick<ReconcileRun
     projectId: string;
     runIds: string[];
   }): Promise<RunsFeed> {
-    const project = await requireRunProject(runs, input.principal, input.projectId);
+    const project = await requireVisibleProject(runs, input.principal, input.projectId);
     const found = new Map((await runs.findMany(project.id, input.runIds)).map((run) => [run.id, run]));
     const missing = input.runIds.filter((runId) => !found.has(runId));
     if (missing.length > 0) throw notFound(missing.length === 1 ? 'eval run' : 'eval runs', { runIds: missing });
