@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { Context } from '@temporalio/activity';
 import type { Sql } from '../db/connection.js';
-import type { SecretBox } from '../db/secretBox.js';
+import type { SecretBox } from '../domain/ports/secretBox.js';
 import type { Config } from '../runtime/config.js';
 import { START_FAILED, type FinalizeInput, type FinalizeRun } from '../domain/useCases/runs/finalizeRun.js';
 import { planRun } from '../domain/evals/plan.js';

@@ -8,7 +8,7 @@ import {
   type ClaimFence,
   type IterationCompletion,
 } from '../db/evalIterations.js';
-import type { SecretBox } from '../db/secretBox.js';
+import type { SecretBox } from '../domain/ports/secretBox.js';
 import type { Logger } from '../runtime/logger.js';
 import type { McpOperations } from '../domain/mcp/index.js';
 import type { HostedModelCatalog } from '../domain/models/catalog.js';

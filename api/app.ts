@@ -5,7 +5,7 @@ import type { Config } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
 import type { McpOperations } from '../domain/mcp/index.js';
 import type { Sql } from '../db/connection.js';
-import type { SecretBox } from '../db/secretBox.js';
+import type { SecretBox } from '../domain/ports/secretBox.js';
 import { createRunStore } from '../db/runStore.js';
 import type { HostedModelCatalog } from '../domain/models/catalog.js';
 import { authenticate, keyManagementSurface, keyRefusal } from './auth.js';

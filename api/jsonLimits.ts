@@ -1,4 +1,4 @@
-import { unstorableCharacter, type UnstorableCharacter } from '../db/columnLimits.js';
+import { unstorableCharacter, type UnstorableCharacter } from '../domain/columnLimits.js';
 import { validationError } from './errors.js';
 
 /** Containers (objects, arrays) nested in one another, at most: far beyond any real request, far below a stack. */

@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
 import { createServices, type Services } from '../runtime/services.js';
 import { createApp } from '../api/app.js';
-import { randomBase62 } from '../db/ids.js';
+import { randomBase62 } from '../domain/ids.js';
 import { migrate } from '../db/migrate.js';
 import { SecretBox } from '../db/secretBox.js';
 import { buildToTemporaryFolder } from '../scripts/build.js';

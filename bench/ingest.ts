@@ -10,7 +10,7 @@
  */
 import { summarizeRun } from '../domain/evals/summary.js';
 import type { Sql } from '../db/connection.js';
-import { newId } from '../db/ids.js';
+import { newId } from '../domain/ids.js';
 import { seedOrganization } from '../test/helpers/seed.js';
 import { describe, startBenchApi } from './harness.js';
 

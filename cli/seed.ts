@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { addMembership, createApiKey, createOrganization, createUser } from '../db/accounts.js';
 import type { Sql } from '../db/connection.js';
 import { createProject } from '../db/projects.js';
-import type { SecretBox } from '../db/secretBox.js';
+import type { SecretBox } from '../domain/ports/secretBox.js';
 import { createServer } from '../db/servers.js';
 
 export interface DemoSeed {

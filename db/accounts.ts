@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from './connection.js';
-import { newId, randomBase62 } from './ids.js';
+import { newId, randomBase62 } from '../domain/ids.js';
 import { takeTokenStatement, toTakeResult, type BucketSettings, type TakeResult } from './rateLimits.js';
 import type { Account } from '../domain/catalog/account.js';
 import type { OrgRole, Principal } from '../domain/principal.js';

@@ -1,7 +1,7 @@
 import type { Chatbox, ChatboxMode, ChatSession, ChatSessionStatus } from '../domain/catalog/chat.js';
 import type { Principal } from '../domain/principal.js';
 import type { Db } from './connection.js';
-import { newId } from './ids.js';
+import { newId } from '../domain/ids.js';
 import { camelRow, camelRows, type Camel, type RowIsNoun, type Same } from './rows.js';
 
 // Chat sessions and chatboxes: records the hosted app writes; this service reads them (the CLI can create them).

@@ -1,6 +1,6 @@
 import type { Db, Tx } from './connection.js';
 import { caseModelColumns, type CaseInput, type CaseRow } from './evalSuites.js';
-import { newId } from './ids.js';
+import { newId } from '../domain/ids.js';
 import { camelRow } from './rows.js';
 import type { Case } from '../domain/evals/case.js';
 import type { ModelChoice } from '../domain/evals/suite.js';

@@ -1,6 +1,6 @@
 import type { Db } from './connection.js';
 import type { CaseRow } from './evalSuites.js';
-import { newId } from './ids.js';
+import { newId } from '../domain/ids.js';
 import { camelRow, camelRows, type Camel, type RowIsNoun, type Same } from './rows.js';
 import type { BatchIteration, Iteration, IterationStatus } from '../domain/evals/iteration.js';
 

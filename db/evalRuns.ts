@@ -1,5 +1,5 @@
 import type { Db, Tx } from './connection.js';
-import { newId } from './ids.js';
+import { newId } from '../domain/ids.js';
 import { camelRow, camelRows, type Camel, type RowIsNoun, type Same } from './rows.js';
 import type {
   PassCriteria,

@@ -1,6 +1,6 @@
 import type { Db, Tx } from './connection.js';
 import type { RunRow } from './evalRuns.js';
-import { newId } from './ids.js';
+import { newId } from '../domain/ids.js';
 import { camelRow, camelRows, type Camel, type RowIsNoun, type Same } from './rows.js';
 import type { IterationIsolation } from '../domain/catalog/server.js';
 import type { Case, CaseAdvancedConfig, CaseElicitation, StoredOutputCheck, StoredTurn } from '../domain/evals/case.js';

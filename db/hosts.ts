@@ -1,8 +1,8 @@
 import type { Host } from '../domain/catalog/host.js';
 import type { Db, Sql } from './connection.js';
-import { newId } from './ids.js';
+import { newId } from '../domain/ids.js';
 import { camelRow, camelRows, type Camel } from './rows.js';
-import type { SecretBox } from './secretBox.js';
+import type { SecretBox } from '../domain/ports/secretBox.js';
 
 /**
  * Hosts. The config is the host config v2 the caller gave, stored as given (jsonb), with one exception: header values

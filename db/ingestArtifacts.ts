@@ -1,5 +1,5 @@
 import type { Db, Tx } from './connection.js';
-import { newId } from './ids.js';
+import { newId } from '../domain/ids.js';
 import { camelRow, type Camel } from './rows.js';
 
 export type ArtifactFormat = 'junit-xml' | 'jest-json' | 'vitest-json';

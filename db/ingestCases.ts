@@ -1,6 +1,6 @@
 import type { Db } from './connection.js';
 import type { CaseInput } from './evalSuites.js';
-import { newId } from './ids.js';
+import { newId } from '../domain/ids.js';
 import { camelRows, type Camel } from './rows.js';
 
 export interface CaseIdentityRow {

@@ -1,7 +1,7 @@
 import type { Principal } from '../domain/principal.js';
 import type { Project } from '../domain/catalog/project.js';
 import type { Db } from './connection.js';
-import { newId } from './ids.js';
+import { newId } from '../domain/ids.js';
 import { camelRow, camelRows, type Camel, type RowIsNoun, type Same } from './rows.js';
 
 export interface ProjectRow {

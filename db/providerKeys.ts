@@ -1,5 +1,5 @@
 import type { Db } from './connection.js';
-import type { SecretBox } from './secretBox.js';
+import type { SecretBox } from '../domain/ports/secretBox.js';
 
 export interface ProviderKey {
   apiKey: string;

@@ -10,10 +10,10 @@ import type {
 import type { ClientProfile } from '../domain/mcp/clientProfile.js';
 import type { Principal } from '../domain/principal.js';
 import type { Db, Sql } from './connection.js';
-import { newId } from './ids.js';
+import { newId } from '../domain/ids.js';
 import { visibleProject } from './projects.js';
 import { camelRow, camelRows, type Camel } from './rows.js';
-import type { SecretBox } from './secretBox.js';
+import type { SecretBox } from '../domain/ports/secretBox.js';
 
 export interface ServerInput {
   projectId: string;

@@ -128,7 +128,7 @@ it every new host, suite and run belongs to a 2xx reply, and every refused uploa
 What the edge holds every request to: JSON nested at most 64 levels and at most 1,000,000 values per body (one
 iterative walk, api/jsonLimits.ts); no NUL or lone surrogate in any string or key of a body, query or path (a 400;
 a test report's captured output instead gets U+FFFD, as the text a tool wrote); integers bounded to what their
-column holds (int4) and epoch milliseconds to years 1 to 9999 (db/columnLimits.ts); uploaded reports checked by
+column holds (int4) and epoch milliseconds to years 1 to 9999 (domain/columnLimits.ts); uploaded reports checked by
 schemas that name the wrong field (e.g. \`testResults[3].assertionResults[0]\`).
 
 Bugs this class of input found, all fixed: a NUL byte in an id or a body reached Postgres as a 500; and (issue 13)

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int4 } from '../../db/columnLimits.js';
+import { int4 } from '../../domain/columnLimits.js';
 import { DEFAULT_GENERATED_CASES, MAX_GENERATED_CASES } from '../../domain/evals/caseGeneration/generateDrafts.js';
 import { caseSchema } from './cases.js';
 

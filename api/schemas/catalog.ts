@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EPOCH_MS_MAX, EPOCH_MS_MIN } from '../../db/columnLimits.js';
+import { EPOCH_MS_MAX, EPOCH_MS_MIN } from '../../domain/columnLimits.js';
 import { epochMs, id } from './common.js';
 import { clampedLimit } from './pageLimit.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int4Query } from '../../db/columnLimits.js';
+import { int4Query } from '../../domain/columnLimits.js';
 
 /**
  * Ids are opaque strings of letters, digits, `_` and `-` (the `default` project alias included); bounded so a huge

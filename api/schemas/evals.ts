@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { limits } from '../../domain/limits.js';
-import { int4 } from '../../db/columnLimits.js';
+import { int4 } from '../../domain/columnLimits.js';
 import { foreignNames } from '../unknownFields.js';
 import { normalizeMatchOptions } from '../../domain/evals/matchOptions.js';
 import { MAX_JSON_DEPTH, MAX_PATTERN_LENGTH, OUTPUT_CHECK_MODES } from '../../domain/evals/outputCheck.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { artifactFormats } from '../../domain/ingest/artifacts/index.js';
 import { limits } from '../../domain/limits.js';
-import { INT4_MAX, int4, int4Amount } from '../../db/columnLimits.js';
+import { INT4_MAX, int4, int4Amount } from '../../domain/columnLimits.js';
 import { describeJsonProblem, inspectJson } from '../jsonLimits.js';
 import { epochMs, id } from './common.js';
 import { evalRunSchema, passCriteriaSchema } from './evals.js';

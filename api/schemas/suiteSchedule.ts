@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int4 } from '../../db/columnLimits.js';
+import { int4 } from '../../domain/columnLimits.js';
 import { epochMs } from './common.js';
 
 /** A week: the longest interval a schedule takes (the column's check, migration 030). */

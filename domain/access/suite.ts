@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connection.js';
 import { findSuite } from '../../db/evalSuites.js';
-import type { SecretBox } from '../../db/secretBox.js';
+import type { SecretBox } from '../ports/secretBox.js';
 import { getStoredServersByIds, listStoredServers, toSavedServer } from '../../db/servers.js';
 import { findSuiteWithSchedule } from '../../db/suiteSchedules.js';
 import type { Principal } from '../principal.js';

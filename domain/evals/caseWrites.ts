@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/connection.js';
 import { findCaseByIdentity, type CaseChanges } from '../../db/evalCases.js';
 import { lockLiveSuite } from '../../db/evalSuites.js';
-import type { SecretBox } from '../../db/secretBox.js';
+import type { SecretBox } from '../ports/secretBox.js';
 import type { Db } from '../../db/connection.js';
 import { suiteServersToCheck } from '../access/suite.js';
 import { notFound, refused } from '../failures.js';

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connection.js';
 import { getRun } from '../../db/evalRuns.js';
 import { getProviderKeys } from '../../db/providerKeys.js';
-import type { SecretBox } from '../../db/secretBox.js';
+import type { SecretBox } from '../ports/secretBox.js';
 import { findSuite } from '../../db/evalSuites.js';
 import { getSavedServersByIds } from '../../db/servers.js';
 import type { HostedModelCatalog, ModelAccess } from '../models/catalog.js';

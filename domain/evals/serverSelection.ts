@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connection.js';
-import type { SecretBox } from '../../db/secretBox.js';
+import type { SecretBox } from '../ports/secretBox.js';
 import { getSavedServersByIds, getServerRefsByIds, getServerRefsByNames, type ServerRef } from '../../db/servers.js';
 import { notFound, OperationFailure, refused } from '../failures.js';
 import type { SavedServer } from '../catalog/server.js';

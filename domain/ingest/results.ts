@@ -1,6 +1,6 @@
 import type { CaseInput } from '../../db/evalSuites.js';
 import type { IngestedIteration } from '../../db/ingestIterations.js';
-import { newId } from '../../db/ids.js';
+import { newId } from '../ids.js';
 import { normalizeTrace, type TraceInput } from './trace.js';
 
 export interface ToolCallInput {

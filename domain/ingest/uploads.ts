@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db, Tx } from '../../db/connection.js';
-import { randomBase62 } from '../../db/ids.js';
+import { randomBase62 } from '../ids.js';
 import { findArtifactSlot, type ArtifactFormat, type ArtifactSlot } from '../../db/ingestArtifacts.js';
 import { checkArtifactResults } from '../limits.js';
 import { findRunByExternalId } from '../../db/ingestRuns.js';

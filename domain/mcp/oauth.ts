@@ -21,7 +21,7 @@ import {
   saveRefreshedTokens,
   type StoredTokens,
 } from '../../db/oauthTokens.js';
-import type { SecretBox } from '../../db/secretBox.js';
+import type { SecretBox } from '../ports/secretBox.js';
 import { OperationFailure } from '../failures.js';
 import type { Logger } from '../ports/logger.js';
 import { machineClient } from './clientCredentials.js';

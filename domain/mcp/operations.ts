@@ -12,7 +12,7 @@ import {
 import { CallToolResultSchema, GetPromptResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
 import type { Sql } from '../../db/connection.js';
-import type { SecretBox } from '../../db/secretBox.js';
+import type { SecretBox } from '../ports/secretBox.js';
 import { recordServerProtocol } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
 import type { Logger } from '../ports/logger.js';

@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { inject } from 'vitest';
-import { randomBase62 } from '../../db/ids.js';
+import { randomBase62 } from '../../domain/ids.js';
 import { createSql, type Sql } from '../../db/connection.js';
 import { databaseUrl } from '../setup/postgres.js';
 

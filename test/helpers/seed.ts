@@ -1,6 +1,6 @@
 import { addMembership, createApiKey, createOrganization, createUser } from '../../db/accounts.js';
 import type { Sql } from '../../db/connection.js';
-import { randomBase62 } from '../../db/ids.js';
+import { randomBase62 } from '../../domain/ids.js';
 import { createProject } from '../../db/projects.js';
 import type { OrgRole } from '../../domain/principal.js';
 

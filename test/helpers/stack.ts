@@ -12,7 +12,7 @@ import type { ConnectionPool, McpOperations } from '../../domain/mcp/index.js';
 import { createServices, type Services } from '../../runtime/services.js';
 import { createApp, type App } from '../../api/app.js';
 import { answerClientErrors } from '../../api/errors.js';
-import { randomBase62 } from '../../db/ids.js';
+import { randomBase62 } from '../../domain/ids.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import { createRunwayWorker, workerActivities } from '../../worker/createWorker.js';
 import { createTestDatabase, type TestDatabase } from './database.js';

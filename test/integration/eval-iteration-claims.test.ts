@@ -9,7 +9,7 @@ import {
 } from '../../db/evalIterations.js';
 import { insertRun } from '../../db/evalRuns.js';
 import { createSuite } from '../../db/evalSuites.js';
-import { newId } from '../../db/ids.js';
+import { newId } from '../../domain/ids.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { seedOrganization } from '../helpers/seed.js';
 

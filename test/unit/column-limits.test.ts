@@ -11,7 +11,7 @@ import {
   int4Query,
   storableText,
   unstorableCharacter,
-} from '../../db/columnLimits.js';
+} from '../../domain/columnLimits.js';
 
 const accepts = (schema: { safeParse(v: unknown): { success: boolean } }, value: unknown) =>
   schema.safeParse(value).success;

@@ -5,7 +5,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
-import { unstorableCharacter } from '../../../db/columnLimits.js';
+import { unstorableCharacter } from '../../columnLimits.js';
 import { closestName } from '../../closestName.js';
 import { ArgumentChecker } from './argumentCheck.js';
 import type { SuiteTool } from './suiteTools.js';

@@ -1,4 +1,4 @@
-import { storableText } from '../../../db/columnLimits.js';
+import { storableText } from '../../columnLimits.js';
 import type { ArtifactFormat } from '../../../db/ingestArtifacts.js';
 import { OperationFailure } from '../../failures.js';
 import type { IngestResult } from '../results.js';

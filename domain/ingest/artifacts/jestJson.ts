@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { INT4_MAX } from '../../../db/columnLimits.js';
+import { INT4_MAX } from '../../columnLimits.js';
 import { OperationFailure } from '../../failures.js';
 import { readReport } from './reportSchema.js';
 import { cleanText, firstLine, type TestOutcome, type TestRecord } from './testRecords.js';

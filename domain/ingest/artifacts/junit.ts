@@ -1,6 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { z } from 'zod';
-import { INT4_MAX } from '../../../db/columnLimits.js';
+import { INT4_MAX } from '../../columnLimits.js';
 import { OperationFailure } from '../../failures.js';
 import { readReport } from './reportSchema.js';
 import { cleanText, firstLine, type TestRecord } from './testRecords.js';

@@ -1,4 +1,4 @@
-import { storableText } from '../../../db/columnLimits.js';
+import { storableText } from '../../columnLimits.js';
 import type { IngestResult } from '../results.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/connection.js';
 import { createHost as insertHost, toHost } from '../../../db/hosts.js';
-import type { SecretBox } from '../../../db/secretBox.js';
+import type { SecretBox } from '../../ports/secretBox.js';
 import { requireProject } from '../../access/project.js';
 import type { GivenHostConfig, Host } from '../../catalog/host.js';
 import { requireHostServers, savingHost } from '../../catalog/hostChecks.js';

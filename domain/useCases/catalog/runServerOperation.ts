@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/connection.js';
-import type { SecretBox } from '../../../db/secretBox.js';
+import type { SecretBox } from '../../ports/secretBox.js';
 import { findServerInVisibleProject, toSavedServer } from '../../../db/servers.js';
 import { unknownServers } from '../../evals/serverSelection.js';
 import { notFound, refused } from '../../failures.js';

@@ -1,7 +1,7 @@
 import { inTransaction, type Db } from '../../../db/connection.js';
 import { createCase } from '../../../db/evalCases.js';
 import { lockSuiteCases, type CaseInput } from '../../../db/evalSuites.js';
-import type { SecretBox } from '../../../db/secretBox.js';
+import type { SecretBox } from '../../ports/secretBox.js';
 import { requireSuite } from '../../access/suite.js';
 import { caseWarnings, lockSuiteForCases, refuseDuplicateCase } from '../../evals/caseWrites.js';
 import type { UnknownToolWarning } from '../../evals/expectedTools.js';

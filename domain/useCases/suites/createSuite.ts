@@ -1,7 +1,7 @@
 import { inTransaction, type Db } from '../../../db/connection.js';
 import { createSuite as insertSuite, upsertCases, type CaseInput, type CaseUpsert } from '../../../db/evalSuites.js';
 import { findHost } from '../../../db/hosts.js';
-import type { SecretBox } from '../../../db/secretBox.js';
+import type { SecretBox } from '../../ports/secretBox.js';
 import { requireProject } from '../../access/project.js';
 import { checkExpectedTools, type UnknownToolWarning } from '../../evals/expectedTools.js';
 import { requireServers } from '../../evals/serverSelection.js';

@@ -1,6 +1,6 @@
 import { inTransaction, type Db } from '../../../db/connection.js';
 import { findCase, updateCase, type CaseChanges } from '../../../db/evalCases.js';
-import type { SecretBox } from '../../../db/secretBox.js';
+import type { SecretBox } from '../../ports/secretBox.js';
 import { requireSuite } from '../../access/suite.js';
 import { caseWarnings, lockSuiteForCases, refuseDuplicateCase, turnChanges } from '../../evals/caseWrites.js';
 import type { UnknownToolWarning } from '../../evals/expectedTools.js';

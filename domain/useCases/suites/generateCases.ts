@@ -2,7 +2,7 @@ import type { Db } from '../../../db/connection.js';
 import { findSuite, listCases } from '../../../db/evalSuites.js';
 import { findHost } from '../../../db/hosts.js';
 import { getProviderKeys } from '../../../db/providerKeys.js';
-import type { SecretBox } from '../../../db/secretBox.js';
+import type { SecretBox } from '../../ports/secretBox.js';
 import { requireProject } from '../../access/project.js';
 import type { SkippedDraft } from '../../evals/caseGeneration/drafts.js';
 import { generateCaseDrafts, type DraftOutcome } from '../../evals/caseGeneration/generateDrafts.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { configSchema } from '../../../runtime/config.js';
 import { createSql, type Sql } from '../../../db/connection.js';
 import { migrate } from '../../../db/migrate.js';
-import { randomBase62 } from '../../../db/ids.js';
+import { randomBase62 } from '../../../domain/ids.js';
 import { SecretBox } from '../../../db/secretBox.js';
 import { freePort } from '../../helpers/ports.js';
 import { removeOnExit } from './exitCleanup.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { RunLauncher } from '../../../api/runLauncher.js';
 import { setProviderKey } from '../../../db/providerKeys.js';
-import { randomBase62 } from '../../../db/ids.js';
+import { randomBase62 } from '../../../domain/ids.js';
 import { getRun } from '../../../db/evalRuns.js';
 import { createRunStore, createScheduledSuites } from '../../../db/runStore.js';
 import { OperationFailure } from '../../../domain/failures.js';
