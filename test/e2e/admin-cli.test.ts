@@ -12,6 +12,7 @@ import { apiClient } from '../helpers/http.js';
 import { startTestStack, type TestStack } from '../helpers/stack.js';
 import { fakeRunningStack } from '../helpers/stackRecord.js';
 import { freePort } from '../helpers/ports.js';
+import { entryArgs } from '../helpers/entryPoints.js';
 
 const run = promisify(execFile);
 const root = new URL('../..', import.meta.url).pathname;
@@ -27,7 +28,7 @@ function runAdmin(args: string[], options: { env?: NodeJS.ProcessEnv; input?: st
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.RUNWAY_ENCRYPTION_KEY;
   delete env.RUNWAY_DATA_DIR;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/admin.ts', ...args], {
+  const child = spawn(process.execPath, [...entryArgs('cli/admin.ts'), ...args], {
     cwd: root,
     env: { ...env, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -44,7 +45,7 @@ describe('operator CLI (npm run admin)', () => {
   let stack: TestStack;
   const dataDir = mkdtempSync(join(tmpdir(), 'runway-admin-'));
   const admin = async (...args: string[]) => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'cli/admin.ts', ...args], {
+    const { stdout } = await run(process.execPath, [...entryArgs('cli/admin.ts'), ...args], {
       cwd: root,
       env: {
         ...process.env,

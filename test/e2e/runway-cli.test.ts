@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import express from 'express';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RUNWAY_BIN, runway, type Finished } from '../helpers/runwayCli.js';
+import { runway, runwayArgs, type Finished } from '../helpers/runwayCli.js';
 import { setProviderKey } from '../../db/providerKeys.js';
 import { apiClient } from '../helpers/http.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../fixtures/model/server.js';
@@ -255,7 +255,7 @@ describe('runway CLI end to end', () => {
     const file = suiteFile('CLI terminal', [testCase('echo hello', 'echo hello')]);
     const command = [
       process.execPath,
-      RUNWAY_BIN,
+      ...runwayArgs(),
       'evals',
       'run',
       '-f',
@@ -296,7 +296,7 @@ describe('runway CLI end to end', () => {
     const child = spawn(
       process.execPath,
       [
-        RUNWAY_BIN,
+        ...runwayArgs(),
         'evals',
         'run',
         '-f',
@@ -482,7 +482,17 @@ describe('runway CLI end to end', () => {
       const file = suiteFile('CLI waits for a slot', [testCase('echo hello', 'echo hello')]);
       const child = spawn(
         process.execPath,
-        [RUNWAY_BIN, 'evals', 'run', '-f', file, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'],
+        [
+          ...runwayArgs(),
+          'evals',
+          'run',
+          '-f',
+          file,
+          '--model-key-env',
+          'openai=RUN_MODEL_KEY',
+          '--poll-interval',
+          '200',
+        ],
         {
           cwd: dir,
           env: { PATH: process.env.PATH, HOME: process.env.HOME, ...busyEnv },

@@ -7,6 +7,7 @@ import { startScriptedModelServer, type ModelScript, type ScriptedModelServer } 
 import { launchChromium } from '../helpers/chromium.js';
 import { apiClient } from '../helpers/http.js';
 import { startNpmStart, type NpmStartStack } from '../helpers/npmStart.js';
+import { entryArgs } from '../helpers/entryPoints.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const SCREENSHOT = 'test-results/temporal-schedules-page.png';
@@ -48,9 +49,7 @@ describe('a scheduled suite on npm start', () => {
     await promisify(execFile)(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        'cli/admin.ts',
+        ...entryArgs('cli/admin.ts'),
         'provider-key',
         'set',
         '--org',

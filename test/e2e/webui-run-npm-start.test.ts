@@ -9,6 +9,7 @@ import { launchChromium } from '../helpers/chromium.js';
 import { waitForRun } from '../helpers/evals.js';
 import { apiClient } from '../helpers/http.js';
 import { startNpmStart, type NpmStartStack } from '../helpers/npmStart.js';
+import { entryArgs } from '../helpers/entryPoints.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const METADATA_SCREENSHOT = 'test-results/temporal-eval-run-metadata.png';
@@ -48,9 +49,7 @@ describe('an eval run in Temporal Web UI on npm start', () => {
     await promisify(execFile)(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        'cli/admin.ts',
+        ...entryArgs('cli/admin.ts'),
         'provider-key',
         'set',
         '--org',

@@ -1,8 +1,15 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { ENTRY_BUNDLES_ENV, entryArgs } from './entryPoints.js';
 
 /** The installed executable (package.json "bin"), run as a user or a CI job runs it. */
 export const RUNWAY_BIN = fileURLToPath(new URL('../../cli/runway/bin.js', import.meta.url));
+
+/**
+ * The node arguments that run the CLI: the same program (cli/runway.ts) from the bundle the global setup built, else
+ * through the installed executable, which loads it with tsx. The README's test runs `runway` as installed.
+ */
+export const runwayArgs = (): string[] => (process.env[ENTRY_BUNDLES_ENV] ? entryArgs('cli/runway.ts') : [RUNWAY_BIN]);
 
 export interface Finished {
   code: number | null;
@@ -19,7 +26,7 @@ export interface Finished {
 export function runway(args: string[], env: Record<string, string | undefined>, cwd: string): Promise<Finished> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RUNWAY_BIN, ...args], {
+    const child = spawn(process.execPath, [...runwayArgs(), ...args], {
       cwd,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -15,6 +15,7 @@ import { saveServer } from '../helpers/mcpServers.js';
 import { startRecordingServer } from '../helpers/recordingServer.js';
 import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
 import { startTestStack, type TestStack } from '../helpers/stack.js';
+import { entryArgs } from '../helpers/entryPoints.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -61,7 +62,7 @@ describe('machine-to-machine servers (client_credentials)', () => {
 
   /** The admin CLI as a process: the key or secret on standard input or in the environment, never as an argument. */
   const admin = (args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/admin.ts', ...args], {
+    const child = spawn(process.execPath, [...entryArgs('cli/admin.ts'), ...args], {
       cwd: root,
       env: {
         ...process.env,

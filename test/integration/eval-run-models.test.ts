@@ -11,6 +11,7 @@ import type { apiClient } from '../helpers/http.js';
 import type { ScriptedModelServer } from '../fixtures/model/server.js';
 import type { SeededOrganization } from '../helpers/seed.js';
 import type { TestStack } from '../helpers/stack.js';
+import { entryArgs } from '../helpers/entryPoints.js';
 
 // Issue 16 parts 3, 4 and 6, end to end on a stack: a case compared across two models (summary.models), budgets that
 // stop a run half-way, per-run concurrency, and the organization's ceilings set with `runway-admin org-limits`.
@@ -289,7 +290,7 @@ describe('several models per case, budgets and concurrency', () => {
 
   it('runway-admin org-limits sets ceilings: above them is a 400 ABOVE_ORGANIZATION_LIMIT, under them they bound every run', async () => {
     const admin = async (...args: string[]) => {
-      const { stdout } = await exec(process.execPath, ['--import', 'tsx', 'cli/admin.ts', ...args], {
+      const { stdout } = await exec(process.execPath, [...entryArgs('cli/admin.ts'), ...args], {
         cwd: root,
         env: {
           ...process.env,

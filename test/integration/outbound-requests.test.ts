@@ -13,6 +13,7 @@ import { saveServer } from '../helpers/mcpServers.js';
 import { startRecordingServer } from '../helpers/recordingServer.js';
 import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
 import { startTestStack, type TestStack } from '../helpers/stack.js';
+import { entryArgs } from '../helpers/entryPoints.js';
 
 const run = promisify(execFile);
 const root = new URL('../..', import.meta.url).pathname;
@@ -169,9 +170,7 @@ describe('outbound requests: OAuth discovery and refresh, doctor probe', () => {
       const { stdout } = await run(
         process.execPath,
         [
-          '--import',
-          'tsx',
-          'cli/admin.ts',
+          ...entryArgs('cli/admin.ts'),
           'server',
           'update',
           serverId,

@@ -6,14 +6,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { configSchema } from '../../runtime/config.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { entryArgs, type EntryPoint } from '../helpers/entryPoints.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 
 /** Runs a Runway entry point as its own process until it exits. */
-function runEntry(entry: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+function runEntry(entry: EntryPoint, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
   // Runway's variables come from `env` only: a developer's METRICS_PORT or DATABASE_URL must not leak in.
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !(name in configSchema.shape)));
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, entryArgs(entry), {
     cwd: root,
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

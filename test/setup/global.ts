@@ -9,8 +9,10 @@ import { buildConsole } from '../../scripts/build-console.js';
 import { ensureTemporalCli } from '../../scripts/temporal-cli.js';
 import { startTemporalDevServer } from '../../scripts/temporal-dev-server.js';
 import { quietBundleLogger, writeWorkflowBundle } from '../../worker/workflowBundle.js';
+import { ENTRY_BUNDLES_ENV } from '../helpers/entryPoints.js';
 import { FIXTURE_BUNDLES_ENV } from '../helpers/mcpServers.js';
 import { freePort } from '../helpers/ports.js';
+import { bundleEntryPoints } from './entryBundles.js';
 import { bundleStdioFixtures } from './fixtureBundles.js';
 import { databaseUrl, provideTestPostgres } from './postgres.js';
 
@@ -27,7 +29,8 @@ declare module 'vitest' {
 
 /**
  * Once per `npm test`: one real Temporal dev server (search attributes registered), one migrated template
- * database that each test file clones, the workflow bundle that every test worker loads, and the console's build.
+ * database that each test file clones, the workflow bundle that every test worker loads, the console's build, and
+ * bundles of the stdio fixtures and of Runway's entry points that tests run as processes.
  */
 export default async function setup(project: TestProject) {
   const say = (line: string) => console.log(`[test setup] ${line}`);
@@ -45,8 +48,9 @@ export default async function setup(project: TestProject) {
   // The console the stacks serve at /console (console/dist, as `npm start` builds it) for the browser tests.
   await buildConsole(undefined, { quiet: true });
   // The stdio fixtures as plain ES modules: the test workers are forked after this, with this environment.
-  const fixtureBundles = await bundleStdioFixtures();
+  const [fixtureBundles, entryBundles] = await Promise.all([bundleStdioFixtures(), bundleEntryPoints()]);
   process.env[FIXTURE_BUNDLES_ENV] = fixtureBundles;
+  process.env[ENTRY_BUNDLES_ENV] = entryBundles;
 
   project.provide('pgAdminUrl', pg.adminUrl);
   project.provide('pgTemplate', template);
@@ -58,6 +62,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     await temporal.stop();
     rmSync(fixtureBundles, { recursive: true, force: true });
+    rmSync(entryBundles, { recursive: true, force: true });
     const leftovers = await admin<{ datname: string }[]>`
       SELECT datname FROM pg_database WHERE datname LIKE ${`runway_t_${process.pid}_%`} OR datname = ${template}`;
     for (const { datname } of leftovers) await admin.unsafe(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);

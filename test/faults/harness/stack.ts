@@ -10,6 +10,7 @@ import { freePort } from '../../helpers/ports.js';
 import { removeOnExit } from './exitCleanup.js';
 import { startOwnPostgres, startOwnTemporal, type OwnPostgres, type OwnTemporal } from './infra.js';
 import { startNodeProcess, tail, type NodeProcess } from './processes.js';
+import { entryArgs } from '../../helpers/entryPoints.js';
 
 const ENCRYPTION_KEY = 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=';
 
@@ -115,7 +116,7 @@ export async function startProcessStack(options: ProcessStackOptions = {}): Prom
     const launchApi = async (port: number): Promise<NodeProcess> => {
       const child = startNodeProcess(
         'api',
-        ['--import', 'tsx', 'api/main.ts'],
+        [...entryArgs('api/main.ts')],
         { ...env, PORT: String(port) },
         logFile(`api-${port}`),
       );
@@ -129,7 +130,7 @@ export async function startProcessStack(options: ProcessStackOptions = {}): Prom
     const launchWorker = async (i: number): Promise<NodeProcess> => {
       const child = startNodeProcess(
         'worker',
-        ['--import', 'tsx', 'worker/main.ts'],
+        [...entryArgs('worker/main.ts')],
         { ...env, ...options.workerEnv?.(i) },
         logFile(`worker-${i}`),
       );
