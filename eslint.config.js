@@ -29,14 +29,18 @@ const layers = [
     typesOnly: [],
   },
   {
-    // The rest of the domain follows as its use cases get their ports (suites, catalog, ingest).
+    // The rest of the domain follows as its use cases get their ports (catalog, ingest).
     files: [
       'domain/useCases/runs/**/*.ts',
       'domain/access/run.ts',
       'domain/access/visibleProject.ts',
+      'domain/useCases/suites/**/*.ts',
+      'domain/access/suite.ts',
+      'domain/evals/caseWrites.ts',
+      'domain/evals/caseGeneration/saveDrafts.ts',
       'domain/ports/**/*.ts',
     ],
-    why: 'a use case reaches storage through a port the domain declares (domain/ports/runStore.ts), implemented in db/: the runs stories and the ports import nothing from db/',
+    why: 'a use case reaches storage through a port the domain declares (domain/ports/runStore.ts, suiteStore.ts, ...), implemented in db/: these stories, their helpers and the ports import nothing from db/',
     banned: ['**/db/**', ...domainBanned],
     typesOnly: [],
   },

@@ -64,6 +64,8 @@ import { reportIngestRun } from '../domain/useCases/ingest/reportIngestRun.js';
 import { startIngestRun } from '../domain/useCases/ingest/startIngestRun.js';
 import { uploadArtifact } from '../domain/useCases/ingest/uploadArtifact.js';
 // suite use cases (bound in suiteUseCases, at the end of this file)
+import { createSuiteStore } from '../db/suiteStore.js';
+import { createSuiteServers } from '../runtime/suiteServers.js';
 import { addCase } from '../domain/useCases/suites/addCase.js';
 import { deleteCase } from '../domain/useCases/suites/deleteCase.js';
 import { editCase } from '../domain/useCases/suites/editCase.js';
@@ -333,26 +335,28 @@ function suiteUseCases(deps: {
   reconciler: ReconcileRuns;
   schedules: SuiteScheduler;
 }) {
-  const { sql, box, mcp, catalog, cursors, config, log, reconciler, schedules } = deps;
+  const { mcp, catalog, cursors, config, log, reconciler, schedules } = deps;
+  const suites = createSuiteStore(deps.sql, deps.box);
+  const servers = createSuiteServers(deps.sql, deps.box);
   return {
     suites: {
-      createSuite: createSuite({ sql, box, mcp }),
-      listSuites: listSuites({ sql }),
-      getSuite: getSuite({ sql }),
-      editSuite: editSuite({ sql, schedules, log }),
-      deleteSuite: deleteSuite({ sql, schedules, reconciler }),
-      listSuiteRuns: listSuiteRuns({ sql }),
+      createSuite: createSuite({ suites, servers, mcp }),
+      listSuites: listSuites({ suites }),
+      getSuite: getSuite({ suites }),
+      editSuite: editSuite({ suites, servers, schedules, log }),
+      deleteSuite: deleteSuite({ suites, schedules, reconciler }),
+      listSuiteRuns: listSuiteRuns({ suites }),
       scheduleMinuteMs: config.SCHEDULE_MINUTE_MS,
     },
-    overview: { getSuiteOverview: getSuiteOverview({ sql, cursors }) },
-    schedule: { setSuiteSchedule: setSuiteSchedule({ sql, schedules }) },
-    caseGeneration: { generateCases: generateCases({ sql, box, mcp, catalog }) },
+    overview: { getSuiteOverview: getSuiteOverview({ suites, cursors }) },
+    schedule: { setSuiteSchedule: setSuiteSchedule({ suites, schedules }) },
+    caseGeneration: { generateCases: generateCases({ suites, servers, mcp, catalog }) },
     cases: {
-      listCases: listCases({ sql }),
-      addCase: addCase({ sql, box, mcp }),
-      getCase: getCase({ sql }),
-      editCase: editCase({ sql, box, mcp }),
-      deleteCase: deleteCase({ sql }),
+      listCases: listCases({ suites }),
+      addCase: addCase({ suites, mcp }),
+      getCase: getCase({ suites }),
+      editCase: editCase({ suites, mcp }),
+      deleteCase: deleteCase({ suites }),
     },
   };
 }

@@ -1,9 +1,8 @@
 import type { Db, Tx } from './connection.js';
-import { caseModelColumns, type CaseInput, type CaseRow } from './evalSuites.js';
+import { caseModelColumns, type CaseRow } from './evalSuites.js';
 import { newId } from '../domain/ids.js';
 import { camelRow } from './rows.js';
-import type { Case } from '../domain/evals/case.js';
-import type { ModelChoice } from '../domain/evals/suite.js';
+import type { Case, CaseChanges, CaseInput } from '../domain/evals/case.js';
 
 /*
  * One case at a time, as the case routes edit them. A case is identified within its suite by title + query (the
@@ -46,26 +45,6 @@ export async function createCase(sql: Db, suiteId: string, c: CaseInput): Promis
             ${c.elicitation ? sql.json(c.elicitation as never) : null}, ${json(sql, models.models)})
     RETURNING *`;
   return camelRow(row);
-}
-
-/** A change to a case: a field left undefined stays; null clears an optional one. */
-export interface CaseChanges {
-  title?: string;
-  query?: string;
-  runs?: number;
-  model?: string | null;
-  provider?: string | null;
-  /** a list replaces the case's model(s); null (or a lone model/provider change) leaves one model */
-  models?: ModelChoice[] | null;
-  expectedToolCalls?: CaseInput['expectedToolCalls'];
-  isNegativeTest?: boolean;
-  expectedOutput?: string | null;
-  outputCheck?: CaseInput['outputCheck'] | null;
-  turns?: CaseInput['turns'] | null;
-  scenario?: string | null;
-  advancedConfig?: Record<string, unknown> | null;
-  matchOptions?: Record<string, unknown> | null;
-  elicitation?: CaseInput['elicitation'] | null;
 }
 
 const json = (sql: Db, value: unknown) => (value === null ? null : sql.json(value as never));

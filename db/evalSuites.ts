@@ -3,10 +3,22 @@ import type { RunRow } from './evalRuns.js';
 import { newId } from '../domain/ids.js';
 import { camelRow, camelRows, type Camel, type RowIsNoun, type Same } from './rows.js';
 import type { IterationIsolation } from '../domain/catalog/server.js';
-import type { Case, CaseAdvancedConfig, CaseElicitation, StoredOutputCheck, StoredTurn } from '../domain/evals/case.js';
+import type {
+  Case,
+  CaseAdvancedConfig,
+  CaseElicitation,
+  CaseInput,
+  CaseUpsert,
+  StoredOutputCheck,
+  StoredTurn,
+} from '../domain/evals/case.js';
 import type { PassCriteria, Run, RunBudget } from '../domain/evals/run.js';
 import type { ExpectedToolCall } from '../domain/evals/scoring.js';
 import type { JudgeModel, LatestRun, ModelChoice, Suite, SuiteWithStats } from '../domain/evals/suite.js';
+import type { CaseHeading, CaseRunTally, NewSuite, SuiteChanges, SuiteDeletion } from '../domain/ports/suiteStore.js';
+
+/** The domain's case inputs, for the modules that still import them from here. */
+export type { CaseInput, CaseUpsert };
 
 export interface SuiteRow {
   id: string;
@@ -37,26 +49,6 @@ export interface SuiteRow {
 
 /** The row as the domain's Suite (domain/evals/suite.ts): a column and its field go together. */
 type _SuiteIsRow = RowIsNoun<Same<Camel<SuiteRow>, Suite>>;
-
-export interface CaseInput {
-  title: string;
-  query: string;
-  runs?: number;
-  model?: string;
-  provider?: string;
-  /** several models: each runs every iteration of the case; `model`/`provider` are then the first one's */
-  models?: ModelChoice[];
-  expectedToolCalls?: { toolName: string; arguments?: Record<string, unknown> }[];
-  isNegativeTest?: boolean;
-  expectedOutput?: string;
-  outputCheck?: StoredOutputCheck;
-  turns?: StoredTurn[];
-  scenario?: string;
-  advancedConfig?: Record<string, unknown>;
-  matchOptions?: Record<string, unknown>;
-  elicitation?: CaseElicitation;
-  externalCaseId?: string;
-}
 
 /**
  * The model columns of a case: `models` (kept only when it names more than one: one model is `model` + `provider`,
@@ -117,11 +109,6 @@ export interface CaseRow {
 /** The row as the domain's Case (domain/evals/case.ts): a column and its field go together. */
 type _CaseIsRow = RowIsNoun<Same<Camel<CaseRow>, Case>>;
 
-export interface CaseUpsert {
-  committed: { id: string; name: string }[];
-  failed: { id?: string; name: string; error: string }[];
-}
-
 /** A suite of the project that is not deleted; `includeDeleted` for the records of runs that already exist. */
 export async function findSuite(
   sql: Db,
@@ -133,21 +120,6 @@ export async function findSuite(
     SELECT * FROM eval_suites WHERE id = ${suiteId} AND project_id = ${projectId}
       ${options.includeDeleted ? sql`` : sql`AND deleted_at IS NULL`}`;
   return camelRow(row);
-}
-
-export interface NewSuite {
-  projectId: string;
-  name: string;
-  description?: string;
-  serverIds?: string[];
-  defaultModel?: string | null;
-  defaultModels?: ModelChoice[] | null;
-  defaultBudget?: RunBudget | null;
-  passCriteria?: { minimumPassRate: number };
-  source: string;
-  hostId?: string | null;
-  iterationIsolation?: IterationIsolation;
-  judgeModel?: JudgeModel | null;
 }
 
 /** A new suite. Names are not unique (as in the real product): a name in use makes another suite. */
@@ -187,20 +159,6 @@ export async function findOrCreateSuiteByName(tx: Tx, input: NewSuite): Promise<
 export async function lockLiveSuite(tx: Tx, suiteId: string): Promise<Suite | undefined> {
   const [row] = await tx<SuiteRow[]>`SELECT * FROM eval_suites WHERE id = ${suiteId} AND deleted_at IS NULL FOR UPDATE`;
   return camelRow(row);
-}
-
-export interface SuiteChanges {
-  name?: string;
-  description?: string;
-  serverIds?: string[];
-  defaultModel?: string | null;
-  /** null clears the list (default_model stays); a list also sets default_model to its first model */
-  defaultModels?: ModelChoice[] | null;
-  defaultBudget?: RunBudget | null;
-  passCriteria?: { minimumPassRate: number };
-  hostId?: string | null;
-  iterationIsolation?: IterationIsolation;
-  judgeModel?: JudgeModel | null;
 }
 
 /** Applies the given changes to a live suite; undefined when there is no such suite. */
@@ -250,11 +208,7 @@ export async function listRunningRunsOfSuite(sql: Db, suiteId: string): Promise<
  * Soft-deletes a live suite unless a run of it is running (checked under the suite's row lock, which run creation
  * takes too). Its runs, iterations and traces stay as they are.
  */
-export async function deleteSuite(
-  tx: Tx,
-  projectId: string,
-  suiteId: string,
-): Promise<{ deleted: true } | { deleted: false; running: Run[] } | undefined> {
+export async function deleteSuite(tx: Tx, projectId: string, suiteId: string): Promise<SuiteDeletion | undefined> {
   const [suite] = await tx<
     SuiteRow[]
   >`SELECT * FROM eval_suites WHERE id = ${suiteId} AND project_id = ${projectId} AND deleted_at IS NULL FOR UPDATE`;
@@ -358,14 +312,6 @@ export async function lockSuiteCases(
   return row;
 }
 
-/** How one case did in one run: its finished iterations and how many passed. */
-export interface CaseRunTally {
-  runId: string;
-  caseId: string;
-  finished: number;
-  passed: number;
-}
-
 /**
  * Per run and case, the finished iterations and passes of these runs and cases: one grouped statement for all of
  * them, reading only the iterations of these cases (the plan index leads with run and case).
@@ -378,12 +324,6 @@ export async function caseRunTallies(sql: Db, runIds: string[], caseIds: string[
            count(*) FILTER (WHERE result = 'passed')::int AS passed
     FROM eval_iterations WHERE run_id = ANY(${runIds}) AND case_id = ANY(${caseIds})
     GROUP BY run_id, case_id`;
-}
-
-/** A case as a suite's overview lists it. */
-export interface CaseHeading {
-  id: string;
-  title: string;
 }
 
 /**

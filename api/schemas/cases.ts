@@ -133,7 +133,7 @@ const reportIssues = (issues: Issue[], ctx: z.RefinementCtx) => {
   for (const issue of issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
 };
 
-/** POST /eval-suites/{s}/cases: a new case, in Runway's terms (db/evalSuites.ts CaseInput). */
+/** POST /eval-suites/{s}/cases: a new case, in Runway's terms (domain/evals/case.ts CaseInput). */
 export const createCaseBody = z
   .strictObject(caseFields)
   .superRefine((body, ctx) => {

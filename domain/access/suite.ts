@@ -1,22 +1,21 @@
-import type { Db } from '../../db/connection.js';
-import { findSuite } from '../../db/evalSuites.js';
-import type { SecretBox } from '../ports/secretBox.js';
-import { getStoredServersByIds, listStoredServers, toSavedServer } from '../../db/servers.js';
-import { findSuiteWithSchedule } from '../../db/suiteSchedules.js';
+import type { SuiteStore } from '../ports/suiteStore.js';
 import type { Principal } from '../principal.js';
-import { requireProject } from './project.js';
+import { requireVisibleProject } from './visibleProject.js';
 import { notFound } from '../failures.js';
 import type { SavedServer } from '../catalog/server.js';
 import type { Suite, ScheduledSuite } from '../evals/suite.js';
 
+/** What finding a suite the key may see reads. */
+export type SuiteAccess = Pick<SuiteStore, 'visibleProject' | 'find'>;
+
 /** A live suite of a project the key may see; a deleted one, or one elsewhere, is the same 404. */
 export async function requireSuite(
-  sql: Db,
+  suites: SuiteAccess,
   principal: Principal,
   params: { projectId: string; suiteId: string },
 ): Promise<Suite> {
-  const project = await requireProject(sql, principal, params.projectId);
-  const suite = await findSuite(sql, project.id, params.suiteId);
+  const project = await requireVisibleProject(suites, principal, params.projectId);
+  const suite = await suites.find(project.id, params.suiteId);
   if (!suite) throw notFound('eval suite', { suiteId: params.suiteId });
   return suite;
 }
@@ -31,10 +30,14 @@ export interface SuiteDetail {
 }
 
 /** A live suite's detail, read with its schedule state and the project's server names; 404 when there is none. */
-export async function requireSuiteDetail(sql: Db, projectId: string, suiteId: string): Promise<SuiteDetail> {
+export async function requireSuiteDetail(
+  suites: Pick<SuiteStore, 'findWithSchedule' | 'projectServers'>,
+  projectId: string,
+  suiteId: string,
+): Promise<SuiteDetail> {
   const [suite, servers] = await Promise.all([
-    findSuiteWithSchedule(sql, projectId, suiteId),
-    listStoredServers(sql, projectId),
+    suites.findWithSchedule(projectId, suiteId),
+    suites.projectServers(projectId),
   ]);
   if (!suite) throw notFound('eval suite', { suiteId });
   return { suite, servers };
@@ -45,11 +48,12 @@ export async function requireSuiteDetail(sql: Db, projectId: string, suiteId: st
  * disabled since: its tools are unknown, so no tool can be said to be missing (and a case is never refused for it).
  * Their secrets are opened only when all of them can be asked.
  */
-export async function suiteServersToCheck(sql: Db, box: SecretBox, suite: Suite): Promise<SavedServer[]> {
+export async function suiteServersToCheck(
+  suites: Pick<SuiteStore, 'sealedServers'>,
+  suite: Suite,
+): Promise<SavedServer[]> {
   const unique = [...new Set(suite.serverIds)];
   if (unique.length === 0) return [];
-  const servers = await getStoredServersByIds(sql, suite.projectId, unique);
-  return servers.length === unique.length && servers.every((s) => s.enabled)
-    ? servers.map((s) => toSavedServer(box, s))
-    : [];
+  const servers = await suites.sealedServers(suite.projectId, unique);
+  return servers.length === unique.length && servers.every((s) => s.enabled) ? servers.map((s) => s.open()) : [];
 }

@@ -74,3 +74,50 @@ export interface Case {
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** A case as its author writes it (a new case, or one of a suite's tests written by title + prompt). */
+export interface CaseInput {
+  title: string;
+  query: string;
+  runs?: number;
+  model?: string;
+  provider?: string;
+  /** several models: each runs every iteration of the case; `model`/`provider` are then the first one's */
+  models?: ModelChoice[];
+  expectedToolCalls?: { toolName: string; arguments?: Record<string, unknown> }[];
+  isNegativeTest?: boolean;
+  expectedOutput?: string;
+  outputCheck?: StoredOutputCheck;
+  turns?: StoredTurn[];
+  scenario?: string;
+  advancedConfig?: Record<string, unknown>;
+  matchOptions?: Record<string, unknown>;
+  elicitation?: CaseElicitation;
+  externalCaseId?: string;
+}
+
+/** A change to a case: a field left undefined stays; null clears an optional one. */
+export interface CaseChanges {
+  title?: string;
+  query?: string;
+  runs?: number;
+  model?: string | null;
+  provider?: string | null;
+  /** a list replaces the case's model(s); null (or a lone model/provider change) leaves one model */
+  models?: ModelChoice[] | null;
+  expectedToolCalls?: CaseInput['expectedToolCalls'];
+  isNegativeTest?: boolean;
+  expectedOutput?: string | null;
+  outputCheck?: CaseInput['outputCheck'] | null;
+  turns?: CaseInput['turns'] | null;
+  scenario?: string | null;
+  advancedConfig?: Record<string, unknown> | null;
+  matchOptions?: Record<string, unknown> | null;
+  elicitation?: CaseInput['elicitation'] | null;
+}
+
+/** What writing several cases at once did: each one committed, or failed with its reason (the others still commit). */
+export interface CaseUpsert {
+  committed: { id: string; name: string }[];
+  failed: { id?: string; name: string; error: string }[];
+}

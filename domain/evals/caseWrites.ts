@@ -1,31 +1,30 @@
-import type { Tx } from '../../db/connection.js';
-import { findCaseByIdentity, type CaseChanges } from '../../db/evalCases.js';
-import { lockLiveSuite } from '../../db/evalSuites.js';
-import type { SecretBox } from '../ports/secretBox.js';
-import type { Db } from '../../db/connection.js';
+import type { SuiteStore } from '../ports/suiteStore.js';
 import { suiteServersToCheck } from '../access/suite.js';
 import { notFound, refused } from '../failures.js';
 import type { McpOperations } from '../mcp/index.js';
 import { caseShapeIssues, turnsExpectedToolCalls } from './caseShape.js';
 import { checkExpectedTools, type UnknownToolWarning } from './expectedTools.js';
-import type { Case } from './case.js';
+import type { Case, CaseChanges } from './case.js';
 import type { Suite } from './suite.js';
 
-// Stryker disable all: not mutated, they only call the database or the MCP servers (lockSuiteForCases,
+// Stryker disable all: not mutated, they only call storage or the MCP servers (lockSuiteForCases,
 // refuseDuplicateCase, caseWarnings; test/integration/use-cases/suites-cases.test.ts covers them); turnChanges is pure
-/** The suite locked for case writes (404 if deleted meanwhile): writes to one suite's cases happen one at a time. */
-export async function lockSuiteForCases(tx: Tx, suite: Suite): Promise<void> {
-  if (!(await lockLiveSuite(tx, suite.id))) throw notFound('eval suite', { suiteId: suite.id });
+/**
+ * The suite locked for case writes (404 if deleted meanwhile): writes to one suite's cases happen one at a time.
+ * `suites` is a transaction's store (SuiteStore.transaction): the lock holds until it ends.
+ */
+export async function lockSuiteForCases(suites: Pick<SuiteStore, 'lockLive'>, suite: Suite): Promise<void> {
+  if (!(await suites.lockLive(suite.id))) throw notFound('eval suite', { suiteId: suite.id });
 }
 
 /** Cases are identified within a suite by title + prompt: a second case with both equal is refused. */
 export async function refuseDuplicateCase(
-  tx: Tx,
+  suites: Pick<SuiteStore, 'findCaseByIdentity'>,
   suiteId: string,
   identity: { title: string; query: string },
   exceptId?: string,
 ): Promise<void> {
-  const other = await findCaseByIdentity(tx, suiteId, identity, exceptId);
+  const other = await suites.findCaseByIdentity(suiteId, identity, exceptId);
   if (!other) return;
   throw refused(
     `case ${other.id} of this suite already has this title and prompt; cases are identified by title + prompt within a suite: change one of them, or edit ${other.id}`,
@@ -62,11 +61,11 @@ export function turnChanges(current: Case, body: CaseChanges): CaseChanges {
 // Stryker disable all: reads the suite's servers (see above)
 /** Expected tools of the case the suite's servers do not list: a warning, never a refusal. */
 export async function caseWarnings(
-  deps: { sql: Db; box: SecretBox; mcp: McpOperations },
+  deps: { suites: Pick<SuiteStore, 'sealedServers'>; mcp: McpOperations },
   suite: Suite,
   row: Case,
 ): Promise<UnknownToolWarning[]> {
-  return await checkExpectedTools(deps.mcp, await suiteServersToCheck(deps.sql, deps.box, suite), [
+  return await checkExpectedTools(deps.mcp, await suiteServersToCheck(deps.suites, suite), [
     { title: row.title, expectedToolCalls: row.expectedToolCalls },
   ]);
 }

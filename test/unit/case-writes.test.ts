@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CaseChanges } from '../../db/evalCases.js';
-import type { Case } from '../../domain/evals/case.js';
+import type { Case, CaseChanges } from '../../domain/evals/case.js';
 import { turnChanges } from '../../domain/evals/caseWrites.js';
 import { OperationFailure } from '../../domain/failures.js';
 

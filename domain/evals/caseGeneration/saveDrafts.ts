@@ -1,9 +1,8 @@
-import { inTransaction, type Db } from '../../../db/connection.js';
-import { listCases, lockLiveSuite, lockSuiteCases, upsertCases } from '../../../db/evalSuites.js';
 import { OperationFailure } from '../../failures.js';
 import { checkSuiteCases } from '../../limits.js';
 import type { CaseDraft, SkippedDraft } from './drafts.js';
 import type { Case } from '../case.js';
+import type { SuiteStore } from '../../ports/suiteStore.js';
 
 /** The model and provider saved with every generated case (none: the case runs on the suite's default model). */
 export interface GeneratedCaseModel {
@@ -17,17 +16,17 @@ export interface GeneratedCaseModel {
  * Past the cases a suite may hold, the whole batch is refused (TOO_MANY_CASES) and nothing is written.
  */
 export async function saveDrafts(
-  sql: Db,
+  suites: SuiteStore,
   suiteId: string,
   drafts: readonly CaseDraft[],
   caseModel: GeneratedCaseModel,
 ): Promise<{ created: Case[]; skipped: SkippedDraft[] }> {
-  return await inTransaction(sql, async (tx) => {
+  return await suites.transaction(async (tx) => {
     // A suite deleted while its cases were being drafted gets none.
-    if (!(await lockLiveSuite(tx, suiteId)))
+    if (!(await tx.lockLive(suiteId)))
       throw new OperationFailure('NOT_FOUND', `eval suite ${suiteId} not found`, { suiteId });
-    const { cases } = await lockSuiteCases(tx, suiteId);
-    const existing = new Set((await listCases(tx, suiteId)).map((c) => `${c.title}\u0000${c.query}`));
+    const cases = await tx.lockCases(suiteId);
+    const existing = new Set((await tx.cases(suiteId)).map((c) => `${c.title}\u0000${c.query}`));
     const skipped: SkippedDraft[] = [];
     const fresh = drafts.filter((d) => {
       if (!existing.has(`${d.title}\u0000${d.query}`)) return true;
@@ -35,8 +34,7 @@ export async function saveDrafts(
       return false;
     });
     checkSuiteCases(suiteId, cases, fresh.length);
-    const upsert = await upsertCases(
-      tx,
+    const upsert = await tx.upsertCases(
       suiteId,
       fresh.map((d) => ({
         title: d.title,
@@ -49,7 +47,7 @@ export async function saveDrafts(
     );
     skipped.push(...upsert.failed.map((f) => ({ title: f.name, error: f.error })));
     const ids = new Set(upsert.committed.map((c) => c.id));
-    const created = (await listCases(tx, suiteId)).filter((c) => ids.has(c.id));
+    const created = (await tx.cases(suiteId)).filter((c) => ids.has(c.id));
     return { created, skipped };
   });
 }

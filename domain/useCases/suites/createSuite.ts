@@ -1,14 +1,12 @@
-import { inTransaction, type Db } from '../../../db/connection.js';
-import { createSuite as insertSuite, upsertCases, type CaseInput, type CaseUpsert } from '../../../db/evalSuites.js';
-import { findHost } from '../../../db/hosts.js';
-import type { SecretBox } from '../../ports/secretBox.js';
-import { requireProject } from '../../access/project.js';
+import type { SuiteServers } from '../../ports/suiteServers.js';
+import type { SuiteStore } from '../../ports/suiteStore.js';
+import { requireVisibleProject } from '../../access/visibleProject.js';
 import { checkExpectedTools, type UnknownToolWarning } from '../../evals/expectedTools.js';
-import { requireServers } from '../../evals/serverSelection.js';
 import { notFound, refused } from '../../failures.js';
 import type { McpOperations } from '../../mcp/index.js';
 import type { Principal } from '../../principal.js';
 import type { IterationIsolation } from '../../catalog/server.js';
+import type { CaseInput, CaseUpsert } from '../../evals/case.js';
 import type { PassCriteria, RunBudget } from '../../evals/run.js';
 import type { JudgeModel, ModelChoice } from '../../evals/suite.js';
 
@@ -50,17 +48,17 @@ export interface CreatedSuite {
  * Authors a suite with its cases, in one transaction: a new suite none of whose cases could be saved is not kept
  * (as in the real product). Expected tools no server has are checked while the suite is written.
  */
-export function createSuite(deps: { sql: Db; box: SecretBox; mcp: McpOperations }) {
+export function createSuite(deps: { suites: SuiteStore; servers: SuiteServers; mcp: McpOperations }) {
   return async function createSuite(input: {
     principal: Principal;
     projectId: string;
     suite: NewSuiteInput;
   }): Promise<CreatedSuite> {
-    const { sql, box, mcp } = deps;
+    const { suites, mcp } = deps;
     const body = input.suite;
-    const project = await requireProject(sql, input.principal, input.projectId);
-    const servers = await requireServers(sql, box, project.id, body.serverIds);
-    if (body.hostId && !(await findHost(sql, project.id, body.hostId))) throw notFound('host', { hostId: body.hostId });
+    const project = await requireVisibleProject(suites, input.principal, input.projectId);
+    const servers = await deps.servers.requireServers(project.id, body.serverIds);
+    if (body.hostId && !(await suites.host(project.id, body.hostId))) throw notFound('host', { hostId: body.hostId });
     const checked = checkExpectedTools(
       mcp,
       servers,
@@ -68,8 +66,8 @@ export function createSuite(deps: { sql: Db; box: SecretBox; mcp: McpOperations 
     );
     // Awaited below in any case, so a refusal does not leave it rejected unobserved.
     checked.catch(() => undefined);
-    const created = await inTransaction(sql, async (tx) => {
-      const suite = await insertSuite(tx, {
+    const created = await suites.transaction(async (tx) => {
+      const suite = await tx.create({
         projectId: project.id,
         name: body.name,
         description: body.description,
@@ -83,8 +81,7 @@ export function createSuite(deps: { sql: Db; box: SecretBox; mcp: McpOperations 
         iterationIsolation: body.isolation,
         judgeModel: body.judgeModel,
       });
-      const caseUpsert = await upsertCases(
-        tx,
+      const caseUpsert = await tx.upsertCases(
         suite.id,
         body.tests.map((t) => ({ ...t, provider: t.provider ?? body.provider })),
       );

@@ -1,5 +1,4 @@
-import { inTransaction, type Db } from '../../../db/connection.js';
-import { deleteSuite as removeSuite } from '../../../db/evalSuites.js';
+import type { SuiteStore } from '../../ports/suiteStore.js';
 import { requireSuite } from '../../access/suite.js';
 import { notFound, refused } from '../../failures.js';
 import type { SuiteSchedules } from '../../ports/suiteSchedules.js';
@@ -24,17 +23,17 @@ const howToEnd = (run: Run) =>
  * Deletes a suite and its schedule; its past runs stay readable. A suite with a running run is refused
  * (SUITE_HAS_RUNNING_RUNS), after the runs whose workflow already closed are ended.
  */
-export function deleteSuite(deps: { sql: Db; schedules: SuiteSchedules; reconciler: ClosedRunCheck }) {
+export function deleteSuite(deps: { suites: SuiteStore; schedules: SuiteSchedules; reconciler: ClosedRunCheck }) {
   return async function deleteSuite(input: {
     principal: Principal;
     projectId: string;
     suiteId: string;
   }): Promise<{ id: string }> {
-    const { sql, schedules, reconciler } = deps;
-    const suite = await requireSuite(sql, input.principal, input);
+    const { suites, schedules, reconciler } = deps;
+    const suite = await requireSuite(suites, input.principal, input);
     const remove = () =>
-      inTransaction(sql, async (tx) => {
-        const outcome = await removeSuite(tx, suite.projectId, suite.id);
+      suites.transaction(async (tx) => {
+        const outcome = await tx.delete(suite.projectId, suite.id);
         // Its schedule goes before the deletion commits: a deleted suite never keeps a schedule firing.
         if (outcome?.deleted) await schedules.remove(suite.id);
         return outcome;

@@ -1,9 +1,7 @@
-import type { Db } from '../../../db/connection.js';
-import { updateSuite } from '../../../db/evalSuites.js';
-import { findHost } from '../../../db/hosts.js';
 import type { Logger } from '../../ports/logger.js';
+import type { SuiteServers } from '../../ports/suiteServers.js';
+import type { SuiteStore } from '../../ports/suiteStore.js';
 import { requireSuite, requireSuiteDetail, type SuiteDetail } from '../../access/suite.js';
-import { requireServerSelection } from '../../evals/serverSelection.js';
 import { notFound } from '../../failures.js';
 import type { SuiteSchedules } from '../../ports/suiteSchedules.js';
 import type { Principal } from '../../principal.js';
@@ -36,20 +34,20 @@ export interface SuiteEdit {
  * memo where it fires); cosmetic, so a schedule service that cannot be reached now leaves the old name there rather
  * than failing the edit.
  */
-export function editSuite(deps: { sql: Db; schedules: SuiteSchedules; log: Logger }) {
+export function editSuite(deps: { suites: SuiteStore; servers: SuiteServers; schedules: SuiteSchedules; log: Logger }) {
   return async function editSuite(input: {
     principal: Principal;
     projectId: string;
     suiteId: string;
     changes: SuiteEdit;
   }): Promise<SuiteDetail> {
-    const { sql, schedules, log } = deps;
+    const { suites, schedules, log } = deps;
     const body = input.changes;
-    const suite = await requireSuite(sql, input.principal, input);
-    const servers = body.serverIds ? await requireServerSelection(sql, suite.projectId, body.serverIds) : undefined;
-    if (body.hostId && !(await findHost(sql, suite.projectId, body.hostId)))
+    const suite = await requireSuite(suites, input.principal, input);
+    const servers = body.serverIds ? await deps.servers.requireSelection(suite.projectId, body.serverIds) : undefined;
+    if (body.hostId && !(await suites.host(suite.projectId, body.hostId)))
       throw notFound('host', { hostId: body.hostId });
-    const updated = await updateSuite(sql, suite.projectId, suite.id, {
+    const updated = await suites.update(suite.projectId, suite.id, {
       name: body.name,
       description: body.description === null ? '' : body.description,
       serverIds: servers?.map((s) => s.id),
@@ -62,7 +60,7 @@ export function editSuite(deps: { sql: Db; schedules: SuiteSchedules; log: Logge
       judgeModel: body.judgeModel,
     });
     if (!updated) throw notFound('eval suite', { suiteId: input.suiteId });
-    const detail = await requireSuiteDetail(sql, updated.projectId, updated.id);
+    const detail = await requireSuiteDetail(suites, updated.projectId, updated.id);
     const interval = detail.suite.scheduleIntervalMinutes;
     if (body.name !== undefined && body.name !== suite.name && interval !== null) {
       await schedules

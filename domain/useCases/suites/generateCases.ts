@@ -1,9 +1,6 @@
-import type { Db } from '../../../db/connection.js';
-import { findSuite, listCases } from '../../../db/evalSuites.js';
-import { findHost } from '../../../db/hosts.js';
-import { getProviderKeys } from '../../../db/providerKeys.js';
-import type { SecretBox } from '../../ports/secretBox.js';
-import { requireProject } from '../../access/project.js';
+import type { SuiteServers } from '../../ports/suiteServers.js';
+import type { SuiteStore } from '../../ports/suiteStore.js';
+import { requireVisibleProject } from '../../access/visibleProject.js';
 import type { SkippedDraft } from '../../evals/caseGeneration/drafts.js';
 import { generateCaseDrafts, type DraftOutcome } from '../../evals/caseGeneration/generateDrafts.js';
 import {
@@ -12,7 +9,6 @@ import {
   resolveGenerationModel,
 } from '../../evals/caseGeneration/generationModel.js';
 import { saveDrafts } from '../../evals/caseGeneration/saveDrafts.js';
-import { requireServerSelection, requireServers } from '../../evals/serverSelection.js';
 import { notFound, refused } from '../../failures.js';
 import { hostClientProfile, requireAllowedRoots, type McpOperations } from '../../mcp/index.js';
 import type { HostedModelCatalog } from '../../models/catalog.js';
@@ -39,7 +35,12 @@ export interface GeneratedCases {
  * runs) and saves the valid ones as cases of the suite. The servers are asked as the suite's runs ask them: with its
  * host's client profile when it has one. Nothing is saved when the model fails.
  */
-export function generateCases(deps: { sql: Db; box: SecretBox; mcp: McpOperations; catalog: HostedModelCatalog }) {
+export function generateCases(deps: {
+  suites: SuiteStore;
+  servers: SuiteServers;
+  mcp: McpOperations;
+  catalog: HostedModelCatalog;
+}) {
   return async function generateCases(input: {
     principal: Principal;
     projectId: string;
@@ -48,9 +49,9 @@ export function generateCases(deps: { sql: Db; box: SecretBox; mcp: McpOperation
     model?: string;
     provider?: string;
   }): Promise<GeneratedCases> {
-    const { sql, box, mcp, catalog } = deps;
-    const project = await requireProject(sql, input.principal, input.projectId);
-    const suite = await findSuite(sql, project.id, input.suiteId);
+    const { suites, mcp, catalog } = deps;
+    const project = await requireVisibleProject(suites, input.principal, input.projectId);
+    const suite = await suites.find(project.id, input.suiteId);
     if (!suite) throw notFound('eval suite', { suiteId: input.suiteId });
     if (suite.serverIds.length === 0) {
       throw refused('this suite has no saved server selection: there are no tools to draft cases from', {
@@ -58,14 +59,14 @@ export function generateCases(deps: { sql: Db; box: SecretBox; mcp: McpOperation
         reason: 'NO_SAVED_SERVER_SELECTION',
       });
     }
-    await requireServerSelection(sql, project.id, suite.serverIds);
-    const host = suite.hostId === null ? undefined : await findHost(sql, project.id, suite.hostId);
-    const cases = await listCases(sql, suite.id);
+    await deps.servers.requireSelection(project.id, suite.serverIds);
+    const host = suite.hostId === null ? undefined : await suites.host(project.id, suite.hostId);
+    const cases = await suites.cases(suite.id);
     const generation = chooseGenerationModel({ model: input.model, provider: input.provider }, suite, cases);
-    const orgProviderKeys = await getProviderKeys(sql, box, input.principal.organizationId);
+    const orgProviderKeys = await suites.providerKeys(input.principal.organizationId);
     const resolved = resolveGenerationModel(generation, { catalog, orgProviderKeys, modelApiKeys: {} });
     // The servers' secrets are opened once every check passed, for drafting, which connects to them.
-    const servers = await requireServers(sql, box, project.id, suite.serverIds);
+    const servers = await deps.servers.requireServers(project.id, suite.serverIds);
     const profile = host ? hostClientProfile(host.config) : undefined;
     if (profile) requireAllowedRoots(profile, servers);
     const profiled = profile ? servers.map((s) => ({ ...s, clientProfile: profile })) : servers;
@@ -74,7 +75,7 @@ export function generateCases(deps: { sql: Db; box: SecretBox; mcp: McpOperation
       { mcp },
       { servers: profiled, model: createLanguageModel(resolved), count: input.count },
     );
-    const saved = await saveDrafts(sql, suite.id, outcome.drafts, generatedCaseModel(suite, cases, generation));
+    const saved = await saveDrafts(suites, suite.id, outcome.drafts, generatedCaseModel(suite, cases, generation));
     return {
       generationModel: generation.model,
       provider: resolved.provider,

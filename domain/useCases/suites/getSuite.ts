@@ -1,18 +1,18 @@
-import type { Db } from '../../../db/connection.js';
-import { requireProject } from '../../access/project.js';
+import type { SuiteStore } from '../../ports/suiteStore.js';
+import { requireVisibleProject } from '../../access/visibleProject.js';
 import { requireSuiteDetail, type SuiteDetail } from '../../access/suite.js';
 import type { Principal } from '../../principal.js';
 
 /** One live suite with its schedule state and the names of its servers. */
-export function getSuite(deps: { sql: Db }) {
+export function getSuite(deps: { suites: SuiteStore }) {
   return async function getSuite(input: {
     principal: Principal;
     projectId: string;
     suiteId: string;
   }): Promise<SuiteDetail> {
     // The suite is read once, with its schedule state (requireSuite and then the detail would read it twice).
-    const project = await requireProject(deps.sql, input.principal, input.projectId);
-    return await requireSuiteDetail(deps.sql, project.id, input.suiteId);
+    const project = await requireVisibleProject(deps.suites, input.principal, input.projectId);
+    return await requireSuiteDetail(deps.suites, project.id, input.suiteId);
   };
 }
 

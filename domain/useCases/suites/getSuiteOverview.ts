@@ -1,10 +1,8 @@
-import type { Db } from '../../../db/connection.js';
-import { listSuiteRuns, runsProgress } from '../../../db/evalRuns.js';
-import { caseRunTallies, listCaseHeadings } from '../../../db/evalSuites.js';
-import { requireProject } from '../../access/project.js';
+import type { PageCursors } from '../../ports/pageCursors.js';
+import type { SuiteStore } from '../../ports/suiteStore.js';
+import { requireVisibleProject } from '../../access/visibleProject.js';
 import { requireSuiteDetail, type SuiteDetail } from '../../access/suite.js';
 import type { Principal } from '../../principal.js';
-import type { PageCursors } from '../catalog/listChatSessions.js';
 import type { Progress, Run } from '../../evals/run.js';
 
 export interface SuiteOverview {
@@ -20,7 +18,7 @@ export interface SuiteOverview {
  * A suite at a glance: its detail, its recent runs and a page of its cases with their pass rate across those runs.
  * A fixed number of statements, whatever the number of runs, and a bounded answer, whatever the number of cases.
  */
-export function getSuiteOverview(deps: { sql: Db; cursors: PageCursors }) {
+export function getSuiteOverview(deps: { suites: SuiteStore; cursors: PageCursors }) {
   return async function getSuiteOverview(input: {
     principal: Principal;
     projectId: string;
@@ -31,23 +29,22 @@ export function getSuiteOverview(deps: { sql: Db; cursors: PageCursors }) {
     /** a casesNextCursor of this suite's overview */
     casesCursor?: string;
   }): Promise<SuiteOverview> {
-    const { sql, cursors } = deps;
-    const project = await requireProject(sql, input.principal, input.projectId);
+    const { suites, cursors } = deps;
+    const project = await requireVisibleProject(suites, input.principal, input.projectId);
     // The detail is read first: it is the 404 for a suite that is not the project's (or deleted).
-    const detail = await requireSuiteDetail(sql, project.id, input.suiteId);
+    const detail = await requireSuiteDetail(suites, project.id, input.suiteId);
     const suiteId = detail.suite.id;
     const scope = `overview-cases:${suiteId}`;
     const after = input.casesCursor === undefined ? undefined : cursors.decode<string>(scope, input.casesCursor);
     const [runs, headings] = await Promise.all([
-      listSuiteRuns(sql, suiteId, input.limit),
-      listCaseHeadings(sql, suiteId, after, input.casesLimit + 1),
+      suites.runs(suiteId, input.limit),
+      suites.caseHeadings(suiteId, after, input.casesLimit + 1),
     ]);
     const cases = headings.slice(0, input.casesLimit);
     const runIds = runs.map((r) => r.id);
     const [progress, tallies] = await Promise.all([
-      runsProgress(sql, runIds),
-      caseRunTallies(
-        sql,
+      suites.progressOf(runIds),
+      suites.caseRunTallies(
         runIds,
         cases.map((c) => c.id),
       ),

@@ -1,18 +1,17 @@
-import type { Db } from '../../../db/connection.js';
-import { listCases as readCases } from '../../../db/evalSuites.js';
+import type { SuiteStore } from '../../ports/suiteStore.js';
 import { requireSuite } from '../../access/suite.js';
 import type { Principal } from '../../principal.js';
 import type { Case } from '../../evals/case.js';
 
 /** A suite's cases, oldest first. */
-export function listCases(deps: { sql: Db }) {
+export function listCases(deps: { suites: SuiteStore }) {
   return async function listCases(input: {
     principal: Principal;
     projectId: string;
     suiteId: string;
   }): Promise<Case[]> {
-    const suite = await requireSuite(deps.sql, input.principal, input);
-    return await readCases(deps.sql, suite.id);
+    const suite = await requireSuite(deps.suites, input.principal, input);
+    return await deps.suites.cases(suite.id);
   };
 }
 

@@ -1,25 +1,21 @@
-import type { Db } from '../../../db/connection.js';
-import { listSuiteRuns as readSuiteRuns, runsProgress } from '../../../db/evalRuns.js';
+import type { SuiteStore } from '../../ports/suiteStore.js';
 import { requireSuite } from '../../access/suite.js';
 import type { Principal } from '../../principal.js';
 import type { Progress, Run } from '../../evals/run.js';
 
 /** A suite's recent runs, newest first, each with its progress. */
-export function listSuiteRuns(deps: { sql: Db }) {
+export function listSuiteRuns(deps: { suites: SuiteStore }) {
   return async function listSuiteRuns(input: {
     principal: Principal;
     projectId: string;
     suiteId: string;
     limit: number;
   }): Promise<{ run: Run; progress: Progress }[]> {
-    const { sql } = deps;
-    const suite = await requireSuite(sql, input.principal, input);
-    const runs = await readSuiteRuns(sql, suite.id, input.limit);
+    const { suites } = deps;
+    const suite = await requireSuite(suites, input.principal, input);
+    const runs = await suites.runs(suite.id, input.limit);
     // Every run's progress in one query, not one per run.
-    const progress = await runsProgress(
-      sql,
-      runs.map((run) => run.id),
-    );
+    const progress = await suites.progressOf(runs.map((run) => run.id));
     return runs.map((run) => ({ run, progress: progress.get(run.id)! }));
   };
 }

@@ -1,14 +1,13 @@
-import type { Db } from '../../../db/connection.js';
-import { listSuitesWithStats } from '../../../db/evalSuites.js';
-import { requireProject } from '../../access/project.js';
+import type { SuiteStore } from '../../ports/suiteStore.js';
+import { requireVisibleProject } from '../../access/visibleProject.js';
 import type { Principal } from '../../principal.js';
 import type { SuiteWithStats } from '../../evals/suite.js';
 
 /** A project's suites with their latest run, totals, pass-rate trend and schedule state. */
-export function listSuites(deps: { sql: Db }) {
+export function listSuites(deps: { suites: SuiteStore }) {
   return async function listSuites(input: { principal: Principal; projectId: string }): Promise<SuiteWithStats[]> {
-    const project = await requireProject(deps.sql, input.principal, input.projectId);
-    return await listSuitesWithStats(deps.sql, project.id);
+    const project = await requireVisibleProject(deps.suites, input.principal, input.projectId);
+    return await deps.suites.list(project.id);
   };
 }
 

@@ -1,12 +1,5 @@
-import { inTransaction, type Db } from '../../../db/connection.js';
-import { listStoredServers } from '../../../db/servers.js';
-import {
-  countEnabledSchedules,
-  findSuiteWithSchedule,
-  lockSuiteSchedule,
-  setSuiteSchedule as saveSuiteSchedule,
-} from '../../../db/suiteSchedules.js';
-import { requireProject } from '../../access/project.js';
+import type { SuiteStore } from '../../ports/suiteStore.js';
+import { requireVisibleProject } from '../../access/visibleProject.js';
 import type { SuiteDetail } from '../../access/suite.js';
 import { notFound, refused } from '../../failures.js';
 import { checkEnabledSchedules } from '../../limits.js';
@@ -19,7 +12,7 @@ import type { Principal } from '../../principal.js';
  * the service took it. An enabled schedule needs the suite's saved servers, and counts against the organization's
  * bound on scheduled suites.
  */
-export function setSuiteSchedule(deps: { sql: Db; schedules: SuiteSchedules }) {
+export function setSuiteSchedule(deps: { suites: SuiteStore; schedules: SuiteSchedules }) {
   return async function setSuiteSchedule(input: {
     principal: Principal;
     projectId: string;
@@ -28,10 +21,10 @@ export function setSuiteSchedule(deps: { sql: Db; schedules: SuiteSchedules }) {
     /** unchanged when left out (or null) */
     intervalMinutes?: number | null;
   }): Promise<SuiteDetail> {
-    const { sql, schedules } = deps;
-    const project = await requireProject(sql, input.principal, input.projectId);
-    const suite = await inTransaction(sql, async (tx) => {
-      const current = await lockSuiteSchedule(tx, project.id, input.suiteId);
+    const { suites, schedules } = deps;
+    const project = await requireVisibleProject(suites, input.principal, input.projectId);
+    const suite = await suites.transaction(async (tx) => {
+      const current = await tx.lockSchedule(project.id, input.suiteId);
       if (!current) throw notFound('eval suite', { suiteId: input.suiteId });
       // A scheduled run has no request to name servers: it runs on the suite's saved ones.
       if (input.enabled && current.serverIds.length === 0) {
@@ -43,7 +36,7 @@ export function setSuiteSchedule(deps: { sql: Db; schedules: SuiteSchedules }) {
       if (input.enabled && !current.scheduleEnabled)
         checkEnabledSchedules(
           current.organizationId,
-          await countEnabledSchedules(tx, current.organizationId, current.id),
+          await tx.countEnabledSchedules(current.organizationId, current.id),
         );
       const intervalMinutes = input.intervalMinutes ?? current.scheduleIntervalMinutes;
       await schedules.apply({
@@ -54,10 +47,10 @@ export function setSuiteSchedule(deps: { sql: Db; schedules: SuiteSchedules }) {
         enabled: input.enabled,
         intervalMinutes,
       });
-      await saveSuiteSchedule(tx, current.id, { enabled: input.enabled, intervalMinutes });
-      return (await findSuiteWithSchedule(tx, project.id, current.id))!;
+      await tx.saveSchedule(current.id, { enabled: input.enabled, intervalMinutes });
+      return (await tx.findWithSchedule(project.id, current.id))!;
     });
-    return { suite, servers: await listStoredServers(sql, project.id) };
+    return { suite, servers: await suites.projectServers(project.id) };
   };
 }
 

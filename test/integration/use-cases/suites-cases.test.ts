@@ -3,7 +3,10 @@ import { createCaseBody, updateCaseBody } from '../../../api/schemas/cases.js';
 import { createSuiteBody } from '../../../api/schemas/evals.js';
 import { SecretBox } from '../../../db/secretBox.js';
 import { createServer } from '../../../db/servers.js';
+import { createSuiteStore } from '../../../db/suiteStore.js';
 import type { McpOperations } from '../../../domain/mcp/index.js';
+import type { SuiteServers } from '../../../domain/ports/suiteServers.js';
+import type { SuiteStore } from '../../../domain/ports/suiteStore.js';
 import type { Principal } from '../../../domain/principal.js';
 import { addCase } from '../../../domain/useCases/suites/addCase.js';
 import { createSuite } from '../../../domain/useCases/suites/createSuite.js';
@@ -12,6 +15,7 @@ import { editCase } from '../../../domain/useCases/suites/editCase.js';
 import { generateCases } from '../../../domain/useCases/suites/generateCases.js';
 import { getCase } from '../../../domain/useCases/suites/getCase.js';
 import { listCases } from '../../../domain/useCases/suites/listCases.js';
+import { createSuiteServers } from '../../../runtime/suiteServers.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { seedOrganization, type SeededOrganization } from '../../helpers/seed.js';
 
@@ -36,12 +40,16 @@ describe('case use cases', () => {
   let serverId: string;
   let suiteId: string;
   let echoCaseId: string;
+  let suites: SuiteStore;
+  let suiteServers: SuiteServers;
   const box = SecretBox.fromSetting(SecretBox.generateKey());
-  const deps = () => ({ sql: db.sql, box, mcp });
+  const deps = () => ({ suites, servers: suiteServers, mcp });
   const ids = () => ({ principal, projectId: org.projectId, suiteId });
 
   beforeAll(async () => {
     db = await createTestDatabase();
+    suites = createSuiteStore(db.sql, box);
+    suiteServers = createSuiteServers(db.sql, box);
     org = await seedOrganization(db.sql);
     principal = principalOf(org);
     serverId = (
@@ -77,8 +85,8 @@ describe('case use cases', () => {
     await expect(
       addCase(deps())({ ...ids(), case: createCaseBody.parse({ title: 'echo', prompt: 'echo hi' }) }),
     ).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'DUPLICATE_CASE', caseId: echoCaseId } });
-    expect((await listCases({ sql: db.sql })(ids())).map((c) => c.title)).toEqual(['echo', 'other']);
-    expect(await getCase({ sql: db.sql })({ ...ids(), caseId: added.case.id })).toEqual(added.case);
+    expect((await listCases({ suites })(ids())).map((c) => c.title)).toEqual(['echo', 'other']);
+    expect(await getCase({ suites })({ ...ids(), caseId: added.case.id })).toEqual(added.case);
   });
 
   it('editCase applies an edit, checks it against the case, and warns only when expectations changed', async () => {
@@ -112,11 +120,11 @@ describe('case use cases', () => {
       ...ids(),
       case: createCaseBody.parse({ title: 'gone', prompt: 'soon' }),
     });
-    await deleteCase({ sql: db.sql })({ ...ids(), caseId: added.id });
-    await expect(getCase({ sql: db.sql })({ ...ids(), caseId: added.id })).rejects.toMatchObject({
+    await deleteCase({ suites })({ ...ids(), caseId: added.id });
+    await expect(getCase({ suites })({ ...ids(), caseId: added.id })).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
-    await expect(deleteCase({ sql: db.sql })({ ...ids(), caseId: added.id })).rejects.toMatchObject({
+    await expect(deleteCase({ suites })({ ...ids(), caseId: added.id })).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
   });

@@ -2,8 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertRun } from '../../../db/evalRuns.js';
 import { SecretBox } from '../../../db/secretBox.js';
 import { createServer } from '../../../db/servers.js';
+import { createSuiteStore } from '../../../db/suiteStore.js';
 import type { McpOperations } from '../../../domain/mcp/index.js';
 import type { SuiteSchedules, SuiteScheduleTarget } from '../../../domain/ports/suiteSchedules.js';
+import type { SuiteServers } from '../../../domain/ports/suiteServers.js';
+import type { SuiteStore } from '../../../domain/ports/suiteStore.js';
 import type { Principal } from '../../../domain/principal.js';
 import type { PageCursors } from '../../../domain/useCases/catalog/listChatSessions.js';
 import { createSuite } from '../../../domain/useCases/suites/createSuite.js';
@@ -15,6 +18,7 @@ import { listSuiteRuns } from '../../../domain/useCases/suites/listSuiteRuns.js'
 import { listSuites } from '../../../domain/useCases/suites/listSuites.js';
 import { setSuiteSchedule } from '../../../domain/useCases/suites/setSuiteSchedule.js';
 import { createSuiteBody } from '../../../api/schemas/evals.js';
+import { createSuiteServers } from '../../../runtime/suiteServers.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { seedOrganization, type SeededOrganization } from '../../helpers/seed.js';
 import type { Run } from '../../../domain/evals/run.js';
@@ -68,6 +72,8 @@ describe('suite use cases', () => {
   let other: SeededOrganization;
   let principal: Principal;
   let serverId: string;
+  let suites: SuiteStore;
+  let suiteServers: SuiteServers;
   const box = SecretBox.fromSetting(SecretBox.generateKey());
   const suiteInput = (more: Record<string, unknown> = {}) =>
     createSuiteBody.parse({
@@ -83,6 +89,8 @@ describe('suite use cases', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
+    suites = createSuiteStore(db.sql, box);
+    suiteServers = createSuiteServers(db.sql, box);
     org = await seedOrganization(db.sql);
     other = await seedOrganization(db.sql);
     principal = principalOf(org);
@@ -98,7 +106,7 @@ describe('suite use cases', () => {
   afterAll(async () => db?.drop());
 
   it('createSuite writes the suite with its cases and warns about tools no server lists', async () => {
-    const created = await createSuite({ sql: db.sql, box, mcp })({
+    const created = await createSuite({ suites, servers: suiteServers, mcp })({
       principal,
       projectId: org.projectId,
       suite: suiteInput(),
@@ -110,9 +118,9 @@ describe('suite use cases', () => {
       warnings: [{ reason: 'UNKNOWN_TOOL', toolName: 'nope', testTitle: 'missing' }],
     });
     expect(created.caseUpsert.committed).toHaveLength(2);
-    const listed = await listSuites({ sql: db.sql })({ principal, projectId: org.projectId });
+    const listed = await listSuites({ suites })({ principal, projectId: org.projectId });
     expect(listed.map((s) => s.id)).toContain(created.suiteId);
-    const { suite, servers } = await getSuite({ sql: db.sql })({
+    const { suite, servers } = await getSuite({ suites })({
       principal,
       projectId: org.projectId,
       suiteId: created.suiteId,
@@ -122,7 +130,7 @@ describe('suite use cases', () => {
   });
 
   it('createSuite refuses a host or servers the project does not have, and a key of another organization', async () => {
-    const create = createSuite({ sql: db.sql, box, mcp });
+    const create = createSuite({ suites, servers: suiteServers, mcp });
     await expect(
       create({ principal, projectId: org.projectId, suite: suiteInput({ hostId: 'hst_nope' }) }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND', details: { hostId: 'hst_nope' } });
@@ -135,37 +143,40 @@ describe('suite use cases', () => {
   });
 
   it('editSuite changes the suite and renames its schedule; a schedule service away does not fail the edit', async () => {
-    const { suiteId } = await createSuite({ sql: db.sql, box, mcp })({
+    const { suiteId } = await createSuite({ suites, servers: suiteServers, mcp })({
       principal,
       projectId: org.projectId,
       suite: suiteInput(),
     });
     const recorded = recordingSchedules();
     const ids = { principal, projectId: org.projectId, suiteId };
-    await setSuiteSchedule({ sql: db.sql, schedules: recorded.schedules })({
+    await setSuiteSchedule({ suites, schedules: recorded.schedules })({
       ...ids,
       enabled: true,
       intervalMinutes: 5,
     });
-    const edited = await editSuite({ sql: db.sql, schedules: recorded.schedules, log: quiet })({
+    const edited = await editSuite({ suites, servers: suiteServers, schedules: recorded.schedules, log: quiet })({
       ...ids,
       changes: { name: 'Renamed', description: null },
     });
     expect(edited.suite).toMatchObject({ name: 'Renamed', description: '', scheduleIntervalMinutes: 5 });
     expect(recorded.applied.at(-1)).toMatchObject({ suiteId, suiteName: 'Renamed', enabled: true, intervalMinutes: 5 });
     const away = recordingSchedules(true);
-    const again = await editSuite({ sql: db.sql, schedules: away.schedules, log: quiet })({
+    const again = await editSuite({ suites, servers: suiteServers, schedules: away.schedules, log: quiet })({
       ...ids,
       changes: { name: 'Again' },
     });
     expect(again.suite.name).toBe('Again');
     await expect(
-      editSuite({ sql: db.sql, schedules: away.schedules, log: quiet })({ ...ids, changes: { hostId: 'hst_nope' } }),
+      editSuite({ suites, servers: suiteServers, schedules: away.schedules, log: quiet })({
+        ...ids,
+        changes: { hostId: 'hst_nope' },
+      }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('setSuiteSchedule keeps the wanted state only once the schedule service took it, and refuses a suite without servers', async () => {
-    const { suiteId } = await createSuite({ sql: db.sql, box, mcp })({
+    const { suiteId } = await createSuite({ suites, servers: suiteServers, mcp })({
       principal,
       projectId: org.projectId,
       suite: suiteInput(),
@@ -173,31 +184,31 @@ describe('suite use cases', () => {
     const ids = { principal, projectId: org.projectId, suiteId };
     const away = recordingSchedules(true);
     await expect(
-      setSuiteSchedule({ sql: db.sql, schedules: away.schedules })({ ...ids, enabled: true, intervalMinutes: 3 }),
+      setSuiteSchedule({ suites, schedules: away.schedules })({ ...ids, enabled: true, intervalMinutes: 3 }),
     ).rejects.toThrow('temporal away');
-    expect((await getSuite({ sql: db.sql })(ids)).suite.scheduleIntervalMinutes).toBeNull();
+    expect((await getSuite({ suites })(ids)).suite.scheduleIntervalMinutes).toBeNull();
     const recorded = recordingSchedules();
-    const paused = await setSuiteSchedule({ sql: db.sql, schedules: recorded.schedules })({
+    const paused = await setSuiteSchedule({ suites, schedules: recorded.schedules })({
       ...ids,
       enabled: false,
       intervalMinutes: 7,
     });
     expect(paused.suite).toMatchObject({ scheduleEnabled: false, scheduleIntervalMinutes: 7 });
-    const enabled = await setSuiteSchedule({ sql: db.sql, schedules: recorded.schedules })({ ...ids, enabled: true });
+    const enabled = await setSuiteSchedule({ suites, schedules: recorded.schedules })({ ...ids, enabled: true });
     expect(enabled.suite).toMatchObject({ scheduleEnabled: true, scheduleIntervalMinutes: 7 });
     expect(recorded.applied.map((t) => t.enabled)).toEqual([false, true]);
 
     await db.sql`UPDATE eval_suites SET server_ids = '{}' WHERE id = ${suiteId}`;
     await expect(
-      setSuiteSchedule({ sql: db.sql, schedules: recorded.schedules })({ ...ids, enabled: true, intervalMinutes: 1 }),
+      setSuiteSchedule({ suites, schedules: recorded.schedules })({ ...ids, enabled: true, intervalMinutes: 1 }),
     ).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'NO_SAVED_SERVER_SELECTION' } });
     await expect(
-      setSuiteSchedule({ sql: db.sql, schedules: recorded.schedules })({ ...ids, suiteId: 'sui_nope', enabled: false }),
+      setSuiteSchedule({ suites, schedules: recorded.schedules })({ ...ids, suiteId: 'sui_nope', enabled: false }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('deleteSuite is refused while a run runs, ends runs whose workflow closed, and removes the schedule with the suite', async () => {
-    const { suiteId } = await createSuite({ sql: db.sql, box, mcp })({
+    const { suiteId } = await createSuite({ suites, servers: suiteServers, mcp })({
       principal,
       projectId: org.projectId,
       suite: suiteInput(),
@@ -213,13 +224,13 @@ describe('suite use cases', () => {
         serverIds: [serverId],
       }),
     );
-    expect(await listSuiteRuns({ sql: db.sql })({ ...ids, limit: 10 })).toEqual([
+    expect(await listSuiteRuns({ suites })({ ...ids, limit: 10 })).toEqual([
       { run: expect.objectContaining({ id: run.id, status: 'running' }), progress: expect.any(Object) },
     ]);
     const recorded = recordingSchedules();
     const stillRunning = { reconcile: async (r: Run) => r };
     await expect(
-      deleteSuite({ sql: db.sql, schedules: recorded.schedules, reconciler: stillRunning })(ids),
+      deleteSuite({ suites, schedules: recorded.schedules, reconciler: stillRunning })(ids),
     ).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
       message: expect.stringContaining(`cancel it (POST /eval-runs/${run.id}/cancel)`),
@@ -234,23 +245,23 @@ describe('suite use cases', () => {
         return { ...r, status: 'cancelled' as const };
       },
     };
-    expect(await deleteSuite({ sql: db.sql, schedules: recorded.schedules, reconciler: ended })(ids)).toEqual({
+    expect(await deleteSuite({ suites, schedules: recorded.schedules, reconciler: ended })(ids)).toEqual({
       id: suiteId,
     });
     expect(recorded.removed).toEqual([suiteId]);
-    await expect(getSuite({ sql: db.sql })(ids)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(
-      deleteSuite({ sql: db.sql, schedules: recorded.schedules, reconciler: ended })(ids),
-    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(getSuite({ suites })(ids)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(deleteSuite({ suites, schedules: recorded.schedules, reconciler: ended })(ids)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 
   it('getSuiteOverview pages the cases with a cursor bound to the suite, each with its history', async () => {
-    const { suiteId } = await createSuite({ sql: db.sql, box, mcp })({
+    const { suiteId } = await createSuite({ suites, servers: suiteServers, mcp })({
       principal,
       projectId: org.projectId,
       suite: suiteInput(),
     });
-    const overview = getSuiteOverview({ sql: db.sql, cursors });
+    const overview = getSuiteOverview({ suites, cursors });
     const ids = { principal, projectId: org.projectId, suiteId, limit: 10 };
     const first = await overview({ ...ids, casesLimit: 1 });
     expect(first.detail.suite.id).toBe(suiteId);
