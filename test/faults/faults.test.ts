@@ -7,6 +7,8 @@ import { apiClient } from '../helpers/http.js';
 import { everythingOverStdio, saveServer } from '../helpers/mcpServers.js';
 import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
 import { writeFigures } from './harness/figures.js';
+import { startEverythingHttp } from './harness/mcpServer.js';
+import type { NodeProcess } from './harness/processes.js';
 import { auditRun, finishedQueries, pollRun, runBody, scriptSuite, type RunAudit } from './harness/runs.js';
 import { startProcessStack, type ProcessStack } from './harness/stack.js';
 
@@ -33,6 +35,8 @@ interface ScenarioFigures {
   fault: string;
   iterations: number;
   finishedBeforeFault: number;
+  /** how the worker reached the reference server: a stdio process per iteration, or one over HTTP */
+  mcp: 'stdio' | 'http';
   /** stopping and starting again the faulted process */
   faultMs: number;
   /** from the fault's start to the next iteration stored as finished: how long work stood still */
@@ -50,7 +54,15 @@ describe('an eval run survives faults of the real processes', () => {
   let stack: ProcessStack;
   let model: ScriptedModelServer;
   let org: SeededOrganization;
-  let serverId: string;
+  /**
+   * The reference server two ways. Faults of the worker run against it over stdio, a process per iteration that the
+   * worker spawns (the default isolation), so the fault reaches the worker's MCP children as a container's would.
+   * Faults of Temporal, Postgres and the API leave the worker and its children alone: there it is one process over
+   * streamable HTTP, which spares the 60 spawns a run (2 cores, and the rest of the suite beside this file).
+   */
+  let stdioServerId: string;
+  let httpServerId: string;
+  let everythingHttp: NodeProcess | undefined;
   const scenarios: ScenarioFigures[] = [];
   const suiteStarted = Date.now();
 
@@ -67,10 +79,18 @@ describe('an eval run survives faults of the real processes', () => {
       apiKey: 'org-key',
       baseUrl: model.url,
     });
-    serverId = await saveServer(stack.sql, stack.box, {
+    stdioServerId = await saveServer(stack.sql, stack.box, {
       projectId: org.projectId,
       name: 'everything',
       ...everythingOverStdio(),
+    });
+    const http = await startEverythingHttp(stack.dir);
+    everythingHttp = http.process;
+    httpServerId = await saveServer(stack.sql, stack.box, {
+      projectId: org.projectId,
+      name: 'everything-http',
+      transportType: 'http',
+      url: http.url,
     });
   }, 180_000);
 
@@ -81,6 +101,7 @@ describe('an eval run survives faults of the real processes', () => {
       modelDelayMs: MODEL_DELAY_MS,
       scenarios,
     });
+    await everythingHttp?.stop();
     await stack?.stop();
     await model?.close();
   }, 120_000);
@@ -92,8 +113,10 @@ describe('an eval run survives faults of the real processes', () => {
   async function survive(
     scenario: string,
     fault: string,
+    over: 'stdio' | 'http',
     apply: (runId: string) => Promise<void>,
   ): Promise<{ runId: string; audit: RunAudit }> {
+    const serverId = over === 'stdio' ? stdioServerId : httpServerId;
     const suite = scriptSuite(model, `fault-${scenario}`, ITERATIONS, MODEL_DELAY_MS);
     const started = Date.now();
     const created = await apiClient(stack.apis[0].baseUrl, org.apiKey)(
@@ -155,6 +178,7 @@ describe('an eval run survives faults of the real processes', () => {
       iterations: audit.iterations,
       finishedBeforeFault: finishedBefore.size,
       faultMs: faultEnded - faultStarted,
+      mcp: over,
       workStoppedMs: resumedAt.getTime() - faultStarted,
       runDurationMs: completedAt.getTime() - started,
       duplicates: audit.duplicateRows.length + audit.reexecutedFinished.length + audit.callsAfterFinish.length,
@@ -167,10 +191,15 @@ describe('an eval run survives faults of the real processes', () => {
 
   it('(a) the worker killed with SIGKILL, a new one started', async () => {
     // The whole process group, as a container runtime kills it: the worker and its stdio MCP server.
-    await survive('worker-sigkill', 'SIGKILL to the worker process group, then a new worker process', async () => {
-      await stack.killWorker(0, 'SIGKILL');
-      await stack.startWorker(0);
-    });
+    await survive(
+      'worker-sigkill',
+      'SIGKILL to the worker process group, then a new worker process',
+      'stdio',
+      async () => {
+        await stack.killWorker(0, 'SIGKILL');
+        await stack.startWorker(0);
+      },
+    );
   }, 240_000);
 
   // Both stores stay down a while, as in a real restart: work in flight meets the outage, not just a blip.
@@ -178,6 +207,7 @@ describe('an eval run survives faults of the real processes', () => {
     await survive(
       'temporal-restart',
       `Temporal dev server stopped (SIGTERM), down ${STORE_DOWN_MS} ms, started again on the same port and sqlite file`,
+      'http',
       () => stack.temporal.restart({ downMs: STORE_DOWN_MS }),
     );
   }, 240_000);
@@ -186,13 +216,17 @@ describe('an eval run survives faults of the real processes', () => {
     await survive(
       'postgres-restart',
       `PostgreSQL fast shutdown (SIGINT), down ${STORE_DOWN_MS} ms, started again on the same data dir and port`,
+      'http',
       () => stack.postgres.restart({ downMs: STORE_DOWN_MS }),
     );
   }, 240_000);
 
   it('(d) the API process restarted', async () => {
-    await survive('api-restart', 'SIGKILL to the API process group, then a new API process on the same port', () =>
-      stack.restartApi(0, 'SIGKILL'),
+    await survive(
+      'api-restart',
+      'SIGKILL to the API process group, then a new API process on the same port',
+      'http',
+      () => stack.restartApi(0, 'SIGKILL'),
     );
   }, 240_000);
 
@@ -200,6 +234,7 @@ describe('an eval run survives faults of the real processes', () => {
     const { audit } = await survive(
       'postgres-crash',
       `PostgreSQL crashed (SIGQUIT to the postmaster, as pg_ctl stop -m immediate), down ${STORE_DOWN_MS} ms, started again with crash recovery`,
+      'http',
       () => stack.postgres.crash({ downMs: STORE_DOWN_MS }),
     );
     // Model work done is kept: a result waits for the database to come back instead of being thrown away, so at
@@ -212,6 +247,7 @@ describe('an eval run survives faults of the real processes', () => {
     await survive(
       'worker-pause',
       `SIGSTOP to the worker process group for ${PAUSE_MS} ms (past the 15 s heartbeat timeout), then SIGCONT`,
+      'stdio',
       async (id) => {
         stack.workers[0].process.signal('SIGSTOP');
         try {
@@ -240,7 +276,7 @@ describe('an eval run survives faults of the real processes', () => {
   it('(g) a run cancelled while the only worker holding its batches is dead ends cancelled', async () => {
     const suite = scriptSuite(model, 'fault-cancel-dead-worker', ITERATIONS, MODEL_DELAY_MS);
     const call = apiClient(stack.apis[0].baseUrl, org.apiKey);
-    const created = await call('POST', `/projects/${org.projectId}/eval-runs`, runBody(suite, serverId));
+    const created = await call('POST', `/projects/${org.projectId}/eval-runs`, runBody(suite, stdioServerId));
     expect(created.status, JSON.stringify(created.body)).toBe(202);
     const runId: string = created.body.runId;
     const poll = (until: (run: any) => boolean) =>
