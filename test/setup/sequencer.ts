@@ -8,14 +8,16 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * file, a small one) past the middle. Files not listed keep Vitest's order, after these.
  */
 const LONGEST = [
-  'test/faults/faults.test.ts', // ~230 s
-  'test/e2e/admin-cli.test.ts', // ~130 s
-  'test/conformance/client-scenarios.test.ts', // ~130 s
-  'test/e2e/npm-start.test.ts', // ~100 s
-  'test/e2e/runway-cli.test.ts', // ~95 s
-  'test/integration/warm-process-cap.test.ts', // ~80 s
-  'test/e2e/readme.test.ts', // ~70 s
-  'test/load/load.test.ts', // ~60 s
+  'test/faults/faults.test.ts', // ~130 s
+  'test/e2e/runway-cli.test.ts', // ~70 s
+  'test/e2e/admin-cli.test.ts', // ~65 s
+  'test/conformance/client-scenarios.test.ts', // ~65 s
+  'test/e2e/readme.test.ts', // ~60 s
+  'test/reliability/fuzz.test.ts', // ~55 s
+  'test/e2e/npm-start.test.ts', // ~45 s
+  'test/load/load.test.ts', // ~45 s
+  'test/e2e/console-suites.test.ts', // ~40 s
+  'test/e2e/production-build.test.ts', // ~35 s
 ];
 
 export default class LongestFirst extends BaseSequencer {
