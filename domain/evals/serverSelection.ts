@@ -11,15 +11,15 @@ export const serverListHint = (projectId: string) =>
 /**
  * 404 for server ids the project does not have. A server's name is the usual mistake (`weather` is a well-formed id
  * too), so a missing id that is a server's name is answered with that server's id: it is never used in its place,
- * since a name may also be another server's id and names are not unique.
+ * since a name may also be another server's id and names are not unique. `named`: the project's servers named as
+ * the missing ids are (the caller reads them).
  */
-export async function unknownServers(
-  sql: Db,
+export function unknownServers(
   projectId: string,
   missing: string[],
+  named: ServerRef[],
   details: Record<string, unknown>,
-): Promise<OperationFailure> {
-  const named = await getServerRefsByNames(sql, projectId, missing);
+): OperationFailure {
   const hints = missing.flatMap((name) => {
     const ids = named.filter((s) => s.name === name).map((s) => s.id);
     return ids.length === 0 ? [] : [`"${name}" is the name of server ${ids.join(' and ')}; use its id`];
@@ -39,7 +39,10 @@ export async function requireServerSelection(sql: Db, projectId: string, serverI
   const unique = [...new Set(serverIds)];
   const servers = await getServerRefsByIds(sql, projectId, unique);
   const missing = unique.filter((id) => !servers.some((s) => s.id === id));
-  if (missing.length > 0) throw await unknownServers(sql, projectId, missing, { serverIds: missing });
+  if (missing.length > 0) {
+    const named = await getServerRefsByNames(sql, projectId, missing);
+    throw unknownServers(projectId, missing, named, { serverIds: missing });
+  }
   const disabled = servers.filter((s) => !s.enabled);
   if (disabled.length > 0) {
     throw refused(`server ${disabled.map((s) => s.name).join(', ')} is disabled`, {

@@ -50,6 +50,7 @@ export async function startRunsWorld(): Promise<RunsWorld> {
     ...everythingOverStdio(),
   });
   const creation: RunsWorld['creation'] = {
+    runs: createRunStore(db.sql),
     sql: db.sql,
     box,
     catalog: parseHostedModels(''),

@@ -1,4 +1,5 @@
 import type { Sql } from '../../../db/connection.js';
+import { createCatalogStore } from '../../../db/catalogStore.js';
 import { requireProject } from '../../access/project.js';
 import type { IngestResult } from '../../ingest/results.js';
 import { appendResults, lockIngestedRun, type AppendOutcome } from '../../ingest/runs.js';
@@ -17,7 +18,7 @@ export function appendIngestResults(deps: { sql: Sql }) {
     results: IngestResult[];
   }): Promise<AppendOutcome> {
     const { sql } = deps;
-    const project = await requireProject(sql, input.principal, input.projectId);
+    const project = await requireProject(createCatalogStore(sql), input.principal, input.projectId);
     return await sql.begin(async (tx) => {
       const run = await lockIngestedRun(tx, project.id, { runId: input.runId });
       return await appendResults(tx, run, input.results);

@@ -1,5 +1,6 @@
 import type { Db } from '../../../db/connection.js';
 import { createArtifactSlot, type ArtifactFormat } from '../../../db/ingestArtifacts.js';
+import { createCatalogStore } from '../../../db/catalogStore.js';
 import { requireProject } from '../../access/project.js';
 import { hashUploadToken, newUploadToken, UPLOAD_URL_TTL_MS } from '../../ingest/uploads.js';
 import type { Principal } from '../../principal.js';
@@ -19,7 +20,7 @@ export function createUploadUrl(deps: { sql: Db }) {
     externalRunId: string | null;
   }): Promise<{ token: string; expiresAt: Date }> {
     const { sql } = deps;
-    const project = await requireProject(sql, input.principal, input.projectId);
+    const project = await requireProject(createCatalogStore(sql), input.principal, input.projectId);
     const token = newUploadToken();
     const slot = await createArtifactSlot(sql, {
       organizationId: project.organizationId,

@@ -1,4 +1,5 @@
 import type { Sql } from '../../../db/connection.js';
+import { createCatalogStore } from '../../../db/catalogStore.js';
 import { requireProject } from '../../access/project.js';
 import { finalizeIngestRun as finalizeRun, lockIngestedRun } from '../../ingest/runs.js';
 import type { Principal } from '../../principal.js';
@@ -17,7 +18,7 @@ export function finalizeIngestRun(deps: { sql: Sql }) {
     externalRunId?: string;
   }): Promise<Run> {
     const { sql } = deps;
-    const project = await requireProject(sql, input.principal, input.projectId);
+    const project = await requireProject(createCatalogStore(sql), input.principal, input.projectId);
     return await sql.begin(async (tx) => {
       const run = await lockIngestedRun(tx, project.id, { runId: input.runId, externalRunId: input.externalRunId });
       return await finalizeRun(tx, run);

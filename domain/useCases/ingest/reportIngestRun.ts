@@ -1,4 +1,5 @@
 import type { Sql } from '../../../db/connection.js';
+import { createCatalogStore } from '../../../db/catalogStore.js';
 import { requireProject } from '../../access/project.js';
 import type { IngestResult } from '../../ingest/results.js';
 import { ingestRunInput, reportRun, type IngestRunFields } from '../../ingest/runs.js';
@@ -18,7 +19,7 @@ export function reportIngestRun(deps: { sql: Sql }) {
     results: IngestResult[];
   }): Promise<Run> {
     const { sql } = deps;
-    const project = await requireProject(sql, input.principal, input.projectId);
+    const project = await requireProject(createCatalogStore(sql), input.principal, input.projectId);
     return await sql.begin((tx) => reportRun(tx, ingestRunInput(project, input.principal, input.run), input.results));
   };
 }

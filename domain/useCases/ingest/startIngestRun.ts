@@ -1,4 +1,5 @@
 import type { Sql } from '../../../db/connection.js';
+import { createCatalogStore } from '../../../db/catalogStore.js';
 import { requireProject } from '../../access/project.js';
 import { ingestRunInput, startIngestRun as startRun, type IngestRunFields } from '../../ingest/runs.js';
 import type { Principal } from '../../principal.js';
@@ -15,7 +16,7 @@ export function startIngestRun(deps: { sql: Sql }) {
     run: IngestRunFields;
   }): Promise<{ run: Run; reused: boolean }> {
     const { sql } = deps;
-    const project = await requireProject(sql, input.principal, input.projectId);
+    const project = await requireProject(createCatalogStore(sql), input.principal, input.projectId);
     return await sql.begin((tx) => startRun(tx, ingestRunInput(project, input.principal, input.run)));
   };
 }
