@@ -59,7 +59,7 @@ sections.push('## Faults during a run (test/faults)\n');
 if (faults) {
   sections.push(`Each scenario runs a real stack as separate processes (own PostgreSQL, own Temporal dev server with a persistent
 database, API and worker processes, the scripted model with ${faults.modelDelayMs} ms per call; server-everything over stdio, a process per
-iteration, where the fault hits the worker, and over streamable HTTP where it hits Temporal, Postgres or the API)
+iteration, where the fault hits the worker or Postgres, and over streamable HTTP where it hits Temporal or the API)
 and injects the fault during a run of ${faults.iterationsPerRun} iterations. Wall time of the file: ${seconds(faults.wallTimeMs)}.
 
 | scenario | fault | iterations | finished before | duplicates | re-run in-flight | model calls | run took |
