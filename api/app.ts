@@ -7,6 +7,7 @@ import type { McpOperations } from '../domain/mcp/index.js';
 import type { Sql } from '../db/connection.js';
 import type { SecretBox } from '../domain/ports/secretBox.js';
 import { createRunStore } from '../db/runStore.js';
+import { createRunSetupStore } from '../db/runSetupStore.js';
 import type { HostedModelCatalog } from '../domain/models/catalog.js';
 import { authenticate, keyManagementSurface, keyRefusal } from './auth.js';
 import { jsonObjectBody } from './body.js';
@@ -281,7 +282,8 @@ function runUseCases(deps: {
     keyRefusal: (principal: Pick<Principal, 'keyId'>) => keyRefusal(sql, principal),
     log,
     startRun: startRun({
-      sql,
+      runs,
+      setup: createRunSetupStore(sql, deps.box),
       box: deps.box,
       catalog: deps.catalog,
       mcp: deps.mcp,

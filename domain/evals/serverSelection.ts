@@ -1,6 +1,5 @@
-import type { Db } from '../../db/connection.js';
-import type { SecretBox } from '../ports/secretBox.js';
-import { getSavedServersByIds, getServerRefsByIds, getServerRefsByNames, type ServerRef } from '../../db/servers.js';
+import type { ServerDirectory } from '../ports/serverDirectory.js';
+import type { ServerRef } from '../ports/suiteServers.js';
 import { notFound, OperationFailure, refused } from '../failures.js';
 import type { SavedServer } from '../catalog/server.js';
 
@@ -11,15 +10,15 @@ export const serverListHint = (projectId: string) =>
 /**
  * 404 for server ids the project does not have. A server's name is the usual mistake (`weather` is a well-formed id
  * too), so a missing id that is a server's name is answered with that server's id: it is never used in its place,
- * since a name may also be another server's id and names are not unique.
+ * since a name may also be another server's id and names are not unique. `named`: the project's servers named as
+ * the missing ids are (the caller reads them).
  */
-export async function unknownServers(
-  sql: Db,
+export function unknownServers(
   projectId: string,
   missing: string[],
+  named: ServerRef[],
   details: Record<string, unknown>,
-): Promise<OperationFailure> {
-  const named = await getServerRefsByNames(sql, projectId, missing);
+): OperationFailure {
   const hints = missing.flatMap((name) => {
     const ids = named.filter((s) => s.name === name).map((s) => s.id);
     return ids.length === 0 ? [] : [`"${name}" is the name of server ${ids.join(' and ')}; use its id`];
@@ -35,11 +34,18 @@ export async function unknownServers(
  * The servers a suite or run names, checked: all must be saved in the project and enabled. Reads ids, names and
  * the enabled flag only: checking that a server exists needs none of its secrets decrypted.
  */
-export async function requireServerSelection(sql: Db, projectId: string, serverIds: string[]): Promise<ServerRef[]> {
+export async function requireServerSelection(
+  directory: Pick<ServerDirectory, 'serverRefs' | 'serversNamed'>,
+  projectId: string,
+  serverIds: string[],
+): Promise<ServerRef[]> {
   const unique = [...new Set(serverIds)];
-  const servers = await getServerRefsByIds(sql, projectId, unique);
+  const servers = await directory.serverRefs(projectId, unique);
   const missing = unique.filter((id) => !servers.some((s) => s.id === id));
-  if (missing.length > 0) throw await unknownServers(sql, projectId, missing, { serverIds: missing });
+  if (missing.length > 0) {
+    const named = await directory.serversNamed(projectId, missing);
+    throw unknownServers(projectId, missing, named, { serverIds: missing });
+  }
   const disabled = servers.filter((s) => !s.enabled);
   if (disabled.length > 0) {
     throw refused(`server ${disabled.map((s) => s.name).join(', ')} is disabled`, {
@@ -55,15 +61,12 @@ export async function requireServerSelection(sql: Db, projectId: string, serverI
  * listing); decrypted only once the selection passed.
  */
 export async function requireServers(
-  sql: Db,
-  box: SecretBox,
+  directory: ServerDirectory,
   projectId: string,
   serverIds: string[],
 ): Promise<SavedServer[]> {
-  const selected = await requireServerSelection(sql, projectId, serverIds);
-  const servers = await getSavedServersByIds(
-    sql,
-    box,
+  const selected = await requireServerSelection(directory, projectId, serverIds);
+  const servers = await directory.savedServers(
     projectId,
     selected.map((s) => s.id),
   );

@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/connection.js';
 import type { SecretBox } from '../../ports/secretBox.js';
-import { findServerInVisibleProject, toSavedServer } from '../../../db/servers.js';
+import { findServerInVisibleProject, getServerRefsByNames, toSavedServer } from '../../../db/servers.js';
 import { unknownServers } from '../../evals/serverSelection.js';
 import { notFound, refused } from '../../failures.js';
 import type { McpOperations } from '../../mcp/index.js';
@@ -34,7 +34,10 @@ export function runServerOperation(deps: { sql: Db; box: SecretBox; mcp: McpOper
       input.serverId,
     );
     if (!projectVisible) throw notFound('project', { projectId: input.projectId });
-    if (!server) throw await unknownServers(sql, projectId!, [input.serverId], { serverId: input.serverId });
+    if (!server) {
+      const named = await getServerRefsByNames(sql, projectId!, [input.serverId]);
+      throw unknownServers(projectId!, [input.serverId], named, { serverId: input.serverId });
+    }
     if (input.connects && !server.enabled) {
       throw refused(`server '${server.name}' is disabled; enable it to run operations on it`, {
         reason: 'SERVER_DISABLED',

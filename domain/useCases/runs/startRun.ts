@@ -1,12 +1,15 @@
-import { requireProject } from '../../access/project.js';
+import { requireVisibleProject } from '../../access/visibleProject.js';
 import { checkExpectedTools, type UnknownToolWarning } from '../../evals/expectedTools.js';
 import { createEvalRun, type CreatedRun, type RunCreationDeps, type RunRequest } from '../../evals/startEvalRun.js';
 import type { McpOperations } from '../../mcp/index.js';
+import type { RunStore } from '../../ports/runStore.js';
 import type { RunWorkflows } from '../../ports/runWorkflows.js';
 import { START_FAILED, type FinalizeRun } from './finalizeRun.js';
 import type { Principal } from '../../principal.js';
 
 export interface StartRunDeps extends RunCreationDeps {
+  /** the project the run starts in, as the key may see it */
+  runs: Pick<RunStore, 'visibleProject'>;
   /** lists the servers' tools for the expected-tool warnings */
   mcp: McpOperations;
   /** starts the run's workflow (api/runLauncher.ts) */
@@ -32,7 +35,7 @@ export function startRun(deps: StartRunDeps) {
     request: RunRequest;
   }): Promise<StartedRun> {
     const { principal } = input;
-    const project = await requireProject(deps.sql, principal, input.projectId);
+    const project = await requireVisibleProject(deps.runs, principal, input.projectId);
     const { run, caseUpsert, cases, servers, suiteName, iterations, plan, leftOut } = await createEvalRun(
       deps,
       {
