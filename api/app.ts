@@ -58,6 +58,7 @@ import { listProjectServers } from '../domain/useCases/catalog/listProjectServer
 import { runServerOperation } from '../domain/useCases/catalog/runServerOperation.js';
 import type { Principal } from '../domain/principal.js';
 // ingest use cases (bound in ingestUseCases, at the end of this file)
+import { createIngestStore } from '../db/ingestStore.js';
 import { appendIngestResults } from '../domain/useCases/ingest/appendIngestResults.js';
 import { createUploadUrl } from '../domain/useCases/ingest/createUploadUrl.js';
 import { finalizeIngestRun } from '../domain/useCases/ingest/finalizeIngestRun.js';
@@ -308,14 +309,15 @@ export type RunDeps = ReturnType<typeof runUseCases>;
 
 /** The ingest use cases, bound once to this app's services: exactly what its route modules receive. */
 function ingestUseCases(deps: { sql: Sql; config: Config; addressLimit: AddressLimit }) {
-  const { sql, config, addressLimit } = deps;
+  const { config, addressLimit } = deps;
+  const ingest = createIngestStore(deps.sql);
   return {
-    reportIngestRun: reportIngestRun({ sql }),
-    startIngestRun: startIngestRun({ sql }),
-    appendIngestResults: appendIngestResults({ sql }),
-    finalizeIngestRun: finalizeIngestRun({ sql }),
-    createUploadUrl: createUploadUrl({ sql }),
-    uploadArtifact: uploadArtifact({ sql }),
+    reportIngestRun: reportIngestRun({ ingest }),
+    startIngestRun: startIngestRun({ ingest }),
+    appendIngestResults: appendIngestResults({ ingest }),
+    finalizeIngestRun: finalizeIngestRun({ ingest }),
+    createUploadUrl: createUploadUrl({ ingest }),
+    uploadArtifact: uploadArtifact({ ingest }),
     config,
     addressLimit,
   };
