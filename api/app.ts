@@ -42,6 +42,9 @@ import { toHandler, type RouteSpec } from './route.js';
 import { allRoutes, type RouteGroups } from './routes/index.js';
 import { sdkRouter } from './routes/ingestSdk.js';
 // catalog use cases (bound in catalogUseCases, at the end of this file)
+import { createCatalogStore } from '../db/catalogStore.js';
+import { createHostStore } from '../db/hostStore.js';
+import { createServerStore } from '../db/serverStore.js';
 import { closeTunnel } from '../domain/useCases/catalog/closeTunnel.js';
 import { createHost } from '../domain/useCases/catalog/createHost.js';
 import { createTunnel } from '../domain/useCases/catalog/createTunnel.js';
@@ -232,22 +235,25 @@ function requestLog(log: Logger): RequestHandler {
 
 /** The catalog's use cases, bound once to this app's services: exactly what its route modules receive. */
 function catalogUseCases(deps: { sql: Sql; box: SecretBox; mcp: McpOperations; cursors: CursorCodec; config: Config }) {
-  const { sql, box, mcp, cursors, config } = deps;
+  const { mcp, cursors, config } = deps;
+  const catalog = createCatalogStore(deps.sql);
+  const hosts = createHostStore(deps.sql, deps.box);
+  const servers = createServerStore(deps.sql, deps.box);
   return {
-    getAccount: getAccount({ sql }),
-    listProjects: listProjects({ sql }),
-    listProjectServers: listProjectServers({ sql }),
-    listChatSessions: listChatSessions({ sql, cursors }),
-    listChatboxes: listChatboxes({ sql }),
-    getChatbox: getChatbox({ sql }),
-    listHosts: listHosts({ sql }),
-    getHost: getHost({ sql }),
-    createHost: createHost({ sql, box }),
-    editHost: editHost({ sql, box }),
-    deleteHost: deleteHost({ sql }),
-    runServerOperation: runServerOperation({ sql, box, mcp }),
-    createTunnel: createTunnel({ sql }),
-    closeTunnel: closeTunnel({ sql }),
+    getAccount: getAccount({ catalog }),
+    listProjects: listProjects({ catalog }),
+    listProjectServers: listProjectServers({ servers }),
+    listChatSessions: listChatSessions({ catalog, cursors }),
+    listChatboxes: listChatboxes({ catalog }),
+    getChatbox: getChatbox({ catalog }),
+    listHosts: listHosts({ hosts }),
+    getHost: getHost({ hosts }),
+    createHost: createHost({ hosts }),
+    editHost: editHost({ hosts }),
+    deleteHost: deleteHost({ hosts }),
+    runServerOperation: runServerOperation({ servers, mcp }),
+    createTunnel: createTunnel({ catalog }),
+    closeTunnel: closeTunnel({ servers }),
     cursors,
     config,
   };

@@ -1,4 +1,5 @@
 import type { Chatbox, ChatboxMode, ChatSession, ChatSessionStatus } from '../domain/catalog/chat.js';
+import type { ChatSessionFilter } from '../domain/ports/catalogStore.js';
 import type { Principal } from '../domain/principal.js';
 import type { Db } from './connection.js';
 import { newId } from '../domain/ids.js';
@@ -21,16 +22,6 @@ export interface ChatSessionRow {
 }
 
 type _ChatSessionIsRow = RowIsNoun<Same<Camel<ChatSessionRow>, ChatSession>>;
-
-export interface ChatSessionFilter {
-  projectId?: string;
-  status: ChatSessionStatus;
-  limit: number;
-  /** keyset position: sessions strictly after (lastActivityAt desc, id desc) */
-  after?: { lastActivityAt: number; id: string };
-  /** epoch-ms upper bound on lastActivityAt (exclusive) */
-  before?: number;
-}
 
 /** Sessions in projects the key can see; a private session only for its own user. */
 export async function listChatSessions(

@@ -1,4 +1,4 @@
-import type { Host } from '../domain/catalog/host.js';
+import { HeadersWithoutValueError, REDACTED, type Host } from '../domain/catalog/host.js';
 import type { Db, Sql } from './connection.js';
 import { newId } from '../domain/ids.js';
 import { camelRow, camelRows, type Camel } from './rows.js';
@@ -10,9 +10,6 @@ import type { SecretBox } from '../domain/ports/secretBox.js';
  * names, each with the redaction marker as its value, which is also what callers see. A config that gives the marker
  * for a header keeps that header's stored value (so read-modify-write works).
  */
-
-/** What a header value reads as, and what a caller sends back to keep the stored value. */
-export const REDACTED = '[redacted]';
 
 export type HostHeaders = Record<string, string>;
 
@@ -114,16 +111,6 @@ export async function findHostHeaders(
 ): Promise<HostHeaders | undefined> {
   const row = await findHost(sql, projectId, hostId);
   return row && hostHeaders(box, row);
-}
-
-/** The config gave the marker for headers with no stored value to keep: the caller must give those values. */
-export class HeadersWithoutValueError extends Error {
-  override name = 'HeadersWithoutValueError';
-  constructor(readonly names: string[]) {
-    super(
-      `"${REDACTED}" keeps a header's stored value, and ${names.join(', ')} ${names.length > 1 ? 'have' : 'has'} none; give the value`,
-    );
-  }
 }
 
 export async function createHost(

@@ -1,55 +1,14 @@
 import type { Db } from './connection.js';
+import type {
+  ImportedTokens,
+  RefreshClaim,
+  RefreshedTokens,
+  RefreshLease,
+  StoredTokens,
+  TokenHealth,
+  TokenSource,
+} from '../domain/ports/oauthTokenStore.js';
 import type { SecretBox } from '../domain/ports/secretBox.js';
-
-export interface ImportedTokens {
-  serverId: string;
-  serverUrl: string;
-  accessToken: string;
-  refreshToken: string | null;
-  tokenType: string;
-  scope: string | null;
-  expiresAt: Date | null;
-  clientId: string | null;
-  clientSecret: string | null;
-  /** the authorization server pinned for this grant (discovered or set by an operator, never a caller's word) */
-  authorizationServerUrl: string | null;
-  /** the RFC 8707 resource, checked against the saved server's URL */
-  resourceUrl: string | null;
-}
-
-/** Where a grant's tokens come from: a caller's import, or Runway's own client_credentials requests. */
-export type TokenSource = 'caller' | 'client_credentials';
-
-/** A server's OAuth grant with its secrets decrypted: only domain/mcp ever sees this. */
-export interface StoredTokens extends Omit<ImportedTokens, 'accessToken'> {
-  /** null only for a machine grant whose first token has not been obtained yet */
-  accessToken: string | null;
-  source: TokenSource;
-  /** bumped on import and on every refresh: the pool key, and the guard that makes refresh happen once */
-  generation: number;
-  lastRefreshAt: Date | null;
-  lastError: string | null;
-}
-
-/** What check-oauth may show: no secret is read or decrypted. */
-export interface TokenHealth {
-  source: TokenSource;
-  hasAccessToken: boolean;
-  expiresAt: Date | null;
-  hasRefreshToken: boolean;
-  hasClientId: boolean;
-  lastRefreshAt: Date | null;
-  lastError: string | null;
-}
-
-export interface RefreshedTokens {
-  accessToken: string;
-  /** null keeps the current refresh token (the authorization server did not rotate it) */
-  refreshToken: string | null;
-  tokenType: string;
-  scope: string | null;
-  expiresAt: Date | null;
-}
 
 interface TokenRow {
   server_id: string;
@@ -157,12 +116,9 @@ export async function getTokenHealth(sql: Db, serverId: string): Promise<TokenHe
   };
 }
 
-export type RefreshClaim = 'claimed' | 'changed' | 'busy' | 'gone';
-
 /**
  * Claims the refresh of the grant at `generation` for `leaseMs`: one statement, no transaction left open while
- * the authorization server is called. 'changed': the grant is no longer at that generation (someone refreshed or
- * re-imported); 'busy': another process holds an unexpired lease; 'gone': the grant was deleted.
+ * the authorization server is called (RefreshClaim says what the other answers mean).
  */
 export async function claimRefresh(
   sql: Db,
@@ -199,7 +155,7 @@ export async function refreshState(
 export async function saveRefreshedTokens(
   sql: Db,
   box: SecretBox,
-  lease: { serverId: string; generation: number; owner: string },
+  lease: RefreshLease,
   tokens: RefreshedTokens,
   used: { authorizationServerUrl: string; resourceUrl: string },
 ): Promise<number | undefined> {

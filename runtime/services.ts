@@ -1,6 +1,8 @@
 import { createSql, type Sql } from '../db/connection.js';
 import { environmentKeySource, KeyMismatchError } from '../db/keyring.js';
+import { createOAuthTokenStore } from '../db/oauthTokenStore.js';
 import { SecretBox } from '../db/secretBox.js';
+import { createServerStore } from '../db/serverStore.js';
 import { checkSecretsAtStart } from '../db/startupCheck.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
@@ -34,7 +36,13 @@ export function createServices(config: Config, log: Logger, sql?: Sql): Services
     warmSessions: config.MCP_WARM_SESSIONS,
     log,
   });
-  const mcp = createMcpOperations({ sql: database, box, config, log, pool });
+  const mcp = createMcpOperations({
+    tokens: createOAuthTokenStore(database, box),
+    servers: createServerStore(database, box),
+    config,
+    log,
+    pool,
+  });
   return {
     sql: database,
     box,

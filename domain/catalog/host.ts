@@ -18,3 +18,19 @@ export interface Host {
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** What a header value reads as, and what a caller sends back to keep the stored value. */
+export const REDACTED = '[redacted]';
+
+/**
+ * A config gave the marker for headers with no stored value to keep: the caller must give those values. Raised by the
+ * host store (domain/ports/hostStore.ts), which alone reads the stored values; a use case refuses the request.
+ */
+export class HeadersWithoutValueError extends Error {
+  override name = 'HeadersWithoutValueError';
+  constructor(readonly names: string[]) {
+    super(
+      `"${REDACTED}" keeps a header's stored value, and ${names.join(', ')} ${names.length > 1 ? 'have' : 'has'} none; give the value`,
+    );
+  }
+}

@@ -1,17 +1,19 @@
-import type { Db } from '../../db/connection.js';
-import { HeadersWithoutValueError } from '../../db/hosts.js';
-import { getRootFences } from '../../db/servers.js';
 import { refused } from '../failures.js';
 import { hostClientProfile, requireAllowedRoots } from '../mcp/index.js';
-import type { GivenHostConfig } from './host.js';
+import type { HostStore } from '../ports/hostStore.js';
+import { HeadersWithoutValueError, type GivenHostConfig } from './host.js';
 
 /**
  * A host may only attach servers of its own project, and its roots must lie inside what those servers allow
  * (rootsFence.ts). A host is used with other servers too (a suite's, a run's): those are checked where it is used.
  */
-export async function requireHostServers(sql: Db, projectId: string, config: GivenHostConfig): Promise<void> {
+export async function requireHostServers(
+  hosts: Pick<HostStore, 'rootFences'>,
+  projectId: string,
+  config: GivenHostConfig,
+): Promise<void> {
   if (!config.serverIds || config.serverIds.length === 0) return;
-  const found = await getRootFences(sql, projectId, config.serverIds);
+  const found = await hosts.rootFences(projectId, config.serverIds);
   const known = new Set(found.map((r) => r.id));
   const unknown = config.serverIds.filter((serverId) => !known.has(serverId));
   if (unknown.length > 0)

@@ -9,21 +9,9 @@ import {
 import { OAuthError } from '@modelcontextprotocol/client';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/client';
 import type { FetchLike } from '@modelcontextprotocol/client';
-import type { Sql } from '../../db/connection.js';
-import {
-  claimRefresh,
-  getStoredTokens,
-  getTokenHealth,
-  openMachineGrant,
-  recordRefreshError,
-  refreshState,
-  saveImportedTokens,
-  saveRefreshedTokens,
-  type StoredTokens,
-} from '../../db/oauthTokens.js';
-import type { SecretBox } from '../ports/secretBox.js';
 import { OperationFailure } from '../failures.js';
 import type { Logger } from '../ports/logger.js';
+import type { OAuthTokenStore, StoredTokens } from '../ports/oauthTokenStore.js';
 import { machineClient } from './clientCredentials.js';
 import {
   advertisedAuthorization,
@@ -110,13 +98,13 @@ type TokenRequest =
 export class OAuthGrants {
   readonly #refreshing = new Map<string, Promise<RefreshOutcome>>();
 
-  constructor(private readonly deps: { sql: Sql; box: SecretBox; log: Logger; requestTimeoutMs: number }) {}
+  constructor(private readonly deps: { tokens: OAuthTokenStore; log: Logger; requestTimeoutMs: number }) {}
 
   /** The token to connect with; undefined when the server has no grant and does not need one. */
   async credentialsFor(server: SavedServer): Promise<Credentials | undefined> {
     if (server.transportType === 'stdio') return undefined;
     if (isMachineGrant(server)) return await this.#machineCredentials(server);
-    const stored = await getStoredTokens(this.deps.sql, this.deps.box, server.id);
+    const stored = await this.deps.tokens.find(server.id);
     if (!stored) {
       if (server.useOAuth)
         throw oauthRequired(
@@ -133,7 +121,7 @@ export class OAuthGrants {
     }
     // A token known to have expired is not sent anywhere: the caller hears it at once.
     if (hasExpired(stored)) {
-      const lastError = (await getTokenHealth(this.deps.sql, server.id))?.lastError ?? null;
+      const lastError = (await this.deps.tokens.health(server.id))?.lastError ?? null;
       const failure = oauthRequired(
         server,
         `the OAuth access token of server '${server.name}' has expired and could not be refreshed${lastError ? ` (${lastError})` : ''}: import new tokens with /oauth/import-tokens`,
@@ -153,10 +141,10 @@ export class OAuthGrants {
    * else can get one. A token due for renewal whose last renewal failed is still used until it expires or is refused.
    */
   async #machineCredentials(server: SavedServer): Promise<Credentials> {
-    const stored = await getStoredTokens(this.deps.sql, this.deps.box, server.id);
+    const stored = await this.deps.tokens.find(server.id);
     const usable = stored?.accessToken && !hasExpired(stored);
     if (stored && usable && (!dueForRefresh(stored) || stored.lastError)) return credentials(stored)!;
-    const generation = stored?.generation ?? (await openMachineGrant(this.deps.sql, server.id, server.url ?? ''));
+    const generation = stored?.generation ?? (await this.deps.tokens.openMachineGrant(server.id, server.url ?? ''));
     const { tokens: latest, refreshed } = await this.#refresh(server, generation);
     // New tokens (ours or another process's), else the old ones while they are still good.
     const obtained =
@@ -167,7 +155,7 @@ export class OAuthGrants {
 
   /** OAUTH_REQUIRED for a machine-to-machine server: no caller can help; the fixed code says what went wrong. */
   async #machineGrantFailed(server: SavedServer): Promise<OperationFailure> {
-    const lastError = (await getTokenHealth(this.deps.sql, server.id))?.lastError ?? 'no_token';
+    const lastError = (await this.deps.tokens.health(server.id))?.lastError ?? 'no_token';
     const failure = oauthRequired(
       server,
       `server '${server.name}' gets its OAuth tokens with the client_credentials grant, and the authorization server issued none (${lastError}); an operator must check the server's OAuth client`,
@@ -185,7 +173,7 @@ export class OAuthGrants {
    */
   async afterUnauthorized(server: SavedServer, generation: number | undefined): Promise<Credentials | undefined> {
     if (server.transportType === 'stdio') return undefined;
-    const stored = await getStoredTokens(this.deps.sql, this.deps.box, server.id);
+    const stored = await this.deps.tokens.find(server.id);
     if (!stored) return isMachineGrant(server) ? await this.#machineCredentials(server) : undefined;
     if (stored.generation !== generation && stored.accessToken) return credentials(stored);
     const outcome = await this.#refresh(server, stored.generation);
@@ -259,7 +247,7 @@ export class OAuthGrants {
     }
     const expiresAt =
       input.tokens.expires_in !== undefined ? new Date(Date.now() + input.tokens.expires_in * 1000) : null;
-    await saveImportedTokens(this.deps.sql, this.deps.box, {
+    await this.deps.tokens.saveImported({
       serverId: server.id,
       serverUrl: server.url,
       accessToken: input.tokens.access_token,
@@ -277,7 +265,7 @@ export class OAuthGrants {
 
   /** Whether a connection can carry a grant: one was imported, or Runway obtains them itself (doctor asks first). */
   async hasGrant(server: SavedServer): Promise<boolean> {
-    return isMachineGrant(server) || (await getTokenHealth(this.deps.sql, server.id)) !== undefined;
+    return isMachineGrant(server) || (await this.deps.tokens.health(server.id)) !== undefined;
   }
 
   /**
@@ -288,7 +276,7 @@ export class OAuthGrants {
   async requirement(server: SavedServer): Promise<OAuthRequirement> {
     const serverUrl = server.transportType === 'stdio' ? null : server.url;
     const [health, advertisesOAuth] = serverUrl
-      ? await Promise.all([getTokenHealth(this.deps.sql, server.id), this.advertisesOAuth(server)])
+      ? await Promise.all([this.deps.tokens.health(server.id), this.advertisesOAuth(server)])
       : [undefined, null];
     const machine = isMachineGrant(server);
     // A machine grant's row with no token and no error is a first request still under way: nothing to show yet.
@@ -370,8 +358,8 @@ export class OAuthGrants {
 
   /** Across processes: read, claim a lease (no transaction stays open), call the authorization server, swap. */
   async #refreshOnce(server: SavedServer, seenGeneration: number): Promise<RefreshOutcome> {
-    const { sql, box, log } = this.deps;
-    const stored = await getStoredTokens(sql, box, server.id);
+    const { tokens: store, log } = this.deps;
+    const stored = await store.find(server.id);
     // Another process refreshed (or the caller re-imported) since the caller looked: use that.
     if (!stored || stored.generation !== seenGeneration || !server.url) return { tokens: stored, refreshed: false };
     let request: TokenRequest;
@@ -380,8 +368,7 @@ export class OAuthGrants {
     } else {
       const client = clientInformation(stored, server);
       if (!stored.refreshToken || !client) {
-        await recordRefreshError(
-          sql,
+        await store.recordRefreshError(
           { serverId: server.id, generation: seenGeneration },
           stored.refreshToken ? 'no_client_information' : 'no_refresh_token',
         );
@@ -390,10 +377,10 @@ export class OAuthGrants {
       request = { grant: 'refresh_token', refreshToken: stored.refreshToken, client };
     }
     const owner = randomUUID();
-    const claim = await claimRefresh(sql, server.id, seenGeneration, owner, this.#leaseMs);
+    const claim = await store.claimRefresh(server.id, seenGeneration, owner, this.#leaseMs);
     if (claim !== 'claimed') {
       if (claim === 'busy') await this.#waitForOtherRefresh(server.id, seenGeneration);
-      return { tokens: await getStoredTokens(sql, box, server.id), refreshed: false };
+      return { tokens: await store.find(server.id), refreshed: false };
     }
     const lease = { serverId: server.id, generation: seenGeneration, owner };
     try {
@@ -410,9 +397,9 @@ export class OAuthGrants {
         scope: fresh.scope ?? null,
         expiresAt,
       };
-      const generation = await saveRefreshedTokens(sql, box, lease, refreshed, { authorizationServerUrl, resourceUrl });
+      const generation = await store.saveRefreshed(lease, refreshed, { authorizationServerUrl, resourceUrl });
       // The grant was re-imported meanwhile: the caller's new tokens win over these.
-      if (generation === undefined) return { tokens: await getStoredTokens(sql, box, server.id), refreshed: false };
+      if (generation === undefined) return { tokens: await store.find(server.id), refreshed: false };
       log.info(
         { serverId: server.id, generation },
         request.grant === 'client_credentials'
@@ -439,7 +426,7 @@ export class OAuthGrants {
           ? 'OAuth token request (client_credentials) failed'
           : 'OAuth token refresh failed',
       );
-      await recordRefreshError(sql, lease, code);
+      await store.recordRefreshError(lease, code);
       return { tokens: stored, refreshed: false };
     }
   }
@@ -454,7 +441,7 @@ export class OAuthGrants {
     const deadline = Date.now() + this.#leaseMs;
     while (Date.now() < deadline) {
       await sleep(WAIT_POLL_MS);
-      const state = await refreshState(this.deps.sql, serverId);
+      const state = await this.deps.tokens.refreshState(serverId);
       if (!state || state.generation !== generation || !state.leased) return;
     }
   }

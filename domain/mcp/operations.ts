@@ -11,11 +11,10 @@ import {
 } from '@modelcontextprotocol/client';
 import { CallToolResultSchema, GetPromptResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
-import type { Sql } from '../../db/connection.js';
-import type { SecretBox } from '../ports/secretBox.js';
-import { recordServerProtocol } from '../../db/servers.js';
 import { OperationFailure } from '../failures.js';
 import type { Logger } from '../ports/logger.js';
+import type { OAuthTokenStore } from '../ports/oauthTokenStore.js';
+import type { ServerStore } from '../ports/serverStore.js';
 import { profileFor } from './clientProfile.js';
 import type { ClientAnswers } from './clientRequests.js';
 import { openConnection, STALE_ERA, type InitInfo, type McpConnection } from './connection.js';
@@ -67,8 +66,10 @@ function invalidToolDefinition(server: SavedServer, name: string, problem: strin
 const taskReplySchema = z.looseObject({});
 
 export interface McpDeps {
-  sql: Sql;
-  box: SecretBox;
+  /** the saved servers' OAuth grants (db/oauthTokenStore.ts) */
+  tokens: OAuthTokenStore;
+  /** where the protocol each server speaks is recorded (db/serverStore.ts) */
+  servers: Pick<ServerStore, 'recordProtocol'>;
   /** the deployment's MCP timeouts, and the data folder stdio servers run below */
   config: McpTimeoutSettings & { DATA_DIR: string };
   log: Logger;
@@ -199,10 +200,9 @@ function unknownPrimitive(
 const MAX_PAGES = 1000;
 
 export function createMcpOperations(deps: McpDeps): McpOperations {
-  const { config, pool, sql, log } = deps;
+  const { config, pool, servers, log } = deps;
   const grants = new OAuthGrants({
-    sql: deps.sql,
-    box: deps.box,
+    tokens: deps.tokens,
     log: deps.log,
     requestTimeoutMs: config.MCP_REQUEST_TIMEOUT_MS,
   });
@@ -358,9 +358,11 @@ export function createMcpOperations(deps: McpDeps): McpOperations {
     if ((noted.get(server.id) ?? saved) === spoken) return;
     if (noted.size >= 10_000) noted.clear();
     noted.set(server.id, spoken);
-    recordServerProtocol(sql, server.id, { era, version: protocolVersion }).catch((error: unknown) =>
-      log.warn({ err: error, serverId: server.id }, 'could not record the protocol a server speaks'),
-    );
+    servers
+      .recordProtocol(server.id, { era, version: protocolVersion })
+      .catch((error: unknown) =>
+        log.warn({ err: error, serverId: server.id }, 'could not record the protocol a server speaks'),
+      );
   }
 
   function requireCapability(

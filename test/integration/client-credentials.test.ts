@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../runtime/logger.js';
 import { OAuthGrants } from '../../domain/mcp/oauth.js';
 import { createSql } from '../../db/connection.js';
+import { createOAuthTokenStore } from '../../db/oauthTokenStore.js';
 import { getSavedServersByIds, type ServerInput } from '../../db/servers.js';
 import { startOAuthServer, type OAuthFixture, type OAuthFixtureOptions } from '../fixtures/mcp/oauth.js';
 import { apiClient, type ApiReply } from '../helpers/http.js';
@@ -420,7 +421,9 @@ describe('machine-to-machine servers (client_credentials)', () => {
       const log = createLogger('info', new Writable({ write: (_chunk, _e, done) => done() }));
       const processes = [createSql(stack.db.url, { max: 2 }), createSql(stack.db.url, { max: 2 })];
       cleanups.push(() => Promise.all(processes.map((sql) => sql.end())));
-      const [a, b] = processes.map((sql) => new OAuthGrants({ sql, box: stack.box, log, requestTimeoutMs: 5000 }));
+      const [a, b] = processes.map(
+        (sql) => new OAuthGrants({ tokens: createOAuthTokenStore(sql, stack.box), log, requestTimeoutMs: 5000 }),
+      );
       const [server] = await getSavedServersByIds(stack.sql, stack.box, org.projectId, [serverId]);
 
       const held = fixture.holdTokenRequests();

@@ -1,18 +1,16 @@
-import type { Db } from '../../../db/connection.js';
-import { findServerInVisibleProject } from '../../../db/servers.js';
 import { tunnelsNotOffered } from '../../catalog/tunnels.js';
 import { notFound } from '../../failures.js';
+import type { ServerStore } from '../../ports/serverStore.js';
 import type { Principal } from '../../principal.js';
 
 /** Revoking a tunnel's grant: not offered either, once the project and its server are found. */
-export function closeTunnel(deps: { sql: Db }) {
+export function closeTunnel(deps: { servers: ServerStore }) {
   return async function closeTunnel(input: {
     principal: Principal;
     projectId: string;
     serverId: string;
   }): Promise<never> {
-    const { projectVisible, server } = await findServerInVisibleProject(
-      deps.sql,
+    const { projectVisible, server } = await deps.servers.findInVisibleProject(
       input.principal,
       input.projectId,
       input.serverId,

@@ -1,6 +1,4 @@
-import type { Db } from '../../../db/connection.js';
-import { createHost as insertHost, toHost } from '../../../db/hosts.js';
-import type { SecretBox } from '../../ports/secretBox.js';
+import type { HostStore } from '../../ports/hostStore.js';
 import { requireProject } from '../../access/project.js';
 import type { GivenHostConfig, Host } from '../../catalog/host.js';
 import { requireHostServers, savingHost } from '../../catalog/hostChecks.js';
@@ -10,7 +8,7 @@ import type { Principal } from '../../principal.js';
  * Creates a host in a project from a config (a template's, or the caller's as given): its servers must be the
  * project's, and its header values are sealed (the host returned shows them redacted).
  */
-export function createHost(deps: { sql: Db; box: SecretBox }) {
+export function createHost(deps: { hosts: HostStore }) {
   return async function createHost(input: {
     principal: Principal;
     projectId: string;
@@ -19,13 +17,12 @@ export function createHost(deps: { sql: Db; box: SecretBox }) {
     template: string | null;
     config: GivenHostConfig;
   }): Promise<Host> {
-    const { sql, box } = deps;
-    const project = await requireProject(sql, input.principal, input.projectId);
-    await requireHostServers(sql, project.id, input.config);
-    const host = await savingHost(
-      insertHost(sql, box, { projectId: project.id, name: input.name, template: input.template, config: input.config }),
+    const { hosts } = deps;
+    const project = await requireProject(hosts, input.principal, input.projectId);
+    await requireHostServers(hosts, project.id, input.config);
+    return await savingHost(
+      hosts.create({ projectId: project.id, name: input.name, template: input.template, config: input.config }),
     );
-    return toHost(host);
   };
 }
 

@@ -1,6 +1,4 @@
-import type { Sql } from '../../../db/connection.js';
-import { toHost, updateHost } from '../../../db/hosts.js';
-import type { SecretBox } from '../../ports/secretBox.js';
+import type { HostStore } from '../../ports/hostStore.js';
 import { requireProject } from '../../access/project.js';
 import type { GivenHostConfig, Host } from '../../catalog/host.js';
 import { requireHostServers, savingHost } from '../../catalog/hostChecks.js';
@@ -11,7 +9,7 @@ import type { Principal } from '../../principal.js';
  * Renames a host and/or replaces its config. A header value given as the redaction marker keeps the stored value;
  * headers the new config leaves out are dropped.
  */
-export function editHost(deps: { sql: Sql; box: SecretBox }) {
+export function editHost(deps: { hosts: HostStore }) {
   return async function editHost(input: {
     principal: Principal;
     projectId: string;
@@ -19,14 +17,12 @@ export function editHost(deps: { sql: Sql; box: SecretBox }) {
     name?: string;
     config?: GivenHostConfig;
   }): Promise<Host> {
-    const { sql, box } = deps;
-    const project = await requireProject(sql, input.principal, input.projectId);
-    if (input.config) await requireHostServers(sql, project.id, input.config);
-    const host = await savingHost(
-      updateHost(sql, box, project.id, input.hostId, { name: input.name, config: input.config }),
-    );
+    const { hosts } = deps;
+    const project = await requireProject(hosts, input.principal, input.projectId);
+    if (input.config) await requireHostServers(hosts, project.id, input.config);
+    const host = await savingHost(hosts.update(project.id, input.hostId, { name: input.name, config: input.config }));
     if (!host) throw notFound('host', { hostId: input.hostId });
-    return toHost(host);
+    return host;
   };
 }
 

@@ -1,8 +1,7 @@
-import type { Db } from '../../../db/connection.js';
-import { listChatSessions as readChatSessions } from '../../../db/catalog.js';
 import { requireProject } from '../../access/project.js';
 import { chatSessionStatuses, type ChatSession } from '../../catalog/chat.js';
 import { refused } from '../../failures.js';
+import type { CatalogStore } from '../../ports/catalogStore.js';
 import type { Principal } from '../../principal.js';
 
 /**
@@ -23,7 +22,7 @@ interface Position {
  * One page of the chat sessions the key can see (a private session only its own user sees), most recently active
  * first, and the cursor of the next page when there is one.
  */
-export function listChatSessions(deps: { sql: Db; cursors: PageCursors }) {
+export function listChatSessions(deps: { catalog: CatalogStore; cursors: PageCursors }) {
   return async function listChatSessions(input: {
     principal: Principal;
     /** one project's sessions: a project the key cannot see is 404 */
@@ -39,8 +38,8 @@ export function listChatSessions(deps: { sql: Db; cursors: PageCursors }) {
     before?: { epochMs: number } | { cursor: string };
     limit: number;
   }): Promise<{ sessions: ChatSession[]; nextCursor?: string }> {
-    const { sql, cursors } = deps;
-    if (input.projectId !== undefined) await requireProject(sql, input.principal, input.projectId);
+    const { catalog, cursors } = deps;
+    if (input.projectId !== undefined) await requireProject(catalog, input.principal, input.projectId);
     const status = chatSessionStatuses.find((known) => known === input.status);
     if (status === undefined) return { sessions: [] };
     const scope = `chat-sessions:${input.projectId ?? '*'}:${status}`;
@@ -58,7 +57,7 @@ export function listChatSessions(deps: { sql: Db; cursors: PageCursors }) {
         );
       }
     }
-    const rows = await readChatSessions(sql, input.principal, {
+    const rows = await catalog.chatSessions(input.principal, {
       projectId: input.projectId,
       status,
       before: input.before && 'epochMs' in input.before ? input.before.epochMs : undefined,

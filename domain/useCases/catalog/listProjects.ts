@@ -1,10 +1,9 @@
-import type { Db } from '../../../db/connection.js';
-import { listProjects as readProjects } from '../../../db/projects.js';
 import type { Project } from '../../catalog/project.js';
+import type { CatalogStore } from '../../ports/catalogStore.js';
 import type { Principal } from '../../principal.js';
 
 /** The projects the key can see (domain/access has the rule), oldest first. */
-export function listProjects(deps: { sql: Db }) {
+export function listProjects(deps: { catalog: CatalogStore }) {
   return async function listProjects(input: {
     principal: Principal;
     /** only this organization's: a key acts in one, so another one (or a value that names none) lists nothing */
@@ -12,7 +11,7 @@ export function listProjects(deps: { sql: Db }) {
   }): Promise<Project[]> {
     const { principal, organizationId } = input;
     if (organizationId !== undefined && organizationId !== principal.organizationId) return [];
-    return await readProjects(deps.sql, principal);
+    return await deps.catalog.projects(principal);
   };
 }
 

@@ -1,9 +1,7 @@
-import type { Db } from '../../../db/connection.js';
-import type { SecretBox } from '../../ports/secretBox.js';
-import { findServerInVisibleProject, getServerRefsByNames, toSavedServer } from '../../../db/servers.js';
 import { unknownServers } from '../../evals/serverSelection.js';
 import { notFound, refused } from '../../failures.js';
 import type { McpOperations } from '../../mcp/index.js';
+import type { ServerStore } from '../../ports/serverStore.js';
 import type { Principal } from '../../principal.js';
 import type { SavedServer } from '../../catalog/server.js';
 
@@ -13,7 +11,7 @@ import type { SavedServer } from '../../catalog/server.js';
  * server is refused (details.reason SERVER_DISABLED) for every operation that connects to it; the others (checking
  * and importing OAuth tokens) still work, so tokens can be set up before it is enabled.
  */
-export function runServerOperation(deps: { sql: Db; box: SecretBox; mcp: McpOperations }) {
+export function runServerOperation(deps: { servers: ServerStore; mcp: McpOperations }) {
   return async function runServerOperation<T>(
     input: {
       principal: Principal;
@@ -24,18 +22,17 @@ export function runServerOperation(deps: { sql: Db; box: SecretBox; mcp: McpOper
     },
     operation: (mcp: McpOperations, server: SavedServer) => Promise<T>,
   ): Promise<T> {
-    const { sql, box, mcp } = deps;
+    const { servers, mcp } = deps;
     // The project's access rule and the server in one statement: this is on every tools/call. Its secrets are
     // opened once it passed the checks: a refused request opens none.
-    const { projectVisible, projectId, server } = await findServerInVisibleProject(
-      sql,
+    const { projectVisible, projectId, server } = await servers.findInVisibleProject(
       input.principal,
       input.projectId,
       input.serverId,
     );
     if (!projectVisible) throw notFound('project', { projectId: input.projectId });
     if (!server) {
-      const named = await getServerRefsByNames(sql, projectId!, [input.serverId]);
+      const named = await servers.named(projectId!, [input.serverId]);
       throw unknownServers(projectId!, [input.serverId], named, { serverId: input.serverId });
     }
     if (input.connects && !server.enabled) {
@@ -44,7 +41,7 @@ export function runServerOperation(deps: { sql: Db; box: SecretBox; mcp: McpOper
         serverId: server.id,
       });
     }
-    return await operation(mcp, toSavedServer(box, server));
+    return await operation(mcp, server.open());
   };
 }
 

@@ -1,4 +1,4 @@
-import { requireVisibleProject } from '../../access/visibleProject.js';
+import { requireProject } from '../../access/project.js';
 import type { IngestResult } from '../../ingest/results.js';
 import { appendResults, lockIngestedRun, type AppendOutcome } from '../../ingest/runs.js';
 import type { IngestStore } from '../../ports/ingestStore.js';
@@ -17,7 +17,7 @@ export function appendIngestResults(deps: { ingest: IngestStore }) {
     results: IngestResult[];
   }): Promise<AppendOutcome> {
     const { ingest } = deps;
-    const project = await requireVisibleProject(ingest, input.principal, input.projectId);
+    const project = await requireProject(ingest, input.principal, input.projectId);
     return await ingest.transaction(async (tx) => {
       const run = await lockIngestedRun(tx, project.id, { runId: input.runId });
       return await appendResults(tx, run, input.results);

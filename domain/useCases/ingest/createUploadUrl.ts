@@ -1,4 +1,4 @@
-import { requireVisibleProject } from '../../access/visibleProject.js';
+import { requireProject } from '../../access/project.js';
 import type { ArtifactFormat } from '../../ingest/artifactSlot.js';
 import { hashUploadToken, newUploadToken, UPLOAD_URL_TTL_MS } from '../../ingest/uploads.js';
 import type { IngestStore } from '../../ports/ingestStore.js';
@@ -19,7 +19,7 @@ export function createUploadUrl(deps: { ingest: Pick<IngestStore, 'visibleProjec
     externalRunId: string | null;
   }): Promise<{ token: string; expiresAt: Date }> {
     const { ingest } = deps;
-    const project = await requireVisibleProject(ingest, input.principal, input.projectId);
+    const project = await requireProject(ingest, input.principal, input.projectId);
     const token = newUploadToken();
     const slot = await ingest.openSlot({
       organizationId: project.organizationId,

@@ -1,4 +1,4 @@
-import { requireVisibleProject } from '../../access/visibleProject.js';
+import { requireProject } from '../../access/project.js';
 import { finalizeIngestRun as finalizeRun, lockIngestedRun } from '../../ingest/runs.js';
 import type { IngestStore } from '../../ports/ingestStore.js';
 import type { Principal } from '../../principal.js';
@@ -18,7 +18,7 @@ export function finalizeIngestRun(deps: { ingest: IngestStore }) {
     externalRunId?: string;
   }): Promise<Run> {
     const { ingest } = deps;
-    const project = await requireVisibleProject(ingest, input.principal, input.projectId);
+    const project = await requireProject(ingest, input.principal, input.projectId);
     return await ingest.transaction(async (tx) => {
       const run = await lockIngestedRun(tx, project.id, { runId: input.runId, externalRunId: input.externalRunId });
       return await finalizeRun(tx, run);

@@ -1,4 +1,4 @@
-import { requireVisibleProject } from '../../access/visibleProject.js';
+import { requireProject } from '../../access/project.js';
 import type { IngestResult } from '../../ingest/results.js';
 import { ingestRunInput, reportRun, type IngestRunFields } from '../../ingest/runs.js';
 import type { IngestStore } from '../../ports/ingestStore.js';
@@ -18,7 +18,7 @@ export function reportIngestRun(deps: { ingest: IngestStore }) {
     results: IngestResult[];
   }): Promise<Run> {
     const { ingest } = deps;
-    const project = await requireVisibleProject(ingest, input.principal, input.projectId);
+    const project = await requireProject(ingest, input.principal, input.projectId);
     return await ingest.transaction((tx) =>
       reportRun(tx, ingestRunInput(project, input.principal, input.run), input.results),
     );

@@ -1,4 +1,4 @@
-import { requireVisibleProject } from '../../access/visibleProject.js';
+import { requireProject } from '../../access/project.js';
 import { ingestRunInput, startIngestRun as startRun, type IngestRunFields } from '../../ingest/runs.js';
 import type { IngestStore } from '../../ports/ingestStore.js';
 import type { Principal } from '../../principal.js';
@@ -15,7 +15,7 @@ export function startIngestRun(deps: { ingest: IngestStore }) {
     run: IngestRunFields;
   }): Promise<{ run: Run; reused: boolean }> {
     const { ingest } = deps;
-    const project = await requireVisibleProject(ingest, input.principal, input.projectId);
+    const project = await requireProject(ingest, input.principal, input.projectId);
     return await ingest.transaction((tx) => startRun(tx, ingestRunInput(project, input.principal, input.run)));
   };
 }

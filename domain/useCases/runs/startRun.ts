@@ -1,4 +1,4 @@
-import { requireVisibleProject } from '../../access/visibleProject.js';
+import { requireProject } from '../../access/project.js';
 import { checkExpectedTools, type UnknownToolWarning } from '../../evals/expectedTools.js';
 import { createEvalRun, type CreatedRun, type RunCreationDeps, type RunRequest } from '../../evals/startEvalRun.js';
 import type { McpOperations } from '../../mcp/index.js';
@@ -35,7 +35,7 @@ export function startRun(deps: StartRunDeps) {
     request: RunRequest;
   }): Promise<StartedRun> {
     const { principal } = input;
-    const project = await requireVisibleProject(deps.runs, principal, input.projectId);
+    const project = await requireProject(deps.runs, principal, input.projectId);
     const { run, caseUpsert, cases, servers, suiteName, iterations, plan, leftOut } = await createEvalRun(
       deps,
       {

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findHostHeaders } from '../../../db/hosts.js';
+import { createHostStore } from '../../../db/hostStore.js';
 import { SecretBox } from '../../../db/secretBox.js';
 import { createServer } from '../../../db/servers.js';
+import type { HostStore } from '../../../domain/ports/hostStore.js';
 import type { Principal } from '../../../domain/principal.js';
 import { createHost } from '../../../domain/useCases/catalog/createHost.js';
 import { deleteHost } from '../../../domain/useCases/catalog/deleteHost.js';
@@ -26,6 +28,7 @@ describe('host use cases', () => {
   let other: SeededOrganization;
   let principal: Principal;
   let stdioServerId: string;
+  let hosts: HostStore;
   const box = SecretBox.fromSetting(SecretBox.generateKey());
   const withHeaders = (headers: Record<string, string>, more: Record<string, unknown> = {}) => ({
     modelId: 'openai/gpt-4.1-mini',
@@ -35,6 +38,7 @@ describe('host use cases', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
+    hosts = createHostStore(db.sql, box);
     org = await seedOrganization(db.sql);
     other = await seedOrganization(db.sql);
     principal = principalOf(org);
@@ -51,7 +55,7 @@ describe('host use cases', () => {
   afterAll(async () => db?.drop());
 
   it('createHost seals header values and shows them redacted; getHost and listHosts show the same', async () => {
-    const host = await createHost({ sql: db.sql, box })({
+    const host = await createHost({ hosts })({
       principal,
       projectId: org.projectId,
       name: 'Claude',
@@ -69,12 +73,12 @@ describe('host use cases', () => {
       },
     });
     expect(await findHostHeaders(db.sql, box, org.projectId, host.id)).toEqual({ Authorization: 'Bearer s3cret' });
-    expect(await getHost({ sql: db.sql })({ principal, projectId: org.projectId, hostId: host.id })).toEqual(host);
-    expect(await listHosts({ sql: db.sql })({ principal, projectId: org.projectId })).toEqual([host]);
+    expect(await getHost({ hosts })({ principal, projectId: org.projectId, hostId: host.id })).toEqual(host);
+    expect(await listHosts({ hosts })({ principal, projectId: org.projectId })).toEqual([host]);
   });
 
   it('createHost refuses servers outside the project, roots outside what they allow, and a marker with nothing stored', async () => {
-    const create = createHost({ sql: db.sql, box });
+    const create = createHost({ hosts });
     const input = { principal, projectId: org.projectId, name: 'H', template: null };
     await expect(create({ ...input, config: { serverIds: ['srv_nope', stdioServerId] } })).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
@@ -91,18 +95,18 @@ describe('host use cases', () => {
       ),
       details: { headers: ['X-Key'] },
     });
-    expect(await listHosts({ sql: db.sql })({ principal, projectId: org.projectId })).toHaveLength(1);
+    expect(await listHosts({ hosts })({ principal, projectId: org.projectId })).toHaveLength(1);
   });
 
   it('editHost renames, keeps a header given as the marker, drops the ones left out; 404 for an unknown host', async () => {
-    const host = await createHost({ sql: db.sql, box })({
+    const host = await createHost({ hosts })({
       principal,
       projectId: org.projectId,
       name: 'Before',
       template: null,
       config: withHeaders({ 'X-Keep': 'kept', 'X-Drop': 'dropped' }),
     });
-    const edit = editHost({ sql: db.sql, box });
+    const edit = editHost({ hosts });
     const renamed = await edit({ principal, projectId: org.projectId, hostId: host.id, name: 'After' });
     expect(renamed).toMatchObject({ name: 'After', config: host.config });
     const edited = await edit({
@@ -121,7 +125,7 @@ describe('host use cases', () => {
   });
 
   it("deleteHost deletes once; another organization's project is 404 for every story", async () => {
-    const host = await createHost({ sql: db.sql, box })({
+    const host = await createHost({ hosts })({
       principal,
       projectId: org.projectId,
       name: 'Doomed',
@@ -130,16 +134,16 @@ describe('host use cases', () => {
     });
     const outsider = { principal: principalOf(other), projectId: org.projectId };
     const projectNotFound = { code: 'NOT_FOUND', message: 'project not found' };
-    await expect(deleteHost({ sql: db.sql })({ ...outsider, hostId: host.id })).rejects.toMatchObject(projectNotFound);
-    await expect(getHost({ sql: db.sql })({ ...outsider, hostId: host.id })).rejects.toMatchObject(projectNotFound);
-    await expect(listHosts({ sql: db.sql })(outsider)).rejects.toMatchObject(projectNotFound);
-    await expect(
-      editHost({ sql: db.sql, box })({ ...outsider, hostId: host.id, name: 'Mine now' }),
-    ).rejects.toMatchObject(projectNotFound);
+    await expect(deleteHost({ hosts })({ ...outsider, hostId: host.id })).rejects.toMatchObject(projectNotFound);
+    await expect(getHost({ hosts })({ ...outsider, hostId: host.id })).rejects.toMatchObject(projectNotFound);
+    await expect(listHosts({ hosts })(outsider)).rejects.toMatchObject(projectNotFound);
+    await expect(editHost({ hosts })({ ...outsider, hostId: host.id, name: 'Mine now' })).rejects.toMatchObject(
+      projectNotFound,
+    );
 
-    await deleteHost({ sql: db.sql })({ principal, projectId: org.projectId, hostId: host.id });
-    await expect(
-      deleteHost({ sql: db.sql })({ principal, projectId: org.projectId, hostId: host.id }),
-    ).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'host not found' });
+    await deleteHost({ hosts })({ principal, projectId: org.projectId, hostId: host.id });
+    await expect(deleteHost({ hosts })({ principal, projectId: org.projectId, hostId: host.id })).rejects.toMatchObject(
+      { code: 'NOT_FOUND', message: 'host not found' },
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../../db/secretBox.js';
 import { createServer } from '../../../db/servers.js';
+import { createServerStore } from '../../../db/serverStore.js';
 import type { McpOperations } from '../../../domain/mcp/index.js';
 import type { Principal } from '../../../domain/principal.js';
 import { runServerOperation } from '../../../domain/useCases/catalog/runServerOperation.js';
@@ -38,7 +39,7 @@ describe('runServerOperation', () => {
     db = await createTestDatabase();
     org = await seedOrganization(db.sql);
     principal = principalOf(org);
-    run = runServerOperation({ sql: db.sql, box, mcp });
+    run = runServerOperation({ servers: createServerStore(db.sql, box), mcp });
     enabledId = (
       await createServer(db.sql, box, {
         projectId: org.projectId,

@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMembership, createUser } from '../../../db/accounts.js';
 import { createChatbox, createChatSession } from '../../../db/catalog.js';
+import { createCatalogStore } from '../../../db/catalogStore.js';
 import { createProject } from '../../../db/projects.js';
 import { SecretBox } from '../../../db/secretBox.js';
 import { createServer } from '../../../db/servers.js';
+import { createServerStore } from '../../../db/serverStore.js';
+import type { CatalogStore } from '../../../domain/ports/catalogStore.js';
+import type { ServerStore } from '../../../domain/ports/serverStore.js';
 import type { Principal } from '../../../domain/principal.js';
 import { closeTunnel } from '../../../domain/useCases/catalog/closeTunnel.js';
 import { createTunnel } from '../../../domain/useCases/catalog/createTunnel.js';
@@ -40,10 +44,14 @@ describe('catalog use cases', () => {
   let org: SeededOrganization;
   let other: SeededOrganization;
   let owner: Principal;
+  let catalog: CatalogStore;
+  let servers: ServerStore;
   const box = SecretBox.fromSetting(SecretBox.generateKey());
 
   beforeAll(async () => {
     db = await createTestDatabase();
+    catalog = createCatalogStore(db.sql);
+    servers = createServerStore(db.sql, box);
     org = await seedOrganization(db.sql, { name: 'Acme' });
     other = await seedOrganization(db.sql, { name: 'Elsewhere' });
     owner = principalOf(org);
@@ -51,7 +59,7 @@ describe('catalog use cases', () => {
   afterAll(async () => db?.drop());
 
   it('getAccount: the key owner and the organization the key acts in', async () => {
-    const account = await getAccount({ sql: db.sql })({ principal: owner });
+    const account = await getAccount({ catalog })({ principal: owner });
     expect(account).toMatchObject({
       id: org.userId,
       imageUrl: null,
@@ -69,7 +77,7 @@ describe('catalog use cases', () => {
     });
     const member = await createUser(db.sql, { email: 'member@example.test', name: 'Member' });
     await addMembership(db.sql, { organizationId: org.organizationId, userId: member.id, role: 'member' });
-    const list = listProjects({ sql: db.sql });
+    const list = listProjects({ catalog });
 
     const asOwner = await list({ principal: owner });
     expect(asOwner.map((p) => p.id)).toEqual([org.projectId, hidden.id]);
@@ -91,7 +99,7 @@ describe('catalog use cases', () => {
       oauthScopes: ['read'],
       clientSecret: 'clientsecret',
     });
-    const list = listProjectServers({ sql: db.sql });
+    const list = listProjectServers({ servers });
     const [server] = await list({ principal: owner, projectId: org.projectId });
     expect(server).toEqual({
       id: expect.any(String),
@@ -134,7 +142,7 @@ describe('catalog use cases', () => {
     const titles = (page: { sessions: { title: string | null }[] }) => page.sessions.map((s) => s.title);
 
     it('pages most recently active first, each page giving the cursor of the next', async () => {
-      const list = listChatSessions({ sql: db.sql, cursors });
+      const list = listChatSessions({ catalog, cursors });
       const first = await list({ principal: owner, projectId: org.projectId, status: 'active', limit: 3 });
       expect(titles(first)).toEqual(['chat 4', 'chat 3', 'chat 2']);
       const second = await list({
@@ -161,14 +169,14 @@ describe('catalog use cases', () => {
     });
 
     it('selects by status: an unknown status, or none, selects nothing', async () => {
-      const list = listChatSessions({ sql: db.sql, cursors });
+      const list = listChatSessions({ catalog, cursors });
       expect((await list({ principal: owner, status: 'archived', limit: 10 })).sessions).toHaveLength(1);
       expect(await list({ principal: owner, status: 'deleted', limit: 10 })).toEqual({ sessions: [] });
       expect(await list({ principal: owner, status: null, limit: 10 })).toEqual({ sessions: [] });
     });
 
     it("refuses a `before` that is no cursor of this list; another organization's project is 404 first", async () => {
-      const list = listChatSessions({ sql: db.sql, cursors });
+      const list = listChatSessions({ catalog, cursors });
       // a cursor of the active sessions is no cursor of the archived ones
       const active = await list({ principal: owner, status: 'active', limit: 1 });
       expect(active.nextCursor).toBeDefined();
@@ -198,7 +206,7 @@ describe('catalog use cases', () => {
       modelId: 'openai/gpt-4.1-mini',
       serverIds: [server.id],
     });
-    const [listed] = await listChatboxes({ sql: db.sql })({ principal: owner, projectId: org.projectId });
+    const [listed] = await listChatboxes({ catalog })({ principal: owner, projectId: org.projectId });
     expect(listed).toMatchObject({
       id: chatbox.id,
       name: 'Support',
@@ -207,7 +215,7 @@ describe('catalog use cases', () => {
       linkPath: `/chatbox/${chatbox.id}`,
       servers: [{ id: server.id, name: 'tools', url: null, useOAuth: false }],
     });
-    const get = getChatbox({ sql: db.sql });
+    const get = getChatbox({ catalog });
     expect(await get({ principal: owner, projectId: org.projectId, chatboxId: chatbox.id })).toMatchObject({
       modelId: 'openai/gpt-4.1-mini',
       requireToolApproval: false,
@@ -223,17 +231,15 @@ describe('catalog use cases', () => {
   });
 
   it('tunnels: not offered once the project (and server) is found; 404 before that', async () => {
-    const [server] = await listProjectServers({ sql: db.sql })({ principal: owner, projectId: org.projectId });
+    const [server] = await listProjectServers({ servers })({ principal: owner, projectId: org.projectId });
     const notOffered = { code: 'FEATURE_NOT_SUPPORTED', details: { reason: 'TUNNELS_NOT_OFFERED' } };
-    await expect(createTunnel({ sql: db.sql })({ principal: owner, projectId: org.projectId })).rejects.toMatchObject(
+    await expect(createTunnel({ catalog })({ principal: owner, projectId: org.projectId })).rejects.toMatchObject(
       notOffered,
     );
-    await expect(createTunnel({ sql: db.sql })({ principal: owner, projectId: other.projectId })).rejects.toMatchObject(
-      {
-        code: 'NOT_FOUND',
-      },
-    );
-    const close = closeTunnel({ sql: db.sql });
+    await expect(createTunnel({ catalog })({ principal: owner, projectId: other.projectId })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    const close = closeTunnel({ servers });
     await expect(close({ principal: owner, projectId: org.projectId, serverId: server.id })).rejects.toMatchObject(
       notOffered,
     );
