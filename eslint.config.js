@@ -29,11 +29,20 @@ const layers = [
     typesOnly: [],
   },
   {
-    // The rest of the domain follows as its use cases get their ports (ingest).
+    // The stories of every area (runs, suites, catalog, ingest), the helpers they use, and the ports.
     files: [
       'domain/useCases/runs/**/*.ts',
       'domain/access/run.ts',
       'domain/access/visibleProject.ts',
+      'domain/useCases/ingest/**/*.ts',
+      'domain/ingest/**/*.ts',
+      'domain/evals/compare/**/*.ts',
+      'domain/evals/executeIteration.ts',
+      'domain/evals/plan.ts',
+      'domain/evals/runContext.ts',
+      'domain/evals/runSettings.ts',
+      'domain/evals/serverSelection.ts',
+      'domain/evals/startEvalRun.ts',
       'domain/useCases/suites/**/*.ts',
       'domain/access/suite.ts',
       'domain/evals/caseWrites.ts',

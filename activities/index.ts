@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { Context } from '@temporalio/activity';
 import type { Sql } from '../db/connection.js';
+import type { RunSetupStore } from '../domain/ports/runSetupStore.js';
 import type { SecretBox } from '../domain/ports/secretBox.js';
 import type { Config } from '../runtime/config.js';
 import { START_FAILED, type FinalizeInput, type FinalizeRun } from '../domain/useCases/runs/finalizeRun.js';
@@ -29,6 +30,8 @@ export interface ActivityDeps {
   metrics?: IterationRecorder & ScheduledRunRecorder;
   /** the hosted models (HOSTED_MODELS), parsed once by the worker's composition */
   catalog: HostedModelCatalog;
+  /** what planning a run and loading what its batches run with read and write (db/runSetupStore.ts) */
+  setup: RunSetupStore;
   /** the one way a run ends (domain/useCases/runs/finalizeRun.ts) */
   finalizeRun: FinalizeRun;
   /** a suite's schedule came due (domain/useCases/runs/startScheduledRun.ts) */
@@ -58,7 +61,7 @@ export function createActivities(deps: ActivityDeps) {
 
     /** Writes the run's pending iterations (once) and says how to batch them. */
     async planRun({ runId }: { runId: string }) {
-      return await asActivity(() => planRun(sql, runId, { concurrency: config.EVAL_ITERATION_CONCURRENCY }));
+      return await asActivity(() => planRun(deps.setup, runId, { concurrency: config.EVAL_ITERATION_CONCURRENCY }));
     },
 
     async runIterationBatch(input: BatchInput) {

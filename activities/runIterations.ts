@@ -17,7 +17,7 @@ import { RunNotFound } from '../domain/evals/runFailures.js';
 import { iterationVerdict } from '../domain/evals/verdicts.js';
 import { activityFailure, decideRetry, retryFailure } from './retryPolicy.js';
 import { collectTools, executeIteration, failedOutcome, IterationFailure } from '../domain/evals/executeIteration.js';
-import { loadRunContext, type RunContext } from '../domain/evals/runContext.js';
+import { loadRunContext, type RunContext, type RunContextReads } from '../domain/evals/runContext.js';
 import { AttemptLiveness, standstillLimitMs } from './attemptLiveness.js';
 import { whileDatabaseAway } from './databaseWait.js';
 import type { RunCheckBudgets } from '../domain/evals/checkBudget.js';
@@ -58,6 +58,8 @@ export interface IterationRecorder {
 
 export interface BatchDeps {
   sql: Db;
+  /** the run, its servers, keys and suite, read once per batch (loadRunContext) */
+  setup: RunContextReads;
   box: SecretBox;
   mcp: McpOperations;
   catalog: HostedModelCatalog;

@@ -7,6 +7,7 @@ import type { McpOperations } from '../domain/mcp/index.js';
 import type { Sql } from '../db/connection.js';
 import type { SecretBox } from '../domain/ports/secretBox.js';
 import { createRunStore } from '../db/runStore.js';
+import { createRunSetupStore } from '../db/runSetupStore.js';
 import type { HostedModelCatalog } from '../domain/models/catalog.js';
 import { authenticate, keyManagementSurface, keyRefusal } from './auth.js';
 import { jsonObjectBody } from './body.js';
@@ -60,6 +61,7 @@ import { listProjectServers } from '../domain/useCases/catalog/listProjectServer
 import { runServerOperation } from '../domain/useCases/catalog/runServerOperation.js';
 import type { Principal } from '../domain/principal.js';
 // ingest use cases (bound in ingestUseCases, at the end of this file)
+import { createIngestStore } from '../db/ingestStore.js';
 import { appendIngestResults } from '../domain/useCases/ingest/appendIngestResults.js';
 import { createUploadUrl } from '../domain/useCases/ingest/createUploadUrl.js';
 import { finalizeIngestRun } from '../domain/useCases/ingest/finalizeIngestRun.js';
@@ -288,7 +290,7 @@ function runUseCases(deps: {
     log,
     startRun: startRun({
       runs,
-      sql,
+      setup: createRunSetupStore(sql, deps.box),
       box: deps.box,
       catalog: deps.catalog,
       mcp: deps.mcp,
@@ -313,14 +315,15 @@ export type RunDeps = ReturnType<typeof runUseCases>;
 
 /** The ingest use cases, bound once to this app's services: exactly what its route modules receive. */
 function ingestUseCases(deps: { sql: Sql; config: Config; addressLimit: AddressLimit }) {
-  const { sql, config, addressLimit } = deps;
+  const { config, addressLimit } = deps;
+  const ingest = createIngestStore(deps.sql);
   return {
-    reportIngestRun: reportIngestRun({ sql }),
-    startIngestRun: startIngestRun({ sql }),
-    appendIngestResults: appendIngestResults({ sql }),
-    finalizeIngestRun: finalizeIngestRun({ sql }),
-    createUploadUrl: createUploadUrl({ sql }),
-    uploadArtifact: uploadArtifact({ sql }),
+    reportIngestRun: reportIngestRun({ ingest }),
+    startIngestRun: startIngestRun({ ingest }),
+    appendIngestResults: appendIngestResults({ ingest }),
+    finalizeIngestRun: finalizeIngestRun({ ingest }),
+    createUploadUrl: createUploadUrl({ ingest }),
+    uploadArtifact: uploadArtifact({ ingest }),
     config,
     addressLimit,
   };

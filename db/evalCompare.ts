@@ -2,49 +2,21 @@ import type { Db } from './connection.js';
 import { camelRow } from './rows.js';
 import type { RunRow } from './evalRuns.js';
 import type { Run } from '../domain/evals/run.js';
+import type {
+  CaseAggregate,
+  Confusion,
+  PerformanceAggregate,
+  SideAggregates,
+  ToolAggregate,
+} from '../domain/evals/compare/aggregates.js';
 
 /**
- * The aggregates a comparison needs from one side: a run's finished iterations, or those of one model in a run.
- * Everything is counted in SQL (one statement per side over the run's rows, found through eval_iterations_page_idx),
- * so comparing two 1,000-iteration runs moves a few dozen rows, not thousands (bench/compare.ts).
+ * The aggregates a comparison needs from one side (domain/evals/compare/aggregates.ts): a run's finished iterations,
+ * or those of one model in a run. Everything is counted in SQL (one statement per side over the run's rows, found
+ * through eval_iterations_page_idx), so comparing two 1,000-iteration runs moves a few dozen rows, not thousands
+ * (bench/compare.ts). The shapes are the domain's, re-exported for the modules that still import them from here.
  */
-export interface CaseAggregate {
-  /** the case id, or `title:<title>` for an ingested result stored without a case */
-  key: string;
-  caseId: string | null;
-  title: string;
-  query: string;
-  total: number;
-  passed: number;
-}
-
-export interface ToolAggregate {
-  toolName: string;
-  /** calls of the tool that an expected call of the same tool in the same iteration accounts for */
-  matched: number;
-  called: number;
-  expected: number;
-}
-
-export interface Confusion {
-  expected: string;
-  called: string;
-  count: number;
-}
-
-export interface PerformanceAggregate {
-  total: number;
-  passed: number;
-  latencyMs: { p50: number | null; p95: number | null };
-  tokens: { input: number; output: number; total: number };
-}
-
-export interface SideAggregates {
-  cases: CaseAggregate[];
-  tools: ToolAggregate[];
-  confusions: Confusion[];
-  performance: PerformanceAggregate;
-}
+export type { CaseAggregate, Confusion, PerformanceAggregate, SideAggregates, ToolAggregate };
 
 /** undefined: every model; null: iterations without a model; a string: that model. */
 export type ModelFilter = string | null | undefined;

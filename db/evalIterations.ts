@@ -2,7 +2,16 @@ import type { Db } from './connection.js';
 import type { CaseRow } from './evalSuites.js';
 import { newId } from '../domain/ids.js';
 import { camelRow, camelRows, type Camel, type RowIsNoun, type Same } from './rows.js';
-import type { BatchIteration, Iteration, IterationStatus } from '../domain/evals/iteration.js';
+import type {
+  BatchIteration,
+  Iteration,
+  IterationCompletion,
+  IterationStatus,
+  PlannedIteration,
+} from '../domain/evals/iteration.js';
+
+/** The domain's planned and executed iterations, for the modules that still import them from here. */
+export type { IterationCompletion, PlannedIteration };
 
 export interface IterationRow {
   id: string;
@@ -35,19 +44,6 @@ export interface IterationRow {
 
 /** The row as the domain's Iteration (domain/evals/iteration.ts): a column and its field go together. */
 type _IterationIsRow = RowIsNoun<Same<Camel<IterationRow>, Iteration>>;
-
-export interface PlannedIteration {
-  caseId: string;
-  title: string;
-  query: string;
-  iterationNumber: number;
-  /** the model's position in its case's models (0 for a case with one model) */
-  modelIndex?: number;
-  model: string | null;
-  provider: string | null;
-  expectedToolCalls: unknown[];
-  isNegativeTest: boolean;
-}
 
 /** Creates the run's pending iterations once; a repeated plan (a retried activity) inserts nothing new. */
 export async function planIterations(
@@ -149,23 +145,6 @@ export async function claimIteration(sql: Db, iterationId: string, fence: ClaimF
     UPDATE eval_iterations SET status = 'running', started_at = now(), updated_at = clock_timestamp()
     WHERE id = ${iterationId} AND ${heldBy(sql, fence)} AND EXISTS (SELECT 1 FROM unflushed) RETURNING id`;
   return rows.length === 1;
-}
-
-/**
- * What completeIteration stores for an executed iteration: its result, usage, tool calls and trace. Not the
- * statistics' IterationOutcome (domain/evals/statistics.ts), which is the few numbers a summary counts.
- */
-export interface IterationCompletion {
-  status: 'completed' | 'failed';
-  result: 'passed' | 'failed';
-  model: string | null;
-  provider: string | null;
-  durationMs: number;
-  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
-  actualToolCalls: unknown[];
-  error: string | null;
-  errorDetails?: unknown;
-  trace: object;
 }
 
 /**

@@ -12,6 +12,7 @@ import type {
 } from '../domain/evals/run.js';
 import type { ClientProfile } from '../domain/mcp/clientProfile.js';
 import type { IterationIsolation } from '../domain/catalog/server.js';
+import type { NewRun } from '../domain/ports/runSetupStore.js';
 
 export interface RunRow {
   id: string;
@@ -78,32 +79,7 @@ export async function listQuietRuns(sql: Db, quietMs: number, limit: number): Pr
   );
 }
 
-export async function insertRun(
-  tx: Tx,
-  input: {
-    suiteId: string;
-    projectId: string;
-    organizationId: string;
-    source: string;
-    notes?: string | null;
-    passCriteria: { minimumPassRate: number };
-    serverIds: string[];
-    iterationOverride?: number | null;
-    modelKeysEnc?: string | null;
-    createdByKeyId?: string | null;
-    externalRunId?: string | null;
-    framework?: string | null;
-    ci?: unknown;
-    tags?: unknown;
-    expectedIterations?: number | null;
-    hostId?: string | null;
-    clientProfile?: ClientProfile | null;
-    /** default per-iteration; meaningless for ingested runs */
-    iterationIsolation?: IterationIsolation;
-    budget?: RunBudget | null;
-    concurrency?: number | null;
-  },
-): Promise<Run> {
+export async function insertRun(tx: Tx, input: NewRun): Promise<Run> {
   // The suite row lock makes run numbers sequential per suite without gaps or duplicates.
   await tx`SELECT id FROM eval_suites WHERE id = ${input.suiteId} FOR UPDATE`;
   const [row] = await tx<RunRow[]>`

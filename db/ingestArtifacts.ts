@@ -1,8 +1,11 @@
 import type { Db, Tx } from './connection.js';
 import { newId } from '../domain/ids.js';
-import { camelRow, type Camel } from './rows.js';
+import { camelRow, type Camel, type RowIsNoun, type Same } from './rows.js';
+import type { ArtifactFormat, ArtifactSlot } from '../domain/ingest/artifactSlot.js';
+import type { NewArtifactSlot } from '../domain/ports/ingestStore.js';
 
-export type ArtifactFormat = 'junit-xml' | 'jest-json' | 'vitest-json';
+/** The domain's report formats (domain/ingest/artifactSlot.ts), for the modules that still import them from here. */
+export type { ArtifactFormat };
 
 /** An upload slot and, once used, what was uploaded (the blob itself is never read back here). */
 export interface ArtifactRow {
@@ -24,7 +27,8 @@ export interface ArtifactRow {
   minting_key_usable: boolean;
 }
 
-export type ArtifactSlot = Camel<ArtifactRow>;
+/** The row as the domain's ArtifactSlot (domain/ingest/artifactSlot.ts): a column and its field go together. */
+type _ArtifactSlotIsRow = RowIsNoun<Same<Camel<ArtifactRow>, ArtifactSlot>>;
 
 /** The URL is the minting key's capability, delegated: it lapses with the key (revoked, or its owner gone). */
 const mintingKeyUsable = (sql: Db) => sql`EXISTS (
@@ -39,19 +43,7 @@ const columns = (sql: Db) =>
  * A slot an upload URL points at. Only the token's hash is stored: the database alone cannot mint a usable URL.
  * Expiry uses the database clock, like the check in claimArtifactSlot.
  */
-export async function createArtifactSlot(
-  sql: Db,
-  input: {
-    organizationId: string;
-    projectId: string;
-    tokenHash: string;
-    format: ArtifactFormat | null;
-    suiteName: string | null;
-    externalRunId: string | null;
-    ttlMs: number;
-    createdByKeyId: string;
-  },
-): Promise<ArtifactSlot> {
+export async function createArtifactSlot(sql: Db, input: NewArtifactSlot): Promise<ArtifactSlot> {
   const [row] = await sql<ArtifactRow[]>`
     INSERT INTO ingest_artifacts (id, organization_id, project_id, token_hash, format, suite_name, external_run_id, expires_at, created_by_key_id)
     VALUES (${newId('art')}, ${input.organizationId}, ${input.projectId}, ${input.tokenHash}, ${input.format}, ${input.suiteName}, ${input.externalRunId},

@@ -1,7 +1,8 @@
 import type { Db } from './connection.js';
-import type { CaseInput } from './evalSuites.js';
 import { newId } from '../domain/ids.js';
-import { camelRows, type Camel } from './rows.js';
+import { camelRows, type Camel, type RowIsNoun, type Same } from './rows.js';
+import type { CaseInput } from '../domain/evals/case.js';
+import type { CaseIdentities, CaseIdentity } from '../domain/ports/ingestStore.js';
 
 export interface CaseIdentityRow {
   id: string;
@@ -10,13 +11,14 @@ export interface CaseIdentityRow {
   external_case_id: string | null;
 }
 
-export type CaseIdentity = Camel<CaseIdentityRow>;
+/** The row as the ingest port's CaseIdentity (domain/ports/ingestStore.ts): a column and its field go together. */
+type _CaseIdentityIsRow = RowIsNoun<Same<Camel<CaseIdentityRow>, CaseIdentity>>;
 
 /** A suite's live cases named by external id or by title + query, in one query. */
 export async function findCasesByIdentity(
   sql: Db,
   suiteId: string,
-  identities: { externalCaseIds: string[]; titles: string[]; queries: string[] },
+  identities: CaseIdentities,
 ): Promise<CaseIdentity[]> {
   if (identities.externalCaseIds.length === 0 && identities.titles.length === 0) return [];
   return camelRows(

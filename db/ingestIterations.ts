@@ -1,28 +1,5 @@
 import type { Db, Tx } from './connection.js';
-import type { IterationStatus } from '../domain/evals/iteration.js';
-
-/** An iteration reported from outside, ready to store (its id is chosen by the caller). */
-export interface IngestedIteration {
-  id: string;
-  caseId: string | null;
-  title: string;
-  query: string;
-  iterationNumber: number;
-  status: Extract<IterationStatus, 'completed' | 'failed' | 'cancelled'>;
-  result: 'passed' | 'failed' | null;
-  model: string | null;
-  provider: string | null;
-  durationMs: number | null;
-  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
-  expectedToolCalls: unknown[];
-  actualToolCalls: unknown[];
-  error: string | null;
-  errorDetails: unknown;
-  metadata: Record<string, unknown> | null;
-  isNegativeTest: boolean;
-  externalIterationId: string | null;
-  trace: object | null;
-}
+import type { IngestedIteration } from '../domain/ingest/results.js';
 
 /** Rows per INSERT: ~20 parameters each keeps a statement far below Postgres' 65,535-parameter limit. */
 const ROWS_PER_STATEMENT = 1000;

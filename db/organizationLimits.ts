@@ -1,11 +1,8 @@
 import type { Db } from './connection.js';
+import type { OrganizationLimits } from '../domain/evals/runSettings.js';
 
-/** Ceilings every run of an organization obeys (`runway-admin org-limits`); null: none. */
-export interface OrganizationLimits {
-  maxTokens: number | null;
-  maxIterations: number | null;
-  maxConcurrency: number | null;
-}
+/** The domain's ceilings (domain/evals/runSettings.ts), for the modules that still import them from here. */
+export type { OrganizationLimits };
 
 export const noOrganizationLimits: OrganizationLimits = { maxTokens: null, maxIterations: null, maxConcurrency: null };
 

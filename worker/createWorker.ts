@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createRunStore, createScheduledSuites } from '../db/runStore.js';
+import { createRunSetupStore } from '../db/runSetupStore.js';
 import type { Config } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
 import { instrumentMcp, type Metrics } from '../runtime/metrics.js';
@@ -13,7 +14,7 @@ import { temporalRunWorkflowStates } from '../runtime/runReconciler.js';
 import { workflowsPath } from './workflowBundle.js';
 
 /** What the worker's activities are composed from: the process's services, and a Temporal client of its own. */
-export type WorkerDeps = Omit<ActivityDeps, 'finalizeRun' | 'startScheduledRun'> & {
+export type WorkerDeps = Omit<ActivityDeps, 'setup' | 'finalizeRun' | 'startScheduledRun'> & {
   /** asks Temporal about runs' workflows (a scheduled run at the cap ends those that closed, as the API does) */
   temporal: Client;
 };
@@ -25,6 +26,7 @@ export type WorkerDeps = Omit<ActivityDeps, 'finalizeRun' | 'startScheduledRun'>
 export function composeActivities(deps: WorkerDeps): Activities {
   const { sql, config, log, catalog } = deps;
   const runs = createRunStore(sql);
+  const setup = createRunSetupStore(sql, deps.box);
   const endRun = finalizeRun({ runs });
   // At the cap, runs whose workflow closed in Temporal are ended first, as for POST /eval-runs.
   const reconciler = reconcileRuns({
@@ -35,9 +37,10 @@ export function composeActivities(deps: WorkerDeps): Activities {
   });
   return createActivities({
     ...deps,
+    setup,
     finalizeRun: endRun,
     startScheduledRun: startScheduledRun({
-      sql,
+      setup,
       suites: createScheduledSuites(sql),
       box: deps.box,
       catalog,

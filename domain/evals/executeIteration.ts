@@ -1,5 +1,4 @@
 import { setImmediate as nextTurnOfLoop } from 'node:timers/promises';
-import type { IterationCompletion } from '../../db/evalIterations.js';
 import { OperationFailure } from '../failures.js';
 import {
   newTraceId,
@@ -23,7 +22,7 @@ import { IterationScripts } from './elicitationScript.js';
 import { IterationQuestions, type TracedQuestion } from './iterationQuestions.js';
 import { boundTrace } from './traceBounds.js';
 import type { SavedServer } from '../catalog/server.js';
-import type { BatchIteration } from './iteration.js';
+import type { BatchIteration, IterationCompletion } from './iteration.js';
 import type { CaseElicitation } from './case.js';
 
 /** What an errored iteration's row keeps in `error_details` (besides what the caller adds: provider, model). */

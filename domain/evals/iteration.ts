@@ -50,3 +50,34 @@ export interface BatchIteration extends Iteration {
   outputCheck: Case['outputCheck'];
   turns: Case['turns'];
 }
+
+/** An iteration a run plans (domain/evals/plan.ts): written once as pending, in plan order. */
+export interface PlannedIteration {
+  caseId: string;
+  title: string;
+  query: string;
+  iterationNumber: number;
+  /** the model's position in its case's models (0 for a case with one model) */
+  modelIndex?: number;
+  model: string | null;
+  provider: string | null;
+  expectedToolCalls: unknown[];
+  isNegativeTest: boolean;
+}
+
+/**
+ * What an executed iteration stores (domain/evals/executeIteration.ts): its result, usage, tool calls and trace. Not
+ * the statistics' IterationOutcome (domain/evals/statistics.ts), which is the few numbers a summary counts.
+ */
+export interface IterationCompletion {
+  status: 'completed' | 'failed';
+  result: 'passed' | 'failed';
+  model: string | null;
+  provider: string | null;
+  durationMs: number;
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+  actualToolCalls: unknown[];
+  error: string | null;
+  errorDetails?: unknown;
+  trace: object;
+}

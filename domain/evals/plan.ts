@@ -1,12 +1,9 @@
-import { inTransaction, type Db } from '../../db/connection.js';
-import { planIterations, type PlannedIteration } from '../../db/evalIterations.js';
-import { lockRunById, markRunStarted } from '../../db/evalRuns.js';
-import { findSuite, listCases } from '../../db/evalSuites.js';
 import { initialBatchSize } from './initialBatchSize.js';
 import { formatCount, limits } from '../limits.js';
+import type { RunSetupStore } from '../ports/runSetupStore.js';
 import { RunNotFound, TooManyIterations } from './runFailures.js';
-import { getOrganizationLimits } from '../../db/organizationLimits.js';
 import { caseModels, runConcurrency } from './runSettings.js';
+import type { PlannedIteration } from './iteration.js';
 import type { RunBudget } from './run.js';
 
 /** Why a run leaves a case of its suite out: ingest created it, and it holds reported results only. */
@@ -35,19 +32,20 @@ export interface RunPlan {
  * Every case × its runs (or the run's iterationOverride) × its models, written once as pending iterations, the
  * models of one run of a case side by side (so that a budget spent half-way has compared them on the same runs). A run is planned
  * once, while it runs: a retried plan, or one re-executed by a workflow reset in Temporal Web UI, finds the plan
- * (or the run already ended) and adds nothing, even when the suite gained cases since.
+ * (or the run already ended) and adds nothing, even when the suite gained cases since. In the caller's transaction,
+ * when `setup` is bound to one (a run created with its plan), else in one of its own.
  */
-export async function planRun(sql: Db, runId: string, options: { concurrency: number }): Promise<RunPlan> {
+export async function planRun(setup: RunSetupStore, runId: string, options: { concurrency: number }): Promise<RunPlan> {
   // The run row is locked while planning, so a run ended meanwhile (finalizeRun) gets no new iterations.
-  const { rows, run } = await inTransaction(sql, async (tx) => {
-    const run = await lockRunById(tx, runId);
+  const { rows, run } = await setup.transaction(async (tx) => {
+    const run = await tx.lockRun(runId);
     if (!run) throw new RunNotFound(runId);
-    if (run.status !== 'running' || run.startedAt !== null) return { rows: await planIterations(tx, runId, []), run };
+    if (run.status !== 'running' || run.startedAt !== null) return { rows: await tx.planIterations(runId, []), run };
     // A run's suite cannot be deleted while the run is running, but its record is read whatever happens to it.
     // Both reads go out together (pipelined on the transaction's connection).
     const [suite, cases] = await Promise.all([
-      findSuite(tx, run.projectId, run.suiteId, { includeDeleted: true }),
-      listCases(tx, run.suiteId),
+      tx.suite(run.projectId, run.suiteId, { includeDeleted: true }),
+      tx.cases(run.suiteId),
     ]);
     const planned: PlannedIteration[] = runnableCases(cases).flatMap((c) => {
       const models = caseModels(c, suite);
@@ -72,11 +70,11 @@ export async function planRun(sql: Db, runId: string, options: { concurrency: nu
         `the suite grew to ${formatCount(planned.length)} iterations after this run was started, past the ${formatCount(limits.iterationsPerRun)} a run may plan`,
       );
     }
-    const written = await planIterations(tx, runId, planned);
-    await markRunStarted(tx, runId);
+    const written = await tx.planIterations(runId, planned);
+    await tx.markStarted(runId);
     return { rows: written, run };
   });
-  const concurrency = runConcurrency(run, options.concurrency, await getOrganizationLimits(sql, run.organizationId));
+  const concurrency = runConcurrency(run, options.concurrency, await setup.organizationLimits(run.organizationId));
   return {
     iterationIds: rows.map((r) => r.id),
     batchSize: initialBatchSize(rows.length, concurrency),

@@ -1,9 +1,5 @@
-import type { Db } from '../../db/connection.js';
-import { getRun } from '../../db/evalRuns.js';
-import { getProviderKeys } from '../../db/providerKeys.js';
+import type { RunSetupStore } from '../ports/runSetupStore.js';
 import type { SecretBox } from '../ports/secretBox.js';
-import { findSuite } from '../../db/evalSuites.js';
-import { getSavedServersByIds } from '../../db/servers.js';
 import type { HostedModelCatalog, ModelAccess } from '../models/catalog.js';
 import type { SavedServer } from '../catalog/server.js';
 import type { Run } from './run.js';
@@ -18,16 +14,20 @@ export interface RunContext {
   judgeModel: JudgeModel | null;
 }
 
+/** What loading a run's context reads. */
+export type RunContextReads = Pick<RunSetupStore, 'run' | 'savedServers' | 'providerKeys' | 'suite'>;
+
 export async function loadRunContext(
-  deps: { sql: Db; box: SecretBox; catalog: HostedModelCatalog },
+  deps: { setup: RunContextReads; box: SecretBox; catalog: HostedModelCatalog },
   runId: string,
 ): Promise<RunContext | undefined> {
-  const run = await getRun(deps.sql, runId);
+  const { setup } = deps;
+  const run = await setup.run(runId);
   if (!run) return undefined;
   const [servers, orgProviderKeys, suite] = await Promise.all([
-    getSavedServersByIds(deps.sql, deps.box, run.projectId, run.serverIds),
-    getProviderKeys(deps.sql, deps.box, run.organizationId),
-    findSuite(deps.sql, run.projectId, run.suiteId, { includeDeleted: true }),
+    setup.savedServers(run.projectId, run.serverIds),
+    setup.providerKeys(run.organizationId),
+    setup.suite(run.projectId, run.suiteId, { includeDeleted: true }),
   ]);
   return {
     run,

@@ -1,4 +1,3 @@
-import type { OrganizationLimits } from '../../db/organizationLimits.js';
 import { OperationFailure } from '../failures.js';
 import type { RunBudget } from './run.js';
 import type { ModelChoice } from './suite.js';
@@ -8,6 +7,13 @@ import type { ModelChoice } from './suite.js';
  * concurrency, and the organization's ceilings over both. POST /eval-runs and a suite's schedule (startEvalRun.ts)
  * resolve them once, when the run is created; the planner (plan.ts) expands each case over its models.
  */
+
+/** Ceilings every run of an organization obeys (`runway-admin org-limits`); null: none. */
+export interface OrganizationLimits {
+  maxTokens: number | null;
+  maxIterations: number | null;
+  maxConcurrency: number | null;
+}
 
 /** The single model/provider columns a case (or suite) keeps for its first model: the product's `model` stays valid. */
 export function firstModel(

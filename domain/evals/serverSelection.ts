@@ -1,6 +1,5 @@
-import type { Db } from '../../db/connection.js';
-import type { SecretBox } from '../ports/secretBox.js';
-import { getSavedServersByIds, getServerRefsByIds, getServerRefsByNames, type ServerRef } from '../../db/servers.js';
+import type { ServerDirectory } from '../ports/serverDirectory.js';
+import type { ServerRef } from '../ports/suiteServers.js';
 import { notFound, OperationFailure, refused } from '../failures.js';
 import type { SavedServer } from '../catalog/server.js';
 
@@ -35,12 +34,16 @@ export function unknownServers(
  * The servers a suite or run names, checked: all must be saved in the project and enabled. Reads ids, names and
  * the enabled flag only: checking that a server exists needs none of its secrets decrypted.
  */
-export async function requireServerSelection(sql: Db, projectId: string, serverIds: string[]): Promise<ServerRef[]> {
+export async function requireServerSelection(
+  directory: Pick<ServerDirectory, 'serverRefs' | 'serversNamed'>,
+  projectId: string,
+  serverIds: string[],
+): Promise<ServerRef[]> {
   const unique = [...new Set(serverIds)];
-  const servers = await getServerRefsByIds(sql, projectId, unique);
+  const servers = await directory.serverRefs(projectId, unique);
   const missing = unique.filter((id) => !servers.some((s) => s.id === id));
   if (missing.length > 0) {
-    const named = await getServerRefsByNames(sql, projectId, missing);
+    const named = await directory.serversNamed(projectId, missing);
     throw unknownServers(projectId, missing, named, { serverIds: missing });
   }
   const disabled = servers.filter((s) => !s.enabled);
@@ -58,15 +61,12 @@ export async function requireServerSelection(sql: Db, projectId: string, serverI
  * listing); decrypted only once the selection passed.
  */
 export async function requireServers(
-  sql: Db,
-  box: SecretBox,
+  directory: ServerDirectory,
   projectId: string,
   serverIds: string[],
 ): Promise<SavedServer[]> {
-  const selected = await requireServerSelection(sql, projectId, serverIds);
-  const servers = await getSavedServersByIds(
-    sql,
-    box,
+  const selected = await requireServerSelection(directory, projectId, serverIds);
+  const servers = await directory.savedServers(
     projectId,
     selected.map((s) => s.id),
   );

@@ -1,30 +1,15 @@
-import type { Sql } from '../../db/connection.js';
-import { insertRun, lockOrganizationRuns } from '../../db/evalRuns.js';
 import { INGESTED_RESULTS_ONLY, planRun, runnableCases, type RunPlan } from './plan.js';
-import {
-  createSuite,
-  findSuite,
-  listCases,
-  lockLiveSuite,
-  lockSuiteCases,
-  updateSuite,
-  upsertCases,
-  type CaseInput,
-  type CaseUpsert,
-} from '../../db/evalSuites.js';
-import { findHost } from '../../db/hosts.js';
-import { getProviderKeys } from '../../db/providerKeys.js';
+import type { RunSetupStore } from '../ports/runSetupStore.js';
 import type { SecretBox } from '../ports/secretBox.js';
 import { hostClientProfile, requireAllowedRoots } from '../mcp/index.js';
 import { checkPlannedIterations, checkSuiteCases } from '../limits.js';
 import { validateRunModels, type HostedModelCatalog, type ModelCase } from '../models/catalog.js';
 import { notFound, OperationFailure, refused } from '../failures.js';
 import { requireServers } from './serverSelection.js';
-import { getOrganizationLimits } from '../../db/organizationLimits.js';
 import { caseModels, resolveBudget, resolveConcurrency } from './runSettings.js';
 import type { IterationIsolation, SavedServer } from '../catalog/server.js';
 import type { ExecutedSource, Run, RunBudget } from './run.js';
-import type { Case } from './case.js';
+import type { Case, CaseInput, CaseUpsert } from './case.js';
 import type { JudgeModel, ModelChoice, Suite } from './suite.js';
 
 /**
@@ -39,7 +24,9 @@ import type { JudgeModel, ModelChoice, Suite } from './suite.js';
 const CAP_RETRY_AFTER_SECONDS = 10;
 
 export interface RunCreationDeps {
-  sql: Sql;
+  /** the run's suite, servers, host, keys and limits, and where the run and its plan are written */
+  setup: RunSetupStore;
+  /** seals the run's own model keys */
   box: SecretBox;
   catalog: HostedModelCatalog;
   maxConcurrentRuns: number;
@@ -163,10 +150,10 @@ export async function createEvalRun(
   origin: RunOrigin,
   request: RunRequest,
 ): Promise<CreatedRun> {
-  const { sql, box, catalog } = deps;
+  const { setup, box, catalog } = deps;
   let existing: Suite | undefined;
   if (request.suiteId) {
-    existing = await findSuite(sql, origin.projectId, request.suiteId);
+    existing = await setup.suite(origin.projectId, request.suiteId);
     if (!existing) throw notFound('eval suite', { suiteId: request.suiteId });
   }
   const serverIds = request.serverIds ?? existing?.serverIds ?? [];
@@ -176,32 +163,32 @@ export async function createEvalRun(
       reason: 'NO_SAVED_SERVER_SELECTION',
     });
   }
-  const servers = await requireServers(sql, box, origin.projectId, serverIds);
+  const servers = await requireServers(setup, origin.projectId, serverIds);
   // The run declares what its host declares, as the host is now (a later edit does not change a running run).
   const hostId = request.hostId ?? existing?.hostId ?? null;
-  const host = hostId === null ? undefined : await findHost(sql, origin.projectId, hostId);
+  const host = hostId === null ? undefined : await setup.host(origin.projectId, hostId);
   if (hostId !== null && !host) throw notFound('host', { hostId });
   // A host's roots reach a server on this machine only as far as an operator allowed (rootsFence.ts).
   const clientProfile = host ? hostClientProfile(host.config) : null;
   if (clientProfile) requireAllowedRoots(clientProfile, servers);
   const modelApiKeys = request.modelApiKeys ?? {};
-  const orgProviderKeys = await getProviderKeys(sql, box, origin.organizationId);
+  const orgProviderKeys = await setup.providerKeys(origin.organizationId);
   // The organization's ceilings: a request above one is refused before anything is written.
-  const orgLimits = await getOrganizationLimits(sql, origin.organizationId);
+  const orgLimits = await setup.organizationLimits(origin.organizationId);
   const concurrency = resolveConcurrency(request.concurrency, orgLimits);
   if (request.budget) resolveBudget(request.budget, null, orgLimits);
 
   const create = () =>
-    sql.begin(async (tx) => {
-      const active = await lockOrganizationRuns(tx, origin.organizationId);
+    setup.transaction(async (tx) => {
+      const active = await tx.lockActiveRuns(origin.organizationId);
       if (active >= deps.maxConcurrentRuns) throw new RunCapReached(active);
       // A rerun holds its suite's row lock from here: a suite deleted meanwhile gets no run. A suiteName makes a
       // new suite every time (names are not unique, as in the real product).
-      const locked = existing && (await lockLiveSuite(tx, existing.id));
+      const locked = existing && (await tx.lockLiveSuite(existing.id));
       if (existing && !locked) throw notFound('eval suite', { suiteId: existing.id });
       const suite =
         locked ||
-        (await createSuite(tx, {
+        (await tx.createSuite({
           projectId: origin.projectId,
           name: request.suiteName!,
           description: request.suiteDescription,
@@ -217,15 +204,14 @@ export async function createEvalRun(
       // A rerun that names a judge model gives it to the suite (its later runs grade with it too).
       const judgeModel =
         existing && request.judgeModel
-          ? (await updateSuite(tx, origin.projectId, suite.id, { judgeModel: request.judgeModel }))!.judgeModel
+          ? (await tx.updateSuite(origin.projectId, suite.id, { judgeModel: request.judgeModel }))!.judgeModel
           : suite.judgeModel;
       const tests = request.tests ?? [];
       if (tests.length > 0) {
-        const { cases, adding } = await lockSuiteCases(tx, suite.id, tests);
+        const { cases, adding } = await tx.lockCases(suite.id, tests);
         checkSuiteCases(suite.id, cases, adding);
       }
-      const caseUpsert = await upsertCases(
-        tx,
+      const caseUpsert = await tx.upsertCases(
         suite.id,
         tests.map((t) =>
           t.model !== undefined || t.models !== undefined
@@ -233,7 +219,7 @@ export async function createEvalRun(
             : { ...t, model: request.model, ...(request.models && { models: request.models }) },
         ),
       );
-      const suiteCases = await listCases(tx, suite.id);
+      const suiteCases = await tx.cases(suite.id);
       if (suiteCases.length === 0)
         throw refused('the suite has no tests to run', { suiteId: suite.id, reason: 'NO_TESTS' });
       // Cases ingest created hold reported results only: the run leaves them out, and says so.
@@ -260,7 +246,7 @@ export async function createEvalRun(
         { catalog, orgProviderKeys, modelApiKeys },
       );
       if (rejected) throw rejected;
-      const run = await insertRun(tx, {
+      const run = await tx.createRun({
         suiteId: suite.id,
         projectId: origin.projectId,
         organizationId: origin.organizationId,

@@ -1,5 +1,5 @@
-import type { CaseInput } from '../../db/evalSuites.js';
-import type { IngestedIteration } from '../../db/ingestIterations.js';
+import type { CaseInput } from '../evals/case.js';
+import type { IterationStatus } from '../evals/iteration.js';
 import { newId } from '../ids.js';
 import { normalizeTrace, type TraceInput } from './trace.js';
 
@@ -37,6 +37,29 @@ export interface IngestResult {
    * is failed, not errored, although `error` carries the assertion's message.
    */
   assertionFailed?: boolean;
+}
+
+/** An iteration reported from outside, ready to store (its id is chosen here, toIngestedIteration). */
+export interface IngestedIteration {
+  id: string;
+  caseId: string | null;
+  title: string;
+  query: string;
+  iterationNumber: number;
+  status: Extract<IterationStatus, 'completed' | 'failed' | 'cancelled'>;
+  result: 'passed' | 'failed' | null;
+  model: string | null;
+  provider: string | null;
+  durationMs: number | null;
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+  expectedToolCalls: unknown[];
+  actualToolCalls: unknown[];
+  error: string | null;
+  errorDetails: unknown;
+  metadata: Record<string, unknown> | null;
+  isNegativeTest: boolean;
+  externalIterationId: string | null;
+  trace: object | null;
 }
 
 /** A case's identity within its suite: the external id when given, else title + query. */

@@ -1,17 +1,5 @@
-import type { Tx } from '../../db/connection.js';
-import { getRun, insertRun, markRunStarted } from '../../db/evalRuns.js';
-import { findOrCreateSuiteByName, lockSuiteCases } from '../../db/evalSuites.js';
-import { findCasesByIdentity, insertReportedCases } from '../../db/ingestCases.js';
-import { createRunStore } from '../../db/runStore.js';
-import {
-  countIterations,
-  insertIngestedIterations,
-  knownExternalIterationIds,
-  lastIterationNumbers,
-} from '../../db/ingestIterations.js';
-import { findRunByExternalId, isExternalRunConflict, lockRun } from '../../db/ingestRuns.js';
-import { listStoredServers } from '../../db/servers.js';
 import { notFound, OperationFailure } from '../failures.js';
+import type { IngestStore } from '../ports/ingestStore.js';
 import type { Principal } from '../principal.js';
 import { finalizeRun } from '../useCases/runs/finalizeRun.js';
 import { checkIngestedIterations, checkSuiteCases } from '../limits.js';
@@ -52,16 +40,16 @@ export function ingestRunInput(
 /**
  * The run named by `externalRunId`: created (in the suite of that name, created too if need be) or, when it
  * exists, reused as it is. Concurrent starts of one id meet on the unique index: one inserts, the others get
- * its run. Ingested runs never count against the organization's cap on executed runs.
+ * its run. Ingested runs never count against the organization's cap on executed runs. In the caller's transaction.
  */
-export async function startIngestRun(tx: Tx, input: IngestRunInput): Promise<{ run: Run; reused: boolean }> {
-  const existing = await findRunByExternalId(tx, input.projectId, input.externalRunId);
+export async function startIngestRun(tx: IngestStore, input: IngestRunInput): Promise<{ run: Run; reused: boolean }> {
+  const existing = await tx.runByExternalId(input.projectId, input.externalRunId);
   if (existing) return { run: existing, reused: true };
   try {
     // A savepoint, so that losing the race also rolls back a suite this attempt created.
     const run = await tx.savepoint(async (sp) => {
       const serverIds = await serverIdsByName(sp, input.projectId, input.serverNames ?? []);
-      const suite = await findOrCreateSuiteByName(sp, {
+      const suite = await sp.suiteNamed({
         projectId: input.projectId,
         name: input.suiteName,
         description: input.suiteDescription,
@@ -69,7 +57,7 @@ export async function startIngestRun(tx: Tx, input: IngestRunInput): Promise<{ r
         passCriteria: input.passCriteria,
         source: INGEST_SOURCE,
       });
-      const created = await insertRun(sp, {
+      const created = await sp.createRun({
         suiteId: suite.id,
         projectId: input.projectId,
         organizationId: input.organizationId,
@@ -84,23 +72,23 @@ export async function startIngestRun(tx: Tx, input: IngestRunInput): Promise<{ r
         tags: input.tags,
         expectedIterations: input.expectedIterations,
       });
-      await markRunStarted(sp, created.id);
+      await sp.markStarted(created.id);
       return created;
     });
     return { run, reused: false };
   } catch (error) {
-    if (!isExternalRunConflict(error)) throw error;
-    const winner = await findRunByExternalId(tx, input.projectId, input.externalRunId);
+    if (!tx.isExternalRunConflict(error)) throw error;
+    const winner = await tx.runByExternalId(input.projectId, input.externalRunId);
     if (!winner) throw error;
     return { run: winner, reused: true };
   }
 }
 
 /** Saved servers named by the reporter; names the project does not have are ignored. */
-async function serverIdsByName(tx: Tx, projectId: string, names: string[]): Promise<string[]> {
+async function serverIdsByName(tx: IngestStore, projectId: string, names: string[]): Promise<string[]> {
   if (names.length === 0) return [];
   const wanted = new Set(names);
-  return (await listStoredServers(tx, projectId)).filter((s) => wanted.has(s.name)).map((s) => s.id);
+  return (await tx.projectServers(projectId)).filter((s) => wanted.has(s.name)).map((s) => s.id);
 }
 
 export interface AppendOutcome {
@@ -116,7 +104,7 @@ export interface AppendOutcome {
  * holds is skipped; so is a repeat within the call. Adding anything new to a finished run is a CONFLICT, and
  * past the bounds on a run's iterations and a suite's cases a VALIDATION_ERROR, before anything is written.
  */
-export async function appendResults(tx: Tx, run: Run, results: IngestResult[]): Promise<AppendOutcome> {
+export async function appendResults(tx: IngestStore, run: Run, results: IngestResult[]): Promise<AppendOutcome> {
   const ids = new Set<string>();
   const unique = results.filter((r) => {
     if (r.externalIterationId === undefined) return true;
@@ -124,9 +112,9 @@ export async function appendResults(tx: Tx, run: Run, results: IngestResult[]): 
     ids.add(r.externalIterationId);
     return true;
   });
-  const known = await knownExternalIterationIds(tx, run.id, [...ids]);
+  const known = await tx.knownExternalIterationIds(run.id, [...ids]);
   const fresh = unique.filter((r) => r.externalIterationId === undefined || !known.has(r.externalIterationId));
-  const held = await countIterations(tx, run.id);
+  const held = await tx.iterationCount(run.id);
   let inserted = 0;
   if (fresh.length > 0) {
     if (run.status !== 'running') {
@@ -144,7 +132,7 @@ export async function appendResults(tx: Tx, run: Run, results: IngestResult[]): 
     const caseIds = await storeCases(tx, run.suiteId, fresh);
     const caseIdOf = (r: IngestResult) => caseIds.get(caseIdentity(r)) ?? null;
     const caseless = fresh.filter((r) => caseIdOf(r) === null).map((r) => r.caseTitle);
-    const lastNumbers = await lastIterationNumbers(tx, run.id, [...new Set(caseIds.values())], caseless);
+    const lastNumbers = await tx.lastIterationNumbers(run.id, [...new Set(caseIds.values())], caseless);
     const iterations = fresh.map((r) => {
       const caseId = caseIdOf(r);
       const key = caseId ?? `title:${r.caseTitle}`;
@@ -152,7 +140,7 @@ export async function appendResults(tx: Tx, run: Run, results: IngestResult[]): 
       lastNumbers.set(key, number);
       return toIngestedIteration(r, caseId, number);
     });
-    inserted = (await insertIngestedIterations(tx, run.id, iterations)).size;
+    inserted = (await tx.addIterations(run.id, iterations)).size;
   }
   // The run is locked: nothing else adds to it meanwhile.
   return { inserted, skipped: results.length - inserted, total: held + inserted };
@@ -166,26 +154,30 @@ export async function appendResults(tx: Tx, run: Run, results: IngestResult[]): 
  * collide with two different cases) leaves its iterations without a case, still recorded under their title.
  * Creating cases locks the suite, so that concurrent reports cannot together pass the bound on its cases.
  */
-async function storeCases(tx: Tx, suiteId: string, results: IngestResult[]): Promise<Map<string, string>> {
+async function storeCases(tx: IngestStore, suiteId: string, results: IngestResult[]): Promise<Map<string, string>> {
   const byIdentity = new Map<string, IngestResult>();
   for (const r of results) if (!byIdentity.has(caseIdentity(r))) byIdentity.set(caseIdentity(r), r);
   const found = await findReportedCases(tx, suiteId, [...byIdentity.values()]);
   const unfound = () => [...byIdentity].filter(([identity]) => !found.has(identity)).map(([, r]) => r);
   if (unfound().length > 0) {
-    const { cases } = await lockSuiteCases(tx, suiteId);
+    const cases = await tx.lockCases(suiteId);
     // Looked up again under the lock: another report may have created some meanwhile.
     for (const [identity, id] of await findReportedCases(tx, suiteId, unfound())) found.set(identity, id);
     const missing = unfound();
     checkSuiteCases(suiteId, cases, missing.length);
-    await insertReportedCases(tx, suiteId, missing.map(toCaseInput));
+    await tx.addReportedCases(suiteId, missing.map(toCaseInput));
     for (const [identity, id] of await findReportedCases(tx, suiteId, missing)) found.set(identity, id);
   }
   return found;
 }
 
-async function findReportedCases(tx: Tx, suiteId: string, results: IngestResult[]): Promise<Map<string, string>> {
+async function findReportedCases(
+  tx: IngestStore,
+  suiteId: string,
+  results: IngestResult[],
+): Promise<Map<string, string>> {
   const plain = results.filter((r) => r.externalCaseId === undefined);
-  const rows = await findCasesByIdentity(tx, suiteId, {
+  const rows = await tx.casesByIdentity(suiteId, {
     externalCaseIds: results.flatMap((r) => (r.externalCaseId === undefined ? [] : [r.externalCaseId])),
     titles: plain.map((r) => r.caseTitle),
     queries: plain.map((r) => r.query ?? ''),
@@ -204,11 +196,11 @@ async function findReportedCases(tx: Tx, suiteId: string, results: IngestResult[
  * no reported results (CONFLICT NOT_AN_INGESTED_RUN).
  */
 export async function lockIngestedRun(
-  tx: Tx,
+  tx: IngestStore,
   projectId: string,
   ref: { runId?: string; externalRunId?: string },
 ): Promise<Run> {
-  const run = await lockRun(tx, projectId, ref);
+  const run = await tx.lockRun(projectId, ref);
   if (!run) throw notFound('eval run', ref);
   if (run.externalRunId === null) {
     throw new OperationFailure(
@@ -221,19 +213,18 @@ export async function lockIngestedRun(
 }
 
 /** Finalizes a run the caller has locked: the summary of executed runs, over what was reported. Idempotent. */
-export async function finalizeIngestRun(tx: Tx, run: Run): Promise<Run> {
-  if (run.status === 'running')
-    await finalizeRun({ runs: createRunStore(tx) })({ runId: run.id, outcome: 'completed' });
-  return (await getRun(tx, run.id))!;
+export async function finalizeIngestRun(tx: IngestStore, run: Run): Promise<Run> {
+  if (run.status === 'running') await finalizeRun({ runs: tx.runs })({ runId: run.id, outcome: 'completed' });
+  return (await tx.runs.get(run.id))!;
 }
 
 /**
  * One-shot: start, append, finalize in one transaction. A known externalRunId whose run is finished returns
  * that run unchanged; one still running (a chunked upload) gets these results and is finalized.
  */
-export async function reportRun(tx: Tx, input: IngestRunInput, results: IngestResult[]): Promise<Run> {
+export async function reportRun(tx: IngestStore, input: IngestRunInput, results: IngestResult[]): Promise<Run> {
   const { run: started } = await startIngestRun(tx, input);
-  const run = (await lockRun(tx, input.projectId, { runId: started.id }))!;
+  const run = (await tx.lockRun(input.projectId, { runId: started.id }))!;
   if (run.status !== 'running') return run;
   await appendResults(tx, run, results);
   return await finalizeIngestRun(tx, run);

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Db, Tx } from '../../db/connection.js';
 import { randomBase62 } from '../ids.js';
-import { findArtifactSlot, type ArtifactFormat, type ArtifactSlot } from '../../db/ingestArtifacts.js';
 import { checkArtifactResults } from '../limits.js';
-import { findRunByExternalId } from '../../db/ingestRuns.js';
+import type { IngestStore } from '../ports/ingestStore.js';
+import type { ArtifactFormat, ArtifactSlot } from './artifactSlot.js';
 import { artifactSource, parseArtifact, type Artifact } from './artifacts/index.js';
 import { reportRun, runOutcome } from './runs.js';
 
@@ -38,10 +37,10 @@ export type UploadOutcome = { kind: 'stored'; reply: UploadReply } | UploadRefus
  * slot is returned too: whether the upload is a retry of the same bytes depends on the body.
  */
 export async function findUploadSlot(
-  sql: Db,
+  slots: Pick<IngestStore, 'slot'>,
   token: string,
 ): Promise<{ kind: 'slot'; slot: ArtifactSlot } | UploadRefusal> {
-  const slot = await findArtifactSlot(sql, hashUploadToken(token));
+  const slot = await slots.slot(hashUploadToken(token));
   if (!slot) return { kind: 'unknown' };
   if (!slot.mintingKeyUsable) return { kind: 'revoked' };
   if (!slot.usedAt && slot.expired) return { kind: 'expired', expiredAt: slot.expiresAt };
@@ -82,14 +81,14 @@ export function artifactRunId(slot: Pick<ArtifactSlot, 'format' | 'suiteName'>, 
 
 /** The run an artifact becomes (reportRun, in the caller's transaction), and what its upload answers about it. */
 export async function ingestArtifact(
-  tx: Tx,
+  tx: IngestStore,
   slot: ArtifactSlot,
   format: ArtifactFormat,
   artifact: Artifact,
   content: Buffer,
 ) {
   const externalRunId = slot.externalRunId ?? artifactRunId(slot, content);
-  const existing = await findRunByExternalId(tx, slot.projectId, externalRunId);
+  const existing = await tx.runByExternalId(slot.projectId, externalRunId);
   const run = await reportRun(
     tx,
     {

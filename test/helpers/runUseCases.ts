@@ -1,5 +1,6 @@
 import { SecretBox } from '../../db/secretBox.js';
 import { createRunStore } from '../../db/runStore.js';
+import { createRunSetupStore } from '../../db/runSetupStore.js';
 import { createRunBody } from '../../api/schemas/evals.js';
 import { parseHostedModels } from '../../domain/models/catalog.js';
 import type { McpOperations } from '../../domain/mcp/index.js';
@@ -51,7 +52,7 @@ export async function startRunsWorld(): Promise<RunsWorld> {
   });
   const creation: RunsWorld['creation'] = {
     runs: createRunStore(db.sql),
-    sql: db.sql,
+    setup: createRunSetupStore(db.sql, box),
     box,
     catalog: parseHostedModels(''),
     // no case of these tests expects a tool, so no server is listed

@@ -6,6 +6,7 @@ import type { McpOperations } from '../../domain/mcp/index.js';
 import { createLogger } from '../../runtime/logger.js';
 import { parseHostedModels } from '../../domain/models/catalog.js';
 import { fenceIterations } from '../../db/evalIterations.js';
+import { createRunSetupStore } from '../../db/runSetupStore.js';
 import { startEvalWorld, type EvalWorld } from '../helpers/evals.js';
 
 // A batch attempt that a newer attempt takes over while it is paused in an iteration (a worker frozen past its
@@ -20,9 +21,12 @@ describe('a batch attempt taken over by a newer attempt', () => {
   });
   afterAll(async () => world?.stop());
 
+  /** what planning a run and a batch read and write, on the world's stack (as the worker composes it) */
+  const setup = () => createRunSetupStore(world.stack.sql, world.stack.box);
   /** what a worker passes a batch, on the world's stack, with the MCP operations given */
   const deps = (mcp: McpOperations): BatchDeps => ({
     sql: world.stack.sql,
+    setup: setup(),
     box: world.stack.box,
     mcp,
     catalog: parseHostedModels(''),
@@ -43,7 +47,7 @@ describe('a batch attempt taken over by a newer attempt', () => {
     });
     expect(created.status).toBe(202);
     const runId = created.body.runId;
-    const { iterationIds } = await planRun(stack.sql, runId, { concurrency: 1 });
+    const { iterationIds } = await planRun(setup(), runId, { concurrency: 1 });
     const info = { activityId: '3', workflowExecution: { workflowId: `eval-run:${runId}`, runId: 'wf-run-1' } };
     const owner = `wf-run-1/3`;
 
@@ -111,7 +115,7 @@ describe('a batch attempt taken over by a newer attempt', () => {
     });
     expect(created.status).toBe(202);
     const runId = created.body.runId;
-    const { iterationIds } = await planRun(stack.sql, runId, { concurrency: 1 });
+    const { iterationIds } = await planRun(setup(), runId, { concurrency: 1 });
     // A 3 s heartbeat timeout: the attempt survives standstills below 1 s (activities/attemptLiveness.ts).
     const info = {
       activityId: '7',

@@ -15,7 +15,7 @@
  * on all iterations of each side); otherwise `improved` when a case was fixed or the pooled rate rose significantly;
  * otherwise `no_significant_change`. A regression wins over an improvement: it is what a CI gate must see.
  */
-import type { CaseAggregate, Confusion, SideAggregates } from '../../../db/evalCompare.js';
+import type { CaseAggregate, Confusion, SideAggregates } from './aggregates.js';
 import type { Interval } from '../statistics.js';
 import { benjaminiHochberg, fisherExact, iterationsNeeded, rateDifference } from './statistics.js';
 import { scoreTool, type ToolSide } from './tools.js';

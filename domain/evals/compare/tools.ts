@@ -3,7 +3,7 @@
  * tool, the confusions, and which tools were expected but never called or called but never expected. Pure: no I/O.
  * The run view's tool analysis and the comparison (compare.ts) score tools with the same scoreTool.
  */
-import type { SideAggregates, ToolAggregate } from '../../../db/evalCompare.js';
+import type { SideAggregates, ToolAggregate } from './aggregates.js';
 
 export interface ToolSide {
   called: number;

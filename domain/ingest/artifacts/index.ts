@@ -1,5 +1,5 @@
 import { storableText } from '../../columnLimits.js';
-import type { ArtifactFormat } from '../../../db/ingestArtifacts.js';
+import type { ArtifactFormat } from '../artifactSlot.js';
 import { OperationFailure } from '../../failures.js';
 import type { IngestResult } from '../results.js';
 import { parseJestShapedJson } from './jestJson.js';

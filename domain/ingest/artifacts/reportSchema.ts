@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ArtifactFormat } from '../../../db/ingestArtifacts.js';
+import type { ArtifactFormat } from '../artifactSlot.js';
 import { OperationFailure } from '../../failures.js';
 
 const formatNames: Record<ArtifactFormat, string> = {

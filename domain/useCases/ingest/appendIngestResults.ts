@@ -1,8 +1,7 @@
-import type { Sql } from '../../../db/connection.js';
-import { createCatalogStore } from '../../../db/catalogStore.js';
 import { requireProject } from '../../access/project.js';
 import type { IngestResult } from '../../ingest/results.js';
 import { appendResults, lockIngestedRun, type AppendOutcome } from '../../ingest/runs.js';
+import type { IngestStore } from '../../ports/ingestStore.js';
 import type { Principal } from '../../principal.js';
 
 /**
@@ -10,16 +9,16 @@ import type { Principal } from '../../principal.js';
  * already holds (same externalIterationId) are skipped, so a retried call changes nothing; new results for a
  * finished run are a CONFLICT, and a run Runway executed takes none.
  */
-export function appendIngestResults(deps: { sql: Sql }) {
+export function appendIngestResults(deps: { ingest: IngestStore }) {
   return async function appendIngestResults(input: {
     principal: Principal;
     projectId: string;
     runId: string;
     results: IngestResult[];
   }): Promise<AppendOutcome> {
-    const { sql } = deps;
-    const project = await requireProject(createCatalogStore(sql), input.principal, input.projectId);
-    return await sql.begin(async (tx) => {
+    const { ingest } = deps;
+    const project = await requireProject(ingest, input.principal, input.projectId);
+    return await ingest.transaction(async (tx) => {
       const run = await lockIngestedRun(tx, project.id, { runId: input.runId });
       return await appendResults(tx, run, input.results);
     });

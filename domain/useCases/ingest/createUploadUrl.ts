@@ -1,8 +1,7 @@
-import type { Db } from '../../../db/connection.js';
-import { createArtifactSlot, type ArtifactFormat } from '../../../db/ingestArtifacts.js';
-import { createCatalogStore } from '../../../db/catalogStore.js';
 import { requireProject } from '../../access/project.js';
+import type { ArtifactFormat } from '../../ingest/artifactSlot.js';
 import { hashUploadToken, newUploadToken, UPLOAD_URL_TTL_MS } from '../../ingest/uploads.js';
+import type { IngestStore } from '../../ports/ingestStore.js';
 import type { Principal } from '../../principal.js';
 
 /**
@@ -10,7 +9,7 @@ import type { Principal } from '../../principal.js';
  * (the caller turns it into a URL), valid for UPLOAD_URL_TTL_MS, once, while the minting key is. Only the token's
  * hash is stored.
  */
-export function createUploadUrl(deps: { sql: Db }) {
+export function createUploadUrl(deps: { ingest: Pick<IngestStore, 'visibleProject' | 'openSlot'> }) {
   return async function createUploadUrl(input: {
     principal: Principal;
     projectId: string;
@@ -19,10 +18,10 @@ export function createUploadUrl(deps: { sql: Db }) {
     suiteName: string | null;
     externalRunId: string | null;
   }): Promise<{ token: string; expiresAt: Date }> {
-    const { sql } = deps;
-    const project = await requireProject(createCatalogStore(sql), input.principal, input.projectId);
+    const { ingest } = deps;
+    const project = await requireProject(ingest, input.principal, input.projectId);
     const token = newUploadToken();
-    const slot = await createArtifactSlot(sql, {
+    const slot = await ingest.openSlot({
       organizationId: project.organizationId,
       projectId: project.id,
       tokenHash: hashUploadToken(token),

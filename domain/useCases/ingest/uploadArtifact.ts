@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Sql } from '../../../db/connection.js';
-import { claimArtifactSlot, findArtifactSlot, recordArtifactReply } from '../../../db/ingestArtifacts.js';
 import {
   findUploadSlot,
   hashUploadToken,
@@ -10,6 +8,7 @@ import {
   type UploadOutcome,
   type UploadReply,
 } from '../../ingest/uploads.js';
+import type { IngestStore } from '../../ports/ingestStore.js';
 
 /** The uploaded bytes, read only once the token proved to name a slot that takes them. */
 export interface UploadBlob {
@@ -25,31 +24,31 @@ export interface UploadBlob {
  * read (and held to the bound on its tests) before the transaction opens, so parsing holds no connection. The
  * same bytes sent again (a client retrying a reply it lost) get the first reply back.
  */
-export function uploadArtifact(deps: { sql: Sql }) {
+export function uploadArtifact(deps: { ingest: IngestStore }) {
   return async function uploadArtifact(input: {
     token: string;
     receive: () => Promise<UploadBlob>;
   }): Promise<UploadOutcome> {
-    const { sql } = deps;
-    const found = await findUploadSlot(sql, input.token);
+    const { ingest } = deps;
+    const found = await findUploadSlot(ingest, input.token);
     if (found.kind !== 'slot') return found;
     const blob = await input.receive();
     const tokenHash = hashUploadToken(input.token);
     const sha256 = createHash('sha256').update(blob.content).digest('hex');
     if (found.slot.usedAt) return refusalOf(found.slot, sha256);
     const artifact = found.slot.format ? readArtifact(found.slot.format, blob.content) : undefined;
-    const reply = await sql.begin(async (tx) => {
-      const slot = await claimArtifactSlot(tx, tokenHash, { ...blob, sha256 });
+    const reply = await ingest.transaction(async (tx) => {
+      const slot = await tx.claimSlot(tokenHash, { ...blob, sha256 });
       if (!slot) return undefined;
       const ingested =
         slot.format && artifact ? await ingestArtifact(tx, slot, slot.format, artifact, blob.content) : undefined;
       const stored: UploadReply = { ok: true, storageId: slot.id, ...ingested };
-      await recordArtifactReply(tx, slot.id, { runId: ingested?.runId ?? null, reply: stored });
+      await tx.recordReply(slot.id, { runId: ingested?.runId ?? null, reply: stored });
       return stored;
     });
     if (reply) return { kind: 'stored', reply };
     // Another upload, the expiry or a revocation came first: say which.
-    return refusalOf(await findArtifactSlot(sql, tokenHash), sha256);
+    return refusalOf(await ingest.slot(tokenHash), sha256);
   };
 }
 

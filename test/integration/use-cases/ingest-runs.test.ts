@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countIterations } from '../../../db/ingestIterations.js';
 import { findOrCreateSuiteByName } from '../../../db/evalSuites.js';
 import { insertRun } from '../../../db/evalRuns.js';
+import { createIngestStore } from '../../../db/ingestStore.js';
 import { limits } from '../../../domain/limits.js';
 import type { Principal } from '../../../domain/principal.js';
 import { appendIngestResults } from '../../../domain/useCases/ingest/appendIngestResults.js';
@@ -36,10 +37,11 @@ describe('ingest use cases: reported runs', () => {
     org = await seedOrganization(db.sql);
     other = await seedOrganization(db.sql);
     principal = principalOf(org);
-    report = reportIngestRun({ sql: db.sql });
-    start = startIngestRun({ sql: db.sql });
-    append = appendIngestResults({ sql: db.sql });
-    finalize = finalizeIngestRun({ sql: db.sql });
+    const ingest = createIngestStore(db.sql);
+    report = reportIngestRun({ ingest });
+    start = startIngestRun({ ingest });
+    append = appendIngestResults({ ingest });
+    finalize = finalizeIngestRun({ ingest });
   });
   afterAll(async () => db?.drop());
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../../db/accounts.js';
 import { getRun } from '../../../db/evalRuns.js';
+import { createIngestStore } from '../../../db/ingestStore.js';
 import { hashUploadToken, UPLOAD_URL_TTL_MS } from '../../../domain/ingest/uploads.js';
 import type { Principal } from '../../../domain/principal.js';
 import { createUploadUrl } from '../../../domain/useCases/ingest/createUploadUrl.js';
@@ -48,8 +49,9 @@ describe('ingest use cases: upload URLs and uploads', () => {
     org = await seedOrganization(db.sql);
     other = await seedOrganization(db.sql);
     principal = principalOf(org);
-    mint = createUploadUrl({ sql: db.sql });
-    upload = uploadArtifact({ sql: db.sql });
+    const ingest = createIngestStore(db.sql);
+    mint = createUploadUrl({ ingest });
+    upload = uploadArtifact({ ingest });
   });
   afterAll(async () => db?.drop());
 

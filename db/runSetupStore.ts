@@ -1,0 +1,54 @@
+import type { RunSetupStore } from '../domain/ports/runSetupStore.js';
+import type { SecretBox } from '../domain/ports/secretBox.js';
+import { inTransaction, type Db, type Tx } from './connection.js';
+import { planIterations } from './evalIterations.js';
+import { getRun, insertRun, lockOrganizationRuns, lockRunById, markRunStarted } from './evalRuns.js';
+import {
+  createSuite,
+  findSuite,
+  listCases,
+  lockLiveSuite,
+  lockSuiteCases,
+  updateSuite,
+  upsertCases,
+} from './evalSuites.js';
+import { findHost, toHost } from './hosts.js';
+import { getOrganizationLimits } from './organizationLimits.js';
+import { getProviderKeys } from './providerKeys.js';
+import { createServerDirectory } from './serverDirectory.js';
+
+/**
+ * Setting a run up (domain/ports/runSetupStore.ts) on a pool or a transaction of it: the queries of this folder.
+ * `box` opens the secrets of what it reads (servers, provider keys).
+ */
+export function createRunSetupStore(sql: Db, box: SecretBox): RunSetupStore {
+  /** The transaction a statement that locks until the end of it runs in. */
+  const txOnly = (what: string): Tx => {
+    if (!('savepoint' in sql)) throw new Error(`${what} only inside a transaction`);
+    return sql as Tx;
+  };
+  return {
+    ...createServerDirectory(sql, box),
+    suite: (projectId, suiteId, options) => findSuite(sql, projectId, suiteId, options),
+    host: async (projectId, hostId) => {
+      const row = await findHost(sql, projectId, hostId);
+      return row && toHost(row);
+    },
+    providerKeys: (organizationId) => getProviderKeys(sql, box, organizationId),
+    organizationLimits: (organizationId) => getOrganizationLimits(sql, organizationId),
+    run: (runId) => getRun(sql, runId),
+    lockActiveRuns: (organizationId) =>
+      lockOrganizationRuns(txOnly("an organization's runs are locked"), organizationId),
+    lockLiveSuite: (suiteId) => lockLiveSuite(txOnly('a suite is locked'), suiteId),
+    createSuite: (suite) => createSuite(sql, suite),
+    updateSuite: (projectId, suiteId, changes) => updateSuite(sql, projectId, suiteId, changes),
+    lockCases: (suiteId, incoming) => lockSuiteCases(txOnly("a suite's cases are locked"), suiteId, incoming),
+    upsertCases: (suiteId, cases) => upsertCases(txOnly('cases are upserted'), suiteId, cases),
+    cases: (suiteId) => listCases(sql, suiteId),
+    createRun: (run) => insertRun(txOnly('a run is created'), run),
+    lockRun: (runId) => lockRunById(txOnly('a run is locked'), runId),
+    planIterations: (runId, planned) => planIterations(sql, runId, planned),
+    markStarted: (runId) => markRunStarted(sql, runId),
+    transaction: (work) => inTransaction(sql, (tx) => work(createRunSetupStore(tx, box))),
+  };
+}
