@@ -8,7 +8,9 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../runtime/config.js';
 import { createLogger, type Logger } from '../../runtime/logger.js';
-import type { ConnectionPool, McpOperations } from '../../domain/mcp/index.js';
+import { createMcpOperations, type ConnectionPool, type McpOperations } from '../../domain/mcp/index.js';
+import { createOAuthTokenStore } from '../../db/oauthTokenStore.js';
+import { createServerStore } from '../../db/serverStore.js';
 import { createServices, type Services } from '../../runtime/services.js';
 import { createApp, type App } from '../../api/app.js';
 import { answerClientErrors } from '../../api/errors.js';
@@ -148,4 +150,15 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
         throw new Error(`replies that do not match their response schema:\n${offSchema.join('')}`);
     },
   };
+}
+
+/** MCP operations on the stack's database and settings over a pool of the test's own (composed as services.ts does). */
+export function mcpOperationsOn(stack: TestStack, pool: ConnectionPool, log: Logger): McpOperations {
+  return createMcpOperations({
+    tokens: createOAuthTokenStore(stack.sql, stack.box),
+    servers: createServerStore(stack.sql, stack.box),
+    config: stack.config,
+    log,
+    pool,
+  });
 }

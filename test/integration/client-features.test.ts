@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../runtime/logger.js';
-import { ConnectionPool, createMcpOperations } from '../../domain/mcp/index.js';
-import { createOAuthTokenStore } from '../../db/oauthTokenStore.js';
+import { ConnectionPool } from '../../domain/mcp/index.js';
 import { getSavedServersByIds, setClientProfile } from '../../db/servers.js';
-import { createServerStore } from '../../db/serverStore.js';
 import { startClientFeaturesServer } from '../fixtures/mcp/client-features.js';
 import type { StartedHttpServer } from '../fixtures/mcp/serve.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
+import { mcpOperationsOn } from '../helpers/stack.js';
 import type { ApiReply } from '../helpers/http.js';
 import { fixtureOverStdio, saveServer } from '../helpers/mcpServers.js';
 
@@ -176,13 +175,7 @@ describe('MCP client features: elicitation, sampling, roots', () => {
     // A pool of its own, composed like the API's, lending one session at a time.
     const log = createLogger('silent');
     const pool = new ConnectionPool({ idleTimeoutMs: 60_000, log, maxLentSessions: 1 });
-    const mcp = createMcpOperations({
-      tokens: createOAuthTokenStore(stack.sql, stack.box),
-      servers: createServerStore(stack.sql, stack.box),
-      config: stack.config,
-      log,
-      pool,
-    });
+    const mcp = mcpOperationsOn(stack, pool, log);
     const [server] = await getSavedServersByIds(stack.sql, stack.box, world.org.projectId, [servers.http]);
     const before = http.openSessions();
     try {

@@ -1,10 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../runtime/logger.js';
-import { ConnectionPool, createMcpOperations } from '../../domain/mcp/index.js';
-import { createOAuthTokenStore } from '../../db/oauthTokenStore.js';
+import { ConnectionPool } from '../../domain/mcp/index.js';
 import { getSavedServersByIds } from '../../db/servers.js';
-import { createServerStore } from '../../db/serverStore.js';
 import { startCrashyServer } from '../fixtures/mcp/crashy.js';
 import type { StartedHttpServer, StartedServer } from '../fixtures/mcp/serve.js';
 import { startSlowServer } from '../fixtures/mcp/slow.js';
@@ -12,7 +10,7 @@ import { apiClient } from '../helpers/http.js';
 import { fixtureOverStdio, saveServer, startEverythingOverHttp } from '../helpers/mcpServers.js';
 import { freePort } from '../helpers/ports.js';
 import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
-import { startTestStack, type TestStack } from '../helpers/stack.js';
+import { mcpOperationsOn, startTestStack, type TestStack } from '../helpers/stack.js';
 
 const IDLE_TIMEOUT_MS = 1000;
 
@@ -214,13 +212,7 @@ describe('server operation failures', () => {
     // A pool of its own, composed like the API's, so closing it does not disturb the stack.
     const log = createLogger('silent');
     const pool = new ConnectionPool({ idleTimeoutMs: 60_000, log });
-    const mcp = createMcpOperations({
-      tokens: createOAuthTokenStore(stack.sql, stack.box),
-      servers: createServerStore(stack.sql, stack.box),
-      config: stack.config,
-      log,
-      pool,
-    });
+    const mcp = mcpOperationsOn(stack, pool, log);
     const [server] = await getSavedServersByIds(stack.sql, stack.box, org.projectId, [servers['crashy-idle']]);
     const pids = await Promise.all(
       [1, 2, 3].map(() => mcp.callTool(server, 'pid', {}).then((r) => Number((r.content[0] as { text: string }).text))),
@@ -236,13 +228,7 @@ describe('server operation failures', () => {
   it('closing the pool ends its streamable HTTP sessions on the server (DELETE)', async () => {
     const log = createLogger('silent');
     const pool = new ConnectionPool({ idleTimeoutMs: 60_000, log });
-    const mcp = createMcpOperations({
-      tokens: createOAuthTokenStore(stack.sql, stack.box),
-      servers: createServerStore(stack.sql, stack.box),
-      config: stack.config,
-      log,
-      pool,
-    });
+    const mcp = mcpOperationsOn(stack, pool, log);
     const [server] = await getSavedServersByIds(stack.sql, stack.box, org.projectId, [servers.slow]);
     const before = slow.openSessions();
     await mcp.listTools(server);
