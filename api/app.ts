@@ -70,7 +70,7 @@ import { startIngestRun } from '../domain/useCases/ingest/startIngestRun.js';
 import { uploadArtifact } from '../domain/useCases/ingest/uploadArtifact.js';
 // suite use cases (bound in suiteUseCases, at the end of this file)
 import { createSuiteStore } from '../db/suiteStore.js';
-import { createSuiteServers } from '../runtime/suiteServers.js';
+import { createServerDirectory } from '../db/serverDirectory.js';
 import { addCase } from '../domain/useCases/suites/addCase.js';
 import { deleteCase } from '../domain/useCases/suites/deleteCase.js';
 import { editCase } from '../domain/useCases/suites/editCase.js';
@@ -347,7 +347,7 @@ function suiteUseCases(deps: {
 }) {
   const { mcp, catalog, cursors, config, log, reconciler, schedules } = deps;
   const suites = createSuiteStore(deps.sql, deps.box);
-  const servers = createSuiteServers(deps.sql, deps.box);
+  const servers = createServerDirectory(deps.sql, deps.box);
   return {
     suites: {
       createSuite: createSuite({ suites, servers, mcp }),

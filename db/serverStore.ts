@@ -50,7 +50,7 @@ export function createServerStore(sql: Db, box: SecretBox): ServerStore {
         },
       };
     },
-    named: (projectId, names) => getServerRefsByNames(sql, projectId, names),
+    serversNamed: (projectId, names) => getServerRefsByNames(sql, projectId, names),
     recordProtocol: (serverId, protocol) => recordServerProtocol(sql, serverId, protocol),
   };
 }

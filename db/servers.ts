@@ -14,6 +14,7 @@ import { newId } from '../domain/ids.js';
 import { visibleProject } from './projects.js';
 import { camelRow, camelRows, type Camel } from './rows.js';
 import type { SecretBox } from '../domain/ports/secretBox.js';
+import type { ServerRef } from '../domain/ports/serverDirectory.js';
 
 export interface ServerInput {
   projectId: string;
@@ -350,13 +351,6 @@ export async function getSavedServersByIds(
   ids: string[],
 ): Promise<SavedServer[]> {
   return (await getStoredServersByIds(sql, projectId, ids)).map((server) => toSavedServer(box, server));
-}
-
-/** A saved server as a selection names it: enough to check it exists and is enabled, with no secret decrypted. */
-export interface ServerRef {
-  id: string;
-  name: string;
-  enabled: boolean;
 }
 
 /** The project's servers named so (names are what a caller may pass where an id is expected). */

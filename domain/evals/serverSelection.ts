@@ -1,5 +1,4 @@
-import type { ServerDirectory } from '../ports/serverDirectory.js';
-import type { ServerRef } from '../ports/suiteServers.js';
+import type { ServerDirectory, ServerRef } from '../ports/serverDirectory.js';
 import { notFound, OperationFailure, refused } from '../failures.js';
 import type { SavedServer } from '../catalog/server.js';
 

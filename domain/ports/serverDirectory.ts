@@ -1,5 +1,11 @@
 import type { SavedServer } from '../catalog/server.js';
-import type { ServerRef } from './suiteServers.js';
+
+/** A saved server as a selection names it: enough to check it exists and is enabled, with no secret opened. */
+export interface ServerRef {
+  id: string;
+  name: string;
+  enabled: boolean;
+}
 
 /**
  * What checking the servers a run or suite names reads (domain/evals/serverSelection.ts), declared here and

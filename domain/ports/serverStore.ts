@@ -1,7 +1,7 @@
 import type { ListedServer, ProtocolEraName, SavedServer } from '../catalog/server.js';
 import type { Project } from '../catalog/project.js';
 import type { Principal } from '../principal.js';
-import type { ServerRef } from './suiteServers.js';
+import type { ServerDirectory } from './serverDirectory.js';
 
 /**
  * What the stories on saved servers (domain/useCases/catalog: listing a project's servers, running an operation on
@@ -28,15 +28,14 @@ export interface ServerInVisibleProject {
   server?: FoundServer;
 }
 
-export interface ServerStore {
+/** The servers named so: the same read as the run's and the suites' checks (ServerDirectory). */
+export interface ServerStore extends Pick<ServerDirectory, 'serversNamed'> {
   /** The project the key may see, by id (`default`: the organization's default project); undefined otherwise. */
   visibleProject(principal: Principal, projectId: string): Promise<Project | undefined>;
   /** The project's saved servers, oldest first, without their secrets. */
   list(projectId: string): Promise<ListedServer[]>;
   /** A server of a project the key may see, in one statement: this is on every tools/call. */
   findInVisibleProject(principal: Principal, projectId: string, serverId: string): Promise<ServerInVisibleProject>;
-  /** The project's servers named so (a name is what a caller may pass where an id is expected), oldest first. */
-  named(projectId: string, names: string[]): Promise<ServerRef[]>;
   /**
    * Records the protocol a server spoke when a session opened, when it differs from what is stored: neither its
    * revision (its sessions stay) nor its updated_at (an operator's edits) change.

@@ -32,7 +32,7 @@ export function runServerOperation(deps: { servers: ServerStore; mcp: McpOperati
     );
     if (!projectVisible) throw notFound('project', { projectId: input.projectId });
     if (!server) {
-      const named = await servers.named(projectId!, [input.serverId]);
+      const named = await servers.serversNamed(projectId!, [input.serverId]);
       throw unknownServers(projectId!, [input.serverId], named, { serverId: input.serverId });
     }
     if (input.connects && !server.enabled) {

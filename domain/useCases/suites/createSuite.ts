@@ -1,4 +1,5 @@
-import type { SuiteServers } from '../../ports/suiteServers.js';
+import type { ServerDirectory } from '../../ports/serverDirectory.js';
+import { requireServers } from '../../evals/serverSelection.js';
 import type { SuiteStore } from '../../ports/suiteStore.js';
 import { requireVisibleProject } from '../../access/visibleProject.js';
 import { checkExpectedTools, type UnknownToolWarning } from '../../evals/expectedTools.js';
@@ -48,7 +49,7 @@ export interface CreatedSuite {
  * Authors a suite with its cases, in one transaction: a new suite none of whose cases could be saved is not kept
  * (as in the real product). Expected tools no server has are checked while the suite is written.
  */
-export function createSuite(deps: { suites: SuiteStore; servers: SuiteServers; mcp: McpOperations }) {
+export function createSuite(deps: { suites: SuiteStore; servers: ServerDirectory; mcp: McpOperations }) {
   return async function createSuite(input: {
     principal: Principal;
     projectId: string;
@@ -57,7 +58,7 @@ export function createSuite(deps: { suites: SuiteStore; servers: SuiteServers; m
     const { suites, mcp } = deps;
     const body = input.suite;
     const project = await requireVisibleProject(suites, input.principal, input.projectId);
-    const servers = await deps.servers.requireServers(project.id, body.serverIds);
+    const servers = await requireServers(deps.servers, project.id, body.serverIds);
     if (body.hostId && !(await suites.host(project.id, body.hostId))) throw notFound('host', { hostId: body.hostId });
     const checked = checkExpectedTools(
       mcp,

@@ -1,5 +1,6 @@
 import type { Logger } from '../../ports/logger.js';
-import type { SuiteServers } from '../../ports/suiteServers.js';
+import type { ServerDirectory } from '../../ports/serverDirectory.js';
+import { requireServerSelection } from '../../evals/serverSelection.js';
 import type { SuiteStore } from '../../ports/suiteStore.js';
 import { requireSuite, requireSuiteDetail, type SuiteDetail } from '../../access/suite.js';
 import { notFound } from '../../failures.js';
@@ -34,7 +35,12 @@ export interface SuiteEdit {
  * memo where it fires); cosmetic, so a schedule service that cannot be reached now leaves the old name there rather
  * than failing the edit.
  */
-export function editSuite(deps: { suites: SuiteStore; servers: SuiteServers; schedules: SuiteSchedules; log: Logger }) {
+export function editSuite(deps: {
+  suites: SuiteStore;
+  servers: ServerDirectory;
+  schedules: SuiteSchedules;
+  log: Logger;
+}) {
   return async function editSuite(input: {
     principal: Principal;
     projectId: string;
@@ -44,7 +50,9 @@ export function editSuite(deps: { suites: SuiteStore; servers: SuiteServers; sch
     const { suites, schedules, log } = deps;
     const body = input.changes;
     const suite = await requireSuite(suites, input.principal, input);
-    const servers = body.serverIds ? await deps.servers.requireSelection(suite.projectId, body.serverIds) : undefined;
+    const servers = body.serverIds
+      ? await requireServerSelection(deps.servers, suite.projectId, body.serverIds)
+      : undefined;
     if (body.hostId && !(await suites.host(suite.projectId, body.hostId)))
       throw notFound('host', { hostId: body.hostId });
     const updated = await suites.update(suite.projectId, suite.id, {

@@ -1,4 +1,5 @@
-import type { SuiteServers } from '../../ports/suiteServers.js';
+import type { ServerDirectory } from '../../ports/serverDirectory.js';
+import { requireServers, requireServerSelection } from '../../evals/serverSelection.js';
 import type { SuiteStore } from '../../ports/suiteStore.js';
 import { requireVisibleProject } from '../../access/visibleProject.js';
 import type { SkippedDraft } from '../../evals/caseGeneration/drafts.js';
@@ -37,7 +38,7 @@ export interface GeneratedCases {
  */
 export function generateCases(deps: {
   suites: SuiteStore;
-  servers: SuiteServers;
+  servers: ServerDirectory;
   mcp: McpOperations;
   catalog: HostedModelCatalog;
 }) {
@@ -59,14 +60,14 @@ export function generateCases(deps: {
         reason: 'NO_SAVED_SERVER_SELECTION',
       });
     }
-    await deps.servers.requireSelection(project.id, suite.serverIds);
+    await requireServerSelection(deps.servers, project.id, suite.serverIds);
     const host = suite.hostId === null ? undefined : await suites.host(project.id, suite.hostId);
     const cases = await suites.cases(suite.id);
     const generation = chooseGenerationModel({ model: input.model, provider: input.provider }, suite, cases);
     const orgProviderKeys = await suites.providerKeys(input.principal.organizationId);
     const resolved = resolveGenerationModel(generation, { catalog, orgProviderKeys, modelApiKeys: {} });
     // The servers' secrets are opened once every check passed, for drafting, which connects to them.
-    const servers = await deps.servers.requireServers(project.id, suite.serverIds);
+    const servers = await requireServers(deps.servers, project.id, suite.serverIds);
     const profile = host ? hostClientProfile(host.config) : undefined;
     if (profile) requireAllowedRoots(profile, servers);
     const profiled = profile ? servers.map((s) => ({ ...s, clientProfile: profile })) : servers;

@@ -5,7 +5,7 @@ import { SecretBox } from '../../../db/secretBox.js';
 import { createServer } from '../../../db/servers.js';
 import { createSuiteStore } from '../../../db/suiteStore.js';
 import type { McpOperations } from '../../../domain/mcp/index.js';
-import type { SuiteServers } from '../../../domain/ports/suiteServers.js';
+import type { ServerDirectory } from '../../../domain/ports/serverDirectory.js';
 import type { SuiteStore } from '../../../domain/ports/suiteStore.js';
 import type { Principal } from '../../../domain/principal.js';
 import { addCase } from '../../../domain/useCases/suites/addCase.js';
@@ -15,7 +15,7 @@ import { editCase } from '../../../domain/useCases/suites/editCase.js';
 import { generateCases } from '../../../domain/useCases/suites/generateCases.js';
 import { getCase } from '../../../domain/useCases/suites/getCase.js';
 import { listCases } from '../../../domain/useCases/suites/listCases.js';
-import { createSuiteServers } from '../../../runtime/suiteServers.js';
+import { createServerDirectory } from '../../../db/serverDirectory.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { seedOrganization, type SeededOrganization } from '../../helpers/seed.js';
 
@@ -41,7 +41,7 @@ describe('case use cases', () => {
   let suiteId: string;
   let echoCaseId: string;
   let suites: SuiteStore;
-  let suiteServers: SuiteServers;
+  let suiteServers: ServerDirectory;
   const box = SecretBox.fromSetting(SecretBox.generateKey());
   const deps = () => ({ suites, servers: suiteServers, mcp });
   const ids = () => ({ principal, projectId: org.projectId, suiteId });
@@ -49,7 +49,7 @@ describe('case use cases', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     suites = createSuiteStore(db.sql, box);
-    suiteServers = createSuiteServers(db.sql, box);
+    suiteServers = createServerDirectory(db.sql, box);
     org = await seedOrganization(db.sql);
     principal = principalOf(org);
     serverId = (

@@ -5,7 +5,7 @@ import { createServer } from '../../../db/servers.js';
 import { createSuiteStore } from '../../../db/suiteStore.js';
 import type { McpOperations } from '../../../domain/mcp/index.js';
 import type { SuiteSchedules, SuiteScheduleTarget } from '../../../domain/ports/suiteSchedules.js';
-import type { SuiteServers } from '../../../domain/ports/suiteServers.js';
+import type { ServerDirectory } from '../../../domain/ports/serverDirectory.js';
 import type { SuiteStore } from '../../../domain/ports/suiteStore.js';
 import type { Principal } from '../../../domain/principal.js';
 import type { PageCursors } from '../../../domain/useCases/catalog/listChatSessions.js';
@@ -18,7 +18,7 @@ import { listSuiteRuns } from '../../../domain/useCases/suites/listSuiteRuns.js'
 import { listSuites } from '../../../domain/useCases/suites/listSuites.js';
 import { setSuiteSchedule } from '../../../domain/useCases/suites/setSuiteSchedule.js';
 import { createSuiteBody } from '../../../api/schemas/evals.js';
-import { createSuiteServers } from '../../../runtime/suiteServers.js';
+import { createServerDirectory } from '../../../db/serverDirectory.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { seedOrganization, type SeededOrganization } from '../../helpers/seed.js';
 import type { Run } from '../../../domain/evals/run.js';
@@ -73,7 +73,7 @@ describe('suite use cases', () => {
   let principal: Principal;
   let serverId: string;
   let suites: SuiteStore;
-  let suiteServers: SuiteServers;
+  let suiteServers: ServerDirectory;
   const box = SecretBox.fromSetting(SecretBox.generateKey());
   const suiteInput = (more: Record<string, unknown> = {}) =>
     createSuiteBody.parse({
@@ -90,7 +90,7 @@ describe('suite use cases', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     suites = createSuiteStore(db.sql, box);
-    suiteServers = createSuiteServers(db.sql, box);
+    suiteServers = createServerDirectory(db.sql, box);
     org = await seedOrganization(db.sql);
     other = await seedOrganization(db.sql);
     principal = principalOf(org);
