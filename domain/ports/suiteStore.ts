@@ -30,20 +30,11 @@ export interface NewSuite {
   judgeModel?: JudgeModel | null;
 }
 
-/** Changes to a live suite: a field left undefined stays; null clears an optional one. */
-export interface SuiteChanges {
-  name?: string;
-  description?: string;
-  serverIds?: string[];
-  defaultModel?: string | null;
-  /** null clears the list (defaultModel stays); a list also sets defaultModel to its first model */
-  defaultModels?: ModelChoice[] | null;
-  defaultBudget?: RunBudget | null;
-  passCriteria?: { minimumPassRate: number };
-  hostId?: string | null;
-  iterationIsolation?: IterationIsolation;
-  judgeModel?: JudgeModel | null;
-}
+/**
+ * Changes to a live suite: a field left undefined stays; null clears an optional one. `defaultModels: null` clears
+ * the list (defaultModel stays); a list also sets defaultModel to its first model.
+ */
+export type SuiteChanges = Partial<Omit<NewSuite, 'projectId' | 'source'>>;
 
 /** What deleting a live suite did: deleted, or left as it is while runs of it are running. */
 export type SuiteDeletion = { deleted: true } | { deleted: false; running: Run[] };
