@@ -13,7 +13,7 @@ import {
 import { findRunByExternalId, isExternalRunConflict, lockRun } from './ingestRuns.js';
 import { findProject } from './projects.js';
 import { createRunStore } from './runStore.js';
-import { listStoredServers } from './servers.js';
+import { getServerRefsByNames } from './servers.js';
 
 /** The ingest use cases' storage (domain/ports/ingestStore.ts) on a pool or a transaction of it: the queries of this folder. */
 export function createIngestStore(sql: Db): IngestStore {
@@ -27,8 +27,7 @@ export function createIngestStore(sql: Db): IngestStore {
     runs: createRunStore(sql),
     runByExternalId: (projectId, externalRunId) => findRunByExternalId(sql, projectId, externalRunId),
     lockRun: (projectId, ref) => lockRun(txOnly('a run is locked'), projectId, ref),
-    projectServers: async (projectId) =>
-      (await listStoredServers(sql, projectId)).map((server) => ({ id: server.id, name: server.name })),
+    serversNamed: (projectId, names) => getServerRefsByNames(sql, projectId, names),
     suiteNamed: (suite) => findOrCreateSuiteByName(txOnly('a suite is found by its name'), suite),
     createRun: (run) => insertRun(txOnly('a run is created'), run),
     markStarted: (runId) => markRunStarted(sql, runId),

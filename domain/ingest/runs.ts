@@ -87,8 +87,7 @@ export async function startIngestRun(tx: IngestStore, input: IngestRunInput): Pr
 /** Saved servers named by the reporter; names the project does not have are ignored. */
 async function serverIdsByName(tx: IngestStore, projectId: string, names: string[]): Promise<string[]> {
   if (names.length === 0) return [];
-  const wanted = new Set(names);
-  return (await tx.projectServers(projectId)).filter((s) => wanted.has(s.name)).map((s) => s.id);
+  return (await tx.serversNamed(projectId, names)).map((s) => s.id);
 }
 
 export interface AppendOutcome {

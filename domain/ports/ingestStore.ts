@@ -8,6 +8,7 @@ import type { Principal } from '../principal.js';
 import type { RunStore } from './runStore.js';
 import type { NewRun } from './runSetupStore.js';
 import type { NewSuite } from './suiteStore.js';
+import type { ServerDirectory } from './serverDirectory.js';
 
 /**
  * What the ingest use cases (domain/useCases/ingest, and the flows of domain/ingest/runs.ts and uploads.ts) need
@@ -66,8 +67,8 @@ export interface IngestStore {
    * one run and its finalize happen one at a time (only inside `transaction`).
    */
   lockRun(projectId: string, ref: { runId?: string; externalRunId?: string }): Promise<Run | undefined>;
-  /** The project's saved servers, by id and name (what a reporter names its servers with). */
-  projectServers(projectId: string): Promise<{ id: string; name: string }[]>;
+  /** The project's saved servers named so (a reporter names its servers), oldest first. */
+  serversNamed: ServerDirectory['serversNamed'];
   /**
    * The newest live suite of that name, else a new one: reporters name suites and retry, so one name keeps landing in
    * one suite. Concurrent reporters of one new name create it once; the name and the suite stay locked until the
