@@ -11,6 +11,15 @@ export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Prom
   return 'savepoint' in db ? await fn(db) : ((await db.begin(fn)) as T);
 }
 
+/**
+ * `db` as the transaction a statement that locks until its end (or needs savepoints) must run in; a store built on
+ * the pool throws, naming `what`.
+ */
+export function transactionOnly(db: Db, what: string): Tx {
+  if (!('savepoint' in db)) throw new Error(`${what} only inside a transaction`);
+  return db;
+}
+
 /** How long the pool waits before reopening a connection after its `failures`-th failure: 50 ms doubling to 1 s. */
 export function reconnectDelaySeconds(failures: number): number {
   return Math.min(0.05 * 2 ** Math.max(0, failures - 1), 1) * (0.5 + Math.random() / 2);

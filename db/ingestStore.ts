@@ -1,5 +1,5 @@
 import type { IngestStore } from '../domain/ports/ingestStore.js';
-import { inTransaction, type Db, type Tx } from './connection.js';
+import { inTransaction, transactionOnly, type Db } from './connection.js';
 import { insertRun, markRunStarted } from './evalRuns.js';
 import { findOrCreateSuiteByName, lockSuiteCases } from './evalSuites.js';
 import { claimArtifactSlot, createArtifactSlot, findArtifactSlot, recordArtifactReply } from './ingestArtifacts.js';
@@ -17,11 +17,7 @@ import { getServerRefsByNames } from './servers.js';
 
 /** The ingest use cases' storage (domain/ports/ingestStore.ts) on a pool or a transaction of it: the queries of this folder. */
 export function createIngestStore(sql: Db): IngestStore {
-  /** The transaction a statement that locks until the end of it (or needs savepoints) runs in. */
-  const txOnly = (what: string): Tx => {
-    if (!('savepoint' in sql)) throw new Error(`${what} only inside a transaction`);
-    return sql as Tx;
-  };
+  const txOnly = (what: string) => transactionOnly(sql, what);
   return {
     visibleProject: (principal, projectId) => findProject(sql, principal, projectId),
     runs: createRunStore(sql),

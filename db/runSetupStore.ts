@@ -1,6 +1,6 @@
 import type { RunSetupStore } from '../domain/ports/runSetupStore.js';
 import type { SecretBox } from '../domain/ports/secretBox.js';
-import { inTransaction, type Db, type Tx } from './connection.js';
+import { inTransaction, transactionOnly, type Db } from './connection.js';
 import { planIterations } from './evalIterations.js';
 import { getRun, insertRun, lockOrganizationRuns, lockRunById, markRunStarted } from './evalRuns.js';
 import {
@@ -22,11 +22,7 @@ import { createServerDirectory } from './serverDirectory.js';
  * `box` opens the secrets of what it reads (servers, provider keys).
  */
 export function createRunSetupStore(sql: Db, box: SecretBox): RunSetupStore {
-  /** The transaction a statement that locks until the end of it runs in. */
-  const txOnly = (what: string): Tx => {
-    if (!('savepoint' in sql)) throw new Error(`${what} only inside a transaction`);
-    return sql as Tx;
-  };
+  const txOnly = (what: string) => transactionOnly(sql, what);
   return {
     ...createServerDirectory(sql, box),
     suite: (projectId, suiteId, options) => findSuite(sql, projectId, suiteId, options),

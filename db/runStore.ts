@@ -1,5 +1,5 @@
 import type { RunStore, ScheduledSuites } from '../domain/ports/runStore.js';
-import { inTransaction, type Db, type Tx } from './connection.js';
+import { inTransaction, transactionOnly, type Db } from './connection.js';
 import { previousCompletedRun, runModels, sideAggregates } from './evalCompare.js';
 import {
   cancelUnfinishedIterations,
@@ -31,10 +31,7 @@ export function createRunStore(sql: Db): RunStore {
     find: (projectId, runId) => findRun(sql, projectId, runId),
     findMany: (projectId, runIds) => findRuns(sql, projectId, runIds),
     get: (runId) => getRun(sql, runId),
-    lock: (runId) => {
-      if (!('savepoint' in sql)) throw new Error('a run is locked only inside a transaction');
-      return lockRunById(sql as Tx, runId);
-    },
+    lock: (runId) => lockRunById(transactionOnly(sql, 'a run is locked'), runId),
     finish: (runId, ending) => finishRun(sql, runId, ending),
     cancelUnfinishedIterations: (runId, why) => cancelUnfinishedIterations(sql, runId, why),
     finishedOutcomes: (runId) => finishedOutcomes(sql, runId),

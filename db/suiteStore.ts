@@ -1,6 +1,6 @@
 import type { SecretBox } from '../domain/ports/secretBox.js';
 import type { SuiteStore } from '../domain/ports/suiteStore.js';
-import { inTransaction, type Db, type Tx } from './connection.js';
+import { inTransaction, transactionOnly, type Db } from './connection.js';
 import { createCase, deleteCase, findCase, findCaseByIdentity, updateCase } from './evalCases.js';
 import { listSuiteRuns, runsProgress } from './evalRuns.js';
 import {
@@ -27,11 +27,7 @@ import { countEnabledSchedules, findSuiteWithSchedule, lockSuiteSchedule, setSui
  * folder. `box` opens the secrets of what it reads (servers, provider keys).
  */
 export function createSuiteStore(sql: Db, box: SecretBox): SuiteStore {
-  /** The transaction a statement that locks until the end of it (or needs savepoints) runs in. */
-  const txOnly = (what: string): Tx => {
-    if (!('savepoint' in sql)) throw new Error(`${what} only inside a transaction`);
-    return sql as Tx;
-  };
+  const txOnly = (what: string) => transactionOnly(sql, what);
   return {
     visibleProject: (principal, projectId) => findProject(sql, principal, projectId),
     find: (projectId, suiteId) => findSuite(sql, projectId, suiteId),
