@@ -2,11 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   benjaminiHochberg,
   fisherExact,
-  ITERATIONS_NEEDED_CAP,
-  iterationsNeeded,
   logFactorial,
   rateDifference,
-  sampleSizeTwoProportions,
   significantAtFdr,
 } from '../../domain/evals/compare/statistics.js';
 
@@ -90,23 +87,6 @@ describe("Newcombe's hybrid score interval for a difference of proportions", () 
   });
 });
 
-describe('iterations needed for 80% power', () => {
-  it("matches R's power.prop.test(p1 = .50, p2 = .75, power = .90): n = 76.7 per group", () => {
-    expect(sampleSizeTwoProportions(0.5, 0.75, 1.959963984540054, 1.2815515655446004)).toBeCloseTo(76.7, 1);
-  });
-
-  it('matches the pooled-variance table value for 0.5 vs 0.75 at 80% power: 58 per group', () => {
-    expect(Math.ceil(sampleSizeTwoProportions(0.5, 0.75)!)).toBe(58);
-  });
-
-  it('is null without a difference or a sample, and capped for tiny ones', () => {
-    expect(iterationsNeeded(counts(3, 0), counts(3, 0))).toBeNull();
-    expect(iterationsNeeded(counts(0, 0), counts(3, 0))).toBeNull();
-    expect(iterationsNeeded(counts(9999, 1), counts(10000, 0))).toBe(ITERATIONS_NEEDED_CAP);
-    expect(iterationsNeeded(counts(2, 1), counts(3, 0))).toBeGreaterThan(3);
-  });
-});
-
 describe('the edges of the comparison statistics', () => {
   it('refuses a sample that is not one, naming the sample and the counts', () => {
     expect(() => fisherExact({ passed: 4, total: 3 }, counts(1, 1))).toThrow(
@@ -117,8 +97,6 @@ describe('the edges of the comparison statistics', () => {
     expect(() => fisherExact(counts(1, 1), { passed: -1, total: 3 })).toThrow('got -1/3');
     expect(() => rateDifference({ passed: 2, total: 1 }, counts(1, 1))).toThrow('current must have integer counts');
     expect(() => rateDifference(counts(1, 1), { passed: 2, total: 1 })).toThrow('base must have integer counts');
-    expect(() => iterationsNeeded({ passed: 2, total: 1 }, counts(1, 1))).toThrow('current must have integer counts');
-    expect(() => iterationsNeeded(counts(1, 1), { passed: 2, total: 1 })).toThrow('base must have integer counts');
   });
 
   it('takes ln(n!) of non-negative integers only', () => {
@@ -160,17 +138,5 @@ describe('the edges of the comparison statistics', () => {
     expect(mirrored.value).toBe(0.75);
     expect(mirrored.interval.low).toBeCloseTo(-0.346322, 6);
     expect(mirrored.interval.high).toBeCloseTo(0.954413, 6);
-  });
-
-  it('needs no iterations figure when the base sample is empty', () => {
-    expect(iterationsNeeded(counts(3, 1), counts(0, 0))).toBeNull();
-  });
-
-  it('takes rates in 0..1 only, the ends included', () => {
-    expect(sampleSizeTwoProportions(0, 0.5)).toBeCloseTo(10.511, 3);
-    expect(sampleSizeTwoProportions(1, 0.5)).toBeCloseTo(10.511, 3);
-    expect(() => sampleSizeTwoProportions(-0.1, 0.5)).toThrow('rates must be in 0..1, got -0.1');
-    expect(() => sampleSizeTwoProportions(0.5, 1.1)).toThrow('rates must be in 0..1, got 1.1');
-    expect(() => sampleSizeTwoProportions(Number.NaN, 0.5)).toThrow(RangeError);
   });
 });

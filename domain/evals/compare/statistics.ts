@@ -10,9 +10,7 @@
  * - The difference of two proportions (current - base) with Newcombe's hybrid score interval (method 10 of
  *   Newcombe 1998, "Interval estimation for the difference between independent proportions"), built from the two
  *   Wilson intervals: it stays inside [-1, 1] and behaves at 0/n and n/n, where the Wald interval does not.
- * - iterationsNeeded: the per-group sample size of the two-sided two-proportion z-test (pooled variance under the
- *   null, no continuity correction: the formula R's power.prop.test solves) to detect the observed rates with
- *   80% power at alpha 0.05.
+ * How many iterations a comparison needs (the power of this Fisher test) is power.ts's.
  */
 import { wilsonInterval, type Interval } from '../statistics.js';
 
@@ -123,41 +121,4 @@ export function rateDifference(current: PassCounts, base: PassCounts, z = 1.9599
       high: Math.min(1, d + Math.hypot(w1.high - p1, p2 - w2.low)),
     },
   };
-}
-
-/** z_{1 - 0.05/2} and z_{0.8}: the quantiles for a two-sided test at alpha 0.05 with 80% power. */
-const Z_ALPHA = 1.959963984540054;
-const Z_POWER = 0.8416212335729143;
-
-/** What iterationsNeeded answers at most; beyond it, the difference is too small to chase with more iterations. */
-export const ITERATIONS_NEEDED_CAP = 10_000;
-
-/**
- * The per-group sample size n of a two-sided two-proportion z-test at alpha 0.05 with 80% power for rates p1, p2
- * (pooled variance under the null, no continuity correction):
- * n = (z_a * sqrt(2 * pbar * (1 - pbar)) + z_b * sqrt(p1 (1 - p1) + p2 (1 - p2)))^2 / (p1 - p2)^2.
- * Not rounded; null when p1 = p2 (no difference to detect).
- */
-export function sampleSizeTwoProportions(p1: number, p2: number, zAlpha = Z_ALPHA, zPower = Z_POWER): number | null {
-  for (const p of [p1, p2]) if (!(p >= 0 && p <= 1)) throw new RangeError(`rates must be in 0..1, got ${p}`);
-  const d = p1 - p2;
-  if (d === 0) return null;
-  const pbar = (p1 + p2) / 2;
-  const root = zAlpha * Math.sqrt(2 * pbar * (1 - pbar)) + zPower * Math.sqrt(p1 * (1 - p1) + p2 * (1 - p2));
-  return (root * root) / (d * d);
-}
-
-/**
- * Iterations per case (in each run) that would detect the observed difference of pass rates with 80% power at
- * alpha 0.05, two-sided: the sample size above rounded up, at least 2 and at most ITERATIONS_NEEDED_CAP; null
- * when the rates are equal or a sample is empty.
- */
-export function iterationsNeeded(current: PassCounts, base: PassCounts): number | null {
-  assertCounts('current', current);
-  assertCounts('base', base);
-  if (current.total === 0 || base.total === 0) return null;
-  const n = sampleSizeTwoProportions(current.passed / current.total, base.passed / base.total);
-  if (n === null) return null;
-  // Stryker disable next-line ArithmeticOperator: - and + 1e-9 round differently only when n lies within 1e-9 of an integer, and no pair of rates with totals up to 120 comes closer than 4e-8 (26/71 vs 27/92: 655.00000004)
-  return Math.min(ITERATIONS_NEEDED_CAP, Math.max(2, Math.ceil(n - 1e-9)));
 }
