@@ -45,9 +45,22 @@ export const comparisonSchema = z
       current: rateSide,
       difference: z.number().meta({ description: 'current - base pass rate, over every finished iteration' }),
       differenceInterval: interval.meta({ description: "95%, Newcombe's hybrid score interval" }),
-      pValue: z.number().meta({ description: "Fisher's exact test on the pooled pass/fail counts" }),
-      verdict: z.enum(['regressed', 'improved', 'no_significant_change']),
+      verdict: z.enum(['regressed', 'improved', 'no_significant_change']).meta({
+        description:
+          "follows from the cases' verdicts: regressed when a matched case regressed significantly, else improved when one was fixed; new and removed cases never decide it",
+      }),
+      verdictReason: z.string().meta({ description: 'the verdict in words: the cases it rests on' }),
       counts: z.record(z.string(), z.number()),
+      pooled: z
+        .object({
+          base: rateSide,
+          current: rateSide,
+          difference: z.number(),
+          differenceInterval: interval,
+          pValue: z.number().meta({ description: "Fisher's exact test on the matched cases' pooled pass/fail counts" }),
+          decides: z.literal(false).meta({ description: 'reported beside the verdict, never deciding it' }),
+        })
+        .meta({ description: "the matched cases' iterations pooled: a broad, small slide shows here first" }),
     }),
     cases: z.array(
       z.object({

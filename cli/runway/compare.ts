@@ -3,10 +3,12 @@ import { formatTable, percent } from './table.js';
 
 /*
  * What the CLI makes of GET /eval-runs/{id}/compare: the table (regressions first, as the API orders the cases),
- * and the gate a CI job applies:
- * - `significant-regression` (default): fails when a case regressed significantly (Benjamini-Hochberg at 5% over
- *   the matched cases) or the suite's verdict is `regressed`;
- * - `any-regression`: fails as well when any case's pass rate fell at all (`changed` downwards), noise included.
+ * and the gate a CI job applies, which always names the rule and the cases that failed it:
+ * - `significant-regression` (default): fails when a matched case regressed significantly (Benjamini-Hochberg at
+ *   5% over the matched cases), which is when the suite's verdict is `regressed`;
+ * - `any-regression`: fails as well when any matched case's pass rate fell at all (`changed` downwards), noise
+ *   included.
+ * New and removed cases never fail the gate.
  */
 export type FailOn = 'significant-regression' | 'any-regression';
 export const failOnChoices: FailOn[] = ['significant-regression', 'any-regression'];
@@ -25,9 +27,22 @@ export function gateFailures(comparison: EvalRunComparison, failOn: FailOn): Cas
   return comparison.cases.filter((c) => (failOn === 'any-regression' ? dropped(c) : c.status === 'regressed'));
 }
 
-/** Whether the gate fails: a case it counts, or (significant-regression) the suite's verdict says regressed. */
+/** Whether the gate fails: a case it counts (the suite's verdict follows from the cases). */
 export function gateFails(comparison: EvalRunComparison, failOn: FailOn): boolean {
-  return gateFailures(comparison, failOn).length > 0 || comparison.suite.verdict === 'regressed';
+  return gateFailures(comparison, failOn).length > 0;
+}
+
+const RULE_WORDS: Record<FailOn, string> = {
+  'significant-regression': 'regressed significantly (Benjamini-Hochberg, false-discovery rate 5%)',
+  'any-regression': 'lost pass rate, noise included',
+};
+
+/** The gate's outcome in one line: the rule, and the cases that failed it. */
+export function gateLine(comparison: EvalRunComparison, failOn: FailOn): string {
+  const failures = gateFailures(comparison, failOn);
+  if (failures.length === 0) return `[runway] passed --fail-on ${failOn}: no case ${RULE_WORDS[failOn]}`;
+  const cases = failures.length === 1 ? '1 case' : `${failures.length} cases`;
+  return `[runway] FAILED --fail-on ${failOn}: ${cases} ${RULE_WORDS[failOn]}: ${failures.map((c) => c.title).join(', ')}`;
 }
 
 export function formatComparison(comparison: EvalRunComparison): string {
@@ -51,7 +66,11 @@ export function formatComparison(comparison: EvalRunComparison): string {
   );
   const verdict =
     `Suite: ${percent(suite.base.passRate)} -> ${percent(suite.current.passRate)} (${signed(suite.difference)} pp, ` +
-    `95% CI ${signed(suite.differenceInterval.low)} .. ${signed(suite.differenceInterval.high)}, p ${pOf(suite.pValue)}): ` +
-    suite.verdict.toUpperCase().replaceAll('_', ' ');
-  return [head, table, verdict].join('\n');
+    `95% CI ${signed(suite.differenceInterval.low)} .. ${signed(suite.differenceInterval.high)}): ` +
+    `${suite.verdict.toUpperCase().replaceAll('_', ' ')}: ${suite.verdictReason}`;
+  const pooled = suite.pooled;
+  const pooledLine =
+    `Pooled matched cases: ${percent(pooled.base.passRate)} -> ${percent(pooled.current.passRate)} ` +
+    `(${signed(pooled.difference)} pp, p ${pOf(pooled.pValue)}; reported, does not decide the verdict)`;
+  return [head, table, verdict, pooledLine].join('\n');
 }

@@ -11,7 +11,7 @@ import {
 } from '../../api/client.js';
 import { caseVerdict, countVerdicts, finishedCount, iterationVerdict } from '../../domain/evals/verdicts.js';
 import { collect } from '../options.js';
-import { failOnChoices, formatComparison, gateFails, gateFailures, type FailOn } from './compare.js';
+import { failOnChoices, formatComparison, gateFails, gateLine, type FailOn } from './compare.js';
 import { ExitCode, UsageError, type Action, type CliContext } from './context.js';
 import { describeCall, toJunitXml } from './junit.js';
 import { progressView } from './progress.js';
@@ -410,6 +410,7 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
             outcome.status === 'completed' ? await compareWith(ctx, outcome.id, options.baseline) : undefined;
           await report(ctx, outcome, await suiteName(), options.junit, false, comparison);
           if (outcome.status !== 'completed') return ExitCode.failed;
+          if (comparison && !ctx.json) ctx.note(gateLine(comparison, options.failOn));
           return comparison && gateFails(comparison, options.failOn) ? ExitCode.failed : ExitCode.ok;
         } finally {
           stop.release();
@@ -458,9 +459,7 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
           options.base ? { baseRunId: options.base } : {},
         );
         ctx.print(ctx.json ? JSON.stringify(comparison, null, 2) : formatComparison(comparison));
-        const failures = gateFailures(comparison, options.failOn);
-        if (!ctx.json && failures.length > 0)
-          ctx.note(`[runway] ${failures.length} case(s) regressed: ${failures.map((c) => c.title).join(', ')}`);
+        if (!ctx.json) ctx.note(gateLine(comparison, options.failOn));
         return gateFails(comparison, options.failOn) ? ExitCode.failed : ExitCode.ok;
       }),
     );

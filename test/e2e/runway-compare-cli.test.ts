@@ -91,6 +91,9 @@ describe('runway evals compare and evals run --baseline', () => {
     // Any drop counts with --fail-on any-regression.
     const strict = await runway(['evals', 'compare', driftRun, '--fail-on', 'any-regression'], env, dir);
     expect(strict.code, strict.stdout + strict.stderr).toBe(1);
+    expect(strict.stderr).toContain(
+      '[runway] FAILED --fail-on any-regression: 1 case lost pass rate, noise included: drifts',
+    );
     expect((await runway(['evals', 'compare', driftRun], env, dir)).code).toBe(0);
 
     world.model.setScript(MODEL, {
@@ -110,6 +113,8 @@ describe('runway evals compare and evals run --baseline', () => {
     const compared = await runway(['evals', 'compare', runIdOf(regression.stderr)!, '--base', driftRun], env, dir);
     expect(compared.code).toBe(1);
     expect(compared.stdout).toContain('REGRESSED');
-    expect(compared.stderr).toContain('1 case(s) regressed: regresses');
+    expect(compared.stderr).toContain(
+      '[runway] FAILED --fail-on significant-regression: 1 case regressed significantly (Benjamini-Hochberg, false-discovery rate 5%): regresses',
+    );
   });
 });

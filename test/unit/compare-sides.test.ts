@@ -74,6 +74,49 @@ describe('compareSides', () => {
     expect(compareSides(side([kase('a', 0, 10)]), side([kase('a', 10, 10)])).suite.verdict).toBe('improved');
   });
 
+  // The suite verdict follows from the cases' verdicts: a CI gate must be explainable by the cases it names.
+  it('does not call a suite regressed when no case is: one case of 100 going 10/10 -> 3/10 (q = 0.31)', () => {
+    const steady = Array.from({ length: 99 }, (_, i) => kase(`c${i}`, 10, 10));
+    const base = side([...steady, kase('drifts', 10, 10)]);
+    const current = side([...steady, kase('drifts', 3, 10)]);
+    const { suite, cases } = compareSides(base, current);
+    expect(cases[0]).toMatchObject({ title: 'drifts', status: 'changed', significant: false });
+    expect(cases[0].adjustedPValue).toBeCloseTo(0.31, 2);
+    expect(suite.verdict).toBe('no_significant_change');
+    // the pooled test is still reported, named as such, and says what it saw
+    expect(suite.pooled.pValue).toBeLessThan(0.05);
+    expect(suite.pooled.decides).toBe(false);
+    expect(suite.verdictReason).toMatch(/no case changed significantly/);
+  });
+
+  it('never calls a suite regressed for a new case alone, however badly it does', () => {
+    const base = side([kase('a', 10, 10), kase('b', 10, 10)]);
+    const current = side([kase('a', 10, 10), kase('b', 10, 10), kase('fresh', 0, 10)]);
+    const { suite } = compareSides(base, current);
+    expect(suite.counts.new_case).toBe(1);
+    expect(suite.verdict).toBe('no_significant_change');
+    // the pooled figures count matched cases only
+    expect(suite.pooled.current).toEqual({ passed: 20, total: 20, passRate: 1 });
+    expect(suite.pooled.pValue).toBe(1);
+  });
+
+  it('reports a renamed ingested case as new plus removed, and not as a regression', () => {
+    const base = side([kase('title:old name', 10, 10, { title: 'old name' }), kase('k', 5, 5)]);
+    const current = side([kase('title:new name', 0, 10, { title: 'new name' }), kase('k', 5, 5)]);
+    const { suite } = compareSides(base, current);
+    expect(suite.counts).toMatchObject({ new_case: 1, removed_case: 1, regressed: 0 });
+    expect(suite.verdict).toBe('no_significant_change');
+    expect(suite.verdictReason).toMatch(/1 new and 1 removed case/);
+  });
+
+  it('names the cases a regressed verdict rests on', () => {
+    const base = side([kase('a', 10, 10), kase('b', 10, 10)]);
+    const current = side([kase('a', 0, 10), kase('b', 10, 10)]);
+    const { suite } = compareSides(base, current);
+    expect(suite.verdict).toBe('regressed');
+    expect(suite.verdictReason).toMatch(/^1 of 2 matched cases regressed significantly/);
+  });
+
   it('computes precision, recall and F1 of tool selection, and the coverage from the calls', () => {
     const base = side(
       [kase('a', 1, 1)],

@@ -130,15 +130,20 @@ const VERDICT_WORDS: Record<Comparison['suite']['verdict'], string> = {
 
 function Verdict({ comparison: c }: { comparison: Comparison }) {
   const s = c.suite;
-  const regressed = c.cases.filter((x) => x.status === 'regressed').length;
   return (
     <section class={`verdict verdict-${s.verdict}`} aria-labelledby="verdict-heading">
       <h2 id="verdict-heading">{VERDICT_WORDS[s.verdict]}</h2>
+      <p id="verdict-reason">{s.verdictReason[0].toUpperCase() + s.verdictReason.slice(1)}.</p>
       <p>
         Pass rate {percent(s.base.passRate)} ({s.base.passed}/{s.base.total}) → {percent(s.current.passRate)} (
         {s.current.passed}/{s.current.total}): {points(s.difference)}, 95% interval{' '}
-        {signedInterval(s.differenceInterval)}, p = {pValue(s.pValue)}.
-        {regressed > 0 && ` ${regressed} case${regressed === 1 ? '' : 's'} regressed.`}
+        {signedInterval(s.differenceInterval)}.
+      </p>
+      <p class="pooled">
+        <small>
+          Matched cases pooled: {points(s.pooled.difference)}, p = {pValue(s.pooled.pValue)} (reported beside the
+          verdict, never deciding it).
+        </small>
       </p>
       {c.current.status === 'running' && <p class="notice">This run is still running: compared on what finished.</p>}
     </section>

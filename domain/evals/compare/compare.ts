@@ -11,13 +11,20 @@
  * - `changed`: the pass rate moved, but not significantly (noise, as far as these iterations can tell);
  * - `unchanged_passed`: every iteration passed on both sides; `unchanged_failed`: the same pass rate below 100%.
  *
- * Suite verdict: `regressed` when a case regressed significantly or the pooled pass rate fell significantly (Fisher
- * on all iterations of each side); otherwise `improved` when a case was fixed or the pooled rate rose significantly;
- * otherwise `no_significant_change`. A regression wins over an improvement: it is what a CI gate must see.
+ * Suite verdict: it follows from the cases' verdicts, so a CI gate can always name the cases it rests on. `regressed`
+ * when a matched case regressed significantly; otherwise `improved` when one was fixed; otherwise
+ * `no_significant_change`. A regression wins over an improvement: it is what a CI gate must see. New and removed
+ * cases are counted and reported, never a regression by themselves (an ingested case renamed is one of each).
+ * `verdictReason` says it in words.
+ *
+ * `suite.pooled` is Fisher's test on the pass/fail counts of the matched cases' iterations pooled: reported beside
+ * the verdict (a broad, small slide shows there first), outside the Benjamini-Hochberg family, and never deciding.
+ * `suite.base` / `suite.current` and their difference describe every finished iteration of each side.
  */
 import type { CaseAggregate, Confusion, SideAggregates } from './aggregates.js';
 import type { Interval } from '../statistics.js';
-import { benjaminiHochberg, fisherExact, iterationsNeeded, rateDifference } from './statistics.js';
+import { iterationsNeeded } from './power.js';
+import { benjaminiHochberg, fisherExact, rateDifference } from './statistics.js';
 import { scoreTool, type ToolSide } from './tools.js';
 
 export const FALSE_DISCOVERY_RATE = 0.05;
@@ -46,6 +53,16 @@ export interface CaseComparison {
   iterationsNeeded: number | null;
 }
 
+/** Fisher's test on the matched cases' iterations pooled: reported, never deciding the verdict. */
+export interface PooledTest {
+  base: RateSide;
+  current: RateSide;
+  difference: number;
+  differenceInterval: Interval;
+  pValue: number;
+  decides: false;
+}
+
 export interface ToolComparison {
   toolName: string;
   base: ToolSide;
@@ -59,9 +76,10 @@ export interface Comparison {
     current: RateSide;
     difference: number;
     differenceInterval: Interval;
-    pValue: number;
     verdict: 'regressed' | 'improved' | 'no_significant_change';
+    verdictReason: string;
     counts: Record<CaseStatus, number>;
+    pooled: PooledTest;
   };
   cases: CaseComparison[];
   tools: ToolComparison[];
@@ -119,6 +137,42 @@ function matchCases(base: CaseAggregate[], current: CaseAggregate[]) {
   return pairs;
 }
 
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** The verdict in words: which cases it rests on, and what was counted beside it. */
+function verdictReason(counts: Record<CaseStatus, number>, matched: number): string {
+  const of = `of ${plural(matched, 'matched case')}`;
+  const lead =
+    counts.regressed > 0
+      ? `${counts.regressed} ${of} regressed significantly (Benjamini-Hochberg, false-discovery rate 5%)`
+      : counts.fixed > 0
+        ? `${counts.fixed} ${of} improved significantly and none regressed (Benjamini-Hochberg, false-discovery rate 5%)`
+        : `no case changed significantly (${plural(counts.changed, 'case')} moved within noise)`;
+  const extra = counts.new_case + counts.removed_case;
+  return extra === 0
+    ? lead
+    : `${lead}; ${counts.new_case} new and ${counts.removed_case} removed ${extra === 1 ? 'case' : 'cases'} reported, not judged`;
+}
+
+function pooledTest(matched: { base: CaseAggregate | null; current: CaseAggregate | null }[]): PooledTest {
+  const sum = (pick: (p: (typeof matched)[number]) => CaseAggregate) =>
+    matched.reduce((acc, p) => ({ passed: acc.passed + pick(p).passed, total: acc.total + pick(p).total }), {
+      passed: 0,
+      total: 0,
+    });
+  const b = sum((p) => p.base!);
+  const c = sum((p) => p.current!);
+  const diff = rateDifference(c, b);
+  return {
+    base: rate(b.passed, b.total),
+    current: rate(c.passed, c.total),
+    difference: diff.value,
+    differenceInterval: diff.interval,
+    pValue: fisherExact(c, b),
+    decides: false,
+  };
+}
+
 export function compareSides(base: SideAggregates, current: SideAggregates): Comparison {
   const pairs = matchCases(base.cases, current.cases);
   const matched = pairs.filter((p) => p.base && p.current);
@@ -171,18 +225,11 @@ export function compareSides(base: SideAggregates, current: SideAggregates): Com
 
   const counts = Object.fromEntries(Object.keys(statusOrder).map((s) => [s, 0])) as Record<CaseStatus, number>;
   for (const c of cases) counts[c.status]++;
-  const pooledBase = rate(base.performance.passed, base.performance.total);
-  const pooledCurrent = rate(current.performance.passed, current.performance.total);
-  const pooled = rateDifference(pooledCurrent, pooledBase);
-  const pooledP = fisherExact(pooledCurrent, pooledBase);
-  const pooledSignificant = pooledP <= FALSE_DISCOVERY_RATE;
-  const verdict =
-    counts.regressed > 0 || (pooledSignificant && pooled.value < 0)
-      ? 'regressed'
-      : counts.fixed > 0 || (pooledSignificant && pooled.value > 0)
-        ? 'improved'
-        : 'no_significant_change';
-
+  const all = rateDifference(
+    rate(current.performance.passed, current.performance.total),
+    rate(base.performance.passed, base.performance.total),
+  );
+  const verdict = counts.regressed > 0 ? 'regressed' : counts.fixed > 0 ? 'improved' : 'no_significant_change';
   const baseTools = new Map(base.tools.map((t) => [t.toolName, t]));
   const currentTools = new Map(current.tools.map((t) => [t.toolName, t]));
   const names = [...new Set([...baseTools.keys(), ...currentTools.keys()])].sort();
@@ -194,13 +241,14 @@ export function compareSides(base: SideAggregates, current: SideAggregates): Com
 
   return {
     suite: {
-      base: pooledBase,
-      current: pooledCurrent,
-      difference: pooled.value,
-      differenceInterval: pooled.interval,
-      pValue: pooledP,
+      base: rate(base.performance.passed, base.performance.total),
+      current: rate(current.performance.passed, current.performance.total),
+      difference: all.value,
+      differenceInterval: all.interval,
       verdict,
+      verdictReason: verdictReason(counts, matched.length),
       counts,
+      pooled: pooledTest(matched),
     },
     cases,
     tools,
