@@ -13,6 +13,7 @@ type Turn = {
 /** What a case's query, expectations and turns must satisfy together (see caseTurns); [] when they do. */
 export function caseShapeIssues(
   c: {
+    title?: string | null;
     query?: string | null;
     expectedToolCalls?: ExpectedCall[] | null;
     expectedOutput?: string | null;
@@ -23,6 +24,15 @@ export function caseShapeIssues(
 ): Issue[] {
   const issues: Issue[] = [];
   const check = (expected: string | null | undefined, outputCheck: typeof c.outputCheck, at: (string | number)[]) => {
+    // "" (or only spaces) is contained in every answer, and equals every empty one: a check that cannot fail.
+    if (typeof expected === 'string' && expected.trim() === '') {
+      const named = c.title ? `case "${c.title}": ` : '';
+      issues.push({
+        path: [...at, 'expectedOutput'],
+        message: `${named}an empty expectedOutput passes every answer: leave it out, or give what the answer must hold`,
+      });
+      return;
+    }
     const problem = outputCheckProblem(expected, outputCheck);
     if (problem) issues.push({ path: [...at, problem.path], message: problem.message });
   };

@@ -180,4 +180,54 @@ describe('hostile output checks', () => {
       'body.expectedOutput',
     );
   });
+
+  it('an empty expectedOutput, which every answer would pass, is refused at the edge, naming the case', async () => {
+    const common = { serverIds: [world.serverId], model: 'hostile-json' };
+    const fine = { title: 'fine', query: 'q', provider: 'openai', expectedOutput: 'Paris' };
+    const refused = (reply: { status: number; body: any }, path: string, title?: string) => {
+      expect(reply.status, JSON.stringify(reply.body).slice(0, 300)).toBe(400);
+      expect(reply.body.code).toBe('VALIDATION_ERROR');
+      expect(reply.body.message).toContain(`${path}: `);
+      expect(reply.body.message).toContain('an empty expectedOutput passes every answer');
+      if (title) expect(reply.body.message).toContain(`case "${title}"`);
+    };
+    for (const empty of ['', '   ', '\n\t ']) {
+      const blank = { title: 'blank', query: 'q2', provider: 'openai', expectedOutput: empty };
+      refused(
+        await world.call('POST', path('/eval-runs'), { suiteName: 'Blank', ...common, tests: [fine, blank] }),
+        'body.tests.1.expectedOutput',
+        'blank',
+      );
+      refused(
+        await world.call('POST', path('/eval-suites'), {
+          name: 'Blank',
+          ...common,
+          tests: [fine, { ...blank, outputCheck: { mode: 'equals' } }],
+        }),
+        'body.tests.1.expectedOutput',
+        'blank',
+      );
+      refused(
+        await world.call('POST', path('/eval-suites'), {
+          name: 'Blank turns',
+          ...common,
+          tests: [{ title: 'turns', turns: [{ prompt: 'p', expectedOutput: empty }] }],
+        }),
+        'body.tests.0.turns.0.expectedOutput',
+        'turns',
+      );
+    }
+    const suite = await world.call('POST', path('/eval-suites'), { name: 'Not blank', ...common, tests: [fine] });
+    expect(suite.status, JSON.stringify(suite.body)).toBe(201);
+    const cases = path(`/eval-suites/${suite.body.suiteId}/cases`);
+    refused(await world.call('POST', cases, { ...fine, title: 'new', expectedOutput: ' ' }), 'body.expectedOutput');
+    const listed = await world.call('GET', cases);
+    refused(
+      await world.call('PATCH', `${cases}/${listed.body.items[0].id}`, { expectedOutput: '' }),
+      'body.expectedOutput',
+    );
+    // nothing was lost: the case keeps its expectation
+    const after = await world.call('GET', `${cases}/${listed.body.items[0].id}`);
+    expect(after.body.expectedOutput).toBe('Paris');
+  });
 });

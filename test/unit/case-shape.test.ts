@@ -36,6 +36,19 @@ describe('caseShapeIssues without turns', () => {
     ).toEqual([{ path: ['expectedOutput'], message: expect.stringMatching(/^json-subset check: /) as unknown }]);
   });
 
+  it('refuses an empty expectedOutput, which every answer would pass, naming the case when it has a title', () => {
+    for (const empty of ['', '  ', '\n\u00a0\t'])
+      expect(caseShapeIssues({ title: 'Capital', query: 'q', expectedOutput: empty })).toEqual([
+        {
+          path: ['expectedOutput'],
+          message: expect.stringMatching(/^case "Capital": an empty expectedOutput passes every answer/) as unknown,
+        },
+      ]);
+    expect(caseShapeIssues({ turns: [{ prompt: 'p', expectedToolCalls: [], expectedOutput: '' }] })).toEqual([
+      { path: ['turns', 0, 'expectedOutput'], message: expect.stringMatching(/^an empty expectedOutput/) as unknown },
+    ]);
+  });
+
   it('does not compare the query or the expected calls with anything', () => {
     expect(caseShapeIssues({ query: 'anything', expectedToolCalls: [call('x')], expectedOutput: 'y' })).toEqual([]);
   });
