@@ -59,32 +59,49 @@ function balancedSpans(text: string): [start: number, end: number][] {
 }
 
 /**
- * The JSON value of the answer: all of it, else the first bracketed span (by position) that parses; or why none
- * is used: there is none (among the first MAX_JSON_CANDIDATES spans), or it nests deeper than MAX_JSON_DEPTH.
+ * Every JSON value of the answer, for json-subset checks: all of it when it parses, else each bracketed span that
+ * parses and does not lie inside one already taken (a value nested in another is part of it), first by position,
+ * among the first MAX_JSON_CANDIDATES spans; or why there is none, as findJson says. A value nested deeper than
+ * MAX_JSON_DEPTH is not used.
  */
-export function findJson(answer: string): FoundJson {
+export function findJsonValues(answer: string): { values: unknown[] } | { problem: string } {
   const text = answer.slice(0, MAX_JSON_SCAN);
-  const found = (value: unknown): FoundJson =>
-    jsonDepth(value) > MAX_JSON_DEPTH ? { problem: tooDeep("the final answer's JSON is") } : { value };
   try {
-    return found(JSON.parse(text.trim()) as unknown);
+    const whole = JSON.parse(text.trim()) as unknown;
+    return jsonDepth(whole) > MAX_JSON_DEPTH ? { problem: tooDeep("the final answer's JSON is") } : { values: [whole] };
   } catch {
     // look inside
   }
   const spans = balancedSpans(text);
+  const values: unknown[] = [];
+  let tooDeepSeen = false;
+  let takenUntil = -1;
   for (const [start, end] of spans.slice(0, MAX_JSON_CANDIDATES)) {
+    if (start <= takenUntil) continue;
+    let value: unknown;
     try {
-      return found(JSON.parse(text.slice(start, end + 1)) as unknown);
+      value = JSON.parse(text.slice(start, end + 1)) as unknown;
     } catch {
-      // not JSON after all: the next span
+      continue;
     }
+    takenUntil = end;
+    if (jsonDepth(value) > MAX_JSON_DEPTH) tooDeepSeen = true;
+    else values.push(value);
   }
+  if (values.length > 0) return { values };
+  if (tooDeepSeen) return { problem: tooDeep("the final answer's JSON is") };
   return {
     problem:
       spans.length > MAX_JSON_CANDIDATES
         ? `the final answer holds no JSON value in its first ${MAX_JSON_CANDIDATES} bracketed spans`
         : 'the final answer holds no JSON value',
   };
+}
+
+/** The first JSON value of the answer (see findJsonValues), or why there is none: what the judge's reply is read from. */
+export function findJson(answer: string): FoundJson {
+  const found = findJsonValues(answer);
+  return 'problem' in found ? found : { value: found.values[0] };
 }
 
 /** The JSON value of the answer (see findJson), or undefined when none is used. */

@@ -5,21 +5,23 @@
  * the modes.
  *
  * Modes (default `contains`, case-insensitive unless `caseSensitive: true`):
- * - `contains`: the answer contains the expected text, whitespace normalized on both sides (trimmed, every run of
- *   whitespace one space).
- * - `equals`: the answer equals the expected text, whitespace normalized the same way.
+ * - `contains`: the answer contains the expected text, normalized on both sides (normalizeText): Unicode NFC (a
+ *   composed é and e + combining accent are the same text), zero-width characters dropped (U+200B-U+200D, U+2060,
+ *   U+FEFF), trimmed, every run of whitespace one space. Case-insensitive means both sides lowercased, not full
+ *   Unicode case folding: "Maße" and "Masse" stay different words (uppercasing would make both MASSE).
+ * - `equals`: the answer equals the expected text, normalized the same way.
  * - `regex`: the expected text is a JavaScript pattern (read as with flag `u`, plus `i` unless caseSensitive)
- *   searched for in the raw answer by a linear-time engine (RE2). Refused at the edge when it is longer than
+ *   searched for in the raw answer (not normalized: the pattern says what it accepts) by a linear-time engine (RE2). Refused at the edge when it is longer than
  *   MAX_PATTERN_LENGTH, does not compile, or uses what RE2 cannot run (back-references, lookahead, lookbehind:
  *   regexProblem). An answer longer than MAX_REGEX_ANSWER_LENGTH, or too long for a large pattern, fails the check.
- * - `json-subset`: the expected text is JSON (checked at the edge, at most MAX_JSON_DEPTH deep); the answer (or the
- *   first JSON object or array in it, e.g. inside a ```json fence) is parsed, and the expected value must be a
- *   subset of it: objects match when every expected key matches (extra keys allowed), arrays element by element
+ * - `json-subset`: the expected text is JSON (checked at the edge, at most MAX_JSON_DEPTH deep); the answer, or
+ *   else every top-level JSON object or array in it (e.g. inside a ```json fence, after a citation like [1]), is
+ *   parsed, and the check passes when the expected value is a subset of one of them: objects match when every expected key matches (extra keys allowed), arrays element by element
  *   with the same length, other values by equality. An answer whose JSON nests deeper than MAX_JSON_DEPTH fails
  *   the check. caseSensitive does not apply.
  * - `judge`: a model grades the answer against expectedOutput and `rubric` (judge.ts).
  */
-import { findJson, isJsonSubset, parseExpectedJson } from './checkJson.js';
+import { findJsonValues, isJsonSubset, parseExpectedJson } from './checkJson.js';
 import { compilePattern, searchPattern } from './checkRegex.js';
 
 export { extractJson, isJsonSubset, MAX_JSON_DEPTH } from './checkJson.js';
@@ -61,6 +63,14 @@ export function normalizeWhitespace(text: string): string {
   return text.trim().replace(/\s+/g, ' ');
 }
 
+/** Zero-width characters: invisible, and emitted by models and copy-paste alike. */
+const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff]/g;
+
+/** What contains and equals compare: NFC, zero-width characters dropped, whitespace normalized. */
+export function normalizeText(text: string): string {
+  return normalizeWhitespace(text.normalize('NFC').replace(ZERO_WIDTH, ''));
+}
+
 function clip(text: string, max = 120): string {
   return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }
@@ -81,8 +91,8 @@ export function checkOutput(
   switch (mode) {
     case 'contains':
     case 'equals': {
-      const got = fold(normalizeWhitespace(answer));
-      const want = fold(normalizeWhitespace(expected));
+      const got = fold(normalizeText(answer));
+      const want = fold(normalizeText(expected));
       const passed = mode === 'contains' ? got.includes(want) : got === want;
       if (passed) return { ...base, passed };
       return {
@@ -108,13 +118,17 @@ export function checkOutput(
     case 'json-subset': {
       const want = parseExpectedJson(expected);
       if ('problem' in want) return { ...base, passed: false, reason: want.problem };
-      const got = findJson(answer);
+      const got = findJsonValues(answer);
       if ('problem' in got) return { ...base, passed: false, reason: got.problem };
-      if (isJsonSubset(want.value, got.value)) return { ...base, passed: true };
+      if (got.values.some((value) => isJsonSubset(want.value, value))) return { ...base, passed: true };
+      const wanted = clip(JSON.stringify(want.value));
       return {
         ...base,
         passed: false,
-        reason: `the final answer's JSON ${clip(JSON.stringify(got.value))} does not contain ${clip(JSON.stringify(want.value))}`,
+        reason:
+          got.values.length === 1
+            ? `the final answer's JSON ${clip(JSON.stringify(got.values[0]))} does not contain ${wanted}`
+            : `none of the final answer's ${got.values.length} JSON values contains ${wanted}`,
       };
     }
     case 'judge':

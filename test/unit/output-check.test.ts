@@ -67,6 +67,21 @@ describe('contains and equals', () => {
     expect(checkOutput('DIE MAßE', 'maße').passed).toBe(true);
   });
 
+  it('compares canonically equivalent text as equal: NFC and NFD spellings of "café" match either way', () => {
+    const nfc = 'caf\u00e9';
+    const nfd = 'cafe\u0301';
+    expect(checkOutput(`Un ${nfd} noir`, nfc).passed).toBe(true);
+    expect(checkOutput(`Un ${nfc} noir`, nfd).passed).toBe(true);
+    expect(checkOutput(nfd, nfc, { mode: 'equals', caseSensitive: true }).passed).toBe(true);
+  });
+
+  it('ignores zero-width characters on both sides (a model that emits Pa\u200bris still answers Paris)', () => {
+    for (const zw of ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff'])
+      expect(checkOutput(`The capital is Pa${zw}ris.`, 'Paris').passed).toBe(true);
+    expect(checkOutput('\ufeff42', '42', { mode: 'equals' }).passed).toBe(true);
+    expect(checkOutput('Lyon', 'Pa\u200bris').passed).toBe(false);
+  });
+
   it('clips a long expected text or answer in the reason to 120 characters', () => {
     const expected = 'x'.repeat(200);
     expect(checkOutput('y', expected).reason).toBe(`the final answer does not contain "${'x'.repeat(117)}..."`);
@@ -196,6 +211,19 @@ describe('json-subset', () => {
     expect(checkOutput('no json here', '{}', { mode: 'json-subset' })).toMatchObject({
       passed: false,
       reason: 'the final answer holds no JSON value',
+    });
+  });
+
+  it('looks at every JSON value of the answer: a citation like [1] before the JSON does not hide it', () => {
+    const check = { mode: 'json-subset' } as const;
+    const answer = 'According to the docs [1], the result is:\n```json\n{"city": "Paris", "country": "FR"}\n```';
+    expect(checkOutput(answer, '{"city":"Paris"}', check).passed).toBe(true);
+    expect(checkOutput('[1] and [2] say {"a": {"b": 1}}', '{"a":{"b":1}}', check).passed).toBe(true);
+    // values nested inside another value are part of it, not candidates of their own
+    expect(checkOutput('{"outer": {"city": "Paris"}}', '{"city":"Paris"}', check).passed).toBe(false);
+    expect(checkOutput('[1] then {"city": "Lyon"}', '{"city":"Paris"}', check)).toMatchObject({
+      passed: false,
+      reason: expect.stringMatching(/^none of the final answer's 2 JSON values contains \{"city":"Paris"\}/) as unknown,
     });
   });
 
