@@ -37,7 +37,7 @@ import type {
   validateResultSchema,
 } from './schemas/serverOperations.js';
 import type { ErrorEnvelope } from './errors.js';
-import type { comparisonSchema, compareQuery } from './schemas/compare.js';
+import type { comparisonSchema, modelComparisonSchema } from './schemas/compare.js';
 import type { uploadReply, uploadUrlBody, uploadUrlReply } from './schemas/ingest.js';
 import { parseRetryAfter } from '../domain/retryAfter.js';
 
@@ -79,6 +79,7 @@ export type EvalRun = z.output<typeof evalRunSchema>;
 export type EvalIteration = z.output<typeof iterationSchema>;
 export type EvalTrace = z.output<typeof traceSchema>;
 export type EvalRunComparison = z.output<typeof comparisonSchema>;
+export type EvalModelComparison = z.output<typeof modelComparisonSchema>;
 /** `limit` is coerced from the query string on the server, so its input type is open; a number is what to send. */
 export type PageQuery = { cursor?: z.input<typeof pageQuery>['cursor']; limit?: number };
 
@@ -352,8 +353,11 @@ export function createRunwayClient(options: RunwayClientOptions) {
     trace: (projectId: string, runId: string, iterationId: string) =>
       request<EvalTrace>('GET', `${run(projectId, runId)}/iterations/${enc(iterationId)}/trace`),
     /** the run against a base run (default: the suite's previous completed run) */
-    compare: (projectId: string, runId: string, query: Pick<z.input<typeof compareQuery>, 'baseRunId'> = {}) =>
+    compare: (projectId: string, runId: string, query: { baseRunId?: string; margin?: number } = {}) =>
       request<EvalRunComparison>('GET', `${run(projectId, runId)}/compare`, { query }),
+    /** the run's models against one another (each against the first, or baseModel) */
+    compareModels: (projectId: string, runId: string, query: { baseModel?: string; margin?: number } = {}) =>
+      request<EvalModelComparison>('GET', `${run(projectId, runId)}/compare`, { query: { ...query, by: 'model' } }),
   };
 
   return {

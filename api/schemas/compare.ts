@@ -26,6 +26,24 @@ const performance = z.object({
   latencyMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
   tokens: z.object({ input: z.number(), output: z.number(), total: z.number() }),
 });
+const nonInferiorityTest = {
+  verdict: z.enum(['non_inferior', 'inferior', 'inconclusive']).meta({
+    description:
+      'non_inferior: the 95% interval of current - base lies above -margin; inferior: below it; inconclusive: it straddles -margin',
+  }),
+  difference: z.number().meta({ description: 'current - base pass rate' }),
+  differenceInterval: interval.meta({ description: "95%, Newcombe's hybrid score interval" }),
+};
+const nonInferiority = z
+  .object({
+    margin: z.number(),
+    overall: z.object(nonInferiorityTest).meta({ description: "the matched cases' iterations pooled" }),
+    cases: z.array(z.object({ caseId: z.string().nullable(), title: z.string(), ...nonInferiorityTest })),
+  })
+  .meta({
+    id: 'EvalNonInferiority',
+    description: 'with margin: is the current side no worse than the base by more than the margin',
+  });
 const side = z.object({
   runId: z.string(),
   runNumber: z.number(),
@@ -94,6 +112,7 @@ export const comparisonSchema = z
     }),
     confusions: z.object({ base: z.array(confusion), current: z.array(confusion) }),
     performance: z.object({ base: performance, current: performance }),
+    nonInferiority: nonInferiority.optional(),
   })
   .meta({ id: 'EvalRunComparison' });
 
@@ -104,6 +123,28 @@ export const modelComparisonSchema = z
     baseModel: z.string().nullable(),
     models: z.array(z.string().nullable()),
     comparisons: z.array(comparisonSchema),
+    margin: z.number().optional().meta({ description: 'the non-inferiority margin asked for' }),
+    choices: z
+      .array(
+        z.object({
+          model: z.string().nullable(),
+          passed: z.number(),
+          total: z.number(),
+          passRate: z.number(),
+          latencyMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
+          tokens: z.object({ input: z.number(), output: z.number(), total: z.number() }),
+          verdict: z.enum(['baseline', 'non_inferior', 'inferior', 'inconclusive']),
+        }),
+      )
+      .optional()
+      .meta({
+        description:
+          'with margin: every model with its pass rate, latency, tokens and non-inferiority verdict against the base model; the base model first',
+      }),
+    cheapestNonInferior: z.string().nullable().optional().meta({
+      description:
+        'with margin: of the base model and the models non-inferior to it, the one that spent the fewest tokens per iteration',
+    }),
   })
   .meta({ id: 'EvalModelComparison' });
 
@@ -111,4 +152,8 @@ export const compareQuery = z.strictObject({
   baseRunId: id.optional().meta({ description: "the base run; default: the suite's previous completed run" }),
   by: z.enum(['run', 'model']).default('run'),
   baseModel: z.string().min(1).max(300).optional().meta({ description: 'with by=model: the model compared against' }),
+  margin: z.coerce.number().gt(0).lt(1).optional().meta({
+    description:
+      'non-inferiority margin as a rate (0.05: five points): per case and overall, is the current side (each model, with by=model) no worse than the base by more than this',
+  }),
 });

@@ -174,6 +174,40 @@ describe('GET /eval-runs/{id}/compare', () => {
     );
     expect(flipped.body.comparisons[0].cases[0].status).toBe(good ? 'fixed' : 'regressed');
     expect(flipped.body.comparisons[0].suite.verdict).toBe(good ? 'improved' : 'regressed');
+
+    // Non-inferiority: is scripted-worse (2/10) no worse than scripted-good (10/10) by more than 10 points? No.
+    const margin = await call(
+      'GET',
+      `/projects/${p}/eval-runs/${runId}/compare?by=model&baseModel=scripted-good&margin=0.1`,
+    );
+    expect(margin.status, JSON.stringify(margin.body)).toBe(200);
+    expect(margin.body.margin).toBe(0.1);
+    const ni = margin.body.comparisons[0].nonInferiority;
+    expect(ni.margin).toBe(0.1);
+    expect(ni.overall.verdict).toBe('inferior');
+    expect(ni.overall.difference).toBeCloseTo(-0.8, 10);
+    expect(ni.cases).toEqual([expect.objectContaining({ title: 'which model', verdict: 'inferior' })]);
+    expect(margin.body.choices.map((c: { model: string; verdict: string }) => [c.model, c.verdict])).toEqual([
+      ['scripted-good', 'baseline'],
+      ['scripted-worse', 'inferior'],
+    ]);
+    expect(margin.body.choices[1]).toMatchObject({ passed: 2, total: 10, latencyMs: { p50: expect.any(Number) } });
+    expect(margin.body.cheapestNonInferior).toBe('scripted-good');
+    // the other way round, scripted-good is no worse than scripted-worse
+    const reversed = await call(
+      'GET',
+      `/projects/${p}/eval-runs/${runId}/compare?by=model&baseModel=scripted-worse&margin=0.1`,
+    );
+    expect(reversed.body.comparisons[0].nonInferiority.overall.verdict).toBe('non_inferior');
+    // without a margin, none of it
+    expect(reply.body.comparisons[0].nonInferiority).toBeUndefined();
+    expect(reply.body.choices).toBeUndefined();
+    for (const bad of ['0', '1', '-0.1', 'five', '', '1e-400']) {
+      const refused = await call('GET', `/projects/${p}/eval-runs/${runId}/compare?by=model&margin=${bad}`);
+      expect(refused.status, `margin=${bad}`).toBe(400);
+      expect(refused.body.code).toBe('VALIDATION_ERROR');
+      expect(refused.body.message).toContain('margin');
+    }
   });
 
   it('compares ingested runs alike, with the confusions (expected A, called B) and per-tool recall', async () => {

@@ -24,7 +24,8 @@
 import type { CaseAggregate, Confusion, SideAggregates } from './aggregates.js';
 import type { Interval } from '../statistics.js';
 import { iterationsNeeded } from './power.js';
-import { benjaminiHochberg, fisherExact, rateDifference } from './statistics.js';
+import { nonInferiority, type NonInferiority } from './nonInferiority.js';
+import { benjaminiHochberg, fisherExact, rateDifference, sumCounts } from './statistics.js';
 import { scoreTool, type ToolSide } from './tools.js';
 
 export const FALSE_DISCOVERY_RATE = 0.05;
@@ -92,6 +93,8 @@ export interface Comparison {
   };
   confusions: { base: Confusion[]; current: Confusion[] };
   performance: { base: SideAggregates['performance']; current: SideAggregates['performance'] };
+  /** with a margin: is the current side no worse than the base by more than it (nonInferiority.ts) */
+  nonInferiority?: NonInferiority;
 }
 
 const rate = (passed: number, total: number): RateSide => ({
@@ -154,14 +157,9 @@ function verdictReason(counts: Record<CaseStatus, number>, matched: number): str
     : `${lead}; ${counts.new_case} new and ${counts.removed_case} removed ${extra === 1 ? 'case' : 'cases'} reported, not judged`;
 }
 
-function pooledTest(matched: { base: CaseAggregate | null; current: CaseAggregate | null }[]): PooledTest {
-  const sum = (pick: (p: (typeof matched)[number]) => CaseAggregate) =>
-    matched.reduce((acc, p) => ({ passed: acc.passed + pick(p).passed, total: acc.total + pick(p).total }), {
-      passed: 0,
-      total: 0,
-    });
-  const b = sum((p) => p.base!);
-  const c = sum((p) => p.current!);
+function pooledTest(matched: { base: CaseAggregate; current: CaseAggregate }[]): PooledTest {
+  const b = sumCounts(matched.map((m) => m.base));
+  const c = sumCounts(matched.map((m) => m.current));
   const diff = rateDifference(c, b);
   return {
     base: rate(b.passed, b.total),
@@ -173,12 +171,18 @@ function pooledTest(matched: { base: CaseAggregate | null; current: CaseAggregat
   };
 }
 
-export function compareSides(base: SideAggregates, current: SideAggregates): Comparison {
+export function compareSides(
+  base: SideAggregates,
+  current: SideAggregates,
+  options: { margin?: number } = {},
+): Comparison {
   const pairs = matchCases(base.cases, current.cases);
-  const matched = pairs.filter((p) => p.base && p.current);
-  const pValues = matched.map((p) => fisherExact(p.current!, p.base!));
+  const matched = pairs.filter((p): p is { base: CaseAggregate; current: CaseAggregate } => !!p.base && !!p.current);
+  const pValues = matched.map((p) => fisherExact(p.current, p.base));
   const adjusted = benjaminiHochberg(pValues);
-  const tested = new Map(matched.map((p, i) => [p, { p: pValues[i], q: adjusted[i] }]));
+  const tested = new Map<object, { p: number; q: number }>(
+    matched.map((p, i) => [p, { p: pValues[i], q: adjusted[i] }]),
+  );
 
   const cases: CaseComparison[] = pairs.map((pair) => {
     const one = (pair.current ?? pair.base)!;
@@ -259,5 +263,6 @@ export function compareSides(base: SideAggregates, current: SideAggregates): Com
     },
     confusions: { base: base.confusions, current: current.confusions },
     performance: { base: base.performance, current: current.performance },
+    ...(options.margin !== undefined && { nonInferiority: nonInferiority(matched, options.margin) }),
   };
 }

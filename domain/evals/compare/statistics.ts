@@ -20,6 +20,17 @@ export interface PassCounts {
   total: number;
 }
 
+/** Many samples' counts added up: the pooled sample. */
+export function sumCounts(samples: readonly PassCounts[]): PassCounts {
+  let passed = 0;
+  let total = 0;
+  for (const s of samples) {
+    passed += s.passed;
+    total += s.total;
+  }
+  return { passed, total };
+}
+
 const logFactorialCache: number[] = [0];
 
 /** ln(n!) for a non-negative integer n, by summing logs (cached); exact to double precision. */

@@ -1,5 +1,6 @@
 import { requireVisibleProject } from '../../access/visibleProject.js';
 import { compareSides, type Comparison } from '../../evals/compare/compare.js';
+import { modelChoices, type ModelChoice } from '../../evals/compare/modelChoices.js';
 import { notFound, refused } from '../../failures.js';
 import type { ModelFilter, RunStore } from '../../ports/runStore.js';
 import type { Principal } from '../../principal.js';
@@ -28,6 +29,10 @@ export interface ModelComparison {
   baseModel: string | null;
   models: (string | null)[];
   comparisons: ({ by: 'model'; base: ComparedSide; current: ComparedSide } & Comparison)[];
+  /** with a margin: every model, the base first, and which one to pick (modelChoices.ts) */
+  margin?: number;
+  choices?: ModelChoice[];
+  cheapestNonInferior?: string | null;
 }
 
 export interface CompareInput {
@@ -37,6 +42,8 @@ export interface CompareInput {
   by?: 'run' | 'model';
   baseRunId?: string;
   baseModel?: string;
+  /** non-inferiority margin (a rate in 0..1) */
+  margin?: number;
 }
 
 /**
@@ -80,17 +87,29 @@ export function compareRuns(deps: { runs: RunStore }) {
       }
       const others = models.filter((m) => m !== baseModel);
       const [base, ...rest] = await Promise.all([aggregates(run, baseModel), ...others.map((m) => aggregates(run, m))]);
+      const comparisons = others.map((model, i) => ({
+        by: 'model' as const,
+        base: side(run, baseModel),
+        current: side(run, model),
+        ...compareSides(base, rest[i], { margin: input.margin }),
+      }));
       return {
         by: 'model',
         runId: run.id,
         baseModel,
         models,
-        comparisons: others.map((model, i) => ({
-          by: 'model' as const,
-          base: side(run, baseModel),
-          current: side(run, model),
-          ...compareSides(base, rest[i]),
-        })),
+        comparisons,
+        ...(input.margin !== undefined && {
+          margin: input.margin,
+          ...modelChoices(
+            { model: baseModel, performance: base.performance },
+            comparisons.map((c, i) => ({
+              model: others[i],
+              performance: rest[i].performance,
+              nonInferiority: c.nonInferiority!,
+            })),
+          ),
+        }),
       };
     }
 
@@ -104,7 +123,12 @@ export function compareRuns(deps: { runs: RunStore }) {
         : notFound('base run', { reason: 'NO_PREVIOUS_RUN', suiteId: run.suiteId, runNumber: run.runNumber });
     }
     const [base, current] = await Promise.all([aggregates(baseRun, undefined), aggregates(run, undefined)]);
-    return { by: 'run', base: side(baseRun), current: side(run), ...compareSides(base, current) };
+    return {
+      by: 'run',
+      base: side(baseRun),
+      current: side(run),
+      ...compareSides(base, current, { margin: input.margin }),
+    };
   };
 }
 
