@@ -1,4 +1,4 @@
-import type { EvalRunComparison } from '../../api/client.js';
+import type { EvalModelComparison, EvalRunComparison } from '../../api/client.js';
 import { formatTable, percent } from './table.js';
 
 /*
@@ -72,5 +72,36 @@ export function formatComparison(comparison: EvalRunComparison): string {
   const pooledLine =
     `Pooled matched cases: ${percent(pooled.base.passRate)} -> ${percent(pooled.current.passRate)} ` +
     `(${signed(pooled.difference)} pp, p ${pOf(pooled.pValue)}; reported, does not decide the verdict)`;
-  return [head, table, verdict, pooledLine].join('\n');
+  const ni = comparison.nonInferiority;
+  const niLine = ni
+    ? `Non-inferiority at a margin of ${(ni.margin * 100).toFixed(1)} pp: ${ni.overall.verdict.toUpperCase().replaceAll('_', '-')} ` +
+      `(${signed(ni.overall.difference)} pp, 95% CI ${signed(ni.overall.differenceInterval.low)} .. ${signed(ni.overall.differenceInterval.high)})`
+    : undefined;
+  return [head, table, verdict, pooledLine, ...(niLine ? [niLine] : [])].join('\n');
+}
+
+/** A run's models against its base model with a margin: which model to pick, and why. */
+export function formatModelChoices(comparison: EvalModelComparison): string {
+  const margin = comparison.margin ?? 0;
+  const verdictOf = new Map(comparison.comparisons.map((c) => [c.current.model ?? null, c.nonInferiority]));
+  const table = formatTable(
+    ['MODEL', 'PASSED', 'PASS RATE', 'DIFF (pp)', '95% CI (pp)', 'VERDICT', 'P50 MS', 'TOKENS/ITER.'],
+    (comparison.choices ?? []).map((c) => {
+      const ni = verdictOf.get(c.model)?.overall;
+      return [
+        c.model ?? '-',
+        `${c.passed}/${c.total}`,
+        percent(c.passRate),
+        ni ? signed(ni.difference) : '-',
+        ni ? `${signed(ni.differenceInterval.low)} .. ${signed(ni.differenceInterval.high)}` : '-',
+        c.verdict.replaceAll('_', '-'),
+        c.latencyMs.p50 ?? '-',
+        c.total === 0 ? '-' : Math.round(c.tokens.total / c.total),
+      ];
+    }),
+    { align: ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'right'] },
+  );
+  const head = `Models of run ${comparison.runId} against ${comparison.baseModel ?? '-'}, margin ${(margin * 100).toFixed(1)} pp (non-inferior: the 95% interval lies above -margin)`;
+  const pick = `Cheapest non-inferior model: ${comparison.cheapestNonInferior ?? '-'}`;
+  return [head, table, pick].join('\n');
 }

@@ -11,7 +11,7 @@ import {
 } from '../../api/client.js';
 import { caseVerdict, countVerdicts, finishedCount, iterationVerdict } from '../../domain/evals/verdicts.js';
 import { collect } from '../options.js';
-import { failOnChoices, formatComparison, gateFails, gateLine, type FailOn } from './compare.js';
+import { failOnChoices, formatComparison, formatModelChoices, gateFails, gateLine, type FailOn } from './compare.js';
 import { ExitCode, UsageError, type Action, type CliContext } from './context.js';
 import { describeCall, toJunitXml } from './junit.js';
 import { progressView } from './progress.js';
@@ -291,6 +291,12 @@ const positive = (name: string) => (value: string) => {
   return n;
 };
 
+const marginRate = (value: string) => {
+  const n = Number(value);
+  if (!(n > 0 && n < 1)) throw new UsageError('--margin must be a rate between 0 and 1 (0.05: five points)');
+  return n;
+};
+
 export function evalCommands(program: Command, run: (action: Action) => (...args: unknown[]) => Promise<void>): void {
   const evals = program.command('evals').description('eval runs');
 
@@ -441,23 +447,48 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
   evals
     .command('compare')
     .description(
-      "compare a run with a base run (default: the suite's previous completed run): per case regressed, fixed, changed, new, removed; regressions first",
+      "compare a run with a base run (default: the suite's previous completed run): per case regressed, fixed, changed, new, removed; regressions first. With --by-model: the run's models against one another",
     )
     .argument('<runId>')
     .option('--base <runId>', "the base run (default: the suite's previous completed run)")
+    .option('--by-model', "compare the run's models with one another (needs --margin): which model to pick")
+    .option('--base-model <model>', 'with --by-model: the model the others are measured against (default: the first)')
+    .addOption(
+      new Option(
+        '--margin <rate>',
+        'non-inferiority margin as a rate (0.05: five points): is the current side no worse than the base by more than this',
+      ).argParser(marginRate),
+    )
     .addOption(failOnOption())
     .addHelpText(
       'after',
-      "\nSignificance: Fisher's exact test per case, Benjamini-Hochberg at a false-discovery rate of 5% across the cases.\nExit codes: 0 no regression; 1 a regression (see --fail-on); 2 the command could not run.",
+      "\nSignificance: Fisher's exact test per case, Benjamini-Hochberg at a false-discovery rate of 5% across the cases.\nNon-inferiority: the 95% Newcombe interval of the difference against -margin.\nExit codes: 0 no regression (with --by-model: always, once compared); 1 a regression (see --fail-on); 2 the command could not run.",
     )
     .action(
       run(async (ctx, command) => {
-        const options = command.opts<{ base?: string; failOn: FailOn }>();
-        const comparison = await ctx.client.evalRuns.compare(
-          ctx.projectId,
-          command.args[0],
-          options.base ? { baseRunId: options.base } : {},
-        );
+        const options = command.opts<{
+          base?: string;
+          byModel?: boolean;
+          baseModel?: string;
+          margin?: number;
+          failOn: FailOn;
+        }>();
+        const runId = command.args[0];
+        if (options.byModel) {
+          if (options.margin === undefined) throw new UsageError('--by-model needs --margin');
+          if (options.base) throw new UsageError('--by-model compares the models of one run: leave out --base');
+          const models = await ctx.client.evalRuns.compareModels(ctx.projectId, runId, {
+            margin: options.margin,
+            ...(options.baseModel && { baseModel: options.baseModel }),
+          });
+          ctx.print(ctx.json ? JSON.stringify(models, null, 2) : formatModelChoices(models));
+          return ExitCode.ok;
+        }
+        if (options.baseModel) throw new UsageError('--base-model goes with --by-model');
+        const comparison = await ctx.client.evalRuns.compare(ctx.projectId, runId, {
+          ...(options.base && { baseRunId: options.base }),
+          ...(options.margin !== undefined && { margin: options.margin }),
+        });
         ctx.print(ctx.json ? JSON.stringify(comparison, null, 2) : formatComparison(comparison));
         if (!ctx.json) ctx.note(gateLine(comparison, options.failOn));
         return gateFails(comparison, options.failOn) ? ExitCode.failed : ExitCode.ok;

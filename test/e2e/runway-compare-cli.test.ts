@@ -117,4 +117,52 @@ describe('runway evals compare and evals run --baseline', () => {
       '[runway] FAILED --fail-on significant-regression: 1 case regressed significantly (Benjamini-Hochberg, false-discovery rate 5%): regresses',
     );
   });
+
+  it('compares the models of one run with a margin, names the cheapest non-inferior one, and refuses a bad margin', async () => {
+    world.model.setScript('scripted-big', { byQuery: { 'pick me': pass('pick me') } });
+    world.model.setScript('scripted-small', { byQuery: { 'pick me': failFirst('pick me', 6) } });
+    const models = join(dir, 'models.json');
+    writeFileSync(
+      models,
+      JSON.stringify({
+        suiteName: 'Models gate',
+        servers: ['everything'],
+        isolation: 'shared',
+        tests: [
+          {
+            title: 'pick',
+            query: 'pick me',
+            runs: 10,
+            models: [
+              { model: 'scripted-big', provider: 'openai' },
+              { model: 'scripted-small', provider: 'openai' },
+            ],
+            expectedToolCalls: [{ toolName: 'echo' }],
+          },
+        ],
+      }),
+    );
+    const ran = await runway(
+      ['evals', 'run', '--suite-file', models, '--model-key-env', 'openai=RUN_MODEL_KEY', '--poll-interval', '200'],
+      env,
+      dir,
+    );
+    const runId = runIdOf(ran.stderr)!;
+    expect(runId, ran.stdout + ran.stderr).toBeDefined();
+    const picked = await runway(
+      ['evals', 'compare', runId, '--by-model', '--base-model', 'scripted-big', '--margin', '0.1'],
+      env,
+      dir,
+    );
+    expect(picked.code, picked.stdout + picked.stderr).toBe(0);
+    expect(picked.stdout).toMatch(/^scripted-big\s+10\/10\s+100\.0%.*\bbaseline\b/m);
+    expect(picked.stdout).toMatch(/^scripted-small\s+4\/10\s+40\.0%\s+-60\.0\b.*\binferior\b/m);
+    expect(picked.stdout).toContain('Cheapest non-inferior model: scripted-big');
+    const bad = await runway(['evals', 'compare', runId, '--by-model', '--margin', '5'], env, dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--margin must be a rate between 0 and 1');
+    const noMargin = await runway(['evals', 'compare', runId, '--by-model'], env, dir);
+    expect(noMargin.code).toBe(2);
+    expect(noMargin.stderr).toContain('--by-model needs --margin');
+  });
 });
