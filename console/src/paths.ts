@@ -11,5 +11,6 @@ export const paths = {
   run: '/projects/:projectId/runs/:runId',
   iteration: '/projects/:projectId/runs/:runId/iterations/:iterationId',
   compare: '/projects/:projectId/runs/:runId/compare',
+  models: '/projects/:projectId/runs/:runId/models',
   servers: '/projects/:projectId/servers',
 } as const;

@@ -1,6 +1,7 @@
 import type { ComponentType } from 'preact';
 import { paths, type ViewProps } from './paths';
 import { CompareView } from './views/compare';
+import { ModelsView } from './views/models';
 import { RunView } from './views/run';
 import { ServersView } from './views/servers';
 import { SuiteView } from './views/suite';
@@ -19,5 +20,6 @@ export const routes: RouteEntry[] = [
   { pattern: paths.run, view: RunView },
   { pattern: paths.iteration, view: TraceView },
   { pattern: paths.compare, view: CompareView },
+  { pattern: paths.models, view: ModelsView },
   { pattern: paths.servers, view: ServersView },
 ];

@@ -209,6 +209,7 @@ describe('the console: runs, traces, comparisons and servers', () => {
     expect(await first.innerText()).toContain('greets');
     expect(await first.innerText()).toContain('likely a real regression');
     expect(await page.locator('#verdict-heading').innerText()).toBe('Likely a real regression');
+    expect(await page.locator('#verdict-reason').innerText()).toContain('1 of 2 matched cases regressed significantly');
     // The base picker offers the suite's other runs, the previous completed one chosen by default.
     expect(await page.locator('#base-run').inputValue()).toBe(previousRunId);
     await checkView('compare');
@@ -303,6 +304,18 @@ describe('the console: runs, traces, comparisons and servers', () => {
     expect(await cases.locator('thead th').allInnerTexts()).toEqual(['Case', 'model-a', 'model-b']);
     expect(await cases.locator('tr', { hasText: 'greets' }).innerText()).toMatch(/2\/2.*2\/2/s);
     expect(await scan(page), 'axe on a run of two models').toEqual([]);
+
+    // Choosing a model: four iterations a model are too few to call model-b no worse than model-a.
+    await page.getByRole('link', { name: 'Choose a model' }).click();
+    const choices = page.locator('table.model-choices');
+    await choices.waitFor();
+    expect(await choices.locator('tbody th').allInnerTexts()).toEqual(['model-a', 'model-b']);
+    expect(await choices.locator('tr', { hasText: 'model-b' }).innerText()).toContain('inconclusive');
+    expect(await page.locator('#pick-heading').innerText()).toBe('Pick model-a');
+    await page.locator('#margin').selectOption('0.1');
+    await page.waitForFunction(() => location.hash.includes('margin=0.1'));
+    expect(await page.locator('#margin').inputValue()).toBe('0.1');
+    await checkView('models');
   });
 
   it('counts an errored iteration as the API does: apart from the failed ones (domain/evals/verdicts.ts)', async () => {

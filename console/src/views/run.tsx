@@ -57,6 +57,11 @@ export function RunView({ params }: { params: Record<string, string>; query: URL
               Compare with the previous run
             </a>
           )}
+          {!running && (summary?.models?.length ?? 0) > 1 && (
+            <a class="button" href={href(paths.models, { projectId, runId })}>
+              Choose a model
+            </a>
+          )}
         </div>
       </header>
       {run.error && <p class="error">The run failed: {run.error}</p>}
