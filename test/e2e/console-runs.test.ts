@@ -313,7 +313,7 @@ describe('the console: runs, traces, comparisons and servers', () => {
     expect(await choices.locator('tr', { hasText: 'model-b' }).innerText()).toContain('inconclusive');
     expect(await page.locator('#pick-heading').innerText()).toBe('Pick model-a');
     await page.locator('#margin').selectOption('0.1');
-    await page.waitForFunction(() => location.hash.includes('margin=0.1'));
+    await page.waitForURL(/margin=0\.1/);
     expect(await page.locator('#margin').inputValue()).toBe('0.1');
     await checkView('models');
   });
