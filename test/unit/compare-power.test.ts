@@ -53,6 +53,15 @@ const scipyReference: [number, number, number, number][] = [
 ];
 
 describe('the power of the exact test Runway runs', () => {
+  it('agrees with a brute-force enumeration through fisherExact at every size up to 25', () => {
+    for (let n = 1; n <= 25; n++) {
+      expect(fisherPower(n, 0.9, 0.4)).toBeCloseTo(bruteForcePower(n, 0.9, 0.4), 10);
+      expect(fisherPower(n, 0.5, 0.5)).toBeCloseTo(bruteForcePower(n, 0.5, 0.5), 10);
+    }
+    // one iteration a side never rejects
+    expect(fisherPower(1, 1, 0)).toBe(0);
+  });
+
   it('agrees with a brute-force enumeration through fisherExact', () => {
     for (const [p1, p2, n] of [
       [1, 0, 2],
@@ -107,6 +116,16 @@ describe('iterations needed for 80% power', () => {
       expect(fisherPower(n, p1, p2)).toBeCloseTo(power, 5);
     }
   });
+
+  it('searches up to 200 exactly, and answers from the corrected approximation beyond', () => {
+    // 0.7 vs 0.55: 174 exactly (the corrected approximation says 176)
+    const n = iterationsNeeded(counts(70, 30), counts(55, 45))!;
+    expect(n).toBe(174);
+    expect(fisherPower(174, 0.7, 0.55)).toBeGreaterThanOrEqual(0.8);
+    expect(fisherPower(173, 0.7, 0.55)).toBeLessThan(0.8);
+    // 0.9 vs 0.8 needs more than 200: ceil(218.5)
+    expect(iterationsNeeded(counts(90, 10), counts(80, 20))).toBe(219);
+  }, 60_000);
 
   it('answers the same either way round', () => {
     expect(iterationsNeeded(counts(3, 7), counts(9, 1))).toBe(iterationsNeeded(counts(9, 1), counts(3, 7)));

@@ -89,6 +89,25 @@ describe('choosing a model', () => {
     ]);
   });
 
+  it('compares tokens per iteration, not in total, whatever the order of the models', () => {
+    const others = [
+      { model: 'few-iterations', performance: perf(10, 10, 500), nonInferiority: verdict('non_inferior') },
+      { model: 'frugal', performance: perf(100, 100, 1_000), nonInferiority: verdict('non_inferior') },
+    ];
+    const base = { model: 'big', performance: perf(100, 100, 100_000) };
+    expect(modelChoices(base, others).cheapestNonInferior).toBe('frugal');
+    expect(modelChoices(base, [...others].reverse()).cheapestNonInferior).toBe('frugal');
+  });
+
+  it('never picks a model without a finished iteration, and keeps the base on a tie', () => {
+    const { choices, cheapestNonInferior } = modelChoices({ model: 'big', performance: perf(10, 10, 100) }, [
+      { model: 'idle', performance: perf(0, 0, 0), nonInferiority: verdict('non_inferior') },
+      { model: 'same', performance: perf(10, 10, 100), nonInferiority: verdict('non_inferior') },
+    ]);
+    expect(choices[1]).toMatchObject({ model: 'idle', passRate: 0, total: 0 });
+    expect(cheapestNonInferior).toBe('big');
+  });
+
   it('keeps the base model when nothing else qualifies', () => {
     const { cheapestNonInferior } = modelChoices({ model: 'big', performance: perf(10, 10, 1000) }, [
       { model: 'mini', performance: perf(2, 10, 10), nonInferiority: verdict('inferior') },

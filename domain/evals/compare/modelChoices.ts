@@ -35,10 +35,9 @@ export function modelChoices(
   });
   const choices = [choice(base, 'baseline'), ...others.map((o) => choice(o, o.nonInferiority.overall.verdict))];
   const perIteration = (c: ModelChoice) => (c.total === 0 ? Number.POSITIVE_INFINITY : c.tokens.total / c.total);
-  const candidates = choices.filter((c) => c.verdict === 'baseline' || c.verdict === 'non_inferior');
-  const cheapest = candidates.reduce<ModelChoice | undefined>(
-    (best, c) => (best === undefined || perIteration(c) < perIteration(best) ? c : best),
-    undefined,
-  );
-  return { choices, cheapestNonInferior: cheapest?.model ?? null };
+  // The base model is always a candidate, so there is one; on a tie the earlier (the base first) stays.
+  const cheapest = choices
+    .filter((c) => c.verdict === 'baseline' || c.verdict === 'non_inferior')
+    .reduce((best, c) => (perIteration(c) < perIteration(best) ? c : best));
+  return { choices, cheapestNonInferior: cheapest.model };
 }

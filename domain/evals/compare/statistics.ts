@@ -40,7 +40,7 @@ export function logFactorial(n: number): number {
   return logFactorialCache[n];
 }
 
-function assertCounts(name: string, c: PassCounts): void {
+export function assertCounts(name: string, c: PassCounts): void {
   if (!Number.isInteger(c.passed) || !Number.isInteger(c.total) || c.passed < 0 || c.passed > c.total) {
     throw new RangeError(`${name} must have integer counts with 0 <= passed <= total, got ${c.passed}/${c.total}`);
   }
