@@ -30,6 +30,9 @@ export interface IterationRow {
   input_tokens: number;
   output_tokens: number;
   total_tokens: number;
+  /** migration 060 */
+  cached_input_tokens: number;
+  cost_usd: number | null;
   expected_tool_calls: unknown[];
   actual_tool_calls: unknown[];
   error: string | null;
@@ -169,7 +172,8 @@ export async function completeIteration(
         provider = ${outcome.provider}, started_at = COALESCE(started_at, ${startedAt}),
         duration_ms = ${Math.round(outcome.durationMs)},
         input_tokens = ${outcome.usage.inputTokens}, output_tokens = ${outcome.usage.outputTokens},
-        total_tokens = ${outcome.usage.totalTokens}, actual_tool_calls = ${sql.json(outcome.actualToolCalls as never)},
+        total_tokens = ${outcome.usage.totalTokens}, cached_input_tokens = ${outcome.usage.cachedInputTokens ?? 0},
+        cost_usd = ${outcome.costUsd}, actual_tool_calls = ${sql.json(outcome.actualToolCalls as never)},
         error = ${outcome.error}, error_details = ${outcome.errorDetails === undefined ? null : sql.json(outcome.errorDetails as never)},
         updated_at = clock_timestamp()
       WHERE id = ${iterationId} AND ${heldBy(sql, fence)}
@@ -256,11 +260,14 @@ export async function finishedOutcomes(sql: Db, runId: string) {
       inputTokens: number;
       outputTokens: number;
       totalTokens: number;
+      cachedInputTokens: number;
+      costUsd: number | null;
       model: string | null;
       provider: string | null;
     }[]
   >`
     SELECT COALESCE(case_id, title) AS "caseId", model, provider, status = 'completed' AND result = 'passed' AS passed, status = 'failed' AS errored, duration_ms AS "durationMs",
-           input_tokens AS "inputTokens", output_tokens AS "outputTokens", total_tokens AS "totalTokens"
+           input_tokens AS "inputTokens", output_tokens AS "outputTokens", total_tokens AS "totalTokens",
+           cached_input_tokens AS "cachedInputTokens", cost_usd AS "costUsd"
     FROM eval_iterations WHERE run_id = ${runId} AND status IN ('completed', 'failed') ORDER BY seq`;
 }

@@ -15,6 +15,7 @@ import {
 import { findHost, toHost } from './hosts.js';
 import { getOrganizationLimits } from './organizationLimits.js';
 import { getProviderKeys } from './providerKeys.js';
+import { modelPriceOverrides } from './modelPrices.js';
 import { createServerDirectory } from './serverDirectory.js';
 
 /**
@@ -31,6 +32,7 @@ export function createRunSetupStore(sql: Db, box: SecretBox): RunSetupStore {
       return row && toHost(row);
     },
     providerKeys: (organizationId) => getProviderKeys(sql, box, organizationId),
+    modelPrices: (organizationId) => modelPriceOverrides(sql, organizationId),
     organizationLimits: (organizationId) => getOrganizationLimits(sql, organizationId),
     run: (runId) => getRun(sql, runId),
     lockActiveRuns: (organizationId) =>

@@ -271,6 +271,14 @@ export const budgetSchema = z
     maxIterations: int4({ min: 1, max: limits.iterationsPerRun })
       .optional()
       .meta({ description: 'iterations started; the rest are not run' }),
+    maxCostUsd: z
+      .number()
+      .positive()
+      .max(limits.budgetUsd)
+      .optional()
+      .meta({
+        description: `USD the iterations that ran cost at the organization's prices (at most ${limits.budgetUsd}); every model the run plans (and its judge) needs a known price, else 400 reason UNKNOWN_MODEL_PRICE`,
+      }),
   })
   .meta({
     id: 'EvalRunBudget',
@@ -436,6 +444,12 @@ export const runCreatedSchema = z
   })
   .meta({ id: 'EvalRunCreated' });
 
+/** A cost in a run's summary: absent on runs that ended before costs were recorded. */
+const costUsd = z.number().nullable().meta({
+  description:
+    "USD at the organization's prices when each iteration finished (docs/COST.md); null: unknown (an iteration without a known price, or an ingested one); absent on runs ended before costs were recorded",
+});
+
 const summarySchema = z
   .object({
     total: z.number().meta({ description: 'the finished iterations: passed + failed + errored' }),
@@ -457,6 +471,7 @@ const summarySchema = z
             passRate: z.number().meta({ description: '0..1' }),
             wilson95: z.object({ low: z.number(), high: z.number() }),
             tokens: z.object({ input: z.number(), output: z.number(), total: z.number() }),
+            costUsd: costUsd.optional(),
             latency: z.object({ p50: z.number().nullable(), p95: z.number().nullable(), mean: z.number().nullable() }),
           })
           .meta({ id: 'EvalRunModelSummary' }),
@@ -467,6 +482,23 @@ const summarySchema = z
       .literal('budget')
       .optional()
       .meta({ description: 'the run ended early: its budget was spent (the pass rate counts what ran)' }),
+    costUsd: costUsd.optional().meta({ description: 'USD the run cost' }),
+    cases: z
+      .array(
+        z
+          .object({
+            caseId: z.string(),
+            model: z.string().nullable().optional(),
+            provider: z.string().nullable().optional(),
+            total: z.number(),
+            passed: z.number(),
+            passRate: z.number(),
+            costUsd: costUsd.optional(),
+          })
+          .catchall(z.unknown()),
+      )
+      .optional()
+      .meta({ description: 'one entry per case and model, with passAtK and passHatK' }),
   })
   .catchall(z.unknown())
   .meta({
@@ -505,7 +537,11 @@ export const evalRunSchema = z
     hostId: z.string().nullable().meta({ description: 'the host whose client profile the run declared, if any' }),
     isolation: iterationIsolation,
     budget: z
-      .object({ maxTokens: z.number().optional(), maxIterations: z.number().optional() })
+      .object({
+        maxTokens: z.number().optional(),
+        maxIterations: z.number().optional(),
+        maxCostUsd: z.number().optional(),
+      })
       .nullable()
       .optional()
       .meta({ description: "the run's budget, after the organization's ceiling; null: none" }),
@@ -569,7 +605,18 @@ export const iterationSchema = z
     startedAt: epochMs.nullable(),
     durationMs: z.number().nullable(),
     tokensUsed: z.number(),
-    usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() }),
+    usage: z.object({
+      inputTokens: z.number(),
+      outputTokens: z.number(),
+      totalTokens: z.number(),
+      cachedInputTokens: z.number().meta({
+        description: 'of the input tokens, those the provider read from its prompt cache (0: it reported none)',
+      }),
+    }),
+    costUsd: z.number().nullable().meta({
+      description:
+        "USD the iteration cost at its organization's prices when it finished (docs/COST.md): its model's tokens, and a judge's at the judge's price; null: unknown (no known price, an unfinished or ingested iteration, or one recorded before costs were)",
+    }),
     actualToolCalls: z.array(actualToolCallSchema),
     expectedToolCalls: z.array(expectedToolCallSchema),
     error: z.string().nullable(),

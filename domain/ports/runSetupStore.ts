@@ -7,6 +7,7 @@ import type { OrganizationLimits } from '../evals/runSettings.js';
 import type { Suite } from '../evals/suite.js';
 import type { ClientProfile } from '../mcp/clientProfile.js';
 import type { OrgProviderKeys } from '../models/catalog.js';
+import type { ModelPrice } from '../models/prices.js';
 import type { ServerDirectory } from './serverDirectory.js';
 import type { NewSuite, SuiteChanges } from './suiteStore.js';
 
@@ -51,6 +52,8 @@ export interface RunSetupStore extends ServerDirectory {
   host(projectId: string, hostId: string): Promise<Host | undefined>;
   /** The organization's model provider keys, opened. */
   providerKeys(organizationId: string): Promise<OrgProviderKeys>;
+  /** The organization's own model prices, by price key (`<provider>/<name>`), over the defaults (models/prices.ts). */
+  modelPrices(organizationId: string): Promise<Record<string, ModelPrice>>;
   /** The ceilings every run of the organization obeys (all null when none is set). */
   organizationLimits(organizationId: string): Promise<OrganizationLimits>;
   /** A run by id alone. */
