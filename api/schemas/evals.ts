@@ -368,6 +368,10 @@ export const createRunFields = z.strictObject({
   isolation: iterationIsolation.optional().meta({
     description: "how this run's iterations get MCP sessions; default: the suite's setting (saved for a new suite)",
   }),
+  dryRun: z.boolean().optional().meta({
+    description:
+      'true: nothing is written and nothing runs; the reply (200, EvalRunEstimate) is the plan the request would start and its expected cost. The same checks as a run apply (400s, 404s), but the run cap does not',
+  }),
 });
 
 export const createRunBody = createRunFields
@@ -443,6 +447,67 @@ export const runCreatedSchema = z
       }),
   })
   .meta({ id: 'EvalRunCreated' });
+
+const costRange = z
+  .object({ low: z.number(), expected: z.number(), high: z.number() })
+  .meta({ id: 'CostRange', description: 'USD' });
+
+/** POST /eval-runs with dryRun: the plan, and what it is expected to cost; nothing stored, nothing started. */
+export const runEstimateSchema = z
+  .object({
+    dryRun: z.literal(true),
+    suite: z.object({
+      id: z.string().nullable().meta({ description: 'null: the request would create the suite' }),
+      name: z.string(),
+    }),
+    plan: z.object({
+      cases: z.number().meta({ description: 'cases the run would run' }),
+      models: z.number().meta({ description: 'distinct models it would call (the judge aside)' }),
+      iterations: z
+        .number()
+        .meta({ description: "iterations in all: each case's runs (or iterationOverride) × its models" }),
+      entries: z.array(
+        z
+          .object({
+            caseId: z.string().nullable().meta({ description: 'null: an inline test the run would add' }),
+            title: z.string(),
+            model: z.string().nullable(),
+            provider: z.string().nullable(),
+            iterations: z.number(),
+            basis: z.enum(['history', 'heuristic']).meta({
+              description: "history: the suite's earlier runs of this case and model; heuristic: see `heuristic`",
+            }),
+            historyIterations: z.number().meta({ description: 'the earlier iterations measured (0: heuristic)' }),
+            tokensPerIteration: z.object({ input: z.number(), output: z.number() }),
+            costUsd: costRange.nullable().meta({ description: 'null: the model (or its judge) has no known price' }),
+          })
+          .meta({ id: 'EvalRunEstimateEntry' }),
+      ),
+    }),
+    tokens: z.object({ input: z.number(), output: z.number(), total: z.number() }).meta({
+      description: 'expected tokens of the whole run',
+    }),
+    costUsd: costRange.nullable().meta({
+      description: 'expected USD of the whole run, with a range; null when a model the run uses has no known price',
+    }),
+    unpricedModels: z.array(z.string()).meta({
+      description:
+        'models (`<provider>/<name>`) without a known price: an operator sets one with runway-admin model-prices',
+    }),
+    budget: z
+      .object({
+        maxTokens: z.number().optional(),
+        maxIterations: z.number().optional(),
+        maxCostUsd: z.number().optional(),
+      })
+      .nullable()
+      .meta({ description: "the budget the run would have, after the organization's ceiling; null: none" }),
+    heuristic: z.string().meta({ description: 'how an iteration is estimated, with and without earlier runs' }),
+    pricesAsOf: z.string().meta({
+      description: "the date of the shipped default prices (an organization's own prices win over them)",
+    }),
+  })
+  .meta({ id: 'EvalRunEstimate' });
 
 /** A cost in a run's summary: absent on runs that ended before costs were recorded. */
 const costUsd = z.number().nullable().meta({

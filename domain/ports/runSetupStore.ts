@@ -8,6 +8,7 @@ import type { Suite } from '../evals/suite.js';
 import type { ClientProfile } from '../mcp/clientProfile.js';
 import type { OrgProviderKeys } from '../models/catalog.js';
 import type { ModelPrice } from '../models/prices.js';
+import type { UsageHistory } from '../evals/estimate.js';
 import type { ServerDirectory } from './serverDirectory.js';
 import type { NewSuite, SuiteChanges } from './suiteStore.js';
 
@@ -54,6 +55,11 @@ export interface RunSetupStore extends ServerDirectory {
   providerKeys(organizationId: string): Promise<OrgProviderKeys>;
   /** The organization's own model prices, by price key (`<provider>/<name>`), over the defaults (models/prices.ts). */
   modelPrices(organizationId: string): Promise<Record<string, ModelPrice>>;
+  /**
+   * What each case of the suite spent per iteration with each model (and provider) in the suite's last
+   * `runs` executed runs: finished iterations only (domain/evals/estimate.ts).
+   */
+  usageHistory(suiteId: string, runs: number): Promise<UsageHistory[]>;
   /** The ceilings every run of the organization obeys (all null when none is set). */
   organizationLimits(organizationId: string): Promise<OrganizationLimits>;
   /** A run by id alone. */
