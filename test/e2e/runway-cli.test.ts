@@ -181,7 +181,7 @@ describe('runway CLI end to end', () => {
     expect(run.stderr).toContain('[runway] 2/2 iterations finished: 2 passed, 0 failed');
     // Nothing before the run knows its iterations.
     expect(run.stderr).not.toMatch(/\d+\/0 iterations/);
-    expect(run.stdout).toMatch(/^CASE\s+ITERATIONS\s+PASSED\s+FAILED\s+ERRORED\s+PASS RATE\s+MEDIAN MS$/m);
+    expect(run.stdout).toMatch(/^CASE\s+ITERATIONS\s+PASSED\s+FAILED\s+ERRORED\s+PASS RATE\s+MEDIAN MS\s+COST$/m);
     expect(run.stdout).toMatch(/^echo hello\s+2\s+2\s+0\s+0\s+100\.0%/m);
     expect(run.stdout).not.toContain('did not pass');
     expect(run.stdout).toContain('Result: PASSED, 2 of 2 iterations passed (100.0%; needs 100%)');
@@ -231,7 +231,9 @@ describe('runway CLI end to end', () => {
     );
     expect(run.code, run.stdout + run.stderr).toBe(1);
     expect(run.stderr).toContain('2 cases');
-    expect(run.stdout).toContain('Result: FAILED, 2 of 4 iterations passed (50.0%; needs 100%); 2 failed\n');
+    expect(run.stdout).toContain(
+      'Result: FAILED, 2 of 4 iterations passed (50.0%; needs 100%); 2 failed; cost unknown\n',
+    );
     expect(run.stdout).toMatch(/^echo mismatch\s+2\s+0\s+2\s+0\s+0\.0%/m);
     // Why, without opening the JUnit file: the first problem of the case that did not pass.
     expect(run.stdout).toContain(
