@@ -257,6 +257,15 @@ describe('cost', () => {
     expect(await counts()).toEqual(before);
     for (const maxCostUsd of [0, -1, 'one'])
       expect((await newRun({ suiteId, budget: { maxCostUsd } })).status, String(maxCostUsd)).toBe(400);
+
+    // A suite's default budget may be in money too: the runs that give none get it (here, a dry run shows it).
+    const suitePath = `/projects/${org.projectId}/eval-suites/${suiteId}`;
+    const patched = await call('PATCH', suitePath, { budget: { maxCostUsd: 1 } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.budget).toEqual({ maxCostUsd: 1 });
+    const dry = await newRun({ suiteId, serverIds: [serverId], dryRun: true });
+    expect(dry).toMatchObject({ status: 200, body: { budget: { maxCostUsd: 1 } } });
+    expect((await call('PATCH', suitePath, { budget: null })).status).toBe(200);
   });
 
   it('runway-admin model-prices --clear drops the organization price: the model is unknown again', async () => {
