@@ -218,6 +218,25 @@ describe('runway CLI end to end', () => {
     expect(again.stdout).not.toContain(`Run: ${passingRunId} `);
   });
 
+  it('evals run --dry-run prints the plan and its expected cost from the earlier runs, and starts nothing', async () => {
+    const runsBefore = await stack.sql`SELECT count(*)::int AS n FROM eval_runs`;
+    const dry = await runway(
+      ['evals', 'run', '-f', passingFile, '--model-key-env', 'openai=RUN_MODEL_KEY', '--iterations', '3', '--dry-run'],
+      env,
+      dir,
+    );
+    expect(dry.code, dry.stdout + dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`Dry run: suite CLI passing (${passingSuiteId}): 1 case x 1 model = 3 iterations`);
+    expect(dry.stdout).toMatch(/^CASE\s+MODEL\s+ITERATIONS\s+BASIS\s+TOKENS\/ITERATION\s+COST$/m);
+    // the two runs before it measured four iterations; the scripted model has no price
+    expect(dry.stdout).toMatch(/^echo hello\s+scripted-cli\s+3\s+history \(4\)\s+\d+\s+unknown$/m);
+    expect(dry.stdout).toContain('Expected cost: unknown');
+    expect(dry.stdout).toContain(
+      'No known price for openai/scripted-cli (an operator sets one: runway-admin model-prices)',
+    );
+    expect(await stack.sql`SELECT count(*)::int AS n FROM eval_runs`).toEqual(runsBefore);
+  });
+
   it('evals run: a failing run exits 1 and its JUnit file lists the failures', async () => {
     const file = suiteFile('CLI failing', [
       testCase('echo hello', 'echo hello'),
