@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEstimateSchema, evalRunSchema, iterationSchema } from '../../api/schemas/evals.js';
 import { comparisonSchema } from '../../api/schemas/compare.js';
+import { JUDGE_PROMPT_VERSION } from '../../domain/evals/judge.js';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
 import { entryArgs } from '../helpers/entryPoints.js';
 import { OpenApiReplies, type DocumentedOperation } from '../helpers/openApiReplies.js';
@@ -266,6 +267,47 @@ describe('cost', () => {
     const dry = await newRun({ suiteId, serverIds: [serverId], dryRun: true });
     expect(dry).toMatchObject({ status: 200, body: { budget: { maxCostUsd: 1 } } });
     expect((await call('PATCH', suitePath, { budget: null })).status).toBe(200);
+  });
+
+  it("a judge's tokens cost the judge model's price, the agent's the agent model's", async () => {
+    world.model.setScript('model-c', [{ text: 'Paris', usage: { prompt_tokens: 400, completion_tokens: 100 } }]);
+    world.model.setScript('judge-c', {
+      byQuery: {
+        [JUDGE_PROMPT_VERSION]: [
+          {
+            text: '{"pass": true, "score": 1, "reason": "Paris."}',
+            usage: { prompt_tokens: 1000, completion_tokens: 50 },
+          },
+        ],
+      },
+    });
+    for (const [name, input, output] of [
+      ['openai/model-c', '10', '20'],
+      ['openai/judge-c', '1', '2'],
+    ])
+      await admin('model-prices', '--org', org.organizationId, '--model', name, '--input', input, '--output', output);
+    const created = await newRun({
+      suiteName: 'Judged cost',
+      serverIds: [serverId],
+      judgeModel: { model: 'judge-c', provider: 'openai' },
+      tests: [
+        {
+          title: 'capital',
+          query: 'What is the capital of France?',
+          model: 'model-c',
+          provider: 'openai',
+          expectedOutput: 'Paris',
+          outputCheck: { mode: 'judge' },
+        },
+      ],
+    });
+    expect(created.status).toBe(202);
+    const { run, iterations } = await finishedRun(created.body.runId);
+    expect(run.summary).toMatchObject({ total: 1, passed: 1 });
+    // (400 * 10 + 100 * 20) / 1e6 for the agent + (1000 * 1 + 50 * 2) / 1e6 for the judge; at the agent's price
+    // the judge alone would be 0.011
+    expect(iterations[0]).toMatchObject({ usage: { totalTokens: 1550 }, costUsd: 0.0071 });
+    expect(run.summary.costUsd).toBe(0.0071);
   });
 
   it('runway-admin model-prices --clear drops the organization price: the model is unknown again', async () => {
