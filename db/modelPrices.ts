@@ -50,7 +50,7 @@ export async function setModelPrice(
     VALUES (${organizationId}, ${model}, ${price.inputPerMTok}, ${price.outputPerMTok}, ${price.cachedInputPerMTok ?? null})
     ON CONFLICT (organization_id, model) DO UPDATE SET input_per_mtok = EXCLUDED.input_per_mtok,
       output_per_mtok = EXCLUDED.output_per_mtok, cached_input_per_mtok = EXCLUDED.cached_input_per_mtok,
-      updated_at = now()
+      updated_at = clock_timestamp()
     RETURNING model, input_per_mtok, output_per_mtok, cached_input_per_mtok, updated_at`;
   return toPrice(row);
 }

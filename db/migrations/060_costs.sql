@@ -15,6 +15,6 @@ CREATE TABLE organization_model_prices (
   input_per_mtok double precision NOT NULL CHECK (input_per_mtok >= 0),
   output_per_mtok double precision NOT NULL CHECK (output_per_mtok >= 0),
   cached_input_per_mtok double precision CHECK (cached_input_per_mtok >= 0),
-  updated_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   PRIMARY KEY (organization_id, model)
 );
