@@ -24,6 +24,7 @@ import type { RunCheckBudgets } from '../domain/evals/checkBudget.js';
 import type { SharedWork } from '../domain/evals/sharedWork.js';
 import type { RunToolListings } from '../domain/evals/runTools.js';
 import type { BatchIteration } from '../domain/evals/iteration.js';
+import { sumCosts } from '../domain/models/prices.js';
 
 export interface BatchInput {
   runId: string;
@@ -44,6 +45,11 @@ export interface BatchResult {
    * without reading Postgres. Absent from the results of batches run before budgets.
    */
   tokens?: number;
+  /**
+   * USD the iterations counted here cost, those of an unknown price left out (a run with a money budget has a price for
+   * every model it plans): the workflow keeps a run's money budget with it. Absent from results before costs.
+   */
+  costUsd?: number;
 }
 
 /** The heartbeat's details: the counts so far, and the attempts before this one that waited for a rate limit. */
@@ -91,7 +97,7 @@ const DATABASE_WAIT_MS = 5 * 60_000;
 export async function runIterationBatch(deps: BatchDeps, input: BatchInput): Promise<BatchResult> {
   const activity = Context.current();
   const signal = activity.cancellationSignal;
-  const result: BatchResult = { completed: 0, passed: 0, failed: 0, errored: 0, tokens: 0 };
+  const result: BatchResult = { completed: 0, passed: 0, failed: 0, errored: 0, tokens: 0, costUsd: 0 };
   // Attempts that ended waiting for a provider's rate-limit reset (counted in the heartbeat details, which reach the
   // next attempt) are not failed attempts: they do not count toward the cap.
   const details = activity.info.heartbeatDetails as Partial<BatchProgress> | undefined;
@@ -143,9 +149,14 @@ async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): P
     database(() => getBatchIterations(deps.sql, input.runId, input.iterationIds)),
   ]);
   if (!ctx) throw activityFailure(new RunNotFound(input.runId));
-  const count = (outcome: { status: string; result: 'passed' | 'failed' | null }, tokens: number) => {
+  const count = (
+    outcome: { status: string; result: 'passed' | 'failed' | null },
+    tokens: number,
+    costUsd: number | null,
+  ) => {
     result.completed += 1;
     result.tokens! += tokens;
+    result.costUsd = sumCosts([result.costUsd, costUsd ?? 0])!;
     const verdict = iterationVerdict(outcome);
     if (verdict === 'passed') result.passed += 1;
     else if (verdict === 'errored') result.errored! += 1;
@@ -153,7 +164,8 @@ async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): P
   };
   // What an earlier attempt of this batch finished is counted, never run again.
   for (const iteration of iterations)
-    if (iteration.status === 'completed' || iteration.status === 'failed') count(iteration, iteration.totalTokens);
+    if (iteration.status === 'completed' || iteration.status === 'failed')
+      count(iteration, iteration.totalTokens, iteration.costUsd);
   // This attempt takes the batch's unfinished iterations from any earlier attempt (a worker paused or cut off from
   // Temporal may still be running one): from here on that attempt can neither claim nor complete them. When a newer
   // attempt already holds them, this one is stale and runs nothing.
@@ -210,7 +222,7 @@ async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): P
       // Only an outcome this attempt stored is counted: one that a newer attempt holds is that attempt's to count.
       if (!stored.completed) return;
       deps.metrics?.iterationFinished(outcome);
-      count(outcome, outcome.usage.totalTokens);
+      count(outcome, outcome.usage.totalTokens, outcome.costUsd);
     });
   try {
     for (const iteration of toRun) {
@@ -253,6 +265,7 @@ async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): P
           throw retryFailure(decision, failure);
         }
         outcome = failedOutcome(
+          ctx,
           iteration,
           error instanceof IterationFailure ? error : new IterationFailure('model', error),
           decision,

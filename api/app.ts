@@ -29,6 +29,7 @@ import { getTrace } from '../domain/useCases/runs/getTrace.js';
 import { listIterations } from '../domain/useCases/runs/listIterations.js';
 import { reconcileRuns, type ReconcileRuns } from '../domain/useCases/runs/reconcileRuns.js';
 import { startRun } from '../domain/useCases/runs/startRun.js';
+import { estimateRun } from '../domain/useCases/runs/estimateRun.js';
 import { SuiteScheduler } from './suiteScheduler.js';
 import { errorHandler, unknownRoute } from './errors.js';
 import { healthRoutes } from './health.js';
@@ -281,6 +282,15 @@ function runUseCases(deps: {
   const workflows = new RunLauncher(deps.temporal, config.TEMPORAL_TASK_QUEUE);
   const runs = createRunStore(sql);
   const eventIds = new EventIdCodec(config.RUNWAY_ENCRYPTION_KEY);
+  // What creating a run needs, for starting one and for a dry run's preview alike.
+  const runCreation = {
+    setup: createRunSetupStore(sql, deps.box),
+    box: deps.box,
+    catalog: deps.catalog,
+    maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+    reconcileAtCap: (organizationId: string) => reconciler.reconcileOrganization(organizationId),
+    defaultConcurrency: config.EVAL_ITERATION_CONCURRENCY,
+  };
   return {
     followRun: followRun({ runs, reconciler, eventIds }),
     followRuns: followRuns({ runs, reconciler }),
@@ -290,16 +300,12 @@ function runUseCases(deps: {
     log,
     startRun: startRun({
       runs,
-      setup: createRunSetupStore(sql, deps.box),
-      box: deps.box,
-      catalog: deps.catalog,
+      ...runCreation,
       mcp: deps.mcp,
-      maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
-      reconcileAtCap: (organizationId) => reconciler.reconcileOrganization(organizationId),
-      defaultConcurrency: config.EVAL_ITERATION_CONCURRENCY,
       workflows,
       finalizeRun: deps.finalizeRun,
     }),
+    estimateRun: estimateRun({ runs, ...runCreation }),
     getRun: getRun({ runs, reconciler }),
     cancelRun: cancelRun({ runs, reconciler, workflows }),
     listIterations: listIterations({ runs, cursors: deps.cursors }),

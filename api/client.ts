@@ -15,6 +15,7 @@ import type {
   evalRunSchema,
   iterationSchema,
   runCreatedSchema,
+  runEstimateSchema,
   suiteCreatedSchema,
   suiteListItem,
   suiteRunsQuery,
@@ -75,6 +76,7 @@ export type EvalSuiteCreated = z.output<typeof suiteCreatedSchema>;
 export type EvalSuite = z.output<typeof suiteListItem>;
 export type CreateEvalRun = z.input<typeof createRunBody>;
 export type EvalRunCreated = z.output<typeof runCreatedSchema>;
+export type EvalRunEstimate = z.output<typeof runEstimateSchema>;
 export type EvalRun = z.output<typeof evalRunSchema>;
 export type EvalIteration = z.output<typeof iterationSchema>;
 export type EvalTrace = z.output<typeof traceSchema>;
@@ -343,6 +345,9 @@ export function createRunwayClient(options: RunwayClientOptions) {
     /** not repeated after a gateway error: it would start a second run */
     create: (projectId: string, body: CreateEvalRun) =>
       request<EvalRunCreated>('POST', `${project(projectId)}/eval-runs`, { body }),
+    /** POST /eval-runs with dryRun: the plan and its expected cost; nothing is written or started */
+    estimate: (projectId: string, body: CreateEvalRun) =>
+      request<EvalRunEstimate>('POST', `${project(projectId)}/eval-runs`, { body: { ...body, dryRun: true } }),
     get: (projectId: string, runId: string) => request<EvalRun>('GET', run(projectId, runId)),
     cancel: (projectId: string, runId: string) =>
       request<EvalRun>('POST', `${run(projectId, runId)}/cancel`, { body: {} }),

@@ -177,6 +177,12 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
         description: statusText[status] ?? 'Success',
         content: { [route.responseType ?? 'application/json']: { schema: route.response } },
       },
+      ...Object.fromEntries(
+        (route.alternates ?? []).map((alternate) => [
+          String(alternate.status),
+          { description: alternate.description, content: { 'application/json': { schema: alternate.response } } },
+        ]),
+      ),
       ...errorResponses(answerableErrors(route)),
     },
   };

@@ -54,7 +54,11 @@ function undescribedKeys(sent: unknown, kept: unknown, path: PropertyKey[], issu
 export function replyCheck(mode: ReplyValidation, log: Logger): ReplyCheck | undefined {
   if (mode === 'off') return undefined;
   return (route: RouteSpec, status: number, reply: unknown) => {
-    const issues = replyIssues(route.response, reply);
+    const schema =
+      status === (route.status ?? 200) ? route.response : route.alternates?.find((a) => a.status === status)?.response;
+    const issues = schema
+      ? replyIssues(schema, reply)
+      : [{ code: 'undeclared_status', path: [], message: `status ${status} is not a declared success reply` }];
     if (issues.length === 0) return;
     const where = `${route.method.toUpperCase()} ${route.path}`;
     const shown = issues.slice(0, 20).map((i) => ({ ...i, path: i.path.map(String).join('.') }));

@@ -42,6 +42,12 @@ export interface RouteSpec<
   status?: number;
   /** the success reply (status `status`); every JSON reply is checked against it when REPLY_VALIDATION asks */
   response: R;
+  /**
+   * other success replies the route may give instead (e.g. POST /eval-runs with `dryRun`: 200 and an estimate), each
+   * with its own status and schema, in the OpenAPI document and the reply check; the handler returns one as an
+   * AlternateReply (alternateReply).
+   */
+  alternates?: AlternateResponse[];
   /** error codes this route can answer besides the ones every route can (401, 429, 500) */
   errors: ErrorCode[];
   /** false for routes without the bearer key (e.g. single-use upload URLs) */
@@ -52,8 +58,29 @@ export interface RouteSpec<
   responseType?: string;
   /** largest JSON body in bytes, when not the default 1 MiB (eval ingest takes 6 MiB) */
   bodyLimit?: number;
-  handler: (ctx: RouteContext<P, Q, B>) => Promise<z.input<R>>;
+  handler: (ctx: RouteContext<P, Q, B>) => Promise<z.input<R> | AlternateReply>;
 }
+
+/** A success reply a route declares besides its main one. */
+export interface AlternateResponse<S extends AnySchema = AnySchema> {
+  status: number;
+  description: string;
+  response: S;
+}
+
+/** A handler's reply with one of its route's alternate statuses (built by alternateReply, so its body is typed). */
+export class AlternateReply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
+
+/** The reply `body` with the alternate's status; the type check holds the body to the alternate's schema. */
+export const alternateReply = <S extends AnySchema>(
+  alternate: AlternateResponse<S>,
+  body: z.input<S>,
+): AlternateReply => new AlternateReply(alternate.status, body);
 
 /**
  * What a route that declares no body (a POST, PATCH or DELETE) or no query takes: nothing. A field sent there is
@@ -108,9 +135,10 @@ export function toHandler(spec: RouteSpec, checkReply?: ReplyCheck): RequestHand
       res,
     } as RouteContext<AnySchema, AnySchema, AnySchema>);
     if (spec.raw) return;
-    const status = spec.status ?? 200;
-    checkReply?.(spec, status, result);
-    res.status(status).json(result);
+    const status = result instanceof AlternateReply ? result.status : (spec.status ?? 200);
+    const reply = result instanceof AlternateReply ? result.body : result;
+    checkReply?.(spec, status, reply);
+    res.status(status).json(reply);
   };
 }
 

@@ -11,6 +11,9 @@ import { EncryptionKeyError, KeyMismatchError, recordedKeys } from '../db/keyrin
 import { migrate } from '../db/migrate.js';
 import { getOrganizationLimits, setOrganizationLimits, type OrganizationLimits } from '../db/organizationLimits.js';
 import { limits } from '../domain/limits.js';
+import { deleteModelPrice, listModelPrices, setModelPrice } from '../db/modelPrices.js';
+import { DEFAULT_PRICES, DEFAULT_PRICES_AS_OF, type ModelPrice } from '../domain/models/prices.js';
+import { isModelProvider, MODEL_PROVIDERS } from '../domain/models/providers.js';
 import { rootPath } from '../domain/mcp/rootsFence.js';
 import { createProject } from '../db/projects.js';
 import { setProviderKey } from '../db/providerKeys.js';
@@ -288,6 +291,92 @@ program
         : await getOrganizationLimits(sql, o.org);
       return { organizationId: o.org, ...set };
     }, describeLimits),
+  );
+
+/** USD per million tokens: a number from 0 up to limits.budgetUsd. */
+const usdPerMTok = (value: string): number => {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > limits.budgetUsd)
+    throw new InvalidArgumentError(`USD per million tokens: a number from 0 to ${limits.budgetUsd}`);
+  return n;
+};
+
+/** A price key: `<provider>/<name>`, the provider one of Runway's. */
+const priceModel = (value: string): string => {
+  const slash = value.indexOf('/');
+  const provider = value.slice(0, Math.max(slash, 0));
+  if (slash <= 0 || slash === value.length - 1 || value.length > 300)
+    throw new InvalidArgumentError('<provider>/<name>, e.g. openai/gpt-4.1-mini');
+  if (!isModelProvider(provider))
+    throw new InvalidArgumentError(`unknown provider "${provider}" (one of ${MODEL_PROVIDERS.join(', ')})`);
+  return value;
+};
+
+interface PriceEntry extends ModelPrice {
+  model: string;
+  source: 'organization' | 'default';
+}
+
+const describePrice = (p: PriceEntry) =>
+  `  ${p.model.padEnd(40)} in ${p.inputPerMTok}  out ${p.outputPerMTok}  cached ${p.cachedInputPerMTok ?? '(as input)'}  (${p.source})`;
+
+const describePrices = (r: { organizationId: string; defaultsAsOf: string; prices: PriceEntry[]; cleared?: string }) =>
+  [
+    ...(r.cleared ? [`cleared the organization's price of ${r.cleared}: the default applies (if any)`] : []),
+    `organization ${r.organizationId}: USD per million tokens (defaults as of ${r.defaultsAsOf})`,
+    ...r.prices.map(describePrice),
+  ].join('\n');
+
+program
+  .command('model-prices')
+  .description(
+    "show the model prices an organization's eval runs are costed with (its own over the shipped defaults), or set or clear its own price of a model: USD per million input, output and cached input tokens. A model with no price costs null (unknown)",
+  )
+  .requiredOption('--org <organizationId>')
+  .option(
+    '--model <provider/name>',
+    'the model to set or clear, as `<provider>/<name>` (openai/gpt-4.1-mini)',
+    priceModel,
+  )
+  .option('--input <usd>', 'USD per million input tokens', usdPerMTok)
+  .option('--output <usd>', 'USD per million output tokens', usdPerMTok)
+  .option('--cached <usd>', 'USD per million cached input tokens (default: as input)', usdPerMTok)
+  .option('--clear', "drop the organization's own price of --model (the default applies again)")
+  .addOption(json)
+  .action(
+    action<{ org: string; model?: string; input?: number; output?: number; cached?: number; clear?: boolean }>(
+      async ({ sql }, o) => {
+        await requireOrganization(sql, o.org);
+        const setting = o.input !== undefined || o.output !== undefined || o.cached !== undefined;
+        if ((setting || o.clear) && !o.model) throw new InvalidArgumentError('--model names the price to set or clear');
+        if (setting && o.clear) throw new InvalidArgumentError('--clear takes no prices');
+        if (setting && (o.input === undefined || o.output === undefined))
+          throw new InvalidArgumentError('a price needs both --input and --output (and optionally --cached)');
+        if (o.clear && !(await deleteModelPrice(sql, o.org, o.model!)))
+          throw new InvalidArgumentError(`organization ${o.org} has no price of its own for ${o.model}`);
+        if (setting)
+          await setModelPrice(sql, o.org, o.model!, {
+            inputPerMTok: o.input!,
+            outputPerMTok: o.output!,
+            ...(o.cached !== undefined && { cachedInputPerMTok: o.cached }),
+          });
+        const own: PriceEntry[] = (await listModelPrices(sql, o.org)).map(({ updatedAt: _, ...p }) => ({
+          ...p,
+          source: 'organization',
+        }));
+        const defaults: PriceEntry[] = Object.entries(DEFAULT_PRICES)
+          .filter(([model]) => !own.some((p) => p.model === model))
+          .map(([model, price]) => ({ model, ...price, source: 'default' }));
+        const prices = [...own, ...defaults].filter((p) => !o.model || p.model === o.model);
+        return {
+          organizationId: o.org,
+          defaultsAsOf: DEFAULT_PRICES_AS_OF,
+          prices,
+          ...(o.clear && { cleared: o.model }),
+        };
+      },
+      describePrices,
+    ),
   );
 
 const user = program.command('user').description('users');

@@ -50,11 +50,12 @@ export async function sideAggregates(
         input: number;
         output: number;
         tokens: number;
+        cost: number | null;
       };
     }[]
   >`
     WITH it AS MATERIALIZED (
-      SELECT id, seq, case_id, title, query, result, duration_ms, input_tokens, output_tokens, total_tokens,
+      SELECT id, seq, case_id, title, query, result, duration_ms, input_tokens, output_tokens, total_tokens, cost_usd,
              CASE WHEN is_negative_test OR jsonb_typeof(expected_tool_calls) <> 'array' THEN '[]'::jsonb ELSE expected_tool_calls END AS expected,
              CASE WHEN jsonb_typeof(actual_tool_calls) <> 'array' THEN '[]'::jsonb ELSE actual_tool_calls END AS actual
       FROM eval_iterations WHERE ${finished(sql, runId, model)}
@@ -85,7 +86,9 @@ export async function sideAggregates(
                 percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
                 percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95,
                 COALESCE(sum(input_tokens), 0)::float8 AS input, COALESCE(sum(output_tokens), 0)::float8 AS output,
-                COALESCE(sum(total_tokens), 0)::float8 AS tokens
+                COALESCE(sum(total_tokens), 0)::float8 AS tokens,
+                -- unknown when any iteration's is (an unknown price is never 0)
+                CASE WHEN bool_or(cost_usd IS NULL) THEN NULL ELSE COALESCE(sum(cost_usd), 0) END AS cost
          FROM it) p) AS performance`;
   const { performance } = row;
   return {
@@ -104,6 +107,7 @@ export async function sideAggregates(
       passed: performance.passed,
       latencyMs: { p50: performance.p50, p95: performance.p95 },
       tokens: { input: performance.input, output: performance.output, total: performance.tokens },
+      costUsd: performance.cost === null ? null : Math.round(performance.cost * 1e9) / 1e9,
     },
   };
 }

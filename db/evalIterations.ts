@@ -9,6 +9,7 @@ import type {
   IterationStatus,
   PlannedIteration,
 } from '../domain/evals/iteration.js';
+import type { UsageHistory } from '../domain/evals/estimate.js';
 
 /** The domain's planned and executed iterations, for the modules that still import them from here. */
 export type { IterationCompletion, PlannedIteration };
@@ -30,6 +31,9 @@ export interface IterationRow {
   input_tokens: number;
   output_tokens: number;
   total_tokens: number;
+  /** migration 060 */
+  cached_input_tokens: number;
+  cost_usd: number | null;
   expected_tool_calls: unknown[];
   actual_tool_calls: unknown[];
   error: string | null;
@@ -169,7 +173,8 @@ export async function completeIteration(
         provider = ${outcome.provider}, started_at = COALESCE(started_at, ${startedAt}),
         duration_ms = ${Math.round(outcome.durationMs)},
         input_tokens = ${outcome.usage.inputTokens}, output_tokens = ${outcome.usage.outputTokens},
-        total_tokens = ${outcome.usage.totalTokens}, actual_tool_calls = ${sql.json(outcome.actualToolCalls as never)},
+        total_tokens = ${outcome.usage.totalTokens}, cached_input_tokens = ${outcome.usage.cachedInputTokens ?? 0},
+        cost_usd = ${outcome.costUsd}, actual_tool_calls = ${sql.json(outcome.actualToolCalls as never)},
         error = ${outcome.error}, error_details = ${outcome.errorDetails === undefined ? null : sql.json(outcome.errorDetails as never)},
         updated_at = clock_timestamp()
       WHERE id = ${iterationId} AND ${heldBy(sql, fence)}
@@ -256,11 +261,59 @@ export async function finishedOutcomes(sql: Db, runId: string) {
       inputTokens: number;
       outputTokens: number;
       totalTokens: number;
+      cachedInputTokens: number;
+      costUsd: number | null;
       model: string | null;
       provider: string | null;
     }[]
   >`
     SELECT COALESCE(case_id, title) AS "caseId", model, provider, status = 'completed' AND result = 'passed' AS passed, status = 'failed' AS errored, duration_ms AS "durationMs",
-           input_tokens AS "inputTokens", output_tokens AS "outputTokens", total_tokens AS "totalTokens"
+           input_tokens AS "inputTokens", output_tokens AS "outputTokens", total_tokens AS "totalTokens",
+           cached_input_tokens AS "cachedInputTokens", cost_usd AS "costUsd"
     FROM eval_iterations WHERE run_id = ${runId} AND status IN ('completed', 'failed') ORDER BY seq`;
+}
+
+/**
+ * Tokens per iteration of each case and model (and provider) over the suite's last `runs` executed runs (sources api
+ * and schedule, as executedSources: ingested ones report what another system spent): finished iterations only.
+ */
+export async function usageHistory(sql: Db, suiteId: string, runs: number): Promise<UsageHistory[]> {
+  const rows = await sql<
+    {
+      caseId: string;
+      model: string | null;
+      provider: string | null;
+      iterations: number;
+      inputMean: number;
+      inputP10: number;
+      inputP90: number;
+      outputMean: number;
+      outputP10: number;
+      outputP90: number;
+      cachedInputMean: number;
+    }[]
+  >`
+    SELECT case_id AS "caseId", model, provider, count(*)::int AS iterations,
+           avg(input_tokens)::float8 AS "inputMean",
+           percentile_cont(0.1) WITHIN GROUP (ORDER BY input_tokens) AS "inputP10",
+           percentile_cont(0.9) WITHIN GROUP (ORDER BY input_tokens) AS "inputP90",
+           avg(output_tokens)::float8 AS "outputMean",
+           percentile_cont(0.1) WITHIN GROUP (ORDER BY output_tokens) AS "outputP10",
+           percentile_cont(0.9) WITHIN GROUP (ORDER BY output_tokens) AS "outputP90",
+           avg(cached_input_tokens)::float8 AS "cachedInputMean"
+    FROM eval_iterations
+    WHERE run_id IN (
+        SELECT id FROM eval_runs WHERE suite_id = ${suiteId} AND source IN ('api', 'schedule')
+        ORDER BY run_number DESC LIMIT ${runs})
+      AND case_id IS NOT NULL AND status IN ('completed', 'failed')
+    GROUP BY case_id, model, provider`;
+  return rows.map((r) => ({
+    caseId: r.caseId,
+    model: r.model,
+    provider: r.provider,
+    iterations: r.iterations,
+    input: { mean: r.inputMean, p10: r.inputP10, p90: r.inputP90 },
+    output: { mean: r.outputMean, p10: r.outputP10, p90: r.outputP90 },
+    cachedInputMean: r.cachedInputMean,
+  }));
 }

@@ -15,6 +15,8 @@ import {
 import { findHost, toHost } from './hosts.js';
 import { getOrganizationLimits } from './organizationLimits.js';
 import { getProviderKeys } from './providerKeys.js';
+import { modelPriceOverrides } from './modelPrices.js';
+import { usageHistory } from './evalIterations.js';
 import { createServerDirectory } from './serverDirectory.js';
 
 /**
@@ -31,6 +33,8 @@ export function createRunSetupStore(sql: Db, box: SecretBox): RunSetupStore {
       return row && toHost(row);
     },
     providerKeys: (organizationId) => getProviderKeys(sql, box, organizationId),
+    modelPrices: (organizationId) => modelPriceOverrides(sql, organizationId),
+    usageHistory: (suiteId, runs) => usageHistory(sql, suiteId, runs),
     organizationLimits: (organizationId) => getOrganizationLimits(sql, organizationId),
     run: (runId) => getRun(sql, runId),
     lockActiveRuns: (organizationId) =>

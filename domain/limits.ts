@@ -19,6 +19,8 @@ export const limits = {
   runConcurrency: 32,
   /** a run budget's maxTokens: well past any real run, and exact in a double */
   budgetTokens: 1_000_000_000_000,
+  /** a run budget's maxCostUsd, and an organization's price per million tokens: well past any real one */
+  budgetUsd: 1_000_000,
   /**
    * cases one suite may hold, however they came (authored, inline tests of reruns, ingest): room for the largest
    * artifact, and a bound on what every rerun of the suite reads

@@ -116,7 +116,7 @@ export async function evalRun(input: EvalRunInput): Promise<{ status: string; re
     const runBatch = async (iterationIds: string[]) => {
       const runIterationBatch = batchesScheduled++ === 0 ? runFirstBatch : runLaterBatch;
       const done = await runIterationBatch({ runId, iterationIds, lastAttempt: ITERATION_ATTEMPTS });
-      budget?.spent(done.completed, done.tokens ?? 0);
+      budget?.spent(done.completed, done.tokens ?? 0, done.costUsd ?? 0);
       progress.completed += done.completed;
       progress.passed += done.passed;
       progress.failed += done.failed;

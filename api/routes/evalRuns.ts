@@ -3,9 +3,11 @@ import type { GetRun } from '../../domain/useCases/runs/getRun.js';
 import type { GetTrace } from '../../domain/useCases/runs/getTrace.js';
 import type { ListIterations } from '../../domain/useCases/runs/listIterations.js';
 import type { StartRun } from '../../domain/useCases/runs/startRun.js';
+import type { EstimateRun } from '../../domain/useCases/runs/estimateRun.js';
+import { HEURISTIC_DESCRIPTION } from '../../domain/evals/estimate.js';
 import { formatCount, limits } from '../../domain/limits.js';
 import { toEvalRun, toIteration, toTrace } from '../evalViews.js';
-import { defineRoute } from '../route.js';
+import { alternateReply, defineRoute, type AlternateResponse } from '../route.js';
 import { projectParams } from '../schemas/common.js';
 import {
   createRunBody,
@@ -14,19 +16,29 @@ import {
   iterationParams,
   iterationsQuery,
   runCreatedSchema,
+  runEstimateSchema,
   runParams,
   traceSchema,
 } from '../schemas/evals.js';
 
+/** POST /eval-runs with dryRun: 200 and the estimate, in place of 202 and the run. */
+const estimated: AlternateResponse<typeof runEstimateSchema> = {
+  status: 200,
+  description: 'OK (dryRun): the plan and its expected cost; nothing was written or started',
+  response: runEstimateSchema,
+};
+
 /** A run's routes: each calls one use case of domain/useCases/runs and puts its answer in the wire shape. */
 export function evalRunRoutes({
   startRun,
+  estimateRun,
   getRun,
   cancelRun,
   listIterations,
   getTrace,
 }: {
   startRun: StartRun;
+  estimateRun: EstimateRun;
   getRun: GetRun;
   cancelRun: CancelRun;
   listIterations: ListIterations;
@@ -41,13 +53,34 @@ export function evalRunRoutes({
       description:
         'Rerun a suite by suiteId (optionally upserting inline tests first), or create a suite from suiteName + tests + serverIds and run it. ' +
         `A run plans at most ${formatCount(limits.iterationsPerRun)} iterations (each case's runs, or iterationOverride, summed over the suite's cases) and a suite holds at most ${formatCount(limits.casesPerSuite)} cases: ` +
-        'past either, 400 VALIDATION_ERROR with details.reason TOO_MANY_ITERATIONS or TOO_MANY_CASES and details.limit, and nothing is written.',
+        'past either, 400 VALIDATION_ERROR with details.reason TOO_MANY_ITERATIONS or TOO_MANY_CASES and details.limit, and nothing is written. ' +
+        'With dryRun: true, nothing is written or started and the reply is 200 with the plan and its expected cost (EvalRunEstimate).',
       params: projectParams,
       body: createRunBody,
       status: 202,
       response: runCreatedSchema,
+      alternates: [estimated],
       errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'RATE_LIMITED'],
       async handler({ principal, params, body }) {
+        if (body.dryRun) {
+          const { preview, estimate } = await estimateRun({ principal, projectId: params.projectId, request: body });
+          return alternateReply(estimated, {
+            dryRun: true,
+            suite: preview.suite,
+            plan: {
+              cases: preview.cases.length,
+              models: new Set(preview.cases.flatMap((c) => c.models.map((m) => `${m.provider}\u0000${m.model}`))).size,
+              iterations: estimate.iterations,
+              entries: estimate.entries,
+            },
+            tokens: estimate.tokens,
+            costUsd: estimate.costUsd,
+            unpricedModels: estimate.unpricedModels,
+            budget: preview.budget,
+            heuristic: HEURISTIC_DESCRIPTION,
+            pricesAsOf: estimate.pricesAsOf,
+          });
+        }
         const { run, caseUpsert, servers, warnings, leftOut } = await startRun({
           principal,
           projectId: params.projectId,

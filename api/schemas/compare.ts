@@ -25,6 +25,10 @@ const performance = z.object({
   passed: z.number(),
   latencyMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
   tokens: z.object({ input: z.number(), output: z.number(), total: z.number() }),
+  costUsd: z.number().nullable().meta({
+    description:
+      "USD the side's finished iterations cost at the organization's prices when each finished; null: unknown (an iteration without a known price, or recorded before costs were)",
+  }),
 });
 const nonInferiorityTest = {
   verdict: z.enum(['non_inferior', 'inferior', 'inconclusive']).meta({

@@ -271,6 +271,14 @@ export const budgetSchema = z
     maxIterations: int4({ min: 1, max: limits.iterationsPerRun })
       .optional()
       .meta({ description: 'iterations started; the rest are not run' }),
+    maxCostUsd: z
+      .number()
+      .positive()
+      .max(limits.budgetUsd)
+      .optional()
+      .meta({
+        description: `USD the iterations that ran cost at the organization's prices (at most ${limits.budgetUsd}); every model the run plans (and its judge) needs a known price, else 400 reason UNKNOWN_MODEL_PRICE`,
+      }),
   })
   .meta({
     id: 'EvalRunBudget',
@@ -360,6 +368,10 @@ export const createRunFields = z.strictObject({
   isolation: iterationIsolation.optional().meta({
     description: "how this run's iterations get MCP sessions; default: the suite's setting (saved for a new suite)",
   }),
+  dryRun: z.boolean().optional().meta({
+    description:
+      'true: nothing is written and nothing runs; the reply (200, EvalRunEstimate) is the plan the request would start and its expected cost. The same checks as a run apply (400s, 404s), but the run cap does not',
+  }),
 });
 
 export const createRunBody = createRunFields
@@ -436,6 +448,73 @@ export const runCreatedSchema = z
   })
   .meta({ id: 'EvalRunCreated' });
 
+const costRange = z
+  .object({ low: z.number(), expected: z.number(), high: z.number() })
+  .meta({ id: 'CostRange', description: 'USD' });
+
+/** POST /eval-runs with dryRun: the plan, and what it is expected to cost; nothing stored, nothing started. */
+export const runEstimateSchema = z
+  .object({
+    dryRun: z.literal(true),
+    suite: z.object({
+      id: z.string().nullable().meta({ description: 'null: the request would create the suite' }),
+      name: z.string(),
+    }),
+    plan: z.object({
+      cases: z.number().meta({ description: 'cases the run would run' }),
+      models: z.number().meta({ description: 'distinct models it would call (the judge aside)' }),
+      iterations: z
+        .number()
+        .meta({ description: "iterations in all: each case's runs (or iterationOverride) × its models" }),
+      entries: z.array(
+        z
+          .object({
+            caseId: z.string().nullable().meta({ description: 'null: an inline test the run would add' }),
+            title: z.string(),
+            model: z.string().nullable(),
+            provider: z.string().nullable(),
+            iterations: z.number(),
+            basis: z.enum(['history', 'heuristic']).meta({
+              description: "history: the suite's earlier runs of this case and model; heuristic: see `heuristic`",
+            }),
+            historyIterations: z.number().meta({ description: 'the earlier iterations measured (0: heuristic)' }),
+            tokensPerIteration: z.object({ input: z.number(), output: z.number() }),
+            costUsd: costRange.nullable().meta({ description: 'null: the model (or its judge) has no known price' }),
+          })
+          .meta({ id: 'EvalRunEstimateEntry' }),
+      ),
+    }),
+    tokens: z.object({ input: z.number(), output: z.number(), total: z.number() }).meta({
+      description: 'expected tokens of the whole run',
+    }),
+    costUsd: costRange.nullable().meta({
+      description: 'expected USD of the whole run, with a range; null when a model the run uses has no known price',
+    }),
+    unpricedModels: z.array(z.string()).meta({
+      description:
+        'models (`<provider>/<name>`) without a known price: an operator sets one with runway-admin model-prices',
+    }),
+    budget: z
+      .object({
+        maxTokens: z.number().optional(),
+        maxIterations: z.number().optional(),
+        maxCostUsd: z.number().optional(),
+      })
+      .nullable()
+      .meta({ description: "the budget the run would have, after the organization's ceiling; null: none" }),
+    heuristic: z.string().meta({ description: 'how an iteration is estimated, with and without earlier runs' }),
+    pricesAsOf: z.string().meta({
+      description: "the date of the shipped default prices (an organization's own prices win over them)",
+    }),
+  })
+  .meta({ id: 'EvalRunEstimate' });
+
+/** A cost in a run's summary: absent on runs that ended before costs were recorded. */
+const costUsd = z.number().nullable().meta({
+  description:
+    "USD at the organization's prices when each iteration finished (docs/COST.md); null: unknown (an iteration without a known price, or an ingested one); absent on runs ended before costs were recorded",
+});
+
 const summarySchema = z
   .object({
     total: z.number().meta({ description: 'the finished iterations: passed + failed + errored' }),
@@ -457,6 +536,7 @@ const summarySchema = z
             passRate: z.number().meta({ description: '0..1' }),
             wilson95: z.object({ low: z.number(), high: z.number() }),
             tokens: z.object({ input: z.number(), output: z.number(), total: z.number() }),
+            costUsd: costUsd.optional(),
             latency: z.object({ p50: z.number().nullable(), p95: z.number().nullable(), mean: z.number().nullable() }),
           })
           .meta({ id: 'EvalRunModelSummary' }),
@@ -467,6 +547,23 @@ const summarySchema = z
       .literal('budget')
       .optional()
       .meta({ description: 'the run ended early: its budget was spent (the pass rate counts what ran)' }),
+    costUsd: costUsd.optional().meta({ description: 'USD the run cost' }),
+    cases: z
+      .array(
+        z
+          .object({
+            caseId: z.string(),
+            model: z.string().nullable().optional(),
+            provider: z.string().nullable().optional(),
+            total: z.number(),
+            passed: z.number(),
+            passRate: z.number(),
+            costUsd: costUsd.optional(),
+          })
+          .catchall(z.unknown()),
+      )
+      .optional()
+      .meta({ description: 'one entry per case and model, with passAtK and passHatK' }),
   })
   .catchall(z.unknown())
   .meta({
@@ -505,7 +602,11 @@ export const evalRunSchema = z
     hostId: z.string().nullable().meta({ description: 'the host whose client profile the run declared, if any' }),
     isolation: iterationIsolation,
     budget: z
-      .object({ maxTokens: z.number().optional(), maxIterations: z.number().optional() })
+      .object({
+        maxTokens: z.number().optional(),
+        maxIterations: z.number().optional(),
+        maxCostUsd: z.number().optional(),
+      })
       .nullable()
       .optional()
       .meta({ description: "the run's budget, after the organization's ceiling; null: none" }),
@@ -569,7 +670,18 @@ export const iterationSchema = z
     startedAt: epochMs.nullable(),
     durationMs: z.number().nullable(),
     tokensUsed: z.number(),
-    usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() }),
+    usage: z.object({
+      inputTokens: z.number(),
+      outputTokens: z.number(),
+      totalTokens: z.number(),
+      cachedInputTokens: z.number().meta({
+        description: 'of the input tokens, those the provider read from its prompt cache (0: it reported none)',
+      }),
+    }),
+    costUsd: z.number().nullable().meta({
+      description:
+        "USD the iteration cost at its organization's prices when it finished (docs/COST.md): its model's tokens, and a judge's at the judge's price; null: unknown (no known price, an unfinished or ingested iteration, or one recorded before costs were)",
+    }),
     actualToolCalls: z.array(actualToolCallSchema),
     expectedToolCalls: z.array(expectedToolCallSchema),
     error: z.string().nullable(),

@@ -59,7 +59,11 @@ export const suiteDetailSchema = z
       .optional()
       .meta({ description: "default models of the suite's cases that name none; absent: executionConfig.model alone" }),
     budget: z
-      .object({ maxTokens: z.number().optional(), maxIterations: z.number().optional() })
+      .object({
+        maxTokens: z.number().optional(),
+        maxIterations: z.number().optional(),
+        maxCostUsd: z.number().optional(),
+      })
       .optional()
       .meta({ description: 'the budget of a run of the suite that gives none; absent: none' }),
     createdAt: epochMs,

@@ -8,7 +8,9 @@ import {
   type EvalRun,
   type EvalRunComparison,
   type EvalRunCreated,
+  type EvalRunEstimate,
 } from '../../api/client.js';
+import { sumCosts } from '../../domain/models/prices.js';
 import { caseVerdict, countVerdicts, finishedCount, iterationVerdict } from '../../domain/evals/verdicts.js';
 import { collect } from '../options.js';
 import { failOnChoices, formatComparison, formatModelChoices, gateFails, gateLine, type FailOn } from './compare.js';
@@ -63,7 +65,14 @@ function byCase(iterations: EvalIteration[]): EvalIteration[][] {
   return [...cases.values()];
 }
 
-/** Per case: iterations, passed, failed, errored, pass rate (of the finished ones), median latency. */
+/** USD as a person reads it: cents for amounts from a dollar up, four significant digits below; `unknown` for null. */
+export function usd(value: number | null | undefined): string {
+  if (value === null || value === undefined) return 'unknown';
+  if (value === 0) return '$0';
+  return value >= 1 ? `$${value.toFixed(2)}` : `$${Number(value.toPrecision(4))}`;
+}
+
+/** Per case: iterations, passed, failed, errored, pass rate (of the finished ones), median latency, cost. */
 function caseTable(cases: EvalIteration[][]): string {
   const rows = cases.map((list) => {
     const counts = countVerdicts(list);
@@ -81,10 +90,12 @@ function caseTable(cases: EvalIteration[][]): string {
       counts.errored,
       percent(done ? counts.passed / done : null),
       median,
+      // what its finished iterations cost; unknown when one of them has no known price
+      usd(sumCosts(list.filter((i) => i.status === 'completed' || i.status === 'failed').map((i) => i.costUsd))),
     ];
   });
-  return formatTable(['CASE', 'ITERATIONS', 'PASSED', 'FAILED', 'ERRORED', 'PASS RATE', 'MEDIAN MS'], rows, {
-    align: ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
+  return formatTable(['CASE', 'ITERATIONS', 'PASSED', 'FAILED', 'ERRORED', 'PASS RATE', 'MEDIAN MS', 'COST'], rows, {
+    align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
   });
 }
 
@@ -126,7 +137,36 @@ function resultLine(run: EvalRun): string {
   // The run's own counts (its progress counts every iteration, as the API defines passed, failed and errored).
   const { failed, errored: broke } = run.progress;
   const verdict = run.status === 'completed' ? (run.result ?? 'pending').toUpperCase() : run.status.toUpperCase();
-  return `Result: ${verdict}, ${counts}${failed > 0 ? `; ${failed} failed` : ''}${broke > 0 ? `; ${broke} errored before they could be scored` : ''}${run.error ? `; ${run.error}` : ''}`;
+  // A summary of a run ended before costs were recorded has no costUsd: nothing is said then.
+  const cost = summary && summary.costUsd !== undefined ? `; cost ${usd(summary.costUsd)}` : '';
+  return `Result: ${verdict}, ${counts}${failed > 0 ? `; ${failed} failed` : ''}${broke > 0 ? `; ${broke} errored before they could be scored` : ''}${cost}${run.error ? `; ${run.error}` : ''}`;
+}
+
+/** A dry run's estimate: the plan, per case and model what it is expected to cost, and the total with its range. */
+export function formatEstimate(estimate: EvalRunEstimate): string {
+  const range = (r: EvalRunEstimate['costUsd']) =>
+    r ? `${usd(r.expected)} (${usd(r.low)} to ${usd(r.high)})` : 'unknown';
+  const rows = estimate.plan.entries.map((e) => [
+    e.title,
+    e.model ?? '-',
+    e.iterations,
+    e.basis === 'history' ? `history (${e.historyIterations})` : 'heuristic',
+    Math.round(e.tokensPerIteration.input + e.tokensPerIteration.output),
+    range(e.costUsd),
+  ]);
+  const { plan } = estimate;
+  return [
+    `Dry run: suite ${estimate.suite.name}${estimate.suite.id ? ` (${estimate.suite.id})` : ' (new)'}: ${counted(plan.cases, 'case')} x ${counted(plan.models, 'model')} = ${counted(plan.iterations, 'iteration')}; nothing was started`,
+    formatTable(['CASE', 'MODEL', 'ITERATIONS', 'BASIS', 'TOKENS/ITERATION', 'COST'], rows, {
+      align: ['left', 'left', 'right', 'left', 'right', 'right'],
+    }),
+    `Expected cost: ${range(estimate.costUsd)}, about ${estimate.tokens.total} tokens`,
+    ...(estimate.unpricedModels.length > 0
+      ? [`No known price for ${estimate.unpricedModels.join(', ')} (an operator sets one: runway-admin model-prices)`]
+      : []),
+    ...(estimate.budget?.maxCostUsd !== undefined ? [`Budget: ${usd(estimate.budget.maxCostUsd)}`] : []),
+    `How: ${estimate.heuristic}; default prices as of ${estimate.pricesAsOf}`,
+  ].join('\n');
 }
 
 /**
@@ -329,6 +369,7 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
     )
     .addOption(failOnOption())
     .option('--no-wait', 'print the run id and exit at once')
+    .option('--dry-run', 'start nothing: print the plan (cases x models x iterations) and its expected cost')
     .addOption(
       new Option('--poll-interval <ms>', 'how often to poll the run')
         .default(2000)
@@ -359,6 +400,7 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
           timeout: number;
           baseline?: string;
           failOn: FailOn;
+          dryRun?: boolean;
         }>();
         const suite = await readSuiteFile(ctx, options.suiteFile, options.modelKeyEnv);
         const body = await rerunSuiteByName(ctx, {
@@ -366,6 +408,11 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
           ...(options.notes ? { notes: options.notes } : {}),
           ...(options.iterations ? { iterationOverride: options.iterations } : {}),
         });
+        if (options.dryRun) {
+          const estimate = await ctx.client.evalRuns.estimate(ctx.projectId, body);
+          ctx.print(ctx.json ? JSON.stringify(estimate, null, 2) : formatEstimate(estimate));
+          return ExitCode.ok;
+        }
         const deadline = Date.now() + options.timeout * 1000;
         const stop = stopOnSignal();
         try {

@@ -39,3 +39,14 @@ export function every(minutes: number): string {
   if (minutes % 60 === 0) return minutes === 60 ? 'every hour' : `every ${minutes / 60} h`;
   return `every ${minutes} min`;
 }
+
+/**
+ * USD -> "$1.23" from a dollar up, four significant digits below ("$0.0102"); null (no known price) -> "unknown";
+ * undefined (not costed: a running run, or one that ended before costs were recorded) -> "–".
+ */
+export function usd(value: number | null | undefined): string {
+  if (value === undefined || (value !== null && !Number.isFinite(value))) return '–';
+  if (value === null) return 'unknown';
+  if (value === 0) return '$0';
+  return value >= 1 ? `$${value.toFixed(2)}` : `$${Number(value.toPrecision(4))}`;
+}

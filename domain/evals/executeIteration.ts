@@ -11,6 +11,7 @@ import { AgentRunFailure, runAgent, type AgentRecord } from '../models/agentLoop
 import { TraceRecorder, type TraceSpan } from '../models/trace.js';
 import { resolveModel } from '../models/catalog.js';
 import { createLanguageModel } from '../models/providers.js';
+import { costOf, sumCosts } from '../models/prices.js';
 import type { RateLimitGates } from '../models/rateLimits.js';
 import type { AgentTool } from '../models/tools.js';
 import { budgetedCheck, CheckBudget, ITERATION_CHECK_BUDGET_MS } from './checkBudget.js';
@@ -326,7 +327,7 @@ export async function executeIteration(
       isError: c.isError,
     }));
   const judgeTrace = new TraceRecorder(() => Date.now() - startedAt);
-  const judgeUsage = { inputTokens: 0, outputTokens: 0 };
+  const judgeUsage: JudgeUsage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0 };
   const prompts: PromptResult[] = [];
   const checkBudgets = [new CheckBudget(ITERATION_CHECK_BUDGET_MS, 'this iteration')];
   if (options.checkBudget) checkBudgets.push(options.checkBudget);
@@ -369,7 +370,13 @@ export async function executeIteration(
     inputTokens: record.usage.inputTokens + judgeUsage.inputTokens,
     outputTokens: record.usage.outputTokens + judgeUsage.outputTokens,
     totalTokens: record.usage.totalTokens + judgeUsage.inputTokens + judgeUsage.outputTokens,
+    cachedInputTokens: (record.usage.cachedInputTokens ?? 0) + judgeUsage.cachedInputTokens,
   };
+  // The agent's tokens at its model's price, the judge's at the judge's: unknown when either price is.
+  const costUsd = sumCosts([
+    costOf(record.usage, ctx.prices(resolved.provider, resolved.modelName)),
+    judgeUsage.costUsd,
+  ]);
   return {
     status: 'completed',
     result: prompts.every((p) => p.passed) ? 'passed' : 'failed',
@@ -377,11 +384,20 @@ export async function executeIteration(
     provider: resolved.provider,
     durationMs: Date.now() - startedAt,
     usage,
+    costUsd,
     actualToolCalls: actual.map((a, i) => ({ ...a, durationMs: record.toolCalls[i].durationMs })),
     // why a completed iteration failed is in the trace (prompts[].reasons); `error` is for iterations that broke
     error: null,
     trace: boundTrace(buildTrace(record, prompts, judgeTrace.spans, facts())),
   };
+}
+
+/** The judge's tokens in an iteration, and what they cost at the judge model's price (null: unknown). */
+interface JudgeUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  costUsd: number | null;
 }
 
 /**
@@ -400,7 +416,7 @@ async function judgeTurn(
     trace: TraceRecorder;
     /** the iteration's trace id and questions, for a failure's trace */
     facts: () => IterationTraceFacts;
-    usage: { inputTokens: number; outputTokens: number };
+    usage: JudgeUsage;
     signal: AbortSignal;
     /** the judge's requests wait at the run's gate for its provider, as the agent's do */
     rateLimits?: RateLimitGates;
@@ -435,6 +451,11 @@ async function judgeTurn(
     );
     input.usage.inputTokens += usage.inputTokens;
     input.usage.outputTokens += usage.outputTokens;
+    input.usage.cachedInputTokens += usage.cachedInputTokens;
+    input.usage.costUsd = sumCosts([
+      input.usage.costUsd,
+      costOf(usage, ctx.prices(resolved.provider, resolved.modelName)),
+    ]);
     return {
       mode: 'judge',
       passed: verdict.pass,
@@ -455,6 +476,7 @@ async function judgeTurn(
  * exists.
  */
 export function failedOutcome(
+  ctx: RunContext,
   iteration: BatchIteration,
   failure: IterationFailure,
   decision: { message: string; details: FailureDetails },
@@ -467,13 +489,17 @@ export function failedOutcome(
     failure.stage === 'model'
       ? { ...decision.details, provider, model: failure.model ?? iteration.model }
       : decision.details;
+  const usage = record?.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  // The record is the agent's: its tokens cost what the iteration's model costs (unknown when it cannot be resolved).
+  const resolved = resolveModel({ model: iteration.model ?? '', provider: iteration.provider, ...ctx.modelAccess });
   return {
     status: 'failed',
     result: 'failed',
     model: iteration.model,
     provider,
     durationMs,
-    usage: record?.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    usage,
+    costUsd: resolved.ok ? costOf(usage, ctx.prices(resolved.provider, resolved.modelName)) : null,
     actualToolCalls:
       record?.toolCalls.map((c) => ({ toolName: c.toolName, arguments: c.arguments, isError: c.isError })) ?? [],
     error,

@@ -24,6 +24,10 @@ export interface Iteration {
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
+  /** of the input tokens, those read from the provider's prompt cache */
+  cachedInputTokens: number;
+  /** what the iteration cost in USD at its organization's prices when it finished; null: unknown (no known price) */
+  costUsd: number | null;
   expectedToolCalls: unknown[];
   actualToolCalls: unknown[];
   error: string | null;
@@ -75,7 +79,9 @@ export interface IterationCompletion {
   model: string | null;
   provider: string | null;
   durationMs: number;
-  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number; cachedInputTokens?: number };
+  /** USD at the organization's prices (domain/models/prices.ts), the judge's tokens at the judge's; null: unknown */
+  costUsd: number | null;
   actualToolCalls: unknown[];
   error: string | null;
   errorDetails?: unknown;

@@ -83,7 +83,7 @@ export async function judgeAnswer(
   model: ChatModel,
   input: JudgeInput,
   options: { signal: AbortSignal; trace: TraceRecorder; rateLimitGate?: RateLimitGate },
-): Promise<{ verdict: JudgeVerdict; usage: { inputTokens: number; outputTokens: number } }> {
+): Promise<{ verdict: JudgeVerdict; usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number } }> {
   const span = options.trace.start('judge', JUDGE_PROMPT_VERSION, { modelId: model.modelId });
   let usage = { inputTokens: 0, outputTokens: 0 };
   try {
@@ -106,7 +106,7 @@ export async function judgeAnswer(
     usage = { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 };
     const verdict = parseVerdict(result.text);
     options.trace.end(span, 'ok', usage);
-    return { verdict, usage };
+    return { verdict, usage: { ...usage, cachedInputTokens: result.usage.inputTokenDetails?.cacheReadTokens ?? 0 } };
   } catch (error) {
     options.trace.end(span, options.signal.aborted ? 'cancelled' : 'error', usage);
     throw error;

@@ -21,6 +21,8 @@ export const isExecuted = (run: { source: string }): boolean =>
 export interface RunBudget {
   maxTokens?: number;
   maxIterations?: number;
+  /** USD at the organization's prices (domain/models/prices.ts); every model the run plans must have a known price */
+  maxCostUsd?: number;
 }
 
 /** The share of a run's iterations that must pass for the run to pass. */

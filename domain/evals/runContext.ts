@@ -1,6 +1,7 @@
 import type { RunSetupStore } from '../ports/runSetupStore.js';
 import type { SecretBox } from '../ports/secretBox.js';
 import type { HostedModelCatalog, ModelAccess } from '../models/catalog.js';
+import { priceLookup, type PriceLookup } from '../models/prices.js';
 import type { SavedServer } from '../catalog/server.js';
 import type { Run } from './run.js';
 import type { JudgeModel } from './suite.js';
@@ -12,10 +13,12 @@ export interface RunContext {
   modelAccess: ModelAccess;
   /** the suite's judge model for `judge` output checks, as the suite says now; null: each case's own model */
   judgeModel: JudgeModel | null;
+  /** the organization's model prices (its own over the defaults), read with the context: what an iteration costs */
+  prices: PriceLookup;
 }
 
 /** What loading a run's context reads. */
-export type RunContextReads = Pick<RunSetupStore, 'run' | 'savedServers' | 'providerKeys' | 'suite'>;
+export type RunContextReads = Pick<RunSetupStore, 'run' | 'savedServers' | 'providerKeys' | 'suite' | 'modelPrices'>;
 
 export async function loadRunContext(
   deps: { setup: RunContextReads; box: SecretBox; catalog: HostedModelCatalog },
@@ -24,10 +27,11 @@ export async function loadRunContext(
   const { setup } = deps;
   const run = await setup.run(runId);
   if (!run) return undefined;
-  const [servers, orgProviderKeys, suite] = await Promise.all([
+  const [servers, orgProviderKeys, suite, prices] = await Promise.all([
     setup.savedServers(run.projectId, run.serverIds),
     setup.providerKeys(run.organizationId),
     setup.suite(run.projectId, run.suiteId, { includeDeleted: true }),
+    setup.modelPrices(run.organizationId),
   ]);
   return {
     run,
@@ -39,5 +43,6 @@ export async function loadRunContext(
       .map((server) => (run.clientProfile ? { ...server, clientProfile: run.clientProfile } : server)),
     modelAccess: { catalog: deps.catalog, orgProviderKeys, modelApiKeys: deps.box.decryptJson(run.modelKeysEnc, {}) },
     judgeModel: suite?.judgeModel ?? null,
+    prices: priceLookup(prices),
   };
 }

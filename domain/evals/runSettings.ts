@@ -76,10 +76,13 @@ export function resolveBudget(
     value === undefined ? (ceiling ?? undefined) : ceiling === null ? value : Math.min(value, ceiling);
   const maxTokens = clamp(base.maxTokens, org.maxTokens);
   const maxIterations = clamp(base.maxIterations, org.maxIterations);
-  if (maxTokens === undefined && maxIterations === undefined) return null;
+  // No organization ceiling bounds money (yet): a run's or its suite's maxCostUsd is kept as given.
+  const { maxCostUsd } = base;
+  if (maxTokens === undefined && maxIterations === undefined && maxCostUsd === undefined) return null;
   return {
     ...(maxTokens !== undefined && { maxTokens }),
     ...(maxIterations !== undefined && { maxIterations }),
+    ...(maxCostUsd !== undefined && { maxCostUsd }),
   };
 }
 

@@ -3,7 +3,14 @@ import type { RunSetupStore } from '../ports/runSetupStore.js';
 import type { SecretBox } from '../ports/secretBox.js';
 import { hostClientProfile, requireAllowedRoots } from '../mcp/index.js';
 import { checkPlannedIterations, checkSuiteCases } from '../limits.js';
-import { validateRunModels, type HostedModelCatalog, type ModelCase } from '../models/catalog.js';
+import {
+  resolveModel,
+  validateRunModels,
+  type HostedModelCatalog,
+  type ModelAccess,
+  type ModelCase,
+} from '../models/catalog.js';
+import { priceKey, priceLookup, type ModelPrice, type PriceLookup } from '../models/prices.js';
 import { notFound, OperationFailure, refused } from '../failures.js';
 import { requireServers } from './serverSelection.js';
 import { caseModels, resolveBudget, resolveConcurrency } from './runSettings.js';
@@ -133,6 +140,67 @@ function caseNamed(c: Case, tests: readonly { title: string; query: string }[]):
   return test >= 0 ? { title: c.title, test } : { title: c.title, id: c.id };
 }
 
+/** A model a run plans, as it would run: the provider it resolves to, and its price there (undefined: unknown). */
+export interface PlannedModel {
+  model: string | null;
+  provider: string | null;
+  /** `<provider>/<name>` as priced (domain/models/prices.ts); null when the model does not resolve */
+  priceKey: string | null;
+  price: ModelPrice | undefined;
+}
+
+/** One case of a previewed run: its iterations per model, and the models. */
+export interface PreviewedCase {
+  /** null: an inline test the run would add to the suite */
+  caseId: string | null;
+  title: string;
+  /** iterations per model (the case's runs, or the run's iterationOverride) */
+  iterations: number;
+  /** user prompts per iteration (a conversation's turns) */
+  turns: number;
+  /** whether a judge model grades it (its calls add to what an iteration spends) */
+  judged: boolean;
+  models: PlannedModel[];
+}
+
+/** What a run would be (POST /eval-runs with dryRun): its suite, cases, models, iterations and budget; nothing written. */
+export interface RunPreview {
+  suite: { id: string | null; name: string };
+  cases: PreviewedCase[];
+  iterations: number;
+  budget: RunBudget | null;
+  judgeModel: PlannedModel | null;
+}
+
+/** How a planned model resolves and what it costs, for a preview and a money budget's check. */
+function plannedModel(m: { model: string | null; provider: string | null }, access: ModelAccess, prices: PriceLookup) {
+  const resolved = resolveModel({ model: m.model ?? '', provider: m.provider, ...access });
+  if (!resolved.ok) return { ...m, priceKey: null, price: undefined };
+  return {
+    model: m.model,
+    provider: resolved.provider,
+    priceKey: priceKey(resolved.provider, resolved.modelName),
+    price: prices(resolved.provider, resolved.modelName),
+  };
+}
+
+/** A money budget needs a price for every model it pays for: else the budget could never be kept. */
+function requirePrices(planned: PlannedModel[]): void {
+  const unpriced = [...new Set(planned.filter((m) => !m.price).map((m) => m.priceKey ?? m.model ?? '(none)'))];
+  if (unpriced.length === 0) return;
+  throw refused(
+    `budget.maxCostUsd needs a known price for every model the run uses; ${unpriced.join(', ')} ${unpriced.length === 1 ? 'has' : 'have'} none: ask an operator to set ${unpriced.length === 1 ? 'it' : 'them'} (runway-admin model-prices), or give a token budget instead`,
+    { reason: 'UNKNOWN_MODEL_PRICE', field: 'budget.maxCostUsd', models: unpriced },
+  );
+}
+
+/** Thrown inside a preview's transaction, so that everything it wrote is rolled back; carries the preview out. */
+class Previewed extends Error {
+  constructor(readonly preview: RunPreview) {
+    super('previewed');
+  }
+}
+
 /** The cap refused inside the transaction; the run may be tried once more after reconciling. */
 class RunCapReached extends Error {
   constructor(readonly active: number) {
@@ -150,6 +218,28 @@ export async function createEvalRun(
   origin: RunOrigin,
   request: RunRequest,
 ): Promise<CreatedRun> {
+  return (await writeRun(deps, origin, request, false)) as CreatedRun;
+}
+
+/**
+ * What createEvalRun would create, checked by the same rules and nothing written: the run's transaction goes as far
+ * as the plan (inline tests upserted, bounds and models checked) and is then rolled back. The organization's run cap
+ * does not apply (nothing runs).
+ */
+export async function previewEvalRun(
+  deps: RunCreationDeps,
+  origin: RunOrigin,
+  request: RunRequest,
+): Promise<RunPreview> {
+  return (await writeRun(deps, origin, request, true)) as RunPreview;
+}
+
+async function writeRun(
+  deps: RunCreationDeps,
+  origin: RunOrigin,
+  request: RunRequest,
+  preview: boolean,
+): Promise<CreatedRun | RunPreview> {
   const { setup, box, catalog } = deps;
   let existing: Suite | undefined;
   if (request.suiteId) {
@@ -177,11 +267,16 @@ export async function createEvalRun(
   const orgLimits = await setup.organizationLimits(origin.organizationId);
   const concurrency = resolveConcurrency(request.concurrency, orgLimits);
   if (request.budget) resolveBudget(request.budget, null, orgLimits);
+  const access: ModelAccess = { catalog, orgProviderKeys, modelApiKeys };
+  const prices = priceLookup(await setup.modelPrices(origin.organizationId));
+  const earlierCases = preview && existing ? new Set((await setup.cases(existing.id)).map((c) => c.id)) : undefined;
 
   const create = () =>
     setup.transaction(async (tx) => {
-      const active = await tx.lockActiveRuns(origin.organizationId);
-      if (active >= deps.maxConcurrentRuns) throw new RunCapReached(active);
+      if (!preview) {
+        const active = await tx.lockActiveRuns(origin.organizationId);
+        if (active >= deps.maxConcurrentRuns) throw new RunCapReached(active);
+      }
       // A rerun holds its suite's row lock from here: a suite deleted meanwhile gets no run. A suiteName makes a
       // new suite every time (names are not unique, as in the real product).
       const locked = existing && (await tx.lockLiveSuite(existing.id));
@@ -246,6 +341,27 @@ export async function createEvalRun(
         { catalog, orgProviderKeys, modelApiKeys },
       );
       if (rejected) throw rejected;
+      const budget = resolveBudget(request.budget, suite.defaultBudget, orgLimits);
+      const planned = cases.map((c, i) => models[i].map((m) => plannedModel(m, access, prices)));
+      const judge = judged
+        ? plannedModel({ model: judgeModel.model, provider: judgeModel.provider ?? null }, access, prices)
+        : null;
+      if (budget?.maxCostUsd !== undefined) requirePrices([...planned.flat(), ...(judge ? [judge] : [])]);
+      if (preview)
+        throw new Previewed({
+          suite: { id: existing ? suite.id : null, name: suite.name },
+          cases: cases.map((c, i) => ({
+            caseId: earlierCases?.has(c.id) ? c.id : null,
+            title: c.title,
+            iterations: request.iterationOverride ?? c.runs,
+            turns: c.turns && c.turns.length > 0 ? c.turns.length : 1,
+            judged: usesJudge(c),
+            models: planned[i],
+          })),
+          iterations,
+          budget,
+          judgeModel: judge,
+        });
       const run = await tx.createRun({
         suiteId: suite.id,
         projectId: origin.projectId,
@@ -260,7 +376,7 @@ export async function createEvalRun(
         hostId,
         clientProfile,
         iterationIsolation: request.isolation ?? suite.iterationIsolation,
-        budget: resolveBudget(request.budget, suite.defaultBudget, orgLimits),
+        budget,
         concurrency,
       });
       // Planned with the run: the workflow starts batches in its first task instead of planning first.
@@ -273,6 +389,16 @@ export async function createEvalRun(
     if (error instanceof RunCapReached) return error;
     throw error;
   };
+  if (preview)
+    return await create().then(
+      () => {
+        throw new Error('a preview must end in its rollback');
+      },
+      (error: unknown) => {
+        if (error instanceof Previewed) return error.preview;
+        throw error;
+      },
+    );
   let created = await create().catch(capped);
   if (created instanceof RunCapReached && (await deps.reconcileAtCap(origin.organizationId)) > 0)
     created = await create().catch(capped);

@@ -1,3 +1,5 @@
+import { sumCosts } from '../models/prices.js';
+
 /**
  * Statistics over eval iterations. Pure: no I/O.
  *
@@ -32,6 +34,8 @@ export interface IterationOutcome {
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
+  /** what the iteration cost in USD; null or absent: unknown (no known price, or recorded before costs were) */
+  costUsd?: number | null;
   /** the model the iteration ran with: a case run with several models has statistics per model */
   model?: string | null;
   provider?: string | null;
@@ -50,6 +54,8 @@ export interface CaseStatistics {
   passAtK: number | null;
   /** pass^k of this case for the run's k; null when k is null or exceeds this case's iterations. */
   passHatK: number | null;
+  /** USD its iterations cost; null when any of them has an unknown cost */
+  costUsd: number | null;
 }
 
 export interface RunStatistics {
@@ -67,6 +73,8 @@ export interface RunStatistics {
   passAtK: KEstimate | null;
   passHatK: KEstimate | null;
   tokens: { input: number; output: number; total: number };
+  /** USD the iterations cost; null when any of them has an unknown cost (0 when there are none) */
+  costUsd: number | null;
   /** Over iterations with a finite durationMs; all null when there is none. */
   latencyMs: { p50: number | null; p95: number | null; mean: number | null };
   /** One entry per case, in order of first appearance. */
@@ -181,7 +189,14 @@ export function summarizeIterations(iterations: IterationOutcome[], opts: Summar
   // One entry per case and model: a case compared across models is scored per model (pass@k of one model's runs).
   const byCase = new Map<
     string,
-    { caseId: string; model?: string | null; provider?: string | null; total: number; passed: number }
+    {
+      caseId: string;
+      model?: string | null;
+      provider?: string | null;
+      total: number;
+      passed: number;
+      costs: (number | null | undefined)[];
+    }
   >();
   let passed = 0;
   let errored = 0;
@@ -196,7 +211,7 @@ export function summarizeIterations(iterations: IterationOutcome[], opts: Summar
           `${iteration.caseId}\u0000${iteration.model ?? ''}\u0000${iteration.provider ?? ''}`;
     let entry = byCase.get(key);
     if (entry === undefined) {
-      entry = { caseId: iteration.caseId, total: 0, passed: 0 };
+      entry = { caseId: iteration.caseId, total: 0, passed: 0, costs: [] };
       // Stryker disable next-line ConditionalExpression: setting an undefined model changes nothing: the case reports a model only when it is not undefined
       if (iteration.model !== undefined) {
         entry.model = iteration.model;
@@ -205,6 +220,7 @@ export function summarizeIterations(iterations: IterationOutcome[], opts: Summar
       byCase.set(key, entry);
     }
     entry.total++;
+    entry.costs.push(iteration.costUsd);
     if (iteration.errored) {
       errored++;
     } else if (iteration.passed) {
@@ -238,6 +254,7 @@ export function summarizeIterations(iterations: IterationOutcome[], opts: Summar
       passRate: entry.passed / entry.total,
       passAtK: usable ? passAtK(entry.total, entry.passed, k) : null,
       passHatK: usable ? passHatK(entry.total, entry.passed, k) : null,
+      costUsd: sumCosts(entry.costs),
     };
   });
 
@@ -260,6 +277,7 @@ export function summarizeIterations(iterations: IterationOutcome[], opts: Summar
     // Stryker disable next-line ConditionalExpression: a mean exists only when some case does, and then k is not null
     passHatK: k !== null && meanHatK !== null ? { k, value: meanHatK } : null,
     tokens,
+    costUsd: sumCosts(iterations.map((iteration) => iteration.costUsd)),
     latencyMs: {
       p50: percentile(durations, 50),
       p95: percentile(durations, 95),
@@ -279,6 +297,8 @@ export interface ModelStatistics {
   passRate: number;
   wilson95: Interval;
   tokens: { input: number; output: number; total: number };
+  /** USD its iterations cost; null when any of them has an unknown cost */
+  costUsd: number | null;
   /** milliseconds, over its iterations with a finite durationMs */
   latency: { p50: number | null; p95: number | null; mean: number | null };
 }
@@ -318,6 +338,7 @@ export function summarizeModels(iterations: IterationOutcome[]): ModelStatistics
         output: sum((o) => o.outputTokens),
         total: sum((o) => o.totalTokens),
       },
+      costUsd: sumCosts(outcomes.map((o) => o.costUsd)),
       latency: {
         p50: percentile(durations, 50),
         p95: percentile(durations, 95),

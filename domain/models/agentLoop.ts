@@ -101,6 +101,8 @@ export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
+  /** of the input tokens, those the provider read from its prompt cache (0 when it reports none) */
+  cachedInputTokens?: number;
 }
 
 /** One user prompt of the conversation and what the model did about it. */
@@ -337,6 +339,7 @@ function buildRecord(parts: RecordParts): AgentRecord {
   }));
   const inputTokens = sum(agentSteps.map((s) => s.inputTokens)) + parts.sampling.inputTokens;
   const outputTokens = sum(agentSteps.map((s) => s.outputTokens)) + parts.sampling.outputTokens;
+  const cachedInputTokens = sum(steps.map((s) => s.usage.inputTokenDetails?.cacheReadTokens ?? 0));
   const stepLimitReached = (turn: StepResult<ToolSet>[]) =>
     turn.length >= parts.maxSteps && turn.at(-1)?.finishReason === 'tool-calls';
   const turns = parts.turnSteps.map((turnSteps, i): AgentTurn => ({
@@ -354,7 +357,7 @@ function buildRecord(parts: RecordParts): AgentRecord {
     messages: JSON.parse(JSON.stringify(transcript)) as unknown[],
     toolCalls: turnCalls.flat(),
     steps: agentSteps,
-    usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
+    usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, cachedInputTokens },
     text: turns.at(-1)?.text ?? '',
     finishReason: parts.finishReason,
     stepLimitReached: stepLimitReached(parts.turnSteps.at(-1) ?? []),

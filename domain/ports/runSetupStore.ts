@@ -7,6 +7,8 @@ import type { OrganizationLimits } from '../evals/runSettings.js';
 import type { Suite } from '../evals/suite.js';
 import type { ClientProfile } from '../mcp/clientProfile.js';
 import type { OrgProviderKeys } from '../models/catalog.js';
+import type { ModelPrice } from '../models/prices.js';
+import type { UsageHistory } from '../evals/estimate.js';
 import type { ServerDirectory } from './serverDirectory.js';
 import type { NewSuite, SuiteChanges } from './suiteStore.js';
 
@@ -51,6 +53,13 @@ export interface RunSetupStore extends ServerDirectory {
   host(projectId: string, hostId: string): Promise<Host | undefined>;
   /** The organization's model provider keys, opened. */
   providerKeys(organizationId: string): Promise<OrgProviderKeys>;
+  /** The organization's own model prices, by price key (`<provider>/<name>`), over the defaults (models/prices.ts). */
+  modelPrices(organizationId: string): Promise<Record<string, ModelPrice>>;
+  /**
+   * What each case of the suite spent per iteration with each model (and provider) in the suite's last
+   * `runs` executed runs: finished iterations only (domain/evals/estimate.ts).
+   */
+  usageHistory(suiteId: string, runs: number): Promise<UsageHistory[]>;
   /** The ceilings every run of the organization obeys (all null when none is set). */
   organizationLimits(organizationId: string): Promise<OrganizationLimits>;
   /** A run by id alone. */

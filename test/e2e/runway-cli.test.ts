@@ -181,7 +181,7 @@ describe('runway CLI end to end', () => {
     expect(run.stderr).toContain('[runway] 2/2 iterations finished: 2 passed, 0 failed');
     // Nothing before the run knows its iterations.
     expect(run.stderr).not.toMatch(/\d+\/0 iterations/);
-    expect(run.stdout).toMatch(/^CASE\s+ITERATIONS\s+PASSED\s+FAILED\s+ERRORED\s+PASS RATE\s+MEDIAN MS$/m);
+    expect(run.stdout).toMatch(/^CASE\s+ITERATIONS\s+PASSED\s+FAILED\s+ERRORED\s+PASS RATE\s+MEDIAN MS\s+COST$/m);
     expect(run.stdout).toMatch(/^echo hello\s+2\s+2\s+0\s+0\s+100\.0%/m);
     expect(run.stdout).not.toContain('did not pass');
     expect(run.stdout).toContain('Result: PASSED, 2 of 2 iterations passed (100.0%; needs 100%)');
@@ -218,6 +218,25 @@ describe('runway CLI end to end', () => {
     expect(again.stdout).not.toContain(`Run: ${passingRunId} `);
   });
 
+  it('evals run --dry-run prints the plan and its expected cost from the earlier runs, and starts nothing', async () => {
+    const runsBefore = await stack.sql`SELECT count(*)::int AS n FROM eval_runs`;
+    const dry = await runway(
+      ['evals', 'run', '-f', passingFile, '--model-key-env', 'openai=RUN_MODEL_KEY', '--iterations', '3', '--dry-run'],
+      env,
+      dir,
+    );
+    expect(dry.code, dry.stdout + dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`Dry run: suite CLI passing (${passingSuiteId}): 1 case x 1 model = 3 iterations`);
+    expect(dry.stdout).toMatch(/^CASE\s+MODEL\s+ITERATIONS\s+BASIS\s+TOKENS\/ITERATION\s+COST$/m);
+    // the two runs before it measured four iterations; the scripted model has no price
+    expect(dry.stdout).toMatch(/^echo hello\s+scripted-cli\s+3\s+history \(4\)\s+\d+\s+unknown$/m);
+    expect(dry.stdout).toContain('Expected cost: unknown');
+    expect(dry.stdout).toContain(
+      'No known price for openai/scripted-cli (an operator sets one: runway-admin model-prices)',
+    );
+    expect(await stack.sql`SELECT count(*)::int AS n FROM eval_runs`).toEqual(runsBefore);
+  });
+
   it('evals run: a failing run exits 1 and its JUnit file lists the failures', async () => {
     const file = suiteFile('CLI failing', [
       testCase('echo hello', 'echo hello'),
@@ -231,7 +250,9 @@ describe('runway CLI end to end', () => {
     );
     expect(run.code, run.stdout + run.stderr).toBe(1);
     expect(run.stderr).toContain('2 cases');
-    expect(run.stdout).toContain('Result: FAILED, 2 of 4 iterations passed (50.0%; needs 100%); 2 failed\n');
+    expect(run.stdout).toContain(
+      'Result: FAILED, 2 of 4 iterations passed (50.0%; needs 100%); 2 failed; cost unknown\n',
+    );
     expect(run.stdout).toMatch(/^echo mismatch\s+2\s+0\s+2\s+0\s+0\.0%/m);
     // Why, without opening the JUnit file: the first problem of the case that did not pass.
     expect(run.stdout).toContain(

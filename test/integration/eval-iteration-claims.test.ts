@@ -26,6 +26,7 @@ const outcome = (result: 'passed' | 'failed'): IterationCompletion => ({
   provider: 'p',
   durationMs: 5,
   usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+  costUsd: null,
   actualToolCalls: [],
   error: null,
   trace: { by: result },

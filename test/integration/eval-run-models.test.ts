@@ -105,6 +105,8 @@ describe('several models per case, budgets and concurrency', () => {
         passRate: 1,
         wilson95: wilsonInterval(2, 2),
         tokens: { input: 160, output: 40, total: 200 },
+        // model-a and model-b have no price (runway-admin model-prices): unknown, never 0
+        costUsd: null,
         latency,
       },
       {
@@ -115,6 +117,7 @@ describe('several models per case, budgets and concurrency', () => {
         passRate: 0,
         wilson95: wilsonInterval(0, 2),
         tokens: { input: 80, output: 20, total: 100 },
+        costUsd: null,
         latency,
       },
     ]);

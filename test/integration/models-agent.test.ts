@@ -123,7 +123,7 @@ function expectTemporalSearch(record: AgentRecord, toolCallId: unknown) {
   ]);
   expect(record.text).toBe('Temporal has 3 results; it is noon.');
   expect(record.finishReason).toBe('stop');
-  expect(record.usage).toEqual({ inputTokens: 30, outputTokens: 8, totalTokens: 38 });
+  expect(record.usage).toEqual({ inputTokens: 30, outputTokens: 8, totalTokens: 38, cachedInputTokens: 0 });
   expect(record.steps).toEqual([
     expect.objectContaining({
       index: 0,
@@ -280,6 +280,7 @@ describe('runAgent against the scripted model server', () => {
       inputTokens: 5 + 6 + 3 * answered,
       outputTokens: 1 + 1 + 2 * answered,
       totalTokens: 5 + 6 + 1 + 1 + 5 * answered,
+      cachedInputTokens: 0,
     });
     const sampled = server.calls('scripted-hosted').filter((c) => c.lastUserText.startsWith('Haiku about'));
     expect(sampled[0]).toMatchObject({
@@ -500,7 +501,7 @@ describe('runAgent against the scripted model server', () => {
     });
     expect(record.text).toBe('Found 3 results; the database is down.');
     expect(record.finishReason).toBe('stop');
-    expect(record.usage).toEqual({ inputTokens: 36, outputTokens: 11, totalTokens: 47 });
+    expect(record.usage).toEqual({ inputTokens: 36, outputTokens: 11, totalTokens: 47, cachedInputTokens: 0 });
     expect(record.steps.map((s) => [s.inputTokens, s.outputTokens, s.finishReason])).toEqual([
       [8, 2, 'tool-calls'],
       [12, 3, 'tool-calls'],

@@ -19,7 +19,13 @@ function side(cases: CaseAggregate[], tools: ToolAggregate[] = []): SideAggregat
     cases,
     tools,
     confusions: [],
-    performance: { total, passed, latencyMs: { p50: 1, p95: 2 }, tokens: { input: 1, output: 1, total: 2 } },
+    performance: {
+      total,
+      passed,
+      latencyMs: { p50: 1, p95: 2 },
+      tokens: { input: 1, output: 1, total: 2 },
+      costUsd: null,
+    },
   };
 }
 

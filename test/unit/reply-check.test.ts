@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { createLogger } from '../../runtime/logger.js';
 import { errorHandler } from '../../api/errors.js';
 import { replyCheck, replyIssues, type ReplyValidation } from '../../api/replyCheck.js';
-import { defineRoute, toHandler } from '../../api/route.js';
+import { AlternateReply, alternateReply, defineRoute, toHandler, type AlternateResponse } from '../../api/route.js';
 
 const run = z.object({
   id: z.string(),
@@ -135,5 +135,74 @@ describe('REPLY_VALIDATION on a route', () => {
     logs.length = 0;
     expect(await get('off')).toEqual({ status: 200, body: reply });
     expect(logs).toEqual([]);
+  });
+});
+
+describe('a route with an alternate success reply (POST /eval-runs with dryRun: 200 and an estimate)', () => {
+  const log = createLogger('silent');
+  const created = z.object({ runId: z.string() });
+  const estimate = z.object({ dryRun: z.literal(true), iterations: z.number() });
+  const estimated: AlternateResponse<typeof estimate> = {
+    status: 200,
+    description: 'the estimate',
+    response: estimate,
+  };
+  let answer: z.input<typeof created> | AlternateReply = { runId: 'run_1' };
+  const route = defineRoute({
+    method: 'post',
+    path: '/runs',
+    tag: 'Evals',
+    summary: 'start a run',
+    status: 202,
+    response: created,
+    alternates: [estimated],
+    errors: [],
+    handler: async () => answer,
+  });
+  let server: ReturnType<express.Express['listen']>;
+  let origin: string;
+
+  beforeAll(async () => {
+    const app = express();
+    app.use(express.json());
+    app.post(route.path, toHandler(route, replyCheck('strict', log)));
+    app.use(errorHandler(log));
+    server = await new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+  });
+
+  const post = async () => {
+    const res = await fetch(`${origin}/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  };
+
+  it('sends the main reply with the main status, and an alternate with its own status and schema', async () => {
+    answer = { runId: 'run_1' };
+    expect(await post()).toEqual({ status: 202, body: { runId: 'run_1' } });
+    answer = alternateReply(estimated, { dryRun: true, iterations: 6 });
+    expect(await post()).toEqual({ status: 200, body: { dryRun: true, iterations: 6 } });
+  });
+
+  it("holds an alternate to its own schema, not the main one's, and refuses a status the route does not declare", async () => {
+    answer = new AlternateReply(200, { runId: 'run_1' });
+    const wrong = await post();
+    expect(wrong.status).toBe(500);
+    // the alternate's schema: the main reply's fields are not what it describes
+    expect(wrong.body.details.issues.map((i: { path: string }) => i.path)).toEqual(['dryRun', 'iterations']);
+    answer = new AlternateReply(201, { dryRun: true, iterations: 1 });
+    const undeclared = await post();
+    expect(undeclared.status).toBe(500);
+    expect(undeclared.body.details.issues).toEqual([
+      { code: 'undeclared_status', path: '', message: 'status 201 is not a declared success reply' },
+    ]);
   });
 });

@@ -158,6 +158,7 @@ describe('statistics per model', () => {
         passRate: 2 / 3,
         wilson95: wilsonInterval(2, 3),
         tokens: { input: 27, output: 3, total: 30 },
+        costUsd: null,
         latency: { p50: 200, p95: 290, mean: 200 },
       },
       {
@@ -168,6 +169,7 @@ describe('statistics per model', () => {
         passRate: 2 / 3,
         wilson95: wilsonInterval(2, 3),
         tokens: { input: 57, output: 3, total: 60 },
+        costUsd: null,
         latency: { p50: 500, p95: 680, mean: 500 },
       },
     ]);

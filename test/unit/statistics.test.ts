@@ -266,7 +266,7 @@ describe('summarizeIterations', () => {
     expect(a).toMatchObject({ caseId: 'a', total: 3, passed: 2, passAtK: 1 });
     expect(a.passRate).toBeCloseTo(2 / 3, 12);
     expect(a.passHatK).toBeCloseTo(1 / 3, 12);
-    expect(b).toEqual({ caseId: 'b', total: 2, passed: 0, passRate: 0, passAtK: 0, passHatK: 0 });
+    expect(b).toEqual({ caseId: 'b', total: 2, passed: 0, passRate: 0, passAtK: 0, passHatK: 0, costUsd: null });
   });
 
   it('uses opts.k and leaves out cases with fewer iterations', () => {
@@ -318,6 +318,7 @@ describe('summarizeIterations', () => {
       passAtK: null,
       passHatK: null,
       tokens: { input: 0, output: 0, total: 0 },
+      costUsd: 0,
       latencyMs: { p50: null, p95: null, mean: null },
       cases: [],
     });
@@ -387,6 +388,7 @@ describe('statistics of a run with several models', () => {
         passRate: 1 / 3,
         wilson95: wilsonInterval(1, 3),
         tokens: { input: 30, output: 3, total: 33 },
+        costUsd: null,
         latency: { p50: 300, p95: 480, mean: 300 },
       },
       {
@@ -397,6 +399,7 @@ describe('statistics of a run with several models', () => {
         passRate: 1,
         wilson95: wilsonInterval(1, 1),
         tokens: { input: 20, output: 1, total: 21 },
+        costUsd: null,
         latency: { p50: 200, p95: 200, mean: 200 },
       },
       {
@@ -408,6 +411,7 @@ describe('statistics of a run with several models', () => {
         wilson95: wilsonInterval(1, 2),
         // token counts that are not finite count as 0; no finite duration, no latency
         tokens: { input: 5, output: 2, total: 6 },
+        costUsd: null,
         latency: { p50: null, p95: null, mean: null },
       },
       {
@@ -418,6 +422,7 @@ describe('statistics of a run with several models', () => {
         passRate: 1,
         wilson95: wilsonInterval(1, 1),
         tokens: { input: 1, output: 1, total: 2 },
+        costUsd: null,
         latency: { p50: 50, p95: 50, mean: 50 },
       },
       {
@@ -428,6 +433,7 @@ describe('statistics of a run with several models', () => {
         passRate: 0,
         wilson95: wilsonInterval(0, 1),
         tokens: { input: 2, output: 1, total: 3 },
+        costUsd: null,
         latency: { p50: 70, p95: 70, mean: 70 },
       },
     ]);

@@ -4,7 +4,7 @@ import type { CaseStatistics, RunStatistics } from '../../../domain/evals/statis
 import { percentile, wilsonInterval } from '../../../domain/evals/statistics';
 import type { EvalIteration } from '../runEvents';
 import type { EvalRun } from '../types';
-import { duration, interval, percent } from '../format';
+import { duration, interval, percent, usd } from '../format';
 import { count } from './figures';
 
 type Summary = NonNullable<EvalRun['summary']> & Partial<RunStatistics>;
@@ -71,6 +71,7 @@ export function CaseTable({ summary, iterations }: { summary: Summary; iteration
             <th scope="col">pass@{k ?? 'k'}</th>
             <th scope="col">pass^{k ?? 'k'}</th>
             <th scope="col">Tokens</th>
+            <th scope="col">Cost</th>
             <th scope="col">Latency p50</th>
             <th scope="col">Latency p95</th>
           </tr>
@@ -89,6 +90,7 @@ export function CaseTable({ summary, iterations }: { summary: Summary; iteration
                 <td>{percent(c.passAtK)}</td>
                 <td>{percent(c.passHatK)}</td>
                 <td>{count(f?.tokens)}</td>
+                <td>{usd(c.costUsd)}</td>
                 <td>{duration(f?.p50)}</td>
                 <td>{duration(f?.p95)}</td>
               </tr>
@@ -125,6 +127,7 @@ function ModelColumns({
               <th scope="col">Pass rate</th>
               <th scope="col">95% interval</th>
               <th scope="col">Tokens</th>
+              <th scope="col">Cost</th>
               <th scope="col">Latency p50</th>
               <th scope="col">Latency p95</th>
             </tr>
@@ -139,6 +142,7 @@ function ModelColumns({
                 <td>{percent(m.passRate)}</td>
                 <td>{interval(m.wilson95)}</td>
                 <td>{count(m.tokens.total)}</td>
+                <td>{usd(m.costUsd)}</td>
                 <td>{duration(m.latency.p50)}</td>
                 <td>{duration(m.latency.p95)}</td>
               </tr>

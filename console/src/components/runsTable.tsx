@@ -1,4 +1,4 @@
-import { duration, interval, percent, when } from '../format';
+import { duration, interval, percent, usd, when } from '../format';
 import { href } from '../router';
 import { paths } from '../paths';
 import type { EvalRun, RunStatistics } from '../types';
@@ -41,6 +41,9 @@ export function RunsTable({ runs, projectId, caption }: { runs: EvalRun[]; proje
             <th scope="col" class="num">
               Duration
             </th>
+            <th scope="col" class="num">
+              Cost
+            </th>
             <th scope="col">Notes</th>
             <th scope="col">Started</th>
           </tr>
@@ -73,6 +76,7 @@ export function RunsTable({ runs, projectId, caption }: { runs: EvalRun[]; proje
                   <span class="tag">{run.source}</span>
                 </td>
                 <td class="num">{duration(runDuration(run))}</td>
+                <td class="num">{usd(run.summary?.costUsd)}</td>
                 <td>{run.notes ?? ''}</td>
                 <td>{when(run.startedAt ?? run.createdAt)}</td>
               </tr>

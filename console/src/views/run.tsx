@@ -8,7 +8,7 @@ import { IterationList } from '../components/iterationList';
 import { ToolAnalysisView, type ToolAnalysis } from '../components/toolAnalysis';
 import { count } from '../components/figures';
 import { ErrorMessage } from '../components/feedback';
-import { duration, interval, percent, when } from '../format';
+import { duration, interval, percent, usd, when } from '../format';
 import { useApi } from '../hooks';
 import { href } from '../router';
 import { paths } from '../paths';
@@ -191,6 +191,12 @@ function SummaryFigures({ summary }: { summary: EvalRun['summary'] & Partial<Run
           <dt>Tokens</dt>
           <dd>{count(summary.tokens?.total)}</dd>
         </div>
+        {summary.costUsd !== undefined && (
+          <div>
+            <dt>Cost</dt>
+            <dd>{usd(summary.costUsd)}</dd>
+          </div>
+        )}
         <div>
           <dt>Latency p50 / p95</dt>
           <dd>

@@ -33,6 +33,8 @@ export interface PerformanceAggregate {
   passed: number;
   latencyMs: { p50: number | null; p95: number | null };
   tokens: { input: number; output: number; total: number };
+  /** USD the side's iterations cost; null when any of them has an unknown cost (no known price) */
+  costUsd: number | null;
 }
 
 export interface SideAggregates {
