@@ -137,17 +137,24 @@ export const modelComparisonSchema = z
           passRate: z.number(),
           latencyMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
           tokens: z.object({ input: z.number(), output: z.number(), total: z.number() }),
+          costUsd: z
+            .number()
+            .nullable()
+            .meta({ description: "what the model's iterations cost; null: a price is unknown" }),
           verdict: z.enum(['baseline', 'non_inferior', 'inferior', 'inconclusive']),
         }),
       )
       .optional()
       .meta({
         description:
-          'with margin: every model with its pass rate, latency, tokens and non-inferiority verdict against the base model; the base model first',
+          'with margin: every model with its pass rate, latency, tokens, cost and non-inferiority verdict against the base model; the base model first',
       }),
     cheapestNonInferior: z.string().nullable().optional().meta({
       description:
-        'with margin: of the base model and the models non-inferior to it, the one that spent the fewest tokens per iteration',
+        'with margin: of the base model and the models non-inferior to it, the one that cost least per iteration (see cheapestBy)',
+    }),
+    cheapestBy: z.enum(['cost', 'tokens']).optional().meta({
+      description: 'cost when every candidate has a known price, else tokens per iteration',
     }),
   })
   .meta({ id: 'EvalModelComparison' });

@@ -1,5 +1,5 @@
 import type { EvalModelComparison, EvalRunComparison } from '../../api/client.js';
-import { formatTable, percent } from './table.js';
+import { formatTable, percent, usd } from './table.js';
 
 /*
  * What the CLI makes of GET /eval-runs/{id}/compare: the table (regressions first, as the API orders the cases),
@@ -85,7 +85,7 @@ export function formatModelChoices(comparison: EvalModelComparison): string {
   const margin = comparison.margin ?? 0;
   const verdictOf = new Map(comparison.comparisons.map((c) => [c.current.model ?? null, c.nonInferiority]));
   const table = formatTable(
-    ['MODEL', 'PASSED', 'PASS RATE', 'DIFF (pp)', '95% CI (pp)', 'VERDICT', 'P50 MS', 'TOKENS/ITER.'],
+    ['MODEL', 'PASSED', 'PASS RATE', 'DIFF (pp)', '95% CI (pp)', 'VERDICT', 'P50 MS', 'TOKENS/ITER.', 'COST'],
     (comparison.choices ?? []).map((c) => {
       const ni = verdictOf.get(c.model)?.overall;
       return [
@@ -97,11 +97,14 @@ export function formatModelChoices(comparison: EvalModelComparison): string {
         c.verdict.replaceAll('_', '-'),
         c.latencyMs.p50 ?? '-',
         c.total === 0 ? '-' : Math.round(c.tokens.total / c.total),
+        usd(c.costUsd),
       ];
     }),
-    { align: ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'right'] },
+    { align: ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'right', 'right'] },
   );
   const head = `Models of run ${comparison.runId} against ${comparison.baseModel ?? '-'}, margin ${(margin * 100).toFixed(1)} pp (non-inferior: the 95% interval lies above -margin)`;
-  const pick = `Cheapest non-inferior model: ${comparison.cheapestNonInferior ?? '-'}`;
+  const by =
+    comparison.cheapestBy === 'cost' ? 'by cost per iteration' : 'by tokens per iteration (a price is unknown)';
+  const pick = `Cheapest non-inferior model: ${comparison.cheapestNonInferior ?? '-'} (${by})`;
   return [head, table, pick].join('\n');
 }

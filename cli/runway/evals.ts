@@ -18,7 +18,7 @@ import { ExitCode, UsageError, type Action, type CliContext } from './context.js
 import { describeCall, toJunitXml } from './junit.js';
 import { progressView } from './progress.js';
 import { readSuiteFile } from './suiteFile.js';
-import { counted, formatTable, percent } from './table.js';
+import { counted, formatTable, percent, usd } from './table.js';
 
 const finished = (run: EvalRun) => run.status !== 'running';
 /** The run passed: it completed and met its pass criteria. Anything else fails a CI job. */
@@ -63,13 +63,6 @@ function byCase(iterations: EvalIteration[]): EvalIteration[][] {
     cases.set(key, [...(cases.get(key) ?? []), iteration]);
   }
   return [...cases.values()];
-}
-
-/** USD as a person reads it: cents for amounts from a dollar up, four significant digits below; `unknown` for null. */
-export function usd(value: number | null | undefined): string {
-  if (value === null || value === undefined) return 'unknown';
-  if (value === 0) return '$0';
-  return value >= 1 ? `$${value.toFixed(2)}` : `$${Number(value.toPrecision(4))}`;
 }
 
 /** Per case: iterations, passed, failed, errored, pass rate (of the finished ones), median latency, cost. */

@@ -25,3 +25,10 @@ export const percent = (rate: number | null | undefined) =>
 
 /** `1 case`, `2 cases`: a count with its noun. */
 export const counted = (n: number, singular: string, plural = `${singular}s`) => `${n} ${n === 1 ? singular : plural}`;
+
+/** USD as a person reads it: cents for amounts from a dollar up, four significant digits below; `unknown` for null. */
+export function usd(value: number | null | undefined): string {
+  if (value === null || value === undefined) return 'unknown';
+  if (value === 0) return '$0';
+  return value >= 1 ? `$${value.toFixed(2)}` : `$${Number(value.toPrecision(4))}`;
+}

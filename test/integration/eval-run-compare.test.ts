@@ -193,6 +193,9 @@ describe('GET /eval-runs/{id}/compare', () => {
     ]);
     expect(margin.body.choices[1]).toMatchObject({ passed: 2, total: 10, latencyMs: { p50: expect.any(Number) } });
     expect(margin.body.cheapestNonInferior).toBe('scripted-good');
+    // the scripted models have no price: the choice is by tokens, and says so
+    expect(margin.body.cheapestBy).toBe('tokens');
+    expect(margin.body.choices[0].costUsd).toBeNull();
     // the other way round, scripted-good is no worse than scripted-worse
     const reversed = await call(
       'GET',

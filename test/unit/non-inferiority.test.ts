@@ -62,11 +62,12 @@ describe('non-inferiority per case and overall', () => {
 });
 
 describe('choosing a model', () => {
-  const perf = (passed: number, total: number, tokens: number) => ({
+  const perf = (passed: number, total: number, tokens: number, costUsd: number | null = null) => ({
     total,
     passed,
     latencyMs: { p50: 10, p95: 20 },
     tokens: { input: tokens / 2, output: tokens / 2, total: tokens },
+    costUsd,
   });
   const verdict = (v: 'non_inferior' | 'inferior' | 'inconclusive') => ({
     margin: 0.05,
@@ -106,6 +107,24 @@ describe('choosing a model', () => {
     ]);
     expect(choices[1]).toMatchObject({ model: 'idle', passRate: 0, total: 0 });
     expect(cheapestNonInferior).toBe('big');
+  });
+
+  it('picks by cost per iteration when every candidate has a price, by tokens otherwise', () => {
+    const base = { model: 'big', performance: perf(100, 100, 100_000, 5) };
+    const others = [
+      // fewer tokens, but a dearer price per token
+      { model: 'dear', performance: perf(100, 100, 10_000, 4), nonInferiority: verdict('non_inferior') },
+      { model: 'cheap', performance: perf(100, 100, 50_000, 0.5), nonInferiority: verdict('non_inferior') },
+      // an inferior model without a price does not turn the choice to tokens
+      { model: 'unpriced', performance: perf(10, 100, 10, null), nonInferiority: verdict('inferior') },
+    ];
+    expect(modelChoices(base, others)).toMatchObject({ cheapestNonInferior: 'cheap', cheapestBy: 'cost' });
+    const unpricedCandidate = { ...others[2], nonInferiority: verdict('non_inferior') };
+    expect(modelChoices(base, [...others.slice(0, 2), unpricedCandidate])).toMatchObject({
+      cheapestNonInferior: 'unpriced',
+      cheapestBy: 'tokens',
+    });
+    expect(modelChoices(base, others).choices[2].costUsd).toBe(0.5);
   });
 
   it('keeps the base model when nothing else qualifies', () => {

@@ -4,7 +4,7 @@ import type { comparisonSchema } from '../../../api/schemas/compare';
 import { ApiError } from '../api';
 import { count, points, pValue, ratio } from '../components/figures';
 import { ErrorMessage, Loading } from '../components/feedback';
-import { duration, percent } from '../format';
+import { duration, percent, usd } from '../format';
 import { useApi } from '../hooks';
 import { href, navigate } from '../router';
 import { paths } from '../paths';
@@ -283,6 +283,7 @@ function Performance({ comparison: c }: { comparison: Comparison }) {
             <th scope="col">Latency p50</th>
             <th scope="col">Latency p95</th>
             <th scope="col">Tokens</th>
+            <th scope="col">Cost</th>
           </tr>
         </thead>
         <tbody>
@@ -298,6 +299,7 @@ function Performance({ comparison: c }: { comparison: Comparison }) {
               <td>{duration(perf.latencyMs.p50)}</td>
               <td>{duration(perf.latencyMs.p95)}</td>
               <td>{count(perf.tokens.total)}</td>
+              <td>{usd(perf.costUsd)}</td>
             </tr>
           ))}
         </tbody>

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { modelComparisonSchema } from '../../../api/schemas/compare';
 import { count, points } from '../components/figures';
 import { ErrorMessage, Loading } from '../components/feedback';
-import { duration, percent } from '../format';
+import { duration, percent, usd } from '../format';
 import { useApi } from '../hooks';
 import { href, navigate } from '../router';
 import { paths } from '../paths';
@@ -115,6 +115,7 @@ export function ModelsView({ params, query }: { params: Record<string, string>; 
                 <th scope="col">Verdict</th>
                 <th scope="col">Latency p50</th>
                 <th scope="col">Tokens per iteration</th>
+                <th scope="col">Cost</th>
               </tr>
             </thead>
             <tbody>
@@ -137,6 +138,7 @@ export function ModelsView({ params, query }: { params: Record<string, string>; 
                     </td>
                     <td>{duration(choice.latencyMs.p50)}</td>
                     <td>{choice.total === 0 ? '–' : count(Math.round(choice.tokens.total / choice.total))}</td>
+                    <td>{usd(choice.costUsd)}</td>
                   </tr>
                 );
               })}

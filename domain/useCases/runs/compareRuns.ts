@@ -33,6 +33,7 @@ export interface ModelComparison {
   margin?: number;
   choices?: ModelChoice[];
   cheapestNonInferior?: string | null;
+  cheapestBy?: 'cost' | 'tokens';
 }
 
 export interface CompareInput {
