@@ -33,8 +33,8 @@ export interface NonInferiority {
 export function nonInferiorityTest(current: PassCounts, base: PassCounts, margin: number): NonInferiorityTest {
   if (!(margin > 0 && margin < 1)) throw new RangeError(`the margin must be between 0 and 1, got ${margin}`);
   const d = rateDifference(current, base);
-  // Stryker disable next-line EqualityOperator: a bound exactly on -margin is a tie of two real numbers; > or >=, < or <= only move that point
   const verdict: NonInferiorityVerdict =
+    // Stryker disable next-line EqualityOperator: a bound exactly on -margin is a tie of two real numbers; > or >=, < or <= only move that point
     d.interval.low > -margin ? 'non_inferior' : d.interval.high < -margin ? 'inferior' : 'inconclusive';
   return { verdict, difference: d.value, differenceInterval: d.interval };
 }
