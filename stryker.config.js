@@ -15,7 +15,6 @@ export default {
     'domain/evals/compare/power.ts',
     'domain/evals/compare/nonInferiority.ts',
     'domain/evals/compare/modelChoices.ts',
-    'domain/evals/checkJson.ts',
     'domain/evals/outputCheck.ts',
     'domain/evals/caseShape.ts',
     // turnChanges only: the file's database and MCP calls are fenced off by `Stryker disable all` comments
