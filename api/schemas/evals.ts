@@ -321,11 +321,9 @@ export const createSuiteBody = z
 /** POST /eval-runs `adaptive` (issue 31): spend iterations where the comparison with a baseline is still open. */
 export const adaptiveRequestSchema = z
   .strictObject({
-    baseline: z
-      .union([z.literal('previous'), id])
-      .meta({
-        description: 'the run to compare with: a run id of the same suite, or "previous" (its last completed run)',
-      }),
+    baseline: z.union([z.literal('previous'), id]).meta({
+      description: 'the run to compare with: a run id of the same suite, or "previous" (its last completed run)',
+    }),
     maxIterationsPerCase: int4({ min: 1, max: MAX_ADAPTIVE_ITERATIONS_PER_CASE }).meta({
       description: `the most iterations a case may spend, 1..${MAX_ADAPTIVE_ITERATIONS_PER_CASE} (and within the organization's budget ceiling)`,
     }),
