@@ -40,8 +40,11 @@ export function adaptiveRound(deps: { setup: RunSetupStore }) {
       const before = new Map((run.adaptive.cases ?? []).map((c) => [c.caseId, c]));
       const planned: PlannedIteration[] = [];
       const decided: AdaptiveCase[] = [];
-      for (const c of runnableCases(cases)) {
+      const live = runnableCases(cases);
+      for (const c of live) {
         const prior = before.get(c.id);
+        // A case written to the suite after the run was planned is not the run's: it has no first round.
+        if (!prior && !currentOf.has(c.id)) continue;
         if (prior && prior.stopReason !== null && prior.look < input.look) {
           decided.push(prior);
           continue;
@@ -91,6 +94,9 @@ export function adaptiveRound(deps: { setup: RunSetupStore }) {
           );
         }
       }
+      // A case deleted from the suite meanwhile gets no more rounds; what its looks said is kept.
+      const liveIds = new Set(live.map((c) => c.id));
+      for (const c of before.values()) if (!liveIds.has(c.caseId)) decided.push(c);
       await tx.recordAdaptiveCases(run.id, decided);
       if (planned.length === 0) return { iterationIds: [] };
       const rows = await tx.planIterations(run.id, planned);
