@@ -234,7 +234,7 @@ function AdaptiveCases({
         {adaptive.maxIterationsPerCase * adaptive.cases.length} iterations spent (at most{' '}
         {adaptive.maxIterationsPerCase} per case; false decisions at most {percent(adaptive.alpha)} per case).
       </p>
-      <table>
+      <table class="adaptive">
         <thead>
           <tr>
             <th scope="col">Case</th>
