@@ -6,6 +6,7 @@ import type { SecretBox } from '../domain/ports/secretBox.js';
 import type { Config } from '../runtime/config.js';
 import { START_FAILED, type FinalizeInput, type FinalizeRun } from '../domain/useCases/runs/finalizeRun.js';
 import { planRun } from '../domain/evals/plan.js';
+import { adaptiveRound, type AdaptiveRoundInput } from '../domain/useCases/runs/adaptiveRound.js';
 import { asActivity } from './retryPolicy.js';
 import { runIterationBatch, type BatchInput, type IterationRecorder } from './runIterations.js';
 import type { Logger } from '../runtime/logger.js';
@@ -53,6 +54,7 @@ export function createActivities(deps: ActivityDeps) {
   const runContexts = new SharedWork<RunContext | undefined>({ keepMs: 0 });
   // ...and bounds the time each run's output checks take in this process (issue 27): past it they fail, saying why.
   const checkBudgets = new RunCheckBudgets();
+  const lookAgain = adaptiveRound({ setup: deps.setup });
   return {
     async ping(): Promise<{ databaseTime: string; worker: string }> {
       const [row] = await sql<{ now: Date }[]>`SELECT now()`;
@@ -62,6 +64,11 @@ export function createActivities(deps: ActivityDeps) {
     /** Writes the run's pending iterations (once) and says how to batch them. */
     async planRun({ runId }: { runId: string }) {
       return await asActivity(() => planRun(deps.setup, runId, { concurrency: config.EVAL_ITERATION_CONCURRENCY }));
+    },
+
+    /** An adaptive run's look after a round: stops decided cases, plans the next round of the open ones. */
+    async adaptiveRound(input: AdaptiveRoundInput) {
+      return await asActivity(() => lookAgain(input));
     },
 
     async runIterationBatch(input: BatchInput) {

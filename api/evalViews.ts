@@ -29,6 +29,13 @@ export function toEvalRun(run: Run, progress: Progress): z.input<typeof evalRunS
     isolation: run.iterationIsolation,
     budget: run.budget,
     concurrency: run.concurrency,
+    adaptive: run.adaptive && {
+      baselineRunId: run.adaptive.baselineRunId,
+      maxIterationsPerCase: run.adaptive.maxIterationsPerCase,
+      stopWhen: run.adaptive.stopWhen,
+      firstRound: run.adaptive.design.firstRound,
+      roundSize: run.adaptive.design.roundSize,
+    },
     error: run.error,
     createdAt: run.createdAt.getTime(),
     startedAt: run.startedAt?.getTime() ?? null,

@@ -38,6 +38,9 @@ const benches: { script: string; args: string[] }[] = [
   // lanes), then by a stdio server of their own that does one call at a time (50 ms; 32 slots, 24 lanes)
   { script: 'workers.ts', args: ['300', '4', '12', '2'] },
   { script: 'workers.ts', args: ['300', '32', '24', '2', '50'] },
+  // Adaptive iterations (issue 31), a pure simulation: model calls per case against a fixed-n run of 50, both at
+  // alpha 0.05, 4,000 simulated cases per scenario
+  { script: 'adaptive.ts', args: ['10', '50', '4000'] },
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -1,5 +1,6 @@
 import type { Db } from './connection.js';
 import type { CaseRow } from './evalSuites.js';
+import type { CasePassCounts } from '../domain/ports/runSetupStore.js';
 import { newId } from '../domain/ids.js';
 import { camelRow, camelRows, type Camel, type RowIsNoun, type Same } from './rows.js';
 import type {
@@ -79,6 +80,17 @@ export async function planIterations(
   return await sql<
     { id: string; status: IterationStatus }[]
   >`SELECT id, status FROM eval_iterations WHERE run_id = ${runId} ORDER BY seq`;
+}
+
+/**
+ * Per case, a run's finished iterations (completed or failed: scored, or errored) and how many passed; the counts
+ * an adaptive run's looks test (domain/useCases/runs/adaptiveRound.ts), as the compare endpoint counts a side.
+ */
+export async function casePassCounts(sql: Db, runId: string): Promise<CasePassCounts[]> {
+  return await sql<CasePassCounts[]>`
+    SELECT case_id AS "caseId", count(*) FILTER (WHERE result = 'passed')::int AS passed, count(*)::int AS total
+    FROM eval_iterations WHERE run_id = ${runId} AND case_id IS NOT NULL AND status IN ('completed', 'failed')
+    GROUP BY case_id`;
 }
 
 /**

@@ -13,6 +13,7 @@ import type {
 import type { ClientProfile } from '../domain/mcp/clientProfile.js';
 import type { IterationIsolation } from '../domain/catalog/server.js';
 import type { NewRun } from '../domain/ports/runSetupStore.js';
+import type { AdaptiveCase, AdaptiveSettings } from '../domain/evals/adaptive.js';
 
 export interface RunRow {
   id: string;
@@ -39,6 +40,8 @@ export interface RunRow {
   budget: RunBudget | null;
   /** batches in flight at once, as the run asked; null: the worker's default */
   concurrency: number | null;
+  /** adaptive iterations against a baseline run (migration 061); null: a fixed-n run */
+  adaptive: AdaptiveSettings | null;
   error: string | null;
   created_at: Date;
   started_at: Date | null;
@@ -86,7 +89,7 @@ export async function insertRun(tx: Tx, input: NewRun): Promise<Run> {
     INSERT INTO eval_runs (id, suite_id, project_id, organization_id, run_number, status, result, source, notes,
                            pass_criteria, server_ids, iteration_override, model_keys_enc, created_by_key_id,
                            external_run_id, framework, ci, tags, expected_iterations, host_id, client_profile,
-                           iteration_isolation, budget, concurrency)
+                           iteration_isolation, budget, concurrency, adaptive)
     VALUES (${newId('run')}, ${input.suiteId}, ${input.projectId}, ${input.organizationId},
             (SELECT COALESCE(max(run_number), 0) + 1 FROM eval_runs WHERE suite_id = ${input.suiteId}),
             'running', 'pending', ${input.source}, ${input.notes ?? null}, ${tx.json(input.passCriteria)},
@@ -94,7 +97,8 @@ export async function insertRun(tx: Tx, input: NewRun): Promise<Run> {
             ${input.externalRunId ?? null}, ${input.framework ?? null}, ${input.ci ? tx.json(input.ci as never) : null},
             ${input.tags ? tx.json(input.tags as never) : null}, ${input.expectedIterations ?? null}, ${input.hostId ?? null},
             ${input.clientProfile ? tx.json(input.clientProfile as never) : null}, ${input.iterationIsolation ?? 'per-iteration'},
-            ${input.budget ? tx.json(input.budget as never) : null}, ${input.concurrency ?? null})
+            ${input.budget ? tx.json(input.budget as never) : null}, ${input.concurrency ?? null},
+            ${input.adaptive ? tx.json(input.adaptive as never) : null})
     RETURNING *`;
   return camelRow(row);
 }
@@ -180,5 +184,19 @@ export async function finishRun(
       error = ${input.error ?? null}, completed_at = now(), model_keys_enc = NULL
     WHERE id = ${runId} AND status = 'running'
     RETURNING *`;
+  return camelRow(row);
+}
+
+/** An adaptive run's cases after a look (domain/useCases/runs/adaptiveRound.ts), kept in its `adaptive` column. */
+export async function recordAdaptiveCases(sql: Db, runId: string, cases: AdaptiveCase[]): Promise<void> {
+  await sql`
+    UPDATE eval_runs SET adaptive = jsonb_set(adaptive, '{cases}', ${sql.json(cases as never)})
+    WHERE id = ${runId} AND adaptive IS NOT NULL`;
+}
+
+/** The suite's last completed run: an adaptive run's baseline "previous". */
+export async function lastCompletedRun(sql: Db, suiteId: string): Promise<Run | undefined> {
+  const [row] = await sql<RunRow[]>`
+    SELECT * FROM eval_runs WHERE suite_id = ${suiteId} AND status = 'completed' ORDER BY run_number DESC LIMIT 1`;
   return camelRow(row);
 }

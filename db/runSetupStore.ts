@@ -1,8 +1,16 @@
 import type { RunSetupStore } from '../domain/ports/runSetupStore.js';
 import type { SecretBox } from '../domain/ports/secretBox.js';
 import { inTransaction, transactionOnly, type Db } from './connection.js';
-import { planIterations } from './evalIterations.js';
-import { getRun, insertRun, lockOrganizationRuns, lockRunById, markRunStarted } from './evalRuns.js';
+import { casePassCounts, planIterations } from './evalIterations.js';
+import {
+  getRun,
+  insertRun,
+  lastCompletedRun,
+  lockOrganizationRuns,
+  lockRunById,
+  markRunStarted,
+  recordAdaptiveCases,
+} from './evalRuns.js';
 import {
   createSuite,
   findSuite,
@@ -49,6 +57,9 @@ export function createRunSetupStore(sql: Db, box: SecretBox): RunSetupStore {
     lockRun: (runId) => lockRunById(txOnly('a run is locked'), runId),
     planIterations: (runId, planned) => planIterations(sql, runId, planned),
     markStarted: (runId) => markRunStarted(sql, runId),
+    lastCompletedRun: (suiteId) => lastCompletedRun(sql, suiteId),
+    casePassCounts: (runId) => casePassCounts(sql, runId),
+    recordAdaptiveCases: (runId, cases) => recordAdaptiveCases(sql, runId, cases),
     transaction: (work) => inTransaction(sql, (tx) => work(createRunSetupStore(tx, box))),
   };
 }

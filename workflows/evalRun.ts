@@ -32,7 +32,7 @@ const shortActivity = {
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 30 },
 } as const;
 
-const { finalizeRun } = proxyActivities<Activities>(shortActivity);
+const { finalizeRun, adaptiveRound } = proxyActivities<Activities>(shortActivity);
 
 // A run that comes without its plan (a suite's scheduled run) plans in a local activity: it runs in the workflow task
 // that started the run, whose completion schedules the first batches, instead of a round trip through the task queue
@@ -68,6 +68,9 @@ const { runIterationBatch: runLaterBatch } = proxyActivities<Activities>({
   ...batchActivity,
   allowEagerDispatch: false,
 });
+
+/** The first batches of an adaptive round: the round spread over its lanes. */
+const initialRoundBatch = (iterations: number, lanes: number) => Math.max(1, Math.ceil(iterations / lanes));
 
 /**
  * Runs `count` lanes at once and settles when every lane has settled: a lane that fails, or the run's cancellation,
@@ -125,7 +128,7 @@ export async function evalRun(input: EvalRunInput): Promise<{ status: string; re
       setCurrentDetails(runCurrentDetails(progress));
     };
     // Batches sized by how long iterations take, counting the work still in flight (workflows/batching.ts).
-    const scheduler = new BatchScheduler(plan.iterationIds, { ...inFlightSizing, lanes, initialSize: plan.batchSize });
+    let scheduler = new BatchScheduler(plan.iterationIds, { ...inFlightSizing, lanes, initialSize: plan.batchSize });
     const take = () => {
       const batch = scheduler.take(budget?.allowance(), Date.now());
       budget?.handedOut(batch?.length ?? 0);
@@ -139,6 +142,21 @@ export async function evalRun(input: EvalRunInput): Promise<{ status: string; re
       }
     };
     await runLanes(lanes, lane);
+    // An adaptive run (issue 31; its plan says so, which the plans of older histories never do) looks after each
+    // round: decided cases stop, open ones get another round, until none is open or the budget is spent.
+    for (let look = 0; plan.adaptive && !(budget && scheduler.remaining > 0); look++) {
+      const next = await adaptiveRound({ runId, look });
+      if (next.iterationIds.length === 0) break;
+      progress.total += next.iterationIds.length;
+      setCurrentDetails(runCurrentDetails(progress));
+      const roundLanes = Math.min(plan.concurrency, next.iterationIds.length);
+      scheduler = new BatchScheduler(next.iterationIds, {
+        ...inFlightSizing,
+        lanes: roundLanes,
+        initialSize: initialRoundBatch(next.iterationIds.length, roundLanes),
+      });
+      await runLanes(roundLanes, lane);
+    }
     // What was never handed out stays unrun: the run ends completed, stopped by its budget.
     if (budget && scheduler.remaining > 0) stoppedBy = 'budget';
   } catch (err) {

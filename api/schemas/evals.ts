@@ -1,3 +1,5 @@
+import { MAX_ADAPTIVE_ITERATIONS_PER_CASE } from '../../domain/evals/compare/sequential.js';
+import { ADAPTIVE_SUMMARY_STOP_REASONS, DEFAULT_FIRST_ROUND } from '../../domain/evals/adaptive.js';
 import { z } from 'zod';
 import { limits } from '../../domain/limits.js';
 import { int4 } from '../../domain/columnLimits.js';
@@ -324,6 +326,31 @@ export const createSuiteBody = z
   .superRefine(oneModelChoice)
   .meta({ id: 'CreateEvalSuite' });
 
+/** POST /eval-runs `adaptive` (issue 31): spend iterations where the comparison with a baseline is still open. */
+export const adaptiveRequestSchema = z
+  .strictObject({
+    baseline: z.union([z.literal('previous'), id]).meta({
+      description: 'the run to compare with: a run id of the same suite, or "previous" (its last completed run)',
+    }),
+    maxIterationsPerCase: int4({ min: 1, max: MAX_ADAPTIVE_ITERATIONS_PER_CASE }).meta({
+      description: `the most iterations a case may spend, 1..${MAX_ADAPTIVE_ITERATIONS_PER_CASE} (and within the organization's budget ceiling)`,
+    }),
+    stopWhen: z.literal('decided').meta({
+      description:
+        'decided: a case stops once the sequential test decides it (regressed, fixed, or unchanged: no plausible continuation would decide it)',
+    }),
+    firstRound: int4({ min: 1, max: MAX_ADAPTIVE_ITERATIONS_PER_CASE })
+      .optional()
+      .meta({
+        description: `iterations of every case in the first round (default ${DEFAULT_FIRST_ROUND}); later rounds add max(5, firstRound)`,
+      }),
+  })
+  .meta({
+    id: 'AdaptiveIterations',
+    description:
+      'cases run in rounds; after each, a case whose comparison with the baseline is decided stops, and open ones get another round, until decided or maxIterationsPerCase. The test (Fisher\'s exact test at O\'Brien-Fleming alpha-spending levels, alpha 0.05 per case over all looks) is in docs/COMPARING.md, "Adaptive iterations". Not with iterationOverride',
+  });
+
 /** The fields of POST /eval-runs; a suite file (cli/runway/suiteFile.ts) is these plus `servers`. */
 export const createRunFields = z.strictObject({
   suiteId: id.optional(),
@@ -372,6 +399,7 @@ export const createRunFields = z.strictObject({
     description:
       'true: nothing is written and nothing runs; the reply (200, EvalRunEstimate) is the plan the request would start and its expected cost. The same checks as a run apply (400s, 404s), but the run cap does not',
   }),
+  adaptive: adaptiveRequestSchema.optional(),
 });
 
 export const createRunBody = createRunFields
@@ -514,6 +542,31 @@ const costUsd = z.number().nullable().meta({
   description:
     "USD at the organization's prices when each iteration finished (docs/COST.md); null: unknown (an iteration without a known price, or an ingested one); absent on runs ended before costs were recorded",
 });
+const adaptiveSummarySchema = z
+  .object({
+    baselineRunId: z.string(),
+    maxIterationsPerCase: z.number(),
+    alpha: z
+      .number()
+      .meta({ description: 'the false regressed-or-fixed rate per case the test keeps, over all its looks' }),
+    cases: z.array(
+      z.object({
+        caseId: z.string(),
+        title: z.string(),
+        iterations: z.number().meta({ description: 'iterations the case was given (the rounds it ran)' }),
+        stopReason: z.enum(ADAPTIVE_SUMMARY_STOP_REASONS).meta({
+          description:
+            "decided_regressed / decided_fixed: significantly different from the baseline at the look's level; decided_unchanged: no plausible continuation within maxIterationsPerCase would decide it; budget: maxIterationsPerCase reached undecided; no_baseline: the baseline has no finished iteration of the case; undecided: the run ended (cancelled, failed, its budget spent) before the case was decided",
+        }),
+        pValue: z.number().nullable().meta({ description: "Fisher's exact p at the case's last look" }),
+        level: z.number().nullable().meta({ description: 'the level that look tested at (its share of alpha)' }),
+      }),
+    ),
+  })
+  .meta({
+    id: 'EvalRunAdaptiveSummary',
+    description: 'an adaptive run (POST /eval-runs `adaptive`): per case, the iterations spent and why it stopped',
+  });
 
 const summarySchema = z
   .object({
@@ -564,6 +617,7 @@ const summarySchema = z
       )
       .optional()
       .meta({ description: 'one entry per case and model, with passAtK and passHatK' }),
+    adaptive: adaptiveSummarySchema.optional(),
   })
   .catchall(z.unknown())
   .meta({
@@ -615,6 +669,17 @@ export const evalRunSchema = z
       .nullable()
       .optional()
       .meta({ description: "the concurrency the run asked for; null: the worker's default" }),
+    adaptive: z
+      .object({
+        baselineRunId: z.string(),
+        maxIterationsPerCase: z.number(),
+        stopWhen: z.literal('decided'),
+        firstRound: z.number(),
+        roundSize: z.number(),
+      })
+      .nullable()
+      .optional()
+      .meta({ description: 'adaptive iterations against a baseline run (the baseline resolved); null: a fixed-n run' }),
     error: z.string().nullable(),
     createdAt: epochMs,
     startedAt: epochMs.nullable(),

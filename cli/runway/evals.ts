@@ -199,7 +199,40 @@ async function report(
   const problems = firstProblems(cases);
   if (problems.length > 0) ctx.print(['Why cases did not pass (the first problem of each):', ...problems].join('\n'));
   ctx.print(resultLine(run));
+  const adaptive = adaptiveLines(run);
+  if (adaptive) ctx.print(adaptive);
   if (comparison) ctx.print(formatComparison(comparison));
+}
+
+/** An adaptive run's cases: the iterations each spent and why it stopped; undefined for a fixed-n run. */
+export function adaptiveLines(run: EvalRun): string | undefined {
+  const adaptive = run.summary?.adaptive;
+  if (!adaptive) return undefined;
+  const spent = adaptive.cases.reduce((sum, c) => sum + c.iterations, 0);
+  return [
+    `Adaptive iterations against ${adaptive.baselineRunId} (at most ${adaptive.maxIterationsPerCase} per case, alpha ${adaptive.alpha}): ${spent} of ${adaptive.maxIterationsPerCase * adaptive.cases.length} spent`,
+    ...adaptive.cases.map(
+      (c) =>
+        `  ${c.title}: ${c.iterations} iterations, ${c.stopReason}${c.pValue === null ? '' : ` (p ${c.pValue.toPrecision(3)})`}`,
+    ),
+  ].join('\n');
+}
+
+/** --adaptive-baseline with its bounds as POST /eval-runs' `adaptive`; a flag without the other is a usage error. */
+function adaptiveOption(options: { adaptiveBaseline?: string; maxIterationsPerCase?: number; firstRound?: number }) {
+  if (options.adaptiveBaseline === undefined) {
+    if (options.maxIterationsPerCase !== undefined || options.firstRound !== undefined)
+      throw new UsageError('--max-iterations-per-case and --first-round go with --adaptive-baseline');
+    return undefined;
+  }
+  if (options.maxIterationsPerCase === undefined)
+    throw new UsageError('--adaptive-baseline needs --max-iterations-per-case');
+  return {
+    baseline: options.adaptiveBaseline,
+    maxIterationsPerCase: options.maxIterationsPerCase,
+    stopWhen: 'decided' as const,
+    ...(options.firstRound !== undefined && { firstRound: options.firstRound }),
+  };
 }
 
 /**
@@ -361,6 +394,22 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
       "compare the finished run with a base run (previous: the suite's previous completed run); the exit code then follows --fail-on instead of the pass criteria",
     )
     .addOption(failOnOption())
+    .option(
+      '--adaptive-baseline <previous|runId>',
+      'adaptive iterations: run the cases in rounds and stop each once its comparison with this run (previous: the suite\'s last completed run) is decided (docs/COMPARING.md, "Adaptive iterations"); needs --max-iterations-per-case',
+    )
+    .addOption(
+      new Option(
+        '--max-iterations-per-case <n>',
+        'with --adaptive-baseline: the most iterations a case may spend (1-100)',
+      ).argParser(positive('--max-iterations-per-case')),
+    )
+    .addOption(
+      new Option(
+        '--first-round <n>',
+        'with --adaptive-baseline: iterations of every case in the first round (default 5)',
+      ).argParser(positive('--first-round')),
+    )
     .option('--no-wait', 'print the run id and exit at once')
     .option('--dry-run', 'start nothing: print the plan (cases x models x iterations) and its expected cost')
     .addOption(
@@ -394,12 +443,17 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
           baseline?: string;
           failOn: FailOn;
           dryRun?: boolean;
+          adaptiveBaseline?: string;
+          maxIterationsPerCase?: number;
+          firstRound?: number;
         }>();
+        const adaptive = adaptiveOption(options);
         const suite = await readSuiteFile(ctx, options.suiteFile, options.modelKeyEnv);
         const body = await rerunSuiteByName(ctx, {
           ...suite.body,
           ...(options.notes ? { notes: options.notes } : {}),
           ...(options.iterations ? { iterationOverride: options.iterations } : {}),
+          ...(adaptive && { adaptive }),
         });
         if (options.dryRun) {
           const estimate = await ctx.client.evalRuns.estimate(ctx.projectId, body);

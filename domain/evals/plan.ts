@@ -26,6 +26,11 @@ export interface RunPlan {
   concurrency: number;
   /** what the run may spend (absent: no budget); the workflow stops scheduling iterations once it is spent */
   budget?: RunBudget;
+  /**
+   * an adaptive run (issue 31): after its planned iterations, the workflow asks adaptiveRound for more rounds. Absent
+   * in the plans of runs started before adaptive runs (their histories replay without the extra activity).
+   */
+  adaptive?: true;
 }
 
 /**
@@ -49,7 +54,7 @@ export async function planRun(setup: RunSetupStore, runId: string, options: { co
     ]);
     const planned: PlannedIteration[] = runnableCases(cases).flatMap((c) => {
       const models = caseModels(c, suite);
-      return Array.from({ length: run.iterationOverride ?? c.runs }, (_, i) =>
+      return Array.from({ length: run.adaptive?.design.firstRound ?? run.iterationOverride ?? c.runs }, (_, i) =>
         models.map((m, modelIndex) => ({
           caseId: c.id,
           title: c.title,
@@ -80,5 +85,6 @@ export async function planRun(setup: RunSetupStore, runId: string, options: { co
     batchSize: initialBatchSize(rows.length, concurrency),
     concurrency,
     ...(run.budget && { budget: run.budget }),
+    ...(run.adaptive && { adaptive: true as const }),
   };
 }

@@ -1,5 +1,6 @@
 import type { IterationIsolation } from '../catalog/server.js';
 import type { ClientProfile } from '../mcp/clientProfile.js';
+import type { AdaptiveSettings } from './adaptive.js';
 
 /** Where a run stands: running until it ends once, completed, failed or cancelled (finalizeRun). */
 export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
@@ -71,6 +72,8 @@ export interface Run {
   budget: RunBudget | null;
   /** batches in flight at once, as the run asked; null: the worker's default */
   concurrency: number | null;
+  /** adaptive iterations against a baseline run (issue 31); null: every case runs its planned iterations */
+  adaptive: AdaptiveSettings | null;
   /** why it failed, for a failed run */
   error: string | null;
   createdAt: Date;

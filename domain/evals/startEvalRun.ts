@@ -18,6 +18,9 @@ import type { IterationIsolation, SavedServer } from '../catalog/server.js';
 import type { ExecutedSource, Run, RunBudget } from './run.js';
 import type { Case, CaseInput, CaseUpsert } from './case.js';
 import type { JudgeModel, ModelChoice, Suite } from './suite.js';
+import { DEFAULT_FIRST_ROUND, type AdaptiveRequest, type AdaptiveSettings } from './adaptive.js';
+import { adaptiveDesign } from './compare/sequential.js';
+import { aboveOrganizationLimit } from './runSettings.js';
 
 /**
  * Creating an eval run, in one place for every way a run starts: the startRun and startScheduledRun use cases
@@ -71,6 +74,8 @@ export interface RunRequest {
   passCriteria?: { minimumPassRate: number };
   iterationOverride?: number;
   isolation?: IterationIsolation;
+  /** adaptive iterations against a baseline run (issue 31) */
+  adaptive?: AdaptiveRequest;
 }
 
 /** Who starts the run: the organization and project it belongs to, how it was started, and by which API key. */
@@ -270,6 +275,7 @@ async function writeRun(
   const access: ModelAccess = { catalog, orgProviderKeys, modelApiKeys };
   const prices = priceLookup(await setup.modelPrices(origin.organizationId));
   const earlierCases = preview && existing ? new Set((await setup.cases(existing.id)).map((c) => c.id)) : undefined;
+  const adaptive = request.adaptive && (await resolveAdaptive(setup, origin.projectId, existing, request, orgLimits));
 
   const create = () =>
     setup.transaction(async (tx) => {
@@ -325,10 +331,18 @@ async function writeRun(
       // Each case runs its runs (or iterationOverride) once per model: the bound is on what is planned in all.
       const models = cases.map((c) => caseModels(c, suite));
       const iterations = cases.reduce(
-        (planned, c, i) => planned + (request.iterationOverride ?? c.runs) * models[i].length,
+        (planned, c, i) =>
+          planned + (adaptive?.design.firstRound ?? request.iterationOverride ?? c.runs) * models[i].length,
         0,
       );
       checkPlannedIterations(suite.id, iterations);
+      // An adaptive run may grow to maxIterationsPerCase per case and model: that must fit a run too.
+      if (adaptive) {
+        checkPlannedIterations(
+          suite.id,
+          models.reduce((planned, m) => planned + adaptive.maxIterationsPerCase * m.length, 0),
+        );
+      }
       // The judge model grades the run's judge checks: it must be usable as well (the cases' own models are).
       const judged = judgeModel !== null && cases.some(usesJudge);
       const rejected = validateRunModels(
@@ -378,6 +392,7 @@ async function writeRun(
         iterationIsolation: request.isolation ?? suite.iterationIsolation,
         budget,
         concurrency,
+        adaptive,
       });
       // Planned with the run: the workflow starts batches in its first task instead of planning first.
       const plan = await planRun(tx, run.id, { concurrency: deps.defaultConcurrency });
@@ -417,4 +432,78 @@ async function writeRun(
 export function usesJudge(c: Pick<Case, 'expectedOutput' | 'outputCheck' | 'turns'>): boolean {
   if (c.turns) return c.turns.some((t) => t.expectedOutput !== undefined && t.outputCheck?.mode === 'judge');
   return c.expectedOutput !== null && c.outputCheck?.mode === 'judge';
+}
+
+/**
+ * An adaptive run's settings, or a 4xx saying what cannot work: the baseline must be a run of the same (existing)
+ * suite that is not running (unknown: 404, as the compare endpoint answers), "previous" needs a completed run of the
+ * suite, the first round must fit maxIterationsPerCase, and iterationOverride says the same thing another way.
+ */
+async function resolveAdaptive(
+  setup: RunSetupStore,
+  projectId: string,
+  suite: Suite | undefined,
+  request: RunRequest,
+  orgLimits: { maxIterations: number | null },
+): Promise<AdaptiveSettings> {
+  const asked = request.adaptive!;
+  if (request.iterationOverride !== undefined) {
+    throw refused(
+      'adaptive sets the iterations per case (firstRound, then rounds up to maxIterationsPerCase); leave out iterationOverride',
+      {
+        field: 'iterationOverride',
+        reason: 'ADAPTIVE_WITH_ITERATIONS',
+      },
+    );
+  }
+  const firstRound = asked.firstRound ?? Math.min(DEFAULT_FIRST_ROUND, asked.maxIterationsPerCase);
+  if (asked.maxIterationsPerCase < firstRound) {
+    throw refused(
+      `adaptive.maxIterationsPerCase (${asked.maxIterationsPerCase}) is below the first round (${firstRound} iterations per case)`,
+      { field: 'adaptive.maxIterationsPerCase', reason: 'BELOW_FIRST_ROUND', firstRound },
+    );
+  }
+  if (orgLimits.maxIterations !== null && asked.maxIterationsPerCase > orgLimits.maxIterations) {
+    throw aboveOrganizationLimit('adaptive.maxIterationsPerCase', asked.maxIterationsPerCase, orgLimits.maxIterations);
+  }
+  if (!suite) {
+    throw refused('an adaptive run compares with a baseline run of its suite: a new suite has none; pass suiteId', {
+      field: 'adaptive.baseline',
+      reason: 'NO_BASELINE_SUITE',
+    });
+  }
+  let baselineRunId: string;
+  if (asked.baseline === 'previous') {
+    const previous = await setup.lastCompletedRun(suite.id);
+    if (!previous) {
+      throw notFound('base run', { reason: 'NO_PREVIOUS_RUN', suiteId: suite.id, field: 'adaptive.baseline' });
+    }
+    baselineRunId = previous.id;
+  } else {
+    const baseline = await setup.run(asked.baseline);
+    if (!baseline || baseline.projectId !== projectId) throw notFound('base run', { baseRunId: asked.baseline });
+    if (baseline.suiteId !== suite.id) {
+      throw refused(
+        `the baseline run ${baseline.id} belongs to another suite (${baseline.suiteId}); compare with a run of this suite`,
+        {
+          field: 'adaptive.baseline',
+          reason: 'BASELINE_OF_ANOTHER_SUITE',
+          baselineSuiteId: baseline.suiteId,
+        },
+      );
+    }
+    if (baseline.status === 'running') {
+      throw refused(`the baseline run ${baseline.id} is still running; compare with a run that has ended`, {
+        field: 'adaptive.baseline',
+        reason: 'BASELINE_RUNNING',
+      });
+    }
+    baselineRunId = baseline.id;
+  }
+  return {
+    baselineRunId,
+    maxIterationsPerCase: asked.maxIterationsPerCase,
+    stopWhen: asked.stopWhen,
+    design: adaptiveDesign(firstRound, asked.maxIterationsPerCase),
+  };
 }

@@ -5,9 +5,15 @@ import {
   type ModelStatistics,
   type RunStatistics,
 } from './statistics.js';
+import type { AdaptiveSummary } from './adaptive.js';
 
 /** The run's statistics, with one entry per model that ran (`models`) and, for a run cut short, why. */
-export type RunSummary = RunStatistics & { models: ModelStatistics[]; stoppedBy?: 'budget' };
+export type RunSummary = RunStatistics & {
+  models: ModelStatistics[];
+  stoppedBy?: 'budget';
+  /** an adaptive run's cases: the iterations each spent and why it stopped */
+  adaptive?: AdaptiveSummary;
+};
 
 /**
  * The run summary (pass rate plus statistics) and its result, the same for executed and ingested runs.

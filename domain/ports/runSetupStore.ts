@@ -3,6 +3,7 @@ import type { IterationIsolation } from '../catalog/server.js';
 import type { Case, CaseInput, CaseUpsert } from '../evals/case.js';
 import type { IterationStatus, PlannedIteration } from '../evals/iteration.js';
 import type { Run, RunBudget } from '../evals/run.js';
+import type { AdaptiveCase, AdaptiveSettings } from '../evals/adaptive.js';
 import type { OrganizationLimits } from '../evals/runSettings.js';
 import type { Suite } from '../evals/suite.js';
 import type { ClientProfile } from '../mcp/clientProfile.js';
@@ -44,6 +45,14 @@ export interface NewRun {
   iterationIsolation?: IterationIsolation;
   budget?: RunBudget | null;
   concurrency?: number | null;
+  adaptive?: AdaptiveSettings | null;
+}
+
+/** A case's finished iterations in a run (scored or errored) and how many passed. */
+export interface CasePassCounts {
+  caseId: string;
+  passed: number;
+  total: number;
 }
 
 export interface RunSetupStore extends ServerDirectory {
@@ -99,6 +108,12 @@ export interface RunSetupStore extends ServerDirectory {
   planIterations(runId: string, planned: PlannedIteration[]): Promise<{ id: string; status: IterationStatus }[]>;
   /** Marks the run started (once: a later call keeps the first time). */
   markStarted(runId: string): Promise<void>;
+  /** The suite's last completed run (an adaptive run's baseline "previous"). */
+  lastCompletedRun(suiteId: string): Promise<Run | undefined>;
+  /** Per case, the run's finished iterations and how many passed, counted in SQL (an adaptive run's looks). */
+  casePassCounts(runId: string): Promise<CasePassCounts[]>;
+  /** An adaptive run's cases after a look. */
+  recordAdaptiveCases(runId: string, cases: AdaptiveCase[]): Promise<void>;
 
   /** Runs `work` in one transaction (the caller's, when this store already is one), on a store bound to it. */
   transaction<T>(work: (store: RunSetupStore) => Promise<T>): Promise<T>;

@@ -318,6 +318,46 @@ describe('the console: runs, traces, comparisons and servers', () => {
     await checkView('models');
   });
 
+  it("shows an adaptive run's iterations per case and why each stopped", async () => {
+    const { call, org, serverId, model } = world;
+    const p = org.projectId;
+    model.setScript('scripted-console-adaptive', { byQuery: { 'Say hello': right('hello', 0) } });
+    const greets = {
+      title: 'greets',
+      query: 'Say hello',
+      runs: 10,
+      model: 'scripted-console-adaptive',
+      provider: 'openai',
+      expectedToolCalls: [{ toolName: 'echo' }],
+    };
+    const base = await call('POST', `/projects/${p}/eval-runs`, {
+      suiteName: 'Adaptive',
+      serverIds: [serverId],
+      modelApiKeys: { openai: 'k' },
+      isolation: 'shared',
+      tests: [greets],
+    });
+    expect(base.status, JSON.stringify(base.body)).toBe(202);
+    expect((await waitForRun(call, p, base.body.runId)).status).toBe('completed');
+    const started = await call('POST', `/projects/${p}/eval-runs`, {
+      suiteId: base.body.suiteId,
+      modelApiKeys: { openai: 'k' },
+      isolation: 'shared',
+      adaptive: { baseline: 'previous', maxIterationsPerCase: 30, stopWhen: 'decided' },
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    expect((await waitForRun(call, p, started.body.runId)).status).toBe('completed');
+    await page.goto(`${world.consoleUrl}#/projects/${p}/runs/${started.body.runId}`);
+    const table = page.locator('table.adaptive');
+    await table.waitFor();
+    expect(await table.locator('tbody tr').allInnerTexts()).toEqual([
+      expect.stringMatching(/greets\s+5\s+decided: unchanged\s+1\.00 \(/),
+    ]);
+    expect(await page.getByText('5 of 30 iterations spent').count()).toBe(1);
+    expect(await page.getByRole('link', { name: 'the baseline run' }).getAttribute('href')).toContain(base.body.runId);
+    expect(await scan(page), 'axe on an adaptive run').toEqual([]);
+  });
+
   it('counts an errored iteration as the API does: apart from the failed ones (domain/evals/verdicts.ts)', async () => {
     const { call, org, seeded } = world;
     // The seeded suite's second run: one iteration's model call was refused, so it could not be scored.

@@ -25,7 +25,7 @@ import { startWorkflowTestServer, workflowBundle } from './workflowTesting.js';
 
 type MockedActivities = Pick<
   Activities,
-  'planRun' | 'runIterationBatch' | 'finalizeRun' | 'startScheduledRun' | 'failScheduledRunStart'
+  'planRun' | 'runIterationBatch' | 'finalizeRun' | 'startScheduledRun' | 'failScheduledRunStart' | 'adaptiveRound'
 >;
 type Plan = NonNullable<EvalRunInput['plan']>;
 type BatchInput = Parameters<Activities['runIterationBatch']>[0];
@@ -64,6 +64,7 @@ beforeAll(async () => {
       finalizeRun: mocked('finalizeRun'),
       startScheduledRun: mocked('startScheduledRun'),
       failScheduledRunStart: mocked('failScheduledRunStart'),
+      adaptiveRound: mocked('adaptiveRound'),
     },
     // Cancellation reaches an activity through its heartbeats: let them through at once.
     maxHeartbeatThrottleInterval: '50 milliseconds',
@@ -481,6 +482,58 @@ describe.concurrent('evalRun budgets', () => {
     expect(batches).toEqual([ids(8).slice(0, 1), ids(8).slice(1, 3)]);
     expect(finalized).toEqual([{ runId, outcome: 'completed', stoppedBy: 'budget' }]);
     await record('eval-run-token-budget-stopped', handle);
+  });
+
+  it('an adaptive run looks after each round and runs the rounds its looks plan, until none is planned', async () => {
+    const finalized: FinalizeInput[] = [];
+    const looks: { runId: string; look: number }[] = [];
+    const batches: string[][] = [];
+    const rounds = [['itr_r1_a', 'itr_r1_b', 'itr_r1_c'], ['itr_r2_a'], []];
+    const { handle, runId } = await startRun(
+      {
+        runIterationBatch: async (input) => {
+          batches.push(input.iterationIds);
+          return allPassed(input);
+        },
+        adaptiveRound: async (input) => {
+          looks.push(input);
+          return { iterationIds: rounds[input.look] };
+        },
+        finalizeRun: async (input) => {
+          finalized.push(input);
+          return finished(input);
+        },
+      },
+      { ...plan(ids(4), 4, 2), adaptive: true },
+    );
+    expect(await handle.result()).toEqual({ status: 'completed', result: 'passed' });
+    expect(looks).toEqual([0, 1, 2].map((look) => ({ runId, look })));
+    // every planned iteration ran once, the first plan's before the rounds', each round after the look that planned it
+    const order = batches.flat();
+    expect(order).toHaveLength(8);
+    expect(order.slice(0, 4).sort()).toEqual(ids(4));
+    expect(order.slice(4, 7).sort()).toEqual(rounds[0]);
+    expect(order[7]).toBe('itr_r2_a');
+    expect(await handle.query(progressQuery)).toMatchObject({ total: 8, completed: 8, passed: 8 });
+    expect(finalized).toEqual([{ runId, outcome: 'completed' }]);
+    await record('eval-run-adaptive', handle);
+  });
+
+  it('a run without adaptive in its plan never looks (plans of older runs replay unchanged)', async () => {
+    const looks: unknown[] = [];
+    const { handle } = await startRun(
+      {
+        runIterationBatch: async (input) => allPassed(input),
+        adaptiveRound: async (input) => {
+          looks.push(input);
+          return { iterationIds: [] };
+        },
+        finalizeRun: async (input) => finished(input),
+      },
+      plan(ids(2), 2, 1),
+    );
+    expect(await handle.result()).toEqual({ status: 'completed', result: 'passed' });
+    expect(looks).toEqual([]);
   });
 
   it('a budget the run stays within does not stop it', async () => {

@@ -79,6 +79,7 @@ export function RunView({ params }: { params: Record<string, string>; query: URL
           <CaseTable summary={summary} iterations={iterations} />
         </section>
       )}
+      {summary?.adaptive && !running && <AdaptiveCases projectId={projectId} adaptive={summary.adaptive} />}
       {!running && (
         <section aria-labelledby="tools-heading">
           <h2 id="tools-heading">Tool analysis</h2>
@@ -210,6 +211,60 @@ function SummaryFigures({ summary }: { summary: EvalRun['summary'] & Partial<Run
           </div>
         )}
       </dl>
+    </section>
+  );
+}
+
+/** Why an adaptive run's case stopped, in words. */
+export const stopReasonText: Record<
+  NonNullable<NonNullable<EvalRun['summary']>['adaptive']>['cases'][number]['stopReason'],
+  string
+> = {
+  decided_regressed: 'decided: regressed',
+  decided_fixed: 'decided: fixed',
+  decided_unchanged: 'decided: unchanged',
+  budget: 'undecided at the most iterations per case',
+  no_baseline: 'not in the baseline',
+  undecided: 'the run ended first',
+};
+
+/** An adaptive run's cases: iterations spent and why each stopped, against the baseline run. */
+function AdaptiveCases({
+  projectId,
+  adaptive,
+}: {
+  projectId: string;
+  adaptive: NonNullable<NonNullable<EvalRun['summary']>['adaptive']>;
+}) {
+  const spent = adaptive.cases.reduce((sum, c) => sum + c.iterations, 0);
+  return (
+    <section aria-labelledby="adaptive-heading">
+      <h2 id="adaptive-heading">Adaptive iterations</h2>
+      <p>
+        Against <a href={href(paths.run, { projectId, runId: adaptive.baselineRunId })}>the baseline run</a>: {spent} of{' '}
+        {adaptive.maxIterationsPerCase * adaptive.cases.length} iterations spent (at most{' '}
+        {adaptive.maxIterationsPerCase} per case; false decisions at most {percent(adaptive.alpha)} per case).
+      </p>
+      <table class="adaptive">
+        <thead>
+          <tr>
+            <th scope="col">Case</th>
+            <th scope="col">Iterations</th>
+            <th scope="col">Stopped</th>
+            <th scope="col">p (level)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {adaptive.cases.map((c) => (
+            <tr key={c.caseId}>
+              <td>{c.title}</td>
+              <td>{c.iterations}</td>
+              <td>{stopReasonText[c.stopReason]}</td>
+              <td>{c.pValue === null ? '—' : `${c.pValue.toPrecision(3)} (${(c.level ?? 0).toPrecision(2)})`}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </section>
   );
 }

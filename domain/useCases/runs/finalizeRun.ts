@@ -1,5 +1,6 @@
 import { RunNotFound } from '../../evals/runFailures.js';
 import { summarizeRun } from '../../evals/summary.js';
+import { summarizeAdaptive } from '../../evals/adaptive.js';
 import type { RunStore } from '../../ports/runStore.js';
 
 export interface FinalizeInput {
@@ -42,7 +43,11 @@ export function finalizeRun(deps: { runs: RunStore }) {
       return (await runs.finish(input.runId, {
         status: input.outcome,
         result: input.outcome === 'completed' ? result : input.outcome === 'failed' ? 'failed' : null,
-        summary: byBudget ? { ...summary, stoppedBy: 'budget' } : summary,
+        summary: {
+          ...summary,
+          ...(byBudget && { stoppedBy: 'budget' as const }),
+          ...(run.adaptive && { adaptive: summarizeAdaptive(run.adaptive) }),
+        },
         error: input.error ?? null,
       }))!;
     });
