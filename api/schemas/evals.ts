@@ -502,6 +502,10 @@ export const runEstimateSchema = z
             model: z.string().nullable(),
             provider: z.string().nullable(),
             iterations: z.number(),
+            maxIterations: z.number().meta({
+              description:
+                "the most iterations it may spend: an adaptive run's maxIterationsPerCase (its first round is `iterations`), else `iterations`; the cost's `high` counts these",
+            }),
             basis: z.enum(['history', 'heuristic']).meta({
               description: "history: the suite's earlier runs of this case and model; heuristic: see `heuristic`",
             }),

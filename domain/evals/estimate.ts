@@ -62,6 +62,8 @@ export interface EstimatedEntry {
   model: string | null;
   provider: string | null;
   iterations: number;
+  /** the most iterations it may spend (an adaptive run's maxIterationsPerCase), which the cost's `high` counts */
+  maxIterations: number;
   basis: 'history' | 'heuristic';
   /** the earlier iterations the history measured (0 for the heuristic) */
   historyIterations: number;
@@ -86,8 +88,16 @@ export interface RunEstimate {
 const historyKey = (caseId: string, model: string | null, provider: string | null) =>
   `${caseId}\u0000${model ?? ''}\u0000${provider ?? ''}`;
 
-const scale = (range: CostRange | null, factor: number): CostRange | null =>
-  range && { low: range.low * factor, expected: range.expected * factor, high: range.high * factor };
+/**
+ * A per-iteration range over a case's iterations: low and expected over the iterations it will run, high over the
+ * most it may run (an adaptive run's maxIterationsPerCase: its rounds stop early only when the case is decided).
+ */
+const scale = (range: CostRange | null, c: { iterations: number; maxIterations: number }): CostRange | null =>
+  range && {
+    low: range.low * c.iterations,
+    expected: range.expected * c.iterations,
+    high: range.high * c.maxIterations,
+  };
 
 const round = (range: CostRange | null): CostRange | null =>
   range && { low: sumCosts([range.low])!, expected: sumCosts([range.expected])!, high: sumCosts([range.high])! };
@@ -120,12 +130,11 @@ export function estimateRun(preview: RunPreview, history: UsageHistory[]): RunEs
           model: m.model,
           provider: m.provider,
           iterations: c.iterations,
+          maxIterations: c.maxIterations,
           basis: 'history',
           historyIterations: past.iterations,
           tokensPerIteration: { input: past.input.mean, output: past.output.mean },
-          costUsd: round(
-            scale(low === null || expected === null || high === null ? null : { low, expected, high }, c.iterations),
-          ),
+          costUsd: round(scale(low === null || expected === null || high === null ? null : { low, expected, high }, c)),
         };
       }
       const judge = c.judged ? (preview.judgeModel ?? m) : undefined;
@@ -152,6 +161,7 @@ export function estimateRun(preview: RunPreview, history: UsageHistory[]): RunEs
         model: m.model,
         provider: m.provider,
         iterations: c.iterations,
+        maxIterations: c.maxIterations,
         basis: 'heuristic',
         historyIterations: 0,
         tokensPerIteration: {
@@ -167,7 +177,7 @@ export function estimateRun(preview: RunPreview, history: UsageHistory[]): RunEs
                   expected: perIteration,
                   high: perIteration * HEURISTIC.high,
                 },
-                c.iterations,
+                c,
               ),
         ),
       };

@@ -159,8 +159,10 @@ export interface PreviewedCase {
   /** null: an inline test the run would add to the suite */
   caseId: string | null;
   title: string;
-  /** iterations per model (the case's runs, or the run's iterationOverride) */
+  /** iterations per model (the case's runs, or the run's iterationOverride; an adaptive run's first round) */
   iterations: number;
+  /** the most iterations per model it may spend: an adaptive run's maxIterationsPerCase, else `iterations` */
+  maxIterations: number;
   /** user prompts per iteration (a conversation's turns) */
   turns: number;
   /** whether a judge model grades it (its calls add to what an iteration spends) */
@@ -367,7 +369,8 @@ async function writeRun(
           cases: cases.map((c, i) => ({
             caseId: earlierCases?.has(c.id) ? c.id : null,
             title: c.title,
-            iterations: request.iterationOverride ?? c.runs,
+            iterations: adaptive?.design.firstRound ?? request.iterationOverride ?? c.runs,
+            maxIterations: adaptive?.maxIterationsPerCase ?? request.iterationOverride ?? c.runs,
             turns: c.turns && c.turns.length > 0 ? c.turns.length : 1,
             judged: usesJudge(c),
             models: planned[i],

@@ -181,6 +181,7 @@ describe('cost', () => {
         model: 'model-a',
         provider: 'openai',
         iterations: 3,
+        maxIterations: 3,
         basis: 'history',
         historyIterations: 4,
         tokensPerIteration: { input: 800, output: 200 },

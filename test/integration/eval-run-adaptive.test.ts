@@ -118,6 +118,15 @@ describe('POST /eval-runs with adaptive', () => {
         'broken q': failFirst('broken q', 1000),
       },
     });
+    // Its estimate counts the first round, and every case's maximum for the top of the range.
+    const estimate = await call('POST', `/projects/${p}/eval-runs`, {
+      suiteId,
+      modelApiKeys: { openai: 'k' },
+      adaptive,
+      dryRun: true,
+    });
+    expect(estimate.status, JSON.stringify(estimate.body)).toBe(200);
+    for (const entry of estimate.body.plan.entries) expect(entry).toMatchObject({ iterations: 5, maxIterations: 30 });
     const started = await call('POST', `/projects/${p}/eval-runs`, {
       suiteId,
       modelApiKeys: { openai: 'k' },

@@ -184,7 +184,17 @@ describe('estimateRun', () => {
 
   it("prices a case and model from the suite's earlier iterations: mean expected, 10th to 90th percentile range", () => {
     const estimate = estimateRun(
-      preview([{ caseId: 'cas_a', title: 'a', iterations: 3, turns: 1, judged: false, models: [model('m1', price)] }]),
+      preview([
+        {
+          caseId: 'cas_a',
+          title: 'a',
+          iterations: 3,
+          maxIterations: 3,
+          turns: 1,
+          judged: false,
+          models: [model('m1', price)],
+        },
+      ]),
       [history],
     );
     // an iteration: 1000 * 2 + 100 * 8 per million = 0.0028; low 500/50: 0.0014; high 2000/200: 0.0056
@@ -195,6 +205,7 @@ describe('estimateRun', () => {
         model: 'm1',
         provider: 'openai',
         iterations: 3,
+        maxIterations: 3,
         basis: 'history',
         historyIterations: 12,
         tokensPerIteration: { input: 1000, output: 100 },
@@ -207,9 +218,39 @@ describe('estimateRun', () => {
     expect(estimate.unpricedModels).toEqual([]);
   });
 
+  it("an adaptive run: low and expected over its first round, high over every case's maxIterationsPerCase", () => {
+    const estimate = estimateRun(
+      preview([
+        {
+          caseId: 'cas_a',
+          title: 'a',
+          iterations: 5,
+          maxIterations: 20,
+          turns: 1,
+          judged: false,
+          models: [model('m1', price)],
+        },
+      ]),
+      [history],
+    );
+    // per iteration 0.0014 / 0.0028 / 0.0056: 5 x low, 5 x expected, 20 x high
+    expect(estimate.entries[0]).toMatchObject({ iterations: 5, maxIterations: 20 });
+    expect(estimate.costUsd).toEqual({ low: 0.007, expected: 0.014, high: 0.112 });
+  });
+
   it('counts cached input at the cached price, in the share the history read from the cache', () => {
     const estimate = estimateRun(
-      preview([{ caseId: 'cas_a', title: 'a', iterations: 1, turns: 1, judged: false, models: [model('m1', price)] }]),
+      preview([
+        {
+          caseId: 'cas_a',
+          title: 'a',
+          iterations: 1,
+          maxIterations: 1,
+          turns: 1,
+          judged: false,
+          models: [model('m1', price)],
+        },
+      ]),
       [{ ...history, cachedInputMean: 500 }],
     );
     // expected: 500 * 2 + 500 * 0.5 + 100 * 8 = 2050 per million
@@ -221,9 +262,25 @@ describe('estimateRun', () => {
     const estimate = estimateRun(
       preview(
         [
-          { caseId: null, title: 'new', iterations: 2, turns: 2, judged: true, models: [model('m1', price)] },
+          {
+            caseId: null,
+            title: 'new',
+            iterations: 2,
+            maxIterations: 2,
+            turns: 2,
+            judged: true,
+            models: [model('m1', price)],
+          },
           // history of another model does not count for this one
-          { caseId: 'cas_a', title: 'a', iterations: 1, turns: 1, judged: false, models: [model('m2', price)] },
+          {
+            caseId: 'cas_a',
+            title: 'a',
+            iterations: 1,
+            maxIterations: 1,
+            turns: 1,
+            judged: false,
+            models: [model('m2', price)],
+          },
         ],
         judge,
       ),
@@ -250,6 +307,7 @@ describe('estimateRun', () => {
           caseId: 'cas_a',
           title: 'a',
           iterations: 1,
+          maxIterations: 1,
           turns: 1,
           judged: false,
           models: [model('m1', price), model('mystery', undefined)],
