@@ -101,6 +101,7 @@ describe('compareSides', () => {
     const { suite } = compareSides(base, current);
     expect(suite.counts.new_case).toBe(1);
     expect(suite.verdict).toBe('no_significant_change');
+    expect(suite.verdictReason).toBe('no case changed significantly; 1 new and 0 removed case reported, not judged');
     // the pooled figures count matched cases only
     expect(suite.pooled.current).toEqual({ passed: 20, total: 20, passRate: 1 });
     expect(suite.pooled.pValue).toBe(1);

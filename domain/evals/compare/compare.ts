@@ -150,7 +150,9 @@ function verdictReason(counts: Record<CaseStatus, number>, matched: number): str
       ? `${counts.regressed} ${of} regressed significantly (Benjamini-Hochberg, false-discovery rate 5%)`
       : counts.fixed > 0
         ? `${counts.fixed} ${of} improved significantly and none regressed (Benjamini-Hochberg, false-discovery rate 5%)`
-        : `no case changed significantly (${plural(counts.changed, 'case')} moved within noise)`;
+        : counts.changed > 0
+          ? `no case changed significantly (${plural(counts.changed, 'case')} moved within noise)`
+          : 'no case changed significantly';
   const extra = counts.new_case + counts.removed_case;
   return extra === 0
     ? lead
