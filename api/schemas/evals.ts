@@ -476,6 +476,13 @@ export const runCreatedSchema = z
   })
   .meta({ id: 'EvalRunCreated' });
 
+/** A run's budget as it applies: the request's (or the suite's), after the organization's ceiling. */
+const resolvedBudget = z.object({
+  maxTokens: z.number().optional(),
+  maxIterations: z.number().optional(),
+  maxCostUsd: z.number().optional(),
+});
+
 const costRange = z
   .object({ low: z.number(), expected: z.number(), high: z.number() })
   .meta({ id: 'CostRange', description: 'USD' });
@@ -526,12 +533,7 @@ export const runEstimateSchema = z
       description:
         'models (`<provider>/<name>`) without a known price: an operator sets one with runway-admin model-prices',
     }),
-    budget: z
-      .object({
-        maxTokens: z.number().optional(),
-        maxIterations: z.number().optional(),
-        maxCostUsd: z.number().optional(),
-      })
+    budget: resolvedBudget
       .nullable()
       .meta({ description: "the budget the run would have, after the organization's ceiling; null: none" }),
     heuristic: z.string().meta({ description: 'how an iteration is estimated, with and without earlier runs' }),
@@ -659,12 +661,7 @@ export const evalRunSchema = z
     passCriteria: z.object({ minimumPassRate: z.number() }),
     hostId: z.string().nullable().meta({ description: 'the host whose client profile the run declared, if any' }),
     isolation: iterationIsolation,
-    budget: z
-      .object({
-        maxTokens: z.number().optional(),
-        maxIterations: z.number().optional(),
-        maxCostUsd: z.number().optional(),
-      })
+    budget: resolvedBudget
       .nullable()
       .optional()
       .meta({ description: "the run's budget, after the organization's ceiling; null: none" }),
