@@ -30,6 +30,8 @@ export function toEvalRun(run: Run, progress: Progress): z.input<typeof evalRunS
     budget: run.budget,
     concurrency: run.concurrency,
     error: run.error,
+    regradeOf: run.regradeOf,
+    regradeSkipped: run.regradeSkipped,
     createdAt: run.createdAt.getTime(),
     startedAt: run.startedAt?.getTime() ?? null,
     completedAt: run.completedAt?.getTime() ?? null,

@@ -1,5 +1,6 @@
 import type { RunSetupStore } from '../domain/ports/runSetupStore.js';
 import type { SecretBox } from '../domain/ports/secretBox.js';
+import { copyRecordedIterations, countRecorded, recordedPrompts, skippedCases } from './regrades.js';
 import { inTransaction, transactionOnly, type Db } from './connection.js';
 import { planIterations } from './evalIterations.js';
 import { getRun, insertRun, lockOrganizationRuns, lockRunById, markRunStarted } from './evalRuns.js';
@@ -45,6 +46,11 @@ export function createRunSetupStore(sql: Db, box: SecretBox): RunSetupStore {
     lockRun: (runId) => lockRunById(txOnly('a run is locked'), runId),
     planIterations: (runId, planned) => planIterations(sql, runId, planned),
     markStarted: (runId) => markRunStarted(sql, runId),
+    countRecorded: (runId) => countRecorded(sql, runId),
+    skippedCases: (runId) => skippedCases(sql, runId),
+    copyRecordedIterations: (originalRunId, runId) =>
+      copyRecordedIterations(txOnly('iterations are copied for a re-grade'), originalRunId, runId),
+    recordedPrompts: (iterationIds) => recordedPrompts(sql, iterationIds),
     transaction: (work) => inTransaction(sql, (tx) => work(createRunSetupStore(tx, box))),
   };
 }

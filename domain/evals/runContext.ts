@@ -14,8 +14,8 @@ export interface RunContext {
   judgeModel: JudgeModel | null;
 }
 
-/** What loading a run's context reads. */
-export type RunContextReads = Pick<RunSetupStore, 'run' | 'savedServers' | 'providerKeys' | 'suite'>;
+/** What loading a run's context reads (and, for a re-grade, its batches: the recorded turns). */
+export type RunContextReads = Pick<RunSetupStore, 'run' | 'savedServers' | 'providerKeys' | 'suite' | 'recordedPrompts'>;
 
 export async function loadRunContext(
   deps: { setup: RunContextReads; box: SecretBox; catalog: HostedModelCatalog },
