@@ -38,7 +38,8 @@ export async function skippedCases(sql: Db, runId: string): Promise<SkippedCase[
  * Copies the original's regradable iterations into the re-grade run, in plan order, with their cases' current
  * expectations (expected tool calls, negative test), their recorded tool calls, usage and time, and their traces
  * (copied in SQL). A completed one is pending, to be graded again; one that errored stays failed (nothing to grade),
- * saying so. Each names the iteration it re-grades (`metadata.regradeOf`). Returns the pending ones' ids.
+ * saying so. Each names the iteration it re-grades (`metadata.regradeOfRunId`, `regradeOfIterationId`: metadata
+ * holds flat values). Returns the pending ones' ids.
  */
 export async function copyRecordedIterations(tx: Tx, originalRunId: string, runId: string): Promise<string[]> {
   const originals = await tx<{ id: string }[]>`SELECT o.id ${regradable(tx, originalRunId)} ORDER BY o.seq`;
@@ -56,7 +57,7 @@ export async function copyRecordedIterations(tx: Tx, originalRunId: string, runI
       c.expected_tool_calls, o.actual_tool_calls,
       CASE WHEN o.status = 'failed' THEN 'not re-graded: the recorded iteration errored: ' || COALESCE(o.error, 'no reason recorded') END,
       CASE WHEN o.status = 'failed' THEN o.error_details END,
-      jsonb_build_object('regradeOf', jsonb_build_object('runId', o.run_id, 'iterationId', o.id)),
+      jsonb_build_object('regradeOfRunId', o.run_id, 'regradeOfIterationId', o.id),
       c.is_negative_test
     FROM unnest(${originalIds}::text[], ${newIds}::text[]) WITH ORDINALITY AS p(original_id, new_id, n)
     JOIN eval_iterations o ON o.id = p.original_id JOIN eval_cases c ON c.id = o.case_id

@@ -103,7 +103,7 @@ export function evalRunRoutes({
       description:
         "Creates a run with source `regrade` that grades the original's recorded conversations again with the suite's current expected tool calls, match options, output checks and judge, calling neither the run's models nor its MCP servers (a judge check calls the judge model). " +
         'Its iterations keep the recorded conversation and tool calls and get new grades; compare it with GET .../eval-runs/{id}/compare?baseRunId=<original>: what changed there changed in the expectations, not in the model or server. ' +
-        "Cases deleted since, or whose prompt changed, are left out and listed in `skipped`. Refused: a run still running (409 CONFLICT, RUN_NOT_FINISHED), an ingested run or one without a completed iteration (400, NO_RECORDED_CONVERSATIONS), a run whose suite was deleted (404, SUITE_DELETED).",
+        'Cases deleted since, or whose prompt changed, are left out and listed in `skipped`. Refused: a run still running (409 CONFLICT, RUN_NOT_FINISHED), an ingested run or one without a completed iteration (400, NO_RECORDED_CONVERSATIONS), a run whose suite was deleted (404, SUITE_DELETED).',
       params: runParams,
       status: 202,
       response: regradeCreatedSchema,

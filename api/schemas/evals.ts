@@ -539,7 +539,9 @@ export const evalRunSchema = z
 /** POST /eval-runs/{runId}/regrade's answer (202): the re-grade run, started. */
 export const regradeCreatedSchema = z
   .object({
-    runId: z.string().meta({ description: 'the new run (source `regrade`); compare it with the original by baseRunId' }),
+    runId: z
+      .string()
+      .meta({ description: 'the new run (source `regrade`); compare it with the original by baseRunId' }),
     regradeOf: z.string().meta({ description: 'the run whose recorded conversations it grades again' }),
     suiteId: z.string(),
     status: z.literal('running'),

@@ -154,9 +154,10 @@ export function regradeFailed(iteration: BatchIteration, failed: IterationComple
   };
 }
 
-/** The original iteration a re-graded one names in its metadata (db/ writes `regradeOf` when it copies it). */
+/** The original iteration a re-graded one names in its metadata (db/ writes it there when it copies it). */
 export function regradeOrigin(metadata: Record<string, unknown> | null): RegradeTraceFacts['of'] {
-  const of = metadata?.regradeOf;
-  if (!isRecord(of) || typeof of.runId !== 'string' || typeof of.iterationId !== 'string') return null;
-  return { runId: of.runId, iterationId: of.iterationId };
+  const runId = metadata?.regradeOfRunId;
+  const iterationId = metadata?.regradeOfIterationId;
+  if (typeof runId !== 'string' || typeof iterationId !== 'string') return null;
+  return { runId, iterationId };
 }
