@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
 import { saveServer, startEverythingOverHttp, type RunningServer } from '../helpers/mcpServers.js';
 import { OpenApiReplies } from '../helpers/openApiReplies.js';
+import { runway } from '../helpers/runwayCli.js';
+import { tmpdir } from 'node:os';
 
 const JUDGE_KEY = 'runway-judge-1';
 
@@ -178,6 +180,22 @@ describe('re-grading a finished run', () => {
     expect(byTitle.echo.current).toMatchObject({ passed: 0 });
     expect(byTitle.capital.current).toMatchObject({ passed: 1 });
     expect(byTitle.doomed.current).toBeNull();
+
+    // The CLI: `runway evals regrade <run> --wait --compare` follows a new re-grade and gates on the comparison.
+    const env = { RUNWAY_URL: world.stack.origin, RUNWAY_API_KEY: world.org.apiKey };
+    const cli = await runway(
+      ['evals', 'regrade', originalId, '--wait', '--compare', '--fail-on', 'any-regression', '--poll-interval', '200'],
+      env,
+      tmpdir(),
+    );
+    expect(cli.stderr).toContain('case "doomed" is not re-graded: CASE_DELETED');
+    expect(cli.stdout).toContain('echo');
+    expect(cli.code).toBe(1);
+    const started = await runway(['evals', 'regrade', originalId], env, tmpdir());
+    expect(started.code).toBe(0);
+    expect(started.stdout.trim()).toMatch(/^run_/);
+    await waitForRun(world.call, world.org.projectId, started.stdout.trim());
+    expect(model.calls('regrade-agent')).toHaveLength(agentCalls);
   });
 
   it('refuses a run still running, an unknown run and a run whose suite was deleted', async () => {
