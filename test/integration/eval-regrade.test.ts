@@ -9,6 +9,7 @@ import { allIterations, startEvalWorld, waitForRun, type EvalWorld } from '../he
 import { saveServer, startEverythingOverHttp, type RunningServer } from '../helpers/mcpServers.js';
 import { OpenApiReplies } from '../helpers/openApiReplies.js';
 import { runway } from '../helpers/runwayCli.js';
+import { sampleResults } from '../helpers/ingest.js';
 import { tmpdir } from 'node:os';
 
 const JUDGE_KEY = 'runway-judge-1';
@@ -198,7 +199,7 @@ describe('re-grading a finished run', () => {
     expect(model.calls('regrade-agent')).toHaveLength(agentCalls);
   });
 
-  it('refuses a run still running, an unknown run and a run whose suite was deleted', async () => {
+  it('refuses a run still running, an ingested run, an unknown run and a run whose suite was deleted', async () => {
     const { model } = world;
     model.setScript('regrade-slow', { byQuery: { slow: [{ text: 'done', delayMs: 3000 }] } });
     const created = await world.call('POST', path('/eval-runs'), {
@@ -211,6 +212,24 @@ describe('re-grading a finished run', () => {
     const running = await checked('POST', `/eval-runs/${created.body.runId}/regrade`, '/eval-runs/{runId}/regrade');
     expect(running.status).toBe(409);
     expect(running.body).toMatchObject({ code: 'CONFLICT', details: { reason: 'RUN_NOT_FINISHED' } });
+
+    // An ingested run: its reporter sent verdicts, no conversation to grade again.
+    const ingested = await world.call('POST', path('/eval-ingest/report'), {
+      suiteName: 'Ingested',
+      externalRunId: 'regrade-ingested-1',
+      results: sampleResults(2),
+    });
+    expect(ingested.status).toBe(200);
+    const refusedIngest = await checked(
+      'POST',
+      `/eval-runs/${ingested.body.runId}/regrade`,
+      '/eval-runs/{runId}/regrade',
+    );
+    expect(refusedIngest.status).toBe(400);
+    expect(refusedIngest.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { reason: 'NO_RECORDED_CONVERSATIONS', source: 'sdk' },
+    });
 
     const unknown = await checked('POST', '/eval-runs/run_doesNotExist00000000/regrade', '/eval-runs/{runId}/regrade');
     expect(unknown.status).toBe(404);
