@@ -199,6 +199,46 @@ describe('re-grading a finished run', () => {
     expect(model.calls('regrade-agent')).toHaveLength(agentCalls);
   });
 
+  it('leaves out a case whose prompt changed, and grades the others', async () => {
+    const { model } = world;
+    model.setScript('regrade-prompts', { byQuery: { hello: [{ text: 'hello there' }] } });
+    const created = await world.call('POST', path('/eval-runs'), {
+      suiteName: 'Re-grading prompts',
+      serverIds: [world.serverId],
+      model: 'regrade-prompts',
+      tests: [
+        { title: 'kept', query: 'say hello', provider: 'openai', expectedOutput: 'hello' },
+        { title: 'reworded', query: 'hello, please', provider: 'openai', expectedOutput: 'hello' },
+      ],
+    });
+    expect(created.status).toBe(202);
+    const { runId, suiteId } = created.body;
+    expect(await waitForRun(world.call, world.org.projectId, runId)).toMatchObject({ summary: { passed: 2 } });
+    const cases = (await world.call('GET', path(`/eval-suites/${suiteId}/cases`))).body.items as {
+      id: string;
+      title: string;
+    }[];
+    const reworded = cases.find((c) => c.title === 'reworded')!.id;
+    const kept = cases.find((c) => c.title === 'kept')!.id;
+    expect(
+      (await world.call('PATCH', path(`/eval-suites/${suiteId}/cases/${reworded}`), { query: 'hello again' })).status,
+    ).toBe(200);
+    expect(
+      (await world.call('PATCH', path(`/eval-suites/${suiteId}/cases/${kept}`), { expectedOutput: 'goodbye' })).status,
+    ).toBe(200);
+    const calls = model.calls('regrade-prompts').length;
+    const regraded = await checked('POST', `/eval-runs/${runId}/regrade`, '/eval-runs/{runId}/regrade');
+    expect(regraded.body).toMatchObject({
+      iterations: 1,
+      skipped: [{ caseId: reworded, title: 'reworded', reason: 'PROMPTS_CHANGED' }],
+    });
+    expect(await waitForRun(world.call, world.org.projectId, regraded.body.runId)).toMatchObject({
+      summary: { total: 1, passed: 0, failed: 1 },
+      regradeSkipped: [{ reason: 'PROMPTS_CHANGED' }],
+    });
+    expect(model.calls('regrade-prompts')).toHaveLength(calls);
+  });
+
   it('refuses a run still running, an ingested run, an unknown run and a run whose suite was deleted', async () => {
     const { model } = world;
     model.setScript('regrade-slow', { byQuery: { slow: [{ text: 'done', delayMs: 3000 }] } });
