@@ -15,7 +15,10 @@ export interface RunContext {
 }
 
 /** What loading a run's context reads (and, for a re-grade, its batches: the recorded turns). */
-export type RunContextReads = Pick<RunSetupStore, 'run' | 'savedServers' | 'providerKeys' | 'suite' | 'recordedPrompts'>;
+export type RunContextReads = Pick<
+  RunSetupStore,
+  'run' | 'savedServers' | 'providerKeys' | 'suite' | 'recordedPrompts'
+>;
 
 export async function loadRunContext(
   deps: { setup: RunContextReads; box: SecretBox; catalog: HostedModelCatalog },
