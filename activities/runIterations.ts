@@ -17,6 +17,7 @@ import { RunNotFound } from '../domain/evals/runFailures.js';
 import { iterationVerdict } from '../domain/evals/verdicts.js';
 import { activityFailure, decideRetry, retryFailure } from './retryPolicy.js';
 import { collectTools, executeIteration, failedOutcome, IterationFailure } from '../domain/evals/executeIteration.js';
+import { recordedTurns, regradeFailed, regradeIteration, regradeOrigin } from '../domain/evals/regrade.js';
 import { loadRunContext, type RunContext, type RunContextReads } from '../domain/evals/runContext.js';
 import { AttemptLiveness, standstillLimitMs } from './attemptLiveness.js';
 import { whileDatabaseAway } from './databaseWait.js';
@@ -176,6 +177,12 @@ async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): P
   };
   const unfinished =
     ctx.run.status === 'running' ? iterations.filter((i) => i.status === 'pending' || i.status === 'running') : [];
+  // A re-grade grades recorded conversations (domain/evals/regrade.ts): it calls neither the run's models nor its
+  // servers, so it lists no tools; it reads the recorded turns of its iterations instead.
+  const regrading = ctx.run.source === 'regrade';
+  const recorded = regrading
+    ? await database(() => deps.setup.recordedPrompts(unfinished.map((i) => i.id)))
+    : new Map<string, unknown>();
   // Listed once per batch (shared with the run's other batches starting at the same time in this worker, when the
   // worker passes its listings) and shared by its iterations; the iteration that sees a listing fail reports it, and
   // the next one lists again.
@@ -194,7 +201,7 @@ async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): P
     }
   };
   // Listing starts while the batch fences its iterations: one round trip less before the first model request.
-  if (unfinished.length > 0) (tools = listTools()).catch(() => {});
+  if (unfinished.length > 0 && !regrading) (tools = listTools()).catch(() => {});
   const held =
     unfinished.length > 0
       ? await database(() =>
@@ -233,12 +240,19 @@ async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): P
       const startedAt = Date.now();
       let outcome: IterationCompletion;
       try {
-        outcome = await executeIteration(deps, ctx, iteration, {
-          signal,
-          tools: toolsOnce,
-          rateLimits: deps.rateLimits,
-          checkBudget: deps.checkBudgets?.forRun(input.runId),
-        });
+        outcome = regrading
+          ? await regradeIteration(ctx, iteration, recordedTurns(recorded.get(iteration.id)), {
+              signal,
+              rateLimits: deps.rateLimits,
+              checkBudget: deps.checkBudgets?.forRun(input.runId),
+              of: regradeOrigin(iteration.metadata),
+            })
+          : await executeIteration(deps, ctx, iteration, {
+              signal,
+              tools: toolsOnce,
+              rateLimits: deps.rateLimits,
+              checkBudget: deps.checkBudgets?.forRun(input.runId),
+            });
       } catch (error) {
         const failure = error instanceof IterationFailure ? error.failure : error;
         const decision = decideRetry(failure, {
@@ -271,6 +285,7 @@ async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): P
           decision,
           Date.now() - startedAt,
         );
+        if (regrading) outcome = regradeFailed(iteration, outcome);
       }
       await settleWrite();
       liveness.check();

@@ -28,6 +28,7 @@ import { getRun } from '../domain/useCases/runs/getRun.js';
 import { getTrace } from '../domain/useCases/runs/getTrace.js';
 import { listIterations } from '../domain/useCases/runs/listIterations.js';
 import { reconcileRuns, type ReconcileRuns } from '../domain/useCases/runs/reconcileRuns.js';
+import { regradeRun } from '../domain/useCases/runs/regradeRun.js';
 import { startRun } from '../domain/useCases/runs/startRun.js';
 import { estimateRun } from '../domain/useCases/runs/estimateRun.js';
 import { SuiteScheduler } from './suiteScheduler.js';
@@ -308,6 +309,14 @@ function runUseCases(deps: {
     estimateRun: estimateRun({ runs, ...runCreation }),
     getRun: getRun({ runs, reconciler }),
     cancelRun: cancelRun({ runs, reconciler, workflows }),
+    regradeRun: regradeRun({
+      runs,
+      setup: createRunSetupStore(sql, deps.box),
+      workflows,
+      finalizeRun: deps.finalizeRun,
+      maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+      defaultConcurrency: config.EVAL_ITERATION_CONCURRENCY,
+    }),
     listIterations: listIterations({ runs, cursors: deps.cursors }),
     getTrace: getTrace({ runs }),
     compareRuns: compareRuns({ runs }),

@@ -14,6 +14,7 @@ import type {
   createSuiteBody,
   evalRunSchema,
   iterationSchema,
+  regradeCreatedSchema,
   runCreatedSchema,
   runEstimateSchema,
   suiteCreatedSchema,
@@ -77,6 +78,7 @@ export type EvalSuite = z.output<typeof suiteListItem>;
 export type CreateEvalRun = z.input<typeof createRunBody>;
 export type EvalRunCreated = z.output<typeof runCreatedSchema>;
 export type EvalRunEstimate = z.output<typeof runEstimateSchema>;
+export type EvalRunRegradeCreated = z.output<typeof regradeCreatedSchema>;
 export type EvalRun = z.output<typeof evalRunSchema>;
 export type EvalIteration = z.output<typeof iterationSchema>;
 export type EvalTrace = z.output<typeof traceSchema>;
@@ -349,6 +351,9 @@ export function createRunwayClient(options: RunwayClientOptions) {
     estimate: (projectId: string, body: CreateEvalRun) =>
       request<EvalRunEstimate>('POST', `${project(projectId)}/eval-runs`, { body: { ...body, dryRun: true } }),
     get: (projectId: string, runId: string) => request<EvalRun>('GET', run(projectId, runId)),
+    /** grades a finished run's recorded conversations again with the suite's current expectations (a new run) */
+    regrade: (projectId: string, runId: string) =>
+      request<EvalRunRegradeCreated>('POST', `${run(projectId, runId)}/regrade`, { body: {} }),
     cancel: (projectId: string, runId: string) =>
       request<EvalRun>('POST', `${run(projectId, runId)}/cancel`, { body: {} }),
     iterations: (projectId: string, runId: string, query: PageQuery = {}) =>

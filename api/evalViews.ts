@@ -37,6 +37,8 @@ export function toEvalRun(run: Run, progress: Progress): z.input<typeof evalRunS
       roundSize: run.adaptive.design.roundSize,
     },
     error: run.error,
+    regradeOf: run.regradeOf,
+    regradeSkipped: run.regradeSkipped,
     createdAt: run.createdAt.getTime(),
     startedAt: run.startedAt?.getTime() ?? null,
     completedAt: run.completedAt?.getTime() ?? null,

@@ -170,7 +170,8 @@ export async function claimIteration(sql: Db, iterationId: string, fence: ClaimF
  * began the iteration) fills in a start its claim did not leave: a claim is not flushed to disk (claimIteration), so
  * a database crash can take it back while the iteration runs on. Safe to repeat: when the reply to a write that
  * committed was lost, the retry finds the iteration finished under this same attempt's fence and answers
- * `completed` again (the first reply never arrived, so the outcome was not counted).
+ * `completed` again (the first reply never arrived, so the outcome was not counted). A re-graded iteration
+ * (`traceMerge`) already holds its recorded trace: its grades are merged into it, in the same statement.
  */
 export async function completeIteration(
   sql: Db,
@@ -193,7 +194,8 @@ export async function completeIteration(
       RETURNING id
     ), traced AS (
       INSERT INTO eval_traces (iteration_id, trace) SELECT id, ${sql.json(outcome.trace as never)} FROM finished
-      ON CONFLICT DO NOTHING
+      ON CONFLICT (iteration_id) DO UPDATE SET trace = eval_traces.trace || EXCLUDED.trace
+        WHERE ${outcome.traceMerge === true}
       RETURNING iteration_id
     )
     SELECT EXISTS (SELECT 1 FROM finished) OR EXISTS (

@@ -8,6 +8,7 @@ import type {
   RunBudget,
   RunResult,
   RunStatus,
+  SkippedCase,
   StoredRunSummary,
 } from '../domain/evals/run.js';
 import type { ClientProfile } from '../domain/mcp/clientProfile.js';
@@ -43,6 +44,8 @@ export interface RunRow {
   /** adaptive iterations against a baseline run (migration 061); null: a fixed-n run */
   adaptive: AdaptiveSettings | null;
   error: string | null;
+  regrade_of: string | null;
+  regrade_skipped: SkippedCase[] | null;
   created_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
@@ -55,7 +58,7 @@ type _RunIsRow = RowIsNoun<Same<Camel<RunRow>, Run>>;
 export async function lockOrganizationRuns(tx: Tx, organizationId: string): Promise<number> {
   await tx`SELECT pg_advisory_xact_lock(hashtext('eval-runs'), hashtext(${organizationId}))`;
   const [{ active }] = await tx<{ active: number }[]>`
-    SELECT count(*)::int AS active FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'running' AND source IN ('api', 'schedule')`;
+    SELECT count(*)::int AS active FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'running' AND source IN ('api', 'schedule', 'regrade')`;
   return active;
 }
 
@@ -63,7 +66,7 @@ export async function lockOrganizationRuns(tx: Tx, organizationId: string): Prom
 export async function listActiveRuns(sql: Db, organizationId: string): Promise<Run[]> {
   return camelRows(
     await sql<RunRow[]>`
-    SELECT * FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'running' AND source IN ('api', 'schedule') ORDER BY created_at`,
+    SELECT * FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'running' AND source IN ('api', 'schedule', 'regrade') ORDER BY created_at`,
   );
 }
 
@@ -76,7 +79,7 @@ export async function listQuietRuns(sql: Db, quietMs: number, limit: number): Pr
   return camelRows(
     await sql<RunRow[]>`
     SELECT * FROM eval_runs r
-    WHERE r.status = 'running' AND r.source IN ('api', 'schedule') AND r.created_at < ${since}
+    WHERE r.status = 'running' AND r.source IN ('api', 'schedule', 'regrade') AND r.created_at < ${since}
       AND NOT EXISTS (SELECT 1 FROM eval_iterations i WHERE i.run_id = r.id AND i.updated_at >= ${since})
     ORDER BY r.created_at LIMIT ${limit}`,
   );
@@ -89,7 +92,7 @@ export async function insertRun(tx: Tx, input: NewRun): Promise<Run> {
     INSERT INTO eval_runs (id, suite_id, project_id, organization_id, run_number, status, result, source, notes,
                            pass_criteria, server_ids, iteration_override, model_keys_enc, created_by_key_id,
                            external_run_id, framework, ci, tags, expected_iterations, host_id, client_profile,
-                           iteration_isolation, budget, concurrency, adaptive)
+                           iteration_isolation, budget, concurrency, adaptive, regrade_of, regrade_skipped)
     VALUES (${newId('run')}, ${input.suiteId}, ${input.projectId}, ${input.organizationId},
             (SELECT COALESCE(max(run_number), 0) + 1 FROM eval_runs WHERE suite_id = ${input.suiteId}),
             'running', 'pending', ${input.source}, ${input.notes ?? null}, ${tx.json(input.passCriteria)},
@@ -98,7 +101,8 @@ export async function insertRun(tx: Tx, input: NewRun): Promise<Run> {
             ${input.tags ? tx.json(input.tags as never) : null}, ${input.expectedIterations ?? null}, ${input.hostId ?? null},
             ${input.clientProfile ? tx.json(input.clientProfile as never) : null}, ${input.iterationIsolation ?? 'per-iteration'},
             ${input.budget ? tx.json(input.budget as never) : null}, ${input.concurrency ?? null},
-            ${input.adaptive ? tx.json(input.adaptive as never) : null})
+            ${input.adaptive ? tx.json(input.adaptive as never) : null},
+            ${input.regradeOf ?? null}, ${input.regradeSkipped ? tx.json(input.regradeSkipped as never) : null})
     RETURNING *`;
   return camelRow(row);
 }

@@ -1,5 +1,6 @@
 import type { RunSetupStore } from '../domain/ports/runSetupStore.js';
 import type { SecretBox } from '../domain/ports/secretBox.js';
+import { copyRecordedIterations, countRecorded, recordedPrompts, skippedCases } from './regrades.js';
 import { inTransaction, transactionOnly, type Db } from './connection.js';
 import { casePassCounts, planIterations } from './evalIterations.js';
 import {
@@ -60,6 +61,11 @@ export function createRunSetupStore(sql: Db, box: SecretBox): RunSetupStore {
     lastCompletedRun: (suiteId) => lastCompletedRun(sql, suiteId),
     casePassCounts: (runId) => casePassCounts(sql, runId),
     recordAdaptiveCases: (runId, cases) => recordAdaptiveCases(sql, runId, cases),
+    countRecorded: (runId) => countRecorded(sql, runId),
+    skippedCases: (runId) => skippedCases(sql, runId),
+    copyRecordedIterations: (originalRunId, runId) =>
+      copyRecordedIterations(txOnly('iterations are copied for a re-grade'), originalRunId, runId),
+    recordedPrompts: (iterationIds) => recordedPrompts(sql, iterationIds),
     transaction: (work) => inTransaction(sql, (tx) => work(createRunSetupStore(tx, box))),
   };
 }

@@ -78,7 +78,7 @@ export function registerActiveRuns(metrics: Metrics, sql: Db): void {
   if (metrics.registry.getSingleMetric(name)) return;
   new Gauge({
     name,
-    help: 'Eval runs currently running, by source (api and schedule: executed here; sdk: chunked ingest still open)',
+    help: 'Eval runs currently running, by source (api, schedule and regrade: executed here; sdk: chunked ingest still open)',
     labelNames: ['source'] as const,
     registers: [metrics.registry],
     async collect() {
@@ -87,6 +87,7 @@ export function registerActiveRuns(metrics: Metrics, sql: Db): void {
       this.reset();
       this.set({ source: 'api' }, 0);
       this.set({ source: 'schedule' }, 0);
+      this.set({ source: 'regrade' }, 0);
       for (const row of rows) this.set({ source: row.source }, row.n);
     },
   });

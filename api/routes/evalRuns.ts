@@ -2,6 +2,7 @@ import type { CancelRun } from '../../domain/useCases/runs/cancelRun.js';
 import type { GetRun } from '../../domain/useCases/runs/getRun.js';
 import type { GetTrace } from '../../domain/useCases/runs/getTrace.js';
 import type { ListIterations } from '../../domain/useCases/runs/listIterations.js';
+import type { RegradeRun } from '../../domain/useCases/runs/regradeRun.js';
 import type { StartRun } from '../../domain/useCases/runs/startRun.js';
 import type { EstimateRun } from '../../domain/useCases/runs/estimateRun.js';
 import { HEURISTIC_DESCRIPTION } from '../../domain/evals/estimate.js';
@@ -15,6 +16,7 @@ import {
   iterationPage,
   iterationParams,
   iterationsQuery,
+  regradeCreatedSchema,
   runCreatedSchema,
   runEstimateSchema,
   runParams,
@@ -36,9 +38,11 @@ export function evalRunRoutes({
   cancelRun,
   listIterations,
   getTrace,
+  regradeRun,
 }: {
   startRun: StartRun;
   estimateRun: EstimateRun;
+  regradeRun: RegradeRun;
   getRun: GetRun;
   cancelRun: CancelRun;
   listIterations: ListIterations;
@@ -122,6 +126,31 @@ export function evalRunRoutes({
       async handler({ principal, params }) {
         const { run, progress } = await cancelRun({ principal, ...params });
         return toEvalRun(run, progress);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/projects/:projectId/eval-runs/:runId/regrade',
+      tag: 'Evals',
+      summary: "Re-grade a finished run's recorded conversations with the suite's current expectations (202)",
+      description:
+        "Creates a run with source `regrade` that grades the original's recorded conversations again with the suite's current expected tool calls, match options, output checks and judge, calling neither the run's models nor its MCP servers (a judge check calls the judge model). " +
+        'Its iterations keep the recorded conversation and tool calls and get new grades; compare it with GET .../eval-runs/{id}/compare?baseRunId=<original>: what changed there changed in the expectations, not in the model or server. ' +
+        'Cases deleted since, or whose prompt changed, are left out and listed in `skipped`. Refused: a run still running (409 CONFLICT, RUN_NOT_FINISHED), an ingested run or one without a completed iteration (400, NO_RECORDED_CONVERSATIONS), a run whose suite was deleted (404, SUITE_DELETED).',
+      params: runParams,
+      status: 202,
+      response: regradeCreatedSchema,
+      errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED'],
+      async handler({ principal, params }) {
+        const { run, iterations, skipped } = await regradeRun({ principal, ...params });
+        return {
+          runId: run.id,
+          regradeOf: params.runId,
+          suiteId: run.suiteId,
+          status: 'running' as const,
+          iterations,
+          skipped,
+        };
       },
     }),
     defineRoute({

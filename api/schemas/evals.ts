@@ -454,6 +454,14 @@ export const suiteCreatedSchema = z
   })
   .meta({ id: 'EvalSuiteCreated' });
 
+const skippedCaseSchema = z
+  .object({
+    caseId: z.string().nullable(),
+    title: z.string(),
+    reason: z.enum(['CASE_DELETED', 'PROMPTS_CHANGED']),
+  })
+  .meta({ id: 'RegradeSkippedCase' });
+
 export const runCreatedSchema = z
   .object({
     runId: z.string(),
@@ -682,11 +690,38 @@ export const evalRunSchema = z
       .optional()
       .meta({ description: 'adaptive iterations against a baseline run (the baseline resolved); null: a fixed-n run' }),
     error: z.string().nullable(),
+    regradeOf: z.string().nullable().optional().meta({
+      description:
+        "a re-grade (source `regrade`): the run whose recorded conversations it graded again with the suite's current expectations; null otherwise",
+    }),
+    regradeSkipped: z.array(skippedCaseSchema).nullable().optional().meta({
+      description: "a re-grade: the original run's cases it left out, and why; null otherwise",
+    }),
     createdAt: epochMs,
     startedAt: epochMs.nullable(),
     completedAt: epochMs.nullable(),
   })
   .meta({ id: 'EvalRun' });
+
+/** POST /eval-runs/{runId}/regrade's answer (202): the re-grade run, started. */
+export const regradeCreatedSchema = z
+  .object({
+    runId: z
+      .string()
+      .meta({ description: 'the new run (source `regrade`); compare it with the original by baseRunId' }),
+    regradeOf: z.string().meta({ description: 'the run whose recorded conversations it grades again' }),
+    suiteId: z.string(),
+    status: z.literal('running'),
+    iterations: z.number().meta({
+      description:
+        "recorded conversations graded again (the original's errored iterations are copied as errored, not counted)",
+    }),
+    skipped: z.array(skippedCaseSchema).meta({
+      description:
+        "the original's cases left out: deleted since (CASE_DELETED) or asking another prompt now (PROMPTS_CHANGED); compare shows them as removed",
+    }),
+  })
+  .meta({ id: 'EvalRunRegradeCreated' });
 
 export const runParams = z.object({ projectId: id, runId: id });
 export const iterationParams = runParams.extend({ iterationId: id });

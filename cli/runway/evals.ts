@@ -519,6 +519,79 @@ export function evalCommands(program: Command, run: (action: Action) => (...args
     );
 
   evals
+    .command('regrade')
+    .description(
+      "grade a finished run's recorded conversations again with the suite's current expectations (no model or server is called; a judge check calls the judge): a new run, source regrade",
+    )
+    .argument('<runId>')
+    .option('--wait', 'follow the new run until it ends and print its summary')
+    .option(
+      '--compare',
+      'with --wait: compare the new run with the original (what changed there changed in the expectations); the exit code then follows --fail-on',
+    )
+    .addOption(failOnOption())
+    .addOption(
+      new Option('--poll-interval <ms>', 'how often to poll the run')
+        .default(2000)
+        .argParser(positive('--poll-interval')),
+    )
+    .addOption(
+      new Option('--timeout <seconds>', 'with --wait: give up after this long (the re-grade is cancelled)')
+        .default(3600)
+        .argParser(positive('--timeout')),
+    )
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 started (with --wait: the new run passed; with --compare: it did not regress); 1 it failed, was cancelled or timed out, or regressed; 2 the command could not run (a run still running, an ingested run, a deleted suite: the API says why).',
+    )
+    .action(
+      run(async (ctx, command) => {
+        const options = command.opts<{
+          wait?: boolean;
+          compare?: boolean;
+          failOn: FailOn;
+          pollInterval: number;
+          timeout: number;
+        }>();
+        if (options.compare && !options.wait) throw new UsageError('--compare needs --wait');
+        const originalId = command.args[0];
+        const created = await ctx.client.evalRuns.regrade(ctx.projectId, originalId);
+        for (const skipped of created.skipped)
+          ctx.note(`[runway] case "${skipped.title}" is not re-graded: ${skipped.reason}`);
+        if (!options.wait) {
+          ctx.print(ctx.json ? JSON.stringify(created, null, 2) : created.runId);
+          return ExitCode.ok;
+        }
+        ctx.note(`[runway] re-grading run ${originalId} as run ${created.runId} (${created.iterations} conversations)`);
+        const stop = stopOnSignal();
+        try {
+          const outcome = await waitForRun(ctx, created.runId, {
+            pollMs: options.pollInterval,
+            deadline: Date.now() + options.timeout * 1000,
+            stop: stop.signal,
+          });
+          if (outcome === 'interrupted' || outcome === 'timeout') {
+            await cancel(
+              ctx,
+              created.runId,
+              outcome === 'interrupted' ? 'interrupted' : `still running after ${options.timeout}s`,
+            );
+            return outcome === 'interrupted' ? ExitCode.interrupted : ExitCode.failed;
+          }
+          const comparison =
+            options.compare && outcome.status === 'completed'
+              ? await compareWith(ctx, outcome.id, originalId)
+              : undefined;
+          await report(ctx, outcome, await suiteNameOf(ctx, outcome.suiteId), undefined, false, comparison);
+          if (!options.compare) return exitCodeOf(outcome);
+          return !comparison || gateFails(comparison, options.failOn) ? ExitCode.failed : ExitCode.ok;
+        } finally {
+          stop.release();
+        }
+      }),
+    );
+
+  evals
     .command('show')
     .description("a run's status, per-case results and summary")
     .argument('<runId>')

@@ -18,7 +18,7 @@ import { budgetedCheck, CheckBudget, ITERATION_CHECK_BUDGET_MS } from './checkBu
 import { JUDGE_PROMPT_VERSION, judgeAnswer } from './judge.js';
 import { checkOutput, DEFAULT_OUTPUT_CHECK, type OutputCheck, type OutputCheckResult } from './outputCheck.js';
 import type { RunContext } from './runContext.js';
-import { scoreToolCalls, type ExpectedToolCall, type ToolCallScore } from './scoring.js';
+import { scoreToolCalls, type ActualToolCall, type ExpectedToolCall, type ToolCallScore } from './scoring.js';
 import { IterationScripts } from './elicitationScript.js';
 import { IterationQuestions, type TracedQuestion } from './iterationQuestions.js';
 import { boundTrace } from './traceBounds.js';
@@ -183,7 +183,7 @@ export function iterationTurns(iteration: BatchIteration): IterationTurn[] {
 }
 
 /** One `prompts[]` entry of the trace: a turn's tool-call score and output check, `passed` only when both pass. */
-interface PromptResult {
+export interface PromptResult {
   promptIndex: number;
   prompt: string;
   expectedToolCalls: ExpectedToolCall[];
@@ -326,45 +326,20 @@ export async function executeIteration(
       arguments: c.arguments,
       isError: c.isError,
     }));
-  const judgeTrace = new TraceRecorder(() => Date.now() - startedAt);
-  const judgeUsage: JudgeUsage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0 };
-  const prompts: PromptResult[] = [];
-  const checkBudgets = [new CheckBudget(ITERATION_CHECK_BUDGET_MS, 'this iteration')];
-  if (options.checkBudget) checkBudgets.push(options.checkBudget);
-  for (const [index, turn] of turns.entries()) {
-    const agentTurn = record.turns?.[index];
-    const actual = toActual(agentTurn?.toolCalls ?? []);
-    const text = agentTurn?.text ?? '';
-    const score = scoreToolCalls({
-      expected: turn.expectedToolCalls,
-      actual,
-      isNegativeTest: iteration.isNegativeTest,
-      matchOptions: iteration.matchOptions ?? undefined,
-      failOnToolError: advanced.failOnToolError,
-    });
-    let output: OutputCheckResult | undefined;
-    const expected = turn.expectedOutput;
-    if (expected !== null) {
-      const check = turn.outputCheck ?? DEFAULT_OUTPUT_CHECK;
-      output =
-        check.mode === 'judge'
-          ? await judgeTurn(ctx, iteration, {
-              turn,
-              text,
-              check,
-              record,
-              trace: judgeTrace,
-              facts,
-              usage: judgeUsage,
-              signal: options.signal,
-              rateLimits: options.rateLimits,
-            })
-          : budgetedCheck(checkBudgets, { mode: check.mode, expected }, () => checkOutput(text, expected, check));
-      // Each check is one slice of the event loop: other iterations (other organizations') run between them.
-      await nextTurnOfLoop();
-    }
-    prompts.push(promptResult(index, turn, actual, text, score, output));
-  }
+  const graded = await gradeTurns(ctx, iteration, {
+    turns,
+    answers: turns.map((_, index) => ({
+      actual: toActual(record.turns?.[index]?.toolCalls ?? []),
+      text: record.turns?.[index]?.text ?? '',
+    })),
+    record,
+    facts,
+    startedAt,
+    signal: options.signal,
+    rateLimits: options.rateLimits,
+    checkBudget: options.checkBudget,
+  });
+  const { prompts, judgeUsage } = graded;
   const actual = toActual(record.toolCalls);
   const usage = {
     inputTokens: record.usage.inputTokens + judgeUsage.inputTokens,
@@ -388,12 +363,89 @@ export async function executeIteration(
     actualToolCalls: actual.map((a, i) => ({ ...a, durationMs: record.toolCalls[i].durationMs })),
     // why a completed iteration failed is in the trace (prompts[].reasons); `error` is for iterations that broke
     error: null,
-    trace: boundTrace(buildTrace(record, prompts, judgeTrace.spans, facts())),
+    trace: boundTrace(buildTrace(record, prompts, graded.judgeSpans, facts())),
   };
 }
 
+/** What a turn answered: its tool calls (by their MCP names) and its text. */
+export interface TurnAnswer {
+  actual: ActualToolCall[];
+  text: string;
+}
+
+/** The turns' grades: each prompt's result, and what the judge spent (its spans and tokens). */
+export interface GradedTurns {
+  prompts: PromptResult[];
+  judgeSpans: TraceSpan[];
+  judgeUsage: JudgeUsage;
+}
+
+/**
+ * Grades each turn's answer against what the turn expects: the deterministic scorer on its tool calls, then its
+ * output check (a judge model for `judge` checks). The one grading path: a run's iteration grades the conversation
+ * it just had (executeIteration), a re-grade the conversation recorded by an earlier run (regrade.ts). A judge reply
+ * that is no verdict, or a judge the run cannot use, is thrown as an IterationFailure (with `record`, when there is
+ * one, and the judge's spans).
+ */
+export async function gradeTurns(
+  ctx: RunContext,
+  iteration: BatchIteration,
+  input: {
+    turns: IterationTurn[];
+    /** one per turn, in order */
+    answers: TurnAnswer[];
+    /** the conversation's record, when it was had now: a judge failure keeps it */
+    record?: AgentRecord;
+    facts: () => IterationTraceFacts;
+    startedAt: number;
+    signal: AbortSignal;
+    rateLimits?: RateLimitGates;
+    checkBudget?: CheckBudget;
+  },
+): Promise<GradedTurns> {
+  const advanced = iteration.advancedConfig ?? {};
+  const judgeTrace = new TraceRecorder(() => Date.now() - input.startedAt);
+  const judgeUsage: JudgeUsage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0 };
+  const prompts: PromptResult[] = [];
+  const checkBudgets = [new CheckBudget(ITERATION_CHECK_BUDGET_MS, 'this iteration')];
+  if (input.checkBudget) checkBudgets.push(input.checkBudget);
+  for (const [index, turn] of input.turns.entries()) {
+    const { actual, text } = input.answers[index] ?? { actual: [], text: '' };
+    const score = scoreToolCalls({
+      expected: turn.expectedToolCalls,
+      actual,
+      isNegativeTest: iteration.isNegativeTest,
+      matchOptions: iteration.matchOptions ?? undefined,
+      failOnToolError: advanced.failOnToolError,
+    });
+    let output: OutputCheckResult | undefined;
+    const expected = turn.expectedOutput;
+    if (expected !== null) {
+      const check = turn.outputCheck ?? DEFAULT_OUTPUT_CHECK;
+      output =
+        check.mode === 'judge'
+          ? await judgeTurn(ctx, iteration, {
+              turn,
+              text,
+              check,
+              record: input.record,
+              trace: judgeTrace,
+              facts: input.facts,
+              usage: judgeUsage,
+              signal: input.signal,
+              rateLimits: input.rateLimits,
+            })
+          : budgetedCheck(checkBudgets, { mode: check.mode, expected }, () => checkOutput(text, expected, check));
+      // Each check is one slice of the event loop: other iterations (other organizations') run between them.
+      await nextTurnOfLoop();
+    }
+    prompts.push(promptResult(index, turn, actual, text, score, output));
+  }
+  return { prompts, judgeSpans: judgeTrace.spans, judgeUsage };
+}
+
 /** The judge's tokens in an iteration, and what they cost at the judge model's price (null: unknown). */
-interface JudgeUsage {
+export interface JudgeUsage {
   inputTokens: number;
   outputTokens: number;
   cachedInputTokens: number;
@@ -412,7 +464,8 @@ async function judgeTurn(
     turn: IterationTurn;
     text: string;
     check: OutputCheck;
-    record: AgentRecord;
+    /** the conversation had now (absent for a re-grade: its record is stored) */
+    record?: AgentRecord;
     trace: TraceRecorder;
     /** the iteration's trace id and questions, for a failure's trace */
     facts: () => IterationTraceFacts;
@@ -424,7 +477,8 @@ async function judgeTurn(
 ): Promise<OutputCheckResult> {
   const judge = ctx.judgeModel ?? { model: iteration.model ?? '', provider: iteration.provider ?? undefined };
   const resolved = resolveModel({ model: judge.model, provider: judge.provider ?? null, ...ctx.modelAccess });
-  const withJudgeSpans = (): AgentRecord => ({ ...input.record, spans: [...input.record.spans, ...input.trace.spans] });
+  const withJudgeSpans = (): AgentRecord | undefined =>
+    input.record && { ...input.record, spans: [...input.record.spans, ...input.trace.spans] };
   if (!resolved.ok)
     throw new IterationFailure(
       'model',

@@ -86,4 +86,9 @@ export interface IterationCompletion {
   error: string | null;
   errorDetails?: unknown;
   trace: object;
+  /**
+   * a re-graded iteration (domain/evals/regrade.ts): `trace` holds only the keys that change (its grades), merged
+   * into the recorded trace stored with the iteration, which keeps the conversation
+   */
+  traceMerge?: boolean;
 }

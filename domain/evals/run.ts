@@ -9,11 +9,12 @@ export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 export type RunResult = 'passed' | 'failed' | 'pending';
 
 /**
- * Sources of runs executed here, each by its evalRun workflow: started through the API, or by a suite's schedule.
- * Ingested runs (`sdk`) have no workflow. The concurrency cap counts these; the SQL of db/evalRuns.ts spells the same
+ * Sources of runs executed here, each by its evalRun workflow: started through the API, by a suite's schedule, or
+ * re-grading a finished run's recorded conversations (`regrade`, domain/evals/regrade.ts). Ingested runs (`sdk`) have
+ * no workflow. The concurrency cap counts these; the SQL of db/evalRuns.ts spells the same
  * list as a literal, so that the partial index eval_runs_active_idx (migration 033) matches it.
  */
-export const executedSources = ['api', 'schedule'] as const;
+export const executedSources = ['api', 'schedule', 'regrade'] as const;
 export type ExecutedSource = (typeof executedSources)[number];
 export const isExecuted = (run: { source: string }): boolean =>
   (executedSources as readonly string[]).includes(run.source);
@@ -39,6 +40,13 @@ export type StoredRunSummary = { total: number; passed: number; failed: number; 
   string,
   unknown
 >;
+
+/** A case of the original run that a re-grade leaves out, and why. */
+export interface SkippedCase {
+  caseId: string | null;
+  title: string;
+  reason: 'CASE_DELETED' | 'PROMPTS_CHANGED';
+}
 
 /** An eval run: one execution of a suite's cases (or one reported by ingest), and where it stands. */
 export interface Run {
@@ -76,6 +84,10 @@ export interface Run {
   adaptive: AdaptiveSettings | null;
   /** why it failed, for a failed run */
   error: string | null;
+  /** a re-grade (source `regrade`): the run whose recorded conversations it grades again; null otherwise */
+  regradeOf: string | null;
+  /** a re-grade: the original's cases it left out, and why (deleted since, prompts changed); null otherwise */
+  regradeSkipped: SkippedCase[] | null;
   createdAt: Date;
   startedAt: Date | null;
   completedAt: Date | null;

@@ -17,8 +17,11 @@ export interface RunContext {
   prices: PriceLookup;
 }
 
-/** What loading a run's context reads. */
-export type RunContextReads = Pick<RunSetupStore, 'run' | 'savedServers' | 'providerKeys' | 'suite' | 'modelPrices'>;
+/** What loading a run's context reads (and, for a re-grade, its batches: the recorded turns). */
+export type RunContextReads = Pick<
+  RunSetupStore,
+  'run' | 'savedServers' | 'providerKeys' | 'suite' | 'modelPrices' | 'recordedPrompts'
+>;
 
 export async function loadRunContext(
   deps: { setup: RunContextReads; box: SecretBox; catalog: HostedModelCatalog },

@@ -2,7 +2,7 @@ import type { Host } from '../catalog/host.js';
 import type { IterationIsolation } from '../catalog/server.js';
 import type { Case, CaseInput, CaseUpsert } from '../evals/case.js';
 import type { IterationStatus, PlannedIteration } from '../evals/iteration.js';
-import type { Run, RunBudget } from '../evals/run.js';
+import type { Run, RunBudget, SkippedCase } from '../evals/run.js';
 import type { AdaptiveCase, AdaptiveSettings } from '../evals/adaptive.js';
 import type { OrganizationLimits } from '../evals/runSettings.js';
 import type { Suite } from '../evals/suite.js';
@@ -46,6 +46,9 @@ export interface NewRun {
   budget?: RunBudget | null;
   concurrency?: number | null;
   adaptive?: AdaptiveSettings | null;
+  /** a re-grade: the run it grades again, and the cases of that run it leaves out */
+  regradeOf?: string | null;
+  regradeSkipped?: SkippedCase[] | null;
 }
 
 /** A case's finished iterations in a run (scored or errored) and how many passed. */
@@ -114,6 +117,19 @@ export interface RunSetupStore extends ServerDirectory {
   casePassCounts(runId: string): Promise<CasePassCounts[]>;
   /** An adaptive run's cases after a look. */
   recordAdaptiveCases(runId: string, cases: AdaptiveCase[]): Promise<void>;
+
+  /** A run's finished iterations, and how many of them recorded a graded conversation (re-grading reads these). */
+  countRecorded(runId: string): Promise<{ finished: number; recorded: number }>;
+  /** The run's cases a re-grade of it leaves out (deleted since, or asking another prompt now), and why. */
+  skippedCases(runId: string): Promise<SkippedCase[]>;
+  /**
+   * Copies the original run's iterations of live cases into the re-grade run with their recorded traces and the
+   * cases' current expectations: completed ones pending (to be graded again), errored ones failed. Answers the
+   * pending ids in plan order (only inside `transaction`).
+   */
+  copyRecordedIterations(originalRunId: string, runId: string): Promise<string[]>;
+  /** The recorded turns (`prompts[]` of the trace: prompt, tool calls, answer) of these iterations, by id. */
+  recordedPrompts(iterationIds: string[]): Promise<Map<string, unknown>>;
 
   /** Runs `work` in one transaction (the caller's, when this store already is one), on a store bound to it. */
   transaction<T>(work: (store: RunSetupStore) => Promise<T>): Promise<T>;

@@ -10,7 +10,7 @@ import { count } from '../components/figures';
 import { ErrorMessage } from '../components/feedback';
 import { duration, interval, percent, usd, when } from '../format';
 import { useApi } from '../hooks';
-import { href } from '../router';
+import { href, navigate } from '../router';
 import { paths } from '../paths';
 import type { RunStatistics } from '../../../domain/evals/statistics';
 
@@ -52,6 +52,11 @@ export function RunView({ params }: { params: Record<string, string>; query: URL
         </p>
         <div class="actions">
           {running && <CancelButton path={`${base}/cancel`} />}
+          {!running && run.regradeOf && (
+            <a class="button" href={href(paths.compare, { projectId, runId }, { base: run.regradeOf })}>
+              Compare with the re-graded run
+            </a>
+          )}
           {!running && (
             <a class="button" href={href(paths.compare, { projectId, runId })}>
               Compare with the previous run
@@ -62,8 +67,10 @@ export function RunView({ params }: { params: Record<string, string>; query: URL
               Choose a model
             </a>
           )}
+          {!running && run.source !== 'sdk' && <RegradeButton path={`${base}/regrade`} projectId={projectId} />}
         </div>
       </header>
+      {run.regradeOf && <RegradeOrigin projectId={projectId} run={run} />}
       {run.error && <p class="error">The run failed: {run.error}</p>}
       {live.reconnectingIn !== null && (
         <p class="notice" role="status">
@@ -272,6 +279,66 @@ function AdaptiveCases({
 function StatusBadge({ status, result }: { status: EvalRun['status']; result: EvalRun['result'] }) {
   const word = status === 'completed' && result ? result : status;
   return <span class={`badge badge-${word}`}>{word}</span>;
+}
+
+/** What a re-grade run graded again, and the cases it left out. */
+function RegradeOrigin({ projectId, run }: { projectId: string; run: EvalRun }) {
+  const skipped = run.regradeSkipped ?? [];
+  const reasons = { CASE_DELETED: 'deleted since', PROMPTS_CHANGED: 'its prompt changed' } as const;
+  return (
+    <section class="notice regrade-origin" aria-label="Re-grade">
+      <p>
+        A re-grade of <a href={href(paths.run, { projectId, runId: run.regradeOf! })}>run {run.regradeOf}</a>: its
+        recorded conversations graded again with the suite's current expectations, without calling its models or
+        servers. A difference from that run is a change in the expectations, not in the model or server.
+      </p>
+      {skipped.length > 0 && (
+        <p>
+          Not re-graded:{' '}
+          {skipped.map((c, i) => (
+            <span key={c.caseId ?? c.title}>
+              {i > 0 && ', '}
+              {c.title} ({reasons[c.reason]})
+            </span>
+          ))}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** Starts a re-grade of this finished run and opens it. */
+function RegradeButton({ path, projectId }: { path: string; projectId: string }) {
+  const [state, setState] = useState<'idle' | 'starting'>('idle');
+  const [error, setError] = useState<Error>();
+  const regrade = async () => {
+    setState('starting');
+    setError(undefined);
+    try {
+      const created = await api<{ runId: string }>(path, { method: 'POST' });
+      navigate(href(paths.run, { projectId, runId: created.runId }));
+    } catch (e) {
+      setError(e as Error);
+    }
+    setState('idle');
+  };
+  return (
+    <>
+      <button
+        type="button"
+        disabled={state !== 'idle'}
+        title="Grade the recorded conversations again with the suite's current expectations (no model or server is called)"
+        onClick={() => void regrade()}
+      >
+        {state === 'idle' ? 'Re-grade' : 'Starting the re-grade…'}
+      </button>
+      {error && (
+        <span role="alert" class="error">
+          {error.message}
+        </span>
+      )}
+    </>
+  );
 }
 
 function CancelButton({ path }: { path: string }) {

@@ -3,7 +3,7 @@ import { requireSuite } from '../../access/suite.js';
 import { notFound, refused } from '../../failures.js';
 import type { SuiteSchedules } from '../../ports/suiteSchedules.js';
 import type { Principal } from '../../principal.js';
-import type { Run } from '../../evals/run.js';
+import { isExecuted, type Run } from '../../evals/run.js';
 
 /**
  * Ends a run whose workflow already closed where it ran (terminated in Temporal Web UI, timed out) and answers the
@@ -15,7 +15,7 @@ export interface ClosedRunCheck {
 
 /** What a user has to do about a run that keeps its suite from being deleted. */
 const howToEnd = (run: Run) =>
-  run.source === 'api'
+  isExecuted(run)
     ? `cancel it (POST /eval-runs/${run.id}/cancel) or wait for it to finish`
     : `finalize it (eval-ingest/runs/finalize with runId ${run.id})`;
 
