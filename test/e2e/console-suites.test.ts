@@ -156,6 +156,15 @@ describe('the eval console: sign-in, suites and a suite', () => {
     await page.getByRole('button', { name: 'Confirm deleting repeats' }).click();
     await expect.poll(() => page.getByRole('row', { name: /repeats/ }).count()).toBe(0);
 
+    // Estimate it first: the plan and its cost, nothing started (still three runs in the table).
+    await page.getByRole('button', { name: 'Estimate the cost' }).click();
+    const estimate = page.locator('#run-estimate');
+    await estimate.waitFor();
+    expect(await estimate.innerText()).toMatch(
+      /^A run would make \d+ iterations? \(\d+ cases?, \d+ models?\), about [\d,]+ tokens/,
+    );
+    expect(await rows.count()).toBe(3);
+
     // Start a run: it appears in the table.
     await page.getByLabel('Notes').fill('from the console');
     await page.getByRole('button', { name: 'Start a run' }).click();
