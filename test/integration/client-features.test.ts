@@ -322,6 +322,7 @@ describe('MCP client features: elicitation, sampling, roots', () => {
       inputTokens: llm.reduce((n, s) => n + s.inputTokens!, 0),
       outputTokens: llm.reduce((n, s) => n + s.outputTokens!, 0),
       totalTokens: llm.reduce((n, s) => n + s.inputTokens! + s.outputTokens!, 0),
+      cachedInputTokens: 0,
     });
     const sampled = world.model.calls('scripted-cf').filter((c) => c.lastUserText.startsWith('Summarize: '));
     expect(sampled).toHaveLength(1);

@@ -72,7 +72,7 @@ describe('a batch attempt taken over by a newer attempt', () => {
       deps(takingOver),
       input,
     );
-    expect(stale).toEqual({ completed: 0, passed: 0, failed: 0, errored: 0, tokens: 0 });
+    expect(stale).toEqual({ completed: 0, passed: 0, failed: 0, errored: 0, tokens: 0, costUsd: 0 });
     const stored = await stack.sql<
       { status: string }[]
     >`SELECT status FROM eval_iterations WHERE run_id = ${runId} ORDER BY seq`;
