@@ -215,6 +215,21 @@ describe('the console: runs, traces, comparisons and servers', () => {
     await checkView('compare');
   });
 
+  it('re-grades a finished run: the new run says what it graded again and compares with it', async () => {
+    const p = world.org.projectId;
+    const modelCalls = world.model.calls('scripted-console-views').length;
+    await page.goto(`${world.consoleUrl}#/projects/${p}/runs/${secondRunId}`);
+    await page.getByRole('button', { name: 'Re-grade' }).click();
+    await page.waitForURL((url) => url.hash.includes('/runs/') && !url.hash.includes(secondRunId));
+    expect(await page.locator('section.regrade-origin').innerText()).toContain(`A re-grade of run ${secondRunId}`);
+    // graded from the recorded conversations: no model call
+    await page.getByRole('link', { name: 'Compare with the re-graded run' }).click();
+    await page.locator('#verdict-heading').waitFor();
+    expect(await page.locator('#verdict-heading').innerText()).toBe('No significant change');
+    expect(world.model.calls('scripted-console-views').length).toBe(modelCalls);
+    await checkView('regrade-compare');
+  });
+
   it("calls server-everything's echo from the form generated from its input schema", async () => {
     const p = world.org.projectId;
     await page.goto(`${world.consoleUrl}#/projects/${p}/servers`);
