@@ -239,6 +239,43 @@ describe('re-grading a finished run', () => {
     expect(model.calls('regrade-prompts')).toHaveLength(calls);
   });
 
+  it('records an iteration failed when its judge never gives a verdict, keeping the recorded conversation', async () => {
+    const { model } = world;
+    model.setScript('regrade-talk', { byQuery: { greet: [{ text: 'hello there' }] } });
+    model.setScript('regrade-bad-judge', { byQuery: { [JUDGE_KEY]: [{ text: 'I would rather not say.' }] } });
+    const created = await world.call('POST', path('/eval-runs'), {
+      suiteName: 'Re-grading with a broken judge',
+      serverIds: [world.serverId],
+      model: 'regrade-talk',
+      judgeModel: { model: 'regrade-bad-judge', provider: 'openai' },
+      tests: [{ title: 'greets', query: 'greet me', provider: 'openai', expectedOutput: 'hello' }],
+    });
+    expect(created.status).toBe(202);
+    const { runId, suiteId } = created.body;
+    expect(await waitForRun(world.call, world.org.projectId, runId)).toMatchObject({ summary: { passed: 1 } });
+    const [kase] = (await world.call('GET', path(`/eval-suites/${suiteId}/cases`))).body.items as { id: string }[];
+    const judged = await world.call('PATCH', path(`/eval-suites/${suiteId}/cases/${kase.id}`), {
+      outputCheck: { mode: 'judge' },
+    });
+    expect(judged.status).toBe(200);
+
+    const regraded = await world.call('POST', path(`/eval-runs/${runId}/regrade`));
+    expect(regraded.status).toBe(202);
+    const run = await waitForRun(world.call, world.org.projectId, regraded.body.runId);
+    expect(run).toMatchObject({ status: 'completed', summary: { total: 1, passed: 0 } });
+    const iterations = await world.call('GET', path(`/eval-runs/${regraded.body.runId}/iterations`));
+    const [iteration] = iterations.body.items;
+    expect(iteration).toMatchObject({ status: 'failed', errorDetails: { reason: 'JUDGE_REPLY_INVALID' } });
+    // the judge was asked (and retried); the run's model was not
+    expect(model.calls('regrade-bad-judge').length).toBeGreaterThanOrEqual(1);
+    expect(model.calls('regrade-talk')).toHaveLength(1);
+    const trace = await world.call('GET', path(`/eval-runs/${regraded.body.runId}/iterations/${iteration.id}/trace`));
+    expect(trace.status).toBe(200);
+    expect(trace.body.messages).toEqual(
+      expect.arrayContaining([expect.objectContaining({ role: 'user', content: 'greet me' })]),
+    );
+  }, 120_000);
+
   it('refuses a run still running, an ingested run, an unknown run and a run whose suite was deleted', async () => {
     const { model } = world;
     model.setScript('regrade-slow', { byQuery: { slow: [{ text: 'done', delayMs: 3000 }] } });
