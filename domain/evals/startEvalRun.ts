@@ -21,6 +21,7 @@ import type { JudgeModel, ModelChoice, Suite } from './suite.js';
 import { DEFAULT_FIRST_ROUND, type AdaptiveRequest, type AdaptiveSettings } from './adaptive.js';
 import { adaptiveDesign } from './compare/sequential.js';
 import { aboveOrganizationLimit } from './runSettings.js';
+import { holdRunSlot, withinRunCap, type RunCap } from './runCap.js';
 
 /**
  * Creating an eval run, in one place for every way a run starts: the startRun and startScheduledRun use cases
@@ -30,21 +31,12 @@ import { aboveOrganizationLimit } from './runSettings.js';
  * records them as the reason a due run was skipped).
  */
 
-/** Seconds a client is told to wait when the organization's run cap is reached. */
-const CAP_RETRY_AFTER_SECONDS = 10;
-
-export interface RunCreationDeps {
+export interface RunCreationDeps extends RunCap {
   /** the run's suite, servers, host, keys and limits, and where the run and its plan are written */
   setup: RunSetupStore;
   /** seals the run's own model keys */
   box: SecretBox;
   catalog: HostedModelCatalog;
-  maxConcurrentRuns: number;
-  /**
-   * At the cap, ends the organization's counted runs whose workflow already closed in Temporal (reconcileRuns);
-   * how many it ended. Called outside the transaction, so no network call holds the organization's lock.
-   */
-  reconcileAtCap(organizationId: string): Promise<number>;
   /** a run's concurrency when it asks for none (EVAL_ITERATION_CONCURRENCY): the run is planned as it is created */
   defaultConcurrency: number;
 }
@@ -209,11 +201,6 @@ class Previewed extends Error {
 }
 
 /** The cap refused inside the transaction; the run may be tried once more after reconciling. */
-class RunCapReached extends Error {
-  constructor(readonly active: number) {
-    super('concurrent run limit reached');
-  }
-}
 
 /**
  * Writes a run (and, for a new suite or inline tests, the suite and its cases) in one transaction, or refuses with
@@ -281,10 +268,7 @@ async function writeRun(
 
   const create = () =>
     setup.transaction(async (tx) => {
-      if (!preview) {
-        const active = await tx.lockActiveRuns(origin.organizationId);
-        if (active >= deps.maxConcurrentRuns) throw new RunCapReached(active);
-      }
+      if (!preview) await holdRunSlot(tx, deps, origin.organizationId);
       // A rerun holds its suite's row lock from here: a suite deleted meanwhile gets no run. A suiteName makes a
       // new suite every time (names are not unique, as in the real product).
       const locked = existing && (await tx.lockLiveSuite(existing.id));
@@ -401,12 +385,6 @@ async function writeRun(
       const plan = await planRun(tx, run.id, { concurrency: deps.defaultConcurrency });
       return { run, caseUpsert, cases, suiteName: suite.name, iterations, plan, leftOut: leftOut(ingested) };
     });
-  // At the cap, the counted runs are checked against Temporal (outside the transaction: no network call holds the
-  // lock): a run whose workflow was terminated in Web UI frees its slot here, not only when someone reads it.
-  const capped = (error: unknown) => {
-    if (error instanceof RunCapReached) return error;
-    throw error;
-  };
   if (preview)
     return await create().then(
       () => {
@@ -417,17 +395,8 @@ async function writeRun(
         throw error;
       },
     );
-  let created = await create().catch(capped);
-  if (created instanceof RunCapReached && (await deps.reconcileAtCap(origin.organizationId)) > 0)
-    created = await create().catch(capped);
-  if (created instanceof RunCapReached) {
-    throw new OperationFailure(
-      'RATE_LIMITED',
-      `this organization already has ${created.active} running eval runs (limit ${deps.maxConcurrentRuns}); wait for one to finish`,
-      { reason: 'CONCURRENT_RUN_LIMIT', maxConcurrentRuns: deps.maxConcurrentRuns, activeRuns: created.active },
-      CAP_RETRY_AFTER_SECONDS,
-    );
-  }
+  // At the cap, a run whose workflow was terminated in Web UI frees its slot here, not only when someone reads it.
+  const created = await withinRunCap(deps, origin.organizationId, create);
   return { ...created, servers };
 }
 

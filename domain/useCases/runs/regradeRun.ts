@@ -2,20 +2,20 @@ import { requireRunOf } from '../../access/run.js';
 import { notFound, OperationFailure, refused } from '../../failures.js';
 import { initialBatchSize } from '../../evals/initialBatchSize.js';
 import { runConcurrency } from '../../evals/runSettings.js';
+import { holdRunSlot, withinRunCap, type RunCap } from '../../evals/runCap.js';
 import { isExecuted, type Run, type SkippedCase } from '../../evals/run.js';
 import type { RunStore } from '../../ports/runStore.js';
 import type { RunSetupStore } from '../../ports/runSetupStore.js';
 import type { RunWorkflows } from '../../ports/runWorkflows.js';
-import { START_FAILED, type FinalizeRun } from './finalizeRun.js';
+import type { FinalizeRun } from './finalizeRun.js';
+import { launchRun } from './launchRun.js';
 import type { Principal } from '../../principal.js';
 
-export interface RegradeRunDeps {
+export interface RegradeRunDeps extends RunCap {
   runs: Pick<RunStore, 'visibleProject' | 'find'>;
   setup: RunSetupStore;
   workflows: Pick<RunWorkflows, 'start'>;
   finalizeRun: FinalizeRun;
-  /** the organization's cap on running runs (a re-grade runs in a workflow too) */
-  maxConcurrentRuns: number;
   /** batches in flight when the organization sets no ceiling (the worker's default) */
   defaultConcurrency: number;
 }
@@ -70,57 +70,41 @@ export function regradeRun(deps: RegradeRunDeps) {
     const skipped = await deps.setup.skippedCases(original.id);
     const limits = await deps.setup.organizationLimits(original.organizationId);
 
-    const created = await deps.setup.transaction(async (tx) => {
-      const active = await tx.lockActiveRuns(original.organizationId);
-      if (active >= deps.maxConcurrentRuns)
-        throw new OperationFailure(
-          'RATE_LIMITED',
-          `this organization already has ${active} running eval runs (limit ${deps.maxConcurrentRuns}); wait for one to finish`,
-          { reason: 'CONCURRENT_RUN_LIMIT', maxConcurrentRuns: deps.maxConcurrentRuns, activeRuns: active },
-        );
-      // The suite's row lock: a suite deleted meanwhile gets no run.
-      if (!(await tx.lockLiveSuite(original.suiteId)))
-        throw notFound('eval suite', { suiteId: original.suiteId, reason: 'SUITE_DELETED' });
-      const run = await tx.createRun({
-        suiteId: original.suiteId,
-        projectId: original.projectId,
-        organizationId: original.organizationId,
-        source: 'regrade',
-        notes: `re-grade of run ${original.runNumber} (${original.id})`,
-        passCriteria: suite.passCriteria,
-        serverIds: original.serverIds,
-        iterationOverride: original.iterationOverride,
-        createdByKeyId: input.principal.keyId,
-        hostId: original.hostId,
-        clientProfile: original.clientProfile,
-        iterationIsolation: original.iterationIsolation,
-        concurrency: original.concurrency,
-        regradeOf: original.id,
-        regradeSkipped: skipped,
+    const create = () =>
+      deps.setup.transaction(async (tx) => {
+        await holdRunSlot(tx, deps, original.organizationId);
+        // The suite's row lock: a suite deleted meanwhile gets no run.
+        if (!(await tx.lockLiveSuite(original.suiteId)))
+          throw notFound('eval suite', { suiteId: original.suiteId, reason: 'SUITE_DELETED' });
+        const run = await tx.createRun({
+          suiteId: original.suiteId,
+          projectId: original.projectId,
+          organizationId: original.organizationId,
+          source: 'regrade',
+          notes: `re-grade of run ${original.runNumber} (${original.id})`,
+          passCriteria: suite.passCriteria,
+          serverIds: original.serverIds,
+          iterationOverride: original.iterationOverride,
+          createdByKeyId: input.principal.keyId,
+          hostId: original.hostId,
+          clientProfile: original.clientProfile,
+          iterationIsolation: original.iterationIsolation,
+          concurrency: original.concurrency,
+          regradeOf: original.id,
+          regradeSkipped: skipped,
+        });
+        const iterationIds = await tx.copyRecordedIterations(original.id, run.id);
+        await tx.markStarted(run.id);
+        return { run, iterationIds };
       });
-      const iterationIds = await tx.copyRecordedIterations(original.id, run.id);
-      await tx.markStarted(run.id);
-      return { run, iterationIds };
-    });
-    const { run, iterationIds } = created;
+    const { run, iterationIds } = await withinRunCap(deps, original.organizationId, create);
     const concurrency = runConcurrency(run, deps.defaultConcurrency, limits);
-    const labels = {
-      id: run.id,
-      organizationId: run.organizationId,
-      projectId: run.projectId,
-      suiteId: run.suiteId,
-      source: run.source,
-    };
-    try {
-      await deps.workflows.start(
-        labels,
-        { suiteName: suite.name, projectName: project.name, iterations: iterationIds.length },
-        { iterationIds, batchSize: initialBatchSize(iterationIds.length, concurrency), concurrency },
-      );
-    } catch (error) {
-      await deps.finalizeRun({ runId: run.id, outcome: 'failed', error: START_FAILED });
-      throw error;
-    }
+    await launchRun(
+      deps,
+      run,
+      { suiteName: suite.name, projectName: project.name, iterations: iterationIds.length },
+      { iterationIds, batchSize: initialBatchSize(iterationIds.length, concurrency), concurrency },
+    );
     return { run, iterations: iterationIds.length, skipped };
   };
 }

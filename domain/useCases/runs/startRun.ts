@@ -4,7 +4,8 @@ import { createEvalRun, type CreatedRun, type RunCreationDeps, type RunRequest }
 import type { McpOperations } from '../../mcp/index.js';
 import type { RunStore } from '../../ports/runStore.js';
 import type { RunWorkflows } from '../../ports/runWorkflows.js';
-import { START_FAILED, type FinalizeRun } from './finalizeRun.js';
+import type { FinalizeRun } from './finalizeRun.js';
+import { launchRun } from './launchRun.js';
 import type { Principal } from '../../principal.js';
 
 export interface StartRunDeps extends RunCreationDeps {
@@ -25,8 +26,7 @@ export interface StartedRun extends Pick<CreatedRun, 'run' | 'caseUpsert' | 'ser
 
 /**
  * POST /eval-runs: the run is written (createEvalRun: the cap, the suite and its inline cases, the checks, the plan),
- * then its workflow started with its plan. A workflow that cannot be started ends the run as failed, through the one
- * finalizeRun (its slot freed), and the error goes on to the caller.
+ * then its workflow started with its plan (launchRun: one that cannot be started ends the run as failed).
  */
 export function startRun(deps: StartRunDeps) {
   return async function startRun(input: {
@@ -52,19 +52,7 @@ export function startRun(deps: StartRunDeps) {
       servers,
       cases.map((c) => ({ title: c.title, expectedToolCalls: c.expectedToolCalls as { toolName: string }[] })),
     );
-    const labels = {
-      id: run.id,
-      organizationId: run.organizationId,
-      projectId: run.projectId,
-      suiteId: run.suiteId,
-      source: run.source,
-    };
-    try {
-      await deps.workflows.start(labels, { suiteName, projectName: project.name, iterations }, plan);
-    } catch (error) {
-      await deps.finalizeRun({ runId: run.id, outcome: 'failed', error: START_FAILED });
-      throw error;
-    }
+    await launchRun(deps, run, { suiteName, projectName: project.name, iterations }, plan);
     const warnings = await checked;
     return { run, caseUpsert, servers, warnings, ...(leftOut && { leftOut }) };
   };
