@@ -1,0 +1,197 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { OperationFailure } from '../../failures.js';
+import { limits } from '../../limits.js';
+import type { OAuthGrants } from '../oauth.js';
+import type { Lookup } from '../outbound.js';
+import { requestHeaders, type Credentials } from '../transports.js';
+import type { SavedServer } from '../../catalog/server.js';
+import { startBridge } from './bridge.js';
+import {
+  CONFORMANCE_REVISIONS,
+  type ConformanceOptions,
+  type ConformanceReport,
+  type ConformanceRevision,
+  type ConformanceRunner,
+} from './report.js';
+import { parseServerRequirements } from './requirements.js';
+import { assembleScenarios, parseChecks, scenarioOfResultDir, type ScenarioResult } from './results.js';
+import { scoreScenarios } from './score.js';
+import { runSuite, type SuiteExit } from './suiteProcess.js';
+
+export interface ConformanceRunnerDeps {
+  /** the saved servers' OAuth grants (the same OAuthGrants the MCP operations use): tokens injected, refreshed on 401 */
+  grants: Pick<OAuthGrants, 'credentialsFor' | 'afterUnauthorized'>;
+  /** a Node 22 (or later) binary to run the suite with (runtime/nodeBinary.ts, conformanceNodeBinary); undefined: none */
+  nodePath: string | undefined;
+  /** one request through the bridge: how long it waits for the server's headers, or for a reply's next bytes (ms) */
+  requestTimeoutMs: number;
+  /** each scenario's limit, passed to the suite (--timeout); 30000 by default, the suite's own */
+  scenarioTimeoutMs?: number;
+  /** bytes one reply through the bridge may hold; limits.serverMessageBytes by default */
+  maxReplyBytes?: number;
+  /** the folder holding the suite's package.json; the installed @modelcontextprotocol/conformance by default */
+  suiteDir?: string;
+  /** where the suite's results folder is made (and removed); the system's temporary folder by default */
+  tmpDir?: string;
+  /** DNS resolution for the bridge's address guard (tests); node:dns by default */
+  lookup?: Lookup;
+}
+
+export const DEFAULT_SCENARIO_TIMEOUT_MS = 30_000;
+/** Bytes of the suite's own output a failure of the suite quotes. */
+const FAILURE_OUTPUT_CHARS = 2000;
+
+/** The installed suite package's folder. */
+export function installedSuiteDir(): string {
+  return dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json'));
+}
+
+/** A server whose transport the suite cannot speak to: 422 FEATURE_NOT_SUPPORTED, saying why. */
+export function notCheckable(server: Pick<SavedServer, 'name' | 'transportType'>): OperationFailure | undefined {
+  if (server.transportType === 'http') return undefined;
+  const why =
+    server.transportType === 'stdio'
+      ? `server '${server.name}' runs over stdio; the official conformance suite speaks Streamable HTTP only, and a stdio server would need a bridge that spawns it, which Runway does not offer for checks`
+      : `server '${server.name}' uses the legacy HTTP+SSE transport; the official conformance suite speaks Streamable HTTP only`;
+  return new OperationFailure(
+    'FEATURE_NOT_SUPPORTED',
+    `${why}. Save it with transport http (Streamable HTTP) to check it`,
+    {
+      reason: 'TRANSPORT_NOT_CHECKABLE',
+      transportType: server.transportType,
+    },
+  );
+}
+
+/**
+ * The runner of the official MCP conformance suite: its server scenarios of one revision's requirement set, run as
+ * the real package (in a child process on Node 22+) against the saved server through a loopback bridge
+ * (bridge.ts), read back from the results it writes, and scored (score.ts).
+ */
+export function createConformanceRunner(deps: ConformanceRunnerDeps): ConformanceRunner {
+  return {
+    async check(server: SavedServer, options: ConformanceOptions): Promise<ConformanceReport> {
+      const refused = notCheckable(server);
+      if (refused) throw refused;
+      if (!server.url) throw new OperationFailure('VALIDATION_ERROR', `server '${server.name}' has no URL`);
+      if (!(CONFORMANCE_REVISIONS as readonly string[]).includes(options.specVersion))
+        throw new OperationFailure(
+          'VALIDATION_ERROR',
+          `the conformance suite checks revisions ${CONFORMANCE_REVISIONS.join(', ')}, not ${String(options.specVersion)}`,
+        );
+      if (!deps.nodePath)
+        throw new OperationFailure(
+          'INTERNAL_ERROR',
+          'no Node 22 (or later) binary to run the conformance suite with: run the worker on Node 22+, or set CONFORMANCE_NODE_PATH (or install the cached one with `npx tsx scripts/node-binary.ts 22`)',
+          { reason: 'CONFORMANCE_NODE_MISSING' },
+        );
+      options.signal?.throwIfAborted();
+      const startedAt = new Date();
+      const deadline = startedAt.getTime() + options.timeoutMs;
+      const suiteDir = deps.suiteDir ?? installedSuiteDir();
+      const suite = await readSuite(suiteDir, options.specVersion);
+
+      let credentials: Credentials | undefined = await deps.grants.credentialsFor(server);
+      const bridge = await startBridge(
+        {
+          url: server.url,
+          headers: () => requestHeaders(server, credentials),
+          unauthorized: async () => {
+            if (!credentials) return false;
+            const next = await deps.grants.afterUnauthorized(server, credentials.generation).catch(() => undefined);
+            if (!next) return false;
+            credentials = next;
+            return true;
+          },
+        },
+        {
+          requestTimeoutMs: deps.requestTimeoutMs,
+          maxReplyBytes: deps.maxReplyBytes ?? limits.serverMessageBytes,
+          maxRequestBytes: limits.serverMessageBytes,
+          lookup: deps.lookup,
+        },
+      );
+      const outputDir = await mkdtemp(join(deps.tmpDir ?? tmpdir(), 'runway-conformance-'));
+      try {
+        const exit = await runSuite({
+          nodePath: deps.nodePath,
+          entry: join(suiteDir, 'dist', 'index.js'),
+          url: bridge.url,
+          revision: options.specVersion,
+          outputDir,
+          scenarioTimeoutMs: deps.scenarioTimeoutMs ?? DEFAULT_SCENARIO_TIMEOUT_MS,
+          timeoutMs: Math.max(0, deadline - Date.now()),
+          signal: options.signal,
+          onScenarioDone: (scenariosDone) => options.onProgress?.({ scenariosDone }),
+        });
+        const results = await readResults(outputDir, exit.scenarioErrors);
+        // 0: every check passed, 1: some failed; anything else (or nothing written) is the suite failing to run.
+        if ((exit.exitCode !== 0 && exit.exitCode !== 1) || results.size === 0) throw suiteFailed(exit);
+        const scenarios = assembleScenarios(suite.requirements, results);
+        const notes = bridge.notes();
+        return {
+          specVersion: options.specVersion,
+          suiteVersion: suite.version,
+          scenarios,
+          score: scoreScenarios(scenarios),
+          startedAt: startedAt.toISOString(),
+          finishedAt: new Date().toISOString(),
+          ...(notes.length > 0 && { notes }),
+        };
+      } finally {
+        await bridge.close();
+        await rm(outputDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** The suite's version and the revision's requirement set, from the package itself. */
+async function readSuite(suiteDir: string, revision: ConformanceRevision) {
+  const pkg = JSON.parse(await readFile(join(suiteDir, 'package.json'), 'utf8')) as { version?: unknown };
+  if (typeof pkg.version !== 'string') throw new Error(`${suiteDir}/package.json names no version`);
+  const requirements = parseServerRequirements(
+    await readFile(join(suiteDir, 'requirements', `${revision}.yaml`), 'utf8'),
+  );
+  return { version: pkg.version, requirements };
+}
+
+/** Each scenario's checks from the results folder (the newest folder of a scenario run twice). */
+export async function readResults(
+  outputDir: string,
+  scenarioErrors: ReadonlyMap<string, string> = new Map(),
+): Promise<Map<string, ScenarioResult>> {
+  const dirs = (await readdir(outputDir, { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+  const results = new Map<string, ScenarioResult>();
+  for (const dir of dirs) {
+    const scenario = scenarioOfResultDir(dir);
+    if (!scenario) continue;
+    try {
+      results.set(scenario, { checks: parseChecks(await readFile(join(outputDir, dir, 'checks.json'), 'utf8')) });
+    } catch (error) {
+      const why =
+        (error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? `the suite could not run the scenario: ${scenarioErrors.get(scenario) ?? 'it wrote no checks'}`
+          : "the suite's checks.json for the scenario is not in its format";
+      results.set(scenario, { unreadable: why });
+    }
+  }
+  return results;
+}
+
+function suiteFailed(exit: SuiteExit): OperationFailure {
+  const how = exit.signal ? `was killed (${exit.signal})` : `ended with code ${exit.exitCode}`;
+  const output = (exit.stderr.trim() || exit.stdout.trim()).slice(-FAILURE_OUTPUT_CHARS);
+  return new OperationFailure('INTERNAL_ERROR', `the conformance suite ${how} without results`, {
+    reason: 'CONFORMANCE_SUITE_FAILED',
+    exitCode: exit.exitCode,
+    signal: exit.signal,
+    output,
+  });
+}
