@@ -26,7 +26,10 @@ export interface ConformanceRunnerDeps {
   grants: Pick<OAuthGrants, 'credentialsFor' | 'afterUnauthorized'>;
   /** a Node 22 (or later) binary to run the suite with (runtime/nodeBinary.ts, conformanceNodeBinary); undefined: none */
   nodePath: string | undefined;
-  /** one request through the bridge: how long it waits for the server's headers, or for a reply's next bytes (ms) */
+  /**
+   * one request through the bridge: how long it waits for the server's headers, or for a reply's next bytes (ms);
+   * config.MCP_REQUEST_TIMEOUT_MS (a server saved with its own request timeout uses that)
+   */
   requestTimeoutMs: number;
   /** each scenario's limit, passed to the suite (--timeout); 30000 by default, the suite's own */
   scenarioTimeoutMs?: number;
@@ -41,6 +44,7 @@ export interface ConformanceRunnerDeps {
 }
 
 export const DEFAULT_SCENARIO_TIMEOUT_MS = 30_000;
+const positive = (ms: number | undefined) => (ms !== undefined && ms > 0 ? ms : undefined);
 /** Bytes of the suite's own output a failure of the suite quotes. */
 const FAILURE_OUTPUT_CHARS = 2000;
 
@@ -108,7 +112,8 @@ export function createConformanceRunner(deps: ConformanceRunnerDeps): Conformanc
           },
         },
         {
-          requestTimeoutMs: deps.requestTimeoutMs,
+          // The server's own request timeout when it was saved with one, as for its other calls.
+          requestTimeoutMs: positive(server.timeouts.requestMs) ?? deps.requestTimeoutMs,
           maxReplyBytes: deps.maxReplyBytes ?? limits.serverMessageBytes,
           maxRequestBytes: limits.serverMessageBytes,
           lookup: deps.lookup,
