@@ -45,6 +45,8 @@ export interface ConformanceRunnerDeps {
 
 export const DEFAULT_SCENARIO_TIMEOUT_MS = 30_000;
 const positive = (ms: number | undefined) => (ms !== undefined && ms > 0 ? ms : undefined);
+/** How often progress is said while a scenario runs (an activity heartbeats with it). */
+const PROGRESS_EVERY_MS = 5_000;
 /** Bytes of the suite's own output a failure of the suite quotes. */
 const FAILURE_OUTPUT_CHARS = 2000;
 
@@ -120,6 +122,11 @@ export function createConformanceRunner(deps: ConformanceRunnerDeps): Conformanc
         },
       );
       const outputDir = await mkdtemp(join(deps.tmpDir ?? tmpdir(), 'runway-conformance-'));
+      // Said at each scenario's end, and every few seconds in between (a scenario may take its whole 30 s).
+      let scenariosDone = 0;
+      const ticking = options.onProgress
+        ? setInterval(() => options.onProgress?.({ scenariosDone }), PROGRESS_EVERY_MS)
+        : undefined;
       try {
         const exit = await runSuite({
           nodePath: deps.nodePath,
@@ -130,7 +137,10 @@ export function createConformanceRunner(deps: ConformanceRunnerDeps): Conformanc
           scenarioTimeoutMs: deps.scenarioTimeoutMs ?? DEFAULT_SCENARIO_TIMEOUT_MS,
           timeoutMs: Math.max(0, deadline - Date.now()),
           signal: options.signal,
-          onScenarioDone: (scenariosDone) => options.onProgress?.({ scenariosDone }),
+          onScenarioDone: (done) => {
+            scenariosDone = done;
+            options.onProgress?.({ scenariosDone });
+          },
         });
         const results = await readResults(outputDir, exit.scenarioErrors);
         // 0: every check passed, 1: some failed; anything else (or nothing written) is the suite failing to run.
@@ -147,6 +157,7 @@ export function createConformanceRunner(deps: ConformanceRunnerDeps): Conformanc
           ...(notes.length > 0 && { notes }),
         };
       } finally {
+        clearInterval(ticking);
         await bridge.close();
         await rm(outputDir, { recursive: true, force: true });
       }
