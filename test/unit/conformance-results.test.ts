@@ -1,9 +1,12 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forwardableHeaders, isLoopbackPeer, upstreamHeaders } from '../../domain/mcp/conformance/bridge.js';
 import { parseServerRequirements } from '../../domain/mcp/conformance/requirements.js';
 import { assembleScenarios, parseChecks, scenarioOfResultDir } from '../../domain/mcp/conformance/results.js';
 import { scoreScenarios } from '../../domain/mcp/conformance/score.js';
-import { notCheckable } from '../../domain/mcp/conformance/runner.js';
+import { MAX_CHECKS_FILE_BYTES, notCheckable, readResults } from '../../domain/mcp/conformance/runner.js';
 import { conformanceNodeBinary } from '../../runtime/nodeBinary.js';
 
 /** A requirement file as the suite's package ships them (requirements/<revision>.yaml), cut down. */
@@ -118,6 +121,36 @@ describe('the suite results', () => {
     expect(scenarios[3].checks).toEqual([
       expect.objectContaining({ status: 'failed', message: 'the suite could not run the scenario: boom' }),
     ]);
+  });
+});
+
+describe('the results folder', () => {
+  it("reads each scenario's checks, and says why one could not be read", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'runway-results-test-'));
+    try {
+      const folder = (name: string, checks?: string) => {
+        mkdirSync(join(dir, name));
+        if (checks !== undefined) writeFileSync(join(dir, name, 'checks.json'), checks);
+      };
+      folder('server-ping-2026-11-29T05-30-51-599Z', JSON.stringify([check({ id: 'ping' })]));
+      folder('server-tasks-lifecycle-2026-11-29T05-30-52-000Z');
+      folder('server-tools-list-2026-11-29T05-30-53-000Z', '{"not":"checks"}');
+      folder('server-tools-call-image-2026-11-29T05-30-54-000Z', `[${' '.repeat(MAX_CHECKS_FILE_BYTES)}]`);
+      folder('something-else');
+      const results = await readResults(
+        dir,
+        new Map([['tasks-lifecycle', 'Et [JsonRpcError]: Server not initialized']]),
+      );
+      expect([...results.keys()].sort()).toEqual(['ping', 'tasks-lifecycle', 'tools-call-image', 'tools-list']);
+      expect(results.get('ping')).toEqual({ checks: [expect.objectContaining({ id: 'ping', status: 'passed' })] });
+      expect(results.get('tasks-lifecycle')).toEqual({
+        unreadable: 'the suite could not run the scenario: Et [JsonRpcError]: Server not initialized',
+      });
+      expect(results.get('tools-list')).toEqual({ unreadable: expect.stringMatching(/not in its format/) });
+      expect(results.get('tools-call-image')).toEqual({ unreadable: expect.stringMatching(/larger than/) });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

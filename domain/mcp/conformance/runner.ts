@@ -1,9 +1,9 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { OperationFailure } from '../../failures.js';
-import { limits } from '../../limits.js';
+import { formatCount, limits } from '../../limits.js';
 import type { OAuthGrants } from '../oauth.js';
 import type { Lookup } from '../outbound.js';
 import { requestHeaders, type Credentials } from '../transports.js';
@@ -45,6 +45,8 @@ export interface ConformanceRunnerDeps {
 
 export const DEFAULT_SCENARIO_TIMEOUT_MS = 30_000;
 const positive = (ms: number | undefined) => (ms !== undefined && ms > 0 ? ms : undefined);
+/** Bytes of one scenario's checks.json read at most. */
+export const MAX_CHECKS_FILE_BYTES = 8 * 1024 * 1024;
 /** How often progress is said while a scenario runs (an activity heartbeats with it). */
 const PROGRESS_EVERY_MS = 5_000;
 /** Bytes of the suite's own output a failure of the suite quotes. */
@@ -189,7 +191,15 @@ export async function readResults(
     const scenario = scenarioOfResultDir(dir);
     if (!scenario) continue;
     try {
-      results.set(scenario, { checks: parseChecks(await readFile(join(outputDir, dir, 'checks.json'), 'utf8')) });
+      const file = join(outputDir, dir, 'checks.json');
+      // The suite quotes what the server sent in some messages: a file past this is not read into memory.
+      if ((await stat(file)).size > MAX_CHECKS_FILE_BYTES) {
+        results.set(scenario, {
+          unreadable: `the suite's checks for the scenario are larger than ${formatCount(MAX_CHECKS_FILE_BYTES)} bytes`,
+        });
+        continue;
+      }
+      results.set(scenario, { checks: parseChecks(await readFile(file, 'utf8')) });
     } catch (error) {
       const why =
         (error as NodeJS.ErrnoException).code === 'ENOENT'
