@@ -8,7 +8,7 @@ import type { OAuthGrants } from '../oauth.js';
 import type { Lookup } from '../outbound.js';
 import { requestHeaders, type Credentials } from '../transports.js';
 import type { SavedServer } from '../../catalog/server.js';
-import { startBridge } from './bridge.js';
+import { startBridge, type Bridge } from './bridge.js';
 import {
   CONFORMANCE_REVISIONS,
   type ConformanceOptions,
@@ -103,33 +103,33 @@ export function createConformanceRunner(deps: ConformanceRunnerDeps): Conformanc
       const suite = await readSuite(suiteDir, options.specVersion);
 
       let credentials: Credentials | undefined = await deps.grants.credentialsFor(server);
-      const bridge = await startBridge(
-        {
-          url: server.url,
-          headers: () => requestHeaders(server, credentials),
-          unauthorized: async () => {
-            if (!credentials) return false;
-            const next = await deps.grants.afterUnauthorized(server, credentials.generation).catch(() => undefined);
-            if (!next) return false;
-            credentials = next;
-            return true;
-          },
-        },
-        {
-          // The server's own request timeout when it was saved with one, as for its other calls.
-          requestTimeoutMs: positive(server.timeouts.requestMs) ?? deps.requestTimeoutMs,
-          maxReplyBytes: deps.maxReplyBytes ?? limits.serverMessageBytes,
-          maxRequestBytes: limits.serverMessageBytes,
-          lookup: deps.lookup,
-        },
-      );
       const outputDir = await mkdtemp(join(deps.tmpDir ?? tmpdir(), 'runway-conformance-'));
+      let bridge: Bridge | undefined;
       // Said at each scenario's end, and every few seconds in between (a scenario may take its whole 30 s).
       let scenariosDone = 0;
-      const ticking = options.onProgress
-        ? setInterval(() => options.onProgress?.({ scenariosDone }), PROGRESS_EVERY_MS)
-        : undefined;
+      let ticking: NodeJS.Timeout | undefined;
       try {
+        bridge = await startBridge(
+          {
+            url: server.url,
+            headers: () => requestHeaders(server, credentials),
+            unauthorized: async () => {
+              if (!credentials) return false;
+              const next = await deps.grants.afterUnauthorized(server, credentials.generation).catch(() => undefined);
+              if (!next) return false;
+              credentials = next;
+              return true;
+            },
+          },
+          {
+            // The server's own request timeout when it was saved with one, as for its other calls.
+            requestTimeoutMs: positive(server.timeouts.requestMs) ?? deps.requestTimeoutMs,
+            maxReplyBytes: deps.maxReplyBytes ?? limits.serverMessageBytes,
+            maxRequestBytes: limits.serverMessageBytes,
+            lookup: deps.lookup,
+          },
+        );
+        if (options.onProgress) ticking = setInterval(() => options.onProgress?.({ scenariosDone }), PROGRESS_EVERY_MS);
         const exit = await runSuite({
           nodePath: deps.nodePath,
           entry: join(suiteDir, 'dist', 'index.js'),
@@ -160,7 +160,7 @@ export function createConformanceRunner(deps: ConformanceRunnerDeps): Conformanc
         };
       } finally {
         clearInterval(ticking);
-        await bridge.close();
+        await bridge?.close();
         await rm(outputDir, { recursive: true, force: true });
       }
     },
