@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SavedServer } from '../../domain/catalog/server.js';
 import type { ConformanceReport } from '../../domain/mcp/conformance/report.js';
+import { parseServerRequirements } from '../../domain/mcp/conformance/requirements.js';
 import { parseChecks, scenarioOfResultDir } from '../../domain/mcp/conformance/results.js';
 import {
   createConformanceRunner,
@@ -182,6 +183,28 @@ describe('the conformance runner against the reference server', () => {
   it('says how far it got, and leaves no results folder behind', () => {
     expect(progress.at(-1)).toBe(report.scenarios.filter((s) => s.status !== 'not_applicable').length);
     expect(readdirSync(tmp)).toEqual([]);
+  });
+});
+
+describe('the conformance runner at 2026-07-28', () => {
+  it("runs that revision's requirement set, and agrees with the suite run directly", async () => {
+    const report = await runner({ tmpDir: scratch() }).check(savedServer({ url: everything.url }), {
+      specVersion: '2026-07-28',
+      timeoutMs: 120_000,
+    });
+    const file = parseServerRequirements(
+      readFileSync(join(installedSuiteDir(), 'requirements', '2026-07-28.yaml'), 'utf8'),
+    );
+    expect(report.scenarios.filter((s) => s.scored).map((s) => s.name)).toEqual(file.scored);
+    expect(report.scenarios.filter((s) => !s.scored).map((s) => s.name)).toEqual(file.notScored.map((n) => n.scenario));
+    expect(report.scenarios.find((s) => s.name === 'tasks-lifecycle')).toMatchObject({
+      notScoredReason: expect.stringMatching(/^extension: /),
+    });
+    const direct = suiteVerdicts(everything.url, '2026-07-28');
+    const ran = report.scenarios.filter((s) => s.status !== 'not_applicable');
+    expect(new Map(ran.map((s) => [s.name, s.status]))).toEqual(direct);
+    // The reference server is a 2025 server: most of the 2026 set fails, by the suite's own judgement.
+    expect(report.score.value).toBeLessThan(50);
   });
 });
 
