@@ -158,6 +158,11 @@ export const configSchema = z.object({
    * a mismatch, or `strict`: answer 500 instead (the test stack, so every reply a test sees is a documented one)
    */
   REPLY_VALIDATION: oneOf(['off', 'log', 'strict']).default('off'),
+  /**
+   * the worker's Node binary for conformance checks (the official suite needs Node 22 or later) when the worker runs
+   * on an older Node; unset: NODE22_PATH, else the machine cache's Node 22 (runtime/nodeBinary.ts)
+   */
+  CONFORMANCE_NODE_PATH: path('a Node 22 (or later) binary').optional(),
 });
 
 /** The embedded PostgreSQL's port when EMBEDDED_POSTGRES_PORT is unset. */
@@ -178,7 +183,7 @@ const localStackVariables = z.object({
   DEMO_MCP_PORT: port().default(3001),
 });
 
-/** The tools `npm start` and the tests provision (scripts/temporal-cli.ts, scripts/node-binary.ts). */
+/** The tools `npm start` and the tests provision (scripts/temporal-cli.ts, runtime/nodeBinary.ts). */
 const toolsSchema = z.object({
   TEMPORAL_CLI_PATH: path('a temporal binary').optional(),
   NODE22_PATH: path('a Node 22 binary').optional(),

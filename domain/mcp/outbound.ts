@@ -90,7 +90,7 @@ export class OutboundPolicy {
   }
 }
 
-type Lookup = (
+export type Lookup = (
   hostname: string,
   options: { all: true },
   callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
@@ -142,6 +142,32 @@ export interface OutboundOptions {
 }
 
 /**
+ * An undici dispatcher that connects only to addresses `policy` allows: checked at connect time on the addresses DNS
+ * gave, so the name cannot resolve elsewhere between check and use. Every outbound request of a saved server goes
+ * through one (Outbound's fetch; the conformance bridge's requests, conformance/bridge.ts). Close it when done.
+ */
+export function guardedAgent(policy: OutboundPolicy, lookup: Lookup = systemLookup): Agent {
+  const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    lookup(hostname, { all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const allowed = addresses.filter((a) => policy.allows(a.address));
+      if (allowed.length === 0) return callback(refusedAddress(hostname), '', 0);
+      if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
+      callback(null, allowed[0].address, allowed[0].family);
+    });
+  };
+  const connector = buildConnector({ lookup: guardedLookup });
+  return new Agent({
+    connect: (connectOptions, callback) => {
+      // net.connect skips the lookup hook for IP literals: those are checked here.
+      const host = connectOptions.hostname.replace(/^\[|\]$/g, '');
+      if (isIP(host) && !policy.allows(host)) return callback(refusedAddress(host), null);
+      connector(connectOptions, callback);
+    },
+  });
+}
+
+/**
  * A fetch for one job (a refresh, a probe) on behalf of one saved server, checking every address it connects to
  * against the server's policy. Close it when the job is done (it owns a connection pool).
  */
@@ -151,26 +177,7 @@ export class Outbound {
 
   private constructor(policy: OutboundPolicy, options: OutboundOptions) {
     this.#signal = options.signal;
-    const lookup = options.lookup ?? systemLookup;
-    // Checked at connect time on the addresses DNS gave, so the name cannot resolve elsewhere between check and use.
-    const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
-      lookup(hostname, { all: true }, (error, addresses) => {
-        if (error) return callback(error, '', 0);
-        const allowed = addresses.filter((a) => policy.allows(a.address));
-        if (allowed.length === 0) return callback(refusedAddress(hostname), '', 0);
-        if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
-        callback(null, allowed[0].address, allowed[0].family);
-      });
-    };
-    const connector = buildConnector({ lookup: guardedLookup });
-    this.#agent = new Agent({
-      connect: (connectOptions, callback) => {
-        // net.connect skips the lookup hook for IP literals: those are checked here.
-        const host = connectOptions.hostname.replace(/^\[|\]$/g, '');
-        if (isIP(host) && !policy.allows(host)) return callback(refusedAddress(host), null);
-        connector(connectOptions, callback);
-      },
-    });
+    this.#agent = guardedAgent(policy, options.lookup);
   }
 
   static async forServer(serverUrl: string, options: OutboundOptions = {}): Promise<Outbound> {

@@ -50,6 +50,11 @@ export interface ConformanceReport {
   score: ConformanceScore;
   startedAt: string;
   finishedAt: string;
+  /**
+   * what the loopback bridge refused or cut during the check, each said once (a redirect not followed, a reply past
+   * the size limit, a request past the time limit, an address the outbound rules refuse); absent when nothing was
+   */
+  notes?: string[];
 }
 
 export interface ConformanceOptions {
@@ -61,7 +66,10 @@ export interface ConformanceOptions {
   onProgress?: (progress: { scenariosDone: number }) => void;
 }
 
-/** Runs the official suite against a saved server (HTTP only: stdio servers are refused with a VALIDATION_ERROR). */
+/**
+ * Runs the official suite against a saved server (Streamable HTTP only: stdio and legacy SSE servers are refused with
+ * FEATURE_NOT_SUPPORTED, 422, details.reason TRANSPORT_NOT_CHECKABLE).
+ */
 export interface ConformanceRunner {
   check(server: SavedServer, options: ConformanceOptions): Promise<ConformanceReport>;
 }
