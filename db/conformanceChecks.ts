@@ -67,25 +67,35 @@ export function createConformanceCheckStore(sql: Db): ConformanceCheckStore {
       return ended.count;
     },
     openCheck: async (serverId) =>
-      one(await sql<ConformanceCheckRow[]>`
+      one(
+        await sql<ConformanceCheckRow[]>`
         SELECT * FROM conformance_checks WHERE server_id = ${serverId} AND status IN ('queued', 'running') AND deadline_at > now()
-        ORDER BY created_at DESC LIMIT 1`),
+        ORDER BY created_at DESC LIMIT 1`,
+      ),
+    async lockServer(serverId) {
+      await transactionOnly(sql, "a server's checks are locked")`
+        SELECT pg_advisory_xact_lock(hashtext('conformance-checks'), hashtext(${serverId}))`;
+    },
     // The same lock and count as creating a run, so a run and a check of one organization cannot pass the cap
     // together (lockOrganizationRuns counts the open checks too).
     lockActiveRuns: (organizationId) =>
       lockOrganizationRuns(transactionOnly(sql, "an organization's runs are locked"), organizationId),
     create: async (check: NewConformanceCheck) =>
-      one(await sql<ConformanceCheckRow[]>`
+      one(
+        await sql<ConformanceCheckRow[]>`
         INSERT INTO conformance_checks (id, organization_id, project_id, server_id, spec_version, created_by_key_id,
                                         timeout_ms, deadline_at)
         VALUES (${newId('chk')}, ${check.organizationId}, ${check.projectId}, ${check.serverId}, ${check.specVersion},
                 ${check.createdByKeyId}, ${check.timeoutMs},
                 now() + make_interval(secs => ${(check.timeoutMs + check.deadlineMarginMs) / 1000}))
         ON CONFLICT (server_id) WHERE status IN ('queued', 'running') DO NOTHING
-        RETURNING *`),
+        RETURNING *`,
+      ),
     find: async (serverId, checkId) =>
-      one(await sql<ConformanceCheckRow[]>`
-        SELECT * FROM conformance_checks WHERE server_id = ${serverId} AND id = ${checkId}`),
+      one(
+        await sql<ConformanceCheckRow[]>`
+        SELECT * FROM conformance_checks WHERE server_id = ${serverId} AND id = ${checkId}`,
+      ),
     byId: async (checkId) =>
       one(await sql<ConformanceCheckRow[]>`SELECT * FROM conformance_checks WHERE id = ${checkId}`),
     history: async (serverId, { after, limit }) =>
@@ -96,9 +106,11 @@ export function createConformanceCheckStore(sql: Db): ConformanceCheckStore {
         ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
       ) as ConformanceCheck[],
     markRunning: async (checkId) =>
-      one(await sql<ConformanceCheckRow[]>`
+      one(
+        await sql<ConformanceCheckRow[]>`
         UPDATE conformance_checks SET status = 'running', started_at = coalesce(started_at, now())
-        WHERE id = ${checkId} AND status IN ('queued', 'running') RETURNING *`),
+        WHERE id = ${checkId} AND status IN ('queued', 'running') RETURNING *`,
+      ),
     async complete(checkId, report) {
       const stored = storableReport(report);
       const done = await sql`

@@ -59,7 +59,7 @@ export function serverConformanceRoutes(deps: {
       method: 'post',
       path: BASE,
       tag: TAG,
-      summary: "Start a conformance check of the server with the official MCP conformance suite (202; poll the check)",
+      summary: 'Start a conformance check of the server with the official MCP conformance suite (202; poll the check)',
       description:
         "Runs the suite's server scenarios (`@modelcontextprotocol/conformance`) against the saved server in the worker, with the server's saved headers and OAuth tokens, and keeps the report: per scenario and per check passed, failed (with the suite's message) or not applicable, and a 0-100 score with how it is computed. " +
         'The reply is the queued check; its Location header is the check. ' +
@@ -79,7 +79,10 @@ export function serverConformanceRoutes(deps: {
           serverId: params.serverId,
           specVersion: body.specVersion,
         });
-        res.set('Location', `${req.baseUrl}/projects/${params.projectId}/servers/${check.serverId}/conformance/${check.id}`);
+        res.set(
+          'Location',
+          `${req.baseUrl}/projects/${params.projectId}/servers/${check.serverId}/conformance/${check.id}`,
+        );
         return toCheck(check);
       },
     }),

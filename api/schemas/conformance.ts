@@ -38,7 +38,8 @@ const scenarioSchema = z
     scored: z.boolean().meta({ description: "counts toward the score (in the revision's requirement set)" }),
     notScoredReason: z.string().nullable(),
     status: z.enum(['passed', 'failed', 'not_applicable']).meta({
-      description: 'passed: no check failed; failed: at least one did; not_applicable: the suite did not run it for this server',
+      description:
+        'passed: no check failed; failed: at least one did; not_applicable: the suite did not run it for this server',
     }),
     checks: z.array(checkResultSchema),
   })

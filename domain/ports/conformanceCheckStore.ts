@@ -32,6 +32,11 @@ export interface ConformanceCheckStore {
   /** The server's open check (queued or running, before its deadline), if any. */
   openCheck(serverId: string): Promise<ConformanceCheck | undefined>;
   /**
+   * Takes the server's check-creation lock until the transaction ends, so that racing starts of one server see each
+   * other's check (only inside `transaction`; taken before the organization's lock).
+   */
+  lockServer(serverId: string): Promise<void>;
+  /**
    * Takes the organization's run-creation lock until the transaction ends and counts what its run cap counts
    * (running runs and open checks): the same lock and count as creating a run (only inside `transaction`).
    */

@@ -68,8 +68,12 @@ export function startConformanceCheck(deps: StartConformanceCheckDeps) {
 
     const create = () =>
       deps.checks.transaction(async (tx) => {
-        await holdRunSlot(tx, deps, organizationId);
+        // The server's lock first: a racing start of the same server is told about this check (409), not the cap.
+        await tx.lockServer(server.id);
         await tx.expireLost(server.id);
+        const other = await tx.openCheck(server.id);
+        if (other) throw running(other);
+        await holdRunSlot(tx, deps, organizationId);
         const check = await tx.create({
           organizationId,
           projectId: server.projectId,
@@ -80,12 +84,10 @@ export function startConformanceCheck(deps: StartConformanceCheckDeps) {
           deadlineMarginMs: CHECK_DEADLINE_MARGIN_MS,
         });
         if (check) return check;
-        const other = await tx.openCheck(server.id);
-        throw other
-          ? running(other)
-          : new OperationFailure('CONFLICT', 'another conformance check of this server was just started', {
-              reason: 'CHECK_RUNNING',
-            });
+        // Only a start that took no lock gets here (the unique index holds regardless).
+        throw new OperationFailure('CONFLICT', 'another conformance check of this server was just started', {
+          reason: 'CHECK_RUNNING',
+        });
       });
     const check = await withinRunCap(deps, organizationId, create);
     try {
