@@ -5,7 +5,10 @@
  * the API serves; one check per server; the run cap counts checks; the time limit ends a check that never finishes;
  * a check whose workflow vanished does not block its server; cancelling stops the runner.
  */
+import { mkdtempSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.js';
 import type { SavedServer } from '../../domain/catalog/server.js';
@@ -14,6 +17,7 @@ import type { ConformanceOptions, ConformanceReport, ConformanceRunner } from '.
 import { newId } from '../../domain/ids.js';
 import { createLogger } from '../../runtime/logger.js';
 import { apiClient } from '../helpers/http.js';
+import { runway } from '../helpers/runwayCli.js';
 import { everythingOverStdio, saveServer } from '../helpers/mcpServers.js';
 import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
 import { startTestStack, type TestStack } from '../helpers/stack.js';
@@ -403,6 +407,34 @@ describe('conformance checks of a saved server', () => {
     const next = await call('POST', base('gated-2'), {});
     expect(next.status).toBe(202);
     expect((await call('POST', `${base('gated-2')}/${next.body.checkId}/cancel`)).status).toBe(200);
+  });
+
+  it('runs from the runway CLI: start and wait for the score and the failed checks, list the history', async () => {
+    const env = { RUNWAY_URL: stack.origin, RUNWAY_API_KEY: org.apiKey, RUNWAY_PROJECT_ID: org.projectId };
+    const dir = mkdtempSync(join(tmpdir(), 'runway-conformance-cli-'));
+    const waited = await runway(
+      ['servers', 'conformance', 'good', '--spec-version', '2025-11-25', '--wait', '--poll-interval', '100'],
+      env,
+      dir,
+    );
+    // 50/100: the check completed below full marks.
+    expect(waited.code, waited.stderr).toBe(1);
+    expect(waited.stdout).toMatch(/: completed$/m);
+    expect(waited.stdout).toMatch(/^score: 50\/100 +\(1 of 2 scored scenarios passed/m);
+    expect(waited.stdout).toMatch(/^tools-list\s+Tool input schema\s+failed\s+tool 'broken' has inputSchema\.type/m);
+    expect(waited.stdout).toMatch(/^not applicable: resources-subscribe$/m);
+
+    const history = await runway(['servers', 'conformance', ids.good, '--history', '--json'], env, dir);
+    expect(history.code, history.stderr).toBe(0);
+    const items = JSON.parse(history.stdout) as { specVersion: string; status: string }[];
+    expect(items[0]).toMatchObject({ specVersion: '2025-11-25', status: 'completed' });
+    expect(items.length).toBe((await call('GET', `${base('good')}?limit=200`)).body.items.length);
+
+    const refused = await runway(['servers', 'conformance', 'stdio'], env, dir);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/stdio server cannot be checked/);
+    const badRevision = await runway(['servers', 'conformance', 'good', '--spec-version', '2024-01-01'], env, dir);
+    expect(badRevision.code).toBe(2);
   });
 
   it('is in the OpenAPI document', async () => {
