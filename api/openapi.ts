@@ -159,7 +159,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
   // A body schema that is not JSON-shaped (z.unknown) means raw bytes of any type, read by the handler itself.
   const mediaType = bodySchema instanceof z.ZodUnknown || bodySchema instanceof z.ZodAny ? '*/*' : 'application/json';
   return {
-    operationId: operationId(route),
+    operationId: route.operationId ?? operationId(route),
     tags: [route.tag],
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),

@@ -109,6 +109,8 @@ export function serverConformanceRoutes(deps: {
     defineRoute({
       method: 'get',
       path: `${BASE}/:checkId`,
+      // The derived id (getServerConformance) is the history's.
+      operationId: 'getServerConformanceCheck',
       tag: TAG,
       summary: 'A conformance check: its status, and once completed its report and score',
       params: conformanceCheckParams,
@@ -121,6 +123,7 @@ export function serverConformanceRoutes(deps: {
     defineRoute({
       method: 'post',
       path: `${BASE}/:checkId/cancel`,
+      operationId: 'postServerConformanceCheckCancel',
       tag: TAG,
       summary: 'Cancel a queued or running conformance check (the suite is stopped; the server is free at once)',
       params: conformanceCheckParams,
