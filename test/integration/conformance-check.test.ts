@@ -269,6 +269,18 @@ describe('conformance checks of a saved server', () => {
     expect(capped.status).toBe(429);
     expect(capped.body).toMatchObject({ code: 'RATE_LIMITED', details: { reason: 'CONCURRENT_RUN_LIMIT' } });
     expect(Number(capped.headers.get('retry-after'))).toBeGreaterThan(0);
+    // ...for eval runs too: the cap counts runs and checks together.
+    const run = await call('POST', `/projects/${org.projectId}/eval-runs`, {
+      suiteName: 'Capped',
+      serverIds: [ids.good],
+      modelApiKeys: { openai: 'sk-test' },
+      tests: [{ title: 'case', query: 'question', model: 'gpt-4.1', provider: 'openai' }],
+    });
+    expect(run.status).toBe(429);
+    expect(run.body).toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { reason: 'CONCURRENT_RUN_LIMIT', activeRuns: 1 },
+    });
     // Another organization's cap is its own.
     const otherServer = await saveServer(stack.sql, stack.box, {
       projectId: other.projectId,
