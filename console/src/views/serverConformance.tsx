@@ -193,7 +193,8 @@ function CheckResult({ check }: { check: Check }) {
         <>
           <p class="muted">
             {report.score.method} ({report.score.passedScenarios} of {report.score.scoredScenarios} scored scenarios
-            passed; {report.score.failedChecks} checks failed; suite {report.suiteVersion})
+            passed; {report.score.failedChecks} {report.score.failedChecks === 1 ? 'check' : 'checks'} failed; suite{' '}
+            {report.suiteVersion})
           </p>
           <ul class="conformance-scenarios" aria-label="Scenarios">
             {report.scenarios.map((scenario) => (
