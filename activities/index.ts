@@ -8,6 +8,7 @@ import { START_FAILED, type FinalizeInput, type FinalizeRun } from '../domain/us
 import { planRun } from '../domain/evals/plan.js';
 import { adaptiveRound, type AdaptiveRoundInput } from '../domain/useCases/runs/adaptiveRound.js';
 import { asActivity } from './retryPolicy.js';
+import { conformanceActivities, type ConformanceActivityDeps } from './conformanceCheck.js';
 import { runIterationBatch, type BatchInput, type IterationRecorder } from './runIterations.js';
 import type { Logger } from '../runtime/logger.js';
 import type { McpOperations } from '../domain/mcp/index.js';
@@ -37,6 +38,8 @@ export interface ActivityDeps {
   finalizeRun: FinalizeRun;
   /** a suite's schedule came due (domain/useCases/runs/startScheduledRun.ts) */
   startScheduledRun: StartScheduledRun;
+  /** conformance checks of saved servers (issue 32): their store, the servers, the suite's runner */
+  conformance: ConformanceActivityDeps;
 }
 
 /**
@@ -99,6 +102,8 @@ export function createActivities(deps: ActivityDeps) {
     async failScheduledRunStart({ runId }: { runId: string }) {
       await asActivity(() => deps.finalizeRun({ runId, outcome: 'failed', error: START_FAILED }));
     },
+
+    ...conformanceActivities(deps.conformance),
   };
 }
 

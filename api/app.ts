@@ -87,6 +87,13 @@ import { getSuiteOverview } from '../domain/useCases/suites/getSuiteOverview.js'
 import { listSuiteRuns } from '../domain/useCases/suites/listSuiteRuns.js';
 import { listSuites } from '../domain/useCases/suites/listSuites.js';
 import { setSuiteSchedule } from '../domain/useCases/suites/setSuiteSchedule.js';
+// conformance check use cases (bound in conformanceUseCases, at the end of this file)
+import { createConformanceCheckStore } from '../db/conformanceChecks.js';
+import { ConformanceLauncher } from './conformanceLauncher.js';
+import { cancelConformanceCheck } from '../domain/useCases/servers/cancelConformanceCheck.js';
+import { getConformanceCheck } from '../domain/useCases/servers/getConformanceCheck.js';
+import { listConformanceChecks } from '../domain/useCases/servers/listConformanceChecks.js';
+import { startConformanceCheck } from '../domain/useCases/servers/startConformanceCheck.js';
 
 /**
  * What the API process hands its app: the services its entry point built once (runtime/services.ts createServices:
@@ -153,6 +160,7 @@ export function createApp(deps: AppDeps): App {
     runDeps: runUseCases({ ...deps, mcp, cursors, reconciler, finalizeRun: endRun, eventStreams }),
     ingestDeps: ingestUseCases({ ...deps, addressLimit }),
     suiteDeps: suiteUseCases({ ...deps, mcp, cursors, reconciler, schedules }),
+    conformanceDeps: conformanceUseCases({ ...deps, cursors, reconciler }),
   };
   const { config } = deps;
 
@@ -380,3 +388,33 @@ function suiteUseCases(deps: {
 }
 
 export type SuiteDeps = ReturnType<typeof suiteUseCases>;
+
+// ---- conformance checks of saved servers (issue 32; domain/useCases/servers) ----
+
+/** The conformance check use cases, bound once to this app's services: what serverConformance.ts receives. */
+function conformanceUseCases(deps: {
+  sql: Sql;
+  box: SecretBox;
+  cursors: CursorCodec;
+  config: Config;
+  temporal: Client;
+  reconciler: ReconcileRuns;
+}) {
+  const { config, reconciler } = deps;
+  const servers = createServerStore(deps.sql, deps.box);
+  const checks = createConformanceCheckStore(deps.sql);
+  const workflows = new ConformanceLauncher(deps.temporal, config.TEMPORAL_TASK_QUEUE);
+  return {
+    startConformanceCheck: startConformanceCheck({
+      servers,
+      checks,
+      workflows,
+      timeoutMs: config.CONFORMANCE_TIMEOUT_MS,
+      maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+      reconcileAtCap: (organizationId: string) => reconciler.reconcileOrganization(organizationId),
+    }),
+    getConformanceCheck: getConformanceCheck({ servers, checks }),
+    listConformanceChecks: listConformanceChecks({ servers, checks, cursors: deps.cursors }),
+    cancelConformanceCheck: cancelConformanceCheck({ servers, checks, workflows }),
+  };
+}

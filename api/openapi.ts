@@ -42,6 +42,8 @@ const tagDescriptions: Record<string, string> = {
   Catalog: 'The account, projects and saved servers the key can reach.',
   'Server operations': 'MCP operations on a saved server, answered synchronously. MCP results come back unchanged.',
   Evals: 'Eval suites and asynchronous eval runs: create a run (202), then poll it.',
+  'Server checks':
+    'Runway extension: checks of a saved server that run in the worker, e.g. a conformance check with the official MCP conformance suite (202, then poll the check).',
   Hosts: 'Model plus client-capability profiles.',
   Chat: 'Chat sessions and published chatboxes (read-only).',
   'Eval ingest': 'Save eval results produced elsewhere (CI, the MCPJam SDK reporter); every call is idempotent.',
@@ -157,7 +159,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
   // A body schema that is not JSON-shaped (z.unknown) means raw bytes of any type, read by the handler itself.
   const mediaType = bodySchema instanceof z.ZodUnknown || bodySchema instanceof z.ZodAny ? '*/*' : 'application/json';
   return {
-    operationId: operationId(route),
+    operationId: route.operationId ?? operationId(route),
     tags: [route.tag],
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),

@@ -38,6 +38,8 @@ export interface RouteSpec<
   params?: P;
   query?: Q;
   body?: B;
+  /** the OpenAPI operationId, when the one derived from the method and path (operationId in openapi.ts) is taken */
+  operationId?: string;
   /** success status (default 200) */
   status?: number;
   /** the success reply (status `status`); every JSON reply is checked against it when REPLY_VALIDATION asks */

@@ -59,7 +59,11 @@ export async function lockOrganizationRuns(tx: Tx, organizationId: string): Prom
   await tx`SELECT pg_advisory_xact_lock(hashtext('eval-runs'), hashtext(${organizationId}))`;
   const [{ active }] = await tx<{ active: number }[]>`
     SELECT count(*)::int AS active FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'running' AND source IN ('api', 'schedule', 'regrade')`;
-  return active;
+  // An open conformance check (issue 32, db/conformanceChecks.ts) counts as a running run until its deadline.
+  const [{ checks }] = await tx<{ checks: number }[]>`
+    SELECT count(*)::int AS checks FROM conformance_checks
+    WHERE organization_id = ${organizationId} AND status IN ('queued', 'running') AND deadline_at > now()`;
+  return active + checks;
 }
 
 /** The runs the concurrency cap counts for an organization (as lockOrganizationRuns counts them). */

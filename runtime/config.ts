@@ -107,6 +107,8 @@ export const configSchema = z.object({
   RATE_LIMIT_ANON_BURST: int(20),
   TRUST_PROXY: trustProxy,
   MAX_CONCURRENT_RUNS: int(2),
+  /** a conformance check's time limit (issue 32): past it the suite is stopped and the check fails (TIMEOUT) */
+  CONFORMANCE_TIMEOUT_MS: int(600_000),
   /** every API process checks runs quiet this long against Temporal this often (docs/OPERATIONS.md) */
   RUN_SWEEP_INTERVAL_MS: int(30_000),
   /**

@@ -12,11 +12,19 @@ import { reconcileRuns } from '../domain/useCases/runs/reconcileRuns.js';
 import { startScheduledRun } from '../domain/useCases/runs/startScheduledRun.js';
 import { temporalRunWorkflowStates } from '../runtime/runReconciler.js';
 import { workflowsPath } from './workflowBundle.js';
+import { createConformanceCheckStore } from '../db/conformanceChecks.js';
+import type { ConformanceRunner } from '../domain/mcp/conformance/report.js';
+import { createConformanceRunner } from '../domain/mcp/conformance/runner.js';
+import { OAuthGrants } from '../domain/mcp/oauth.js';
+import { createOAuthTokenStore } from '../db/oauthTokenStore.js';
+import { conformanceNodeBinary } from '../runtime/nodeBinary.js';
 
 /** What the worker's activities are composed from: the process's services, and a Temporal client of its own. */
-export type WorkerDeps = Omit<ActivityDeps, 'setup' | 'finalizeRun' | 'startScheduledRun'> & {
+export type WorkerDeps = Omit<ActivityDeps, 'setup' | 'finalizeRun' | 'startScheduledRun' | 'conformance'> & {
   /** asks Temporal about runs' workflows (a scheduled run at the cap ends those that closed, as the API does) */
   temporal: Client;
+  /** runs the official conformance suite (default: the real runner, createConformanceRunner; tests inject one) */
+  conformanceRunner?: ConformanceRunner;
 };
 
 /**
@@ -39,6 +47,23 @@ export function composeActivities(deps: WorkerDeps): Activities {
     ...deps,
     setup,
     finalizeRun: endRun,
+    conformance: {
+      checks: createConformanceCheckStore(sql),
+      servers: setup,
+      // The one place the real runner is built (domain/mcp/conformance/runner.ts).
+      runner:
+        deps.conformanceRunner ??
+        createConformanceRunner({
+          grants: new OAuthGrants({
+            tokens: createOAuthTokenStore(sql, deps.box),
+            log,
+            requestTimeoutMs: config.MCP_REQUEST_TIMEOUT_MS,
+          }),
+          nodePath: conformanceNodeBinary(config),
+          requestTimeoutMs: config.MCP_REQUEST_TIMEOUT_MS,
+        }),
+      log,
+    },
     startScheduledRun: startScheduledRun({
       setup,
       suites: createScheduledSuites(sql),
@@ -59,7 +84,7 @@ export function composeActivities(deps: WorkerDeps): Activities {
  */
 export function workerActivities(
   services: Services,
-  more: { config: Config; log: Logger; temporal: Client; metrics?: Metrics },
+  more: { config: Config; log: Logger; temporal: Client; metrics?: Metrics; conformanceRunner?: ConformanceRunner },
 ): Activities {
   const { metrics } = more;
   return composeActivities({

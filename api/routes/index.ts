@@ -14,6 +14,7 @@ import { hostRoutes } from './hosts.js';
 import { ingestRoutes } from './ingest.js';
 import { ingestUploadRoutes } from './ingestUploads.js';
 import { projectRoutes } from './projects.js';
+import { serverConformanceRoutes } from './serverConformance.js';
 import { serverOperationRoutes } from './serverOperations.js';
 import { tunnelRoutes } from './tunnels.js';
 
@@ -44,6 +45,7 @@ export interface RouteGroups {
     Takes<typeof evalRunCompareRoutes> &
     Takes<typeof evalRunToolRoutes>;
   ingestDeps: Takes<typeof ingestRoutes> & Takes<typeof ingestUploadRoutes>;
+  conformanceDeps: Takes<typeof serverConformanceRoutes>;
 }
 
 export function allRoutes(deps: RouteGroups): RouteSpec[] {
@@ -65,6 +67,7 @@ export function allRoutes(deps: RouteGroups): RouteSpec[] {
     ...ingestRoutes(deps.ingestDeps),
     ...ingestUploadRoutes(deps.ingestDeps),
     ...serverOperationRoutes(deps.catalogDeps),
+    ...serverConformanceRoutes(deps.conformanceDeps),
     ...tunnelRoutes(deps.catalogDeps),
   ];
 }

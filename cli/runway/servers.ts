@@ -3,6 +3,7 @@ import type { CallToolResult, Server } from '../../api/client.js';
 import { collect } from '../options.js';
 import { ExitCode, UsageError, type Action, type CliContext } from './context.js';
 import { formatTable } from './table.js';
+import { conformanceCommand } from './conformance.js';
 
 /** A saved server named by id or by name (names are what people remember; ids are what the API takes). */
 export async function resolveServer(ctx: CliContext, ref: string): Promise<Server> {
@@ -161,4 +162,6 @@ export function serverCommands(program: Command, run: (action: Action) => (...ar
         return report.status === 'ready' ? ExitCode.ok : ExitCode.failed;
       }),
     );
+
+  conformanceCommand(servers, run);
 }

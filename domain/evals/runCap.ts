@@ -47,7 +47,7 @@ export async function withinRunCap<T>(cap: RunCap, organizationId: string, creat
   if (created instanceof RunCapReached) {
     throw new OperationFailure(
       'RATE_LIMITED',
-      `this organization already has ${created.active} running eval runs (limit ${cap.maxConcurrentRuns}); wait for one to finish`,
+      `this organization already has ${created.active} running eval runs or conformance checks (limit ${cap.maxConcurrentRuns}); wait for one to finish`,
       { reason: 'CONCURRENT_RUN_LIMIT', maxConcurrentRuns: cap.maxConcurrentRuns, activeRuns: created.active },
       CAP_RETRY_AFTER_SECONDS,
     );

@@ -18,6 +18,7 @@ import { randomBase62 } from '../../domain/ids.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import { createRunwayWorker, workerActivities } from '../../worker/createWorker.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import type { ConformanceRunner } from '../../domain/mcp/conformance/report.js';
 
 export interface TestStack {
   /** http://127.0.0.1:<port>/api/v1 */
@@ -48,6 +49,8 @@ export interface TestStackOptions {
   config?: Partial<Record<keyof Config, string>>;
   /** reuse another stack's database (several API instances on one Postgres) */
   database?: TestDatabase;
+  /** the worker's conformance suite runner, in place of the real one (a test about the checks' plumbing) */
+  conformanceRunner?: ConformanceRunner;
 }
 
 // The SDK's own logs only when something is wrong; once per test process.
@@ -103,7 +106,12 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       connection: workerConnection,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue,
-      activities: workerActivities(services, { config, log, temporal }),
+      activities: workerActivities(services, {
+        config,
+        log,
+        temporal,
+        ...(options.conformanceRunner && { conformanceRunner: options.conformanceRunner }),
+      }),
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
     worker = { worker: w, running: w.run(), connection: workerConnection };

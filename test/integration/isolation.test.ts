@@ -58,6 +58,7 @@ const sampleBodies: Record<string, unknown> = {
   'POST /projects/:projectId/eval-ingest/artifacts/upload-url': { format: 'junit-xml' },
   'POST /projects/:projectId/tunnels': { name: 'everything' },
   'POST /projects/:projectId/eval-suites/:suiteId/cases/generate': { count: 1 },
+  'POST /projects/:projectId/servers/:serverId/conformance': { specVersion: '2026-07-28' },
 };
 
 describe('isolation: a key of organization A never reaches organization B', () => {
@@ -106,6 +107,9 @@ describe('isolation: a key of organization A never reaches organization B', () =
       INSERT INTO eval_cases (id, suite_id, title, query) VALUES ('case_b', ${suite.id}, 'b-case', 'q') RETURNING id`;
     const [iteration] = await stack.sql<{ id: string }[]>`
       INSERT INTO eval_iterations (id, run_id, title, iteration_number, status) VALUES ('itr_b', 'run_b', 'case', 1, 'completed') RETURNING id`;
+    await stack.sql`
+      INSERT INTO conformance_checks (id, organization_id, project_id, server_id, spec_version, timeout_ms, deadline_at)
+      VALUES ('chk_b', ${b.organizationId}, ${b.projectId}, ${server.id}, '2026-07-28', 600000, now() + interval '1 hour')`;
     Object.assign(idsOfB, {
       projectId: b.projectId,
       serverId: server.id,
@@ -115,6 +119,7 @@ describe('isolation: a key of organization A never reaches organization B', () =
       caseId: testCase.id,
       runId: 'run_b',
       iterationId: iteration.id,
+      checkId: 'chk_b',
     });
   });
   afterAll(async () => stack?.stop());
