@@ -80,13 +80,20 @@ async function runSuite(url: string, revision: ConformanceRevision): Promise<Sui
   return { exitCode, output, scenarios };
 }
 
-/** For each scored scenario: its FAILURE and WARNING checks, in words (none: it passed with full marks). */
-function verdicts(run: SuiteRun, scored: readonly string[]): Map<string, string[]> {
+/**
+ * For each scored scenario: its checks of the given statuses, in words. The suite fails a scenario on a FAILURE check;
+ * a WARNING (a SHOULD not met) leaves it passed, so full marks means neither.
+ */
+function verdicts(
+  run: SuiteRun,
+  scored: readonly string[],
+  statuses: readonly Check['status'][] = ['FAILURE'],
+): Map<string, string[]> {
   return new Map(
     scored.map((name) => [
       name,
       (run.scenarios.get(name) ?? [])
-        .filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
+        .filter((check) => statuses.includes(check.status))
         .map((check) => `${check.status} ${check.id}: ${check.errorMessage ?? ''}`),
     ]),
   );
