@@ -11,27 +11,33 @@ import {
   BREAKABLE_RULES,
   startConformanceServer,
   type BreakableRuleName,
+  type ConformanceFixtureRevision,
   type ConformanceRevision,
 } from '../fixtures/mcp/conformance-server.js';
 
 export { BREAKABLE_RULES, CONFORMANCE_REVISIONS } from '../fixtures/mcp/conformance-server.js';
-export type { BreakableRuleName, ConformanceRevision } from '../fixtures/mcp/conformance-server.js';
+export type {
+  BreakableRuleName,
+  ConformanceFixtureRevision,
+  ConformanceRevision,
+} from '../fixtures/mcp/conformance-server.js';
 
 export interface ConformanceFixture {
   /** http://127.0.0.1:<port>/mcp */
   url: string;
-  revision: ConformanceRevision;
+  revision: ConformanceFixtureRevision;
   /** The rules it breaks: each is the name of the one scored scenario that fails because of it. */
   breaks: readonly BreakableRuleName[];
   close(): Promise<void>;
 }
 
 /**
- * Starts the fixture for `revision` (default 2025-11-25) breaking the rules named in `break` (default none). Throws
- * for a rule that does not exist or is not scored at that revision.
+ * Starts the fixture for `revision` (default 2025-11-25; `both`: the two revisions' fixtures behind one URL, as a
+ * server speaking both is deployed) breaking the rules named in `break` (default none). Throws for a rule that does
+ * not exist or is not scored at that revision (at either, for `both`).
  */
 export async function startConformanceFixture(
-  options: { revision?: ConformanceRevision; break?: readonly BreakableRuleName[] } = {},
+  options: { revision?: ConformanceFixtureRevision; break?: readonly BreakableRuleName[] } = {},
 ): Promise<ConformanceFixture> {
   const revision = options.revision ?? '2025-11-25';
   const breaks = [...new Set(options.break ?? [])];
