@@ -245,6 +245,8 @@ const startSchema = localStackSchema.extend({
   METRICS_PORT: configSchema.shape.METRICS_PORT,
   TEMPORAL_ADDRESS: standIns.TEMPORAL_ADDRESS,
   DATA_DIR: standIns.DATA_DIR,
+  /** the worker's: when unset on a Node older than 22, npm start puts a Node 22 in the machine cache for it */
+  CONFORMANCE_NODE_PATH: configSchema.shape.CONFORMANCE_NODE_PATH,
 });
 /**
  * The `runway` CLI's: RUNWAY_URL stays undefined when unset, so the CLI can go to the API of the `npm start` that

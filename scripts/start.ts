@@ -24,6 +24,7 @@ import { buildConsole } from './build-console.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
 import { launchers, watchLaunchers } from './launchers.js';
 import { ensureTemporalCli } from './temporal-cli.js';
+import { CONFORMANCE_NODE_MAJOR, conformanceNodeBinary, ensureNode } from '../runtime/nodeBinary.js';
 import { startTemporalDevServer, type DevServer } from './temporal-dev-server.js';
 
 // `npm start`: the whole service on one machine with embedded defaults. Every piece honours the same
@@ -294,6 +295,16 @@ try {
       complain(`the Temporal dev server exited (${signal ?? code}); stopping the stack`);
       void stopAll(1);
     });
+  }
+
+  // Conformance checks run the official suite, which needs Node 22 or later: on an older Node, the worker takes the
+  // machine cache's, installed here once from the npm registry. Without it, only the checks fail, saying so.
+  if (!conformanceNodeBinary(settings)) {
+    try {
+      ensureNode(CONFORMANCE_NODE_MAJOR, say);
+    } catch (error) {
+      say(`warning: conformance checks will fail until a Node 22 is found: ${(error as Error).message}`);
+    }
   }
 
   const demoPort = settings.DEMO_MCP_PORT;
