@@ -4,6 +4,7 @@ import { lint, lintSuite, MAX_FINDINGS, type LintedTool, type LintFinding } from
 import { SCHEMA_MAX_DEPTH } from '../../domain/mcp/lint/schemas.js';
 import { escapeText } from '../../domain/mcp/lint/text.js';
 import { nestedRefsSchema } from '../fixtures/mcp/hostile-schemas.js';
+import { PLANTED, TOOLS } from '../fixtures/mcp/lint-planted.js';
 
 const OBJECT = { type: 'object', properties: { q: { type: 'string', description: 'what to look for' } } };
 const tool = (overrides: Partial<LintedTool> = {}): LintedTool => ({
@@ -279,6 +280,21 @@ describe('tool lint', () => {
     expect(report.omitted).toBe(300 - MAX_FINDINGS);
     expect(report.findings.slice(0, 150).every((f) => f.severity === 'error')).toBe(true);
   });
+});
+
+/** A finding as PLANTED names it: rule, tool, field, and where. */
+export const planted = (f: LintFinding) => ({
+  rule: f.rule,
+  tool: f.tool,
+  field: f.field,
+  ...(f.pointer !== undefined && { pointer: f.pointer }),
+  ...(f.span && { span: f.span }),
+});
+
+it("the planted fixture's tools: exactly one finding per planted problem", () => {
+  const report = run(TOOLS);
+  expect(report.findings.map(planted)).toEqual(PLANTED);
+  expect(report.counts).toEqual({ error: 4, warning: PLANTED.length - 4 });
 });
 
 describe('suite lint', () => {

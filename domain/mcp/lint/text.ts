@@ -18,8 +18,27 @@ export interface TextHit {
  * Characters shown as [U+XXXX] in a span: controls (but tab and newline), format characters (zero-width, bidi,
  * tags, ...), separators other than the space, unassigned and private-use code points, and variation selectors.
  */
-const ESCAPED =
-  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/u;
+const ESCAPED_CLASSES = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/u;
+
+function escaped(cp: number): boolean {
+  if (cp === 0x09 || cp === 0x0a) return false;
+  if (ESCAPED_CLASSES.test(String.fromCodePoint(cp))) return true;
+  // Spaces other than the space, fillers that render blank, variation selectors.
+  return (
+    cp === 0xa0 ||
+    cp === 0x1680 ||
+    (cp >= 0x2000 && cp <= 0x200a) ||
+    cp === 0x202f ||
+    cp === 0x205f ||
+    cp === 0x3000 ||
+    cp === 0x115f ||
+    cp === 0x1160 ||
+    cp === 0x3164 ||
+    cp === 0xffa0 ||
+    (cp >= 0xfe00 && cp <= 0xfe0f) ||
+    (cp >= 0xe0100 && cp <= 0xe01ef)
+  );
+}
 
 const codePoint = (cp: number) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
 
@@ -27,7 +46,8 @@ const codePoint = (cp: number) => `U+${cp.toString(16).toUpperCase().padStart(4,
 export function escapeText(text: string): string {
   let out = '';
   for (const char of text) {
-    const shown = char !== '\t' && char !== '\n' && ESCAPED.test(char) ? `[${codePoint(char.codePointAt(0)!)}]` : char;
+    const cp = char.codePointAt(0)!;
+    const shown = escaped(cp) ? `[${codePoint(cp)}]` : char;
     if (out.length + shown.length > SPAN_TEXT_MAX - 1) return `${out}…`;
     out += shown;
   }
@@ -86,7 +106,11 @@ function joinsWriting(text: string, index: number, cp: number): boolean {
   if (cp !== 0x200c && cp !== 0x200d) return false;
   const before = [...text.slice(Math.max(0, index - 4), index)];
   // An emoji's presentation selector or skin tone may stand between the pictograph and the joiner.
-  while (before.length > 0 && /[\ufe0f\u{1f3fb}-\u{1f3ff}]/u.test(before[before.length - 1])) before.pop();
+  const modifier = (char: string) => {
+    const at = char.codePointAt(0)!;
+    return at === 0xfe0f || (at >= 0x1f3fb && at <= 0x1f3ff);
+  };
+  while (before.length > 0 && modifier(before[before.length - 1])) before.pop();
   const previous = before[before.length - 1];
   const next = String.fromCodePoint(text.codePointAt(index + 1) ?? 0x20);
   if (previous === undefined) return false;

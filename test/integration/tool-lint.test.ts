@@ -1,0 +1,83 @@
+/**
+ * Issue 32, item 4: tool definition lint through the API. Doctor lints what it listed: the planted fixture (one
+ * problem per rule) gives exactly the planted findings, and the reference server-everything none; both over stdio,
+ * and the doctor reply still fits the reference OpenAPI document (`lint` is an added field).
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LintFinding } from '../../domain/mcp/lint/index.js';
+import { PLANTED } from '../fixtures/mcp/lint-planted.js';
+import { apiClient } from '../helpers/http.js';
+import { everythingOverStdio, fixtureOverStdio, saveServer } from '../helpers/mcpServers.js';
+import { OpenApiReplies } from '../helpers/openApiReplies.js';
+import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
+import { startTestStack, type TestStack } from '../helpers/stack.js';
+
+const reference = new OpenApiReplies(
+  JSON.parse(readFileSync(new URL('../fixtures/reference/mcpjam-openapi-2026-06-19.json', import.meta.url), 'utf8')),
+  { id: 'https://reference.invalid/mcpjam-openapi.json' },
+);
+const runDoctor = reference.operations().find((op) => op.operationId === 'runDoctor')!;
+
+const planted = (f: LintFinding) => ({
+  rule: f.rule,
+  tool: f.tool,
+  field: f.field,
+  ...(f.pointer !== undefined && { pointer: f.pointer }),
+  ...(f.span && { span: f.span }),
+});
+
+describe('tool lint', () => {
+  let stack: TestStack;
+  let org: SeededOrganization;
+  let call: ReturnType<typeof apiClient>;
+  const servers: Record<string, string> = {};
+
+  beforeAll(async () => {
+    stack = await startTestStack({ worker: false });
+    org = await seedOrganization(stack.sql);
+    call = apiClient(stack.baseUrl, org.apiKey);
+    const save = async (name: string, input: Record<string, unknown>) =>
+      (servers[name] = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name, ...input } as never));
+    await save('planted', fixtureOverStdio('lint-planted'));
+    await save('everything', everythingOverStdio());
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const doctor = (server: string) => call('POST', `/projects/${org.projectId}/servers/${servers[server]}/doctor`, {});
+
+  it('doctor finds each planted problem, and nothing more', async () => {
+    const reply = await doctor('planted');
+    expect(reply.status).toBe(200);
+    expect(reply.body.status, JSON.stringify(reply.body.checks)).toBe('ready');
+    const { lint } = reply.body;
+    expect(lint.findings.map(planted)).toEqual(PLANTED);
+    expect(lint).toMatchObject({
+      protocolRevision: reply.body.initInfo.protocolVersion,
+      counts: { error: 4, warning: PLANTED.length - 4 },
+      omitted: 0,
+    });
+    const long = lint.findings.find((f: LintFinding) => f.rule === 'description-long');
+    expect(long.tokens).toBeGreaterThan(1_000);
+    expect(lint.findings.find((f: LintFinding) => f.rule === 'name-invalid').message).toMatch(
+      /server\/tools "Tool Names"/,
+    );
+    expect(reference.replyProblems(runDoctor, reply.status, reply.body)).toEqual([]);
+  });
+
+  it('doctor finds nothing in the reference server-everything', async () => {
+    const reply = await doctor('everything');
+    expect(reply.status).toBe(200);
+    expect(reply.body.status, JSON.stringify(reply.body.checks)).toBe('ready');
+    expect(reply.body.tools.length).toBeGreaterThan(5);
+    expect(reply.body.lint, JSON.stringify(reply.body.lint.findings, null, 1)).toEqual({
+      protocolRevision: reply.body.initInfo.protocolVersion,
+      counts: { error: 0, warning: 0 },
+      findings: [],
+      omitted: 0,
+    });
+    expect(reference.replyProblems(runDoctor, reply.status, reply.body)).toEqual([]);
+  });
+});
