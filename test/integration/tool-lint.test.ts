@@ -3,13 +3,16 @@
  * problem per rule) gives exactly the planted findings, and the reference server-everything none; both over stdio,
  * and the doctor reply still fits the reference OpenAPI document (`lint` is an added field).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LintFinding } from '../../domain/mcp/lint/index.js';
 import { PLANTED } from '../fixtures/mcp/lint-planted.js';
 import { apiClient } from '../helpers/http.js';
 import { everythingOverStdio, fixtureOverStdio, saveServer } from '../helpers/mcpServers.js';
 import { OpenApiReplies } from '../helpers/openApiReplies.js';
+import { runway } from '../helpers/runwayCli.js';
 import { seedOrganization, type SeededOrganization } from '../helpers/seed.js';
 import { startTestStack, type TestStack } from '../helpers/stack.js';
 
@@ -65,6 +68,17 @@ describe('tool lint', () => {
       /server\/tools "Tool Names"/,
     );
     expect(reference.replyProblems(runDoctor, reply.status, reply.body)).toEqual([]);
+  });
+
+  it('`runway servers doctor` prints the findings', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'runway-lint-cli-'));
+    const env = { RUNWAY_URL: stack.origin, RUNWAY_API_KEY: org.apiKey };
+    const doctor = await runway(['servers', 'doctor', 'planted'], env, dir);
+    expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
+    expect(doctor.stdout).toMatch(`tool lint: 4 error(s), ${PLANTED.length - 4} warning(s)`);
+    expect(doctor.stdout).toMatch(/^warning\s+name-invalid\s+get user\s+name \[3-4\]/m);
+    expect(doctor.stdout).toMatch(/^warning\s+hidden-unicode\s+zero_width\s+description \[17-19\]/m);
+    expect(doctor.stdout).toMatch(/^error\s+schema-invalid\s+bad_input_schema\s+inputSchema \/properties\/text\/type/m);
   });
 
   it('doctor finds nothing in the reference server-everything', async () => {

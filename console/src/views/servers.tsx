@@ -18,6 +18,7 @@ import { href } from '../router';
 import { paths } from '../paths';
 import type { Page } from '../types';
 import { SchemaForm } from '../components/schemaForm';
+import { ToolLint } from '../components/toolLint';
 
 type Server = z.infer<typeof serverSchema>;
 type DoctorReport = z.infer<typeof doctorReportSchema>;
@@ -149,6 +150,7 @@ function Doctor({ base, enabled }: { base: string; enabled: boolean }) {
           </table>
         </details>
       )}
+      {report?.lint && <ToolLint lint={report.lint} />}
     </div>
   );
 }
