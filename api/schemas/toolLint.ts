@@ -37,3 +37,25 @@ export const lintReportSchema = z
     omitted: z.number().int().meta({ description: 'findings left out past the cap (counted in `counts`)' }),
   })
   .meta({ id: 'ToolLintReport' });
+
+export const suiteToolLintSchema = z
+  .object({
+    suiteId: z.string(),
+    servers: z.array(
+      z.object({
+        serverId: z.string(),
+        name: z.string(),
+        status: z.enum(['listed', 'failed', 'skipped']).meta({
+          description:
+            'listed: its tools were listed and linted; failed: they could not be listed (`error`); skipped: past the cap of servers linted',
+        }),
+        toolCount: z.number().int(),
+        lint: lintReportSchema.nullable(),
+        error: z.object({ code: z.string(), message: z.string() }).nullable(),
+      }),
+    ),
+    findings: z
+      .array(lintFindingSchema)
+      .meta({ description: "rules across the suite's servers: each tool name two or more of them list" }),
+  })
+  .meta({ id: 'SuiteToolLint' });

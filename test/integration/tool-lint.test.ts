@@ -37,13 +37,14 @@ describe('tool lint', () => {
   const servers: Record<string, string> = {};
 
   beforeAll(async () => {
-    stack = await startTestStack({ worker: false });
+    stack = await startTestStack({ worker: false, config: { HOSTED_MODELS: 'openai/hosted-mini' } });
     org = await seedOrganization(stack.sql);
     call = apiClient(stack.baseUrl, org.apiKey);
     const save = async (name: string, input: Record<string, unknown>) =>
       (servers[name] = await saveServer(stack.sql, stack.box, { projectId: org.projectId, name, ...input } as never));
     await save('planted', fixtureOverStdio('lint-planted'));
     await save('everything', everythingOverStdio());
+    await save('broken', fixtureOverStdio('broken-start'));
   });
   afterAll(async () => {
     await stack?.stop();
@@ -93,5 +94,45 @@ describe('tool lint', () => {
       omitted: 0,
     });
     expect(reference.replyProblems(runDoctor, reply.status, reply.body)).toEqual([]);
+  });
+
+  it("GET /eval-suites/{s}/tool-lint: each server's findings, and the tool names two servers share", async () => {
+    const created = await call('POST', `/projects/${org.projectId}/eval-suites`, {
+      name: 'Lint',
+      serverIds: [servers.planted, servers.everything, servers.broken],
+      model: 'openai/hosted-mini',
+      tests: [{ title: 'echo', query: 'echo hello', expectedToolCalls: [] }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const reply = await call('GET', `/projects/${org.projectId}/eval-suites/${created.body.suiteId}/tool-lint`);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    const [planted_, everything, broken] = reply.body.servers;
+    expect(planted_).toMatchObject({ serverId: servers.planted, name: 'planted', status: 'listed', error: null });
+    expect(planted_.lint.findings.map(planted)).toEqual(PLANTED);
+    expect(everything).toMatchObject({
+      name: 'everything',
+      status: 'listed',
+      lint: { counts: { error: 0, warning: 0 } },
+    });
+    expect(everything.toolCount).toBeGreaterThan(5);
+    // A server that cannot be listed is reported; the others are still linted.
+    expect(broken).toMatchObject({ name: 'broken', status: 'failed', lint: null, error: { code: expect.any(String) } });
+    expect(reply.body.findings).toEqual([
+      {
+        rule: 'name-shared-across-servers',
+        severity: 'warning',
+        tool: 'echo',
+        field: 'name',
+        servers: [
+          { serverId: servers.planted, name: 'planted' },
+          { serverId: servers.everything, name: 'everything' },
+        ],
+        message: expect.stringMatching(/2 servers of the suite list a tool named "echo"/),
+      },
+    ]);
+
+    const unknown = await call('GET', `/projects/${org.projectId}/eval-suites/nope/tool-lint`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe('NOT_FOUND');
   });
 });
