@@ -75,7 +75,6 @@ export function ToolLint({ lint }: { lint: LintReport }) {
                     </>
                   )}
                   {finding.message}
-                  {finding.tokens !== undefined && <span class="muted"> ({finding.tokens} tokens)</span>}
                 </td>
               </tr>
             ))}
