@@ -35,6 +35,10 @@ export const lintReportSchema = z
     counts: z.object({ error: z.number().int(), warning: z.number().int() }),
     findings: z.array(lintFindingSchema).meta({ description: `at most ${MAX_FINDINGS}, errors first` }),
     omitted: z.number().int().meta({ description: 'findings left out past the cap (counted in `counts`)' }),
+    incomplete: z
+      .object({ toolsLinted: z.number().int(), toolsListed: z.number().int(), reason: z.string() })
+      .nullable()
+      .meta({ description: 'null when every tool was linted; else how far the lint got before its time ran out' }),
   })
   .meta({ id: 'ToolLintReport' });
 

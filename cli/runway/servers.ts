@@ -183,4 +183,5 @@ function printLint(ctx: { print(line: string): void }, lint: NonNullable<DoctorR
     ),
   );
   if (omitted > 0) ctx.print(`(${omitted} more findings not shown)`);
+  if (lint.incomplete) ctx.print(`(${lint.incomplete.reason})`);
 }

@@ -62,6 +62,7 @@ describe('tool lint', () => {
       protocolRevision: reply.body.initInfo.protocolVersion,
       counts: { error: 4, warning: PLANTED.length - 4 },
       omitted: 0,
+      incomplete: null,
     });
     const long = lint.findings.find((f: LintFinding) => f.rule === 'description-long');
     expect(long.tokens).toBeGreaterThan(1_000);
@@ -92,6 +93,7 @@ describe('tool lint', () => {
       counts: { error: 0, warning: 0 },
       findings: [],
       omitted: 0,
+      incomplete: null,
     });
     expect(reference.replyProblems(runDoctor, reply.status, reply.body)).toEqual([]);
   });

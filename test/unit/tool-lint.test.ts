@@ -27,6 +27,7 @@ describe('tool lint', () => {
       counts: { error: 0, warning: 0 },
       findings: [],
       omitted: 0,
+      incomplete: null,
     });
   });
 
@@ -295,6 +296,19 @@ it("the planted fixture's tools: exactly one finding per planted problem", () =>
   const report = run(TOOLS);
   expect(report.findings.map(planted)).toEqual(PLANTED);
   expect(report.counts).toEqual({ error: 4, warning: PLANTED.length - 4 });
+});
+
+it('a hostile list is linted for a bounded time: the tools past it are named as not linted', () => {
+  const huge: Record<string, unknown> = { type: 'object', properties: {} };
+  for (let i = 0; i < 6_000; i++)
+    (huge.properties as Record<string, unknown>)[`p${i}`] = { type: 'string', description: `field ${i}` };
+  const tools = Array.from({ length: 200 }, (_, i) => tool({ name: `t${i}`, inputSchema: huge }));
+  const report = run(tools);
+  expect(report.incomplete).toMatchObject({ toolsListed: 200, reason: expect.stringMatching(/not linted/) });
+  expect(report.incomplete!.toolsLinted).toBeLessThan(200);
+  // Each linted tool's schema is too large to check (more than SCHEMA_MAX_NODES): said once per tool, nothing else.
+  expect(report.findings.every((f) => f.rule === 'schema-unchecked')).toBe(true);
+  expect(report.findings).toHaveLength(report.incomplete!.toolsLinted);
 });
 
 describe('suite lint', () => {

@@ -82,6 +82,7 @@ export function ToolLint({ lint }: { lint: LintReport }) {
         </table>
       )}
       {omitted > 0 && <p class="muted">{omitted} more findings are not shown.</p>}
+      {lint.incomplete && <p class="muted">{lint.incomplete.reason}.</p>}
     </details>
   );
 }

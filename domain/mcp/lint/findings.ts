@@ -55,7 +55,15 @@ export interface LintReport {
   findings: LintFinding[];
   /** findings left out past MAX_FINDINGS (counted in `counts`) */
   omitted: number;
+  /** null when every tool was linted; else how far the lint got before its time (LINT_TIME_MS) ran out */
+  incomplete: { toolsLinted: number; toolsListed: number; reason: string } | null;
 }
+
+/**
+ * Time one lint may take: it runs in the API process, synchronously, so a hostile list (thousands of tools with huge
+ * schemas) holds the event loop for about this long at most, plus one check's watchdog.
+ */
+export const LINT_TIME_MS = 2_000;
 
 /** Findings one report holds: a hostile list (thousands of tools, each with a hidden character) stays small. */
 export const MAX_FINDINGS = 200;
@@ -67,7 +75,11 @@ export const SPAN_TEXT_MAX = 200;
 export const MAX_FINDINGS_PER_TEXT = 10;
 
 /** A report of findings: counted by severity, errors first, at most MAX_FINDINGS of them. */
-export function toReport(protocolRevision: string | null, findings: LintFinding[]): LintReport {
+export function toReport(
+  protocolRevision: string | null,
+  findings: LintFinding[],
+  incomplete: LintReport['incomplete'] = null,
+): LintReport {
   const counts = { error: 0, warning: 0 };
   for (const finding of findings) counts[finding.severity]++;
   const ordered = [
@@ -79,5 +91,6 @@ export function toReport(protocolRevision: string | null, findings: LintFinding[
     counts,
     findings: ordered.slice(0, MAX_FINDINGS),
     omitted: Math.max(0, ordered.length - MAX_FINDINGS),
+    incomplete,
   };
 }

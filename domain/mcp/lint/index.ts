@@ -1,4 +1,4 @@
-import { toReport, type LintField, type LintFinding, type LintReport } from './findings.js';
+import { LINT_TIME_MS, toReport, type LintField, type LintFinding, type LintReport } from './findings.js';
 import { nameProblems, namingGuidance } from './names.js';
 import { SchemaChecker, walkSchema } from './schemas.js';
 import { textHits } from './text.js';
@@ -35,8 +35,18 @@ export function lint(tools: readonly LintedTool[], options: LintOptions): LintRe
   const schemas = new SchemaChecker();
   const tokens = new TokenCounter();
   const seen = new Map<string, number>();
+  const deadline = Date.now() + LINT_TIME_MS;
+  let incomplete: LintReport['incomplete'] = null;
 
-  for (const tool of tools) {
+  for (const [index, tool] of tools.entries()) {
+    if (Date.now() > deadline) {
+      incomplete = {
+        toolsLinted: index,
+        toolsListed: tools.length,
+        reason: `linting took more than ${LINT_TIME_MS} ms: the tools after the first ${index} were not linted`,
+      };
+      break;
+    }
     const name = String(tool.name);
     const add = (finding: Omit<LintFinding, 'tool'>) => findings.push({ tool: name, ...finding });
 
@@ -152,7 +162,7 @@ export function lint(tools: readonly LintedTool[], options: LintOptions): LintRe
       }
     }
   }
-  return toReport(options.protocolRevision, findings);
+  return toReport(options.protocolRevision, findings, incomplete);
 }
 
 const spanned = (span: LintFinding['span']) => (span ? { span } : {});

@@ -19,11 +19,11 @@ import { SCHEMA_COMPILE_MS } from '../../untrustedSchema.js';
  */
 
 /** Nodes (objects and arrays) of one schema the lint walks; past this it is too large to check. */
-export const SCHEMA_MAX_NODES = 20_000;
+export const SCHEMA_MAX_NODES = 5_000;
 /** Nesting of one schema the lint follows; past this it is too deep to check. */
 export const SCHEMA_MAX_DEPTH = 64;
 /** Time all the schema checks of one lint may take together. */
-export const LINT_SCHEMA_BUDGET_MS = 5_000;
+export const LINT_SCHEMA_BUDGET_MS = 1_500;
 
 export type Dialect = 'draft6' | 'draft7' | 'draft2019' | 'draft2020';
 

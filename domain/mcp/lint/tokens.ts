@@ -13,7 +13,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 export const DESCRIPTION_TOKENS_MAX = 1_000;
 const COUNT_CHUNK = 2_000;
 export const COUNT_MAX_CHARS = 64_000;
-export const LINT_COUNT_BUDGET = 512_000;
+export const LINT_COUNT_BUDGET = 128_000;
 
 // Special tokens (<|endoftext|>) in a server's text are text like any other, never a reason to throw.
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
