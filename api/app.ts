@@ -82,6 +82,7 @@ import { createSuite } from '../domain/useCases/suites/createSuite.js';
 import { deleteSuite } from '../domain/useCases/suites/deleteSuite.js';
 import { editSuite } from '../domain/useCases/suites/editSuite.js';
 import { generateCases } from '../domain/useCases/suites/generateCases.js';
+import { lintSuiteTools } from '../domain/useCases/suites/lintSuiteTools.js';
 import { getSuite } from '../domain/useCases/suites/getSuite.js';
 import { getSuiteOverview } from '../domain/useCases/suites/getSuiteOverview.js';
 import { listSuiteRuns } from '../domain/useCases/suites/listSuiteRuns.js';
@@ -377,6 +378,7 @@ function suiteUseCases(deps: {
     overview: { getSuiteOverview: getSuiteOverview({ suites, cursors }) },
     schedule: { setSuiteSchedule: setSuiteSchedule({ suites, schedules }) },
     caseGeneration: { generateCases: generateCases({ suites, servers, mcp, catalog }) },
+    toolLint: { lintSuiteTools: lintSuiteTools({ suites, servers, mcp }) },
     cases: {
       listCases: listCases({ suites }),
       addCase: addCase({ suites, mcp }),

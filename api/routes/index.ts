@@ -9,6 +9,7 @@ import { evalRunToolRoutes } from './evalRunTools.js';
 import { evalRunRoutes } from './evalRuns.js';
 import { evalSuiteOverviewRoutes } from './evalSuiteOverview.js';
 import { evalSuiteScheduleRoutes } from './evalSuiteSchedule.js';
+import { evalSuiteToolLintRoutes } from './evalSuiteToolLint.js';
 import { evalSuiteRoutes } from './evalSuites.js';
 import { hostRoutes } from './hosts.js';
 import { ingestRoutes } from './ingest.js';
@@ -38,6 +39,7 @@ export interface RouteGroups {
     overview: Takes<typeof evalSuiteOverviewRoutes>;
     schedule: Takes<typeof evalSuiteScheduleRoutes>;
     caseGeneration: Takes<typeof caseGenerationRoutes>;
+    toolLint: Takes<typeof evalSuiteToolLintRoutes>;
     cases: Takes<typeof evalCaseRoutes>;
   };
   runDeps: Takes<typeof evalRunEventRoutes> &
@@ -58,6 +60,7 @@ export function allRoutes(deps: RouteGroups): RouteSpec[] {
     ...evalSuiteOverviewRoutes(deps.suiteDeps.overview),
     ...evalSuiteScheduleRoutes(deps.suiteDeps.schedule),
     ...caseGenerationRoutes(deps.suiteDeps.caseGeneration),
+    ...evalSuiteToolLintRoutes(deps.suiteDeps.toolLint),
     ...evalCaseRoutes(deps.suiteDeps.cases),
     // First: its GET /eval-runs/events would otherwise be taken for GET /eval-runs/{runId}.
     ...evalRunEventRoutes(deps.runDeps),

@@ -3,6 +3,7 @@ import { limits } from '../../domain/limits.js';
 import { foreignNames } from '../unknownFields.js';
 import { elicitationAnswerSchema } from './clientProfile.js';
 import { collection, epochMs, serverPathParams } from './common.js';
+import { lintReportSchema } from './toolLint.js';
 
 /*
  * Server operations (api.md "Server operations", contract-notes "Server operations"). Request bodies are strict
@@ -298,6 +299,10 @@ export const doctorReportSchema = z
       })
       .nullable(),
     error: failureSchema.nullable(),
+    lint: lintReportSchema.nullable().meta({
+      description:
+        'Runway extension: tool definition lint of the listed tools (docs/SERVER-CHECKS.md "Tool lint"); null when the tools were not listed',
+    }),
     ...truncatedField,
   })
   .meta({ id: 'DoctorReport' });

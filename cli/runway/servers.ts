@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CallToolResult, Server } from '../../api/client.js';
+import type { CallToolResult, DoctorReport, Server } from '../../api/client.js';
 import { collect } from '../options.js';
 import { ExitCode, UsageError, type Action, type CliContext } from './context.js';
 import { formatTable } from './table.js';
@@ -158,10 +158,33 @@ export function serverCommands(program: Command, run: (action: Action) => (...ar
             `status: ${report.status}  (tools ${report.tools.length}, resources ${report.resources.length}, prompts ${report.prompts.length})`,
           );
           if (report.error) ctx.print(`error: ${report.error.code}: ${report.error.message}`);
+          if (report.lint) printLint(ctx, report.lint);
         }
         return report.status === 'ready' ? ExitCode.ok : ExitCode.failed;
       }),
     );
 
   conformanceCommand(servers, run);
+}
+
+/** The doctor's tool lint: counts, then one row per finding (the span's text escaped, as the API gives it). */
+function printLint(ctx: { print(line: string): void }, lint: NonNullable<DoctorReport['lint']>): void {
+  const { counts, findings, omitted } = lint;
+  ctx.print(`tool lint: ${counts.error} error(s), ${counts.warning} warning(s)`);
+  if (findings.length === 0) return;
+  ctx.print(
+    formatTable(
+      ['SEVERITY', 'RULE', 'TOOL', 'WHERE', 'FINDING'],
+      findings.map((f) => [
+        f.severity,
+        f.rule,
+        f.tool,
+        `${f.field}${f.pointer ? ` ${f.pointer}` : ''}${f.span ? ` [${f.span.start}-${f.span.end}]` : ''}`,
+        f.message,
+      ]),
+      { maxWidth: 90 },
+    ),
+  );
+  if (omitted > 0) ctx.print(`(${omitted} more findings not shown)`);
+  if (lint.incomplete) ctx.print(`(${lint.incomplete.reason})`);
 }

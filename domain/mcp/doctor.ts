@@ -6,6 +6,7 @@ import { probeHttp, probeStdio, type OAuthDiscovery, type ProbeResult } from './
 import type { Truncation } from './replyBudget.js';
 import type { McpTimeouts } from './timeouts.js';
 import type { SavedServer } from '../catalog/server.js';
+import { lint, type LintReport } from './lint/index.js';
 
 export interface DoctorCheck {
   status: 'ok' | 'error' | 'skipped';
@@ -54,6 +55,8 @@ export interface DoctorReport {
   prompts: PromptEntry[];
   oauth: OAuthDiscovery | null;
   error: { code: string; message: string; details?: Record<string, unknown> } | null;
+  /** tool definition lint of the listed tools (lint/): null when the tools were not listed */
+  lint: LintReport | null;
   /** the lists held more than a reply may (limits.serverReplyBytes): those named stop where the budget ran out */
   truncated?: Truncation;
 }
@@ -112,6 +115,7 @@ export async function runDoctor(
     prompts: [],
     oauth: null,
     error: null,
+    lint: null,
   };
 
   const probeStarted = Date.now();
@@ -205,6 +209,8 @@ export async function runDoctor(
       () => steps.listTools(connection),
       (items) => (report.tools = items),
     );
+    if (report.checks.tools.status === 'ok')
+      report.lint = lint(report.tools, { protocolRevision: initInfo.protocolVersion, serverName: server.name });
     await check(
       report,
       'resources',

@@ -25,6 +25,8 @@ export const STDIO_FIXTURES = [
   'roots-reader',
   'huge',
   'hostile-schemas',
+  // One planted problem per tool lint rule (lint-planted.ts).
+  'lint-planted',
   // Built with the SDK v2 server: 2026-07-28 only (modern.ts).
   'modern',
   // 2026-07-28 only: several named questions in one round, and the traceparent a call carried (questions.ts).

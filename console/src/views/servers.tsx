@@ -19,6 +19,7 @@ import { paths } from '../paths';
 import type { Page } from '../types';
 import { SchemaForm } from '../components/schemaForm';
 import { ServerConformance } from './serverConformance';
+import { ToolLint } from '../components/toolLint';
 
 type Server = z.infer<typeof serverSchema>;
 type DoctorReport = z.infer<typeof doctorReportSchema>;
@@ -151,6 +152,7 @@ function Doctor({ base, enabled }: { base: string; enabled: boolean }) {
           </table>
         </details>
       )}
+      {report?.lint && <ToolLint lint={report.lint} />}
     </div>
   );
 }
