@@ -61,6 +61,13 @@ import { listHosts } from '../domain/useCases/catalog/listHosts.js';
 import { listProjects } from '../domain/useCases/catalog/listProjects.js';
 import { listProjectServers } from '../domain/useCases/catalog/listProjectServers.js';
 import { runServerOperation } from '../domain/useCases/catalog/runServerOperation.js';
+import {
+  diffServerSurfaces,
+  getServerSurface,
+  listServerSurfaces,
+  recordExportSurface,
+} from '../domain/useCases/surfaces/serverSurfaces.js';
+import { createSurfaceStore } from '../db/toolSurfaces.js';
 import type { Principal } from '../domain/principal.js';
 // ingest use cases (bound in ingestUseCases, at the end of this file)
 import { createIngestStore } from '../db/ingestStore.js';
@@ -241,7 +248,12 @@ function catalogUseCases(deps: { sql: Sql; box: SecretBox; mcp: McpOperations; c
   const catalog = createCatalogStore(deps.sql);
   const hosts = createHostStore(deps.sql, deps.box);
   const servers = createServerStore(deps.sql, deps.box);
+  const surfaces = createSurfaceStore(deps.sql);
   return {
+    listServerSurfaces: listServerSurfaces({ servers, surfaces, cursors }),
+    getServerSurface: getServerSurface({ servers, surfaces }),
+    diffServerSurfaces: diffServerSurfaces({ servers, surfaces }),
+    recordExportSurface: recordExportSurface({ surfaces }),
     getAccount: getAccount({ catalog }),
     listProjects: listProjects({ catalog }),
     listProjectServers: listProjectServers({ servers }),
@@ -307,12 +319,12 @@ function runUseCases(deps: {
       finalizeRun: deps.finalizeRun,
     }),
     estimateRun: estimateRun({ runs, ...runCreation }),
-    getRun: getRun({ runs, reconciler }),
+    getRun: getRun({ runs, reconciler, surfaces: createSurfaceStore(sql) }),
     cancelRun: cancelRun({ runs, reconciler, workflows }),
     regradeRun: regradeRun({ runs, ...runCreation, workflows, finalizeRun: deps.finalizeRun }),
     listIterations: listIterations({ runs, cursors: deps.cursors }),
     getTrace: getTrace({ runs }),
-    compareRuns: compareRuns({ runs }),
+    compareRuns: compareRuns({ runs, surfaces: createSurfaceStore(sql) }),
     analyzeRunTools: analyzeRunTools({ runs }),
   };
 }

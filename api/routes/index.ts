@@ -15,6 +15,7 @@ import { ingestRoutes } from './ingest.js';
 import { ingestUploadRoutes } from './ingestUploads.js';
 import { projectRoutes } from './projects.js';
 import { serverOperationRoutes } from './serverOperations.js';
+import { serverSurfaceRoutes } from './serverSurfaces.js';
 import { tunnelRoutes } from './tunnels.js';
 
 /** Every route of /api/v1, in one list: the app mounts it and the OpenAPI document describes it. */
@@ -31,6 +32,7 @@ export interface RouteGroups {
     Takes<typeof chatRoutes> &
     Takes<typeof hostRoutes> &
     Takes<typeof serverOperationRoutes> &
+    Takes<typeof serverSurfaceRoutes> &
     Takes<typeof tunnelRoutes>;
   suiteDeps: {
     suites: Takes<typeof evalSuiteRoutes>;
@@ -65,6 +67,7 @@ export function allRoutes(deps: RouteGroups): RouteSpec[] {
     ...ingestRoutes(deps.ingestDeps),
     ...ingestUploadRoutes(deps.ingestDeps),
     ...serverOperationRoutes(deps.catalogDeps),
+    ...serverSurfaceRoutes(deps.catalogDeps),
     ...tunnelRoutes(deps.catalogDeps),
   ];
 }
