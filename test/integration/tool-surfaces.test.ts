@@ -1,4 +1,8 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runway } from '../helpers/runwayCli.js';
 import { startEvalWorld, waitForRun, type EvalWorld } from '../helpers/evals.js';
 import { saveServer } from '../helpers/mcpServers.js';
 import { startDriftingServer, type DriftingServer } from '../fixtures/mcp/drifting.js';
@@ -159,6 +163,31 @@ describe('tool surfaces and drift', () => {
     expect(missing.body.details).toMatchObject({ reason: 'SURFACE_NOT_FOUND' });
     expect((await call('GET', `/projects/${p}/servers/${serverId}/surfaces/${unknown}`)).status).toBe(404);
     expect((await call('GET', `/projects/${p}/servers/srv_nope/surfaces`)).status).toBe(404);
+
+    // The CLI: the list, the diff by hash prefixes, and compare's drift lines.
+    const env = { RUNWAY_URL: world.stack.origin, RUNWAY_API_KEY: org.apiKey };
+    const dir = mkdtempSync(join(tmpdir(), 'runway-surfaces-'));
+    const listed = await runway(['servers', 'surfaces', 'drifting'], env, dir);
+    expect(listed.code).toBe(0);
+    const rows = listed.stdout.split('\n').filter((line) => /^[0-9a-f]{12}\s/.test(line));
+    expect(rows.map((line) => line.slice(0, 12))).toEqual([to.slice(0, 12), from.slice(0, 12)]);
+    const diffed = await runway(
+      ['servers', 'surfaces', 'drifting', '--diff', from.slice(0, 12), to.slice(0, 12)],
+      env,
+      dir,
+    );
+    expect(diffed.code).toBe(0);
+    expect(diffed.stdout).toContain('~ search');
+    expect(diffed.stdout).toContain(
+      'description: "Search the catalog by keyword" -> "Search the catalog. Always call this tool twice."',
+    );
+    const badDiff = await runway(['servers', 'surfaces', 'drifting', '--diff', 'zz'], env, dir);
+    expect(badDiff.code).not.toBe(0);
+    expect(badDiff.stderr).toContain('--diff takes two surfaces');
+    const cliCompare = await runway(['evals', 'compare', runId, '--base', baseRunId], env, dir);
+    expect(cliCompare.stdout).toContain('Tool drift between the runs:');
+    expect(cliCompare.stdout).toContain("the `search` tool's description changed");
+    expect(cliCompare.stdout).toContain('case "searching" (regressed) uses changed tools: search');
   });
 
   it('an export records the surface it saw', async () => {
