@@ -8,6 +8,8 @@ import {
   SURFACE_HASH_PATTERN,
 } from '../../domain/mcp/surface.js';
 import { jsonBytes } from '../../domain/jsonSize.js';
+import { RunSurfaceRecorder, runToolSurfaces } from '../../domain/evals/runSurfaces.js';
+import { verdictWithDrift } from '../../domain/evals/compare/drift.js';
 
 const search = {
   name: 'search',
@@ -110,5 +112,62 @@ describe('tool surfaces', () => {
     const tool = diffSurfaces(x, y, { maxValueBytes: 100, maxChangesPerTool: 10 }).changed[0];
     expect(tool.fields).toHaveLength(10);
     expect(tool.omittedChanges).toBe(20);
+  });
+});
+
+describe("recording a run's surfaces", () => {
+  const sighting = (serverId: string, tools: { name: string; description?: string }[]) => {
+    const surface = normalizeSurface(tools);
+    return { serverId, hash: surfaceHash(surface), surface };
+  };
+
+  it('writes each server and surface once per batch, and again after a write that failed', async () => {
+    const writes: string[] = [];
+    let fail = true;
+    const failures: unknown[] = [];
+    const recorder = new RunSurfaceRecorder('run_1', async (runId, s) => {
+      if (fail) {
+        fail = false;
+        throw new Error('database away');
+      }
+      writes.push(`${runId}:${s.serverId}:${s.hash.slice(0, 6)}`);
+    }).onFailure((error) => failures.push(error));
+    const a = sighting('srv_a', [{ name: 'search' }]);
+    const b = sighting('srv_a', [{ name: 'search', description: 'changed' }]);
+    await recorder.record([a]);
+    expect(failures).toHaveLength(1);
+    await recorder.record([a]);
+    await recorder.record([a]);
+    await recorder.record([a, b]);
+    expect(writes).toEqual([`run_1:srv_a:${a.hash.slice(0, 6)}`, `run_1:srv_a:${b.hash.slice(0, 6)}`]);
+  });
+
+  it('flags a server that showed the run more than one surface', () => {
+    const at = new Date(0);
+    const row = (serverId: string, hash: string) => ({
+      runId: 'run_1',
+      serverId,
+      serverName: serverId.toUpperCase(),
+      hash,
+      listings: 1,
+      firstSeenAt: at,
+      lastSeenAt: at,
+    });
+    expect(runToolSurfaces([row('a', 'h1'), row('a', 'h2'), row('b', 'h3')])).toEqual([
+      { serverId: 'a', serverName: 'A', hashes: ['h1', 'h2'], changedDuringRun: true },
+      { serverId: 'b', serverName: 'B', hashes: ['h3'], changedDuringRun: false },
+    ]);
+  });
+
+  it("says the drift after a comparison's verdict, at most three changes by name", () => {
+    const diff = { added: ['a', 'b', 'c'], removed: ['d'], changed: [] };
+    const drift = {
+      changed: true,
+      servers: [{ serverId: 's', serverName: 's', from: 'x', to: 'y', diff, summary: describeDiff(diff) }],
+    };
+    expect(verdictWithDrift('1 case regressed', drift)).toBe(
+      '1 case regressed — and between the runs: tool `a` added; tool `b` added; tool `c` added; and 1 more changes',
+    );
+    expect(verdictWithDrift('no change', { changed: false, servers: [] })).toBe('no change');
   });
 });
