@@ -18,6 +18,7 @@ import { href } from '../router';
 import { paths } from '../paths';
 import type { Page } from '../types';
 import { SchemaForm } from '../components/schemaForm';
+import { ToolSurfacesPanel } from './serverSurfaces';
 
 type Server = z.infer<typeof serverSchema>;
 type DoctorReport = z.infer<typeof doctorReportSchema>;
@@ -84,6 +85,7 @@ function ServerPanel({ projectId, server }: { projectId: string; server: Server 
       {shown === 'tools' && <ToolList base={base} serverId={server.id} />}
       {shown === 'prompts' && <PromptList base={base} />}
       {shown === 'resources' && <ResourceList base={base} />}
+      <ToolSurfacesPanel base={base} serverName={server.name} />
     </section>
   );
 }
