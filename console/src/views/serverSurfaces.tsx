@@ -22,7 +22,12 @@ export function ToolSurfacesPanel({ base, serverName }: { base: string; serverNa
   const [open, setOpen] = useState(false);
   return (
     <div class="tool-surfaces">
-      <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-label={`Tool surfaces of ${serverName}`}
+        onClick={() => setOpen(!open)}
+      >
         Tool surfaces
       </button>
       {open && <SurfaceList base={base} serverName={serverName} />}
