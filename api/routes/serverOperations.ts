@@ -220,7 +220,11 @@ export function serverOperationRoutes(deps: {
       handler: async ({ principal, params }) =>
         await connected(principal, params, async (mcp, server) => {
           const snapshot = await mcp.exportSnapshot(server);
-          await deps.recordExportSurface(server.id, snapshot.tools);
+          await deps.recordExportSurface(
+            server.id,
+            snapshot.tools,
+            snapshot.truncated?.lists?.includes('tools') ?? false,
+          );
           return snapshot;
         }),
     }),

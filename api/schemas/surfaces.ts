@@ -31,6 +31,10 @@ const truncationSchema = z
     reason: z.literal('SURFACE_TOO_LARGE'),
     omittedTools: z.number().meta({ description: 'tools past the cap (1000) or the byte budget (1 MB), left out' }),
     cutTools: z.array(z.string()).meta({ description: 'tools larger than 64 KB, kept with their fields cut' }),
+    listCut: z
+      .boolean()
+      .optional()
+      .meta({ description: "the export's tool list itself stopped at the reply budget: tools past it were not seen" }),
   })
   .meta({ id: 'ToolSurfaceTruncation' });
 

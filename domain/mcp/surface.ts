@@ -29,6 +29,8 @@ export interface SurfaceTruncation {
   omittedTools: number;
   /** tools kept whose fields were cut to fit maxToolBytes (their names) */
   cutTools: string[];
+  /** the listing itself stopped early (an export's reply budget, limits.serverReplyBytes): tools past it unseen */
+  listCut?: boolean;
 }
 
 export interface ToolSurface {
@@ -72,7 +74,11 @@ const byName = (a: SurfaceTool, b: SurfaceTool) => (a.name < b.name ? -1 : a.nam
  * left out, a tool too large cut, keeping its name), the truncation said in the surface. A name listed twice keeps
  * its first definition.
  */
-export function normalizeSurface(tools: readonly SurfaceTool[], limits: SurfaceLimits = SURFACE_LIMITS): ToolSurface {
+export function normalizeSurface(
+  tools: readonly SurfaceTool[],
+  limits: SurfaceLimits = SURFACE_LIMITS,
+  listing: { cut?: boolean } = {},
+): ToolSurface {
   const seen = new Set<string>();
   const unique: SurfaceTool[] = [];
   for (const tool of tools) {
@@ -108,9 +114,10 @@ export function normalizeSurface(tools: readonly SurfaceTool[], limits: SurfaceL
     bytes += size;
     kept.push(entry);
   }
-  return omitted > 0 || cutTools.length > 0
-    ? { tools: kept, truncated: { reason: 'SURFACE_TOO_LARGE', omittedTools: omitted, cutTools } }
-    : { tools: kept };
+  if (omitted === 0 && cutTools.length === 0 && !listing.cut) return { tools: kept };
+  const truncated: SurfaceTruncation = { reason: 'SURFACE_TOO_LARGE', omittedTools: omitted, cutTools };
+  if (listing.cut) truncated.listCut = true;
+  return { tools: kept, truncated };
 }
 
 /** sha256 (hex) of the surface's canonical JSON: equal surfaces, equal hashes. */

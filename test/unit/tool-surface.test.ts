@@ -59,6 +59,13 @@ describe('tool surfaces', () => {
     expect(jsonBytes(surface.tools[0])).toBeLessThanOrEqual(4096);
     expect(surface.truncated).toEqual({ reason: 'SURFACE_TOO_LARGE', omittedTools: 31, cutTools: ['huge'] });
 
+    expect(normalizeSurface([echo], undefined, { cut: true }).truncated).toEqual({
+      reason: 'SURFACE_TOO_LARGE',
+      omittedTools: 0,
+      cutTools: [],
+      listCut: true,
+    });
+
     const budget = normalizeSurface(many, { maxTools: 1000, maxToolBytes: 4096, maxSurfaceBytes: 300 });
     expect(jsonBytes(budget.tools)).toBeLessThanOrEqual(300);
     expect(budget.truncated?.omittedTools).toBe(50 - budget.tools.length);

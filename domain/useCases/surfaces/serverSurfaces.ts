@@ -86,8 +86,13 @@ export function diffServerSurfaces(deps: { servers: ServerStore; surfaces: Surfa
 
 /** Records the tool surface an export saw (its tools normalized, bounded and hashed); answers its hash. */
 export function recordExportSurface(deps: { surfaces: SurfaceStore }) {
-  return async function recordExportSurface(serverId: string, tools: readonly SurfaceTool[]): Promise<string> {
-    const surface = normalizeSurface(tools);
+  return async function recordExportSurface(
+    serverId: string,
+    tools: readonly SurfaceTool[],
+    /** the export's tool list stopped at its reply budget */
+    listCut = false,
+  ): Promise<string> {
+    const surface = normalizeSurface(tools, undefined, { cut: listCut });
     const hash = surfaceHash(surface);
     await deps.surfaces.recordExport({ serverId, hash, surface });
     return hash;
