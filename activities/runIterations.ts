@@ -203,7 +203,7 @@ async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): P
       if (tools === listing) tools = undefined;
       throw error;
     }
-    await surfaces.record(listed.surfaces);
+    surfaces.record(listed.surfaces);
     return listed;
   };
   // The tool surface each listing showed, recorded on the run (once per server and surface in this attempt).
@@ -308,6 +308,7 @@ async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): P
   } finally {
     // On the way out after a failure: the write in flight still lands (or fails) before the activity ends.
     await writing?.catch(() => {});
+    await surfaces.settled();
   }
   return result;
 }

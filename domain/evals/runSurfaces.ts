@@ -4,10 +4,11 @@ import type { RunSurface, SurfaceSighting } from '../ports/surfaceStore.js';
  * Records the tool surfaces one batch's listings showed on its run: a surface already recorded by this batch for
  * that server is not written again (a batch's iterations share its listing), so a batch costs one write per server
  * at most, and a run's `listings` count the batches that saw each surface. A write that fails is reported and tried
- * again with the next listing: recording never fails an iteration.
+ * again with the next listing: recording never fails an iteration, nor holds one back.
  */
 export class RunSurfaceRecorder {
   readonly #recorded = new Set<string>();
+  #pending: Promise<void> = Promise.resolve();
   #onFailure: (error: unknown) => void = () => {};
 
   constructor(
@@ -20,18 +21,27 @@ export class RunSurfaceRecorder {
     return this;
   }
 
-  async record(sightings: readonly SurfaceSighting[] | undefined): Promise<void> {
+  /**
+   * Records the listing's surfaces in the background (the iteration does not wait for the write): writes go one
+   * after the other, and `settled()` is awaited before the batch ends.
+   */
+  record(sightings: readonly SurfaceSighting[] | undefined): void {
     for (const sighting of sightings ?? []) {
       const key = `${sighting.serverId}\u0000${sighting.hash}`;
       if (this.#recorded.has(key)) continue;
       this.#recorded.add(key);
-      try {
-        await this.write(this.runId, sighting);
-      } catch (error) {
-        this.#recorded.delete(key);
-        this.#onFailure(error);
-      }
+      this.#pending = this.#pending.then(() =>
+        this.write(this.runId, sighting).catch((error: unknown) => {
+          this.#recorded.delete(key);
+          this.#onFailure(error);
+        }),
+      );
     }
+  }
+
+  /** Every write asked for so far has landed or failed (never rejects). */
+  settled(): Promise<void> {
+    return this.#pending;
   }
 }
 

@@ -141,11 +141,13 @@ describe("recording a run's surfaces", () => {
     }).onFailure((error) => failures.push(error));
     const a = sighting('srv_a', [{ name: 'search' }]);
     const b = sighting('srv_a', [{ name: 'search', description: 'changed' }]);
-    await recorder.record([a]);
+    recorder.record([a]);
+    await recorder.settled();
     expect(failures).toHaveLength(1);
-    await recorder.record([a]);
-    await recorder.record([a]);
-    await recorder.record([a, b]);
+    recorder.record([a]);
+    recorder.record([a]);
+    recorder.record([a, b]);
+    await recorder.settled();
     expect(writes).toEqual([`run_1:srv_a:${a.hash.slice(0, 6)}`, `run_1:srv_a:${b.hash.slice(0, 6)}`]);
   });
 
