@@ -114,7 +114,7 @@ export const comparisonSchema = z
     coverage: z.object({
       source: z.literal('calls').meta({
         description:
-          "computed from the iterations' expected and actual calls (no snapshot of the servers' tools is stored)",
+          "computed from the iterations' expected and actual calls (the servers' recorded tool surfaces are compared in drift)",
       }),
       expectedNeverCalled: z.array(z.string()),
       calledNeverExpected: z.array(z.string()),
