@@ -61,12 +61,10 @@ import { listHosts } from '../domain/useCases/catalog/listHosts.js';
 import { listProjects } from '../domain/useCases/catalog/listProjects.js';
 import { listProjectServers } from '../domain/useCases/catalog/listProjectServers.js';
 import { runServerOperation } from '../domain/useCases/catalog/runServerOperation.js';
-import {
-  diffServerSurfaces,
-  getServerSurface,
-  listServerSurfaces,
-  recordExportSurface,
-} from '../domain/useCases/surfaces/serverSurfaces.js';
+import { diffServerSurfaces } from '../domain/useCases/surfaces/diffServerSurfaces.js';
+import { getServerSurface } from '../domain/useCases/surfaces/getServerSurface.js';
+import { listServerSurfaces } from '../domain/useCases/surfaces/listServerSurfaces.js';
+import { recordExportSurface } from '../domain/useCases/surfaces/recordExportSurface.js';
 import { createSurfaceStore } from '../db/toolSurfaces.js';
 import type { Principal } from '../domain/principal.js';
 // ingest use cases (bound in ingestUseCases, at the end of this file)

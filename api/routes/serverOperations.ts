@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { McpOperations, Page } from '../../domain/mcp/index.js';
 import type { Principal } from '../../domain/principal.js';
 import type { RunServerOperation } from '../../domain/useCases/catalog/runServerOperation.js';
-import type { RecordExportSurface } from '../../domain/useCases/surfaces/serverSurfaces.js';
+import type { RecordExportSurface } from '../../domain/useCases/surfaces/recordExportSurface.js';
 import type { CursorCodec } from '../cursor.js';
 import { ApiError, validationError, type ErrorCode } from '../errors.js';
 import { defineRoute } from '../route.js';

@@ -1,8 +1,6 @@
-import type {
-  DiffServerSurfaces,
-  GetServerSurface,
-  ListServerSurfaces,
-} from '../../domain/useCases/surfaces/serverSurfaces.js';
+import type { DiffServerSurfaces } from '../../domain/useCases/surfaces/diffServerSurfaces.js';
+import type { GetServerSurface } from '../../domain/useCases/surfaces/getServerSurface.js';
+import type { ListServerSurfaces } from '../../domain/useCases/surfaces/listServerSurfaces.js';
 import type { SurfaceSummary } from '../../domain/ports/surfaceStore.js';
 import { defineRoute } from '../route.js';
 import { collection } from '../schemas/common.js';
