@@ -26,6 +26,8 @@ import type { SharedWork } from '../domain/evals/sharedWork.js';
 import type { RunToolListings } from '../domain/evals/runTools.js';
 import type { BatchIteration } from '../domain/evals/iteration.js';
 import { sumCosts } from '../domain/models/prices.js';
+import { createSurfaceStore } from '../db/toolSurfaces.js';
+import { RunSurfaceRecorder } from '../domain/evals/runSurfaces.js';
 
 export interface BatchInput {
   runId: string;
@@ -141,6 +143,7 @@ interface Attempt {
 }
 
 async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): Promise<BatchResult> {
+  const surfaceStore = createSurfaceStore(deps.sql);
   const { activity, signal, result, rateLimitedAttempts, progress, liveness, database } = attempt;
   // Two independent reads at once: one round trip less before the batch's first model request. The run's context is
   // read once for its batches that start together in this worker (when the worker shares it).
@@ -193,13 +196,20 @@ async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): P
   let tools: ReturnType<typeof collectTools> | undefined;
   const toolsOnce = async () => {
     const listing = (tools ??= listTools());
+    let listed: Awaited<typeof listing>;
     try {
-      return await listing;
+      listed = await listing;
     } catch (error) {
       if (tools === listing) tools = undefined;
       throw error;
     }
+    surfaces.record(listed.surfaces);
+    return listed;
   };
+  // The tool surface each listing showed, recorded on the run (once per server and surface in this attempt).
+  const surfaces = new RunSurfaceRecorder(input.runId, (runId, sighting) =>
+    database(() => surfaceStore.recordRunListing(runId, sighting)),
+  ).onFailure((error) => deps.log.warn({ runId: input.runId, err: String(error) }, 'could not record a tool surface'));
   // Listing starts while the batch fences its iterations: one round trip less before the first model request.
   if (unfinished.length > 0 && !regrading) (tools = listTools()).catch(() => {});
   const held =
@@ -298,6 +308,7 @@ async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): P
   } finally {
     // On the way out after a failure: the write in flight still lands (or fails) before the activity ends.
     await writing?.catch(() => {});
+    await surfaces.settled();
   }
   return result;
 }

@@ -61,6 +61,11 @@ import { listHosts } from '../domain/useCases/catalog/listHosts.js';
 import { listProjects } from '../domain/useCases/catalog/listProjects.js';
 import { listProjectServers } from '../domain/useCases/catalog/listProjectServers.js';
 import { runServerOperation } from '../domain/useCases/catalog/runServerOperation.js';
+import { diffServerSurfaces } from '../domain/useCases/surfaces/diffServerSurfaces.js';
+import { getServerSurface } from '../domain/useCases/surfaces/getServerSurface.js';
+import { listServerSurfaces } from '../domain/useCases/surfaces/listServerSurfaces.js';
+import { recordExportSurface } from '../domain/useCases/surfaces/recordExportSurface.js';
+import { createSurfaceStore } from '../db/toolSurfaces.js';
 import type { Principal } from '../domain/principal.js';
 // ingest use cases (bound in ingestUseCases, at the end of this file)
 import { createIngestStore } from '../db/ingestStore.js';
@@ -250,7 +255,12 @@ function catalogUseCases(deps: { sql: Sql; box: SecretBox; mcp: McpOperations; c
   const catalog = createCatalogStore(deps.sql);
   const hosts = createHostStore(deps.sql, deps.box);
   const servers = createServerStore(deps.sql, deps.box);
+  const surfaces = createSurfaceStore(deps.sql);
   return {
+    listServerSurfaces: listServerSurfaces({ servers, surfaces, cursors }),
+    getServerSurface: getServerSurface({ servers, surfaces }),
+    diffServerSurfaces: diffServerSurfaces({ servers, surfaces }),
+    recordExportSurface: recordExportSurface({ surfaces }),
     getAccount: getAccount({ catalog }),
     listProjects: listProjects({ catalog }),
     listProjectServers: listProjectServers({ servers }),
@@ -316,12 +326,12 @@ function runUseCases(deps: {
       finalizeRun: deps.finalizeRun,
     }),
     estimateRun: estimateRun({ runs, ...runCreation }),
-    getRun: getRun({ runs, reconciler }),
+    getRun: getRun({ runs, reconciler, surfaces: createSurfaceStore(sql) }),
     cancelRun: cancelRun({ runs, reconciler, workflows }),
     regradeRun: regradeRun({ runs, ...runCreation, workflows, finalizeRun: deps.finalizeRun }),
     listIterations: listIterations({ runs, cursors: deps.cursors }),
     getTrace: getTrace({ runs }),
-    compareRuns: compareRuns({ runs }),
+    compareRuns: compareRuns({ runs, surfaces: createSurfaceStore(sql) }),
     analyzeRunTools: analyzeRunTools({ runs }),
   };
 }

@@ -40,6 +40,7 @@ import type {
 } from './schemas/serverOperations.js';
 import type { ErrorEnvelope } from './errors.js';
 import type { comparisonSchema, modelComparisonSchema } from './schemas/compare.js';
+import type { surfaceDiffSchema, surfaceSchema, surfaceSummarySchema } from './schemas/surfaces.js';
 import type { uploadReply, uploadUrlBody, uploadUrlReply } from './schemas/ingest.js';
 import { parseRetryAfter } from '../domain/retryAfter.js';
 
@@ -51,6 +52,9 @@ import { parseRetryAfter } from '../domain/retryAfter.js';
  */
 
 export type Collection<T> = { items: T[]; nextCursor?: string };
+export type ToolSurfaceSummary = z.output<typeof surfaceSummarySchema>;
+export type ToolSurface = z.output<typeof surfaceSchema>;
+export type ToolSurfaceDiff = z.output<typeof surfaceDiffSchema>;
 
 export type Account = z.output<typeof accountSchema>;
 export type Project = z.output<typeof projectSchema>;
@@ -388,6 +392,15 @@ export function createRunwayClient(options: RunwayClientOptions) {
         request<Chatbox>('GET', `${project(projectId)}/chatboxes/${enc(chatboxId)}`),
     },
     servers,
+    /** a server's tool surfaces (Runway extension): what runs and exports saw, and the diff of two */
+    surfaces: {
+      list: (projectId: string, serverId: string, query: { limit?: number; cursor?: string } = {}) =>
+        request<Collection<ToolSurfaceSummary>>('GET', `${server(projectId, serverId)}/surfaces`, { query }),
+      get: (projectId: string, serverId: string, hash: string) =>
+        request<ToolSurface>('GET', `${server(projectId, serverId)}/surfaces/${enc(hash)}`),
+      diff: (projectId: string, serverId: string, from: string, to: string) =>
+        request<ToolSurfaceDiff>('GET', `${server(projectId, serverId)}/surfaces/diff`, { query: { from, to } }),
+    },
     evalSuites: {
       create: (projectId: string, body: CreateEvalSuite) =>
         request<EvalSuiteCreated>('POST', `${project(projectId)}/eval-suites`, { body }),

@@ -110,8 +110,8 @@ export function evalRunRoutes({
       response: evalRunSchema,
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
-        const { run, progress } = await getRun({ principal, ...params });
-        return toEvalRun(run, progress);
+        const { run, progress, toolSurfaces } = await getRun({ principal, ...params });
+        return { ...toEvalRun(run, progress), ...(toolSurfaces && { toolSurfaces }) };
       },
     }),
     defineRoute({

@@ -17,6 +17,7 @@ import { ingestUploadRoutes } from './ingestUploads.js';
 import { projectRoutes } from './projects.js';
 import { serverConformanceRoutes } from './serverConformance.js';
 import { serverOperationRoutes } from './serverOperations.js';
+import { serverSurfaceRoutes } from './serverSurfaces.js';
 import { tunnelRoutes } from './tunnels.js';
 
 /** Every route of /api/v1, in one list: the app mounts it and the OpenAPI document describes it. */
@@ -33,6 +34,7 @@ export interface RouteGroups {
     Takes<typeof chatRoutes> &
     Takes<typeof hostRoutes> &
     Takes<typeof serverOperationRoutes> &
+    Takes<typeof serverSurfaceRoutes> &
     Takes<typeof tunnelRoutes>;
   suiteDeps: {
     suites: Takes<typeof evalSuiteRoutes>;
@@ -71,6 +73,7 @@ export function allRoutes(deps: RouteGroups): RouteSpec[] {
     ...ingestUploadRoutes(deps.ingestDeps),
     ...serverOperationRoutes(deps.catalogDeps),
     ...serverConformanceRoutes(deps.conformanceDeps),
+    ...serverSurfaceRoutes(deps.catalogDeps),
     ...tunnelRoutes(deps.catalogDeps),
   ];
 }

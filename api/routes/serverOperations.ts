@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { McpOperations, Page } from '../../domain/mcp/index.js';
 import type { Principal } from '../../domain/principal.js';
 import type { RunServerOperation } from '../../domain/useCases/catalog/runServerOperation.js';
+import type { RecordExportSurface } from '../../domain/useCases/surfaces/recordExportSurface.js';
 import type { CursorCodec } from '../cursor.js';
 import { ApiError, validationError, type ErrorCode } from '../errors.js';
 import { defineRoute } from '../route.js';
@@ -47,6 +48,8 @@ type Server = Parameters<McpOperations['validate']>[0];
  */
 export function serverOperationRoutes(deps: {
   runServerOperation: RunServerOperation;
+  /** every export records the tool surface it saw (GET .../surfaces) */
+  recordExportSurface: RecordExportSurface;
   /** seals the servers' own list cursors into ours */
   cursors: Pick<CursorCodec, 'encode' | 'decode'>;
 }) {
@@ -215,7 +218,15 @@ export function serverOperationRoutes(deps: {
       response: snapshotSchema,
       errors: OPERATION_ERRORS,
       handler: async ({ principal, params }) =>
-        await connected(principal, params, (mcp, server) => mcp.exportSnapshot(server)),
+        await connected(principal, params, async (mcp, server) => {
+          const snapshot = await mcp.exportSnapshot(server);
+          await deps.recordExportSurface(
+            server.id,
+            snapshot.tools,
+            snapshot.truncated?.lists?.includes('tools') ?? false,
+          );
+          return snapshot;
+        }),
     }),
   ];
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compareDriftSchema } from './surfaces.js';
 import { id } from './common.js';
 
 const interval = z.object({ low: z.number(), high: z.number() });
@@ -101,6 +102,10 @@ export const comparisonSchema = z
           description:
             'iterations per case (each side) to detect this difference with 80% power at alpha 0.05; null without a difference',
         }),
+        toolDrift: z.array(z.string()).optional().meta({
+          description:
+            'Runway extension: the tools this case expected or called whose definition changed between the runs (drift)',
+        }),
       }),
     ),
     tools: z.array(
@@ -109,7 +114,7 @@ export const comparisonSchema = z
     coverage: z.object({
       source: z.literal('calls').meta({
         description:
-          "computed from the iterations' expected and actual calls (no snapshot of the servers' tools is stored)",
+          "computed from the iterations' expected and actual calls (the servers' recorded tool surfaces are compared in drift)",
       }),
       expectedNeverCalled: z.array(z.string()),
       calledNeverExpected: z.array(z.string()),
@@ -117,6 +122,7 @@ export const comparisonSchema = z
     confusions: z.object({ base: z.array(confusion), current: z.array(confusion) }),
     performance: z.object({ base: performance, current: performance }),
     nonInferiority: nonInferiority.optional(),
+    drift: compareDriftSchema.optional(),
   })
   .meta({ id: 'EvalRunComparison' });
 

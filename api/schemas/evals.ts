@@ -1,6 +1,7 @@
 import { MAX_ADAPTIVE_ITERATIONS_PER_CASE } from '../../domain/evals/compare/sequential.js';
 import { ADAPTIVE_SUMMARY_STOP_REASONS, DEFAULT_FIRST_ROUND } from '../../domain/evals/adaptive.js';
 import { z } from 'zod';
+import { runToolSurfacesSchema } from './surfaces.js';
 import { limits } from '../../domain/limits.js';
 import { int4 } from '../../domain/columnLimits.js';
 import { foreignNames } from '../unknownFields.js';
@@ -697,6 +698,7 @@ export const evalRunSchema = z
     regradeSkipped: z.array(skippedCaseSchema).nullable().optional().meta({
       description: "a re-grade: the original run's cases it left out, and why; null otherwise",
     }),
+    toolSurfaces: runToolSurfacesSchema.optional(),
     createdAt: epochMs,
     startedAt: epochMs.nullable(),
     completedAt: epochMs.nullable(),

@@ -77,7 +77,7 @@ export function formatComparison(comparison: EvalRunComparison): string {
     ? `Non-inferiority at a margin of ${(ni.margin * 100).toFixed(1)} pp: ${ni.overall.verdict.toUpperCase().replaceAll('_', '-')} ` +
       `(${signed(ni.overall.difference)} pp, 95% CI ${signed(ni.overall.differenceInterval.low)} .. ${signed(ni.overall.differenceInterval.high)})`
     : undefined;
-  return [head, table, verdict, pooledLine, ...(niLine ? [niLine] : [])].join('\n');
+  return [head, table, verdict, pooledLine, ...(niLine ? [niLine] : []), ...driftLines(comparison)].join('\n');
 }
 
 /** A run's models against its base model with a margin: which model to pick, and why. */
@@ -107,4 +107,19 @@ export function formatModelChoices(comparison: EvalModelComparison): string {
     comparison.cheapestBy === 'cost' ? 'by cost per iteration' : 'by tokens per iteration (a price is unknown)';
   const pick = `Cheapest non-inferior model: ${comparison.cheapestNonInferior ?? '-'} (${by})`;
   return [head, table, pick].join('\n');
+}
+
+/** The tool drift between the runs (surfaces.ts formats it), when their servers showed different tools. */
+function driftLines(comparison: EvalRunComparison): string[] {
+  const drift = comparison.drift;
+  if (!drift?.changed) return [];
+  const lines = ['Tool drift between the runs:'];
+  for (const server of drift.servers) {
+    lines.push(`  ${server.serverName} (${server.from?.slice(0, 12) ?? '-'} -> ${server.to?.slice(0, 12) ?? '-'}):`);
+    for (const line of server.summary) lines.push(`    ${line}`);
+  }
+  const touched = comparison.cases.filter((c) => c.toolDrift && c.toolDrift.length > 0);
+  for (const c of touched)
+    lines.push(`  case "${c.title}" (${c.status}) uses changed tools: ${c.toolDrift!.join(', ')}`);
+  return lines;
 }

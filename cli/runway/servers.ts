@@ -4,6 +4,7 @@ import { collect } from '../options.js';
 import { ExitCode, UsageError, type Action, type CliContext } from './context.js';
 import { formatTable } from './table.js';
 import { conformanceCommand } from './conformance.js';
+import { surfaceCommands } from './surfaces.js';
 
 /** A saved server named by id or by name (names are what people remember; ids are what the API takes). */
 export async function resolveServer(ctx: CliContext, ref: string): Promise<Server> {
@@ -57,6 +58,7 @@ function printToolResult(ctx: CliContext, result: CallToolResult): void {
 
 export function serverCommands(program: Command, run: (action: Action) => (...args: unknown[]) => Promise<void>): void {
   const servers = program.command('servers').description('saved MCP servers of the project');
+  surfaceCommands(servers, run);
 
   servers
     .command('list')

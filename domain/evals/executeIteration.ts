@@ -25,6 +25,8 @@ import { boundTrace } from './traceBounds.js';
 import type { SavedServer } from '../catalog/server.js';
 import type { BatchIteration, IterationCompletion } from './iteration.js';
 import type { CaseElicitation } from './case.js';
+import { normalizeSurface, surfaceHash } from '../mcp/surface.js';
+import type { SurfaceSighting } from '../ports/surfaceStore.js';
 
 /** What an errored iteration's row keeps in `error_details` (besides what the caller adds: provider, model). */
 export interface FailureDetails {
@@ -94,11 +96,16 @@ export async function collectTools(
   mcp: McpOperations,
   servers: SavedServer[],
   signal: AbortSignal,
-): Promise<{ tools: ListedTool[]; mcpName: Map<string, string> }> {
+): Promise<{ tools: ListedTool[]; mcpName: Map<string, string>; surfaces: SurfaceSighting[] }> {
   const tools: ListedTool[] = [];
   const mcpName = new Map<string, string>();
+  const surfaces: SurfaceSighting[] = [];
   for (const server of servers) {
-    for (const tool of await mcp.listAllTools(server, { signal })) {
+    const listed = await mcp.listAllTools(server, { signal });
+    // The surface this listing showed (normalized and hashed once per listing), for the run to record.
+    const surface = normalizeSurface(listed);
+    surfaces.push({ serverId: server.id, hash: surfaceHash(surface), surface });
+    for (const tool of listed) {
       const plain = !mcpName.has(tool.name) && toolNamePattern.test(tool.name);
       const exposed = plain
         ? tool.name
@@ -114,7 +121,7 @@ export async function collectTools(
       });
     }
   }
-  return { tools, mcpName };
+  return { tools, mcpName, surfaces };
 }
 
 /**

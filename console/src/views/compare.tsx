@@ -8,6 +8,7 @@ import { duration, percent, usd } from '../format';
 import { useApi } from '../hooks';
 import { href, navigate } from '../router';
 import { paths } from '../paths';
+import { CaseDriftMark, DriftBanner } from '../components/driftBanner';
 import type { EvalRun, Page } from '../types';
 
 type Comparison = z.infer<typeof comparisonSchema>;
@@ -80,6 +81,7 @@ export function CompareView({ params, query }: { params: Record<string, string>;
         {picker}
       </header>
       <Verdict comparison={c} />
+      <DriftBanner drift={c.drift} />
       <section aria-labelledby="compare-cases-heading">
         <h2 id="compare-cases-heading">Cases</h2>
         <CaseRows cases={c.cases} base={c.base.runNumber} current={c.current.runNumber} />
@@ -195,7 +197,9 @@ function CaseRows({ cases, base, current }: { cases: CaseComparison[]; base: num
         <tbody>
           {cases.map((c, i) => (
             <tr key={c.caseId ?? `${c.title}/${i}`} class={`case-${c.status}`}>
-              <th scope="row">{c.title}</th>
+              <th scope="row">
+                {c.title} <CaseDriftMark tools={c.toolDrift} />
+              </th>
               <td>
                 <span class={`badge badge-${c.status}`}>{STATUS_WORDS[c.status]}</span>
               </td>

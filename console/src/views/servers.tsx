@@ -20,6 +20,7 @@ import type { Page } from '../types';
 import { SchemaForm } from '../components/schemaForm';
 import { ServerConformance } from './serverConformance';
 import { ToolLint } from '../components/toolLint';
+import { ToolSurfacesPanel } from './serverSurfaces';
 
 type Server = z.infer<typeof serverSchema>;
 type DoctorReport = z.infer<typeof doctorReportSchema>;
@@ -87,6 +88,7 @@ function ServerPanel({ projectId, server }: { projectId: string; server: Server 
       {shown === 'prompts' && <PromptList base={base} />}
       {shown === 'resources' && <ResourceList base={base} />}
       <ServerConformance base={base} server={server} />
+      <ToolSurfacesPanel base={base} serverName={server.name} />
     </section>
   );
 }

@@ -5,6 +5,8 @@ import { notFound, refused } from '../../failures.js';
 import type { ModelFilter, RunStore } from '../../ports/runStore.js';
 import type { Principal } from '../../principal.js';
 import type { Run } from '../../evals/run.js';
+import { runDrift, verdictWithDrift, type Drift } from '../../evals/compare/drift.js';
+import type { DriftReads } from '../../ports/surfaceStore.js';
 
 /** How many of the most frequent confusions (expected A, called B) each side reports. */
 const CONFUSIONS = 10;
@@ -21,7 +23,10 @@ export interface ComparedSide {
   model?: string | null;
 }
 
-export type RunComparison = { by: 'run'; base: ComparedSide; current: ComparedSide } & Comparison;
+export type RunComparison = { by: 'run'; base: ComparedSide; current: ComparedSide; drift?: Drift } & Omit<
+  Comparison,
+  'cases'
+> & { cases: (Comparison['cases'][number] & { toolDrift?: string[] })[] };
 
 export interface ModelComparison {
   by: 'model';
@@ -52,7 +57,7 @@ export interface CompareInput {
  * (by=model): per case, Fisher's exact test on the pass/fail counts, significance after Benjamini-Hochberg
  * (domain/evals/compare). Every side is counted in storage (RunStore.sideAggregates).
  */
-export function compareRuns(deps: { runs: RunStore }) {
+export function compareRuns(deps: { runs: RunStore; surfaces?: DriftReads }) {
   const { runs } = deps;
   const side = (run: Run, model?: ModelFilter): ComparedSide => ({
     runId: run.id,
@@ -123,12 +128,25 @@ export function compareRuns(deps: { runs: RunStore }) {
         ? notFound('base run', { baseRunId: input.baseRunId })
         : notFound('base run', { reason: 'NO_PREVIOUS_RUN', suiteId: run.suiteId, runNumber: run.runNumber });
     }
-    const [base, current] = await Promise.all([aggregates(baseRun, undefined), aggregates(run, undefined)]);
+    const [base, current, drifted] = await Promise.all([
+      aggregates(baseRun, undefined),
+      aggregates(run, undefined),
+      deps.surfaces ? runDrift(deps.surfaces, baseRun.id, run.id) : Promise.resolve(undefined),
+    ]);
+    const compared = compareSides(base, current, { margin: input.margin });
+    if (!drifted) return { by: 'run', base: side(baseRun), current: side(run), ...compared };
+    const { drift, caseDrift } = drifted;
     return {
       by: 'run',
       base: side(baseRun),
       current: side(run),
-      ...compareSides(base, current, { margin: input.margin }),
+      ...compared,
+      suite: { ...compared.suite, verdictReason: verdictWithDrift(compared.suite.verdictReason, drift) },
+      cases: compared.cases.map((c) => {
+        const toolDrift = caseDrift(c);
+        return toolDrift.length > 0 ? { ...c, toolDrift } : c;
+      }),
+      drift,
     };
   };
 }

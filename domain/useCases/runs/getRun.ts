@@ -3,11 +3,15 @@ import type { ReconcileRuns } from './reconcileRuns.js';
 import type { RunStore } from '../../ports/runStore.js';
 import type { Principal } from '../../principal.js';
 import type { Progress, Run } from '../../evals/run.js';
+import { runToolSurfaces, type RunToolSurfaces } from '../../evals/runSurfaces.js';
+import type { SurfaceStore } from '../../ports/surfaceStore.js';
 
 /** A run with its progress: what a poll reads. */
 export interface RunWithProgress {
   run: Run;
   progress: Progress;
+  /** the tool surfaces its servers showed its listings (absent when none was recorded, or no store was given) */
+  toolSurfaces?: RunToolSurfaces[];
 }
 
 /**
@@ -15,7 +19,11 @@ export interface RunWithProgress {
  * indexed query. Asking the workflow instead (its progress query, still there for operators) measured 34 ms median
  * while a large run was active and slowed the run itself by ~15% (bench/eval-run.ts; docs/PERFORMANCE.md).
  */
-export function getRun(deps: { runs: RunStore; reconciler: Pick<ReconcileRuns, 'onRead'> }) {
+export function getRun(deps: {
+  runs: RunStore;
+  reconciler: Pick<ReconcileRuns, 'onRead'>;
+  surfaces?: Pick<SurfaceStore, 'runSurfaces'>;
+}) {
   return async function getRun(input: {
     principal: Principal;
     projectId: string;
@@ -24,7 +32,11 @@ export function getRun(deps: { runs: RunStore; reconciler: Pick<ReconcileRuns, '
     // A row that says running is checked against its workflow now and then (onRead): one terminated in Temporal
     // Web UI reads as failed, not running for good.
     const run = await deps.reconciler.onRead(await requireRun(deps.runs, input.principal, input));
-    return { run, progress: await deps.runs.progress(run.id) };
+    const [progress, seen] = await Promise.all([
+      deps.runs.progress(run.id),
+      deps.surfaces ? deps.surfaces.runSurfaces([run.id]) : Promise.resolve([]),
+    ]);
+    return { run, progress, ...(seen.length > 0 && { toolSurfaces: runToolSurfaces(seen) }) };
   };
 }
 
