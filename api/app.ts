@@ -301,6 +301,7 @@ function runUseCases(deps: {
   const { sql, config, log, reconciler } = deps;
   const workflows = new RunLauncher(deps.temporal, config.TEMPORAL_TASK_QUEUE);
   const runs = createRunStore(sql);
+  const surfaces = createSurfaceStore(sql);
   const eventIds = new EventIdCodec(config.RUNWAY_ENCRYPTION_KEY);
   // What creating a run needs, for starting one and for a dry run's preview alike.
   const runCreation = {
@@ -312,7 +313,7 @@ function runUseCases(deps: {
     defaultConcurrency: config.EVAL_ITERATION_CONCURRENCY,
   };
   return {
-    followRun: followRun({ runs, reconciler, eventIds }),
+    followRun: followRun({ runs, reconciler, eventIds, surfaces }),
     followRuns: followRuns({ runs, reconciler }),
     eventStreams: deps.eventStreams,
     eventIds,
@@ -326,12 +327,12 @@ function runUseCases(deps: {
       finalizeRun: deps.finalizeRun,
     }),
     estimateRun: estimateRun({ runs, ...runCreation }),
-    getRun: getRun({ runs, reconciler, surfaces: createSurfaceStore(sql) }),
+    getRun: getRun({ runs, reconciler, surfaces }),
     cancelRun: cancelRun({ runs, reconciler, workflows }),
     regradeRun: regradeRun({ runs, ...runCreation, workflows, finalizeRun: deps.finalizeRun }),
     listIterations: listIterations({ runs, cursors: deps.cursors }),
     getTrace: getTrace({ runs }),
-    compareRuns: compareRuns({ runs, surfaces: createSurfaceStore(sql) }),
+    compareRuns: compareRuns({ runs, surfaces }),
     analyzeRunTools: analyzeRunTools({ runs }),
   };
 }

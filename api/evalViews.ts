@@ -1,3 +1,4 @@
+import type { RunToolSurfaces } from '../domain/evals/runSurfaces.js';
 import type { z } from 'zod';
 import type { evalRunSchema, iterationSchema, traceSchema } from './schemas/evals.js';
 import type { Iteration as StoredIteration } from '../domain/evals/iteration.js';
@@ -13,7 +14,11 @@ export const runVerdict = <T extends string | null>(result: T): Exclude<T, 'pend
   result === 'pending' ? null : (result as Exclude<T, 'pending'>);
 
 /** How runs and iterations look on the wire (contract-notes: Eval suites and runs). */
-export function toEvalRun(run: Run, progress: Progress): z.input<typeof evalRunSchema> {
+export function toEvalRun(
+  run: Run,
+  progress: Progress,
+  toolSurfaces?: RunToolSurfaces[],
+): z.input<typeof evalRunSchema> {
   return {
     id: run.id,
     suiteId: run.suiteId,
@@ -38,6 +43,7 @@ export function toEvalRun(run: Run, progress: Progress): z.input<typeof evalRunS
     },
     error: run.error,
     regradeOf: run.regradeOf,
+    ...(toolSurfaces && { toolSurfaces }),
     regradeSkipped: run.regradeSkipped,
     createdAt: run.createdAt.getTime(),
     startedAt: run.startedAt?.getTime() ?? null,

@@ -54,8 +54,8 @@ export async function streamRunEvents(deps: RunEventsDeps, stream: EventStream, 
   try {
     for (;;) {
       // The run is read before its iterations: once it reads final, every iteration it ended with is visible.
-      const { run: current, progress } = await feed.read();
-      const view = toEvalRun(current, progress);
+      const { run: current, progress, toolSurfaces } = await feed.read();
+      const view = toEvalRun(current, progress, toolSurfaces);
       if (stream.closed) return;
       const ended = current.status !== 'running';
       const serialized = JSON.stringify(view);

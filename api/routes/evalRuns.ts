@@ -111,7 +111,7 @@ export function evalRunRoutes({
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
         const { run, progress, toolSurfaces } = await getRun({ principal, ...params });
-        return { ...toEvalRun(run, progress), ...(toolSurfaces && { toolSurfaces }) };
+        return toEvalRun(run, progress, toolSurfaces);
       },
     }),
     defineRoute({

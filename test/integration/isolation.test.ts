@@ -15,6 +15,7 @@ import { startTestStack, type TestStack } from '../helpers/stack.js';
 /** Routes whose query has a required member: a valid one, so the reply is about the path's ids. */
 const sampleQueries: Record<string, string> = {
   'GET /projects/:projectId/eval-runs/events': '?runIds=run_b',
+  'GET /projects/:projectId/servers/:serverId/surfaces/diff': `?from=${'a'.repeat(64)}&to=${'b'.repeat(64)}`,
 };
 
 const sampleBodies: Record<string, unknown> = {
@@ -120,6 +121,8 @@ describe('isolation: a key of organization A never reaches organization B', () =
       runId: 'run_b',
       iterationId: iteration.id,
       checkId: 'chk_b',
+      // a surface B's server could have shown (none is stored: the server is B's, which is what must answer 404)
+      hash: 'c'.repeat(64),
     });
   });
   afterAll(async () => stack?.stop());

@@ -1,10 +1,13 @@
+import { createRequire } from 'node:module';
 import vm from 'node:vm';
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
-import draft06 from 'ajv/dist/refs/json-schema-draft-06.json' with { type: 'json' };
 import { SCHEMA_COMPILE_MS } from '../../untrustedSchema.js';
+
+/** Ajv's copy of the draft-06 meta-schema, read as JSON (an import of it would need an attribute not every loader keeps). */
+const draft06 = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json') as Record<string, unknown>;
 
 /**
  * Whether a tool's input or output schema is valid JSON Schema, in the dialect it names (`$schema`) or 2020-12, the

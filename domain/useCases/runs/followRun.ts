@@ -1,6 +1,8 @@
 import { requireRun } from '../../access/run.js';
 import { refused } from '../../failures.js';
 import type { RunWithProgress } from './getRun.js';
+import { runToolSurfaces } from '../../evals/runSurfaces.js';
+import type { SurfaceStore } from '../../ports/surfaceStore.js';
 import type { ReconcileRuns } from './reconcileRuns.js';
 import type { RunStore } from '../../ports/runStore.js';
 import type { Principal } from '../../principal.js';
@@ -34,6 +36,8 @@ export function followRun(deps: {
   runs: RunStore;
   reconciler: Pick<ReconcileRuns, 'onRead'>;
   eventIds: EventPositions;
+  /** the run's tool surfaces, read with it as GET of the run reads them (getRun.ts) */
+  surfaces?: Pick<SurfaceStore, 'runSurfaces'>;
 }) {
   const { runs, reconciler } = deps;
   return async function followRun(input: {
@@ -51,7 +55,11 @@ export function followRun(deps: {
       async read() {
         // The run is read before its iterations: once it reads final, every iteration it ended with is visible.
         current = await reconciler.onRead((await runs.get(current.id)) ?? current);
-        return { run: current, progress: await runs.progress(current.id) };
+        const [progress, seen] = await Promise.all([
+          runs.progress(current.id),
+          deps.surfaces ? deps.surfaces.runSurfaces([current.id]) : Promise.resolve([]),
+        ]);
+        return { run: current, progress, ...(seen.length > 0 && { toolSurfaces: runToolSurfaces(seen) }) };
       },
       iterations: (afterPosition, skip, limit) => runs.streamIterations(found.id, afterPosition, skip, limit),
     };
