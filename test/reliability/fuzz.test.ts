@@ -201,6 +201,7 @@ const validBodies: Record<string, (ids: Record<string, string>) => Record<string
     oauthResourceUrl: 'http://127.0.0.1:9/mcp',
   }),
   'POST /projects/:projectId/servers/:serverId/tools': () => ({ cursor: 'c' }),
+  'POST /projects/:projectId/servers/:serverId/conformance': () => ({ specVersion: '2025-11-25' }),
   'POST /projects/:projectId/servers/:serverId/tools/call': () => ({
     toolName: 'echo',
     parameters: { message: 'hi', nested: { list: [1, 'two'] } },
@@ -565,7 +566,7 @@ function requestsFor(
 function repliedIds(body: unknown, into: Set<string>) {
   if (!body || typeof body !== 'object') return;
   for (const [k, v] of Object.entries(body))
-    if (typeof v === 'string' && /^(id|runId|suiteId|storageId)$/.test(k)) into.add(v);
+    if (typeof v === 'string' && /^(id|runId|suiteId|storageId|checkId)$/.test(k)) into.add(v);
 }
 
 describe('fuzzing every route with malformed and hostile requests', () => {
@@ -712,10 +713,13 @@ describe('fuzzing every route with malformed and hostile requests', () => {
       eval_iterations: `t.run_id IN (SELECT id FROM eval_runs WHERE project_id = ${inSandbox})`,
       eval_traces: `t.iteration_id IN (SELECT e.id FROM eval_iterations e JOIN eval_runs r ON r.id = e.run_id WHERE r.project_id = ${inSandbox})`,
       ingest_artifacts: `t.project_id = ${inSandbox}`,
+      conformance_checks: `t.project_id = ${inSandbox}`,
+      tool_surfaces: `t.server_id IN (SELECT id FROM servers WHERE project_id = ${inSandbox})`,
+      run_surfaces: `t.run_id IN (SELECT id FROM eval_runs WHERE project_id = ${inSandbox})`,
     };
     const before = await snapshotDatabase(stack.sql, { exclude });
     const sandboxBefore = new Set<string>();
-    for (const table of ['hosts', 'eval_suites', 'eval_runs']) {
+    for (const table of ['hosts', 'eval_suites', 'eval_runs', 'conformance_checks']) {
       for (const { id } of await stack.sql.unsafe<{ id: string }[]>(
         `SELECT id FROM ${table} WHERE project_id = ${inSandbox}`,
       ))
@@ -778,7 +782,7 @@ describe('fuzzing every route with malformed and hostile requests', () => {
     expect(failures.slice(0, 10)).toEqual([]);
     expect(await snapshotDatabase(stack.sql, { exclude })).toEqual(before);
     // In the sandbox, every new host, suite and run is one a 2xx reply named.
-    for (const table of ['hosts', 'eval_suites', 'eval_runs']) {
+    for (const table of ['hosts', 'eval_suites', 'eval_runs', 'conformance_checks']) {
       const rows = await stack.sql.unsafe<{ id: string }[]>(`SELECT id FROM ${table} WHERE project_id = ${inSandbox}`);
       expect(
         rows.map((r) => r.id).filter((id) => !sandboxBefore.has(id) && !accepted.has(id)),
