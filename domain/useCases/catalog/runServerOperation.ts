@@ -1,5 +1,5 @@
-import { unknownServers } from '../../evals/serverSelection.js';
-import { notFound, refused } from '../../failures.js';
+import { requireServer } from '../../access/server.js';
+import { refused } from '../../failures.js';
 import type { McpOperations } from '../../mcp/index.js';
 import type { ServerStore } from '../../ports/serverStore.js';
 import type { Principal } from '../../principal.js';
@@ -25,16 +25,7 @@ export function runServerOperation(deps: { servers: ServerStore; mcp: McpOperati
     const { servers, mcp } = deps;
     // The project's access rule and the server in one statement: this is on every tools/call. Its secrets are
     // opened once it passed the checks: a refused request opens none.
-    const { projectVisible, projectId, server } = await servers.findInVisibleProject(
-      input.principal,
-      input.projectId,
-      input.serverId,
-    );
-    if (!projectVisible) throw notFound('project', { projectId: input.projectId });
-    if (!server) {
-      const named = await servers.serversNamed(projectId!, [input.serverId]);
-      throw unknownServers(projectId!, [input.serverId], named, { serverId: input.serverId });
-    }
+    const server = await requireServer(servers, input);
     if (input.connects && !server.enabled) {
       throw refused(`server '${server.name}' is disabled; enable it to run operations on it`, {
         reason: 'SERVER_DISABLED',

@@ -5,7 +5,7 @@ import type { ConformanceCheckWorkflows } from '../../ports/conformanceWorkflows
 import type { ServerStore } from '../../ports/serverStore.js';
 import type { Principal } from '../../principal.js';
 import { CHECK_FAILURE_CODES } from '../../catalog/conformanceCheck.js';
-import { findCheckedServer } from './findCheckedServer.js';
+import { requireServer } from '../../access/server.js';
 
 /**
  * POST /projects/{p}/servers/{s}/conformance/{checkId}/cancel: asks the check's workflow to stop (the worker stops the
@@ -23,7 +23,7 @@ export function cancelConformanceCheck(deps: {
     serverId: string;
     checkId: string;
   }): Promise<ConformanceCheck> {
-    const server = await findCheckedServer(deps.servers, input);
+    const server = await requireServer(deps.servers, input);
     await deps.checks.expireLost(server.id);
     const check = await deps.checks.find(server.id, input.checkId);
     if (!check) throw notFound('conformance check', { checkId: input.checkId, serverId: server.id });

@@ -3,7 +3,7 @@ import { notFound } from '../../failures.js';
 import type { ConformanceCheckStore } from '../../ports/conformanceCheckStore.js';
 import type { ServerStore } from '../../ports/serverStore.js';
 import type { Principal } from '../../principal.js';
-import { findCheckedServer } from './findCheckedServer.js';
+import { requireServer } from '../../access/server.js';
 
 /**
  * GET /projects/{p}/servers/{s}/conformance/{checkId}: one check of the server, with its report once completed. A
@@ -19,7 +19,7 @@ export function getConformanceCheck(deps: {
     serverId: string;
     checkId: string;
   }): Promise<ConformanceCheck> {
-    const server = await findCheckedServer(deps.servers, input);
+    const server = await requireServer(deps.servers, input);
     await deps.checks.expireLost(server.id);
     const check = await deps.checks.find(server.id, input.checkId);
     if (!check) throw notFound('conformance check', { checkId: input.checkId, serverId: server.id });

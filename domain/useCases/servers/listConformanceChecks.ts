@@ -3,7 +3,7 @@ import type { CheckPosition, ConformanceCheckStore } from '../../ports/conforman
 import type { PageCursors } from '../../ports/pageCursors.js';
 import type { ServerStore } from '../../ports/serverStore.js';
 import type { Principal } from '../../principal.js';
-import { findCheckedServer } from './findCheckedServer.js';
+import { requireServer } from '../../access/server.js';
 
 /** GET /projects/{p}/servers/{s}/conformance: the server's checks, newest first, one page at a time. */
 export function listConformanceChecks(deps: {
@@ -18,7 +18,7 @@ export function listConformanceChecks(deps: {
     cursor?: string;
     limit: number;
   }): Promise<{ checks: ConformanceCheck[]; nextCursor?: string }> {
-    const server = await findCheckedServer(deps.servers, input);
+    const server = await requireServer(deps.servers, input);
     const scope = `conformance-checks:${server.id}`;
     const after = input.cursor === undefined ? undefined : deps.cursors.decode<CheckPosition>(scope, input.cursor);
     await deps.checks.expireLost(server.id);

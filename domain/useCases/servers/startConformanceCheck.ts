@@ -12,7 +12,7 @@ import type { ConformanceCheckStore } from '../../ports/conformanceCheckStore.js
 import type { ConformanceCheckWorkflows } from '../../ports/conformanceWorkflows.js';
 import type { ServerStore } from '../../ports/serverStore.js';
 import type { Principal } from '../../principal.js';
-import { findCheckedServer } from './findCheckedServer.js';
+import { requireServer } from '../../access/server.js';
 
 export interface StartConformanceCheckDeps extends RunCap {
   servers: Pick<ServerStore, 'findInVisibleProject' | 'serversNamed'>;
@@ -45,13 +45,13 @@ export function startConformanceCheck(deps: StartConformanceCheckDeps) {
     /** the revision to check at; default: the one the server last spoke, else 2026-07-28 */
     specVersion?: ConformanceRevision;
   }): Promise<ConformanceCheck> {
-    const found = await findCheckedServer(deps.servers, input);
+    const found = await requireServer(deps.servers, input);
     if (!found.enabled)
       throw refused(`server '${found.name}' is disabled; enable it to check its conformance`, {
         reason: 'SERVER_DISABLED',
         serverId: found.id,
       });
-    const server = found.server();
+    const server = found.open();
     const why = conformanceRefusal(server.transportType);
     if (why)
       throw new OperationFailure('FEATURE_NOT_SUPPORTED', why, {

@@ -1,6 +1,4 @@
-import { unknownServers } from '../../evals/serverSelection.js';
 import { notFound } from '../../failures.js';
-import type { ServerStore } from '../../ports/serverStore.js';
 import type { StoredSurface, SurfaceStore } from '../../ports/surfaceStore.js';
 import type { Principal } from '../../principal.js';
 
@@ -15,19 +13,7 @@ export interface ServerRef {
   serverId: string;
 }
 
-export async function requireServer(servers: ServerStore, input: ServerRef) {
-  const { projectVisible, projectId, server } = await servers.findInVisibleProject(
-    input.principal,
-    input.projectId,
-    input.serverId,
-  );
-  if (!projectVisible) throw notFound('project', { projectId: input.projectId });
-  if (!server) {
-    const named = await servers.serversNamed(projectId!, [input.serverId]);
-    throw unknownServers(projectId!, [input.serverId], named, { serverId: input.serverId });
-  }
-  return server;
-}
+export { requireServer } from '../../access/server.js';
 
 export async function requireSurface(surfaces: SurfaceStore, serverId: string, hash: string): Promise<StoredSurface> {
   const found = await surfaces.get(serverId, hash);
