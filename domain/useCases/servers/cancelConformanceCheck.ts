@@ -1,11 +1,11 @@
 import { OPEN_CHECK_STATUSES, type ConformanceCheck } from '../../catalog/conformanceCheck.js';
-import { notFound, OperationFailure } from '../../failures.js';
+import { OperationFailure } from '../../failures.js';
 import type { ConformanceCheckStore } from '../../ports/conformanceCheckStore.js';
 import type { ConformanceCheckWorkflows } from '../../ports/conformanceWorkflows.js';
 import type { ServerStore } from '../../ports/serverStore.js';
 import type { Principal } from '../../principal.js';
 import { CHECK_FAILURE_CODES } from '../../catalog/conformanceCheck.js';
-import { requireServer } from '../../access/server.js';
+import { requireCheck } from './getConformanceCheck.js';
 
 /**
  * POST /projects/{p}/servers/{s}/conformance/{checkId}/cancel: asks the check's workflow to stop (the worker stops the
@@ -23,10 +23,7 @@ export function cancelConformanceCheck(deps: {
     serverId: string;
     checkId: string;
   }): Promise<ConformanceCheck> {
-    const server = await requireServer(deps.servers, input);
-    await deps.checks.expireLost(server.id);
-    const check = await deps.checks.find(server.id, input.checkId);
-    if (!check) throw notFound('conformance check', { checkId: input.checkId, serverId: server.id });
+    const check = await requireCheck(deps, input);
     if (!OPEN_CHECK_STATUSES.includes(check.status))
       throw new OperationFailure('CONFLICT', `the check already ended (${check.status})`, {
         reason: 'CHECK_FINISHED',
@@ -38,7 +35,7 @@ export function cancelConformanceCheck(deps: {
       code: CHECK_FAILURE_CODES.cancelled,
       message: 'the check was cancelled',
     });
-    return (await deps.checks.find(server.id, check.id))!;
+    return (await deps.checks.find(check.serverId, check.id))!;
   };
 }
 

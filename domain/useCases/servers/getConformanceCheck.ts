@@ -19,12 +19,23 @@ export function getConformanceCheck(deps: {
     serverId: string;
     checkId: string;
   }): Promise<ConformanceCheck> {
-    const server = await requireServer(deps.servers, input);
-    await deps.checks.expireLost(server.id);
-    const check = await deps.checks.find(server.id, input.checkId);
-    if (!check) throw notFound('conformance check', { checkId: input.checkId, serverId: server.id });
-    return check;
+    return requireCheck(deps, input);
   };
+}
+
+/** A check of a server the key may see (404 otherwise), ended as lost first if its workflow vanished. */
+export async function requireCheck(
+  deps: {
+    servers: Pick<ServerStore, 'findInVisibleProject' | 'serversNamed'>;
+    checks: Pick<ConformanceCheckStore, 'expireLost' | 'find'>;
+  },
+  input: { principal: Principal; projectId: string; serverId: string; checkId: string },
+): Promise<ConformanceCheck> {
+  const server = await requireServer(deps.servers, input);
+  await deps.checks.expireLost(server.id);
+  const check = await deps.checks.find(server.id, input.checkId);
+  if (!check) throw notFound('conformance check', { checkId: input.checkId, serverId: server.id });
+  return check;
 }
 
 export type GetConformanceCheck = ReturnType<typeof getConformanceCheck>;
