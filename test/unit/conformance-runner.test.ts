@@ -276,7 +276,8 @@ describe('the conformance runner against hostile servers', () => {
     const silent = await recording(() => runningMeanwhile.push(processesNaming(tmp)));
     const check = runner({ tmpDir: tmp, requestTimeoutMs: 600_000, scenarioTimeoutMs: 600_000 }).check(
       savedServer({ url: `${silent.origin}/mcp` }),
-      { specVersion: '2025-11-25', timeoutMs: 3_000 },
+      // long enough for the suite (Node 22 and its bundle) to start and send its first request on a busy machine
+      { specVersion: '2025-11-25', timeoutMs: 10_000 },
     );
     await expect(check).rejects.toMatchObject({ code: 'TIMEOUT', details: { reason: 'CONFORMANCE_TIMEOUT' } });
     expect(silent.requests.length).toBeGreaterThan(0);

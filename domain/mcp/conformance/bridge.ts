@@ -251,11 +251,14 @@ export async function startBridge(target: BridgeTarget, options: BridgeOptions):
       const limit = new ByteLimit(options.maxReplyBytes, () =>
         note(`a reply was longer than ${formatCount(options.maxReplyBytes)} bytes and was cut`),
       );
-      pipeline(reply.body as Readable, limit, res, (error) => {
-        if (!error) return;
+      // Noted before the pipeline tears the streams down (its listeners come after this one), so the note is there
+      // by the time the suite sees the connection end.
+      reply.body.once('error', (error) => {
         if (error instanceof undiciErrors.BodyTimeoutError)
           note(`a reply stalled for more than ${options.requestTimeoutMs} ms and was cut`);
-        res.destroy();
+      });
+      pipeline(reply.body as Readable, limit, res, (error) => {
+        if (error) res.destroy();
       });
     } catch (error) {
       if (controller.signal.aborted) return void res.destroy();
