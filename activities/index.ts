@@ -9,6 +9,7 @@ import { planRun } from '../domain/evals/plan.js';
 import { adaptiveRound, type AdaptiveRoundInput } from '../domain/useCases/runs/adaptiveRound.js';
 import { asActivity } from './retryPolicy.js';
 import { conformanceActivities, type ConformanceActivityDeps } from './conformanceCheck.js';
+import type { SurfaceStore } from '../domain/ports/surfaceStore.js';
 import { runIterationBatch, type BatchInput, type IterationRecorder } from './runIterations.js';
 import type { Logger } from '../runtime/logger.js';
 import type { McpOperations } from '../domain/mcp/index.js';
@@ -38,6 +39,8 @@ export interface ActivityDeps {
   finalizeRun: FinalizeRun;
   /** a suite's schedule came due (domain/useCases/runs/startScheduledRun.ts) */
   startScheduledRun: StartScheduledRun;
+  /** where eval runs record the tool surfaces their servers showed (db/toolSurfaces.ts) */
+  surfaces: Pick<SurfaceStore, 'recordRunListing'>;
   /** conformance checks of saved servers (issue 32): their store, the servers, the suite's runner */
   conformance: ConformanceActivityDeps;
 }

@@ -26,7 +26,7 @@ import type { SharedWork } from '../domain/evals/sharedWork.js';
 import type { RunToolListings } from '../domain/evals/runTools.js';
 import type { BatchIteration } from '../domain/evals/iteration.js';
 import { sumCosts } from '../domain/models/prices.js';
-import { createSurfaceStore } from '../db/toolSurfaces.js';
+import type { SurfaceStore } from '../domain/ports/surfaceStore.js';
 import { RunSurfaceRecorder } from '../domain/evals/runSurfaces.js';
 
 export interface BatchInput {
@@ -82,6 +82,8 @@ export interface BatchDeps {
   runContexts?: SharedWork<RunContext | undefined>;
   /** this worker's time budgets of each run's output checks; absent: only each iteration's own budget */
   checkBudgets?: RunCheckBudgets;
+  /** where the tool surfaces a run's listings showed are recorded (db/toolSurfaces.ts) */
+  surfaces: Pick<SurfaceStore, 'recordRunListing'>;
 }
 
 // Frequent enough that a cancellation reaches a blocked iteration within about a second.
@@ -143,7 +145,6 @@ interface Attempt {
 }
 
 async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): Promise<BatchResult> {
-  const surfaceStore = createSurfaceStore(deps.sql);
   const { activity, signal, result, rateLimitedAttempts, progress, liveness, database } = attempt;
   // Two independent reads at once: one round trip less before the batch's first model request. The run's context is
   // read once for its batches that start together in this worker (when the worker shares it).
@@ -208,7 +209,7 @@ async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): P
   };
   // The tool surface each listing showed, recorded on the run (once per server and surface in this attempt).
   const surfaces = new RunSurfaceRecorder(input.runId, (runId, sighting) =>
-    database(() => surfaceStore.recordRunListing(runId, sighting)),
+    database(() => deps.surfaces.recordRunListing(runId, sighting)),
   ).onFailure((error) => deps.log.warn({ runId: input.runId, err: String(error) }, 'could not record a tool surface'));
   // Listing starts while the batch fences its iterations: one round trip less before the first model request.
   if (unfinished.length > 0 && !regrading) (tools = listTools()).catch(() => {});

@@ -17,10 +17,14 @@ import type { ConformanceRunner } from '../domain/mcp/conformance/report.js';
 import { createConformanceRunner } from '../domain/mcp/conformance/runner.js';
 import { OAuthGrants } from '../domain/mcp/oauth.js';
 import { createOAuthTokenStore } from '../db/oauthTokenStore.js';
+import { createSurfaceStore } from '../db/toolSurfaces.js';
 import { conformanceNodeBinary } from '../runtime/nodeBinary.js';
 
 /** What the worker's activities are composed from: the process's services, and a Temporal client of its own. */
-export type WorkerDeps = Omit<ActivityDeps, 'setup' | 'finalizeRun' | 'startScheduledRun' | 'conformance'> & {
+export type WorkerDeps = Omit<
+  ActivityDeps,
+  'setup' | 'finalizeRun' | 'startScheduledRun' | 'conformance' | 'surfaces'
+> & {
   /** asks Temporal about runs' workflows (a scheduled run at the cap ends those that closed, as the API does) */
   temporal: Client;
   /** runs the official conformance suite (default: the real runner, createConformanceRunner; tests inject one) */
@@ -47,6 +51,7 @@ export function composeActivities(deps: WorkerDeps): Activities {
     ...deps,
     setup,
     finalizeRun: endRun,
+    surfaces: createSurfaceStore(sql),
     conformance: {
       checks: createConformanceCheckStore(sql),
       servers: setup,

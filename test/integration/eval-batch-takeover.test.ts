@@ -6,6 +6,7 @@ import type { McpOperations } from '../../domain/mcp/index.js';
 import { createLogger } from '../../runtime/logger.js';
 import { parseHostedModels } from '../../domain/models/catalog.js';
 import { fenceIterations } from '../../db/evalIterations.js';
+import { createSurfaceStore } from '../../db/toolSurfaces.js';
 import { createRunSetupStore } from '../../db/runSetupStore.js';
 import { startEvalWorld, type EvalWorld } from '../helpers/evals.js';
 
@@ -31,6 +32,7 @@ describe('a batch attempt taken over by a newer attempt', () => {
     mcp,
     catalog: parseHostedModels(''),
     log: createLogger('warn'),
+    surfaces: createSurfaceStore(world.stack.sql),
   });
 
   it('stores and counts nothing of the stale attempt; the newer attempt runs and counts every iteration once', async () => {
