@@ -22,6 +22,7 @@ import { analyzeRunTools } from '../domain/useCases/runs/analyzeRunTools.js';
 import { cancelRun } from '../domain/useCases/runs/cancelRun.js';
 import { compareRuns } from '../domain/useCases/runs/compareRuns.js';
 import { finalizeRun, type FinalizeRun } from '../domain/useCases/runs/finalizeRun.js';
+import type { RunEnded } from '../domain/ports/runEnded.js';
 import { followRun } from '../domain/useCases/runs/followRun.js';
 import { followRuns } from '../domain/useCases/runs/followRuns.js';
 import { getRun } from '../domain/useCases/runs/getRun.js';
@@ -122,6 +123,8 @@ export interface AppDeps {
   consoleDir?: string;
   /** the bounds of event streams (GET /eval-runs/{id}/events), when not the defaults (api/eventStream.ts) */
   eventStreamLimits?: Partial<EventStreamLimits>;
+  /** told once when a run ends here (a cancel's reconcile, a failed start, an ingest): domain/ports/runEnded.ts */
+  runEnded?: RunEnded;
 }
 
 export interface App {
@@ -149,7 +152,7 @@ export function createApp(deps: AppDeps): App {
   });
   // The one way a run ends, and the reconciler that ends runs whose workflow closed without it (the runs block below).
   const runs = createRunStore(deps.sql);
-  const endRun = finalizeRun({ runs });
+  const endRun = finalizeRun({ runs, ...(deps.runEnded && { runEnded: deps.runEnded }) });
   const reconciler = reconcileRuns({
     runs,
     workflows: temporalRunWorkflowStates(deps.temporal),

@@ -19,6 +19,7 @@ import { OAuthGrants } from '../domain/mcp/oauth.js';
 import { createOAuthTokenStore } from '../db/oauthTokenStore.js';
 import { createSurfaceStore } from '../db/toolSurfaces.js';
 import { conformanceNodeBinary } from '../runtime/nodeBinary.js';
+import type { RunEnded } from '../domain/ports/runEnded.js';
 
 /** What the worker's activities are composed from: the process's services, and a Temporal client of its own. */
 export type WorkerDeps = Omit<
@@ -29,6 +30,8 @@ export type WorkerDeps = Omit<
   temporal: Client;
   /** runs the official conformance suite (default: the real runner, createConformanceRunner; tests inject one) */
   conformanceRunner?: ConformanceRunner;
+  /** told once when a run ends (domain/ports/runEnded.ts; composed with runtime/runEnded.ts fanOutRunEnded) */
+  runEnded?: RunEnded;
 };
 
 /**
@@ -39,7 +42,7 @@ export function composeActivities(deps: WorkerDeps): Activities {
   const { sql, config, log, catalog } = deps;
   const runs = createRunStore(sql);
   const setup = createRunSetupStore(sql, deps.box);
-  const endRun = finalizeRun({ runs });
+  const endRun = finalizeRun({ runs, ...(deps.runEnded && { runEnded: deps.runEnded }) });
   // At the cap, runs whose workflow closed in Temporal are ended first, as for POST /eval-runs.
   const reconciler = reconcileRuns({
     runs,
@@ -89,7 +92,14 @@ export function composeActivities(deps: WorkerDeps): Activities {
  */
 export function workerActivities(
   services: Services,
-  more: { config: Config; log: Logger; temporal: Client; metrics?: Metrics; conformanceRunner?: ConformanceRunner },
+  more: {
+    config: Config;
+    log: Logger;
+    temporal: Client;
+    metrics?: Metrics;
+    conformanceRunner?: ConformanceRunner;
+    runEnded?: RunEnded;
+  },
 ): Activities {
   const { metrics } = more;
   return composeActivities({

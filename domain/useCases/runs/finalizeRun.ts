@@ -1,6 +1,7 @@
 import { RunNotFound } from '../../evals/runFailures.js';
 import { summarizeRun } from '../../evals/summary.js';
 import { summarizeAdaptive } from '../../evals/adaptive.js';
+import type { RunEnded } from '../../ports/runEnded.js';
 import type { RunStore } from '../../ports/runStore.js';
 
 export interface FinalizeInput {
@@ -30,13 +31,18 @@ export interface FinalizeResult {
  * `finalizeRun({ runs: createRunStore(tx) })`), the reconciler (reconcileRuns, for a workflow that closed without getting here) and a
  * workflow that could not be started (startRun, the scheduled run's start). The run row stays locked throughout, so
  * a plan in flight never adds iterations to a run that has just ended.
+ *
+ * `runEnded` is told once, by the call that ended the run, after its transaction (issue 33: webhooks, the queue, the
+ * run-level span). A caller finalizing on its own transaction (ingest) leaves it out and tells it after committing.
  */
-export function finalizeRun(deps: { runs: RunStore }) {
+export function finalizeRun(deps: { runs: RunStore; runEnded?: RunEnded }) {
   return async function finalizeRun(input: FinalizeInput): Promise<FinalizeResult> {
+    let ended = false;
     const row = await deps.runs.transaction(async (runs) => {
       const run = await runs.lock(input.runId);
       if (!run) throw new RunNotFound(input.runId);
       if (run.status !== 'running') return run;
+      ended = true;
       const byBudget = input.stoppedBy === 'budget' && input.outcome === 'completed';
       await runs.cancelUnfinishedIterations(input.runId, byBudget ? NOT_RUN_BUDGET : undefined);
       const { summary, result } = summarizeRun(await runs.finishedOutcomes(input.runId), run.passCriteria);
@@ -51,6 +57,7 @@ export function finalizeRun(deps: { runs: RunStore }) {
         error: input.error ?? null,
       }))!;
     });
+    if (ended && deps.runEnded) await deps.runEnded({ run: row, endedAt: row.completedAt ?? new Date() });
     return { status: row.status, result: row.result, passRate: row.summary?.passRate ?? null };
   };
 }
