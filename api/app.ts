@@ -37,6 +37,8 @@ import { errorHandler, unknownRoute } from './errors.js';
 import { healthRoutes } from './health.js';
 import { createMetrics, instrumentMcp, registerActiveRuns, type Metrics } from '../runtime/metrics.js';
 import { httpMetrics, metricsRoute } from './httpMetrics.js';
+import { Idempotency, type IdempotencyOptions } from './idempotency.js';
+import { createIdempotencyKeyStore, purgeExpiredIdempotencyKeys } from '../db/idempotencyKeys.js';
 import { methodNotAllowed } from './methodNotAllowed.js';
 import { mountedRoutes, openApiRoute } from './openapi.js';
 import { AddressLimit } from './rateLimit.js';
@@ -125,6 +127,8 @@ export interface AppDeps {
   eventStreamLimits?: Partial<EventStreamLimits>;
   /** told once when a run ends here (a cancel's reconcile, a failed start, an ingest): domain/ports/runEnded.ts */
   runEnded?: RunEnded;
+  /** the Idempotency-Key bounds (lease, wait, kept replies), when not the defaults (api/idempotency.ts) */
+  idempotency?: Partial<IdempotencyOptions>;
 }
 
 export interface App {
@@ -189,6 +193,10 @@ export function createApp(deps: AppDeps): App {
   app.use(httpMetrics(metrics, () => mountedRoutes(app)));
 
   const checkReply = replyCheck(config.REPLY_VALIDATION, deps.log);
+  // Idempotency-Key on the routes that take it (`idempotent: true`), here and at the /sdk/v1 alias alike.
+  const idempotency = new Idempotency(createIdempotencyKeyStore(deps.sql), deps.idempotency, (now, limit) =>
+    purgeExpiredIdempotencyKeys(deps.sql, now, limit),
+  );
   const v1 = express.Router();
   v1.all(['/api-keys', '/api-keys/*rest'], keyManagementSurface);
   for (const route of routes.filter((r) => r.auth === false))
@@ -208,7 +216,7 @@ export function createApp(deps: AppDeps): App {
     v1[route.method](
       route.path,
       ...(route.method === 'get' ? [] : route.bodyLimit ? jsonObjectBody(route.bodyLimit) : bodies),
-      toHandler(route, checkReply),
+      toHandler(route, checkReply, idempotency),
     );
   }
 
@@ -217,7 +225,7 @@ export function createApp(deps: AppDeps): App {
   app.use(docsRoutes());
   app.use(consoleRoutes(deps.consoleDir));
   app.use('/api/v1', v1);
-  app.use('/sdk/v1', sdkRouter(routes, admit, checkReply));
+  app.use('/sdk/v1', sdkRouter(routes, admit, checkReply, idempotency));
   app.use(methodNotAllowed(() => mountedRoutes(app)));
   app.use(unknownRoute);
   app.use(errorHandler(deps.log));

@@ -11,6 +11,7 @@ import {
 } from 'zod-openapi';
 import { formatCount, limits } from '../domain/limits.js';
 import { errorEnvelopeSchema, errorStatus, type ErrorCode } from './errors.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENT_REPLAYED_HEADER } from './idempotency.js';
 import { defineRoute, noBody, type RouteSpec } from './route.js';
 
 export type OpenApiDocument = oas31.OpenAPIObject;
@@ -123,6 +124,8 @@ export function answerableErrors(route: RouteSpec): ErrorCode[] {
   }
   if (route.params || route.query || route.body || (route.method !== 'get' && route.auth !== false))
     codes.add('VALIDATION_ERROR');
+  // Idempotency-Key reused with another request, or still under way (api/idempotency.ts)
+  if (route.idempotent) codes.add('CONFLICT');
   codes.add('INTERNAL_ERROR');
   return [...codes];
 }
@@ -143,6 +146,31 @@ function errorResponses(codes: ErrorCode[]): ZodOpenApiResponsesObject {
 
 const statusText: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted' };
 
+/** The optional header of the routes that take an Idempotency-Key (api/idempotency.ts; docs/API.md "Idempotency-Key"). */
+const idempotencyHeader = z.object({
+  [IDEMPOTENCY_KEY_HEADER]: z
+    .string()
+    .min(1)
+    .max(IDEMPOTENCY_KEY_MAX_LENGTH)
+    .regex(/^[\x20-\x7E]+$/)
+    .optional()
+    .meta({
+      description:
+        `1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters (a UUID). A retry with the same key and the same request (path parameters, query, body) within 24 hours ` +
+        `gets the first reply, status and body, with \`${IDEMPOTENT_REPLAYED_HEADER}: true\`, and does nothing again, even when retries race. ` +
+        'The same key with another request: 409 CONFLICT (details.reason IDEMPOTENCY_KEY_REUSED); while the first request is still under way: ' +
+        '409 CONFLICT (IDEMPOTENCY_KEY_IN_PROGRESS) with Retry-After. Kept: 2xx and 4xx replies; a 429 or 5xx gives the key up for a retry. ' +
+        'Scoped by API key and operation. Malformed: 400 VALIDATION_ERROR (INVALID_IDEMPOTENCY_KEY).',
+    }),
+});
+
+const replayedHeader = {
+  [IDEMPOTENT_REPLAYED_HEADER]: {
+    description: `\`true\` when this is the kept reply of an earlier request with the same ${IDEMPOTENCY_KEY_HEADER}`,
+    schema: { type: 'string', enum: ['true'] },
+  },
+} satisfies Record<string, oas31.HeaderObject>;
+
 function operation(route: RouteSpec): ZodOpenApiOperationObject {
   const params = route.params;
   const declared = params instanceof z.ZodObject ? Object.keys(params.shape) : [];
@@ -155,6 +183,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
   const requestParams: NonNullable<ZodOpenApiOperationObject['requestParams']> = {};
   if (params) requestParams.path = params as never;
   if (route.query) requestParams.query = route.query as never;
+  if (route.idempotent) requestParams.header = idempotencyHeader as never;
   const bodySchema = route.body ?? (route.method === 'get' ? undefined : noBody);
   // A body schema that is not JSON-shaped (z.unknown) means raw bytes of any type, read by the handler itself.
   const mediaType = bodySchema instanceof z.ZodUnknown || bodySchema instanceof z.ZodAny ? '*/*' : 'application/json';
@@ -164,7 +193,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     ...(route.auth === false ? { security: [] } : {}),
-    ...(params || route.query ? { requestParams } : {}),
+    ...(params || route.query || route.idempotent ? { requestParams } : {}),
     ...(bodySchema
       ? {
           requestBody: {
@@ -177,12 +206,17 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
     responses: {
       [String(status)]: {
         description: statusText[status] ?? 'Success',
+        ...(route.idempotent ? { headers: replayedHeader } : {}),
         content: { [route.responseType ?? 'application/json']: { schema: route.response } },
       },
       ...Object.fromEntries(
         (route.alternates ?? []).map((alternate) => [
           String(alternate.status),
-          { description: alternate.description, content: { 'application/json': { schema: alternate.response } } },
+          {
+            description: alternate.description,
+            ...(route.idempotent ? { headers: replayedHeader } : {}),
+            content: { 'application/json': { schema: alternate.response } },
+          },
         ]),
       ),
       ...errorResponses(answerableErrors(route)),

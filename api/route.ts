@@ -2,6 +2,14 @@ import type { Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { Principal } from '../domain/principal.js';
 import { fromZodError, type ErrorCode } from './errors.js';
+import {
+  IDEMPOTENT_REPLAYED_HEADER,
+  REPLAYED_HEADERS,
+  idempotencyKeyOf,
+  requestFingerprint,
+  type Idempotency,
+  type IdempotentReply,
+} from './idempotency.js';
 import { refuseUnfitJson } from './jsonLimits.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -60,6 +68,11 @@ export interface RouteSpec<
   responseType?: string;
   /** largest JSON body in bytes, when not the default 1 MiB (eval ingest takes 6 MiB) */
   bodyLimit?: number;
+  /**
+   * the route takes an `Idempotency-Key` header (api/idempotency.ts): a retry with the same key and request gets the
+   * first reply, nothing is done twice. For routes that create something (a POST); not with `raw` or `auth: false`.
+   */
+  idempotent?: boolean;
   handler: (ctx: RouteContext<P, Q, B>) => Promise<z.input<R> | AlternateReply>;
 }
 
@@ -112,10 +125,13 @@ function parse(schema: AnySchema | undefined, value: unknown, where: 'body' | 'q
 /** What is done with a reply before it is sent: nothing, or a check against the route's response schema (replyCheck.ts). */
 export type ReplyCheck = (route: RouteSpec, status: number, reply: unknown) => void;
 
-export function toHandler(spec: RouteSpec, checkReply?: ReplyCheck): RequestHandler {
+export function toHandler(spec: RouteSpec, checkReply?: ReplyCheck, idempotency?: Idempotency): RequestHandler {
   // A GET has no body to check (none is read); every other route reads a JSON object, its own schema's or `{}`.
   const bodySchema = spec.body ?? (spec.method === 'get' ? undefined : noBody);
+  const keyed = spec.idempotent && !spec.raw && spec.auth !== false ? idempotency : undefined;
+  const route = `${spec.method.toUpperCase()} ${spec.path}`;
   return async (req, res) => {
+    const idempotencyKey = keyed && idempotencyKeyOf(req);
     const params = parse(spec.params, req.params, 'path');
     // Unknown query parameters are refused as body fields are: a misspelt one (`limt`, `projectID`) would
     // otherwise answer as if it were absent (the default page, every project's sessions). Clients send only the
@@ -128,20 +144,49 @@ export function toHandler(spec: RouteSpec, checkReply?: ReplyCheck): RequestHand
       spec.body ? { ...(req.body as object), ...pathOverrides(spec, params) } : req.body,
       'body',
     );
-    const result = await spec.handler({
-      params,
-      query,
-      body,
-      principal: res.locals.principal,
-      req,
-      res,
-    } as RouteContext<AnySchema, AnySchema, AnySchema>);
+    const principal = res.locals.principal as Principal;
+    const work = async () => {
+      const result = await spec.handler({
+        params,
+        query,
+        body,
+        principal,
+        req,
+        res,
+      } as RouteContext<AnySchema, AnySchema, AnySchema>);
+      const status = result instanceof AlternateReply ? result.status : (spec.status ?? 200);
+      const reply = result instanceof AlternateReply ? result.body : result;
+      if (!spec.raw) checkReply?.(spec, status, reply);
+      return { status, body: reply, headers: repeatedHeaders(res) };
+    };
+    const reply: IdempotentReply =
+      keyed && idempotencyKey
+        ? await keyed.run(
+            { organizationId: principal.organizationId, apiKeyId: principal.keyId, route, key: idempotencyKey },
+            requestFingerprint({ params: req.params, query: req.query, body: req.body }),
+            work,
+          )
+        : { ...(await work()), replayed: false };
     if (spec.raw) return;
-    const status = result instanceof AlternateReply ? result.status : (spec.status ?? 200);
-    const reply = result instanceof AlternateReply ? result.body : result;
-    checkReply?.(spec, status, reply);
-    res.status(status).json(reply);
+    if (reply.text === undefined) return void res.status(reply.status).json(reply.body);
+    res.set({ ...reply.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' });
+    // The /sdk/v1 alias's clients read only an `error` string from a failed reply (errors.ts errorHandler).
+    if (reply.status >= 400 && res.locals.errorAsString) {
+      const envelope = JSON.parse(reply.text) as { message?: unknown };
+      return void res.status(reply.status).json({ ...envelope, error: envelope.message });
+    }
+    res.status(reply.status).type('application/json').send(reply.text);
   };
+}
+
+/** The headers a handler set that a replay of its reply repeats (api/idempotency.ts REPLAYED_HEADERS). */
+function repeatedHeaders(res: Response): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const value = res.get(name);
+    if (value) headers[name] = value;
+  }
+  return headers;
 }
 
 function pathOverrides(spec: RouteSpec, params: unknown): Record<string, unknown> {

@@ -23,6 +23,7 @@ export function caseGenerationRoutes(deps: { generateCases: GenerateCases }) {
         "is 502 SERVER_UNREACHABLE with details.reason (MODEL_OUTPUT_INVALID, PROVIDER_AUTH_FAILED, ...), and nothing is saved. No server of the suite reachable: the servers' own error (502, 401 OAUTH_REQUIRED, 504).",
       params: suiteParams,
       body: generateCasesBody,
+      idempotent: true,
       status: 201,
       response: generatedCasesSchema,
       errors: [

@@ -51,6 +51,7 @@ export function evalCaseRoutes(deps: {
       params: suiteParams,
       body: createCaseBody,
       status: 201,
+      idempotent: true,
       response: caseWrittenSchema,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body }) {

@@ -62,6 +62,7 @@ export function evalRunRoutes({
       params: projectParams,
       body: createRunBody,
       status: 202,
+      idempotent: true,
       response: runCreatedSchema,
       alternates: [estimated],
       errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'RATE_LIMITED'],
@@ -140,6 +141,7 @@ export function evalRunRoutes({
       params: runParams,
       status: 202,
       response: regradeCreatedSchema,
+      idempotent: true,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED'],
       async handler({ principal, params }) {
         const { run, iterations, skipped } = await regradeRun({ principal, ...params });

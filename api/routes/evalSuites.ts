@@ -39,6 +39,7 @@ export function evalSuiteRoutes(deps: {
       params: projectParams,
       body: createSuiteBody,
       status: 201,
+      idempotent: true,
       response: suiteCreatedSchema,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body }) {

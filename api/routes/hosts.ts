@@ -82,6 +82,7 @@ export function hostRoutes(deps: {
       params: projectParams,
       body: createHostBody,
       status: 201,
+      idempotent: true,
       response: hostDetailSchema,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body, req }) {

@@ -52,6 +52,7 @@ export function ingestRoutes(deps: {
       summary: 'One shot: save finished results as a completed run',
       description: `Up to ${MAX_RESULTS_PER_CALL} results. A known externalRunId returns its run as it is (a run still being uploaded in chunks gets these results and is finalized). ${bounds}`,
       body: reportBody,
+      idempotent: true,
       response: finishedRunReply,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body }) {
@@ -66,6 +67,7 @@ export function ingestRoutes(deps: {
       summary: 'Chunked upload: create the run named by externalRunId, or reuse it',
       description: bounds,
       body: ingestRunBody,
+      idempotent: true,
       response: startReply,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body }) {
@@ -117,6 +119,7 @@ export function ingestRoutes(deps: {
         `The URL is valid for ${UPLOAD_URL_TTL_MS / 60_000} minutes, once, while the key that minted it is, and needs no key. With a format, the upload is parsed into a finalized run ` +
         `(at most ${formatCount(limits.resultsPerArtifact)} tests per artifact).`,
       body: uploadUrlBody,
+      idempotent: true,
       response: uploadUrlReply,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
       async handler({ principal, params, body, req }) {

@@ -1,5 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import { jsonObjectBody } from '../body.js';
+import type { Idempotency } from '../idempotency.js';
 import { toHandler, type ReplyCheck, type RouteSpec } from '../route.js';
 
 const INGEST_PREFIX = '/projects/:projectId/eval-ingest/';
@@ -19,7 +20,12 @@ const defaultProject: RequestHandler = (req, _res, next) => {
  * behind `admit` (the same key check and rate limit as /api/v1). That client reads only an `error` string from
  * a failed reply, so every error here carries one next to the envelope.
  */
-export function sdkRouter(routes: RouteSpec[], admit: RequestHandler, checkReply?: ReplyCheck): Router {
+export function sdkRouter(
+  routes: RouteSpec[],
+  admit: RequestHandler,
+  checkReply?: ReplyCheck,
+  idempotency?: Idempotency,
+): Router {
   const router = Router();
   router.use((_req, res, next) => {
     res.locals.errorAsString = true;
@@ -34,7 +40,12 @@ export function sdkRouter(routes: RouteSpec[], admit: RequestHandler, checkReply
   for (const route of routes) {
     const alias = sdkAliasPath(route.path);
     if (alias && route.auth !== false)
-      router[route.method](alias, defaultProject, ...jsonObjectBody(route.bodyLimit), toHandler(route, checkReply));
+      router[route.method](
+        alias,
+        defaultProject,
+        ...jsonObjectBody(route.bodyLimit),
+        toHandler(route, checkReply, idempotency),
+      );
   }
   return router;
 }

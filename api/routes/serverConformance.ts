@@ -70,6 +70,7 @@ export function serverConformanceRoutes(deps: {
       params: serverPathParams,
       body: startConformanceBody,
       status: 202,
+      idempotent: true,
       response: conformanceCheckSchema,
       errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'CONFLICT', 'FEATURE_NOT_SUPPORTED', 'RATE_LIMITED'],
       async handler({ principal, params, body, req, res }) {

@@ -520,6 +520,21 @@ function requestsFor(
           });
         }),
     );
+    // A malformed Idempotency-Key on a valid body (issue 33): refused before anything is claimed or written.
+    if (route.idempotent) {
+      add(
+        1,
+        fc.constantFrom('', 'k'.repeat(256), 'cl\u00e9', 'a\tb', '\u00ff'.repeat(8)).map((value) =>
+          request({
+            path: main,
+            body: () => serialize(example(ids.main)),
+            headers: { ...json(`Bearer ${keys.main}`), 'idempotency-key': value },
+            kind: 'malformed idempotency key',
+            mustReject: true,
+          }),
+        ),
+      );
+    }
   } else {
     const main = pathTo('main');
     add(
