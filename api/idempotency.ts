@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import type { IdempotencyKeyStore, IdempotencyScope, KeptReply } from '../domain/ports/idempotencyKeys.js';
+import { canonicalJson } from '../domain/canonicalJson.js';
 import { ApiError, toApiError, toEnvelope, validationError } from './errors.js';
 
 /**
@@ -59,17 +60,6 @@ export function idempotencyKeyOf(req: Pick<Request, 'headers'>): string | undefi
       { reason: 'INVALID_IDEMPOTENCY_KEY', header: IDEMPOTENCY_KEY_HEADER, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
     );
   return value;
-}
-
-/** JSON with every object's keys sorted, so that two requests that differ only in key order are the same request. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.keys(value)
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-  return `{${entries.join(',')}}`;
 }
 
 /** What the request asks: sha256 (hex) of its path parameters, query and JSON body, canonical. */
