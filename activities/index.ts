@@ -10,7 +10,12 @@ import { adaptiveRound, type AdaptiveRoundInput } from '../domain/useCases/runs/
 import { asActivity } from './retryPolicy.js';
 import { conformanceActivities, type ConformanceActivityDeps } from './conformanceCheck.js';
 import type { SurfaceStore } from '../domain/ports/surfaceStore.js';
-import { runIterationBatch, type BatchInput, type IterationRecorder } from './runIterations.js';
+import {
+  runIterationBatch,
+  type BatchInput,
+  type IterationRecorder,
+  type IterationTraceSink,
+} from './runIterations.js';
 import type { Logger } from '../runtime/logger.js';
 import type { McpOperations } from '../domain/mcp/index.js';
 import type { HostedModelCatalog } from '../domain/models/catalog.js';
@@ -43,6 +48,8 @@ export interface ActivityDeps {
   surfaces: Pick<SurfaceStore, 'recordRunListing'>;
   /** conformance checks of saved servers (issue 32): their store, the servers, the suite's runner */
   conformance: ConformanceActivityDeps;
+  /** where stored iterations' traces are exported (runtime/otel/traceExport.ts); absent: nowhere */
+  traces?: IterationTraceSink;
 }
 
 /**

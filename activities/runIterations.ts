@@ -28,6 +28,7 @@ import type { BatchIteration } from '../domain/evals/iteration.js';
 import { sumCosts } from '../domain/models/prices.js';
 import type { SurfaceStore } from '../domain/ports/surfaceStore.js';
 import { RunSurfaceRecorder } from '../domain/evals/runSurfaces.js';
+import type { StoredIteration } from '../runtime/otel/iterationSpans.js';
 
 export interface BatchInput {
   runId: string;
@@ -65,6 +66,11 @@ export interface IterationRecorder {
   iterationFinished(outcome: { status: string; result: string | null }): void;
 }
 
+/** Told about every iteration this attempt stored (the OpenTelemetry export, runtime/otel); must not throw or block. */
+export interface IterationTraceSink {
+  iterationStored(stored: StoredIteration): void;
+}
+
 export interface BatchDeps {
   sql: Db;
   /** the run, its servers, keys and suite, read once per batch (loadRunContext) */
@@ -84,6 +90,8 @@ export interface BatchDeps {
   checkBudgets?: RunCheckBudgets;
   /** where the tool surfaces a run's listings showed are recorded (db/toolSurfaces.ts) */
   surfaces: Pick<SurfaceStore, 'recordRunListing'>;
+  /** where stored iterations' traces are exported (runtime/otel/traceExport.ts); absent: nowhere */
+  traces?: IterationTraceSink;
 }
 
 // Frequent enough that a cancellation reaches a blocked iteration within about a second.
@@ -241,6 +249,8 @@ async function runBatch(deps: BatchDeps, input: BatchInput, attempt: Attempt): P
       if (!stored.completed) return;
       deps.metrics?.iterationFinished(outcome);
       count(outcome, outcome.usage.totalTokens, outcome.costUsd);
+      // Queued for export only once stored, and only by the attempt that stored it: never waited for.
+      deps.traces?.iterationStored({ run: ctx.run, iteration, outcome, startedAt });
     });
   try {
     for (const iteration of toRun) {

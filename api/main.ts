@@ -9,6 +9,9 @@ import { createMetrics } from '../runtime/metrics.js';
 import { PortInUseError } from '../runtime/ports.js';
 import { startRunSweep } from '../runtime/runReconciler.js';
 import { restoreSuiteSchedules } from './suiteScheduler.js';
+import { createTraceExport } from '../runtime/otel/traceExport.js';
+import { fanOutRunEnded } from '../runtime/runEnded.js';
+import type { RunEnded } from '../domain/ports/runEnded.js';
 
 // Production entry point (`npm run api`): real dependencies, configured by the environment.
 const config = loadConfig();
@@ -19,7 +22,19 @@ await checkKeysAtStart(services, log);
 const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
 const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 // The app takes the services built above (sql, box, mcp, catalog): it builds none of them again.
-const app = createApp({ ...services, temporal, config, log, metrics: createMetrics({ processMetrics: true }) });
+const metrics = createMetrics({ processMetrics: true });
+// A run ended here (cancelled, or reconciled) gets its run span like one the worker ends (runtime/otel).
+const traces = createTraceExport(config, { ...services, log, recorder: metrics, serviceName: 'runway-api' });
+// Told once per run that ends here (domain/ports/runEnded.ts): one listener per feature, each failing alone.
+const runEndedListeners: RunEnded[] = [traces.runEnded];
+const app = createApp({
+  ...services,
+  temporal,
+  config,
+  log,
+  metrics,
+  runEnded: fanOutRunEnded(log, ...runEndedListeners),
+});
 // Runs whose workflow was terminated (or timed out, or deleted) in Temporal are ended even when nobody reads them.
 const sweep = startRunSweep(app.reconciler, { intervalMs: config.RUN_SWEEP_INTERVAL_MS, log });
 // Enabled suites' schedules that Temporal lost (a new cluster, a deleted schedule) are created again, in the
@@ -51,6 +66,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     setTimeout(() => process.exit(0), 10_000).unref();
     void api.shutdown().then(async () => {
       await sweep.stop();
+      await traces.shutdown();
       await services.close(); // ends every stdio child process
       await connection.close();
       process.exit(0);

@@ -39,6 +39,11 @@ import { requireLocalKey, stackDatabase, type StackDatabase } from './localStack
 import { collect } from './options.js';
 import { pairedSecrets, secretsHelp, singleSecret, StandardInput } from './secretInput.js';
 import { seedDemo } from './seed.js';
+import { isIP } from 'node:net';
+import { createOtlpTargetStore } from '../db/otlpTargets.js';
+import { classifyAddress } from '../domain/mcp/outbound.js';
+import type { OtlpTarget } from '../domain/ports/otlpTargets.js';
+import { otlpEndpointProblem } from '../runtime/otel/traceExport.js';
 import type { ClientProfile } from '../domain/mcp/clientProfile.js';
 import type { OAuthGrant, ServerTimeouts } from '../domain/catalog/server.js';
 
@@ -1084,6 +1089,97 @@ secrets
           ),
         ].join('\n'),
     ),
+  );
+
+/** An organization's OTLP target as the CLI shows it: the endpoint (its query hidden) and the header names only. */
+const shownTarget = (target: OtlpTarget | undefined) =>
+  target
+    ? {
+        endpoint: target.endpoint.replace(/\?.*$/, (query) => (query ? '?…' : '')),
+        headers: Object.keys(target.headers).sort(),
+      }
+    : null;
+
+const describeOtel = (r: {
+  organizationId: string;
+  target: { endpoint: string; headers: string[] } | null;
+  cleared?: boolean;
+}) =>
+  r.target
+    ? `organization ${r.organizationId}: eval traces also go to ${r.target.endpoint}` +
+      (r.target.headers.length
+        ? ` with headers ${r.target.headers.join(', ')} (values stored encrypted, not shown)`
+        : '')
+    : `organization ${r.organizationId}: ${r.cleared ? 'cleared; ' : ''}no OTLP endpoint of its own (only the deployment's, OTEL_EXPORTER_OTLP_*)`;
+
+/** A header name as HTTP spells one. */
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const otel = program
+  .command('otel')
+  .description(
+    "an organization's own OpenTelemetry (OTLP/HTTP) endpoint: every eval iteration's trace and each run's span of the organization also go there, besides the deployment's OTEL_EXPORTER_OTLP_* endpoint (docs/OPERATIONS.md#opentelemetry-export)",
+  );
+otel
+  .command('show')
+  .description("the organization's OTLP endpoint and the names of its headers")
+  .requiredOption('--org <organizationId>')
+  .addOption(json)
+  .action(
+    action<{ org: string }>(async ({ sql, box }, o) => {
+      await requireOrganization(sql, o.org);
+      return { organizationId: o.org, target: shownTarget(await createOtlpTargetStore(sql, box).get(o.org)) };
+    }, describeOtel),
+  );
+otel
+  .command('set')
+  .description("set (or replace) the organization's OTLP endpoint and headers, stored encrypted")
+  .requiredOption('--org <organizationId>')
+  .requiredOption('--endpoint <url>', 'the OTLP/HTTP traces URL, e.g. https://otlp.example.com/v1/traces')
+  .option('--header-stdin', 'headers sent with every export, as KEY=VALUE lines on standard input')
+  .option('--header-env <KEY=NAME>', "header KEY, valued as this shell's variable NAME (repeat)", collect)
+  .option('--header <KEY=VALUE>', 'a header sent with every export (repeat; visible in ps and shell history)', collect)
+  .addOption(json)
+  .addHelpText('after', secretsHelp)
+  .action(
+    action<{ org: string; endpoint: string; header?: string[]; headerEnv?: string[]; headerStdin?: boolean }>(
+      async ({ sql, box }, o) => {
+        await requireOrganization(sql, o.org);
+        const problem = otlpEndpointProblem(o.endpoint);
+        if (problem) throw new InvalidArgumentError(`--endpoint: ${problem}`);
+        const host = new URL(o.endpoint).hostname.replace(/^\[|\]$/g, '');
+        if (isIP(host) && classifyAddress(host) === 'refused')
+          throw new InvalidArgumentError(`--endpoint: ${host} is a link-local or metadata address, never exported to`);
+        const input = new StandardInput({ '--header-stdin': o.headerStdin });
+        const headers = await pairedSecrets(
+          'header',
+          { pairs: o.header, env: o.headerEnv, stdin: o.headerStdin },
+          input,
+        );
+        const wrong = Object.keys(headers).filter((name) => !headerName.test(name));
+        if (wrong.length > 0) throw new InvalidArgumentError(`--header: not a header name: ${wrong.join(', ')}`);
+        const target: OtlpTarget = {
+          endpoint: o.endpoint,
+          headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
+        };
+        await createOtlpTargetStore(sql, box).set(o.org, target);
+        return { organizationId: o.org, target: shownTarget(target) };
+      },
+      describeOtel,
+    ),
+  );
+otel
+  .command('clear')
+  .description("drop the organization's OTLP endpoint (its traces then go only to the deployment's)")
+  .requiredOption('--org <organizationId>')
+  .addOption(json)
+  .action(
+    action<{ org: string }>(async ({ sql, box }, o) => {
+      await requireOrganization(sql, o.org);
+      if (!(await createOtlpTargetStore(sql, box).clear(o.org)))
+        throw new InvalidArgumentError(`organization ${o.org} has no OTLP endpoint of its own`);
+      return { organizationId: o.org, target: null, cleared: true };
+    }, describeOtel),
   );
 
 function positiveInt(value: string): number {

@@ -86,6 +86,31 @@ const encryptionKey = z
     }
   });
 
+/**
+ * OTEL_EXPORTER_OTLP_HEADERS as the OpenTelemetry specification spells it: `key=value` pairs separated by commas,
+ * values percent-encoded. The message never echoes the value (it usually holds an API key).
+ */
+const otlpHeaders = z.string().transform((value, ctx): Record<string, string> => {
+  const headers: Record<string, string> = {};
+  for (const pair of value.split(',')) {
+    if (!pair.trim()) continue;
+    const at = pair.indexOf('=');
+    const key = pair.slice(0, Math.max(at, 0)).trim();
+    let decoded: string | undefined;
+    try {
+      decoded = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      decoded = undefined;
+    }
+    if (at < 1 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key) || decoded === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'must be key=value pairs separated by commas (values percent-encoded)' });
+      return z.NEVER;
+    }
+    headers[key.toLowerCase()] = decoded;
+  }
+  return headers;
+});
+
 /** The checkout's `.data`, where `npm start` keeps its state too (cli/localStack.ts). */
 const projectDataDir = fileURLToPath(new URL('../.data', import.meta.url));
 
@@ -165,6 +190,15 @@ export const configSchema = z.object({
    * on an older Node; unset: NODE22_PATH, else the machine cache's Node 22 (runtime/nodeBinary.ts)
    */
   CONFORMANCE_NODE_PATH: path('a Node 22 (or later) binary').optional(),
+  /**
+   * OpenTelemetry export of eval traces (issue 33; runtime/otel), the standard variables: the OTLP/HTTP base URL
+   * (`/v1/traces` appended), or the traces URL itself (used as given), and the headers of every export
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: unsetWhenEmpty(url('an OTLP/HTTP base URL such as http://collector:4318')),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: unsetWhenEmpty(
+    url('an OTLP/HTTP traces URL such as http://collector:4318/v1/traces'),
+  ),
+  OTEL_EXPORTER_OTLP_HEADERS: unsetWhenEmpty(otlpHeaders),
 });
 
 /** The embedded PostgreSQL's port when EMBEDDED_POSTGRES_PORT is unset. */
@@ -188,6 +222,8 @@ const localStackVariables = z.object({
 /** The tools `npm start` and the tests provision (scripts/temporal-cli.ts, runtime/nodeBinary.ts). */
 const toolsSchema = z.object({
   TEMPORAL_CLI_PATH: path('a temporal binary').optional(),
+  /** a Jaeger v2 binary for the OpenTelemetry export test (scripts/jaeger.ts), instead of the machine cache's */
+  JAEGER_PATH: path('a jaeger binary').optional(),
   NODE22_PATH: path('a Node 22 binary').optional(),
   NODE24_PATH: path('a Node 24 binary').optional(),
   /** the machine cache every clone shares: provisioned tools live in runway/ below it */

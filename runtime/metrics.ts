@@ -21,6 +21,11 @@ export interface Metrics {
   scheduledRuns: Counter<'outcome' | 'reason'>;
   /** the worker's hook (domain/useCases/runs/startScheduledRun.ts): a suite's schedule came due */
   scheduledRunOutcome(outcome: { outcome: 'started' | 'skipped'; reason?: string }): void;
+  otelSpansExported: Counter;
+  otelSpansDropped: Counter<'reason'>;
+  /** the OpenTelemetry export's hooks (runtime/otel/traceExport.ts): spans a collector took, spans lost */
+  spansExported(count: number): void;
+  spansDropped(count: number, reason: 'queue_full' | 'export_failed'): void;
 }
 
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -38,6 +43,17 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     name: 'runway_scheduled_runs_total',
     help: "Due runs of suites' schedules, by outcome (started, or skipped: the run could not start then) and the reason of a skip",
     labelNames: ['outcome', 'reason'] as const,
+    registers: [registry],
+  });
+  const otelSpansExported = new Counter({
+    name: 'runway_otel_spans_exported_total',
+    help: "Eval trace spans an OTLP endpoint accepted (the deployment's and the organizations' together)",
+    registers: [registry],
+  });
+  const otelSpansDropped = new Counter({
+    name: 'runway_otel_spans_dropped_total',
+    help: 'Eval trace spans never exported, by reason: export_failed (the collector refused, was unreachable or timed out), queue_full',
+    labelNames: ['reason'] as const,
     registers: [registry],
   });
   return {
@@ -68,6 +84,14 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     scheduledRuns,
     scheduledRunOutcome(outcome) {
       scheduledRuns.inc({ outcome: outcome.outcome, reason: outcome.reason ?? '' });
+    },
+    otelSpansExported,
+    otelSpansDropped,
+    spansExported(count) {
+      otelSpansExported.inc(count);
+    },
+    spansDropped(count, reason) {
+      otelSpansDropped.inc({ reason }, count);
     },
   };
 }

@@ -20,6 +20,7 @@ import { createOAuthTokenStore } from '../db/oauthTokenStore.js';
 import { createSurfaceStore } from '../db/toolSurfaces.js';
 import { conformanceNodeBinary } from '../runtime/nodeBinary.js';
 import type { RunEnded } from '../domain/ports/runEnded.js';
+import type { IterationTraceSink } from '../activities/runIterations.js';
 
 /** What the worker's activities are composed from: the process's services, and a Temporal client of its own. */
 export type WorkerDeps = Omit<
@@ -99,6 +100,8 @@ export function workerActivities(
     metrics?: Metrics;
     conformanceRunner?: ConformanceRunner;
     runEnded?: RunEnded;
+    /** where stored iterations' traces are exported (runtime/otel/traceExport.ts) */
+    traces?: IterationTraceSink;
   },
 ): Activities {
   const { metrics } = more;

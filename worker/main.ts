@@ -8,6 +8,9 @@ import { migrate } from '../db/migrate.js';
 import { PortInUseError } from '../runtime/ports.js';
 import { createRunwayWorker, workerActivities } from './createWorker.js';
 import { productionWorkflowBundle } from './workflowBundle.js';
+import { createTraceExport } from '../runtime/otel/traceExport.js';
+import { fanOutRunEnded } from '../runtime/runEnded.js';
+import type { RunEnded } from '../domain/ports/runEnded.js';
 
 // Production entry point (`node dist/worker/main.js` after `npm run build`; `npm run worker` from TypeScript): real
 // dependencies, configured by the environment.
@@ -37,6 +40,10 @@ const metricsServer =
         },
       );
 if (metricsServer) log.info({ port: config.METRICS_PORT }, 'worker metrics at /metrics');
+// Eval traces over OTLP (OTEL_EXPORTER_OTLP_*, and each organization's own endpoint): batched, never holding a run.
+const traces = createTraceExport(config, { ...services, log, recorder: metrics, serviceName: 'runway-worker' });
+// Told once per run that ends here (domain/ports/runEnded.ts): one listener per feature, each failing alone.
+const runEndedListeners: RunEnded[] = [traces.runEnded];
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
 // The worker's own client on the same connection: what its activities ask Temporal (a scheduled run at the cap).
 const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
@@ -46,11 +53,19 @@ const worker = await createRunwayWorker({
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   ...(workflowBundle && { workflowBundle }),
   maxConcurrentActivityTaskExecutions: config.WORKER_ACTIVITY_SLOTS,
-  activities: workerActivities(services, { config, log, temporal, metrics }),
+  activities: workerActivities(services, {
+    config,
+    log,
+    temporal,
+    metrics,
+    traces,
+    runEnded: fanOutRunEnded(log, ...runEndedListeners),
+  }),
 });
 log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
 // The Temporal runtime stops the worker on SIGINT/SIGTERM; run() then resolves after in-flight work drained.
 await worker.run();
+await traces.shutdown(); // what is queued goes out (bounded by the export's time limit)
 await services.close(); // ends every stdio child process
 await connection.close();
 metricsServer?.close();

@@ -5,7 +5,7 @@ import { startScriptedModelServer } from '../fixtures/model/server.js';
 import { apiClient } from './http.js';
 import { everythingOverStdio, saveServer } from './mcpServers.js';
 import { seedOrganization } from './seed.js';
-import { startTestStack } from './stack.js';
+import { startTestStack, type TestStackOptions } from './stack.js';
 
 type Call = ReturnType<typeof apiClient>;
 
@@ -48,10 +48,14 @@ export async function allIterations(call: Call, projectId: string, runId: string
  * The usual eval-test world: a stack, the scripted model server behind the organization's `openai` provider
  * (runs use bare model ids with provider `openai` and modelApiKeys), and server-everything over stdio saved.
  */
-export async function startEvalWorld(config: Partial<Record<keyof Config, string>> = {}) {
+export async function startEvalWorld(
+  config: Partial<Record<keyof Config, string>> = {},
+  options: Pick<TestStackOptions, 'traceExport'> = {},
+) {
   const model = await startScriptedModelServer();
   const stack = await startTestStack({
     config: { RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_MINUTE: '600000', ...config },
+    ...options,
   });
   const org = await seedOrganization(stack.sql);
   await setProviderKey(stack.sql, stack.box, {

@@ -18,6 +18,10 @@ import { randomBase62 } from '../../domain/ids.js';
 import type { SecretBox } from '../../db/secretBox.js';
 import { createRunwayWorker, workerActivities } from '../../worker/createWorker.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { createMetrics, type Metrics } from '../../runtime/metrics.js';
+import { createTraceExport, type TraceExport, type TraceExportOptions } from '../../runtime/otel/traceExport.js';
+import { fanOutRunEnded } from '../../runtime/runEnded.js';
+import type { RunEnded } from '../../domain/ports/runEnded.js';
 import type { ConformanceRunner } from '../../domain/mcp/conformance/report.js';
 
 export interface TestStack {
@@ -38,6 +42,9 @@ export interface TestStack {
   taskQueue: string;
   /** every log line the API and the worker wrote */
   logs: string[];
+  /** the stack's OpenTelemetry export (runtime/otel), and the metrics it counts in */
+  traces: TraceExport;
+  metrics: Metrics;
   startWorker(): Promise<Worker>;
   stopWorker(): Promise<void>;
   stop(): Promise<void>;
@@ -51,6 +58,8 @@ export interface TestStackOptions {
   database?: TestDatabase;
   /** the worker's conformance suite runner, in place of the real one (a test about the checks' plumbing) */
   conformanceRunner?: ConformanceRunner;
+  /** the OpenTelemetry export's queue and timings (its targets come from `config`: OTEL_EXPORTER_OTLP_*) */
+  traceExport?: Pick<TraceExportOptions, 'maxQueueSize' | 'exportTimeoutMs' | 'scheduledDelayMs' | 'targetTtlMs'>;
 }
 
 // The SDK's own logs only when something is wrong; once per test process.
@@ -92,7 +101,16 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const { box, pool, mcp } = services;
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const app = createApp({ ...services, temporal, config, log });
+  const metrics = createMetrics();
+  const traces = createTraceExport(
+    config,
+    { ...services, log, recorder: metrics, serviceName: 'runway-test' },
+    options.traceExport,
+  );
+  // Told once per run that ends (domain/ports/runEnded.ts), by the API and the worker alike: one listener per feature.
+  const runEndedListeners: RunEnded[] = [traces.runEnded];
+  const runEnded = fanOutRunEnded(log, ...runEndedListeners);
+  const app = createApp({ ...services, temporal, config, log, runEnded });
   const server: Server = await new Promise((resolve) => {
     const s = app.express.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -110,6 +128,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
         config,
         log,
         temporal,
+        traces,
+        runEnded,
         ...(options.conformanceRunner && { conformanceRunner: options.conformanceRunner }),
       }),
       workflowBundle: { codePath: inject('workflowBundlePath') },
@@ -141,10 +161,13 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     temporal,
     taskQueue,
     logs,
+    traces,
+    metrics,
     startWorker,
     stopWorker,
     async stop() {
       await stopWorker();
+      await traces.shutdown();
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
       await pool.close();
