@@ -21,6 +21,8 @@ import { RunCheckBudgets } from '../domain/evals/checkBudget.js';
 import type { RunContext } from '../domain/evals/runContext.js';
 import type { ScheduledRunRecorder, StartScheduledRun } from '../domain/useCases/runs/startScheduledRun.js';
 import type { ScheduledSuiteRunInput } from '../domain/ports/runWorkflows.js';
+import { retentionActivities } from './retention.js';
+import type { ApplyRetention, RetentionRecorder } from '../domain/useCases/retention/applyRetention.js';
 
 export interface ActivityDeps {
   sql: Sql;
@@ -30,7 +32,7 @@ export interface ActivityDeps {
   /** the same MCP operations the API calls (listAllTools, callTool, ...), on this process's connection pool */
   mcp: McpOperations;
   /** counts finished iterations and scheduled runs (the worker's Prometheus metrics); optional */
-  metrics?: IterationRecorder & ScheduledRunRecorder;
+  metrics?: IterationRecorder & ScheduledRunRecorder & RetentionRecorder;
   /** the hosted models (HOSTED_MODELS), parsed once by the worker's composition */
   catalog: HostedModelCatalog;
   /** what planning a run and loading what its batches run with read and write (db/runSetupStore.ts) */
@@ -43,6 +45,8 @@ export interface ActivityDeps {
   surfaces: Pick<SurfaceStore, 'recordRunListing'>;
   /** conformance checks of saved servers (issue 32): their store, the servers, the suite's runner */
   conformance: ConformanceActivityDeps;
+  /** a retention pass, a few batches at a time (domain/useCases/retention/applyRetention.ts; issue 33) */
+  retention: ApplyRetention;
 }
 
 /**
@@ -107,6 +111,8 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     ...conformanceActivities(deps.conformance),
+
+    ...retentionActivities({ applyRetention: deps.retention }),
   };
 }
 

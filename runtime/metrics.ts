@@ -21,6 +21,9 @@ export interface Metrics {
   scheduledRuns: Counter<'outcome' | 'reason'>;
   /** the worker's hook (domain/useCases/runs/startScheduledRun.ts): a suite's schedule came due */
   scheduledRunOutcome(outcome: { outcome: 'started' | 'skipped'; reason?: string }): void;
+  retentionRemoved: Counter<'kind'>;
+  /** the worker's hook (domain/useCases/retention/applyRetention.ts): what a retention batch removed, by kind */
+  retentionDeleted(kind: string, count: number): void;
 }
 
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -38,6 +41,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     name: 'runway_scheduled_runs_total',
     help: "Due runs of suites' schedules, by outcome (started, or skipped: the run could not start then) and the reason of a skip",
     labelNames: ['outcome', 'reason'] as const,
+    registers: [registry],
+  });
+  const retentionRemoved = new Counter({
+    name: 'runway_retention_deleted_total',
+    help: 'What retention removed, by kind (traces, iterations, runs, ingestBlobs, artifactBlobs, uploadUrls, ...)',
+    labelNames: ['kind'] as const,
     registers: [registry],
   });
   return {
@@ -68,6 +77,10 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     scheduledRuns,
     scheduledRunOutcome(outcome) {
       scheduledRuns.inc({ outcome: outcome.outcome, reason: outcome.reason ?? '' });
+    },
+    retentionRemoved,
+    retentionDeleted(kind, count) {
+      retentionRemoved.inc({ kind }, count);
     },
   };
 }

@@ -8,6 +8,7 @@ import { migrate } from '../db/migrate.js';
 import { PortInUseError } from '../runtime/ports.js';
 import { createRunwayWorker, workerActivities } from './createWorker.js';
 import { productionWorkflowBundle } from './workflowBundle.js';
+import { startRetentionSchedule } from './retentionSchedule.js';
 
 // Production entry point (`node dist/worker/main.js` after `npm run build`; `npm run worker` from TypeScript): real
 // dependencies, configured by the environment.
@@ -49,6 +50,13 @@ const worker = await createRunwayWorker({
   activities: workerActivities(services, { config, log, temporal, metrics }),
 });
 log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
+// The deployment's retention schedule (docs/OPERATIONS.md#retention), created or brought to this worker's settings,
+// in the background.
+startRetentionSchedule(
+  temporal,
+  { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMinutes: config.RETENTION_INTERVAL_MINUTES },
+  log,
+);
 // The Temporal runtime stops the worker on SIGINT/SIGTERM; run() then resolves after in-flight work drained.
 await worker.run();
 await services.close(); // ends every stdio child process
