@@ -26,6 +26,8 @@ import { RunCheckBudgets } from '../domain/evals/checkBudget.js';
 import type { RunContext } from '../domain/evals/runContext.js';
 import type { ScheduledRunRecorder, StartScheduledRun } from '../domain/useCases/runs/startScheduledRun.js';
 import type { ScheduledSuiteRunInput } from '../domain/ports/runWorkflows.js';
+import { retentionActivities } from './retention.js';
+import type { ApplyRetention, RetentionRecorder } from '../domain/useCases/retention/applyRetention.js';
 
 export interface ActivityDeps {
   sql: Sql;
@@ -35,7 +37,7 @@ export interface ActivityDeps {
   /** the same MCP operations the API calls (listAllTools, callTool, ...), on this process's connection pool */
   mcp: McpOperations;
   /** counts finished iterations and scheduled runs (the worker's Prometheus metrics); optional */
-  metrics?: IterationRecorder & ScheduledRunRecorder;
+  metrics?: IterationRecorder & ScheduledRunRecorder & RetentionRecorder;
   /** the hosted models (HOSTED_MODELS), parsed once by the worker's composition */
   catalog: HostedModelCatalog;
   /** what planning a run and loading what its batches run with read and write (db/runSetupStore.ts) */
@@ -50,6 +52,8 @@ export interface ActivityDeps {
   conformance: ConformanceActivityDeps;
   /** where stored iterations' traces are exported (runtime/otel/traceExport.ts); absent: nowhere */
   traces?: IterationTraceSink;
+  /** a retention pass, a few batches at a time (domain/useCases/retention/applyRetention.ts; issue 33) */
+  retention: ApplyRetention;
 }
 
 /**
@@ -114,6 +118,8 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     ...conformanceActivities(deps.conformance),
+
+    ...retentionActivities({ applyRetention: deps.retention }),
   };
 }
 

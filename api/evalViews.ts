@@ -48,6 +48,7 @@ export function toEvalRun(
     createdAt: run.createdAt.getTime(),
     startedAt: run.startedAt?.getTime() ?? null,
     completedAt: run.completedAt?.getTime() ?? null,
+    ...(run.tracesExpiredAt && { tracesExpiredAt: run.tracesExpiredAt.getTime() }),
   };
 }
 
@@ -81,6 +82,7 @@ export function toIteration(row: StoredIteration): Iteration {
     errorDetails: row.errorDetails ?? null,
     ...(row.metadata ? { metadata: row.metadata as NonNullable<Iteration['metadata']> } : {}),
     ...(row.externalIterationId ? { externalIterationId: row.externalIterationId } : {}),
+    ...(row.traceExpiredAt ? { traceExpiredAt: row.traceExpiredAt.getTime() } : {}),
   };
 }
 

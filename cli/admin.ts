@@ -33,6 +33,7 @@ import {
 import { checkSecretsAtStart } from '../db/startupCheck.js';
 import { requireFreeEmail, requireMember, requireOrganization, requireProject, requireUser } from './adminChecks.js';
 import { addListCommands } from './adminLists.js';
+import { addRetentionCommands } from './adminRetention.js';
 import { readClientKey } from './clientKey.js';
 import { describeDatabaseError } from './databaseErrors.js';
 import { requireLocalKey, stackDatabase, type StackDatabase } from './localStack.js';
@@ -885,6 +886,7 @@ key
   );
 
 addListCommands({ org, user, project, server, key }, action);
+addRetentionCommands(program, action);
 
 program
   .command('provider-key')

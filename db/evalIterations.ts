@@ -45,6 +45,8 @@ export interface IterationRow {
   seq: number;
   /** where the iteration stands in its run's events stream: set when its status became final (migration 054) */
   stream_position: number | null;
+  /** when retention deleted its trace (migration 068); null: never */
+  trace_expired_at: Date | null;
 }
 
 /** The row as the domain's Iteration (domain/evals/iteration.ts): a column and its field go together. */

@@ -49,6 +49,8 @@ export interface RunRow {
   created_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
+  /** when retention first deleted one of its iterations' traces (migration 068); null: never */
+  traces_expired_at: Date | null;
 }
 
 /** The row as the domain's Run (domain/evals/run.ts): a column and its field go together. */

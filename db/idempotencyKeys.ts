@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { RetentionPurge } from '../domain/ports/retentionStore.js';
 import type {
   ClaimOutcome,
   ClaimTerms,
@@ -93,4 +94,18 @@ export async function purgeExpiredIdempotencyKeys(sql: Db, now: Date, limit: num
       SELECT ctid FROM idempotency_keys WHERE expires_at <= ${now} ORDER BY expires_at LIMIT ${limit}
       FOR UPDATE SKIP LOCKED))`;
   return deleted.count;
+}
+
+/** Retention's view of the kept keys (domain/ports/retentionStore.ts): how many expired, and deleting them in batches. */
+export function idempotencyKeyPurge(sql: Db): RetentionPurge {
+  return {
+    kind: 'idempotencyKeys',
+    async count() {
+      const [row] = await sql<
+        { n: number }[]
+      >`SELECT count(*)::int AS n FROM idempotency_keys WHERE expires_at <= now()`;
+      return row!.n;
+    },
+    purge: (limit) => purgeExpiredIdempotencyKeys(sql, new Date(), limit),
+  };
 }

@@ -29,6 +29,20 @@ const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: `must be one of ${values.join(', ')}` });
 const atLeast1000 = 'must be a whole number of at least 1000';
 const path = (what: string) => z.string().min(1, `must be ${what}`);
+const retentionDaysIssue = 'must be a whole number of days from 1 to 36500, or forever';
+/** Days something is kept (domain/retention/policy.ts), or `forever`: null. */
+const retentionDays = (fallback: number | 'forever') =>
+  z
+    .string()
+    .trim()
+    .default(String(fallback))
+    .transform((value, ctx): number | null => {
+      if (value === 'forever') return null;
+      const days = /^\d+$/.test(value) ? Number(value) : NaN;
+      if (days >= 1 && days <= 36_500) return days;
+      ctx.addIssue({ code: 'custom', message: retentionDaysIssue });
+      return z.NEVER;
+    });
 
 /** An unset (or empty) variable the local stack stands in for (see `standIns`), as a shell's `${X:-default}` does. */
 const unsetWhenEmpty = <T extends z.ZodType>(schema: T) =>
@@ -199,6 +213,14 @@ export const configSchema = z.object({
     url('an OTLP/HTTP traces URL such as http://collector:4318/v1/traces'),
   ),
   OTEL_EXPORTER_OTLP_HEADERS: unsetWhenEmpty(otlpHeaders),
+  /** retention (docs/OPERATIONS.md#retention): iteration traces and uploaded artifacts are kept this many days... */
+  RETENTION_TRACE_DAYS: retentionDays(90),
+  /** ...and ended runs with their iterations this many (`forever`: kept); an organization may set its own */
+  RETENTION_RUN_DAYS: retentionDays('forever'),
+  /** rows one retention batch removes (one short statement each) */
+  RETENTION_BATCH_SIZE: z.coerce.number({ error: positive }).int(positive).min(1, positive).max(10_000).default(500),
+  /** how often the worker's Temporal Schedule runs retention, in minutes */
+  RETENTION_INTERVAL_MINUTES: int(1440),
 });
 
 /** The embedded PostgreSQL's port when EMBEDDED_POSTGRES_PORT is unset. */
@@ -261,6 +283,12 @@ const standIns = {
 } satisfies Partial<Record<keyof typeof environmentSchema.shape, z.ZodType>>;
 
 const migrationSchema = configSchema.pick({ DATABASE_URL: true });
+/** The operator CLI's `retention` commands: the deployment's defaults, as the worker reads them. */
+const retentionSchema = configSchema.pick({
+  RETENTION_TRACE_DAYS: true,
+  RETENTION_RUN_DAYS: true,
+  RETENTION_BATCH_SIZE: true,
+});
 /**
  * The operator CLI's: EMBEDDED_POSTGRES_PORT stays undefined when unset, so the CLI can go to the database of the
  * `npm start` that runs in RUNWAY_DATA_DIR (its stack.json), and to the default port only when none runs.
@@ -298,6 +326,7 @@ export type LocalStackConfig = z.infer<typeof localStackSchema>;
 export type StartConfig = z.infer<typeof startSchema>;
 export type ToolsConfig = z.infer<typeof toolsSchema>;
 export type RunwayCliConfig = z.infer<typeof runwayCliSection>;
+export type RetentionConfig = z.infer<typeof retentionSchema>;
 
 // eslint-disable-next-line no-restricted-properties -- the one place that reads it (see the top of this file)
 const processEnv: NodeJS.ProcessEnv = process.env;
@@ -323,3 +352,5 @@ export const loadStartConfig = (env = processEnv): StartConfig => load(startSche
 export const loadToolsConfig = (env = processEnv): ToolsConfig => load(toolsSchema, env);
 /** The `runway` CLI: which Runway, which key, which project. */
 export const loadRunwayCliConfig = (env = processEnv): RunwayCliConfig => load(runwayCliSection, env);
+/** The operator CLI's `retention` commands: the deployment's retention defaults. */
+export const loadRetentionConfig = (env = processEnv): RetentionConfig => load(retentionSchema, env);

@@ -26,6 +26,9 @@ export interface Metrics {
   /** the OpenTelemetry export's hooks (runtime/otel/traceExport.ts): spans a collector took, spans lost */
   spansExported(count: number): void;
   spansDropped(count: number, reason: 'queue_full' | 'export_failed'): void;
+  retentionRemoved: Counter<'kind'>;
+  /** the worker's hook (domain/useCases/retention/applyRetention.ts): what a retention batch removed, by kind */
+  retentionDeleted(kind: string, count: number): void;
 }
 
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -54,6 +57,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     name: 'runway_otel_spans_dropped_total',
     help: 'Eval trace spans never exported, by reason: export_failed (the collector refused, was unreachable or timed out), queue_full',
     labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const retentionRemoved = new Counter({
+    name: 'runway_retention_deleted_total',
+    help: 'What retention removed, by kind (traces, iterations, runs, ingestBlobs, artifactBlobs, uploadUrls, ...)',
+    labelNames: ['kind'] as const,
     registers: [registry],
   });
   return {
@@ -92,6 +101,10 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     },
     spansDropped(count, reason) {
       otelSpansDropped.inc({ reason }, count);
+    },
+    retentionRemoved,
+    retentionDeleted(kind, count) {
+      retentionRemoved.inc({ kind }, count);
     },
   };
 }

@@ -21,11 +21,15 @@ import { createSurfaceStore } from '../db/toolSurfaces.js';
 import { conformanceNodeBinary } from '../runtime/nodeBinary.js';
 import type { RunEnded } from '../domain/ports/runEnded.js';
 import type { IterationTraceSink } from '../activities/runIterations.js';
+import { applyRetention } from '../domain/useCases/retention/applyRetention.js';
+import type { RetentionPurge } from '../domain/ports/retentionStore.js';
+import { createRetentionStore } from '../db/retention.js';
+import { idempotencyKeyPurge } from '../db/idempotencyKeys.js';
 
 /** What the worker's activities are composed from: the process's services, and a Temporal client of its own. */
 export type WorkerDeps = Omit<
   ActivityDeps,
-  'setup' | 'finalizeRun' | 'startScheduledRun' | 'conformance' | 'surfaces'
+  'setup' | 'finalizeRun' | 'startScheduledRun' | 'conformance' | 'surfaces' | 'retention'
 > & {
   /** asks Temporal about runs' workflows (a scheduled run at the cap ends those that closed, as the API does) */
   temporal: Client;
@@ -33,6 +37,8 @@ export type WorkerDeps = Omit<
   conformanceRunner?: ConformanceRunner;
   /** told once when a run ends (domain/ports/runEnded.ts; composed with runtime/runEnded.ts fanOutRunEnded) */
   runEnded?: RunEnded;
+  /** deployment-wide purges retention runs after its own kinds (e.g. expired idempotency keys) */
+  retentionPurges?: RetentionPurge[];
 };
 
 /**
@@ -56,6 +62,14 @@ export function composeActivities(deps: WorkerDeps): Activities {
     setup,
     finalizeRun: endRun,
     surfaces: createSurfaceStore(sql),
+    retention: applyRetention({
+      retention: createRetentionStore(sql),
+      defaults: { traceDays: config.RETENTION_TRACE_DAYS, runDays: config.RETENTION_RUN_DAYS },
+      batchSize: config.RETENTION_BATCH_SIZE,
+      // Expired idempotency keys go with every pass (the API also deletes a few after each new claim).
+      purges: [idempotencyKeyPurge(sql), ...(deps.retentionPurges ?? [])],
+      ...(deps.metrics && { metrics: deps.metrics }),
+    }),
     conformance: {
       checks: createConformanceCheckStore(sql),
       servers: setup,
@@ -102,6 +116,7 @@ export function workerActivities(
     runEnded?: RunEnded;
     /** where stored iterations' traces are exported (runtime/otel/traceExport.ts) */
     traces?: IterationTraceSink;
+    retentionPurges?: RetentionPurge[];
   },
 ): Activities {
   const { metrics } = more;

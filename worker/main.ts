@@ -11,6 +11,7 @@ import { productionWorkflowBundle } from './workflowBundle.js';
 import { createTraceExport } from '../runtime/otel/traceExport.js';
 import { fanOutRunEnded } from '../runtime/runEnded.js';
 import type { RunEnded } from '../domain/ports/runEnded.js';
+import { startRetentionSchedule } from './retentionSchedule.js';
 
 // Production entry point (`node dist/worker/main.js` after `npm run build`; `npm run worker` from TypeScript): real
 // dependencies, configured by the environment.
@@ -63,6 +64,13 @@ const worker = await createRunwayWorker({
   }),
 });
 log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
+// The deployment's retention schedule (docs/OPERATIONS.md#retention), created or brought to this worker's settings,
+// in the background.
+startRetentionSchedule(
+  temporal,
+  { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMinutes: config.RETENTION_INTERVAL_MINUTES },
+  log,
+);
 // The Temporal runtime stops the worker on SIGINT/SIGTERM; run() then resolves after in-flight work drained.
 await worker.run();
 await traces.shutdown(); // what is queued goes out (bounded by the export's time limit)

@@ -111,3 +111,7 @@ export const progressQuery = defineQuery<EvalRunProgress>('progress');
 export const suiteScheduleId = (suiteId: string): string => `suite-schedule:${suiteId}`;
 /** The schedule's action workflow; Temporal appends the due time to this id for each action. */
 export const scheduledSuiteRunWorkflowId = (suiteId: string): string => `suite-scheduled-run:${suiteId}`;
+
+/** The deployment's retention schedule (runtime/retentionSchedule.ts) and the workflow id of each of its passes. */
+export const RETENTION_SCHEDULE_ID = 'runway-retention';
+export const RETENTION_WORKFLOW_ID = 'runway-retention-pass';

@@ -702,6 +702,10 @@ export const evalRunSchema = z
     createdAt: epochMs,
     startedAt: epochMs.nullable(),
     completedAt: epochMs.nullable(),
+    tracesExpiredAt: epochMs.optional().meta({
+      description:
+        "when retention first deleted one of the run's iteration traces (docs/OPERATIONS.md#retention); each such iteration has `traceExpiredAt`; absent while all are kept",
+    }),
   })
   .meta({ id: 'EvalRun' });
 
@@ -801,6 +805,10 @@ export const iterationSchema = z
     externalIterationId: z.string().optional().meta({
       description:
         "an ingested result's idempotency key within its run (`externalIterationId`), as sent; absent when none was",
+    }),
+    traceExpiredAt: epochMs.optional().meta({
+      description:
+        "when retention deleted the iteration's trace (its organization's policy, docs/OPERATIONS.md#retention): its trace then answers 404 with details.reason TRACE_EXPIRED; absent while the trace is kept",
     }),
   })
   .meta({ id: 'EvalIteration' });

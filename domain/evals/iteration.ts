@@ -39,6 +39,8 @@ export interface Iteration {
   seq: number;
   /** where the iteration stands in its run's events stream: set when its status became final */
   streamPosition: number | null;
+  /** when retention deleted its trace (migration 068); null: never */
+  traceExpiredAt: Date | null;
 }
 
 /**

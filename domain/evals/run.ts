@@ -91,6 +91,8 @@ export interface Run {
   createdAt: Date;
   startedAt: Date | null;
   completedAt: Date | null;
+  /** when retention first deleted one of its iterations' traces (migration 068); null: never */
+  tracesExpiredAt: Date | null;
 }
 
 /**

@@ -380,6 +380,7 @@ describe('operator CLI (npm run admin)', () => {
       'chatbox',
       'chat-session',
       'secrets',
+      'retention',
     ];
     const helps = await Promise.all(groups.map((group) => runAdmin([group, '--help'])));
     for (const [i, help] of helps.entries()) {

@@ -38,6 +38,7 @@ const iteration = (overrides: Partial<BatchIteration> = {}): BatchIteration => (
   externalIterationId: null,
   seq: 1,
   streamPosition: null,
+  traceExpiredAt: null,
   advancedConfig: null,
   matchOptions: null,
   elicitation: null,

@@ -6,6 +6,7 @@ import { Conversation } from '../components/conversation';
 import { ArgumentsView, JsonView } from '../components/jsonView';
 import { ErrorMessage, Loading } from '../components/feedback';
 import { useApi } from '../hooks';
+import { ApiError } from '../api';
 import { href } from '../router';
 import { paths } from '../paths';
 import { Timeline } from '../components/timeline';
@@ -25,6 +26,17 @@ export function TraceView({ params }: { params: Record<string, string>; query: U
       <a href={href(paths.suites)}>Projects</a> › <a href={href(paths.run, { projectId, runId })}>Run</a> › Iteration
     </nav>
   );
+  // Deleted by the organization's retention policy (docs/OPERATIONS.md#retention): said plainly, not as a failure.
+  if (trace.error instanceof ApiError && trace.error.details?.reason === 'TRACE_EXPIRED')
+    return (
+      <article>
+        {crumbs}
+        <p class="trace-expired" role="status">
+          {trace.error.message}. The iteration's result, tool calls and usage are on the{' '}
+          <a href={href(paths.run, { projectId, runId })}>run</a>.
+        </p>
+      </article>
+    );
   if (trace.error)
     return (
       <article>

@@ -1,5 +1,5 @@
 import { requireRun } from '../../access/run.js';
-import { notFound } from '../../failures.js';
+import { notFound, OperationFailure } from '../../failures.js';
 import type { RunStore } from '../../ports/runStore.js';
 import type { Principal } from '../../principal.js';
 
@@ -18,6 +18,13 @@ export function getTrace(deps: { runs: RunStore }) {
     const iteration = await deps.runs.iteration(run.id, input.iterationId);
     if (!iteration) throw notFound('iteration', { iterationId: input.iterationId });
     const trace = await deps.runs.trace(iteration.id);
+    // Retention deleted it (domain/useCases/retention/applyRetention.ts): say so, and when.
+    if (!trace && iteration.traceExpiredAt)
+      throw new OperationFailure(
+        'NOT_FOUND',
+        `trace expired on ${iteration.traceExpiredAt.toISOString().slice(0, 10)}: deleted by the organization's retention policy (the iteration's summary is kept)`,
+        { reason: 'TRACE_EXPIRED', iterationId: iteration.id, expiredAt: iteration.traceExpiredAt.toISOString() },
+      );
     if (!trace) throw notFound('trace', { iterationId: iteration.id, reason: 'TRACE_NOT_AVAILABLE' });
     return trace;
   };
