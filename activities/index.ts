@@ -9,6 +9,7 @@ import { planRun } from '../domain/evals/plan.js';
 import { adaptiveRound, type AdaptiveRoundInput } from '../domain/useCases/runs/adaptiveRound.js';
 import { asActivity } from './retryPolicy.js';
 import { conformanceActivities, type ConformanceActivityDeps } from './conformanceCheck.js';
+import { webhookActivities, type WebhookActivityDeps } from './webhookDelivery.js';
 import type { SurfaceStore } from '../domain/ports/surfaceStore.js';
 import { runIterationBatch, type BatchInput, type IterationRecorder } from './runIterations.js';
 import type { Logger } from '../runtime/logger.js';
@@ -43,6 +44,8 @@ export interface ActivityDeps {
   surfaces: Pick<SurfaceStore, 'recordRunListing'>;
   /** conformance checks of saved servers (issue 32): their store, the servers, the suite's runner */
   conformance: ConformanceActivityDeps;
+  /** signed webhooks' deliveries (issue 33): their store, the outbound rules, the attempt's time limit */
+  webhooks: WebhookActivityDeps;
 }
 
 /**
@@ -107,6 +110,8 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     ...conformanceActivities(deps.conformance),
+
+    ...webhookActivities(deps.webhooks),
   };
 }
 

@@ -9,6 +9,9 @@ import { createMetrics } from '../runtime/metrics.js';
 import { PortInUseError } from '../runtime/ports.js';
 import { startRunSweep } from '../runtime/runReconciler.js';
 import { restoreSuiteSchedules } from './suiteScheduler.js';
+import type { RunEnded } from '../domain/ports/runEnded.js';
+import { fanOutRunEnded } from '../runtime/runEnded.js';
+import { webhookListeners } from '../runtime/webhooks.js';
 
 // Production entry point (`npm run api`): real dependencies, configured by the environment.
 const config = loadConfig();
@@ -18,8 +21,17 @@ await migrate(services.sql);
 await checkKeysAtStart(services, log);
 const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
 const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+// What is told when a run ends here (a cancel's reconcile, a failed start, an ingest): one listener per feature.
+const runEndedListeners: RunEnded[] = [webhookListeners({ sql: services.sql, temporal, config, log }).runEnded];
 // The app takes the services built above (sql, box, mcp, catalog): it builds none of them again.
-const app = createApp({ ...services, temporal, config, log, metrics: createMetrics({ processMetrics: true }) });
+const app = createApp({
+  ...services,
+  temporal,
+  config,
+  log,
+  metrics: createMetrics({ processMetrics: true }),
+  runEnded: fanOutRunEnded(log, ...runEndedListeners),
+});
 // Runs whose workflow was terminated (or timed out, or deleted) in Temporal are ended even when nobody reads them.
 const sweep = startRunSweep(app.reconciler, { intervalMs: config.RUN_SWEEP_INTERVAL_MS, log });
 // Enabled suites' schedules that Temporal lost (a new cluster, a deleted schedule) are created again, in the

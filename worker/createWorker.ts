@@ -20,11 +20,14 @@ import { createOAuthTokenStore } from '../db/oauthTokenStore.js';
 import { createSurfaceStore } from '../db/toolSurfaces.js';
 import { conformanceNodeBinary } from '../runtime/nodeBinary.js';
 import type { RunEnded } from '../domain/ports/runEnded.js';
+import type { ConformanceCheck } from '../domain/catalog/conformanceCheck.js';
+import { createWebhookStore } from '../db/webhooks.js';
+import { webhookTargets } from '../runtime/webhooks.js';
 
 /** What the worker's activities are composed from: the process's services, and a Temporal client of its own. */
 export type WorkerDeps = Omit<
   ActivityDeps,
-  'setup' | 'finalizeRun' | 'startScheduledRun' | 'conformance' | 'surfaces'
+  'setup' | 'finalizeRun' | 'startScheduledRun' | 'conformance' | 'surfaces' | 'webhooks'
 > & {
   /** asks Temporal about runs' workflows (a scheduled run at the cap ends those that closed, as the API does) */
   temporal: Client;
@@ -32,6 +35,8 @@ export type WorkerDeps = Omit<
   conformanceRunner?: ConformanceRunner;
   /** told once when a run ends (domain/ports/runEnded.ts; composed with runtime/runEnded.ts fanOutRunEnded) */
   runEnded?: RunEnded;
+  /** told when a conformance check completes (issue 33: conformance.completed webhooks; runtime/webhooks.ts) */
+  conformanceCompleted?: (check: ConformanceCheck) => Promise<void>;
 };
 
 /**
@@ -71,6 +76,13 @@ export function composeActivities(deps: WorkerDeps): Activities {
           requestTimeoutMs: config.MCP_REQUEST_TIMEOUT_MS,
         }),
       log,
+      ...(deps.conformanceCompleted && { completed: deps.conformanceCompleted }),
+    },
+    webhooks: {
+      webhooks: createWebhookStore(sql),
+      box: deps.box,
+      targets: webhookTargets(config),
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     },
     startScheduledRun: startScheduledRun({
       setup,
@@ -99,6 +111,7 @@ export function workerActivities(
     metrics?: Metrics;
     conformanceRunner?: ConformanceRunner;
     runEnded?: RunEnded;
+    conformanceCompleted?: (check: ConformanceCheck) => Promise<void>;
   },
 ): Activities {
   const { metrics } = more;

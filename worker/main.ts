@@ -8,6 +8,9 @@ import { migrate } from '../db/migrate.js';
 import { PortInUseError } from '../runtime/ports.js';
 import { createRunwayWorker, workerActivities } from './createWorker.js';
 import { productionWorkflowBundle } from './workflowBundle.js';
+import type { RunEnded } from '../domain/ports/runEnded.js';
+import { fanOutRunEnded } from '../runtime/runEnded.js';
+import { webhookListeners } from '../runtime/webhooks.js';
 
 // Production entry point (`node dist/worker/main.js` after `npm run build`; `npm run worker` from TypeScript): real
 // dependencies, configured by the environment.
@@ -40,13 +43,23 @@ if (metricsServer) log.info({ port: config.METRICS_PORT }, 'worker metrics at /m
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
 // The worker's own client on the same connection: what its activities ask Temporal (a scheduled run at the cap).
 const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+// What is told when a run ends (finalizeRun) or a check completes: one listener per feature.
+const webhooks = webhookListeners({ sql: services.sql, temporal, config, log });
+const runEndedListeners: RunEnded[] = [webhooks.runEnded];
 const worker = await createRunwayWorker({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   ...(workflowBundle && { workflowBundle }),
   maxConcurrentActivityTaskExecutions: config.WORKER_ACTIVITY_SLOTS,
-  activities: workerActivities(services, { config, log, temporal, metrics }),
+  activities: workerActivities(services, {
+    config,
+    log,
+    temporal,
+    metrics,
+    runEnded: fanOutRunEnded(log, ...runEndedListeners),
+    conformanceCompleted: webhooks.conformanceCompleted,
+  }),
 });
 log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
 // The Temporal runtime stops the worker on SIGINT/SIGTERM; run() then resolves after in-flight work drained.

@@ -3,3 +3,4 @@ export { healthCheck } from './healthCheck.js';
 export { evalRun } from './evalRun.js';
 export { scheduledSuiteRun } from './scheduledSuiteRun.js';
 export { conformanceCheck } from './conformanceCheck.js';
+export { webhookDelivery } from './webhookDelivery.js';

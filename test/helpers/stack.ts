@@ -19,6 +19,9 @@ import type { SecretBox } from '../../db/secretBox.js';
 import { createRunwayWorker, workerActivities } from '../../worker/createWorker.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import type { ConformanceRunner } from '../../domain/mcp/conformance/report.js';
+import type { RunEnded } from '../../domain/ports/runEnded.js';
+import { fanOutRunEnded } from '../../runtime/runEnded.js';
+import { webhookListeners } from '../../runtime/webhooks.js';
 
 export interface TestStack {
   /** http://127.0.0.1:<port>/api/v1 */
@@ -92,7 +95,11 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const { box, pool, mcp } = services;
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const app = createApp({ ...services, temporal, config, log });
+  // What is told when a run ends or a check completes, as api/main.ts and worker/main.ts compose it.
+  const webhooks = webhookListeners({ sql: db.sql, temporal, config, log });
+  const runEndedListeners: RunEnded[] = [webhooks.runEnded];
+  const runEnded = fanOutRunEnded(log, ...runEndedListeners);
+  const app = createApp({ ...services, temporal, config, log, runEnded });
   const server: Server = await new Promise((resolve) => {
     const s = app.express.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -110,6 +117,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
         config,
         log,
         temporal,
+        runEnded,
+        conformanceCompleted: webhooks.conformanceCompleted,
         ...(options.conformanceRunner && { conformanceRunner: options.conformanceRunner }),
       }),
       workflowBundle: { codePath: inject('workflowBundlePath') },
