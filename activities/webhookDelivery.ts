@@ -21,7 +21,9 @@ export function webhookActivities(deps: WebhookActivityDeps) {
     /** One attempt of a delivery, recorded under Temporal's attempt number; a failed one throws to be retried. */
     async deliverWebhookAttempt(input: { deliveryId: string }) {
       const result = await deliver({ deliveryId: input.deliveryId, attempt: Context.current().info.attempt });
-      if (result.outcome === 'failed') throw ApplicationFailure.retryable(result.error, NOT_ACCEPTED);
+      // BENIGN: an endpoint that is down is the endpoint's matter (each attempt is recorded), not a worker warning.
+      if (result.outcome === 'failed')
+        throw ApplicationFailure.create({ message: result.error, type: NOT_ACCEPTED, category: 'BENIGN' });
       return result;
     },
 
