@@ -104,6 +104,13 @@ export function createWebhookStore(sql: Db): WebhookStore {
           ${after ? sql`AND (created_at, id) < (${new Date(after.createdAt)}, ${after.id})` : sql``}
         ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
       ) as WebhookEndpoint[],
+    async countEndpoints(organizationId, scope) {
+      const [row] = await sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM webhook_endpoints
+        WHERE organization_id = ${organizationId}
+          AND ${scope.projectId === null ? sql`project_id IS NULL` : sql`project_id = ${scope.projectId}`}`;
+      return row.n;
+    },
     async updateEndpoint(endpointId, changes) {
       const set: Record<string, unknown> = {};
       if (changes.url !== undefined) set.url = storableText(changes.url);

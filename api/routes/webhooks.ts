@@ -62,7 +62,8 @@ const toDelivery = (delivery: DeliveryWithAttempts) => ({
 const CREATE_DESCRIPTION =
   'The reply carries the signing secret (`whsec_...`), once: keep it to verify deliveries (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`; docs/WEBHOOKS.md). ' +
   'The URL is checked as written (https, no credentials, no loopback, link-local or private literal address: 400 VALIDATION_ERROR, details.reason URL_REFUSED); a name is not resolved now: every delivery checks the address it connects to. ' +
-  'Events: eval_run.completed, eval_run.failed, eval_run.cancelled, conformance.completed.';
+  'Events: eval_run.completed, eval_run.failed, eval_run.cancelled, conformance.completed. ' +
+  'At most 20 endpoints per organization and per project: past it 409 CONFLICT (WEBHOOK_LIMIT).';
 
 /**
  * Signed webhooks (issue 33; a Runway extension): endpoints of the organization (every project's events; changed by
@@ -88,7 +89,7 @@ export function webhookRoutes(deps: {
       body: createWebhookBody,
       status: 201,
       response: webhookWithSecretSchema,
-      errors: ['VALIDATION_ERROR', 'FORBIDDEN'],
+      errors: ['VALIDATION_ERROR', 'FORBIDDEN', 'CONFLICT'],
       async handler({ principal, body, req, res }) {
         const { endpoint, secret } = await deps.registerWebhook({ principal, fields: body });
         res.set('Location', `${req.baseUrl}/webhooks/${endpoint.id}`);
@@ -118,7 +119,7 @@ export function webhookRoutes(deps: {
       body: createWebhookBody,
       status: 201,
       response: webhookWithSecretSchema,
-      errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
+      errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'CONFLICT'],
       async handler({ principal, params, body, req, res }) {
         const { endpoint, secret } = await deps.registerWebhook({
           principal,

@@ -61,6 +61,8 @@ export interface WebhookStore extends ProjectLookup {
     scope: { projectId: string | null },
     page: { after?: WebhookPosition; limit: number },
   ): Promise<WebhookEndpoint[]>;
+  /** How many endpoints the scope has (the organization's own, or one project's). */
+  countEndpoints(organizationId: string, scope: { projectId: string | null }): Promise<number>;
   updateEndpoint(endpointId: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined>;
   deleteEndpoint(endpointId: string): Promise<boolean>;
   /** The enabled endpoints told of `event` in a project: the organization's and the project's own. */

@@ -407,5 +407,19 @@ describe('signed webhooks', () => {
     const deleted = await call('DELETE', `/webhooks/${hook.body.webhookId}`);
     expect(deleted.body).toEqual({ webhookId: hook.body.webhookId, deleted: true });
     expect((await call('GET', `/webhooks/${hook.body.webhookId}`)).status).toBe(404);
+
+    // At most 20 endpoints per scope: the organization's fill up, then 409.
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++)
+      statuses.push(
+        (await call('POST', '/webhooks', { url: `https://hooks.example.com/${i}`, events: ['eval_run.failed'] }))
+          .status,
+      );
+    const [{ n }] = await stack.sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM webhook_endpoints WHERE organization_id = ${org.organizationId} AND project_id IS NULL`;
+    expect(n).toBe(20);
+    expect(statuses.at(-1)).toBe(409);
+    const full = await call('POST', '/webhooks', { url: 'https://hooks.example.com/x', events: ['eval_run.failed'] });
+    expect(full.body.details).toMatchObject({ reason: 'WEBHOOK_LIMIT', limit: 20 });
   });
 });

@@ -23,30 +23,34 @@ export function notifyWebhooks(deps: {
       timestamp: notice.occurredAt.toISOString(),
       data: notice.data,
     };
-    let started = 0;
-    for (const endpoint of endpoints) {
-      try {
-        const { delivery } = await deps.webhooks.createDelivery({
-          endpointId: endpoint.id,
-          messageId,
-          eventType: notice.event,
-          payload,
-          redeliveryOf: null,
-        });
-        // Started even when the delivery existed: a notice told again after a crash between the two starts it now.
-        await deps.deliveries.start(delivery.id, {
-          organizationId: notice.organizationId,
-          endpointId: endpoint.id,
-          eventType: notice.event,
-        });
-        started++;
-      } catch (error) {
-        deps.log.warn(
-          { err: error, webhookId: endpoint.id, event: notice.event },
-          'could not start a webhook delivery',
-        );
-      }
-    }
+    // Each endpoint's delivery on its own (at most MAX_ENDPOINTS_PER_SCOPE twice over), so the caller waits for one.
+    const outcomes = await Promise.all(
+      endpoints.map(async (endpoint) => {
+        try {
+          const { delivery } = await deps.webhooks.createDelivery({
+            endpointId: endpoint.id,
+            messageId,
+            eventType: notice.event,
+            payload,
+            redeliveryOf: null,
+          });
+          // Started even when the delivery existed: a notice told again after a crash between the two starts it now.
+          await deps.deliveries.start(delivery.id, {
+            organizationId: notice.organizationId,
+            endpointId: endpoint.id,
+            eventType: notice.event,
+          });
+          return true;
+        } catch (error) {
+          deps.log.warn(
+            { err: error, webhookId: endpoint.id, event: notice.event },
+            'could not start a webhook delivery',
+          );
+          return false;
+        }
+      }),
+    );
+    const started = outcomes.filter(Boolean).length;
     return started;
   };
 }

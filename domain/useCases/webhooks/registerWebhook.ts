@@ -1,4 +1,4 @@
-import { refused } from '../../failures.js';
+import { OperationFailure, refused } from '../../failures.js';
 import type { SecretBox } from '../../ports/secretBox.js';
 import type { WebhookStore } from '../../ports/webhookStore.js';
 import type { Principal } from '../../principal.js';
@@ -24,6 +24,12 @@ export function checkEndpointUrl(targets: WebhookTargets, url: string): void {
 }
 
 /**
+ * Endpoints per scope (the organization's own, or one project's), at most: every event starts a delivery per
+ * endpoint, so the work one run's ending makes stays bounded.
+ */
+export const MAX_ENDPOINTS_PER_SCOPE = 20;
+
+/**
  * POST /webhooks (the organization's) and POST /projects/{projectId}/webhooks: a new endpoint with a new signing
  * secret, sealed at rest. The secret is in this reply only (and in a rotation's).
  */
@@ -37,6 +43,12 @@ export function registerWebhook(deps: { webhooks: WebhookStore; box: SecretBox; 
     const scope = await requireScope(deps.webhooks, input.principal, input.projectId);
     requireChangeAllowed(input.principal, scope);
     checkEndpointUrl(deps.targets, input.fields.url);
+    if ((await deps.webhooks.countEndpoints(input.principal.organizationId, scope)) >= MAX_ENDPOINTS_PER_SCOPE)
+      throw new OperationFailure(
+        'CONFLICT',
+        `at most ${MAX_ENDPOINTS_PER_SCOPE} webhooks per ${scope.projectId === null ? 'organization' : 'project'}: delete one first`,
+        { reason: 'WEBHOOK_LIMIT', limit: MAX_ENDPOINTS_PER_SCOPE },
+      );
     const secret = newWebhookSecret();
     const endpoint = await deps.webhooks.createEndpoint({
       organizationId: input.principal.organizationId,
