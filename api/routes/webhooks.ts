@@ -83,6 +83,8 @@ export function webhookRoutes(deps: {
     defineRoute({
       method: 'post',
       path: '/webhooks',
+      // The derived id (postWebhooks) is the project's route's.
+      operationId: 'postOrganizationWebhooks',
       tag: TAG,
       summary: "Register an organization's webhook endpoint, told of every project's events (owners and admins)",
       description: CREATE_DESCRIPTION + ' A member (not owner or admin) is 403 FORBIDDEN: register a project webhook.',
@@ -99,6 +101,7 @@ export function webhookRoutes(deps: {
     defineRoute({
       method: 'get',
       path: '/webhooks',
+      operationId: 'getOrganizationWebhooks',
       tag: TAG,
       summary: "The organization's own webhook endpoints, newest first (paginated; no secrets)",
       query: webhookListQuery,
