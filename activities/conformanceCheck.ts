@@ -9,6 +9,7 @@ import { CancelledFailure, Context } from '@temporalio/activity';
 import {
   CHECK_FAILURE_CODES,
   conformanceRefusal,
+  type ConformanceCheck,
   type ConformanceCheckStatus,
 } from '../domain/catalog/conformanceCheck.js';
 import { OperationFailure } from '../domain/failures.js';
@@ -23,6 +24,8 @@ export interface ConformanceActivityDeps {
   servers: Pick<ServerDirectory, 'savedServers'>;
   runner: ConformanceRunner;
   log: Logger;
+  /** told once a check completed with its report (issue 33: conformance.completed webhooks); never fails the check */
+  completed?: (check: ConformanceCheck) => Promise<void>;
 }
 
 /** How often the activity tells Temporal it is alive while the suite runs (its heartbeat timeout is a minute). */
@@ -88,8 +91,15 @@ export function conformanceActivities(deps: ConformanceActivityDeps) {
           }),
           stopped,
         ]);
-        await checks.complete(check.id, report);
+        const completed = await checks.complete(check.id, report);
         log.info({ checkId: check.id, score: report.score.value }, 'conformance check completed');
+        if (completed && deps.completed) {
+          const stored = await checks.byId(check.id);
+          if (stored)
+            await deps.completed(stored).catch((error: unknown) => {
+              log.warn({ checkId: check.id, err: error }, 'a conformance completion listener failed');
+            });
+        }
         return { status: 'completed' };
       } catch (error) {
         if (cancelled.aborted) {

@@ -9,6 +9,7 @@ import { planRun } from '../domain/evals/plan.js';
 import { adaptiveRound, type AdaptiveRoundInput } from '../domain/useCases/runs/adaptiveRound.js';
 import { asActivity } from './retryPolicy.js';
 import { conformanceActivities, type ConformanceActivityDeps } from './conformanceCheck.js';
+import { webhookActivities, type WebhookActivityDeps } from './webhookDelivery.js';
 import type { SurfaceStore } from '../domain/ports/surfaceStore.js';
 import {
   runIterationBatch,
@@ -54,6 +55,8 @@ export interface ActivityDeps {
   traces?: IterationTraceSink;
   /** a retention pass, a few batches at a time (domain/useCases/retention/applyRetention.ts; issue 33) */
   retention: ApplyRetention;
+  /** signed webhooks' deliveries (issue 33): their store, the outbound rules, the attempt's time limit */
+  webhooks: WebhookActivityDeps;
 }
 
 /**
@@ -120,6 +123,7 @@ export function createActivities(deps: ActivityDeps) {
     ...conformanceActivities(deps.conformance),
 
     ...retentionActivities({ applyRetention: deps.retention }),
+    ...webhookActivities(deps.webhooks),
   };
 }
 

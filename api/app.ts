@@ -103,6 +103,17 @@ import { cancelConformanceCheck } from '../domain/useCases/servers/cancelConform
 import { getConformanceCheck } from '../domain/useCases/servers/getConformanceCheck.js';
 import { listConformanceChecks } from '../domain/useCases/servers/listConformanceChecks.js';
 import { startConformanceCheck } from '../domain/useCases/servers/startConformanceCheck.js';
+// webhook use cases (bound in webhookUseCases, at the end of this file)
+import { createWebhookStore } from '../db/webhooks.js';
+import { TemporalWebhookDeliveries, webhookTargets } from '../runtime/webhooks.js';
+import { deleteWebhook } from '../domain/useCases/webhooks/deleteWebhook.js';
+import { editWebhook } from '../domain/useCases/webhooks/editWebhook.js';
+import { getWebhook } from '../domain/useCases/webhooks/getWebhook.js';
+import { listWebhookDeliveries } from '../domain/useCases/webhooks/listWebhookDeliveries.js';
+import { listWebhooks } from '../domain/useCases/webhooks/listWebhooks.js';
+import { redeliverWebhook } from '../domain/useCases/webhooks/redeliverWebhook.js';
+import { registerWebhook } from '../domain/useCases/webhooks/registerWebhook.js';
+import { rotateWebhookSecret } from '../domain/useCases/webhooks/rotateWebhookSecret.js';
 
 /**
  * What the API process hands its app: the services its entry point built once (runtime/services.ts createServices:
@@ -174,6 +185,7 @@ export function createApp(deps: AppDeps): App {
     ingestDeps: ingestUseCases({ ...deps, addressLimit }),
     suiteDeps: suiteUseCases({ ...deps, mcp, cursors, reconciler, schedules }),
     conformanceDeps: conformanceUseCases({ ...deps, cursors, reconciler }),
+    webhookDeps: webhookUseCases({ ...deps, cursors }),
   };
   const { config } = deps;
 
@@ -353,16 +365,18 @@ export type RunDeps = ReturnType<typeof runUseCases>;
 // ---- ingest: results reported from outside (CI, the MCPJam SDK reporter, artifact uploads) (domain/useCases/ingest) ----
 
 /** The ingest use cases, bound once to this app's services: exactly what its route modules receive. */
-function ingestUseCases(deps: { sql: Sql; config: Config; addressLimit: AddressLimit }) {
+function ingestUseCases(deps: { sql: Sql; config: Config; addressLimit: AddressLimit; runEnded?: RunEnded }) {
   const { config, addressLimit } = deps;
   const ingest = createIngestStore(deps.sql);
+  // Ingest ends runs on its own transaction: runEnded is told after it commits (issue 33).
+  const told = { ...(deps.runEnded && { runEnded: deps.runEnded }) };
   return {
-    reportIngestRun: reportIngestRun({ ingest }),
+    reportIngestRun: reportIngestRun({ ingest, ...told }),
     startIngestRun: startIngestRun({ ingest }),
     appendIngestResults: appendIngestResults({ ingest }),
-    finalizeIngestRun: finalizeIngestRun({ ingest }),
+    finalizeIngestRun: finalizeIngestRun({ ingest, ...told }),
     createUploadUrl: createUploadUrl({ ingest }),
-    uploadArtifact: uploadArtifact({ ingest }),
+    uploadArtifact: uploadArtifact({ ingest, ...told }),
     config,
     addressLimit,
   };
@@ -440,5 +454,26 @@ function conformanceUseCases(deps: {
     getConformanceCheck: getConformanceCheck({ servers, checks }),
     listConformanceChecks: listConformanceChecks({ servers, checks, cursors: deps.cursors }),
     cancelConformanceCheck: cancelConformanceCheck({ servers, checks, workflows }),
+  };
+}
+
+// ---- signed webhooks (issue 33; domain/useCases/webhooks) ----
+
+/** The webhook use cases, bound once to this app's services: what webhooks.ts receives. */
+function webhookUseCases(deps: { sql: Sql; box: SecretBox; cursors: CursorCodec; config: Config; temporal: Client }) {
+  const webhooks = createWebhookStore(deps.sql);
+  const targets = webhookTargets(deps.config);
+  return {
+    registerWebhook: registerWebhook({ webhooks, box: deps.box, targets }),
+    listWebhooks: listWebhooks({ webhooks, cursors: deps.cursors }),
+    getWebhook: getWebhook({ webhooks }),
+    editWebhook: editWebhook({ webhooks, targets }),
+    rotateWebhookSecret: rotateWebhookSecret({ webhooks, box: deps.box }),
+    deleteWebhook: deleteWebhook({ webhooks }),
+    listWebhookDeliveries: listWebhookDeliveries({ webhooks, cursors: deps.cursors }),
+    redeliverWebhook: redeliverWebhook({
+      webhooks,
+      deliveries: new TemporalWebhookDeliveries(deps.temporal, deps.config),
+    }),
   };
 }

@@ -12,6 +12,7 @@ import { restoreSuiteSchedules } from './suiteScheduler.js';
 import { createTraceExport } from '../runtime/otel/traceExport.js';
 import { fanOutRunEnded } from '../runtime/runEnded.js';
 import type { RunEnded } from '../domain/ports/runEnded.js';
+import { webhookListeners } from '../runtime/webhooks.js';
 
 // Production entry point (`npm run api`): real dependencies, configured by the environment.
 const config = loadConfig();
@@ -25,8 +26,12 @@ const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }
 const metrics = createMetrics({ processMetrics: true });
 // A run ended here (cancelled, or reconciled) gets its run span like one the worker ends (runtime/otel).
 const traces = createTraceExport(config, { ...services, log, recorder: metrics, serviceName: 'runway-api' });
-// Told once per run that ends here (domain/ports/runEnded.ts): one listener per feature, each failing alone.
-const runEndedListeners: RunEnded[] = [traces.runEnded];
+// Told once per run that ends here (a cancel's reconcile, a failed start, an ingest; domain/ports/runEnded.ts): one
+// listener per feature, each failing alone.
+const runEndedListeners: RunEnded[] = [
+  traces.runEnded,
+  webhookListeners({ sql: services.sql, temporal, config, log }).runEnded,
+];
 const app = createApp({
   ...services,
   temporal,

@@ -6,6 +6,7 @@
 export type FailureCode =
   | 'NOT_FOUND'
   | 'VALIDATION_ERROR'
+  | 'FORBIDDEN'
   | 'CONFLICT'
   | 'RATE_LIMITED'
   | 'OAUTH_REQUIRED'

@@ -129,6 +129,9 @@ const otlpHeaders = z.string().transform((value, ctx): Record<string, string> =>
 const projectDataDir = fileURLToPath(new URL('../.data', import.meta.url));
 
 /** The API's and the worker's variables (also what the test stack and the fault harness give them). */
+/** The ranges WEBHOOK_ALLOWED_RANGES may name (domain/webhooks/webhook.ts ALLOWABLE_RANGES). */
+const WEBHOOK_RANGES = ['loopback', 'private', 'carrierGradeNat'] as const;
+
 export const configSchema = z.object({
   DATABASE_URL: databaseUrl,
   RUNWAY_ENCRYPTION_KEY: encryptionKey,
@@ -221,6 +224,34 @@ export const configSchema = z.object({
   RETENTION_BATCH_SIZE: z.coerce.number({ error: positive }).int(positive).min(1, positive).max(10_000).default(500),
   /** how often the worker's Temporal Schedule runs retention, in minutes */
   RETENTION_INTERVAL_MINUTES: int(1440),
+  /** signed webhooks (issue 33, docs/WEBHOOKS.md): how long a delivery is retried in all (Temporal's retries) */
+  WEBHOOK_RETRY_FOR_MS: int(86_400_000),
+  /** the first wait between a delivery's attempts; each next one is 3 times longer, up to WEBHOOK_RETRY_MAX_INTERVAL_MS */
+  WEBHOOK_RETRY_INITIAL_INTERVAL_MS: int(10_000),
+  WEBHOOK_RETRY_MAX_INTERVAL_MS: int(3_600_000),
+  /** one attempt's time limit (connect, send, read the start of the reply) */
+  WEBHOOK_TIMEOUT_MS: int(10_000),
+  /**
+   * the non-public address ranges webhook endpoints may reach, comma-separated among loopback, private and
+   * carrierGradeNat (default none: public addresses only, https only); any of them also allows http URLs. For a
+   * development receiver on this machine or a private network, never link-local or cloud metadata.
+   */
+  WEBHOOK_ALLOWED_RANGES: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      const ranges = value
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean);
+      const wrong = ranges.filter((r) => !(WEBHOOK_RANGES as readonly string[]).includes(r));
+      if (wrong.length > 0)
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be among ${WEBHOOK_RANGES.join(', ')}, not ${wrong.join(', ')}`,
+        });
+      return ranges as (typeof WEBHOOK_RANGES)[number][];
+    }),
 });
 
 /** The embedded PostgreSQL's port when EMBEDDED_POSTGRES_PORT is unset. */

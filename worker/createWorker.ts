@@ -25,11 +25,14 @@ import { applyRetention } from '../domain/useCases/retention/applyRetention.js';
 import type { RetentionPurge } from '../domain/ports/retentionStore.js';
 import { createRetentionStore } from '../db/retention.js';
 import { idempotencyKeyPurge } from '../db/idempotencyKeys.js';
+import type { ConformanceCheck } from '../domain/catalog/conformanceCheck.js';
+import { createWebhookStore } from '../db/webhooks.js';
+import { webhookTargets } from '../runtime/webhooks.js';
 
 /** What the worker's activities are composed from: the process's services, and a Temporal client of its own. */
 export type WorkerDeps = Omit<
   ActivityDeps,
-  'setup' | 'finalizeRun' | 'startScheduledRun' | 'conformance' | 'surfaces' | 'retention'
+  'setup' | 'finalizeRun' | 'startScheduledRun' | 'conformance' | 'surfaces' | 'retention' | 'webhooks'
 > & {
   /** asks Temporal about runs' workflows (a scheduled run at the cap ends those that closed, as the API does) */
   temporal: Client;
@@ -39,6 +42,8 @@ export type WorkerDeps = Omit<
   runEnded?: RunEnded;
   /** deployment-wide purges retention runs after its own kinds (e.g. expired idempotency keys) */
   retentionPurges?: RetentionPurge[];
+  /** told when a conformance check completes (issue 33: conformance.completed webhooks; runtime/webhooks.ts) */
+  conformanceCompleted?: (check: ConformanceCheck) => Promise<void>;
 };
 
 /**
@@ -86,6 +91,13 @@ export function composeActivities(deps: WorkerDeps): Activities {
           requestTimeoutMs: config.MCP_REQUEST_TIMEOUT_MS,
         }),
       log,
+      ...(deps.conformanceCompleted && { completed: deps.conformanceCompleted }),
+    },
+    webhooks: {
+      webhooks: createWebhookStore(sql),
+      box: deps.box,
+      targets: webhookTargets(config),
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     },
     startScheduledRun: startScheduledRun({
       setup,
@@ -117,6 +129,7 @@ export function workerActivities(
     /** where stored iterations' traces are exported (runtime/otel/traceExport.ts) */
     traces?: IterationTraceSink;
     retentionPurges?: RetentionPurge[];
+    conformanceCompleted?: (check: ConformanceCheck) => Promise<void>;
   },
 ): Activities {
   const { metrics } = more;

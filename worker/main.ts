@@ -12,6 +12,7 @@ import { createTraceExport } from '../runtime/otel/traceExport.js';
 import { fanOutRunEnded } from '../runtime/runEnded.js';
 import type { RunEnded } from '../domain/ports/runEnded.js';
 import { startRetentionSchedule } from './retentionSchedule.js';
+import { webhookListeners } from '../runtime/webhooks.js';
 
 // Production entry point (`node dist/worker/main.js` after `npm run build`; `npm run worker` from TypeScript): real
 // dependencies, configured by the environment.
@@ -43,11 +44,13 @@ const metricsServer =
 if (metricsServer) log.info({ port: config.METRICS_PORT }, 'worker metrics at /metrics');
 // Eval traces over OTLP (OTEL_EXPORTER_OTLP_*, and each organization's own endpoint): batched, never holding a run.
 const traces = createTraceExport(config, { ...services, log, recorder: metrics, serviceName: 'runway-worker' });
-// Told once per run that ends here (domain/ports/runEnded.ts): one listener per feature, each failing alone.
-const runEndedListeners: RunEnded[] = [traces.runEnded];
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
 // The worker's own client on the same connection: what its activities ask Temporal (a scheduled run at the cap).
 const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+// What is told when a run ends (finalizeRun) or a check completes: one listener per feature.
+const webhooks = webhookListeners({ sql: services.sql, temporal, config, log });
+// Told once per run that ends here (domain/ports/runEnded.ts): one listener per feature, each failing alone.
+const runEndedListeners: RunEnded[] = [traces.runEnded, webhooks.runEnded];
 const worker = await createRunwayWorker({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
@@ -61,6 +64,7 @@ const worker = await createRunwayWorker({
     metrics,
     traces,
     runEnded: fanOutRunEnded(log, ...runEndedListeners),
+    conformanceCompleted: webhooks.conformanceCompleted,
   }),
 });
 log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');

@@ -4,3 +4,4 @@ export { evalRun } from './evalRun.js';
 export { scheduledSuiteRun } from './scheduledSuiteRun.js';
 export { conformanceCheck } from './conformanceCheck.js';
 export { retention } from './retention.js';
+export { webhookDelivery } from './webhookDelivery.js';

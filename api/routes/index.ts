@@ -19,6 +19,7 @@ import { serverConformanceRoutes } from './serverConformance.js';
 import { serverOperationRoutes } from './serverOperations.js';
 import { serverSurfaceRoutes } from './serverSurfaces.js';
 import { tunnelRoutes } from './tunnels.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** Every route of /api/v1, in one list: the app mounts it and the OpenAPI document describes it. */
 /** What a route module takes: its first parameter. */
@@ -50,6 +51,7 @@ export interface RouteGroups {
     Takes<typeof evalRunToolRoutes>;
   ingestDeps: Takes<typeof ingestRoutes> & Takes<typeof ingestUploadRoutes>;
   conformanceDeps: Takes<typeof serverConformanceRoutes>;
+  webhookDeps: Takes<typeof webhookRoutes>;
 }
 
 export function allRoutes(deps: RouteGroups): RouteSpec[] {
@@ -75,5 +77,6 @@ export function allRoutes(deps: RouteGroups): RouteSpec[] {
     ...serverConformanceRoutes(deps.conformanceDeps),
     ...serverSurfaceRoutes(deps.catalogDeps),
     ...tunnelRoutes(deps.catalogDeps),
+    ...webhookRoutes(deps.webhookDeps),
   ];
 }

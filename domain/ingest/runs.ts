@@ -5,6 +5,7 @@ import { finalizeRun } from '../useCases/runs/finalizeRun.js';
 import { checkIngestedIterations, checkSuiteCases } from '../limits.js';
 import { caseIdentity, toCaseInput, toIngestedIteration, type IngestResult } from './results.js';
 import type { Run } from '../evals/run.js';
+import type { RunEnded, RunEndedEvent } from '../ports/runEnded.js';
 
 /** Runs reported from outside (the SDK reporter, CI, uploaded artifacts) carry this source. */
 export const INGEST_SOURCE = 'sdk';
@@ -211,9 +212,14 @@ export async function lockIngestedRun(
   return run;
 }
 
-/** Finalizes a run the caller has locked: the summary of executed runs, over what was reported. Idempotent. */
-export async function finalizeIngestRun(tx: IngestStore, run: Run): Promise<Run> {
-  if (run.status === 'running') await finalizeRun({ runs: tx.runs })({ runId: run.id, outcome: 'completed' });
+/**
+ * Finalizes a run the caller has locked: the summary of executed runs, over what was reported. Idempotent.
+ * `runEnded` is told when this call ended the run, still inside the caller's transaction: pass a collector
+ * (collectRunEndings) and tell the real listener after the transaction commits.
+ */
+export async function finalizeIngestRun(tx: IngestStore, run: Run, runEnded?: RunEnded): Promise<Run> {
+  if (run.status === 'running')
+    await finalizeRun({ runs: tx.runs, ...(runEnded && { runEnded }) })({ runId: run.id, outcome: 'completed' });
   return (await tx.runs.get(run.id))!;
 }
 
@@ -221,15 +227,37 @@ export async function finalizeIngestRun(tx: IngestStore, run: Run): Promise<Run>
  * One-shot: start, append, finalize in one transaction. A known externalRunId whose run is finished returns
  * that run unchanged; one still running (a chunked upload) gets these results and is finalized.
  */
-export async function reportRun(tx: IngestStore, input: IngestRunInput, results: IngestResult[]): Promise<Run> {
+export async function reportRun(
+  tx: IngestStore,
+  input: IngestRunInput,
+  results: IngestResult[],
+  runEnded?: RunEnded,
+): Promise<Run> {
   const { run: started } = await startIngestRun(tx, input);
   const run = (await tx.lockRun(input.projectId, { runId: started.id }))!;
   if (run.status !== 'running') return run;
   await appendResults(tx, run, results);
-  return await finalizeIngestRun(tx, run);
+  return await finalizeIngestRun(tx, run, runEnded);
 }
 
 /** What every ingest reply says about a run. */
 export function runOutcome(run: Run) {
   return { suiteId: run.suiteId, runId: run.id, status: run.status, result: run.result, summary: run.summary };
+}
+
+/**
+ * What finalizeRun tells while an ingest's transaction is open, held until the transaction has committed: `told`
+ * passes each ending to the real listener then (a rolled-back transaction tells nothing).
+ */
+export function collectRunEndings(): { collect: RunEnded; told: (runEnded: RunEnded | undefined) => Promise<void> } {
+  const endings: RunEndedEvent[] = [];
+  return {
+    collect: async (event) => {
+      endings.push(event);
+    },
+    async told(runEnded) {
+      if (!runEnded) return;
+      for (const event of endings.splice(0)) await runEnded(event);
+    },
+  };
 }

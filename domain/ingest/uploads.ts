@@ -5,6 +5,7 @@ import type { IngestStore } from '../ports/ingestStore.js';
 import type { ArtifactFormat, ArtifactSlot } from './artifactSlot.js';
 import { artifactSource, parseArtifact, type Artifact } from './artifacts/index.js';
 import { reportRun, runOutcome } from './runs.js';
+import type { RunEnded } from '../ports/runEnded.js';
 
 /** How long an upload URL stays usable: long enough for a CI step, short enough that a leaked one soon dies. */
 export const UPLOAD_URL_TTL_MS = 15 * 60 * 1000;
@@ -86,6 +87,7 @@ export async function ingestArtifact(
   format: ArtifactFormat,
   artifact: Artifact,
   content: Buffer,
+  runEnded?: RunEnded,
 ) {
   const externalRunId = slot.externalRunId ?? artifactRunId(slot, content);
   const existing = await tx.runByExternalId(slot.projectId, externalRunId);
@@ -100,6 +102,7 @@ export async function ingestArtifact(
       framework: artifactSource[format].framework,
     },
     artifact.results,
+    runEnded,
   );
   const reused = existing !== undefined && existing.status !== 'running';
   return { ...runOutcome(run), skipped: artifact.results.filter((r) => r.skipped).length, ...(reused && { reused }) };

@@ -23,6 +23,7 @@ import { createTraceExport, type TraceExport, type TraceExportOptions } from '..
 import { fanOutRunEnded } from '../../runtime/runEnded.js';
 import type { RunEnded } from '../../domain/ports/runEnded.js';
 import type { ConformanceRunner } from '../../domain/mcp/conformance/report.js';
+import { webhookListeners } from '../../runtime/webhooks.js';
 
 export interface TestStack {
   /** http://127.0.0.1:<port>/api/v1 */
@@ -108,7 +109,9 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     options.traceExport,
   );
   // Told once per run that ends (domain/ports/runEnded.ts), by the API and the worker alike: one listener per feature.
-  const runEndedListeners: RunEnded[] = [traces.runEnded];
+  // What is told when a run ends or a check completes, as api/main.ts and worker/main.ts compose it.
+  const webhooks = webhookListeners({ sql: db.sql, temporal, config, log });
+  const runEndedListeners: RunEnded[] = [traces.runEnded, webhooks.runEnded];
   const runEnded = fanOutRunEnded(log, ...runEndedListeners);
   const app = createApp({ ...services, temporal, config, log, runEnded });
   const server: Server = await new Promise((resolve) => {
@@ -130,6 +133,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
         temporal,
         traces,
         runEnded,
+        conformanceCompleted: webhooks.conformanceCompleted,
         ...(options.conformanceRunner && { conformanceRunner: options.conformanceRunner }),
       }),
       workflowBundle: { codePath: inject('workflowBundlePath') },

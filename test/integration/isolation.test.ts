@@ -60,6 +60,8 @@ const sampleBodies: Record<string, unknown> = {
   'POST /projects/:projectId/tunnels': { name: 'everything' },
   'POST /projects/:projectId/eval-suites/:suiteId/cases/generate': { count: 1 },
   'POST /projects/:projectId/servers/:serverId/conformance': { specVersion: '2026-07-28' },
+  'POST /projects/:projectId/webhooks': { url: 'https://hooks.example.com/a', events: ['eval_run.completed'] },
+  'PATCH /webhooks/:webhookId': { enabled: false },
 };
 
 describe('isolation: a key of organization A never reaches organization B', () => {
@@ -111,8 +113,17 @@ describe('isolation: a key of organization A never reaches organization B', () =
     await stack.sql`
       INSERT INTO conformance_checks (id, organization_id, project_id, server_id, spec_version, timeout_ms, deadline_at)
       VALUES ('chk_b', ${b.organizationId}, ${b.projectId}, ${server.id}, '2026-07-28', 600000, now() + interval '1 hour')`;
+    // B's webhook endpoint (the organization's own: every project's events) and a delivery of it
+    await stack.sql`
+      INSERT INTO webhook_endpoints (id, organization_id, url, events, secret_enc)
+      VALUES ('whk_b', ${b.organizationId}, 'https://b-hooks.example.com/', ${['eval_run.completed']}, ${stack.box.encrypt('whsec_b-secret')})`;
+    await stack.sql`
+      INSERT INTO webhook_deliveries (id, endpoint_id, message_id, event_type, payload)
+      VALUES ('whd_b', 'whk_b', 'msg_b', 'eval_run.completed', ${stack.sql.json({ type: 'eval_run.completed', timestamp: '2026-01-01T00:00:00Z', data: { suite: 'b-suite' } })})`;
     Object.assign(idsOfB, {
       projectId: b.projectId,
+      webhookId: 'whk_b',
+      deliveryId: 'whd_b',
       serverId: server.id,
       chatboxId: chatbox.id,
       hostId: host.id,
@@ -143,7 +154,7 @@ describe('isolation: a key of organization A never reaches organization B', () =
       expect(reply.status, key).toBe(404);
       expect(reply.body.code, key).toBe('NOT_FOUND');
       const text = JSON.stringify(reply.body);
-      for (const secretName of ['b-server', 'b-chatbox', 'b-host', 'b-suite', 'b-case', 'b-session'])
+      for (const secretName of ['b-server', 'b-chatbox', 'b-host', 'b-suite', 'b-case', 'b-session', 'b-hooks'])
         expect(text, key).not.toContain(secretName);
       checked.push(key);
     }
@@ -185,10 +196,11 @@ describe('isolation: a key of organization A never reaches organization B', () =
       call('GET', `/projects?organizationId=${b.organizationId}`),
       call('GET', '/chat-sessions?limit=200'),
       call('GET', `/chat-sessions?projectId=${b.projectId}`),
+      call('GET', '/webhooks'),
     ]);
-    expect(listings.map((r) => r.status)).toEqual([200, 200, 200, 404]);
+    expect(listings.map((r) => r.status)).toEqual([200, 200, 200, 404, 200]);
     const text = JSON.stringify(listings.filter((r) => r.status === 200).map((r) => r.body));
-    for (const leaked of [b.projectId, 'b-session']) expect(text).not.toContain(leaked);
+    for (const leaked of [b.projectId, 'b-session', 'whk_b', 'b-hooks']) expect(text).not.toContain(leaked);
     expect(listings[1].body.items).toEqual([]);
   });
 });

@@ -67,6 +67,9 @@ const sandboxRoutes = new Set([
   'POST /projects/:projectId/eval-ingest/runs/iterations',
   'POST /projects/:projectId/eval-ingest/runs/finalize',
   'POST /projects/:projectId/eval-ingest/artifacts/upload-url',
+  'POST /webhooks',
+  'POST /projects/:projectId/webhooks',
+  'PATCH /webhooks/:webhookId',
 ]);
 
 const uploadRoutes = new Set(['POST /eval-ingest/uploads', 'PUT /eval-ingest/uploads']);
@@ -214,6 +217,23 @@ const validBodies: Record<string, (ids: Record<string, string>) => Record<string
   'POST /projects/:projectId/servers/:serverId/resources': () => ({ cursor: 'c' }),
   'POST /projects/:projectId/servers/:serverId/resources/read': () => ({ uri: 'test://static/resource/1' }),
   'POST /projects/:projectId/tunnels': () => ({ name: 'everything' }),
+  'POST /webhooks': () => ({
+    url: 'https://hooks.example.com/runway',
+    events: ['eval_run.completed', 'conformance.completed'],
+    description: `hook ${++tag}`,
+  }),
+  'POST /projects/:projectId/webhooks': () => ({
+    url: 'https://hooks.example.com/project',
+    events: ['eval_run.failed'],
+    description: `hook ${++tag}`,
+    enabled: false,
+  }),
+  'PATCH /webhooks/:webhookId': () => ({
+    url: 'https://hooks.example.com/edited',
+    events: ['eval_run.cancelled'],
+    description: `hook ${++tag}`,
+    enabled: true,
+  }),
 };
 
 const deepNesting = fc.integer({ min: 1_000, max: 100_000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth));
@@ -620,7 +640,16 @@ describe('fuzzing every route with malformed and hostile requests', () => {
     await stack.sql`INSERT INTO eval_runs (id, suite_id, project_id, organization_id, run_number, status, result) VALUES ('run_fuzz', 'sui_fuzz', ${org.projectId}, ${org.organizationId}, 1, 'completed', 'passed')`;
     await stack.sql`INSERT INTO eval_iterations (id, run_id, title, iteration_number, status) VALUES ('itr_fuzz', 'run_fuzz', 'case', 1, 'completed')`;
     await stack.sql`INSERT INTO eval_cases (id, suite_id, title, query) VALUES ('case_fuzz', 'sui_fuzz', 'case', 'q')`;
+    // a webhook endpoint (delivering nowhere: no worker runs) and a delivery of it
+    await stack.sql`
+      INSERT INTO webhook_endpoints (id, organization_id, url, events, secret_enc, enabled)
+      VALUES ('whk_fuzz', ${org.organizationId}, 'https://hooks.example.com/', ${['eval_run.completed']}, ${stack.box.encrypt('whsec_x')}, false)`;
+    await stack.sql`
+      INSERT INTO webhook_deliveries (id, endpoint_id, message_id, event_type, payload)
+      VALUES ('whd_fuzz', 'whk_fuzz', 'msg_fuzz', 'eval_run.completed', ${stack.sql.json({ type: 'eval_run.completed', timestamp: '2026-01-01T00:00:00Z', data: {} })})`;
     Object.assign(ids.main, {
+      webhookId: 'whk_fuzz',
+      deliveryId: 'whd_fuzz',
       projectId: org.projectId,
       serverId: server.id,
       hostId: host.id,
@@ -664,7 +693,13 @@ describe('fuzzing every route with malformed and hostile requests', () => {
       },
     );
     expect(sandboxSuite.status).toBe(201);
+    const sandboxHook = await apiClient(stack.baseUrl, sandbox.apiKey)('POST', '/webhooks', {
+      url: 'https://hooks.example.com/sandbox',
+      events: ['eval_run.completed'],
+    });
+    expect(sandboxHook.status).toBe(201);
     Object.assign(ids.sandbox, {
+      webhookId: sandboxHook.body.webhookId,
       projectId: sandbox.projectId,
       serverId: sandboxServer.id,
       hostId: sandboxHost.id,
@@ -731,6 +766,9 @@ describe('fuzzing every route with malformed and hostile requests', () => {
       conformance_checks: `t.project_id = ${inSandbox}`,
       tool_surfaces: `t.server_id IN (SELECT id FROM servers WHERE project_id = ${inSandbox})`,
       run_surfaces: `t.run_id IN (SELECT id FROM eval_runs WHERE project_id = ${inSandbox})`,
+      webhook_endpoints: `t.organization_id = '${sandbox.organizationId}'`,
+      webhook_deliveries: `t.endpoint_id IN (SELECT id FROM webhook_endpoints WHERE organization_id = '${sandbox.organizationId}')`,
+      webhook_attempts: `t.delivery_id IN (SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.organization_id = '${sandbox.organizationId}')`,
     };
     const before = await snapshotDatabase(stack.sql, { exclude });
     const sandboxBefore = new Set<string>();
