@@ -20,7 +20,7 @@ export interface Metrics {
   iterationFinished(outcome: { status: string; result: string | null }): void;
   scheduledRuns: Counter<'outcome' | 'reason'>;
   /** the worker's hook (domain/useCases/runs/startScheduledRun.ts): a suite's schedule came due */
-  scheduledRunOutcome(outcome: { outcome: 'started' | 'skipped'; reason?: string }): void;
+  scheduledRunOutcome(outcome: { outcome: 'started' | 'queued' | 'skipped'; reason?: string }): void;
 }
 
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -36,7 +36,7 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
   });
   const scheduledRuns = new Counter({
     name: 'runway_scheduled_runs_total',
-    help: "Due runs of suites' schedules, by outcome (started, or skipped: the run could not start then) and the reason of a skip",
+    help: "Due runs of suites' schedules, by outcome (started; queued: past the cap, the organization queues runs; or skipped: the run could not start then) and the reason of a skip",
     labelNames: ['outcome', 'reason'] as const,
     registers: [registry],
   });
