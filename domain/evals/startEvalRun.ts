@@ -406,7 +406,9 @@ async function writeRun(
       },
     );
   // At the cap, a run whose workflow was terminated in Web UI frees its slot here, not only when someone reads it.
-  const created = await withinRunCap(deps, origin.organizationId, create, queue);
+  // A schedule's refusal is no place to suggest `queue: true` (its organization's setting decides).
+  const queueing = origin.source === 'schedule' && !queue ? undefined : queue;
+  const created = await withinRunCap(deps, origin.organizationId, create, queueing);
   return { ...created, servers };
 }
 
