@@ -3,6 +3,7 @@ import { createRunBody } from '../../../api/schemas/evals.js';
 import { getRun } from '../../../db/evalRuns.js';
 import { createScheduledSuites } from '../../../db/runStore.js';
 import { setOrganizationLimits } from '../../../db/organizationLimits.js';
+import { setProviderKey } from '../../../db/providerKeys.js';
 import { OperationFailure } from '../../../domain/failures.js';
 import type { RunEndedEvent } from '../../../domain/ports/runEnded.js';
 import type { RunWorkflows } from '../../../domain/ports/runWorkflows.js';
@@ -10,6 +11,7 @@ import { cancelRun } from '../../../domain/useCases/runs/cancelRun.js';
 import { finalizeRun } from '../../../domain/useCases/runs/finalizeRun.js';
 import { promoteQueuedRuns } from '../../../domain/useCases/runs/promoteQueuedRuns.js';
 import { startRun } from '../../../domain/useCases/runs/startRun.js';
+import { startScheduledRun } from '../../../domain/useCases/runs/startScheduledRun.js';
 import { startRunsWorld, type RunsWorld } from '../../helpers/runUseCases.js';
 
 const CAP = 2;
@@ -163,6 +165,34 @@ describe('queued runs (use cases)', () => {
     await setOrganizationLimits(world.sql, world.org.organizationId, { queueRuns: true });
     expect((await runOf()).run.status).toBe('queued');
     expect(await failure(runOf({ queue: false }))).toMatchObject({ details: { reason: 'CONCURRENT_RUN_LIMIT' } });
+  });
+
+  it("queues a suite's due run at the cap when the organization queues runs, else skips it", async () => {
+    const { run: first } = await runOf();
+    await runOf();
+    const scheduled = startScheduledRun({
+      ...world.creation,
+      maxConcurrentRuns: CAP,
+      suites: createScheduledSuites(world.sql),
+      log: { info: () => {}, warn: () => {} },
+      queue,
+    });
+    expect(await scheduled({ suiteId: first.suiteId })).toMatchObject({
+      outcome: 'skipped',
+      reason: 'CONCURRENT_RUN_LIMIT',
+      message: expect.not.stringContaining('queue: true'),
+    });
+    await setOrganizationLimits(world.sql, world.org.organizationId, { queueRuns: true });
+    // a scheduled run brings no per-run key: the organization's is used
+    await setProviderKey(world.sql, world.box, {
+      organizationId: world.org.organizationId,
+      provider: 'openai',
+      apiKey: 'org-key',
+      baseUrl: 'http://127.0.0.1:9/v1',
+    });
+    const queued = await scheduled({ suiteId: first.suiteId });
+    expect(queued).toMatchObject({ outcome: 'queued', run: { suiteId: first.suiteId, source: 'schedule' } });
+    expect(queued.outcome === 'queued' && (await statusOf(queued.run.id))).toBe('queued');
   });
 
   it('a queue: true run with a free slot and no queue starts at once', async () => {
