@@ -32,6 +32,9 @@ import { reconcileRuns, type ReconcileRuns } from '../domain/useCases/runs/recon
 import { regradeRun } from '../domain/useCases/runs/regradeRun.js';
 import { startRun } from '../domain/useCases/runs/startRun.js';
 import { estimateRun } from '../domain/useCases/runs/estimateRun.js';
+import { promoteQueuedRuns, type PromoteQueuedRuns } from '../domain/useCases/runs/promoteQueuedRuns.js';
+import { createScheduledSuites } from '../db/runStore.js';
+import { fanOutRunEnded } from '../runtime/runEnded.js';
 import { SuiteScheduler } from './suiteScheduler.js';
 import { errorHandler, unknownRoute } from './errors.js';
 import { healthRoutes } from './health.js';
@@ -152,6 +155,8 @@ export interface App {
   schedules: SuiteScheduler;
   /** the open event streams (what each wrote, whether it waits for its client) */
   eventStreams: EventStreams;
+  /** starts queued runs in their turn (issue 33); the process entry point also runs its sweep (startQueueSweep) */
+  runQueue: PromoteQueuedRuns;
 }
 
 export function createApp(deps: AppDeps): App {
@@ -167,7 +172,22 @@ export function createApp(deps: AppDeps): App {
   });
   // The one way a run ends, and the reconciler that ends runs whose workflow closed without it (the runs block below).
   const runs = createRunStore(deps.sql);
-  const endRun = finalizeRun({ runs, ...(deps.runEnded && { runEnded: deps.runEnded }) });
+  // A run that ends here frees a slot: the queue (issue 33) is told first, then the listeners the process gave.
+  const runEnded = fanOutRunEnded(
+    deps.log,
+    (event) => runQueue.onRunEnded(event),
+    ...(deps.runEnded ? [deps.runEnded] : []),
+  );
+  const endRun = finalizeRun({ runs, runEnded });
+  const runQueue = promoteQueuedRuns({
+    setup: createRunSetupStore(deps.sql, deps.box),
+    suites: createScheduledSuites(deps.sql),
+    workflows: new RunLauncher(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
+    finalizeRun: endRun,
+    maxConcurrentRuns: deps.config.MAX_CONCURRENT_RUNS,
+    defaultConcurrency: deps.config.EVAL_ITERATION_CONCURRENCY,
+    log: deps.log,
+  });
   const reconciler = reconcileRuns({
     runs,
     workflows: temporalRunWorkflowStates(deps.temporal),
@@ -181,7 +201,7 @@ export function createApp(deps: AppDeps): App {
   // What the route modules take, by group (api/routes/index.ts): every use case bound once, here.
   const groups: RouteGroups = {
     catalogDeps: catalogUseCases({ ...deps, mcp, cursors }),
-    runDeps: runUseCases({ ...deps, mcp, cursors, reconciler, finalizeRun: endRun, eventStreams }),
+    runDeps: runUseCases({ ...deps, mcp, cursors, reconciler, finalizeRun: endRun, eventStreams, runQueue }),
     ingestDeps: ingestUseCases({ ...deps, addressLimit }),
     suiteDeps: suiteUseCases({ ...deps, mcp, cursors, reconciler, schedules }),
     conformanceDeps: conformanceUseCases({ ...deps, cursors, reconciler }),
@@ -248,6 +268,7 @@ export function createApp(deps: AppDeps): App {
     reconciler,
     schedules,
     eventStreams,
+    runQueue,
   };
 }
 
@@ -320,6 +341,7 @@ function runUseCases(deps: {
   reconciler: ReconcileRuns;
   finalizeRun: FinalizeRun;
   eventStreams: EventStreams;
+  runQueue: PromoteQueuedRuns;
 }) {
   const { sql, config, log, reconciler } = deps;
   const workflows = new RunLauncher(deps.temporal, config.TEMPORAL_TASK_QUEUE);
@@ -332,6 +354,7 @@ function runUseCases(deps: {
     box: deps.box,
     catalog: deps.catalog,
     maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+    maxQueuedRuns: config.MAX_QUEUED_RUNS,
     reconcileAtCap: (organizationId: string) => reconciler.reconcileOrganization(organizationId),
     defaultConcurrency: config.EVAL_ITERATION_CONCURRENCY,
   };
@@ -348,10 +371,11 @@ function runUseCases(deps: {
       mcp: deps.mcp,
       workflows,
       finalizeRun: deps.finalizeRun,
+      queue: deps.runQueue,
     }),
     estimateRun: estimateRun({ runs, ...runCreation }),
     getRun: getRun({ runs, reconciler, surfaces }),
-    cancelRun: cancelRun({ runs, reconciler, workflows }),
+    cancelRun: cancelRun({ runs, reconciler, workflows, finalizeRun: deps.finalizeRun }),
     regradeRun: regradeRun({ runs, ...runCreation, workflows, finalizeRun: deps.finalizeRun }),
     listIterations: listIterations({ runs, cursors: deps.cursors }),
     getTrace: getTrace({ runs }),

@@ -2,7 +2,7 @@ import type { RunToolSurfaces } from '../domain/evals/runSurfaces.js';
 import type { z } from 'zod';
 import type { evalRunSchema, iterationSchema, traceSchema } from './schemas/evals.js';
 import type { Iteration as StoredIteration } from '../domain/evals/iteration.js';
-import type { Progress, Run } from '../domain/evals/run.js';
+import type { Progress, QueuePlace, Run } from '../domain/evals/run.js';
 
 type Iteration = z.input<typeof iterationSchema>;
 
@@ -18,12 +18,14 @@ export function toEvalRun(
   run: Run,
   progress: Progress,
   toolSurfaces?: RunToolSurfaces[],
+  queue?: QueuePlace,
 ): z.input<typeof evalRunSchema> {
   return {
     id: run.id,
     suiteId: run.suiteId,
     runNumber: run.runNumber,
     status: run.status,
+    ...(queue && { queue }),
     result: runVerdict(run.result),
     summary: run.summary,
     progress,

@@ -13,6 +13,7 @@ import { createTraceExport } from '../runtime/otel/traceExport.js';
 import { fanOutRunEnded } from '../runtime/runEnded.js';
 import type { RunEnded } from '../domain/ports/runEnded.js';
 import { webhookListeners } from '../runtime/webhooks.js';
+import { startQueueSweep } from '../runtime/runQueue.js';
 
 // Production entry point (`npm run api`): real dependencies, configured by the environment.
 const config = loadConfig();
@@ -42,6 +43,9 @@ const app = createApp({
 });
 // Runs whose workflow was terminated (or timed out, or deleted) in Temporal are ended even when nobody reads them.
 const sweep = startRunSweep(app.reconciler, { intervalMs: config.RUN_SWEEP_INTERVAL_MS, log });
+// Queued runs (issue 33) whose organization has a free slot are started at start and then periodically, even when the
+// notice of a run's end was lost (another process stopped) or came while no API ran.
+const queueSweep = startQueueSweep(app.runQueue, { intervalMs: config.RUN_QUEUE_SWEEP_INTERVAL_MS, log });
 // Enabled suites' schedules that Temporal lost (a new cluster, a deleted schedule) are created again, in the
 // background: the API serves meanwhile.
 void restoreSuiteSchedules(services.sql, app.schedules, log).catch((error: unknown) => {
@@ -52,6 +56,7 @@ const api = await serveApi(app.express, { port: config.PORT, host: config.HOST }
   if (!(error instanceof PortInUseError)) throw error;
   log.fatal({ port: config.PORT }, error.message);
   await sweep.stop();
+  await queueSweep.stop();
   await services.close();
   await connection.close();
   process.exit(1);
@@ -71,6 +76,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     setTimeout(() => process.exit(0), 10_000).unref();
     void api.shutdown().then(async () => {
       await sweep.stop();
+      await queueSweep.stop();
       await traces.shutdown();
       await services.close(); // ends every stdio child process
       await connection.close();

@@ -57,7 +57,7 @@ export async function streamRunEvents(deps: RunEventsDeps, stream: EventStream, 
       const { run: current, progress, toolSurfaces } = await feed.read();
       const view = toEvalRun(current, progress, toolSurfaces);
       if (stream.closed) return;
-      const ended = current.status !== 'running';
+      const ended = current.status !== 'running' && current.status !== 'queued';
       const serialized = JSON.stringify(view);
       // A run that ends mid-stream says so once, with `end`; one that had ended already is still sent first.
       if (serialized !== lastRun && (!ended || lastRun === '')) {
@@ -109,7 +109,9 @@ export async function streamRunsEvents(deps: Omit<RunEventsDeps, 'eventIds'>, st
           if (stream.closed) return;
         }
       }
-      following = current.filter(({ run }) => run.status === 'running').map(({ run }) => run.id);
+      following = current
+        .filter(({ run }) => run.status === 'running' || run.status === 'queued')
+        .map(({ run }) => run.id);
       if (following.length === 0) {
         await stream.send('end', {});
         stream.close('end');

@@ -260,12 +260,20 @@ const ceiling =
     return n;
   };
 
+/** on or off, as a boolean. */
+const onOff = (value: string): boolean => {
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new InvalidArgumentError('on or off');
+};
+
 const describeLimits = (r: OrganizationLimits & { organizationId: string }) =>
   [
     `organization ${r.organizationId}:`,
     `  max tokens per run:      ${r.maxTokens ?? 'none'}`,
     `  max iterations per run:  ${r.maxIterations ?? 'none'}`,
     `  max concurrency per run: ${r.maxConcurrency ?? 'none'}`,
+    `  queue runs past the cap: ${r.queueRuns ? 'on' : 'off'}`,
   ].join('\n');
 
 program
@@ -277,6 +285,11 @@ program
   .option('--max-tokens <n|none>', 'tokens a run may spend', ceiling(limits.budgetTokens))
   .option('--max-iterations <n|none>', 'iterations a run may run', ceiling(limits.iterationsPerRun))
   .option('--max-concurrency <n|none>', 'batches a run keeps in flight', ceiling(limits.runConcurrency))
+  .option(
+    '--queue-runs <on|off>',
+    'queue runs past the concurrency cap (status queued, started in order as slots free) when a request does not say (POST /eval-runs `queue`); scheduled runs follow it',
+    onOff,
+  )
   .addOption(json)
   .action(
     action<{
@@ -284,6 +297,7 @@ program
       maxTokens?: number | 'none';
       maxIterations?: number | 'none';
       maxConcurrency?: number | 'none';
+      queueRuns?: boolean;
     }>(async ({ sql }, o) => {
       await requireOrganization(sql, o.org);
       const given = (value: number | 'none' | undefined) => (value === 'none' ? null : value);
@@ -291,6 +305,7 @@ program
         maxTokens: given(o.maxTokens),
         maxIterations: given(o.maxIterations),
         maxConcurrency: given(o.maxConcurrency),
+        queueRuns: o.queueRuns,
       };
       const set = Object.values(changes).some((v) => v !== undefined)
         ? await setOrganizationLimits(sql, o.org, changes)

@@ -68,6 +68,46 @@ export async function lockOrganizationRuns(tx: Tx, organizationId: string): Prom
   return active + checks;
 }
 
+/** How many of the organization's runs are queued (issue 33; migration 067's partial index). */
+export async function countQueuedRuns(sql: Db, organizationId: string): Promise<number> {
+  const [{ queued }] = await sql<{ queued: number }[]>`
+    SELECT count(*)::int AS queued FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'queued'`;
+  return queued;
+}
+
+/**
+ * The organization's oldest queued run (created_at, then id), now running: its row locked until the transaction
+ * ends, skipping one another transaction holds (a cancel of it). Called under lockOrganizationRuns, so replicas
+ * promoting at once take turns and never start more than the cap; undefined when none is left to take.
+ */
+export async function takeQueuedRun(tx: Tx, organizationId: string): Promise<Run | undefined> {
+  const [row] = await tx<RunRow[]>`
+    UPDATE eval_runs SET status = 'running' WHERE id = (
+      SELECT id FROM eval_runs WHERE organization_id = ${organizationId} AND status = 'queued'
+      ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING *`;
+  return camelRow(row);
+}
+
+/** Organizations that have queued runs, those waiting longest first (the queue's sweep). */
+export async function organizationsWithQueuedRuns(sql: Db, limit: number): Promise<string[]> {
+  const rows = await sql<{ organizationId: string }[]>`
+    SELECT organization_id AS "organizationId" FROM eval_runs WHERE status = 'queued'
+    GROUP BY organization_id ORDER BY min(created_at) LIMIT ${limit}`;
+  return rows.map((r) => r.organizationId);
+}
+
+/** Each queued run's place in its organization's queue (1-based, by created_at then id); other runs are left out. */
+export async function queuePositions(sql: Db, runIds: string[]): Promise<Map<string, number>> {
+  if (runIds.length === 0) return new Map();
+  const rows = await sql<{ id: string; position: number }[]>`
+    SELECT r.id, (SELECT count(*)::int FROM eval_runs q
+                  WHERE q.organization_id = r.organization_id AND q.status = 'queued'
+                    AND (q.created_at, q.id) <= (r.created_at, r.id)) AS position
+    FROM eval_runs r WHERE r.id = ANY(${runIds}) AND r.status = 'queued'`;
+  return new Map(rows.map((r) => [r.id, r.position]));
+}
+
 /** The runs the concurrency cap counts for an organization (as lockOrganizationRuns counts them). */
 export async function listActiveRuns(sql: Db, organizationId: string): Promise<Run[]> {
   return camelRows(
@@ -101,7 +141,7 @@ export async function insertRun(tx: Tx, input: NewRun): Promise<Run> {
                            iteration_isolation, budget, concurrency, adaptive, regrade_of, regrade_skipped)
     VALUES (${newId('run')}, ${input.suiteId}, ${input.projectId}, ${input.organizationId},
             (SELECT COALESCE(max(run_number), 0) + 1 FROM eval_runs WHERE suite_id = ${input.suiteId}),
-            'running', 'pending', ${input.source}, ${input.notes ?? null}, ${tx.json(input.passCriteria)},
+            ${input.status ?? 'running'}, 'pending', ${input.source}, ${input.notes ?? null}, ${tx.json(input.passCriteria)},
             ${input.serverIds}, ${input.iterationOverride ?? null}, ${input.modelKeysEnc ?? null}, ${input.createdByKeyId ?? null},
             ${input.externalRunId ?? null}, ${input.framework ?? null}, ${input.ci ? tx.json(input.ci as never) : null},
             ${input.tags ? tx.json(input.tags as never) : null}, ${input.expectedIterations ?? null}, ${input.hostId ?? null},
@@ -183,7 +223,7 @@ export async function finishRun(
   sql: Db,
   runId: string,
   input: {
-    status: Exclude<RunStatus, 'running'>;
+    status: Exclude<RunStatus, 'running' | 'queued'>;
     result: 'passed' | 'failed' | null;
     summary: object;
     error?: string | null;
@@ -192,7 +232,7 @@ export async function finishRun(
   const [row] = await sql<RunRow[]>`
     UPDATE eval_runs SET status = ${input.status}, result = ${input.result}, summary = ${sql.json(input.summary as never)},
       error = ${input.error ?? null}, completed_at = now(), model_keys_enc = NULL
-    WHERE id = ${runId} AND status = 'running'
+    WHERE id = ${runId} AND status IN ('running', 'queued')
     RETURNING *`;
   return camelRow(row);
 }

@@ -197,10 +197,12 @@ export async function updateSuite(
   return camelRow(row);
 }
 
-/** Runs of the suite still running: a suite cannot be deleted under them. */
+/** Runs of the suite still running (or queued, issue 33): a suite cannot be deleted under them. */
 export async function listRunningRunsOfSuite(sql: Db, suiteId: string): Promise<Run[]> {
   return camelRows(
-    await sql<RunRow[]>`SELECT * FROM eval_runs WHERE suite_id = ${suiteId} AND status = 'running' ORDER BY created_at`,
+    await sql<
+      RunRow[]
+    >`SELECT * FROM eval_runs WHERE suite_id = ${suiteId} AND status IN ('running', 'queued') ORDER BY created_at`,
   );
 }
 

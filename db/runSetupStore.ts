@@ -4,8 +4,11 @@ import { copyRecordedIterations, countRecorded, recordedPrompts, skippedCases } 
 import { inTransaction, transactionOnly, type Db } from './connection.js';
 import { casePassCounts, planIterations } from './evalIterations.js';
 import {
+  countQueuedRuns,
   getRun,
   insertRun,
+  organizationsWithQueuedRuns,
+  takeQueuedRun,
   lastCompletedRun,
   lockOrganizationRuns,
   lockRunById,
@@ -48,6 +51,9 @@ export function createRunSetupStore(sql: Db, box: SecretBox): RunSetupStore {
     run: (runId) => getRun(sql, runId),
     lockActiveRuns: (organizationId) =>
       lockOrganizationRuns(txOnly("an organization's runs are locked"), organizationId),
+    queuedRuns: (organizationId) => countQueuedRuns(sql, organizationId),
+    takeQueuedRun: (organizationId) => takeQueuedRun(txOnly('a queued run is taken'), organizationId),
+    organizationsWithQueuedRuns: (limit) => organizationsWithQueuedRuns(sql, limit),
     lockLiveSuite: (suiteId) => lockLiveSuite(txOnly('a suite is locked'), suiteId),
     createSuite: (suite) => createSuite(sql, suite),
     updateSuite: (projectId, suiteId, changes) => updateSuite(sql, projectId, suiteId, changes),

@@ -18,6 +18,7 @@ import {
   listActiveRuns,
   listQuietRuns,
   lockRunById,
+  queuePositions,
   runProgress,
   runsProgress,
 } from './evalRuns.js';
@@ -48,6 +49,7 @@ export function createRunStore(sql: Db): RunStore {
     models: (runId) => runModels(sql, runId),
     previousCompleted: (run) => previousCompletedRun(sql, run),
     sideAggregates: (runId, model, options) => sideAggregates(sql, runId, model, options),
+    queuePositions: (runIds) => queuePositions(sql, runIds),
     transaction: (work) => inTransaction(sql, (tx) => work(createRunStore(tx))),
   };
 }

@@ -153,6 +153,10 @@ export const configSchema = z.object({
   CONFORMANCE_TIMEOUT_MS: int(600_000),
   /** every API process checks runs quiet this long against Temporal this often (docs/OPERATIONS.md) */
   RUN_SWEEP_INTERVAL_MS: int(30_000),
+  /** queued runs (issue 33) an organization may have at once: past it, 429 RUN_QUEUE_FULL */
+  MAX_QUEUED_RUNS: int(100),
+  /** every API process starts queued runs whose organization has a free slot this often (a lost tell, a restart) */
+  RUN_QUEUE_SWEEP_INTERVAL_MS: int(5_000),
   /**
    * the length of a schedule's minute (`intervalMinutes` of a suite's schedule): 60000 in production; a demo or a
    * test sets seconds. Applies to schedules as they are created or updated.

@@ -20,7 +20,7 @@ export interface Metrics {
   iterationFinished(outcome: { status: string; result: string | null }): void;
   scheduledRuns: Counter<'outcome' | 'reason'>;
   /** the worker's hook (domain/useCases/runs/startScheduledRun.ts): a suite's schedule came due */
-  scheduledRunOutcome(outcome: { outcome: 'started' | 'skipped'; reason?: string }): void;
+  scheduledRunOutcome(outcome: { outcome: 'started' | 'queued' | 'skipped'; reason?: string }): void;
   otelSpansExported: Counter;
   otelSpansDropped: Counter<'reason'>;
   /** the OpenTelemetry export's hooks (runtime/otel/traceExport.ts): spans a collector took, spans lost */
@@ -44,7 +44,7 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
   });
   const scheduledRuns = new Counter({
     name: 'runway_scheduled_runs_total',
-    help: "Due runs of suites' schedules, by outcome (started, or skipped: the run could not start then) and the reason of a skip",
+    help: "Due runs of suites' schedules, by outcome (started; queued: past the cap, the organization queues runs; or skipped: the run could not start then) and the reason of a skip",
     labelNames: ['outcome', 'reason'] as const,
     registers: [registry],
   });

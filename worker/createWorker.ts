@@ -28,6 +28,9 @@ import { idempotencyKeyPurge } from '../db/idempotencyKeys.js';
 import type { ConformanceCheck } from '../domain/catalog/conformanceCheck.js';
 import { createWebhookStore } from '../db/webhooks.js';
 import { webhookTargets } from '../runtime/webhooks.js';
+import { promoteQueuedRuns } from '../domain/useCases/runs/promoteQueuedRuns.js';
+import { fanOutRunEnded } from '../runtime/runEnded.js';
+import { RunLauncher } from '../runtime/runLauncher.js';
 
 /** What the worker's activities are composed from: the process's services, and a Temporal client of its own. */
 export type WorkerDeps = Omit<
@@ -54,7 +57,23 @@ export function composeActivities(deps: WorkerDeps): Activities {
   const { sql, config, log, catalog } = deps;
   const runs = createRunStore(sql);
   const setup = createRunSetupStore(sql, deps.box);
-  const endRun = finalizeRun({ runs, ...(deps.runEnded && { runEnded: deps.runEnded }) });
+  // A run that ends here frees a slot: the queue (issue 33) is told first, then the listeners the process gave.
+  const runEnded = fanOutRunEnded(
+    log,
+    (event) => runQueue.onRunEnded(event),
+    ...(deps.runEnded ? [deps.runEnded] : []),
+  );
+  const endRun = finalizeRun({ runs, runEnded });
+  // Queued runs start from the worker too when one of its runs ends, as POST /eval-runs starts a run.
+  const runQueue = promoteQueuedRuns({
+    setup,
+    suites: createScheduledSuites(sql),
+    workflows: new RunLauncher(deps.temporal, config.TEMPORAL_TASK_QUEUE),
+    finalizeRun: endRun,
+    maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+    defaultConcurrency: config.EVAL_ITERATION_CONCURRENCY,
+    log,
+  });
   // At the cap, runs whose workflow closed in Temporal are ended first, as for POST /eval-runs.
   const reconciler = reconcileRuns({
     runs,
@@ -105,10 +124,12 @@ export function composeActivities(deps: WorkerDeps): Activities {
       box: deps.box,
       catalog,
       maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+      maxQueuedRuns: config.MAX_QUEUED_RUNS,
       reconcileAtCap: (organizationId) => reconciler.reconcileOrganization(organizationId),
       defaultConcurrency: config.EVAL_ITERATION_CONCURRENCY,
       log,
       metrics: deps.metrics,
+      queue: runQueue,
     }),
   });
 }

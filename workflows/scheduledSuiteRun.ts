@@ -26,7 +26,8 @@ const { startScheduledRun, failScheduledRunStart } = proxyActivities<Activities>
  */
 export async function scheduledSuiteRun({ suiteId }: ScheduledSuiteRunInput): Promise<ScheduledRunOutcome> {
   const started = await startScheduledRun({ suiteId });
-  if (started.outcome === 'skipped') return started;
+  // A queued run (issue 33) is started by the queue in its turn, with its own workflow: nothing more to do here.
+  if (started.outcome !== 'started') return started;
   const { run } = started;
   let child;
   try {

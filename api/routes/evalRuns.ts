@@ -86,7 +86,7 @@ export function evalRunRoutes({
             pricesAsOf: estimate.pricesAsOf,
           });
         }
-        const { run, caseUpsert, servers, warnings, leftOut } = await startRun({
+        const { run, caseUpsert, servers, warnings, leftOut, queue } = await startRun({
           principal,
           projectId: params.projectId,
           request: body,
@@ -94,7 +94,9 @@ export function evalRunRoutes({
         return {
           runId: run.id,
           suiteId: run.suiteId,
-          status: 'running' as const,
+          // queued only when the request (or its organization) asked to queue past the cap
+          status: run.status === 'queued' ? ('queued' as const) : ('running' as const),
+          ...(queue && { queue }),
           caseUpsert,
           servers: servers.map((s) => ({ id: s.id, name: s.name })),
           ...(warnings.length > 0 && { warnings }),
@@ -111,15 +113,15 @@ export function evalRunRoutes({
       response: evalRunSchema,
       errors: ['NOT_FOUND'],
       async handler({ principal, params }) {
-        const { run, progress, toolSurfaces } = await getRun({ principal, ...params });
-        return toEvalRun(run, progress, toolSurfaces);
+        const { run, progress, toolSurfaces, queue } = await getRun({ principal, ...params });
+        return toEvalRun(run, progress, toolSurfaces, queue);
       },
     }),
     defineRoute({
       method: 'post',
       path: '/projects/:projectId/eval-runs/:runId/cancel',
       tag: 'Evals',
-      summary: 'Cancel a running run; what finished is kept',
+      summary: 'Cancel a running (or queued) run; what finished is kept',
       params: runParams,
       status: 202,
       response: evalRunSchema,

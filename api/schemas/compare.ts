@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { compareDriftSchema } from './surfaces.js';
 import { id } from './common.js';
+import { runStatusSchema } from './evals.js';
 
 const interval = z.object({ low: z.number(), high: z.number() });
 const rateSide = z.object({ passed: z.number(), total: z.number(), passRate: z.number() });
@@ -53,7 +54,7 @@ const side = z.object({
   runId: z.string(),
   runNumber: z.number(),
   suiteId: z.string(),
-  status: z.enum(['running', 'completed', 'failed', 'cancelled']),
+  status: runStatusSchema,
   source: z.string(),
   model: z.string().nullable().optional().meta({ description: 'with by=model: the model this side is' }),
 });

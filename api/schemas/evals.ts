@@ -401,6 +401,14 @@ export const createRunFields = z.strictObject({
       'true: nothing is written and nothing runs; the reply (200, EvalRunEstimate) is the plan the request would start and its expected cost. The same checks as a run apply (400s, 404s), but the run cap does not',
   }),
   adaptive: adaptiveRequestSchema.optional(),
+  queue: z
+    .boolean()
+    .optional()
+    .meta({
+      description:
+        "past the organization's concurrency cap: true creates the run with status `queued` (202, `queue.position`), started in order as runs end, instead of 429 CONCURRENT_RUN_LIMIT; " +
+        "false refuses as before. Default: the organization's setting (off unless an operator turned it on). At most MAX_QUEUED_RUNS queued runs per organization: past that, 429 RATE_LIMITED with details.reason RUN_QUEUE_FULL",
+    }),
 });
 
 export const createRunBody = createRunFields
@@ -463,11 +471,35 @@ const skippedCaseSchema = z
   })
   .meta({ id: 'RegradeSkippedCase' });
 
+/**
+ * A run's status (issue 33 adds `queued`, which the reference document's enum lacks): only a run created with
+ * `queue: true`, or under its organization's queue setting, is ever queued, so a client that never opts in never
+ * sees it.
+ */
+export const runStatusSchema = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']).meta({
+  description:
+    'queued: created past the concurrency cap with queue: true (or the organization queues runs), waiting for a slot, nothing run yet; only runs that opted in are ever queued. running, then completed, failed or cancelled',
+});
+
+/** Where a queued run stands in its organization's queue; absent once it left the queue. */
+export const queuePlaceSchema = z
+  .object({
+    position: z.number().meta({
+      description:
+        "1: the next of the organization's queued runs to start; computed when read (runs ahead of it may start or be cancelled meanwhile)",
+    }),
+  })
+  .meta({ id: 'EvalRunQueuePlace', description: 'present while the run is queued' });
+
 export const runCreatedSchema = z
   .object({
     runId: z.string(),
     suiteId: z.string(),
-    status: z.literal('running'),
+    status: z.enum(['running', 'queued']).meta({
+      description:
+        'queued only when the request asked to queue (queue: true, or the organization setting) and the cap was full',
+    }),
+    queue: queuePlaceSchema.optional(),
     caseUpsert: caseUpsertSchema,
     servers: z.array(serverRef),
     warnings: warningsSchema,
@@ -646,7 +678,8 @@ export const evalRunSchema = z
     id: z.string(),
     suiteId: z.string(),
     runNumber: z.number(),
-    status: z.enum(['running', 'completed', 'failed', 'cancelled']),
+    status: runStatusSchema,
+    queue: queuePlaceSchema.optional(),
     result: z.enum(['passed', 'failed']).nullable().meta({
       description:
         "the run's verdict once it has ended (passed: passRate × 100 ≥ minimumPassRate); null while it runs, as the real product's document says, and for a cancelled run",

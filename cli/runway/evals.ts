@@ -20,7 +20,7 @@ import { progressView } from './progress.js';
 import { readSuiteFile } from './suiteFile.js';
 import { counted, formatTable, percent, usd } from './table.js';
 
-const finished = (run: EvalRun) => run.status !== 'running';
+const finished = (run: EvalRun) => run.status !== 'running' && run.status !== 'queued';
 /** The run passed: it completed and met its pass criteria. Anything else fails a CI job. */
 const passed = (run: EvalRun) => run.status === 'completed' && run.result === 'passed';
 

@@ -97,7 +97,7 @@ export function useLiveRuns(projectId: string | null, runIds: string[], onEnded:
       onRun: (run) => {
         setState((s) => ({ ...mine(s), runs: new Map(mine(s).runs).set(run.id, run) }));
         // each run's final state comes once (followRuns asks no more about it)
-        if (run.status !== 'running') ended.current();
+        if (run.status !== 'running' && run.status !== 'queued') ended.current();
       },
       onFailure: (failure) => setState((s) => ({ ...mine(s), failure })),
     });

@@ -70,7 +70,7 @@ export function followRuns(projectId: string, runIds: string[], handlers: RunsEv
       if (message.event === 'end') return true;
       if (message.event !== 'run') return false;
       const run = JSON.parse(message.data) as EvalRun;
-      if (run.status !== 'running') running.delete(run.id);
+      if (run.status !== 'running' && run.status !== 'queued') running.delete(run.id);
       handlers.onRun(run);
       return false;
     },

@@ -2,8 +2,18 @@ import type { IterationIsolation } from '../catalog/server.js';
 import type { ClientProfile } from '../mcp/clientProfile.js';
 import type { AdaptiveSettings } from './adaptive.js';
 
-/** Where a run stands: running until it ends once, completed, failed or cancelled (finalizeRun). */
-export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+/**
+ * Where a run stands: running until it ends once, completed, failed or cancelled (finalizeRun). `queued` (issue 33):
+ * created past its organization's concurrency cap by a request that asked to queue (or under the organization's
+ * setting); it has no workflow until a slot frees and it is started (domain/useCases/runs/promoteQueuedRuns.ts), or
+ * it ends cancelled while it waits.
+ */
+export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+/** A run's place in its organization's queue (1: the next to start), while it is queued. */
+export interface QueuePlace {
+  position: number;
+}
 
 /** What an ended run's pass criteria said of it; `pending` while it runs; null: not judged (a failed start). */
 export type RunResult = 'passed' | 'failed' | 'pending';

@@ -13,6 +13,11 @@ export interface OrganizationLimits {
   maxTokens: number | null;
   maxIterations: number | null;
   maxConcurrency: number | null;
+  /**
+   * Whether a run past the organization's concurrency cap is queued (issue 33) when its request says nothing
+   * (`queue` in POST /eval-runs wins); a suite's scheduled runs follow it. Absent: false.
+   */
+  queueRuns?: boolean;
 }
 
 /** The single model/provider columns a case (or suite) keeps for its first model: the product's `model` stays valid. */

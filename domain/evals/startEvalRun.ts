@@ -21,7 +21,7 @@ import type { JudgeModel, ModelChoice, Suite } from './suite.js';
 import { DEFAULT_FIRST_ROUND, type AdaptiveRequest, type AdaptiveSettings } from './adaptive.js';
 import { adaptiveDesign } from './compare/sequential.js';
 import { aboveOrganizationLimit } from './runSettings.js';
-import { holdRunSlot, withinRunCap, type RunCap } from './runCap.js';
+import { holdOrQueueRunSlot, withinRunCap, type RunCap } from './runCap.js';
 
 /**
  * Creating an eval run, in one place for every way a run starts: the startRun and startScheduledRun use cases
@@ -68,6 +68,11 @@ export interface RunRequest {
   isolation?: IterationIsolation;
   /** adaptive iterations against a baseline run (issue 31) */
   adaptive?: AdaptiveRequest;
+  /**
+   * past the organization's concurrency cap, create the run `queued` instead of refusing it (issue 33); absent: the
+   * organization's setting (queueRuns, off unless an operator set it)
+   */
+  queue?: boolean;
 }
 
 /** Who starts the run: the organization and project it belongs to, how it was started, and by which API key. */
@@ -88,9 +93,9 @@ export interface CreatedRun {
   servers: SavedServer[];
   /**
    * the run's iterations, written with it (planRun, in the same transaction) and handed to its workflow, which then
-   * starts the first batches in its first task
+   * starts the first batches in its first task; absent for a queued run (planned when it is started)
    */
-  plan: RunPlan;
+  plan?: RunPlan;
   /** the suite's cases the run leaves out, and why; absent when it runs them all */
   leftOut?: LeftOut;
 }
@@ -266,9 +271,11 @@ async function writeRun(
   const earlierCases = preview && existing ? new Set((await setup.cases(existing.id)).map((c) => c.id)) : undefined;
   const adaptive = request.adaptive && (await resolveAdaptive(setup, origin.projectId, existing, request, orgLimits));
 
-  const create = () =>
+  // Past the cap, the run waits as queued when the request (or else the organization) asks for it.
+  const queue = request.queue ?? orgLimits.queueRuns ?? false;
+  const create = (queueing: boolean) =>
     setup.transaction(async (tx) => {
-      if (!preview) await holdRunSlot(tx, deps, origin.organizationId);
+      const status = preview ? 'running' : await holdOrQueueRunSlot(tx, deps, origin.organizationId, queueing);
       // A rerun holds its suite's row lock from here: a suite deleted meanwhile gets no run. A suiteName makes a
       // new suite every time (names are not unique, as in the real product).
       const locked = existing && (await tx.lockLiveSuite(existing.id));
@@ -380,13 +387,16 @@ async function writeRun(
         budget,
         concurrency,
         adaptive,
+        status,
       });
-      // Planned with the run: the workflow starts batches in its first task instead of planning first.
-      const plan = await planRun(tx, run.id, { concurrency: deps.defaultConcurrency });
+      // Planned with the run: the workflow starts batches in its first task instead of planning first. A queued run
+      // is planned when it is started (promoteQueuedRuns), with the suite as it is then.
+      const plan =
+        status === 'queued' ? undefined : await planRun(tx, run.id, { concurrency: deps.defaultConcurrency });
       return { run, caseUpsert, cases, suiteName: suite.name, iterations, plan, leftOut: leftOut(ingested) };
     });
   if (preview)
-    return await create().then(
+    return await create(false).then(
       () => {
         throw new Error('a preview must end in its rollback');
       },
@@ -396,7 +406,9 @@ async function writeRun(
       },
     );
   // At the cap, a run whose workflow was terminated in Web UI frees its slot here, not only when someone reads it.
-  const created = await withinRunCap(deps, origin.organizationId, create);
+  // A schedule's refusal is no place to suggest `queue: true` (its organization's setting decides).
+  const queueing = origin.source === 'schedule' && !queue ? undefined : queue;
+  const created = await withinRunCap(deps, origin.organizationId, create, queueing);
   return { ...created, servers };
 }
 
@@ -464,7 +476,7 @@ async function resolveAdaptive(
         },
       );
     }
-    if (baseline.status === 'running') {
+    if (baseline.status === 'running' || baseline.status === 'queued') {
       throw refused(`the baseline run ${baseline.id} is still running; compare with a run that has ended`, {
         field: 'adaptive.baseline',
         reason: 'BASELINE_RUNNING',

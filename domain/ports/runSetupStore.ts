@@ -20,8 +20,10 @@ import type { NewSuite, SuiteChanges } from './suiteStore.js';
  * through the same NewRun (domain/ports/ingestStore.ts).
  */
 
-/** A new run, as written: `running`, numbered next in its suite. */
+/** A new run, as written: `running` (or `queued`, issue 33), numbered next in its suite. */
 export interface NewRun {
+  /** default `running`; `queued`: past the organization's cap, waiting for a slot without a workflow */
+  status?: 'running' | 'queued';
   suiteId: string;
   projectId: string;
   organizationId: string;
@@ -82,6 +84,15 @@ export interface RunSetupStore extends ServerDirectory {
    * replicas) and counts the running runs the cap counts (only inside `transaction`).
    */
   lockActiveRuns(organizationId: string): Promise<number>;
+  /** How many of the organization's runs are queued (issue 33). */
+  queuedRuns(organizationId: string): Promise<number>;
+  /**
+   * The organization's oldest queued run, now running (its row locked; one another transaction holds is skipped);
+   * undefined when none is left. Only inside `transaction`, after lockActiveRuns.
+   */
+  takeQueuedRun(organizationId: string): Promise<Run | undefined>;
+  /** Organizations that have queued runs, the longest waiting first, at most `limit`. */
+  organizationsWithQueuedRuns(limit: number): Promise<string[]>;
   /** The live suite, its row locked until the transaction ends: no run is created in a suite being deleted. */
   lockLiveSuite(suiteId: string): Promise<Suite | undefined>;
   /** A new suite (names are not unique: a name in use makes another suite). */

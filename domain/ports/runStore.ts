@@ -19,7 +19,7 @@ export type ModelFilter = string | null | undefined;
 
 /** How a run ends: what finishing it writes. */
 export interface RunEnding {
-  status: Exclude<RunStatus, 'running'>;
+  status: Exclude<RunStatus, 'running' | 'queued'>;
   result: 'passed' | 'failed' | null;
   summary: object;
   error?: string | null;
@@ -72,6 +72,8 @@ export interface RunStore {
   previousCompleted(run: Pick<Run, 'suiteId' | 'runNumber'>): Promise<Run | undefined>;
   /** One side of a comparison: the run's finished iterations (of one model, or all), counted. */
   sideAggregates(runId: string, model: ModelFilter, options: { confusions: number }): Promise<SideAggregates>;
+  /** Each queued run's place in its organization's queue (1: next to start), by run id; other runs are left out. */
+  queuePositions(runIds: string[]): Promise<Map<string, number>>;
   /** Runs `work` in one transaction (the caller's, when this store already is one), on a store bound to it. */
   transaction<T>(work: (store: RunStore) => Promise<T>): Promise<T>;
 }

@@ -39,7 +39,9 @@ export interface ScheduledSuiteRunInput {
 export type ScheduledRunOutcome =
   // `about` is missing from the results of runs started before Web UI got run descriptions
   | { outcome: 'started'; run: RunLabels & { id: string }; about?: RunDescription }
-  | { outcome: 'skipped'; reason: string; message: string };
+  | { outcome: 'skipped'; reason: string; message: string }
+  // issue 33: past the cap, the organization queues runs; the queue starts it (its own workflow, not a child)
+  | { outcome: 'queued'; run: RunLabels & { id: string } };
 
 /** Starts and cancels runs' workflows: one workflow per run. */
 export interface RunWorkflows {

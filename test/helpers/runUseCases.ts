@@ -1,5 +1,6 @@
 import { SecretBox } from '../../db/secretBox.js';
-import { createRunStore } from '../../db/runStore.js';
+import { createRunStore, createScheduledSuites } from '../../db/runStore.js';
+import { promoteQueuedRuns } from '../../domain/useCases/runs/promoteQueuedRuns.js';
 import { createRunSetupStore } from '../../db/runSetupStore.js';
 import { createRunBody } from '../../api/schemas/evals.js';
 import { parseHostedModels } from '../../domain/models/catalog.js';
@@ -62,10 +63,21 @@ export async function startRunsWorld(): Promise<RunsWorld> {
     defaultConcurrency: 2,
   };
   const started: RunsWorld['started'] = [];
+  const workflows: Pick<RunWorkflows, 'start'> = { start: async (...args) => void started.push(args) };
+  const endRun = finalizeRun({ runs: createRunStore(db.sql) });
   const start = startRun({
     ...creation,
-    workflows: { start: async (...args) => void started.push(args) },
-    finalizeRun: finalizeRun({ runs: createRunStore(db.sql) }),
+    workflows,
+    finalizeRun: endRun,
+    queue: promoteQueuedRuns({
+      setup: creation.setup,
+      suites: createScheduledSuites(db.sql),
+      workflows,
+      finalizeRun: endRun,
+      maxConcurrentRuns: creation.maxConcurrentRuns,
+      defaultConcurrency: creation.defaultConcurrency,
+      log: { info: () => {}, warn: () => {} },
+    }),
   });
   let suites = 0;
   return {

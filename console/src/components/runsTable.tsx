@@ -61,6 +61,7 @@ export function RunsTable({ runs, projectId, caption }: { runs: EvalRun[]; proje
                 </th>
                 <td>
                   <span class={`status ${run.status}`}>{run.status}</span>
+                  {run.queue && <span class="muted"> (#{run.queue.position} in queue)</span>}
                   {run.status === 'running' ? (
                     <span class="muted">
                       {' '}

@@ -33,7 +33,8 @@ export function RunView({ params }: { params: Record<string, string>; query: URL
       </p>
     );
 
-  const running = run.status === 'running';
+  // a queued run (issue 33) is followed live like a running one, until it ends
+  const running = run.status === 'running' || run.status === 'queued';
   const summary = run.summary as (EvalRun['summary'] & Partial<RunStatistics>) | null;
   return (
     <article class="run-view">

@@ -27,7 +27,9 @@ export function SuiteView({ params }: ViewProps) {
   const [caseForm, setCaseForm] = useState<{ existing?: EvalCase } | null>(null);
   useTitle(overview.data?.suite.name ?? 'Suite');
   // The runs shown running, live; one that ends reads the overview again (its trend and the cases' history).
-  const running = (overview.data?.runs ?? []).filter((r) => r.status === 'running').map((r) => r.id);
+  const running = (overview.data?.runs ?? [])
+    .filter((r) => r.status === 'running' || r.status === 'queued')
+    .map((r) => r.id);
   const live = useLiveRuns(projectId, running, overview.reload);
 
   if (overview.error) return <ErrorMessage error={overview.error} action="Could not load the suite" />;
@@ -36,7 +38,7 @@ export function SuiteView({ params }: ViewProps) {
   const runs = overview.data.runs.map((run) => live.runs.get(run.id) ?? run);
   const cases = overview.cases;
   const reload = overview.reload;
-  const finished = runs.filter((r) => r.summary && r.status !== 'running').reverse();
+  const finished = runs.filter((r) => r.summary && r.status !== 'running' && r.status !== 'queued').reverse();
   const trend = finished.map((run) => {
     const range = runStatistics(run).passRateInterval;
     return { label: `#${run.runNumber}`, passRate: run.summary!.passRate, low: range?.low, high: range?.high };

@@ -10,6 +10,11 @@ export interface FinalizeInput {
   error?: string;
   /** the run's budget was spent before every iteration ran (issue 16): those left are kept as cancelled, not run */
   stoppedBy?: 'budget';
+  /**
+   * Ends the run only if it is still queued (issue 33: a cancel while it waits, a queued run that cannot be planned
+   * when its turn comes); one started meanwhile is left as it is. Without it, only a running run is ended.
+   */
+  whileQueued?: boolean;
 }
 
 /** What an iteration its run's budget left unrun says (status cancelled). */
@@ -33,7 +38,8 @@ export interface FinalizeResult {
  * a plan in flight never adds iterations to a run that has just ended.
  *
  * `runEnded` is told once, by the call that ended the run, after its transaction (issue 33: webhooks, the queue, the
- * run-level span). A caller finalizing on its own transaction (ingest) leaves it out and tells it after committing.
+ * run-level span). A queued run ended while it waited (`whileQueued`: cancelled, or failed when its turn came) is
+ * told too: it ended, though it never ran. A caller finalizing on its own transaction (ingest) leaves it out and tells it after committing.
  */
 export function finalizeRun(deps: { runs: RunStore; runEnded?: RunEnded }) {
   return async function finalizeRun(input: FinalizeInput): Promise<FinalizeResult> {
@@ -41,7 +47,7 @@ export function finalizeRun(deps: { runs: RunStore; runEnded?: RunEnded }) {
     const row = await deps.runs.transaction(async (runs) => {
       const run = await runs.lock(input.runId);
       if (!run) throw new RunNotFound(input.runId);
-      if (run.status !== 'running') return run;
+      if (run.status !== (input.whileQueued ? 'queued' : 'running')) return run;
       ended = true;
       const byBudget = input.stoppedBy === 'budget' && input.outcome === 'completed';
       await runs.cancelUnfinishedIterations(input.runId, byBudget ? NOT_RUN_BUDGET : undefined);

@@ -2,7 +2,7 @@ import { requireRun } from '../../access/run.js';
 import type { ReconcileRuns } from './reconcileRuns.js';
 import type { RunStore } from '../../ports/runStore.js';
 import type { Principal } from '../../principal.js';
-import type { Progress, Run } from '../../evals/run.js';
+import type { Progress, QueuePlace, Run } from '../../evals/run.js';
 import { runToolSurfaces, type RunToolSurfaces } from '../../evals/runSurfaces.js';
 import type { SurfaceStore } from '../../ports/surfaceStore.js';
 
@@ -12,6 +12,8 @@ export interface RunWithProgress {
   progress: Progress;
   /** the tool surfaces its servers showed its listings (absent when none was recorded, or no store was given) */
   toolSurfaces?: RunToolSurfaces[];
+  /** a queued run's place in its organization's queue (issue 33), computed as it is read */
+  queue?: QueuePlace;
 }
 
 /**
@@ -32,11 +34,18 @@ export function getRun(deps: {
     // A row that says running is checked against its workflow now and then (onRead): one terminated in Temporal
     // Web UI reads as failed, not running for good.
     const run = await deps.reconciler.onRead(await requireRun(deps.runs, input.principal, input));
-    const [progress, seen] = await Promise.all([
+    const [progress, seen, positions] = await Promise.all([
       deps.runs.progress(run.id),
       deps.surfaces ? deps.surfaces.runSurfaces([run.id]) : Promise.resolve([]),
+      run.status === 'queued' ? deps.runs.queuePositions([run.id]) : Promise.resolve(new Map<string, number>()),
     ]);
-    return { run, progress, ...(seen.length > 0 && { toolSurfaces: runToolSurfaces(seen) }) };
+    const position = positions.get(run.id);
+    return {
+      run,
+      progress,
+      ...(seen.length > 0 && { toolSurfaces: runToolSurfaces(seen) }),
+      ...(position !== undefined && { queue: { position } }),
+    };
   };
 }
 

@@ -57,7 +57,9 @@ export function reconcileRuns(deps: ReconcileRunsDeps) {
       case 'missing':
         // A run whose iterations began had a workflow, so it was deleted. One whose iterations are all pending may be
         // between insert and start (runs are planned as they are created, before their workflow starts).
-        if (Date.now() - run.createdAt.getTime() < START_GRACE_MS && !(await runs.hasBegun(run.id))) return undefined;
+        // A queued run's start is when it left the queue (planned then), not when it was created.
+        if (Date.now() - (run.startedAt ?? run.createdAt).getTime() < START_GRACE_MS && !(await runs.hasBegun(run.id)))
+          return undefined;
         return { outcome: 'failed', error: MISSING_WORKFLOW };
       case 'unknown':
         log.warn(

@@ -43,7 +43,7 @@ export function regradeRun(deps: RegradeRunDeps) {
     runId: string;
   }): Promise<RegradedRun> {
     const { project, run: original } = await requireRunOf(deps.runs, input.principal, input);
-    if (original.status === 'running')
+    if (original.status === 'running' || original.status === 'queued')
       throw new OperationFailure(
         'CONFLICT',
         'the run is still running; re-grade it once it has ended (completed, failed or cancelled)',

@@ -139,6 +139,7 @@ describe('run lifecycle (use cases)', () => {
         runs: world.runs,
         reconciler: { reconcile: async (r) => r },
         workflows: { cancel: async (runId) => void cancelled.push(runId) },
+        finalizeRun: finalizeRun({ runs: world.runs }),
       });
       const answer = await cancel({ ...as(), runId: run.id });
       expect(answer).toMatchObject({ run: { id: run.id, status: 'running' }, progress: { total: 1, completed: 0 } });
@@ -158,6 +159,7 @@ describe('run lifecycle (use cases)', () => {
             },
           },
           workflows: { cancel: async () => expect.fail('a run that cannot be cancelled is not cancelled in Temporal') },
+          finalizeRun: finalizeRun({ runs: world.runs }),
         })({ ...as(), runId: run.id });
       expect(await failure(cancel({ status: 'failed' }))).toEqual({
         code: 'CONFLICT',
@@ -424,7 +426,7 @@ describe('run lifecycle (use cases)', () => {
         log: recordingLog(),
       });
       // no worker runs the cancellation: the workflow is asked, and stays open
-      await cancelRun({ runs: world.runs, reconciler, workflows })({ ...as(), runId: run.id });
+      await cancelRun({ runs: world.runs, reconciler, workflows, finalizeRun: endRun })({ ...as(), runId: run.id });
       expect(await states.state(run.id)).toEqual({ state: 'open' });
 
       await temporal.workflow.getHandle(evalRunWorkflowId(run.id)).terminate('stopped by the test');
