@@ -122,7 +122,7 @@ export function createWebhookStore(sql: Db): WebhookStore {
         return endpoint(await sql<WebhookEndpointRow[]>`SELECT * FROM webhook_endpoints WHERE id = ${endpointId}`);
       return endpoint(
         await sql<WebhookEndpointRow[]>`
-        UPDATE webhook_endpoints SET ${sql(set)}, updated_at = now() WHERE id = ${endpointId} RETURNING *`,
+        UPDATE webhook_endpoints SET ${sql(set)}, updated_at = clock_timestamp() WHERE id = ${endpointId} RETURNING *`,
       );
     },
     async deleteEndpoint(endpointId) {

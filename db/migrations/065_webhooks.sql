@@ -14,8 +14,8 @@ CREATE TABLE webhook_endpoints (
   secret_enc        text NOT NULL,
   enabled           boolean NOT NULL DEFAULT true,
   created_by_key_id text CHECK (length(created_by_key_id) <= 200),
-  created_at        timestamptz NOT NULL DEFAULT now(),
-  updated_at        timestamptz NOT NULL DEFAULT now()
+  created_at        timestamptz NOT NULL DEFAULT clock_timestamp(),
+  updated_at        timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 
 CREATE INDEX webhook_endpoints_list_idx ON webhook_endpoints (organization_id, created_at DESC, id DESC);
@@ -29,7 +29,7 @@ CREATE TABLE webhook_deliveries (
   payload       jsonb NOT NULL,
   redelivery_of text REFERENCES webhook_deliveries(id) ON DELETE SET NULL,
   status        text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'succeeded', 'failed')),
-  created_at    timestamptz NOT NULL DEFAULT now(),
+  created_at    timestamptz NOT NULL DEFAULT clock_timestamp(),
   finished_at   timestamptz,
   CHECK ((status = 'pending') = (finished_at IS NULL))
 );
@@ -42,7 +42,7 @@ CREATE INDEX webhook_deliveries_list_idx ON webhook_deliveries (endpoint_id, cre
 CREATE TABLE webhook_attempts (
   delivery_id      text NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
   attempt          integer NOT NULL CHECK (attempt > 0),
-  attempted_at     timestamptz NOT NULL DEFAULT now(),
+  attempted_at     timestamptz NOT NULL DEFAULT clock_timestamp(),
   succeeded        boolean NOT NULL,
   status_code      integer CHECK (status_code BETWEEN 100 AND 599),
   duration_ms      integer NOT NULL CHECK (duration_ms >= 0),

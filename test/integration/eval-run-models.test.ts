@@ -315,7 +315,13 @@ describe('several models per case, budgets and concurrency', () => {
       '2',
       '--json',
     );
-    expect(set).toEqual({ organizationId: org.organizationId, maxTokens: 5000, maxIterations: 2, maxConcurrency: 2 });
+    expect(set).toEqual({
+      organizationId: org.organizationId,
+      maxTokens: 5000,
+      maxIterations: 2,
+      maxConcurrency: 2,
+      queueRuns: false,
+    });
     expect(await admin('org-limits', '--org', org.organizationId)).toMatch(/max concurrency per run: 2/);
     await expect(admin('org-limits', '--org', org.organizationId, '--max-concurrency', '33')).rejects.toThrow(
       /from 1 to 32/,

@@ -72,9 +72,15 @@ describe('managing eval suites: names, detail, edit, delete', () => {
     for (const r of [a, b])
       expect(await waitForRun(call, org.projectId, r.body.runId)).toMatchObject({ status: 'completed', runNumber: 1 });
 
-    // 409 is no longer an answer of suite creation, in the document either.
+    // 409 is no longer an answer of suite creation for a name, in the document either: its only 409 is the
+    // Idempotency-Key's (a key reused with another request), declared with that header as on every creating POST.
     const document = (await call('GET', '/openapi.json')).body;
-    expect(Object.keys(document.paths['/projects/{projectId}/eval-suites'].post.responses)).not.toContain('409');
+    const post = document.paths['/projects/{projectId}/eval-suites'].post;
+    expect(
+      post.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name),
+    ).toEqual(['Idempotency-Key']);
+    expect(JSON.stringify(post.responses['409'])).toMatch(/CONFLICT/);
+    expect(JSON.stringify(post.responses['409'])).not.toMatch(/name/i);
   });
 
   it('POST /eval-suites requires name, serverIds (1 or more), model and 1 to 100 tests; nothing is written otherwise', async () => {

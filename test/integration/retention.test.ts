@@ -211,6 +211,11 @@ describe('retention: a policy per organization, applied in batches', () => {
     const before = { a: await holdings(a.org), b: await holdings(b.org) };
     // the schedule exists once, pointed at the worker's queue, running the retention workflow
     const settingsOfSchedule = { taskQueue: stack.taskQueue, intervalMinutes: 1440 };
+    // The tests share one Temporal: a worker process another test file started (worker/main.ts) made it already.
+    await stack.temporal.schedule
+      .getHandle(RETENTION_SCHEDULE_ID)
+      .delete()
+      .catch(() => {});
     expect(await ensureRetentionSchedule(stack.temporal, settingsOfSchedule)).toBe(true);
     expect(await ensureRetentionSchedule(stack.temporal, settingsOfSchedule)).toBe(false);
     const described = await stack.temporal.schedule.getHandle(RETENTION_SCHEDULE_ID).describe();
