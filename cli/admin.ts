@@ -44,7 +44,7 @@ import { isIP } from 'node:net';
 import { createOtlpTargetStore } from '../db/otlpTargets.js';
 import { classifyAddress } from '../domain/mcp/outbound.js';
 import type { OtlpTarget } from '../domain/ports/otlpTargets.js';
-import { otlpEndpointProblem } from '../runtime/otel/traceExport.js';
+import { otlpEndpointProblem } from '../runtime/otel/endpoint.js';
 import type { ClientProfile } from '../domain/mcp/clientProfile.js';
 import type { OAuthGrant, ServerTimeouts } from '../domain/catalog/server.js';
 

@@ -15,6 +15,7 @@ import type { Logger } from '../../domain/ports/logger.js';
 import type { OtlpTarget, OtlpTargetStore } from '../../domain/ports/otlpTargets.js';
 import type { RunEnded } from '../../domain/ports/runEnded.js';
 import { outboundPolicyFor, type OutboundPolicy } from '../../domain/mcp/outbound.js';
+import { otlpEndpointProblem } from './endpoint.js';
 import { iterationSpans, runSpan, type SpanOrigin, type StoredIteration } from './iterationSpans.js';
 
 type HttpAgentFactory = Parameters<typeof createOtlpHttpExportDelegate>[0]['agentFactory'];
@@ -66,19 +67,6 @@ export function deploymentOtlpTarget(
     config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
     (config.OTEL_EXPORTER_OTLP_ENDPOINT && `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
   return endpoint ? { endpoint, headers: config.OTEL_EXPORTER_OTLP_HEADERS ?? {} } : undefined;
-}
-
-/** Why an organization's endpoint cannot be used, or undefined: an http(s) URL, not at a refused address. */
-export function otlpEndpointProblem(endpoint: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    return 'not a URL';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'only http and https endpoints are exported to';
-  if (url.username || url.password) return 'credentials in the URL are not allowed: pass them as headers';
-  return undefined;
 }
 
 /**

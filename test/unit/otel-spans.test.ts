@@ -15,7 +15,8 @@ import {
   runSpanContext,
   type StoredIteration,
 } from '../../runtime/otel/iterationSpans.js';
-import { deploymentOtlpTarget, otlpEndpointProblem, TraceExport } from '../../runtime/otel/traceExport.js';
+import { deploymentOtlpTarget, TraceExport } from '../../runtime/otel/traceExport.js';
+import { otlpEndpointProblem } from '../../runtime/otel/endpoint.js';
 import { createLogger } from '../../runtime/logger.js';
 import { freePort } from '../helpers/ports.js';
 
