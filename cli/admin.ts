@@ -42,7 +42,7 @@ import { pairedSecrets, secretsHelp, singleSecret, StandardInput } from './secre
 import { seedDemo } from './seed.js';
 import { isIP } from 'node:net';
 import { createOtlpTargetStore } from '../db/otlpTargets.js';
-import { classifyAddress } from '../domain/mcp/outbound.js';
+import { classifyAddress } from '../domain/mcp/addressClass.js';
 import type { OtlpTarget } from '../domain/ports/otlpTargets.js';
 import { otlpEndpointProblem } from '../runtime/otel/endpoint.js';
 import type { ClientProfile } from '../domain/mcp/clientProfile.js';
