@@ -13,16 +13,8 @@ import type {
  * implemented outside the domain (db/webhooks.ts).
  */
 
-export interface NewWebhookEndpoint {
-  organizationId: string;
-  projectId: string | null;
-  url: string;
-  description: string;
-  events: WebhookEvent[];
-  secretEnc: string;
-  enabled: boolean;
-  createdByKeyId: string | null;
-}
+/** An endpoint to register: everything but what storage gives it (its id and times). */
+export type NewWebhookEndpoint = Omit<WebhookEndpoint, 'id' | 'createdAt' | 'updatedAt'>;
 
 export interface WebhookEndpointChanges {
   url?: string;
